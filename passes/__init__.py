@@ -1,0 +1,1 @@
+"""IR passes, one per module, installed as ``ptx2gcn.passes``."""

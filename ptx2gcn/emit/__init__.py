@@ -1,0 +1,1 @@
+"""Code generation: SSA IR → LLVM IR (llvmlite) → relocatable object → HSACO (own linker)."""

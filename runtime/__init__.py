@@ -1,0 +1,1 @@
+"""Runtime, installed as ``ptx2gcn.runtime``: fatbins, JIT cache, driver API, backends, emulator."""
