@@ -1,0 +1,96 @@
+"""LLVM's AMDGPU back end through llvmlite: optimise LLVM IR and emit objects or assembly.
+
+Invariant: every emit starts from LLVM IR *text* re-parsed for that emit (LLVM's code generator
+mutates the module it is given; emitting twice from one module object aborts in instruction
+selection), and every module is verified by LLVM before code generation. Code object version 5 is
+requested by a module flag that ``ensure_cov5`` adds when absent.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import cache
+
+import llvmlite.binding as llvm
+
+TRIPLE = "amdgcn-amd-amdhsa"
+SUPPORTED_ARCHS: tuple[str, ...] = ("gfx942", "gfx90a", "gfx950")
+COV5_FLAG = '!{i32 1, !"amdhsa_code_object_version", i32 500}'
+
+_init_lock = threading.Lock()
+_initialised = False
+
+
+def _initialise() -> None:
+    global _initialised
+    with _init_lock:
+        if not _initialised:
+            llvm.initialize_all_targets()
+            llvm.initialize_all_asmprinters()
+            _initialised = True
+
+
+class UnknownArchError(ValueError):
+    def __init__(self, arch: str) -> None:
+        super().__init__(f"unknown or unsupported --arch {arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class TargetOptions:
+    arch: str = "gfx942"
+    opt: int = 3
+
+
+@cache
+def target_machine(arch: str, opt: int) -> llvm.TargetMachine:
+    if arch not in SUPPORTED_ARCHS:
+        raise UnknownArchError(arch)
+    if opt not in (0, 1, 2, 3):
+        raise ValueError(f"optimisation level must be 0..3, got {opt}")
+    _initialise()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=arch, opt=opt, reloc="pic", codemodel="default")
+
+
+def ensure_cov5(ir_text: str) -> str:
+    """Add the code-object-v5 module flag to LLVM IR text that has no module flags."""
+    if "amdhsa_code_object_version" in ir_text:
+        return ir_text
+    if "!llvm.module.flags" in ir_text:
+        raise ValueError("module already has !llvm.module.flags; add amdhsa_code_object_version there")
+    return f"{ir_text}\n!llvm.module.flags = !{{!9999}}\n!9999 = {COV5_FLAG}\n"
+
+
+def parse_verified(ir_text: str, options: TargetOptions) -> llvm.ModuleRef:
+    """Parse LLVM IR text, set the AMDGPU triple/data layout, and run LLVM's verifier."""
+    _initialise()
+    module = llvm.parse_assembly(ir_text)
+    module.triple = TRIPLE
+    module.data_layout = str(target_machine(options.arch, options.opt).target_data)
+    module.verify()
+    return module
+
+
+def optimise(ir_text: str, options: TargetOptions) -> str:
+    """Run LLVM's new-pass-manager pipeline at ``options.opt``; returns the optimised IR text."""
+    module = parse_verified(ensure_cov5(ir_text), options)
+    if options.opt > 0:
+        machine = target_machine(options.arch, options.opt)
+        tuning = llvm.create_pipeline_tuning_options(speed_level=options.opt)
+        builder = llvm.create_pass_builder(machine, tuning)
+        builder.getModulePassManager().run(module, builder)
+    module.verify()
+    return str(module)
+
+
+def emit_object(ir_text: str, options: TargetOptions) -> bytes:
+    """Relocatable ELF object for already-optimised IR text (re-parsed here)."""
+    module = parse_verified(ensure_cov5(ir_text), options)
+    return bytes(target_machine(options.arch, options.opt).emit_object(module))
+
+
+def emit_assembly(ir_text: str, options: TargetOptions) -> str:
+    """LLVM's AMDGPU assembly for already-optimised IR text (re-parsed here)."""
+    module = parse_verified(ensure_cov5(ir_text), options)
+    return str(target_machine(options.arch, options.opt).emit_assembly(module))
