@@ -1,0 +1,187 @@
+"""Bounds-checked memories of the emulator: device (global) memory, LDS, and per-lane scratch.
+
+Invariant: no access ever touches bytes outside an allocation. Every vector access takes the
+addresses of the active lanes (``addrs``), the access width in bytes and those lanes' numbers
+(``lanes``, only for the error message) and either completes entirely or raises ``AccessFault``
+naming the first offending lane; nothing is written when a fault is raised. Data moves as
+``uint8[n, width]`` arrays (little-endian lanes), so callers view them as the element type they need.
+
+``DeviceMemory`` is the public device memory object of the emulator (``alloc``/``free``/``read``/
+``write``). Allocations get distinct addresses from 4 GiB up, separated by unmapped guard gaps, and
+freed ranges are never reused, so stray and dangling pointers fault instead of aliasing live data.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import numpy as np
+import numpy.typing as npt
+
+from ptx2gcn.runtime.emulator.errors import AccessFault, EmulatorError
+
+U8 = npt.NDArray[np.uint8]
+Addrs = npt.NDArray[np.uint64]
+Lanes = npt.NDArray[np.intp]
+
+GLOBAL_BASE = 1 << 32
+GUARD_BYTES = 1 << 16
+#: Generic-address apertures (SRC_SHARED_BASE / SRC_PRIVATE_BASE): 4 GiB windows above global memory.
+SHARED_APERTURE_BASE = 1 << 48
+PRIVATE_APERTURE_BASE = 2 << 48
+APERTURE_SIZE = 1 << 32
+
+_BYTE_OFFSETS = [np.arange(w, dtype=np.uint64) for w in range(17)]
+
+
+def _first_bad(bad: npt.NDArray[np.bool_], lanes: Lanes) -> int:
+    return int(lanes[int(np.argmax(bad))]) if lanes.size else -1
+
+
+class _Region:
+    __slots__ = ("start", "end", "data")
+
+    def __init__(self, start: int, size: int) -> None:
+        self.start = start
+        self.end = start + size
+        self.data: U8 = np.zeros(size, dtype=np.uint8)
+
+
+class DeviceMemory:
+    """Global memory: sparse allocations in a 64-bit address space, bounds-checked per lane."""
+
+    def __init__(self) -> None:
+        self._regions: list[_Region] = []
+        self._starts: list[int] = []
+        self._next = GLOBAL_BASE
+        self._last: _Region | None = None
+
+    # -- host API ---------------------------------------------------------------------------
+    def alloc(self, nbytes: int, align: int = 256) -> int:
+        """Reserve ``nbytes`` zeroed bytes; returns their device address (a multiple of ``align``)."""
+        if nbytes < 0 or align <= 0 or align & (align - 1):
+            raise EmulatorError(f"alloc: bad size {nbytes} or alignment {align} (must be a power of two)")
+        start = (self._next + align - 1) & ~(align - 1)
+        region = _Region(start, max(nbytes, 1))
+        self._next = region.end + GUARD_BYTES
+        index = bisect.bisect_left(self._starts, start)
+        self._starts.insert(index, start)
+        self._regions.insert(index, region)
+        return start
+
+    def free(self, address: int) -> None:
+        """Release the allocation that starts at ``address``; its range stays unmapped forever."""
+        index = bisect.bisect_left(self._starts, address)
+        if index == len(self._starts) or self._starts[index] != address:
+            raise EmulatorError(f"free: 0x{address:x} is not the start of an allocation")
+        del self._starts[index]
+        region = self._regions.pop(index)
+        if self._last is region:
+            self._last = None
+
+    def write(self, address: int, data: bytes | bytearray | memoryview | npt.NDArray[np.generic]) -> None:
+        raw = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), dtype=np.uint8)
+        region = self._region(address, raw.size)
+        region.data[address - region.start:address - region.start + raw.size] = raw
+
+    def read(self, address: int, nbytes: int) -> bytes:
+        region = self._region(address, nbytes)
+        return region.data[address - region.start:address - region.start + nbytes].tobytes()
+
+    def allocations(self) -> list[tuple[int, int]]:
+        """(address, size) of every live allocation, in address order."""
+        return [(r.start, r.end - r.start) for r in self._regions]
+
+    # -- emulator API -----------------------------------------------------------------------
+    def _region(self, address: int, size: int, lane: int = -1) -> _Region:
+        last = self._last
+        if last is not None and last.start <= address and address + size <= last.end:
+            return last
+        index = bisect.bisect_right(self._starts, address) - 1
+        if index >= 0:
+            region = self._regions[index]
+            if address + size <= region.end:
+                self._last = region
+                return region
+            if address < region.end:
+                raise AccessFault("global", address, size, lane, f"runs past the end of the allocation "
+                                  f"0x{region.start:x}+0x{region.end - region.start:x}")
+        raise AccessFault("global", address, size, lane)
+
+    def _locate(self, addrs: Addrs, width: int, lanes: Lanes) -> tuple[U8, npt.NDArray[np.uint64]]:
+        """The one region holding every lane's access, and the lanes' byte offsets into it."""
+        low = int(addrs.min())
+        high = int(addrs.max())
+        try:
+            region = self._region(low, high + width - low)
+        except AccessFault:
+            for lane, address in zip(lanes.tolist(), addrs.tolist()):
+                self._region(address, width, lane)
+            raise EmulatorError("accesses span several allocations in one instruction") from None
+        return region.data, addrs - np.uint64(region.start)
+
+    def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
+        if addrs.size == 0:
+            return np.zeros((0, width), dtype=np.uint8)
+        data, offsets = self._locate(addrs, width, lanes)
+        return data[offsets[:, None] + _BYTE_OFFSETS[width]]
+
+    def store(self, addrs: Addrs, values: U8, lanes: Lanes) -> None:
+        if addrs.size == 0:
+            return
+        width = values.shape[1]
+        data, offsets = self._locate(addrs, width, lanes)
+        data[offsets[:, None] + _BYTE_OFFSETS[width]] = values
+
+    def scalar_load(self, address: int, nbytes: int) -> U8:
+        region = self._region(address, nbytes)
+        return region.data[address - region.start:address - region.start + nbytes]
+
+
+class Lds:
+    """One work-group's local data share: ``size`` bytes addressed from 0."""
+
+    space = "lds"
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: U8 = np.zeros(max(size, 1), dtype=np.uint8)
+
+    def _offsets(self, addrs: Addrs, width: int, lanes: Lanes) -> npt.NDArray[np.uint64]:
+        if addrs.size and int(addrs.max()) + width > self.size:
+            bad = addrs + np.uint64(width) > np.uint64(self.size)
+            lane = _first_bad(bad, lanes)
+            address = int(addrs[int(np.argmax(bad))])
+            raise AccessFault("lds", address, width, lane, f"outside the work-group's {self.size} bytes of LDS")
+        return addrs[:, None] + _BYTE_OFFSETS[width]
+
+    def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
+        return self.data[self._offsets(addrs, width, lanes)]
+
+    def store(self, addrs: Addrs, values: U8, lanes: Lanes) -> None:
+        self.data[self._offsets(addrs, values.shape[1], lanes)] = values
+
+
+class Scratch:
+    """One wave's private memory: ``per_lane`` bytes for each of its 64 lanes, addressed from 0."""
+
+    space = "private"
+
+    def __init__(self, per_lane: int) -> None:
+        self.per_lane = per_lane
+        self.data: U8 = np.zeros((64, max(per_lane, 1)), dtype=np.uint8)
+
+    def _offsets(self, addrs: Addrs, width: int, lanes: Lanes) -> npt.NDArray[np.uint64]:
+        if addrs.size and int(addrs.max()) + width > self.per_lane:
+            bad = addrs + np.uint64(width) > np.uint64(self.per_lane)
+            lane = _first_bad(bad, lanes)
+            address = int(addrs[int(np.argmax(bad))])
+            raise AccessFault("private", address, width, lane,
+                              f"outside the lane's {self.per_lane} bytes of private memory")
+        return addrs[:, None] + _BYTE_OFFSETS[width]
+
+    def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
+        return self.data[lanes[:, None], self._offsets(addrs, width, lanes)]
+
+    def store(self, addrs: Addrs, values: U8, lanes: Lanes) -> None:
+        self.data[lanes[:, None], self._offsets(addrs, values.shape[1], lanes)] = values
