@@ -196,7 +196,7 @@ def parse_container(data: bytes, offset: int = 0, source: str = "<memory>", *,
 
 
 def parse_containers(data: bytes, start: int, end: int, source: str, *, section: str = "") -> list[Container]:
-    """Containers stored back to back in ``data[start:end]``, each 8-aligned; zero padding between."""
+    """Containers stored back to back in ``data[start:end]``, each 8-aligned, zero padding between."""
     out: list[Container] = []
     pos = start
     while pos < end:
@@ -204,7 +204,9 @@ def parse_containers(data: bytes, start: int, end: int, source: str, *, section:
         if any(data[pos:min(aligned, end)]):
             raise FatbinError.located(source, pos, "unexpected bytes between fatbin containers")
         pos = aligned
-        if pos >= end or not any(data[pos:end]):
+        while pos < end and not any(data[pos:min(pos + 8, end)]):
+            pos += 8
+        if pos >= end:
             break
         container = parse_container(data[:end], pos, source, section=section)
         out.append(container)
