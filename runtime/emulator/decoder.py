@@ -1,0 +1,179 @@
+"""gfx942 instruction decoder: machine code bytes -> ``Instruction`` records, with no LLVM at run time.
+
+Invariant: ``decode(code, pc)`` either returns the one instruction that starts at ``pc`` (its exact
+size, LLVM's canonical opcode name, every encoded field) or raises ``DecodeError`` naming the PC, the
+dwords it looked at and why; it never returns a partial or guessed instruction.  It is driven by the
+format table in ``encodings`` and the opcode table in ``opcodes``.
+
+``Instruction.fields`` holds the raw encoded fields by their CDNA3 names (see ``encodings``), plus
+these normalised entries so that an executor reads every VOP form the same way:
+
+* ``src0``, ``src1``, ``src2``: 9-bit operand codes (``operands.source``) for all VALU forms.  For
+  VOP2/VOPC ``src1`` is ``256 + vsrc1``; for DPP ``src0`` is the VGPR from the DPP dword; for SDWA
+  ``src0``/``src1`` are SGPR or VGPR codes according to the ``s0``/``s1`` bits.
+* VOP3P ``op_sel_hi`` is the full 3-bit mask (its bit 2 is stored in the first dword).
+* Modifier fields absent from a form read as absent, not as 0 (use ``fields.get(name, 0)``).
+
+``Instruction.form`` tells which VALU form was used: ``"e32"`` (VOP1/VOP2/VOPC), ``"e64"`` (VOP3 of
+a VOPC/VOP2/VOP1 opcode), ``"dpp"``, ``"sdwa"``, or ``""`` (every other instruction, VOP3-only and
+VOP3P included).  ``Instruction.info`` is the opcode's ``OpInfo`` (operand data types and widths).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ptx2gcn.runtime.emulator import encodings as enc
+from ptx2gcn.runtime.emulator.opcodes import OpInfo, lookup, native_form
+from ptx2gcn.runtime.emulator.operands import LITERAL_CODE, VGPR_BASE
+
+
+class DecodeError(Exception):
+    """Bytes at ``pc`` are not a gfx942 instruction this decoder knows."""
+
+    def __init__(self, pc: int, words: tuple[int, ...], why: str) -> None:
+        self.pc = pc
+        self.words = words
+        self.why = why
+        shown = " ".join(f"{word:08X}" for word in words) or "<no bytes>"
+        super().__init__(f"pc 0x{pc:X}: cannot decode instruction [{shown}]: {why}")
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    pc: int
+    """Byte offset of the instruction in the code object."""
+    size: int
+    """Bytes: 4 or 8, plus 4 with a literal."""
+    encoding: str
+    """"SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "DS",
+    "FLAT", "GLOBAL", "SCRATCH" or "MUBUF" (a DPP/SDWA instruction keeps its VOP1/VOP2/VOPC name)."""
+    opcode: str
+    """LLVM's canonical name without ``_e32``/``_e64``/``_dpp``/``_sdwa``, e.g. ``v_add_u32``."""
+    fields: Mapping[str, int]
+    literal: int | None
+    form: str = ""
+    """"e32", "e64", "dpp", "sdwa" for VALU forms of VOP1/VOP2/VOPC opcodes, else ""."""
+    info: OpInfo | None = None
+    """Operand data types/widths of the opcode (never None for a decoded instruction)."""
+
+    @property
+    def words(self) -> int:
+        return self.size // 4
+
+
+_SOURCE_FIELDS = ("ssrc0", "ssrc1", "src0", "src1", "src2")
+_ALWAYS_LITERAL = frozenset({"v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_madak_f16",
+                             "s_setreg_imm32_b32"})
+
+
+def _word(code: bytes, offset: int, pc: int, seen: tuple[int, ...]) -> int:
+    if offset < 0 or offset + 4 > len(code):
+        raise DecodeError(pc, seen, f"instruction runs past the end of the code ({len(code)} bytes)")
+    return int.from_bytes(code[offset:offset + 4], "little")
+
+
+def _extract(fmt: enc.Format, words: tuple[int, ...]) -> dict[str, int]:
+    return {field.name: field.extract(words) for field in fmt.fields}
+
+
+def _vop_extension(fields: dict[str, int], word1: int, encoding: str) -> str:
+    """Fold a DPP or SDWA dword into ``fields``; returns the form name."""
+    if fields["src0"] == enc.SRC0_DPP:
+        fields.update(_extract(enc.DPP, (word1,)))
+        fields["src0"] += VGPR_BASE
+        return "dpp"
+    sdwa = enc.SDWA_VOPC if encoding == "VOPC" else enc.SDWA
+    fields.update(_extract(sdwa, (word1,)))
+    fields["src0"] += 0 if fields["src0_sgpr"] else VGPR_BASE
+    if "vsrc1" in fields:
+        fields["src1"] = fields["vsrc1"] + (0 if fields["src1_sgpr"] else VGPR_BASE)
+    return "sdwa"
+
+
+def _vop3_format(word0: int) -> tuple[enc.Format, OpInfo | None]:
+    op = (word0 >> 16) & 0x3FF
+    info = lookup("VOP3", op)
+    return (enc.VOP3B if info is not None and info.vop3b else enc.VOP3A), info
+
+
+def _vop3p_format(word0: int) -> tuple[enc.Format, OpInfo | None]:
+    info = lookup("VOP3P", (word0 >> 16) & 0x7F)
+    return (enc.VOP3P_MAI if info is not None and info.mai else enc.VOP3P), info
+
+
+def _identify(fmt: enc.Format, word0: int) -> tuple[enc.Format, OpInfo | None]:
+    if fmt.name == "VOP3":
+        return _vop3_format(word0)
+    if fmt.name == "VOP3P":
+        return _vop3p_format(word0)
+    op = next(f for f in fmt.fields if f.name == fmt.opcode_field).extract((word0,))
+    return fmt, lookup(fmt.name, op)
+
+
+def _form(fmt: enc.Format, info: OpInfo) -> str:
+    if fmt.name in ("VOP1", "VOP2", "VOPC"):
+        return "e32"
+    if fmt.name == "VOP3" and native_form(info) is not None:
+        return "e64"
+    return ""
+
+
+def _needs_literal(fields: Mapping[str, int], info: OpInfo) -> bool:
+    if info.name in _ALWAYS_LITERAL:
+        return True
+    return any(fields.get(name) == LITERAL_CODE for name in _SOURCE_FIELDS)
+
+
+def decode(code: bytes, pc: int) -> Instruction:
+    """Decode the instruction at byte offset ``pc`` of ``code``; raises ``DecodeError``."""
+    word0 = _word(code, pc, pc, ())
+    fmt = enc.classify(word0)
+    if fmt is None:
+        raise DecodeError(pc, (word0,), "not a gfx942 encoding (MIMG/MTBUF/EXP or reserved)")
+    fmt, info = _identify(fmt, word0)
+    if info is None:
+        op = _extract(fmt, (word0, 0))["op"]
+        raise DecodeError(pc, (word0,), f"unknown {fmt.name} opcode {op} (0x{op:X})")
+    words: tuple[int, ...] = (word0,)
+    if fmt.size == 8:
+        words = (word0, _word(code, pc + 4, pc, words))
+    fields = _extract(fmt, words if fmt.size == 8 else (word0, 0))
+    size = fmt.size
+    form = _form(fmt, info)
+    if form == "e32" and fields["src0"] in (enc.SRC0_DPP, enc.SRC0_SDWA):
+        words = (word0, _word(code, pc + 4, pc, words))
+        form = _vop_extension(fields, words[1], fmt.name)
+        size = 8
+    _normalise(fmt, fields)
+    literal = None
+    if _needs_literal(fields, info):
+        if fmt.name in ("VOP3", "VOP3P"):
+            raise DecodeError(pc, words, f"{info.name}: VOP3 literal operands do not exist on gfx942")
+        literal = _word(code, pc + size, pc, words)
+        size += 4
+    return Instruction(pc, size, fmt.name, info.name, fields, literal, form, info)
+
+
+def _normalise(fmt: enc.Format, fields: dict[str, int]) -> None:
+    if "vsrc1" in fields and "src1" not in fields:
+        fields["src1"] = fields["vsrc1"] + VGPR_BASE
+    if fmt is enc.VOP3P:
+        fields["op_sel_hi"] |= fields.pop("op_sel_hi2") << 2
+
+
+def decode_all(code: bytes, start: int, end: int) -> list[Instruction]:
+    """Decode the instructions that tile ``code[start:end]`` back to back; raises ``DecodeError``
+    at the first that cannot be decoded or that runs past ``end``."""
+    result: list[Instruction] = []
+    pc = start
+    while pc < end:
+        inst = decode(code, pc)
+        if pc + inst.size > end:
+            raise DecodeError(pc, struct.unpack_from(f"<{(end - pc) // 4}I", code, pc),
+                              f"{inst.opcode} ({inst.size} bytes) runs past the end 0x{end:X}")
+        result.append(inst)
+        pc += inst.size
+    return result
