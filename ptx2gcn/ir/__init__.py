@@ -1,1 +1,20 @@
-"""ptx2gcn's SSA IR (see ``ptx2gcn.ir.core`` for the representation and its invariants)."""
+"""ptx2gcn's SSA IR: types, ops, text form, verifier, and the PTX-to-IR builder.
+
+Layout: ``types`` (value types), ``core`` (Module/Function/Block/Op/Value with use lists),
+``cfg`` (dominators), ``printer``/``parser`` (the text form; they round-trip exactly),
+``verify`` (every invariant), ``ssa`` (on-the-fly SSA construction), ``builder`` (PTX AST → IR).
+The op set itself is the table in ``ptx2gcn.isa``.
+
+Decision: SSA merges are **block arguments**, not phis.
+- PTX gives us straight-line code with labels; the builder splits blocks constantly (every guarded
+  side-effecting instruction becomes a branch around it). With block arguments a split only moves
+  ops; with phis every phi in every successor must have its predecessor list rewritten.
+- Braun et al.'s on-the-fly construction ("Simple and Efficient Construction of SSA Form", CC 2013)
+  maps one-to-one: an "incomplete phi" is a block argument appended while the block is unsealed,
+  and trivial-phi removal is ``Block.remove_arg``.
+- Merge values live on the edge (``br -> ^b(%v)``), so the printed IR shows which value flows along
+  which edge, and there is no "phi must be first in block" rule to maintain.
+- Codegen maps each block argument to one LLVM ``phi`` whose incoming values are the successor
+  arguments of each predecessor's terminator; the verifier forbids a conditional branch whose two
+  targets are the same block, so every (predecessor, block) edge is unique, as LLVM phis need.
+"""

@@ -1,0 +1,79 @@
+"""Control-flow graph queries: reachability, reverse post-order, immediate dominators.
+
+Invariant: these functions only read the IR; each result reflects the function at the time of
+the call (recompute after a pass changes branches).
+"""
+
+from __future__ import annotations
+
+from ptx2gcn.ir.core import Block, Function
+
+
+def reverse_postorder(fn: Function) -> list[Block]:
+    """Blocks reachable from the entry, in reverse post-order (iterative DFS, no recursion limit)."""
+    if not fn.blocks:
+        return []
+    order: list[Block] = []
+    seen: set[Block] = {fn.entry}
+    stack: list[tuple[Block, int]] = [(fn.entry, 0)]
+    while stack:
+        block, index = stack[-1]
+        succs = block.successors()
+        if index < len(succs):
+            stack[-1] = (block, index + 1)
+            nxt = succs[index]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, 0))
+        else:
+            stack.pop()
+            order.append(block)
+    order.reverse()
+    return order
+
+
+def reachable_blocks(fn: Function) -> set[Block]:
+    return set(reverse_postorder(fn))
+
+
+def predecessor_map(fn: Function) -> dict[Block, list[Block]]:
+    """Every block's predecessors (each listed once, in function order)."""
+    preds: dict[Block, list[Block]] = {b: [] for b in fn.blocks}
+    for block in fn.blocks:
+        for succ in dict.fromkeys(block.successors()):
+            preds.setdefault(succ, []).append(block)
+    return preds
+
+
+def dominators(fn: Function) -> dict[Block, Block]:
+    """Immediate dominators of reachable blocks (the entry maps to itself).
+
+    Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm" (2001).
+    """
+    order = reverse_postorder(fn)
+    if not order:
+        return {}
+    index = {b: i for i, b in enumerate(order)}
+    preds = predecessor_map(fn)
+    idom: dict[Block, Block] = {order[0]: order[0]}
+    changed = True
+    while changed:
+        changed = False
+        for block in order[1:]:
+            new: Block | None = None
+            for pred in preds[block]:
+                if pred in idom:
+                    new = pred if new is None else _intersect(pred, new, idom, index)
+            if new is not None and idom.get(block) is not new:
+                idom[block] = new
+                changed = True
+    return idom
+
+
+def _intersect(a: Block, b: Block, idom: dict[Block, Block], index: dict[Block, int]) -> Block:
+    while a is not b:
+        while index[a] > index[b]:
+            a = idom[a]
+        while index[b] > index[a]:
+            b = idom[b]
+    return a

@@ -1,0 +1,361 @@
+"""The IR core: Module → Function → Block → Op, SSA values with explicit use lists.
+
+Invariants (checked by ``ptx2gcn.ir.verify``):
+- every ``Use`` in ``op.operands`` or in a successor's ``args`` is registered in its value's
+  ``uses`` and in no other value's; mutate operands only through ``Use.set`` / the helpers here;
+- an ``OpResult`` belongs to exactly one op, a ``BlockArg`` to exactly one block;
+- a block's last op is its only terminator; the entry block has no predecessors and its
+  arguments are the function's parameters.
+
+Ops and blocks are mutable and compared by identity; types and attribute values are immutable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from ptx2gcn.diagnostics import Span
+from ptx2gcn.ir.types import AddrSpace, Type
+
+Attr = str | int | bool
+"""An attribute value: an identifier-like string, an integer (float bit patterns too) or a flag."""
+
+
+class Value:
+    """An SSA value: defined once (by an op result or a block argument), used anywhere dominated."""
+
+    __slots__ = ("type", "name", "uses")
+
+    def __init__(self, type: Type, name: str = "") -> None:
+        self.type: Type = type
+        """The value's IR type (never changes meaning; passes may retype only with care)."""
+        self.name: str = name
+        """A name hint for printing (a PTX register name, possibly empty)."""
+        self.uses: dict[Use, None] = {}
+        """Every use of this value, in insertion order (a dict used as an ordered set)."""
+
+    def replace_all_uses_with(self, other: Value) -> None:
+        for use in list(self.uses):
+            use.set(other)
+
+    @property
+    def has_uses(self) -> bool:
+        return bool(self.uses)
+
+    def users(self) -> Iterator[Op]:
+        for use in self.uses:
+            yield use.owner
+
+
+class OpResult(Value):
+    """Result number ``index`` of ``op``."""
+
+    __slots__ = ("op", "index")
+
+    def __init__(self, type: Type, op: Op, index: int, name: str = "") -> None:
+        super().__init__(type, name)
+        self.op = op
+        self.index = index
+
+
+class BlockArg(Value):
+    """Argument number ``index`` of ``block`` (the SSA merge point; see ``ptx2gcn.ir``)."""
+
+    __slots__ = ("block", "index")
+
+    def __init__(self, type: Type, block: Block, index: int, name: str = "") -> None:
+        super().__init__(type, name)
+        self.block = block
+        self.index = index
+
+
+class Use:
+    """One operand slot of ``owner`` currently holding ``value``."""
+
+    __slots__ = ("owner", "value")
+
+    def __init__(self, owner: Op, value: Value) -> None:
+        self.owner = owner
+        self.value = value
+        value.uses[self] = None
+
+    def set(self, value: Value) -> None:
+        if value is self.value:
+            return
+        del self.value.uses[self]
+        self.value = value
+        value.uses[self] = None
+
+    def drop(self) -> None:
+        self.value.uses.pop(self, None)
+
+
+class Successor:
+    """A branch target of a terminator and the values passed to the target's arguments."""
+
+    __slots__ = ("block", "args")
+
+    def __init__(self, block: Block, args: list[Use]) -> None:
+        self.block = block
+        self.args = args
+
+    @property
+    def arg_values(self) -> list[Value]:
+        return [use.value for use in self.args]
+
+
+class Op:
+    """One operation: ``results = name operands -> successors {attrs}``."""
+
+    __slots__ = ("name", "operands", "results", "attrs", "successors", "loc", "parent")
+
+    def __init__(self, name: str, operands: Iterable[Value] = (), result_types: Iterable[Type] = (),
+                 attrs: dict[str, Attr] | None = None, loc: Span | None = None) -> None:
+        self.name: str = name
+        """The opcode, a row of ``ptx2gcn.isa.OPS``."""
+        self.operands: list[Use] = [Use(self, v) for v in operands]
+        self.results: list[OpResult] = [OpResult(t, self, i) for i, t in enumerate(result_types)]
+        self.attrs: dict[str, Attr] = {k: v for k, v in (attrs or {}).items() if v is not False}
+        """Typed modifiers (``type``, ``rnd``, ``ftz``...); a False flag is never stored."""
+        self.successors: list[Successor] = []
+        self.loc: Span | None = loc
+        """Where the op came from (a PTX line, or the IR text when parsed from IR)."""
+        self.parent: Block | None = None
+
+    @property
+    def operand_values(self) -> list[Value]:
+        return [use.value for use in self.operands]
+
+    def operand(self, index: int) -> Value:
+        return self.operands[index].value
+
+    @property
+    def result(self) -> OpResult:
+        """The single result (IndexError when the op has none)."""
+        return self.results[0]
+
+    def add_successor(self, block: Block, args: Iterable[Value] = ()) -> Successor:
+        succ = Successor(block, [Use(self, v) for v in args])
+        self.successors.append(succ)
+        return succ
+
+    def set_operand(self, index: int, value: Value) -> None:
+        self.operands[index].set(value)
+
+    def drop_uses(self) -> None:
+        """Unregister every use this op makes (before erasing it)."""
+        for use in self.operands:
+            use.drop()
+        for succ in self.successors:
+            for use in succ.args:
+                use.drop()
+
+    def erase(self) -> None:
+        """Remove this op from its block; its results must be unused."""
+        assert all(not r.uses for r in self.results), f"erasing {self.name} whose result is used"
+        self.drop_uses()
+        if self.parent is not None:
+            self.parent.ops.remove(self)
+            self.parent = None
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name} at {self.loc}>"
+
+
+class Block:
+    """A basic block: arguments, then ops ending in exactly one terminator."""
+
+    __slots__ = ("label", "args", "ops", "parent")
+
+    def __init__(self, label: str = "") -> None:
+        self.label: str = label
+        """A name hint for printing (the PTX label, possibly empty)."""
+        self.args: list[BlockArg] = []
+        self.ops: list[Op] = []
+        self.parent: Function | None = None
+
+    def add_arg(self, type: Type, name: str = "") -> BlockArg:
+        arg = BlockArg(type, self, len(self.args), name)
+        self.args.append(arg)
+        return arg
+
+    def remove_arg(self, index: int) -> None:
+        """Drop argument ``index`` (must be unused) and the matching value on every incoming edge."""
+        arg = self.args.pop(index)
+        assert not arg.uses, "removing a used block argument"
+        for i, other in enumerate(self.args):
+            other.index = i
+        for pred in self.predecessors():
+            term = pred.terminator
+            assert term is not None
+            for succ in term.successors:
+                if succ.block is self:
+                    succ.args.pop(index).drop()
+
+    def append(self, op: Op) -> Op:
+        op.parent = self
+        self.ops.append(op)
+        return op
+
+    def insert(self, index: int, op: Op) -> Op:
+        op.parent = self
+        self.ops.insert(index, op)
+        return op
+
+    def insert_before(self, anchor: Op, op: Op) -> Op:
+        return self.insert(self.ops.index(anchor), op)
+
+    @property
+    def terminator(self) -> Op | None:
+        if not self.ops:
+            return None
+        from ptx2gcn.isa import is_terminator
+
+        last = self.ops[-1]
+        return last if is_terminator(last.name) else None
+
+    def successors(self) -> list[Block]:
+        term = self.terminator
+        return [s.block for s in term.successors] if term is not None else []
+
+    def predecessors(self) -> list[Block]:
+        """Blocks whose terminator branches here, in function order, without duplicates."""
+        if self.parent is None:
+            return []
+        return [b for b in self.parent.blocks if self in b.successors()]
+
+    def __repr__(self) -> str:
+        return f"<Block {self.label or id(self)}>"
+
+
+@dataclass(slots=True)
+class Param:
+    """A function parameter or return value with its PTX ABI facts.
+
+    ``space`` is ``kparam`` for kernel parameters, ``param`` for device-function ``.param``
+    parameters (both are passed as an address of parameter memory), and ``reg`` for ``.reg``
+    parameters (passed as a value of ``type``).
+    """
+
+    name: str
+    space: str
+    type: Type
+    """The PTX element type as an IR type (for arrays: of one element)."""
+    ptx_type: str
+    """The PTX type name of an element (``u64``, ``b8``...)."""
+    size: int
+    """Size in bytes (element size times ``count``)."""
+    align: int
+    count: int = 0
+    """Array length for ``x[N]`` parameters; 0 for scalars."""
+    ptr_space: str = ""
+    """The ``.ptr.<space>`` attribute of a kernel parameter ('' when absent)."""
+    ptr_align: int = 0
+    """The ``.ptr ... .align N`` attribute (0 when absent)."""
+
+    @property
+    def value_type(self) -> Type:
+        """The type of the entry-block argument that stands for this parameter."""
+        from ptx2gcn.ir.types import PtrType
+
+        if self.space == "kparam":
+            return PtrType(AddrSpace.KPARAM)
+        if self.space == "param":
+            return PtrType(AddrSpace.PARAM)
+        return self.type
+
+
+@dataclass(eq=False, slots=True)
+class Function:
+    """A kernel (``.entry``) or device function (``.func``); no blocks for a declaration."""
+
+    name: str
+    kind: str
+    """``kernel`` or ``func``."""
+    params: list[Param] = field(default_factory=lambda: [])
+    returns: list[Param] = field(default_factory=lambda: [])
+    """Return values: ``.param`` ones are passed as leading address arguments, ``.reg`` ones by ``ret``."""
+    linkage: str = ""
+    """``visible``, ``extern``, ``weak`` or '' (internal)."""
+    directives: dict[str, tuple[int, ...]] = field(default_factory=lambda: {})
+    """Performance directives (``maxntid``, ``reqntid``, ``minnctapersm``, ``maxnreg``...)."""
+    blocks: list[Block] = field(default_factory=lambda: [])
+    loc: Span | None = None
+
+    @property
+    def is_declaration(self) -> bool:
+        return not self.blocks
+
+    @property
+    def entry(self) -> Block:
+        return self.blocks[0]
+
+    @property
+    def abi_params(self) -> list[Param]:
+        """Entry-block arguments in order: ``.param`` return slots first, then the parameters."""
+        return [p for p in self.returns if p.space == "param"] + self.params
+
+    @property
+    def reg_returns(self) -> list[Param]:
+        return [p for p in self.returns if p.space != "param"]
+
+    def add_block(self, block: Block) -> Block:
+        block.parent = self
+        self.blocks.append(block)
+        return block
+
+    def ops(self) -> Iterator[Op]:
+        for block in self.blocks:
+            yield from block.ops
+
+
+@dataclass(eq=False, slots=True)
+class Global:
+    """A module-level variable in ``space`` (global, shared, const, local)."""
+
+    name: str
+    space: AddrSpace
+    ptx_type: str
+    """Element PTX type (``b8``, ``u32``, ``f32``...)."""
+    count: int
+    """Number of elements (flattened); 0 for a scalar, -1 for an unsized extern array."""
+    align: int
+    linkage: str = ""
+    init: tuple[int, ...] | None = None
+    """Element bit patterns in order (shorter than ``count``: the rest is zero), or None."""
+    loc: Span | None = None
+
+    @property
+    def elem_size(self) -> int:
+        from ptx2gcn.ir.types import ptx_type
+
+        return max(ptx_type(self.ptx_type).bits // 8, 1)
+
+    @property
+    def size(self) -> int:
+        return self.elem_size * max(self.count, 1) if self.count >= 0 else 0
+
+
+@dataclass(eq=False, slots=True)
+class Module:
+    """A translation unit: header facts, globals, functions (in source order)."""
+
+    source: str = "<input>"
+    version: str = ""
+    target: str = ""
+    address_size: int = 64
+    globals: list[Global] = field(default_factory=lambda: [])
+    functions: list[Function] = field(default_factory=lambda: [])
+
+    def function(self, name: str) -> Function | None:
+        for fn in self.functions:
+            if fn.name == name:
+                return fn
+        return None
+
+    def global_(self, name: str) -> Global | None:
+        for var in self.globals:
+            if var.name == name:
+                return var
+        return None

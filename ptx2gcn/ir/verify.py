@@ -1,0 +1,395 @@
+"""The IR verifier: every structural and typing invariant of ``ptx2gcn.ir``, checked in one place.
+
+Invariant: ``verify(module)`` returns normally exactly when the module satisfies
+- structure: non-empty blocks ending in their only terminator, an entry block without
+  predecessors whose arguments match the function's ABI parameters, unique symbol names;
+- use lists: every operand use is registered with its value and every registered use is live;
+- types: operands, results and attributes as ``ptx2gcn.isa.OPS`` and the per-op rules below say;
+  successor arguments match the target block's arguments; calls and returns match signatures;
+- dominance: every use (reachable) is dominated by its definition;
+- address spaces: no stores into read-only spaces, atomics only on global/shared/generic memory,
+  ``alloca`` only in local/param space, ``addr_of`` typed by the symbol's space;
+- phases: ops listed as illegal for the requested phase are absent.
+Otherwise it raises one ``Ptx2GcnError`` listing every problem found, each at its op's location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
+from ptx2gcn.ir.cfg import dominators, reachable_blocks
+from ptx2gcn.ir.core import Block, Function, Module, Op, Value
+from ptx2gcn.ir.types import (
+    PRED,
+    I32,
+    AddrSpace,
+    IntType,
+    PtrType,
+    Type,
+    VectorType,
+    ptx_type,
+)
+from ptx2gcn.isa import FLAG, INT, OPS, SPECIAL_REGS, SYM, kind_matches, describe_kind, resolve_kind
+
+# Ops that must be gone once a phase is reached. ``ssa`` (what the builder produces) allows every
+# op in the table; later lowering passes add their phases here.
+PHASES: dict[str, frozenset[str]] = {
+    "ssa": frozenset(),
+}
+
+_READ_ONLY = {AddrSpace.CONST, AddrSpace.KPARAM}
+_ATOMIC_SPACES = {AddrSpace.GLOBAL, AddrSpace.SHARED, AddrSpace.GENERIC}
+
+
+class _Checker:
+    def __init__(self, module: Module, phase: str) -> None:
+        self.module = module
+        self.phase = phase
+        self.problems: list[Diagnostic] = []
+        self.fn: Function | None = None
+
+    def report(self, loc: Span | None, message: str) -> None:
+        where = f"in @{self.fn.name}: " if self.fn is not None else ""
+        self.problems.append(Diagnostic(Severity.ERROR, loc, f"invalid IR: {where}{message}"))
+
+    def run(self) -> None:
+        names: set[str] = set()
+        for var in self.module.globals:
+            if var.name in names:
+                self.report(var.loc, f"symbol @{var.name} is defined twice")
+            names.add(var.name)
+        for fn in self.module.functions:
+            if fn.name in names:
+                self.report(fn.loc, f"symbol @{fn.name} is defined twice")
+            names.add(fn.name)
+        for fn in self.module.functions:
+            self.fn = fn
+            if fn.blocks:
+                self.function(fn)
+        self.fn = None
+
+    def function(self, fn: Function) -> None:
+        entry = fn.entry
+        expected = [p.value_type for p in fn.abi_params]
+        if [a.type for a in entry.args] != expected:
+            self.report(fn.loc, f"entry block arguments ({_types(a.type for a in entry.args)}) do not "
+                        f"match the parameters ({_types(expected)})")
+        live_ops: set[Op] = set()
+        for block in fn.blocks:
+            if block.parent is not fn:
+                self.report(fn.loc, f"block ^{block.label} does not record its function")
+            self.block(block)
+            live_ops.update(block.ops)
+        if entry.predecessors():
+            self.report(fn.loc, "the entry block has predecessors")
+        self.use_lists(fn, live_ops)
+        self.dominance(fn)
+
+    def block(self, block: Block) -> None:
+        if not block.ops:
+            self.report(self.fn.loc if self.fn else None, f"block ^{block.label} is empty")
+            return
+        for index, op in enumerate(block.ops):
+            if op.parent is not block:
+                self.report(op.loc, f"'{op.name}' does not record its block")
+            row = OPS.get(op.name)
+            if row is None:
+                self.report(op.loc, f"unknown op '{op.name}'")
+                continue
+            is_last = index == len(block.ops) - 1
+            if "terminator" in row.flags and not is_last:
+                self.report(op.loc, f"terminator '{op.name}' is not at the end of its block")
+            if is_last and "terminator" not in row.flags:
+                self.report(op.loc, f"block ^{block.label} does not end in a terminator")
+            if op.name in PHASES.get(self.phase, frozenset()):
+                self.report(op.loc, f"'{op.name}' is not allowed in phase {self.phase}")
+            self.op(op)
+
+    def op(self, op: Op) -> None:
+        row = OPS[op.name]
+        for key, value in op.attrs.items():
+            allowed = row.attrs.get(key)
+            if allowed is None:
+                self.report(op.loc, f"'{op.name}' has no attribute '{key}'")
+            elif not _attr_ok(allowed, value):
+                self.report(op.loc, f"'{op.name}' attribute {key} = {value!r} is not allowed")
+        for key in row.required - op.attrs.keys():
+            self.report(op.loc, f"'{op.name}' needs attribute '{key}'")
+        if len(op.successors) != row.successors:
+            self.report(op.loc, f"'{op.name}' needs {row.successors} successors, has {len(op.successors)}")
+        for succ in op.successors:
+            got = [v.type for v in succ.arg_values]
+            want = [a.type for a in succ.block.args]
+            if got != want:
+                self.report(op.loc, f"branch to ^{succ.block.label} passes ({_types(got)}), the block "
+                            f"takes ({_types(want)})")
+            if succ.block.parent is not self.fn:
+                self.report(op.loc, f"branch to ^{succ.block.label}, a block of another function")
+        if len(op.successors) == 2 and op.successors[0].block is op.successors[1].block:
+            self.report(op.loc, "both targets of a conditional branch are the same block")
+        self.signature(op, row.operands, row.results)
+        rule = _RULES.get(op.name)
+        if rule is not None:
+            message = rule(self, op)
+            if message:
+                self.report(op.loc, f"'{op.name}': {message}")
+
+    def signature(self, op: Op, operands: tuple[str, ...], results: tuple[str, ...]) -> None:
+        result0 = op.results[0].type if op.results else None
+        self._match(op, "operand", [v.type for v in op.operand_values], operands, result0)
+        self._match(op, "result", [r.type for r in op.results], results, result0)
+
+    def _match(self, op: Op, what: str, types: list[Type], kinds: tuple[str, ...],
+               result0: Type | None) -> None:
+        variadic = bool(kinds) and kinds[-1] == "*"
+        fixed = kinds[:-1] if variadic else kinds
+        if len(types) < len(fixed) or (not variadic and len(types) != len(fixed)):
+            self.report(op.loc, f"'{op.name}' takes {len(fixed)}{'+' if variadic else ''} {what}s, "
+                        f"has {len(types)}")
+            return
+        for index, (kind, t) in enumerate(zip(fixed, types)):
+            exact = resolve_kind(kind, op.attrs, result0)
+            ok = t == exact if exact is not None else kind_matches(kind, t)
+            if exact is None and kind in ("T", "D", "S", "W", "M"):
+                ok = False
+            if not ok:
+                self.report(op.loc, f"'{op.name}' {what} {index} is {t}, expected "
+                            f"{describe_kind(kind, op.attrs, result0)}")
+
+    def use_lists(self, fn: Function, live_ops: set[Op]) -> None:
+        for block in fn.blocks:
+            values: list[Value] = list(block.args)
+            for op in block.ops:
+                values.extend(op.results)
+                for use in [*op.operands, *(u for s in op.successors for u in s.args)]:
+                    if use.owner is not op or use not in use.value.uses:
+                        self.report(op.loc, f"'{op.name}' has an operand missing from its value's use list")
+            for value in values:
+                for use in value.uses:
+                    if use.owner not in live_ops or use.value is not value:
+                        self.report(fn.loc, f"%{value.name} has a stale use by '{use.owner.name}'")
+
+    def dominance(self, fn: Function) -> None:
+        reachable = reachable_blocks(fn)
+        idom = dominators(fn)
+        defined_in: dict[Value, tuple[Block, int]] = {}
+        for block in fn.blocks:
+            for arg in block.args:
+                defined_in[arg] = (block, -1)
+            for index, op in enumerate(block.ops):
+                for result in op.results:
+                    defined_in[result] = (block, index)
+        for block in fn.blocks:
+            if block not in reachable:
+                continue
+            for index, op in enumerate(block.ops):
+                for use in [*op.operands, *(u for s in op.successors for u in s.args)]:
+                    where = defined_in.get(use.value)
+                    if where is None:
+                        self.report(op.loc, f"'{op.name}' uses a value defined outside this function")
+                    elif not _dominates(where, (block, index), idom):
+                        self.report(op.loc, f"'{op.name}' uses %{use.value.name or '?'} where its "
+                                    "definition does not dominate")
+
+
+def _dominates(def_at: tuple[Block, int], use_at: tuple[Block, int], idom: dict[Block, Block]) -> bool:
+    def_block, def_index = def_at
+    use_block, use_index = use_at
+    if def_block is use_block:
+        return def_index < use_index
+    node: Block | None = use_block
+    while node is not None and node is not def_block:
+        parent = idom.get(node)
+        node = parent if parent is not node else None
+    return node is def_block
+
+
+def _attr_ok(allowed: frozenset[str] | str, value: object) -> bool:
+    if allowed == FLAG:
+        return value is True
+    if allowed == INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if allowed == SYM:
+        return isinstance(value, str) and bool(value)
+    return isinstance(value, str) and value in allowed
+
+
+def _types(types: object) -> str:
+    return ", ".join(str(t) for t in types)  # type: ignore[attr-defined]
+
+
+def _memory_type(op: Op) -> Type | None:
+    name = op.attrs.get("type")
+    if not isinstance(name, str):
+        return None
+    elem = ptx_type(name)
+    vec = op.attrs.get("vec")
+    return VectorType(elem, vec) if isinstance(vec, int) and not isinstance(vec, bool) else elem
+
+
+def _space(op: Op) -> AddrSpace | None:
+    t = op.operand(0).type if op.operands else None
+    return t.space if isinstance(t, PtrType) else None
+
+
+def _check_ld(_: _Checker, op: Op) -> str:
+    want = _memory_type(op)
+    if op.results[0].type != want:
+        return f"loads {want} but produces {op.results[0].type}"
+    return ""
+
+
+def _check_st(_: _Checker, op: Op) -> str:
+    want = _memory_type(op)
+    if len(op.operands) == 2 and op.operand(1).type != want:
+        return f"stores {want} but the value is {op.operand(1).type}"
+    if _space(op) in _READ_ONLY:
+        return f"stores into read-only {_space(op).value} space"  # type: ignore[union-attr]
+    return ""
+
+
+def _check_atom(_: _Checker, op: Op) -> str:
+    if _space(op) not in _ATOMIC_SPACES:
+        return "atomics need a global, shared or generic address"
+    want = 3 if op.attrs.get("op") == "cas" else 2
+    if op.name == "atom" and len(op.operands) != want:
+        return f"takes {want} operands with op={op.attrs.get('op')}"
+    return ""
+
+
+def _check_const(_: _Checker, op: Op) -> str:
+    value = op.attrs.get("value")
+    bits = op.results[0].type.bits if op.results else 0
+    if isinstance(op.results[0].type, (PtrType, VectorType)):
+        return "constants are scalars"
+    if isinstance(value, int) and not 0 <= value < (1 << bits):
+        return f"value {value} is not a {bits}-bit pattern"
+    return ""
+
+
+def _check_bitcast(_: _Checker, op: Op) -> str:
+    src, dst = op.operand(0).type, op.results[0].type
+    if src.bits != dst.bits or isinstance(src, PtrType) or isinstance(dst, PtrType):
+        return f"cannot reinterpret {src} as {dst}"
+    return ""
+
+
+def _check_extend(_: _Checker, op: Op) -> str:
+    src, dst = op.operand(0).type, op.results[0].type
+    if op.name == "trunc" and not dst.bits < src.bits:
+        return f"truncating {src} to {dst} does not narrow"
+    if op.name != "trunc" and not dst.bits > src.bits:
+        return f"extending {src} to {dst} does not widen"
+    return ""
+
+
+def _pack_ok(parts: list[Type], whole: Type) -> bool:
+    if not parts or any(p != parts[0] for p in parts):
+        return False
+    if isinstance(whole, VectorType):
+        return whole.elem == parts[0] and whole.count == len(parts)
+    return not isinstance(whole, PtrType) and whole.bits == parts[0].bits * len(parts) and len(parts) > 1
+
+
+def _check_pack(_: _Checker, op: Op) -> str:
+    parts = [v.type for v in op.operand_values]
+    if not _pack_ok(parts, op.results[0].type):
+        return f"cannot pack ({_types(parts)}) into {op.results[0].type}"
+    return ""
+
+
+def _check_unpack(_: _Checker, op: Op) -> str:
+    parts = [r.type for r in op.results]
+    if not _pack_ok(parts, op.operand(0).type):
+        return f"cannot unpack {op.operand(0).type} into ({_types(parts)})"
+    return ""
+
+
+def _check_special(_: _Checker, op: Op) -> str:
+    reg = op.attrs.get("reg")
+    bits = SPECIAL_REGS.get(reg) if isinstance(reg, str) else None
+    if bits is None:
+        return f"unknown special register {reg!r}"
+    if op.results[0].type != IntType(bits):
+        return f"%{reg} is i{bits}"
+    return ""
+
+
+def _check_addr_of(checker: _Checker, op: Op) -> str:
+    sym = op.attrs.get("sym")
+    var = checker.module.global_(sym) if isinstance(sym, str) else None
+    if var is None:
+        if isinstance(sym, str) and checker.module.function(sym) is not None:
+            return "" if op.results[0].type == PtrType(AddrSpace.GENERIC) else "function addresses are generic"
+        return f"undefined symbol @{sym}"
+    if op.results[0].type != PtrType(var.space):
+        return f"@{sym} is in {var.space.value} space, not {op.results[0].type}"
+    return ""
+
+
+def _check_alloca(_: _Checker, op: Op) -> str:
+    if op.results[0].type not in (PtrType(AddrSpace.LOCAL), PtrType(AddrSpace.PARAM)):
+        return "allocates only local or param memory"
+    return ""
+
+
+def _check_cvta(_: _Checker, op: Op) -> str:
+    if op.attrs.get("space") in ("generic", "kparam"):
+        return "converts between generic and a specific space"
+    if op.operand(0).type != op.results[0].type:
+        return "keeps the address width"
+    return ""
+
+
+def _check_call(checker: _Checker, op: Op) -> str:
+    callee = op.attrs.get("callee")
+    fn = checker.module.function(callee) if isinstance(callee, str) else None
+    if fn is None:
+        return f"call to undefined function @{callee}"
+    want = [p.value_type for p in fn.abi_params]
+    got = [v.type for v in op.operand_values]
+    if got != want:
+        return f"passes ({_types(got)}) to @{callee}, which takes ({_types(want)})"
+    rets = [p.type for p in fn.reg_returns]
+    if [r.type for r in op.results] != rets:
+        return f"@{callee} returns ({_types(rets)})"
+    return ""
+
+
+def _check_ret(checker: _Checker, op: Op) -> str:
+    fn = checker.fn
+    want = [p.type for p in fn.reg_returns] if fn is not None else []
+    got = [v.type for v in op.operand_values]
+    return "" if got == want else f"returns ({_types(got)}), the function returns ({_types(want)})"
+
+
+def _check_collective(_: _Checker, op: Op) -> str:
+    mode = op.attrs.get("mode", op.attrs.get("op"))
+    want: list[Type] = [I32] if mode in ("ballot", "popc") else [PRED]
+    if op.name == "match":
+        want = [I32, PRED] if mode == "all" else [I32]
+    got = [r.type for r in op.results]
+    return "" if got == want else f"mode {mode} produces ({_types(want)})"
+
+
+def _check_ptr_result(_: _Checker, op: Op) -> str:
+    return "" if op.results[0].type == op.operand(0).type else "keeps the pointer type"
+
+
+_RULES: dict[str, Callable[[_Checker, Op], str]] = {
+    "ld": _check_ld, "st": _check_st, "atom": _check_atom, "red": _check_atom,
+    "const": _check_const, "bitcast": _check_bitcast, "zext": _check_extend, "sext": _check_extend,
+    "trunc": _check_extend, "pack": _check_pack, "unpack": _check_unpack,
+    "special_reg": _check_special, "addr_of": _check_addr_of, "alloca": _check_alloca,
+    "cvta": _check_cvta, "call": _check_call, "ret": _check_ret, "vote": _check_collective,
+    "bar_red": _check_collective, "match": _check_collective, "ptradd": _check_ptr_result,
+}
+
+
+def verify(module: Module, phase: str = "ssa") -> None:
+    """Raise ``Ptx2GcnError`` listing every invariant ``module`` breaks (see the module docstring)."""
+    checker = _Checker(module, phase)
+    checker.run()
+    if checker.problems:
+        raise Ptx2GcnError(checker.problems[:20])

@@ -1,0 +1,359 @@
+"""The one opcode table of ptx2gcn's IR: one row per op, read by builder, verifier, printer and passes.
+
+Invariant: every op name that can appear in IR is a key of ``OPS``; nothing else defines what an
+op's operands, results, attributes and effects are. Column legend of ``OpDef``:
+
+- ``operands`` / ``results``: type kinds, resolved against the op (``resolve_kind``):
+  ``T`` the IR type of the PTX ``type`` attribute, ``W`` the double-width integer of ``T``,
+  ``M`` ``W`` when ``mode=wide`` else ``T``, ``D``/``S`` the types of the ``dtype``/``stype``
+  attributes, ``R`` the type of result 0, ``pred``/``i32``/``i64`` exact types, ``int``/``float``/
+  ``ptr``/``any`` classes; a trailing ``*`` kind is variadic (any count, any type).
+- ``attrs``: allowed attribute names → the values allowed (a frozenset of words, ``INT``, ``FLAG``
+  or ``SYM``); names in ``required`` must be present.
+- ``flags``: ``side_effects`` (never removed or merged), ``reads_memory`` (removable when unused
+  and not volatile, never merged), ``convergent`` (warp- or block-collective: never merged,
+  duplicated or moved across control flow), ``commutative``, ``terminator``, ``volatile``
+  (a fresh value on each execution, e.g. clocks: never merged).
+- ``url``: the PTX ISA section the op stands for.
+
+PTX instructions that the builder knows but ptx2gcn does not translate are listed in
+``UNSUPPORTED`` with the reason the ``unsupported: <instruction>: <why>`` message gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from ptx2gcn.ir.types import (
+    PRED,
+    I32,
+    I64,
+    FloatType,
+    IntType,
+    PackedType,
+    PtrType,
+    Type,
+    VectorType,
+    PTX_TYPES,
+)
+
+ISA: Final = "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html"
+
+INT: Final = "int"
+FLAG: Final = "flag"
+SYM: Final = "sym"
+AttrKind = frozenset[str] | str
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+INT_TYPES = _words("b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64")
+FLOAT_TYPES = _words("f16 bf16 f32 f64 f16x2 bf16x2")
+ALL_TYPES = INT_TYPES | FLOAT_TYPES | _words("pred b128 tf32 e4m3x2 e5m2x2")
+ROUNDING = _words("rn rz rm rp rna rs rni rzi rmi rpi approx full")
+CMP = _words("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan")
+SPACES = _words("generic global shared local const param kparam")
+SCOPES = _words("cta cluster gpu sys")
+SEMS = _words("weak relaxed acquire release acq_rel sc volatile")
+CACHE = _words("ca cg cs lu cv wb wt nc")
+ATOM_OPS = _words("add min max inc dec and or xor exch cas")
+
+ARITH = {"type": ALL_TYPES, "rnd": ROUNDING, "ftz": FLAG, "sat": FLAG}
+MEMORY = {"type": ALL_TYPES, "vec": INT, "cache": CACHE, "sem": SEMS, "scope": SCOPES,
+          "volatile": FLAG, "hint": SYM}
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    """One row of the table (see the module docstring for the column legend)."""
+
+    name: str
+    operands: tuple[str, ...]
+    results: tuple[str, ...]
+    attrs: dict[str, AttrKind]
+    required: frozenset[str]
+    flags: frozenset[str]
+    url: str
+    successors: int = 0
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def _op(name: str, operands: str, results: str, attrs: dict[str, AttrKind] | None = None,
+        required: str = "", flags: str = "", url: str = "", successors: int = 0) -> None:
+    OPS[name] = OpDef(name, tuple(operands.split()), tuple(results.split()), dict(attrs or {}),
+                      _words(required), _words(flags), f"{ISA}#{url}" if url else ISA, successors)
+
+
+_INT_ARITH = "integer-arithmetic-instructions"
+_FLOAT = "floating-point-instructions"
+_LOGIC = "logic-and-shift-instructions"
+_MOVE = "data-movement-and-conversion-instructions"
+
+# Arithmetic: one op per PTX family, modifiers as attributes.
+_op("add", "T T", "T", ARITH, "type", "commutative", f"{_INT_ARITH}-add")
+_op("sub", "T T", "T", ARITH, "type", "", f"{_INT_ARITH}-sub")
+_op("addc", "T T pred", "T pred", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-addc")
+_op("subc", "T T pred", "T pred", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-subc")
+_op("mul", "T T", "M", ARITH | {"mode": _words("lo hi wide")}, "type", "commutative",
+    f"{_INT_ARITH}-mul")
+_op("mad", "T T M", "M", ARITH | {"mode": _words("lo hi wide")}, "type", "", f"{_INT_ARITH}-mad")
+_op("madc", "T T T pred", "T pred", {"type": INT_TYPES, "mode": _words("lo hi")}, "type mode", "",
+    f"{_INT_ARITH}-madc")
+_op("mul24", "T T", "T", {"type": INT_TYPES, "mode": _words("lo hi")}, "type mode", "commutative",
+    f"{_INT_ARITH}-mul24")
+_op("mad24", "T T T", "T", {"type": INT_TYPES, "mode": _words("lo hi"), "sat": FLAG}, "type mode", "",
+    f"{_INT_ARITH}-mad24")
+_op("sad", "T T T", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-sad")
+_op("fma", "T T T", "T", ARITH | {"relu": FLAG}, "type rnd", "", f"{_FLOAT}-fma")
+_op("div", "T T", "T", ARITH, "type", "", f"{_INT_ARITH}-div")
+_op("rem", "T T", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-rem")
+_op("abs", "T", "T", {"type": ALL_TYPES, "ftz": FLAG}, "type", "", f"{_INT_ARITH}-abs")
+_op("neg", "T", "T", {"type": ALL_TYPES, "ftz": FLAG}, "type", "", f"{_INT_ARITH}-neg")
+_op("min", "T T", "T", {"type": ALL_TYPES, "ftz": FLAG, "nan": FLAG, "relu": FLAG}, "type",
+    "commutative", f"{_INT_ARITH}-min")
+_op("max", "T T", "T", {"type": ALL_TYPES, "ftz": FLAG, "nan": FLAG, "relu": FLAG}, "type",
+    "commutative", f"{_INT_ARITH}-max")
+_op("copysign", "T T", "T", {"type": FLOAT_TYPES}, "type", "", f"{_FLOAT}-copysign")
+for _name in ("rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh"):
+    _op(_name, "T", "T", {"type": FLOAT_TYPES, "rnd": ROUNDING, "ftz": FLAG}, "type", "",
+        f"{_FLOAT}-{_name}")
+_op("testp", "T", "pred", {"type": FLOAT_TYPES, "op": _words(
+    "finite infinite number notanumber normal subnormal")}, "type op", "", f"{_FLOAT}-testp")
+_op("popc", "T", "i32", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-popc")
+_op("clz", "T", "i32", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-clz")
+_op("bfind", "T", "i32", {"type": INT_TYPES, "shiftamt": FLAG}, "type", "", f"{_INT_ARITH}-bfind")
+_op("brev", "T", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-brev")
+_op("bfe", "T i32 i32", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-bfe")
+_op("bfi", "T T i32 i32", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-bfi")
+
+# Logic and shifts.
+_op("and", "T T", "T", {"type": INT_TYPES | {"pred"}}, "type", "commutative", f"{_LOGIC}-and")
+_op("or", "T T", "T", {"type": INT_TYPES | {"pred"}}, "type", "commutative", f"{_LOGIC}-or")
+_op("xor", "T T", "T", {"type": INT_TYPES | {"pred"}}, "type", "commutative", f"{_LOGIC}-xor")
+_op("not", "T", "T", {"type": INT_TYPES | {"pred"}}, "type", "", f"{_LOGIC}-not")
+_op("cnot", "T", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-cnot")
+_op("lop3", "T T T", "T", {"type": INT_TYPES, "lut": INT}, "type lut", "", f"{_LOGIC}-lop3")
+_op("shl", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shl")
+_op("shr", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shr")
+_op("shf", "i32 i32 i32", "i32", {"dir": _words("l r"), "mode": _words("clamp wrap")}, "dir mode", "",
+    f"{_LOGIC}-shf")
+_op("prmt", "i32 i32 i32", "i32", {"mode": _words("f4e b4e rc8 ecl ecr rc16")}, "", "",
+    f"{_MOVE}-prmt")
+
+# Comparison and selection.
+_op("setp", "T T", "pred", {"type": ALL_TYPES, "cmp": CMP, "ftz": FLAG}, "type cmp", "",
+    "comparison-and-selection-instructions-setp")
+_op("set", "S S", "D", {"dtype": ALL_TYPES, "stype": ALL_TYPES, "cmp": CMP, "ftz": FLAG},
+    "dtype stype cmp", "", "comparison-and-selection-instructions-set")
+_op("selp", "R R pred", "any", {}, "", "", "comparison-and-selection-instructions-selp")
+_op("slct", "R R S", "any", {"stype": _words("s32 f32"), "ftz": FLAG}, "stype", "",
+    "comparison-and-selection-instructions-slct")
+
+# Conversions, constants and bit-level reinterpretation (PTX's implicit behaviours made explicit).
+_op("cvt", "S", "D", {"dtype": ALL_TYPES, "stype": ALL_TYPES, "rnd": ROUNDING, "ftz": FLAG,
+                      "sat": FLAG, "relu": FLAG}, "dtype stype", "", f"{_MOVE}-cvt")
+_op("const", "", "any", {"value": INT}, "value", "", f"{_MOVE}-mov")
+_op("undef", "", "any", {}, "", "", "")
+_op("bitcast", "any", "any", {}, "", "", f"{_MOVE}-mov")
+_op("zext", "int", "int", {}, "", "", "operand-size-exceeding-instruction-type-size")
+_op("sext", "int", "int", {}, "", "", "operand-size-exceeding-instruction-type-size")
+_op("trunc", "int", "int", {}, "", "", "operand-size-exceeding-instruction-type-size")
+_op("pack", "any *", "any", {}, "", "", f"{_MOVE}-mov-2")
+_op("unpack", "any", "any *", {}, "", "", f"{_MOVE}-mov-2")
+_op("special_reg", "", "int", {"reg": SYM}, "reg", "", "special-registers")
+
+# Addresses.
+_op("addr_of", "", "ptr", {"sym": SYM}, "sym", "", f"{_MOVE}-mov")
+_op("alloca", "", "ptr", {"size": INT, "align": INT}, "size align", "", "state-spaces")
+_op("ptradd", "ptr int", "R", {}, "", "", "")
+_op("ptrtoint", "ptr", "int", {}, "", "", f"{_MOVE}-cvta")
+_op("inttoptr", "int", "ptr", {}, "", "", f"{_MOVE}-cvta")
+_op("cvta", "int", "int", {"space": SPACES, "to": FLAG}, "space", "", f"{_MOVE}-cvta")
+_op("isspacep", "int", "pred", {"space": SPACES}, "space", "", f"{_MOVE}-isspacep")
+
+# Memory.
+_op("ld", "ptr", "any", MEMORY, "type", "reads_memory", f"{_MOVE}-ld")
+_op("st", "ptr any", "", MEMORY, "type", "side_effects", f"{_MOVE}-st")
+_op("atom", "ptr T *", "T", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES},
+    "op type", "side_effects", "parallel-synchronization-and-communication-instructions-atom")
+_op("red", "ptr T", "", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES},
+    "op type", "side_effects", "parallel-synchronization-and-communication-instructions-red")
+_op("fence", "", "", {"sem": SEMS, "scope": SCOPES}, "sem scope", "side_effects",
+    "parallel-synchronization-and-communication-instructions-membar-fence")
+_op("prefetch", "ptr", "", {"level": SYM}, "level", "side_effects", f"{_MOVE}-prefetch-prefetchu")
+
+# Warp- and block-collective operations: convergent, never merged or moved.
+_SYNC = "parallel-synchronization-and-communication-instructions"
+_op("bar", "i32 *", "", {"mode": _words("sync arrive"), "aligned": FLAG}, "mode",
+    "side_effects convergent", f"{_SYNC}-bar")
+_op("bar_red", "i32 pred *", "any", {"op": _words("popc and or"), "aligned": FLAG}, "op",
+    "side_effects convergent", f"{_SYNC}-bar")
+_op("shfl", "i32 i32 i32 i32", "i32 pred", {"mode": _words("up down bfly idx"), "sync": FLAG}, "mode",
+    "convergent", f"{_SYNC}-shfl-sync")
+_op("vote", "pred i32", "any", {"mode": _words("all any uni ballot"), "sync": FLAG}, "mode",
+    "convergent", f"{_SYNC}-vote-sync")
+_op("activemask", "", "i32", {}, "", "convergent volatile", f"{_SYNC}-activemask")
+_op("match", "T i32", "i32 *", {"mode": _words("any all"), "type": INT_TYPES}, "mode type",
+    "convergent", f"{_SYNC}-match-sync")
+_op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_TYPES}, "op type",
+    "convergent", f"{_SYNC}-redux-sync")
+
+# Calls, effects, control flow.
+_op("call", "*", "*", {"callee": SYM, "uni": FLAG}, "callee", "side_effects convergent",
+    "control-flow-instructions-call")
+_op("trap", "", "", {}, "", "side_effects", "miscellaneous-instructions-trap")
+_op("brkpt", "", "", {}, "", "side_effects", "miscellaneous-instructions-brkpt")
+_op("nanosleep", "i32", "", {}, "", "side_effects", "miscellaneous-instructions-nanosleep")
+_op("pmevent", "", "", {"mask": INT}, "mask", "side_effects", "miscellaneous-instructions-pmevent")
+_op("br", "", "", {}, "", "terminator", "control-flow-instructions-bra", successors=1)
+_op("cbr", "pred", "", {}, "", "terminator", "control-flow-instructions-bra", successors=2)
+_op("ret", "*", "", {}, "", "terminator", "control-flow-instructions-ret")
+_op("exit", "", "", {}, "", "terminator", "control-flow-instructions-exit")
+_op("unreachable", "", "", {}, "", "terminator", "")
+
+# Special registers: name → bit width; those whose value changes between reads are volatile.
+SPECIAL_REGS: dict[str, int] = {
+    **{f"{r}.{c}": 32 for r in ("tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid",
+                                "cluster_ctaid", "cluster_nctaid") for c in "xyz"},
+    "laneid": 32, "warpid": 32, "nwarpid": 32, "smid": 32, "nsmid": 32, "gridid": 64,
+    "lanemask_eq": 32, "lanemask_le": 32, "lanemask_lt": 32, "lanemask_ge": 32, "lanemask_gt": 32,
+    "clock": 32, "clock_hi": 32, "clock64": 64, "globaltimer": 64, "globaltimer_lo": 32,
+    "globaltimer_hi": 32, "dynamic_smem_size": 32, "total_smem_size": 32,
+    "aggr_smem_size": 32, "cluster_ctarank": 32, "cluster_nctarank": 32, "is_explicit_cluster": 32,
+    **{f"envreg{i}": 32 for i in range(32)},
+    **{f"pm{i}": 32 for i in range(8)}, **{f"pm{i}_64": 64 for i in range(8)},
+}
+VOLATILE_SPECIAL_REGS = frozenset({"clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo",
+                                   "globaltimer_hi", "warpid", "smid",
+                                   *(f"pm{i}" for i in range(8)), *(f"pm{i}_64" for i in range(8))})
+
+UNSUPPORTED: dict[str, str] = {
+    "tex": "texture fetches need sampler state the AMDGPU path does not model yet",
+    "tld4": "texture gathers are not translated yet",
+    "txq": "texture queries are not translated yet",
+    "suld": "surface loads are not translated yet",
+    "sust": "surface stores are not translated yet",
+    "sured": "surface reductions are not translated yet",
+    "suq": "surface queries are not translated yet",
+    "mma": "matrix multiply-accumulate is not translated yet",
+    "wmma": "warp matrix operations are not translated yet",
+    "ldmatrix": "matrix fragment loads are not translated yet",
+    "stmatrix": "matrix fragment stores are not translated yet",
+    "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
+    "cp": "asynchronous copies are not translated yet",
+    "cp.async": "asynchronous copies are not translated yet",
+    "mbarrier": "mbarrier objects are not translated yet",
+    "brx": "indirect branches are not translated yet",
+    "vshr": "SIMD video instructions are not translated yet",
+    "vshl": "SIMD video instructions are not translated yet",
+    "vadd": "SIMD video instructions are not translated yet",
+    "vsub": "SIMD video instructions are not translated yet",
+    "vmad": "SIMD video instructions are not translated yet",
+    "vset": "SIMD video instructions are not translated yet",
+    "vmin": "SIMD video instructions are not translated yet",
+    "vmax": "SIMD video instructions are not translated yet",
+    "vabsdiff": "SIMD video instructions are not translated yet",
+    "dp4a": "integer dot products are not translated yet",
+    "dp2a": "integer dot products are not translated yet",
+    "griddepcontrol": "programmatic dependent launch has no gfx942 equivalent",
+    "elect": "elect.sync is not translated yet",
+    "setmaxnreg": "register reallocation has no gfx942 equivalent",
+    "tensormap": "tensor maps have no gfx942 equivalent",
+    "applypriority": "L2 priorities are not translated",
+    "discard": "cache discards are not translated",
+    "createpolicy": "cache policies are not translated",
+    "istypep": "texture/surface handles are not translated",
+    "alloca": "dynamic stack allocation is not translated yet",
+    "stacksave": "dynamic stack allocation is not translated yet",
+    "stackrestore": "dynamic stack allocation is not translated yet",
+}
+
+
+def opdef(name: str) -> OpDef | None:
+    return OPS.get(name)
+
+
+def is_terminator(name: str) -> bool:
+    row = OPS.get(name)
+    return row is not None and "terminator" in row.flags
+
+
+def is_convergent(name: str) -> bool:
+    row = OPS.get(name)
+    return row is not None and "convergent" in row.flags
+
+
+def has_side_effects(name: str, attrs: dict[str, str | int | bool]) -> bool:
+    """Whether an op must be kept even when its results are unused."""
+    row = OPS[name]
+    if row.flags & {"side_effects", "terminator", "convergent"}:
+        return True
+    if "reads_memory" in row.flags:
+        # Volatile and acquiring loads order other memory operations: keep them.
+        return bool(attrs.get("volatile")) or attrs.get("sem") in ("acquire", "sc", "volatile", "acq_rel")
+    return False
+
+
+def is_mergeable(name: str, attrs: dict[str, str | int | bool]) -> bool:
+    """Whether two identical ops with identical operands may be merged into one (CSE)."""
+    row = OPS[name]
+    if row.flags & {"side_effects", "terminator", "convergent", "volatile", "reads_memory"}:
+        return False
+    if name in ("alloca", "undef"):
+        return False
+    if name == "special_reg":
+        return attrs.get("reg") not in VOLATILE_SPECIAL_REGS
+    return True
+
+
+def resolve_kind(kind: str, attrs: dict[str, str | int | bool], result0: Type | None) -> Type | None:
+    """The exact type a kind denotes for these attributes, or None for a class kind (int, any...)."""
+    if kind == "T":
+        return _attr_type(attrs.get("type"))
+    if kind in ("D", "S"):
+        return _attr_type(attrs.get("dtype" if kind == "D" else "stype"))
+    if kind == "W" or (kind == "M" and attrs.get("mode") == "wide"):
+        base = _attr_type(attrs.get("type"))
+        return IntType(base.bits * 2) if isinstance(base, IntType) else None
+    if kind == "M":
+        return _attr_type(attrs.get("type"))
+    if kind == "R":
+        return result0
+    return {"pred": PRED, "i32": I32, "i64": I64}.get(kind)
+
+
+def _attr_type(name: str | int | bool | None) -> Type | None:
+    return PTX_TYPES.get(name) if isinstance(name, str) else None
+
+
+def kind_matches(kind: str, t: Type) -> bool:
+    """Whether ``t`` belongs to a class kind (``int``, ``float``, ``ptr``, ``any``, ``*``)."""
+    if kind in ("any", "*"):
+        return True
+    if kind == "int":
+        return isinstance(t, IntType)
+    if kind == "float":
+        return isinstance(t, (FloatType, PackedType))
+    if kind == "ptr":
+        return isinstance(t, PtrType)
+    return False
+
+
+def describe_kind(kind: str, attrs: dict[str, str | int | bool], result0: Type | None) -> str:
+    exact = resolve_kind(kind, attrs, result0)
+    if exact is not None:
+        return str(exact)
+    return {"int": "an integer", "float": "a float", "ptr": "a pointer", "any": "any type",
+            "*": "any type"}.get(kind, kind)
+
+
+def is_vector(t: Type) -> bool:
+    return isinstance(t, VectorType)
