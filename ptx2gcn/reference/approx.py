@@ -1,0 +1,224 @@
+"""``.approx`` and ``.full`` instructions: the exact mathematical value plus the manual's error bound,
+as an accepted interval instead of one expected bit pattern.
+
+Invariant: special inputs (NaN, infinities, zeros, out-of-domain) have exact expected results; every
+other lane carries ``[lo, hi]`` = exact value widened by the stated bound, and lanes outside the
+range the manual guarantees are ``defined == False``. The exact value comes from Python's ``math``
+on float64 (error below 2^-52 relative, far inside every bound here); the interval is widened by a
+further 2^-50 relative so that error can never reject a correct result.
+
+Bounds (PTX ISA 9.7.3 sections for each instruction; re-read them when a CUDA golden disagrees):
+  rcp.approx.f32     1 ulp, full range           div.full.f32    2 ulp, full range
+  div.approx.f32     2 ulp for 2^-126 <= |b| <= 2^126, otherwise unspecified
+  sqrt.approx.f32    relative 2^-23              rsqrt.approx.f32  relative 2^-22.9
+  sin/cos.approx.f32 absolute 2^-20.5 on [-pi, pi], 2^-14.7 on [-100pi, 100pi], else unspecified
+  lg2.approx.f32     absolute 2^-22              ex2.approx.f32  2 ulp, full range
+  tanh.approx.f32    relative 2^-10.987
+  rcp.approx.ftz.f64, rsqrt.approx.f64: the manual states no figure; the model uses relative
+  2^-20 as a working bound (marked in the result's notes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
+from ptx2gcn.reference.ptxtypes import PtxType
+from ptx2gcn.reference.result import Output, Result, make_output
+from ptx2gcn.reference.rounding import round_fraction
+from ptx2gcn.reference.spelling import UNDEFINED, AnyNaN, LaneValue, Spelling, operands
+
+SLACK = 2.0 ** -50
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    kind: str  # "ulp", "rel" or "abs"
+    amount: float
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    lo: float
+    hi: float
+    nearest: int
+    """The exact value rounded to nearest, as bits (shown when a comparison fails)."""
+
+
+Approx = LaneValue | Interval
+
+BOUNDS: dict[tuple[str, str], Bound] = {
+    ("rcp", "f32"): Bound("ulp", 1),
+    ("div", "f32"): Bound("ulp", 2),
+    ("sqrt", "f32"): Bound("rel", 2.0 ** -23),
+    ("rsqrt", "f32"): Bound("rel", 2.0 ** -22.9),
+    ("lg2", "f32"): Bound("abs", 2.0 ** -22),
+    ("ex2", "f32"): Bound("ulp", 2),
+    ("tanh", "f32"): Bound("rel", 2.0 ** -10.987),
+    ("sin", "f32"): Bound("abs", 2.0 ** -20.5),
+    ("cos", "f32"): Bound("abs", 2.0 ** -20.5),
+    ("rcp", "f64"): Bound("rel", 2.0 ** -20, "rcp.approx.ftz.f64: no bound in the manual; 2^-20 assumed"),
+    ("rsqrt", "f64"): Bound("rel", 2.0 ** -20, "rsqrt.approx.f64: no bound in the manual; 2^-20 assumed"),
+}
+
+_FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "rcp": lambda x: 1.0 / x, "sqrt": math.sqrt, "rsqrt": lambda x: 1.0 / math.sqrt(x),
+    "sin": math.sin, "cos": math.cos, "lg2": math.log2, "ex2": lambda x: 2.0 ** x,
+    "tanh": math.tanh,
+}
+
+
+def _value(fmt: FloatFormat, bits: int) -> float:
+    if fmt.is_nan(bits):
+        return math.nan
+    if fmt.is_inf(bits):
+        return -math.inf if fmt.is_negative(bits) else math.inf
+    v = float(fmt.exact(bits))
+    return -0.0 if v == 0 and fmt.is_negative(bits) else v
+
+
+def _bits(fmt: FloatFormat, value: float) -> int:
+    if math.isnan(value):
+        return fmt.canonical_nan
+    if math.isinf(value):
+        return fmt.infinity(value < 0)
+    if value == 0:
+        return fmt.zero(math.copysign(1.0, value) < 0)
+    return round_fraction(fmt, Fraction(value), "rn")
+
+
+def _ulp(fmt: FloatFormat, value: float) -> float:
+    exponent = max(math.frexp(abs(value))[1] - 1, fmt.emin)
+    return 2.0 ** (exponent - fmt.man_bits)
+
+
+def interval(fmt: FloatFormat, exact: float, bound: Bound, ftz: bool) -> Interval:
+    if bound.kind == "ulp":
+        err = bound.amount * _ulp(fmt, exact)
+    elif bound.kind == "rel":
+        err = bound.amount * abs(exact)
+    else:
+        err = bound.amount
+    err += SLACK * abs(exact)
+    lo, hi = exact - err, exact + err
+    tiny = 2.0 ** fmt.emin
+    if ftz and min(abs(lo), abs(hi)) < tiny:  # a result flushed to zero is also acceptable
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    return Interval(lo, hi, _bits(fmt, exact))
+
+
+def _special(op: str, fmt: FloatFormat, x: int) -> LaneValue | None:
+    """Exact results for inputs where IEEE/the manual fix the answer; None for ordinary inputs."""
+    cls = fmt.classify(x)
+    neg = fmt.is_negative(x)
+    if cls is FpClass.NAN:
+        return AnyNaN(fmt.canonical_nan)
+    table: dict[str, Callable[[], LaneValue | None]] = {
+        "rcp": lambda: (fmt.infinity(neg) if cls is FpClass.ZERO else
+                        fmt.zero(neg) if cls is FpClass.INF else None),
+        "sqrt": lambda: (x if cls is FpClass.ZERO else AnyNaN(fmt.canonical_nan) if neg else
+                         x if cls is FpClass.INF else None),
+        "rsqrt": lambda: (fmt.infinity(neg) if cls is FpClass.ZERO else
+                          AnyNaN(fmt.canonical_nan) if neg else
+                          fmt.zero() if cls is FpClass.INF else None),
+        "sin": lambda: (AnyNaN(fmt.canonical_nan) if cls is FpClass.INF else
+                        x if cls is FpClass.ZERO else None),
+        "cos": lambda: AnyNaN(fmt.canonical_nan) if cls is FpClass.INF else None,
+        "lg2": lambda: (fmt.infinity(True) if cls is FpClass.ZERO else
+                        AnyNaN(fmt.canonical_nan) if neg else
+                        x if cls is FpClass.INF else None),
+        "ex2": lambda: ((fmt.zero() if neg else x) if cls is FpClass.INF else None),
+        "tanh": lambda: (_bits(fmt, -1.0 if neg else 1.0) if cls is FpClass.INF else
+                         x if cls is FpClass.ZERO else None),
+    }
+    return table[op]()
+
+
+def _unary_lane(op: str, fmt: FloatFormat, bound: Bound, ftz: bool, x: int) -> Approx:
+    if ftz:
+        x = fmt.flush_subnormal(x)
+    special = _special(op, fmt, x)
+    if special is not None:
+        return special
+    value = _value(fmt, x)
+    if op in ("sin", "cos"):
+        if abs(value) > 100 * math.pi:
+            return UNDEFINED
+        if abs(value) > math.pi:
+            bound = Bound("abs", 2.0 ** -14.7)
+    try:
+        exact = _FUNCTIONS[op](value)
+    except OverflowError:
+        exact = math.inf
+    if math.isinf(exact):  # beyond the format: only the correctly signed overflow is sure
+        return fmt.infinity(exact < 0)
+    return interval(fmt, exact, bound, ftz)
+
+
+def _div_lane(full: bool, fmt: FloatFormat, ftz: bool, a: int, b: int) -> Approx:
+    if ftz:
+        a, b = fmt.flush_subnormal(a), fmt.flush_subnormal(b)
+    ca, cb = fmt.classify(a), fmt.classify(b)
+    neg = fmt.is_negative(a) != fmt.is_negative(b)
+    if FpClass.NAN in (ca, cb) or (ca == cb and ca in (FpClass.ZERO, FpClass.INF)):
+        return AnyNaN(fmt.canonical_nan)
+    if ca is FpClass.INF or cb is FpClass.ZERO:
+        return fmt.infinity(neg)
+    if ca is FpClass.ZERO or cb is FpClass.INF:
+        return fmt.zero(neg)
+    vb = _value(fmt, b)
+    if not full and not 2.0 ** -126 <= abs(vb) <= 2.0 ** 126:
+        return UNDEFINED
+    exact = float(fmt.exact(a) / fmt.exact(b))
+    if math.isinf(exact) or abs(exact) > float(fmt.exact(fmt.max_finite)):
+        return UNDEFINED if not full else fmt.infinity(neg)
+    return interval(fmt, exact, Bound("ulp", 2), ftz)
+
+
+def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """Entry point for ``.approx``/``.full`` spellings (called by ``floats``)."""
+    op = sp.opcode
+    allowed = {"approx", "ftz"} | ({"full"} if op == "div" else set())
+    sp.require(allowed, ("f32", "f64"))
+    t = sp.type
+    fmt = float_format(t.name)
+    bound = BOUNDS.get((op, t.name))
+    if bound is None:
+        raise ReferenceInputError(f"{sp.text}: no approximate form modelled for .{t.name}")
+    ftz = sp.has("ftz")
+    arrays = operands(inputs, [t] * (2 if op == "div" else 1), sp)
+    shape = arrays[0].shape
+    flat = [a.reshape(-1) for a in arrays]
+    lanes: list[Approx] = []
+    for i in range(flat[0].size):
+        if op == "div":
+            lanes.append(_div_lane(sp.has("full"), fmt, ftz, flat[0][i], flat[1][i]))
+        else:
+            lanes.append(_unary_lane(op, fmt, bound, ftz, flat[0][i]))
+    notes = (bound.note,) if bound.note else ()
+    return Result((_output(t, lanes, shape),), notes)
+
+
+def _output(t: PtxType, lanes: list[Approx], shape: tuple[int, ...]) -> Output:
+    bits = np.empty(len(lanes), dtype=object)
+    bits[:] = [x.nearest if isinstance(x, Interval) else x.bits if isinstance(x, AnyNaN)
+               else 0 if x is UNDEFINED else x for x in lanes]
+    defined = np.array([x is not UNDEFINED for x in lanes], dtype=np.bool_)
+    nan = np.array([1 if isinstance(x, AnyNaN) else 0 for x in lanes], dtype=np.uint8)
+    base = make_output(t, bits.reshape(shape), defined.reshape(shape), nan.reshape(shape))
+    lo = np.array([x.lo if isinstance(x, Interval) else 0.0 for x in lanes]).reshape(shape)
+    hi = np.array([x.hi if isinstance(x, Interval) else 0.0 for x in lanes]).reshape(shape)
+    bounded = np.array([isinstance(x, Interval) for x in lanes], dtype=np.bool_).reshape(shape)
+    return Output(base.type, base.bits, base.defined, base.any_nan, (lo, hi), bounded)
+
+
+def is_within(spelling: str, result: object, *inputs: object) -> np.ndarray:
+    """Per lane: is ``result`` an acceptable answer of the ``.approx`` instruction on ``inputs``?"""
+    return evaluate(Spelling.parse(spelling), inputs).matches(result)

@@ -1,0 +1,2 @@
+"""placeholder"""
+HANDLERS: dict[str, object] = {}

@@ -1,0 +1,242 @@
+"""Floating-point instructions with exact results: add/sub/mul/fma/mad/div/sqrt/rcp (IEEE rounding
+modes), min/max, abs/neg, testp, copysign, on f32/f64/f16/bf16 and packed f16x2/bf16x2.
+
+Invariant: results are correctly rounded from the exact value (``fparith``), then ``.ftz``/``.sat``/
+``.relu`` are applied in the order the manual gives; packed types evaluate each element on its own.
+``.approx``/``.full`` forms are delegated to ``approx`` (interval results). Sections: PTX ISA 9.7.3
+(f32/f64: add 9.7.3.1, sub 9.7.3.2, mul 9.7.3.3, fma 9.7.3.4, mad 9.7.3.5, div 9.7.3.6, abs 9.7.3.7,
+neg 9.7.3.8, min 9.7.3.9, max 9.7.3.10, rcp 9.7.3.11, sqrt 9.7.3.13, testp 9.7.3.2x, copysign) and
+9.7.4 (half precision: add, sub, mul, fma, neg, abs, min, max).
+
+min/max rules (9.7.3.9/10): a NaN operand is ignored unless both are NaN (or ``.NaN`` is given), in
+which case the result is the canonical NaN; -0.0 is treated as less than +0.0; ``.xorsign.abs``
+compares magnitudes and gives the result the XOR of the operands' signs unless it is NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from ptx2gcn.reference import approx, fparith
+from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
+from ptx2gcn.reference.ptxtypes import PtxType, join, ptx_type, split
+from ptx2gcn.reference.result import Result
+from ptx2gcn.reference.rounding import round_fraction
+from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
+
+Handler = Callable[[Spelling, Sequence[object]], Result]
+ElementFn = Callable[..., fparith.FloatResult]
+
+RND = ("rn", "rz", "rm", "rp")
+FLOAT_TYPES = ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2")
+
+
+def packed(t: PtxType, element: ElementFn) -> Callable[..., LaneValue]:
+    """Lift a per-element function to a lane function over (possibly packed) registers."""
+    width = t.element_width
+
+    def lane(*registers: int) -> LaneValue:
+        columns = [split(r, width, t.lanes) for r in registers]
+        results = [element(*(col[i] for col in columns)) for i in range(t.lanes)]
+        bits = join([r.bits if isinstance(r, AnyNaN) else r for r in results], width)
+        nan_mask = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN))
+        return AnyNaN(bits, nan_mask) if nan_mask else bits
+
+    return lane
+
+
+def _element_format(t: PtxType) -> FloatFormat:
+    return float_format(t.element)
+
+
+def _rounding(sp: Spelling, required: bool) -> str:
+    return sp.one_of(RND, None if required else "rn")
+
+
+def _check_ftz(sp: Spelling, t: PtxType) -> bool:
+    ftz = sp.has("ftz")
+    if ftz and t.name == "f64":
+        raise ReferenceInputError(f"{sp.text}: .ftz is not valid for .f64")
+    return ftz
+
+
+def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """add/sub/mul/fma/mad."""
+    fused = sp.opcode in ("fma", "mad")
+    sp.require({*RND, "ftz", "sat", "relu"}, FLOAT_TYPES)
+    t = sp.type
+    fmt = _element_format(t)
+    mode = _rounding(sp, required=fused)
+    ftz = _check_ftz(sp, t)
+    sat, relu = sp.has("sat"), sp.has("relu")
+    if relu and (fmt.name not in ("f16", "bf16") or not fused):
+        raise ReferenceInputError(f"{sp.text}: .relu applies to fma on f16/bf16 types only")
+
+    def element(*xs: int) -> fparith.FloatResult:
+        xs_ = fparith.flush_inputs(fmt, ftz, xs)
+        if sp.opcode == "add":
+            r = fparith.add(fmt, xs_[0], xs_[1], mode)
+        elif sp.opcode == "sub":
+            r = fparith.add(fmt, xs_[0], fmt.negate(xs_[1]), mode)
+        elif sp.opcode == "mul":
+            r = fparith.mul(fmt, xs_[0], xs_[1], mode)
+        else:
+            r = fparith.fma(fmt, xs_[0], xs_[1], xs_[2], mode)
+        if relu:
+            return _relu(fmt, r)
+        return fparith.finish(fmt, r, ftz, sat)
+
+    count = 3 if fused else 2
+    return run_lanes(sp, packed(t, element), inputs, [t] * count, [t])
+
+
+def _relu(fmt: FloatFormat, r: fparith.FloatResult) -> fparith.FloatResult:
+    """``.relu`` (9.7.4.4 fma): negative results become +0; NaN becomes the canonical NaN."""
+    if isinstance(r, AnyNaN):
+        return fmt.canonical_nan
+    return fmt.zero() if fmt.is_negative(r) else r
+
+
+def _div(sp: Spelling, inputs: Sequence[object]) -> Result:
+    if sp.has("approx") or sp.has("full"):
+        return approx.evaluate(sp, inputs)
+    sp.require({*RND, "ftz"}, ("f32", "f64"))
+    t = sp.type
+    fmt = _element_format(t)
+    mode, ftz = _rounding(sp, required=True), _check_ftz(sp, t)
+
+    def element(a: int, b: int) -> fparith.FloatResult:
+        a, b = fparith.flush_inputs(fmt, ftz, (a, b))
+        return fparith.finish(fmt, fparith.div(fmt, a, b, mode), ftz, False)
+
+    return run_lanes(sp, packed(t, element), inputs, [t, t], [t])
+
+
+def _unary_rounded(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """sqrt/rcp with an IEEE rounding mode; ``.approx`` goes to the interval model."""
+    if sp.has("approx"):
+        return approx.evaluate(sp, inputs)
+    sp.require({*RND, "ftz"}, ("f32", "f64"))
+    t = sp.type
+    fmt = _element_format(t)
+    mode, ftz = _rounding(sp, required=True), _check_ftz(sp, t)
+    op = fparith.sqrt if sp.opcode == "sqrt" else fparith.rcp
+
+    def element(a: int) -> fparith.FloatResult:
+        (a,) = fparith.flush_inputs(fmt, ftz, (a,))
+        return fparith.finish(fmt, op(fmt, a, mode), ftz, False)
+
+    return run_lanes(sp, packed(t, element), inputs, [t], [t])
+
+
+def _less(fmt: FloatFormat, a: int, b: int) -> bool:
+    """Total order on non-NaN values with -0.0 < +0.0."""
+    va = _ordered_value(fmt, a)
+    vb = _ordered_value(fmt, b)
+    return va < vb
+
+
+def _ordered_value(fmt: FloatFormat, x: int) -> tuple[Fraction | float, int]:
+    if fmt.is_inf(x):
+        return (float("-inf") if fmt.is_negative(x) else float("inf"), 0)
+    value = fmt.exact(x)
+    return (value, -1 if value == 0 and fmt.is_negative(x) else 0)
+
+
+def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require({"ftz", "NaN", "xorsign", "abs"}, FLOAT_TYPES)
+    t = sp.type
+    fmt = _element_format(t)
+    ftz = _check_ftz(sp, t)
+    nan_wins, xorsign = sp.has("NaN"), sp.has("xorsign")
+    if xorsign != sp.has("abs"):
+        raise ReferenceInputError(f"{sp.text}: .xorsign and .abs go together")
+    want_min = sp.opcode == "min"
+
+    def element(*xs: int) -> fparith.FloatResult:
+        xs_ = fparith.flush_inputs(fmt, ftz, xs)
+        sign = sum(fmt.is_negative(x) for x in xs_) % 2 == 1
+        if xorsign:
+            xs_ = [fmt.magnitude(x) for x in xs_]
+        numbers = [x for x in xs_ if not fmt.is_nan(x)]
+        if not numbers or (nan_wins and len(numbers) < len(xs_)):
+            return fmt.canonical_nan
+        best = numbers[0]
+        for x in numbers[1:]:
+            if _less(fmt, x, best) == want_min and x != best:
+                best = x
+        return fmt.with_sign(best, sign) if xorsign else best
+
+    if len(inputs) not in (2, 3):
+        raise ReferenceInputError(f"{sp.text}: takes 2 or 3 source operands")
+    return run_lanes(sp, packed(t, element), inputs, [t] * len(inputs), [t])
+
+
+def _abs_neg(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """abs/neg change only the sign bit; a NaN result's payload is not specified."""
+    sp.require({"ftz"}, FLOAT_TYPES)
+    t = sp.type
+    fmt = _element_format(t)
+    ftz = _check_ftz(sp, t)
+
+    def element(a: int) -> fparith.FloatResult:
+        (a,) = fparith.flush_inputs(fmt, ftz, (a,))
+        out = fmt.magnitude(a) if sp.opcode == "abs" else fmt.negate(a)
+        return AnyNaN(out) if fmt.is_nan(a) else out
+
+    return run_lanes(sp, packed(t, element), inputs, [t], [t])
+
+
+_TESTP: dict[str, Callable[[FpClass], bool]] = {
+    "finite": lambda c: c not in (FpClass.INF, FpClass.NAN),
+    "infinite": lambda c: c is FpClass.INF,
+    "number": lambda c: c is not FpClass.NAN,
+    "notanumber": lambda c: c is FpClass.NAN,
+    # "As a special case, positive and negative zero are considered normal numbers."
+    "normal": lambda c: c in (FpClass.NORMAL, FpClass.ZERO),
+    "subnormal": lambda c: c is FpClass.SUBNORMAL,
+}
+
+
+def _testp(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require(set(_TESTP), ("f32", "f64"))
+    t = sp.type
+    fmt = _element_format(t)
+    test = _TESTP[sp.one_of(_TESTP)]
+
+    def lane(a: int) -> LaneValue:
+        return test(fmt.classify(a))
+
+    return run_lanes(sp, lane, inputs, [t], [ptx_type("pred")])
+
+
+def _copysign(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """``copysign d, a, b``: ``b`` with the sign of ``a`` (note the operand order)."""
+    sp.require(set(), ("f32", "f64"))
+    t = sp.type
+    fmt = _element_format(t)
+
+    def lane(a: int, b: int) -> LaneValue:
+        return fmt.with_sign(b, fmt.is_negative(a))
+
+    return run_lanes(sp, lane, inputs, [t, t], [t])
+
+
+
+
+def _approx_only(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """rsqrt/sin/cos/lg2/ex2/tanh exist only as ``.approx`` (9.7.3.14-9.7.3.19)."""
+    if not sp.has("approx"):
+        raise ReferenceInputError(f"{sp.text}: {sp.opcode} needs .approx")
+    return approx.evaluate(sp, inputs)
+
+
+HANDLERS: dict[str, Handler] = {
+    "add": _arith, "sub": _arith, "mul": _arith, "fma": _arith, "mad": _arith, "div": _div,
+    "sqrt": _unary_rounded, "rcp": _unary_rounded, "min": _min_max, "max": _min_max,
+    "abs": _abs_neg, "neg": _abs_neg, "testp": _testp, "copysign": _copysign,
+    "rsqrt": _approx_only, "sin": _approx_only, "cos": _approx_only, "lg2": _approx_only,
+    "ex2": _approx_only, "tanh": _approx_only,
+}

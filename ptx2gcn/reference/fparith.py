@@ -1,0 +1,134 @@
+"""Scalar IEEE 754 arithmetic on bit patterns with an explicit rounding mode, exactly rounded.
+
+Invariant: finite operands are turned into exact rationals, the exact result is rounded once by
+``rounding.round_to_format``; special operands follow IEEE 754-2019 sections 6 and 7 (invalid
+operations give NaN, exact zero sums are +0 except in round-toward-negative). A NaN result is
+returned as ``AnyNaN(canonical)`` because PTX does not fix the payload of arithmetic NaN results.
+``ftz`` flushes subnormal inputs before and subnormal results after rounding (PTX ISA 9.7.3
+"Floating-point instructions": "subnormal inputs and results are flushed to sign-preserving zero").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from ptx2gcn.reference.floatformat import FloatFormat, FpClass
+from ptx2gcn.reference.rounding import Rational, SquareRoot, round_fraction, round_to_format
+from ptx2gcn.reference.spelling import AnyNaN
+
+FloatResult = int | AnyNaN
+
+
+def nan(fmt: FloatFormat) -> AnyNaN:
+    return AnyNaN(fmt.canonical_nan)
+
+
+def flush_inputs(fmt: FloatFormat, ftz: bool, operands: Sequence[int]) -> list[int]:
+    return [fmt.flush_subnormal(x) if ftz else x for x in operands]
+
+
+def finish(fmt: FloatFormat, result: FloatResult, ftz: bool, sat: bool) -> FloatResult:
+    """Apply output ``.ftz`` and ``.sat`` (clamp to [+0.0, 1.0], NaN -> +0.0; PTX ISA 9.7.3)."""
+    if isinstance(result, AnyNaN):
+        return fmt.zero() if sat else result
+    if ftz:
+        result = fmt.flush_subnormal(result)
+    if sat:
+        if fmt.is_negative(result):
+            return fmt.zero()
+        one = round_fraction(fmt, Fraction(1), "rn")
+        if fmt.magnitude(result) > one:
+            return one
+    return result
+
+
+def _sum_of(fmt: FloatFormat, terms: Sequence[tuple[bool, Fraction]], mode: str) -> int:
+    """Round an exact sum of signed terms; zero sums follow IEEE 754 6.3."""
+    total = sum((-v if neg else v for neg, v in terms), Fraction(0))
+    if total != 0:
+        return round_fraction(fmt, total, mode)
+    nonzero_terms = [neg for neg, v in terms if v != 0]
+    if not nonzero_terms and all(neg for neg, _ in terms):
+        return fmt.zero(True)
+    if not nonzero_terms and not any(neg for neg, _ in terms):
+        return fmt.zero(False)
+    return fmt.zero(mode == "rm")
+
+
+def add(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
+    ca, cb = fmt.classify(a), fmt.classify(b)
+    if FpClass.NAN in (ca, cb):
+        return nan(fmt)
+    if ca is FpClass.INF and cb is FpClass.INF:
+        return a if fmt.is_negative(a) == fmt.is_negative(b) else nan(fmt)
+    if ca is FpClass.INF:
+        return a
+    if cb is FpClass.INF:
+        return b
+    return _sum_of(fmt, [(fmt.is_negative(a), abs(fmt.exact(a))),
+                         (fmt.is_negative(b), abs(fmt.exact(b)))], mode)
+
+
+def mul(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
+    ca, cb = fmt.classify(a), fmt.classify(b)
+    negative = fmt.is_negative(a) != fmt.is_negative(b)
+    if FpClass.NAN in (ca, cb):
+        return nan(fmt)
+    if FpClass.INF in (ca, cb):
+        return nan(fmt) if FpClass.ZERO in (ca, cb) else fmt.infinity(negative)
+    product = abs(fmt.exact(a) * fmt.exact(b))
+    if product == 0:
+        return fmt.zero(negative)
+    return round_to_format(fmt, negative, Rational(product), mode)
+
+
+def fma(fmt: FloatFormat, a: int, b: int, c: int, mode: str) -> FloatResult:
+    """``a * b + c`` with a single rounding (IEEE 754 5.4.1 fusedMultiplyAdd)."""
+    ca, cb, cc = fmt.classify(a), fmt.classify(b), fmt.classify(c)
+    product_negative = fmt.is_negative(a) != fmt.is_negative(b)
+    if FpClass.NAN in (ca, cb, cc):
+        return nan(fmt)
+    if FpClass.INF in (ca, cb):
+        if FpClass.ZERO in (ca, cb):
+            return nan(fmt)
+        if cc is FpClass.INF and fmt.is_negative(c) != product_negative:
+            return nan(fmt)
+        return fmt.infinity(product_negative)
+    if cc is FpClass.INF:
+        return c
+    product = abs(fmt.exact(a) * fmt.exact(b))
+    return _sum_of(fmt, [(product_negative, product), (fmt.is_negative(c), abs(fmt.exact(c)))], mode)
+
+
+def div(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
+    ca, cb = fmt.classify(a), fmt.classify(b)
+    negative = fmt.is_negative(a) != fmt.is_negative(b)
+    if FpClass.NAN in (ca, cb):
+        return nan(fmt)
+    if ca is FpClass.INF:
+        return nan(fmt) if cb is FpClass.INF else fmt.infinity(negative)
+    if cb is FpClass.INF:
+        return fmt.zero(negative)
+    if cb is FpClass.ZERO:
+        return nan(fmt) if ca is FpClass.ZERO else fmt.infinity(negative)
+    if ca is FpClass.ZERO:
+        return fmt.zero(negative)
+    return round_to_format(fmt, negative, Rational(abs(fmt.exact(a) / fmt.exact(b))), mode)
+
+
+def sqrt(fmt: FloatFormat, a: int, mode: str) -> FloatResult:
+    cls = fmt.classify(a)
+    if cls is FpClass.NAN:
+        return nan(fmt)
+    if cls is FpClass.ZERO:
+        return a  # sqrt(-0) = -0 (IEEE 754 6.3)
+    if fmt.is_negative(a):
+        return nan(fmt)
+    if cls is FpClass.INF:
+        return a
+    return round_to_format(fmt, False, SquareRoot(fmt.exact(a)), mode)
+
+
+def rcp(fmt: FloatFormat, a: int, mode: str) -> FloatResult:
+    return div(fmt, round_fraction(fmt, Fraction(1), "rn"), a, mode)

@@ -1,0 +1,131 @@
+"""What the reference model answers: expected destination values plus what may legitimately differ.
+
+Invariant: an ``Output`` never claims more than PTX specifies. Lanes where PTX leaves the result
+unspecified are ``defined == False`` (compare nothing); NaN results whose payload PTX leaves open
+set a bit in ``any_nan`` (compare only "is a NaN", per packed element); ``.approx`` results carry an
+inclusive ``[lo, hi]`` interval built from the manual's error bound. Everything else is bit-exact.
+``Output.matches`` is the single comparison the conformance suite and the fuzzer use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from ptx2gcn.reference.floatformat import float_format
+from ptx2gcn.reference.ptxtypes import PtxType, ptx_type, split
+
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Output:
+    """One destination operand over all lanes."""
+
+    type: PtxType
+    bits: npt.NDArray[np.generic]
+    """Expected bit patterns (unsigned dtype of the type's width; bool for ``.pred``)."""
+    defined: BoolArray
+    any_nan: npt.NDArray[np.uint8]
+    """Bit ``k`` set: packed element ``k`` is a NaN whose bit pattern PTX does not fix."""
+    interval: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
+    """For ``.approx`` results: accepted values ``lo <= x <= hi`` (as float64) where ``bounded``."""
+    bounded: BoolArray | None = None
+
+    def matches(self, actual: object) -> BoolArray:
+        """Per lane: does ``actual`` (bits or a float array of the type) satisfy the model?"""
+        got = _as_storage(actual, self.type)
+        exact = got == self.bits
+        nan_ok = self._nan_ok(got)
+        ok = exact | nan_ok
+        if self.interval is not None and self.bounded is not None:
+            ok = np.where(self.bounded, self._within(got), ok)
+        return np.asarray(ok | ~self.defined, dtype=np.bool_)
+
+    def _nan_ok(self, got: npt.NDArray[np.generic]) -> BoolArray:
+        if not self.any_nan.any():
+            return np.zeros(self.bits.shape, dtype=np.bool_)
+        fmt = float_format(self.type.element)
+        width = self.type.element_width
+        out = np.zeros(self.bits.shape, dtype=np.bool_)
+        for index in np.ndindex(self.bits.shape):
+            flags = int(self.any_nan[index])
+            if not flags:
+                continue
+            got_parts = split(int(got[index]), width, self.type.lanes)
+            want_parts = split(int(self.bits[index]), width, self.type.lanes)
+            out[index] = all(
+                fmt.is_nan(g) if flags >> k & 1 else g == w
+                for k, (g, w) in enumerate(zip(got_parts, want_parts)))
+        return out
+
+    def _within(self, got: npt.NDArray[np.generic]) -> BoolArray:
+        assert self.interval is not None
+        lo, hi = self.interval
+        fmt = float_format(self.type.name)
+        values = np.array([_to_float(fmt.name, int(b)) for b in got.reshape(-1)],
+                          dtype=np.float64).reshape(got.shape)
+        return np.asarray((values >= lo) & (values <= hi), dtype=np.bool_)
+
+
+def _to_float(fmt_name: str, bits: int) -> float:
+    fmt = float_format(fmt_name)
+    if fmt.is_nan(bits):
+        return float("nan")
+    if fmt.is_inf(bits):
+        return float("-inf") if fmt.is_negative(bits) else float("inf")
+    value = float(fmt.exact(bits))
+    return -0.0 if value == 0 and fmt.is_negative(bits) else value
+
+
+def _as_storage(actual: object, t: PtxType) -> npt.NDArray[np.generic]:
+    arr = np.asarray(actual)
+    if t.kind == "pred":
+        return arr.astype(np.bool_)
+    if arr.dtype.kind == "f":
+        return arr.view(t.dtype)
+    return arr.astype(t.dtype)
+
+
+@dataclass(frozen=True)
+class Result:
+    """All destination operands of one instruction, in PTX operand order."""
+
+    outputs: tuple[Output, ...]
+    notes: tuple[str, ...] = field(default=())
+    """Human-readable remarks (why lanes are undefined, which manual rule applied)."""
+
+    @property
+    def value(self) -> npt.NDArray[np.generic]:
+        """Bits of the first destination (the common single-destination case)."""
+        return self.outputs[0].bits
+
+    @property
+    def defined(self) -> BoolArray:
+        return self.outputs[0].defined
+
+    def matches(self, *actual: object) -> BoolArray:
+        """Per lane, all given destinations match; pass them in PTX operand order."""
+        if len(actual) != len(self.outputs):
+            raise ValueError(f"expected {len(self.outputs)} destination arrays, got {len(actual)}")
+        ok = np.ones(self.outputs[0].bits.shape, dtype=np.bool_)
+        for out, got in zip(self.outputs, actual):
+            ok &= out.matches(got)
+        return ok
+
+
+def make_output(type_name: str | PtxType, bits: npt.NDArray[np.object_],
+                defined: npt.NDArray[np.object_] | BoolArray | None = None,
+                any_nan: npt.NDArray[np.object_] | None = None) -> Output:
+    """Build an ``Output`` from object arrays of Python ints/bools (the model's working form)."""
+    t = type_name if isinstance(type_name, PtxType) else ptx_type(type_name)
+    shape = np.shape(bits)
+    flat = [x for x in np.asarray(bits, dtype=object).reshape(-1)]
+    storage = np.array([bool(x) for x in flat] if t.kind == "pred" else [int(x) for x in flat],
+                       dtype=t.dtype).reshape(shape)
+    ok = np.ones(shape, dtype=np.bool_) if defined is None else np.asarray(defined).astype(np.bool_)
+    nan = (np.zeros(shape, dtype=np.uint8) if any_nan is None
+           else np.asarray(any_nan).astype(np.uint8))
+    return Output(t, storage, np.broadcast_to(ok, shape).copy(), np.broadcast_to(nan, shape).copy())
