@@ -1,0 +1,599 @@
+"""The own linker: LLVM's relocatable AMDGPU objects → a loadable HSA code object v5 (ET_DYN).
+
+Invariant: ``link_hsaco`` either returns a complete shared object or raises ``LinkError`` naming the
+object and the symbol or section at fault; it never reads outside its inputs and its output is a
+pure function of them. For inputs ``ld.lld -shared`` accepts, the result has ld.lld's section and
+segment layout (``ptx2gcn.link_layout``), the same dynamic and static symbols, the same GOT, the same
+dynamic relocations (``R_AMDGPU_RELATIVE64`` for non-preemptible targets, ``R_AMDGPU_ABS64`` against
+exported default-visibility symbols) and the same loaded bytes, following lld's ``ELF/Arch/AMDGPU.cpp``
+and relocation scanner (read for reference, not copied).
+
+Deliberate differences from ld.lld: an undefined symbol is an error (a code object imports
+nothing); several ``NT_AMDGPU_METADATA`` notes (one per input object) are merged into one, since
+loaders read a single metadata map; no ``.comment``; ``SHF_MERGE`` sections are concatenated, not
+deduplicated; ``e_flags`` of all inputs must be identical.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import msgpack  # pyright: ignore[reportMissingTypeStubs]
+
+from ptx2gcn import elf
+from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
+from ptx2gcn.elf import ElfError, ElfFile, Section, Symbol, parse_notes
+from ptx2gcn.elf_writer import (DT_GNU_HASH, DT_HASH, DT_NULL, DT_RELA, DT_RELACOUNT, DT_RELAENT, DT_RELASZ,
+                                DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB, DYN_SIZE, RELA_SIZE, SHT_GNU_HASH,
+                                SYM_SIZE, FileHeader, StringTable, SymbolEntry, assemble, build_gnu_hash,
+                                build_sysv_hash, gnu_hash_order, pack_dynamic, pack_note, pack_rela,
+                                pack_symbols)
+from ptx2gcn.link_layout import OutputSection, align_up, layout, section_headers
+
+SHT_GROUP = 17
+SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY = 14, 15, 16
+SHT_LLVM_ADDRSIG = 0x6FFF4C03
+SHF_EXCLUDE = 0x80000000
+_KEPT_FLAGS = elf.SHF_ALLOC | elf.SHF_WRITE | elf.SHF_EXECINSTR
+_DROPPED_TYPES = {elf.SHT_NULL, elf.SHT_SYMTAB, elf.SHT_STRTAB, elf.SHT_RELA, elf.SHT_REL, SHT_GROUP,
+                  SHT_LLVM_ADDRSIG}
+_OUTPUT_PREFIXES = (".text", ".data.rel.ro", ".data", ".rodata", ".bss.rel.ro", ".bss")
+_RELRO_TYPES = {SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY}
+
+_ABSOLUTE = {elf.R_AMDGPU_ABS32, elf.R_AMDGPU_ABS64}
+_PC_RELATIVE = {elf.R_AMDGPU_REL32, elf.R_AMDGPU_REL32_LO, elf.R_AMDGPU_REL32_HI, elf.R_AMDGPU_REL64,
+                elf.R_AMDGPU_REL16}
+_GOT_RELATIVE = {elf.R_AMDGPU_GOTPCREL, elf.R_AMDGPU_GOTPCREL32_LO, elf.R_AMDGPU_GOTPCREL32_HI}
+_WIDTH = {elf.R_AMDGPU_ABS32: 4, elf.R_AMDGPU_ABS64: 8, elf.R_AMDGPU_REL32: 4, elf.R_AMDGPU_REL32_LO: 4,
+          elf.R_AMDGPU_REL32_HI: 4, elf.R_AMDGPU_REL64: 8, elf.R_AMDGPU_REL16: 2, elf.R_AMDGPU_GOTPCREL: 4,
+          elf.R_AMDGPU_GOTPCREL32_LO: 4, elf.R_AMDGPU_GOTPCREL32_HI: 4}
+_HIGH_HALF = {elf.R_AMDGPU_REL32_HI, elf.R_AMDGPU_GOTPCREL32_HI}
+_RELOC_NAMES = {getattr(elf, n): n for n in dir(elf) if n.startswith("R_AMDGPU_")}
+_MASK64 = (1 << 64) - 1
+
+
+class LinkError(Ptx2GcnError):
+    """The objects cannot be linked; the message names the object and the symbol or section."""
+
+    @classmethod
+    def of(cls, where: str, message: str) -> LinkError:
+        return cls(Diagnostic(Severity.ERROR, Span.unknown(where), message))
+
+
+def _reloc_name(kind: int) -> str:
+    return _RELOC_NAMES.get(kind, f"relocation type {kind}")
+
+
+# -- inputs -------------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class InputSection:
+    obj: InputObject
+    header: Section
+    data: bytearray
+    output: OutputSection | None = None
+    offset: int = 0
+    """Offset inside ``output``."""
+
+    @property
+    def name(self) -> str:
+        return self.header.name
+
+    @property
+    def address(self) -> int:
+        assert self.output is not None
+        return self.output.addr + self.offset
+
+
+@dataclass(eq=False)
+class LinkSymbol:
+    """A symbol after resolution: every reference to a global name shares one object."""
+
+    name: str
+    binding: int
+    type: int
+    size: int
+    visibility: int
+    section: InputSection | None
+    value: int
+    defined: bool
+    where: str
+    """The object that defines it (or first refers to it)."""
+
+    @property
+    def absolute(self) -> bool:
+        return self.defined and self.section is None
+
+    @property
+    def exported(self) -> bool:
+        """Goes into .dynsym: a global whose visibility is default or protected."""
+        return self.binding != elf.STB_LOCAL and self.visibility in (elf.STV_DEFAULT, elf.STV_PROTECTED)
+
+    @property
+    def preemptible(self) -> bool:
+        """Another module could interpose it, so references go through dynamic relocations."""
+        return self.binding != elf.STB_LOCAL and self.visibility == elf.STV_DEFAULT
+
+    def address(self) -> int:
+        return self.value if self.section is None else self.section.address + self.value
+
+    def adopt(self, other: LinkSymbol) -> None:
+        """Take ``other``'s definition, keeping the most constraining visibility of both."""
+        self.binding, self.type, self.size = other.binding, other.type, other.size
+        self.section, self.value, self.defined, self.where = other.section, other.value, True, other.where
+
+
+@dataclass(eq=False)
+class InputObject:
+    name: str
+    elf: ElfFile
+    sections: dict[int, InputSection] = field(default_factory=lambda: {})
+    symbols: list[LinkSymbol] = field(default_factory=lambda: [])
+    locals: list[LinkSymbol] = field(default_factory=lambda: [])
+    """Named local symbols in live sections, in symbol-table order (for .symtab)."""
+
+
+def _read_object(data: bytes, name: str) -> InputObject:
+    try:
+        image = ElfFile(data)
+        if image.type != elf.ET_REL:
+            raise LinkError.of(name, f"not a relocatable object (ELF type {image.type})")
+        if image.machine != elf.EM_AMDGPU:
+            raise LinkError.of(name, f"wrong machine {image.machine}, expected EM_AMDGPU ({elf.EM_AMDGPU})")
+        if image.osabi != elf.ELFOSABI_AMDGPU_HSA:
+            raise LinkError.of(name, f"OS/ABI {image.osabi} is not AMDGPU HSA ({elf.ELFOSABI_AMDGPU_HSA})")
+        obj = InputObject(name, image)
+        for section in image.sections:
+            if section.type in _DROPPED_TYPES or section.flags & SHF_EXCLUDE or section.name == ".note.GNU-stack":
+                continue
+            obj.sections[section.index] = InputSection(obj, section, bytearray(image.section_data(section)))
+        return obj
+    except ElfError as error:
+        raise LinkError.of(name, f"malformed object: {error}") from None
+
+
+def _min_visibility(a: int, b: int) -> int:
+    """The more constraining of two visibilities (internal < hidden < protected < default)."""
+    if a == elf.STV_DEFAULT:
+        return b
+    if b == elf.STV_DEFAULT:
+        return a
+    return min(a, b)
+
+
+def _symbol_of(obj: InputObject, raw: Symbol) -> LinkSymbol:
+    section: InputSection | None = None
+    defined = raw.shndx != elf.SHN_UNDEF
+    if raw.shndx == elf.SHN_COMMON:
+        raise LinkError.of(obj.name, f"common symbol '{raw.name}' is not supported")
+    if defined and raw.shndx != elf.SHN_ABS:
+        if raw.shndx >= 0xFF00:
+            raise LinkError.of(obj.name, f"symbol '{raw.name}' has unsupported section index 0x{raw.shndx:x}")
+        section = obj.sections.get(raw.shndx)
+        defined = section is not None
+    name = section.name if section is not None and raw.type == elf.STT_SECTION else raw.name
+    return LinkSymbol(name, raw.binding, raw.type, raw.size, raw.visibility, section, raw.value, defined, obj.name)
+
+
+def _resolve(obj: InputObject, table: dict[str, LinkSymbol]) -> None:
+    """Fill ``obj.symbols``: locals are private; globals are merged into ``table``."""
+    symtab = next((s for s in obj.elf.sections if s.type == elf.SHT_SYMTAB), None)
+    raw_symbols = obj.elf.symbols(symtab) if symtab is not None else []
+    for index, raw in enumerate(raw_symbols):
+        symbol = _symbol_of(obj, raw)
+        if index == 0:
+            symbol.defined = True  # the null symbol: S = 0
+        if index < (symtab.info if symtab is not None else 0) or raw.binding == elf.STB_LOCAL:
+            if symbol.defined and raw.type != elf.STT_SECTION and raw.name and index:
+                obj.locals.append(symbol)
+            obj.symbols.append(symbol)
+            continue
+        obj.symbols.append(_merge_global(table, symbol))
+
+
+def _merge_global(table: dict[str, LinkSymbol], new: LinkSymbol) -> LinkSymbol:
+    old = table.setdefault(new.name, new)
+    if old is new:
+        return new
+    old.visibility = _min_visibility(old.visibility, new.visibility)
+    if not new.defined:
+        return old
+    if not old.defined or (old.binding == elf.STB_WEAK and new.binding != elf.STB_WEAK):
+        old.adopt(new)
+    elif new.binding != elf.STB_WEAK and old.binding != elf.STB_WEAK:
+        raise LinkError.of(new.where, f"duplicate symbol '{new.name}' (also defined in {old.where})")
+    return old
+
+
+# -- output sections ----------------------------------------------------------------------------
+
+def _output_name(name: str) -> str:
+    for prefix in _OUTPUT_PREFIXES:
+        if name == prefix or name.startswith(prefix + "."):
+            return prefix
+    return name
+
+
+def _place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
+    """Group input sections into output sections (first-appearance order) and give them offsets."""
+    outputs: dict[str, OutputSection] = {}
+    for obj in objects:
+        for section in obj.sections.values():
+            header = section.header
+            name = _output_name(header.name)
+            out = outputs.get(name)
+            if out is None:
+                out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS)
+                out.relro = bool(out.flags & elf.SHF_WRITE) and (
+                    name in (".data.rel.ro", ".bss.rel.ro") or header.type in _RELRO_TYPES)
+            if out.type == elf.SHT_NOBITS and header.type != elf.SHT_NOBITS:
+                out.type = header.type
+            out.flags |= header.flags & _KEPT_FLAGS
+            out.align = max(out.align, header.addralign, 1)
+            section.output, section.offset = out, align_up(out.size, header.addralign)
+            out.size = section.offset + header.size
+            out.parts.append(section)
+    return list(outputs.values())
+
+
+def _rank(section: OutputSection) -> int:
+    """ld.lld's section order: notes, other read-only, code, RELRO, data, bss, non-allocated."""
+    if not section.alloc:
+        return 7
+    if section.flags & elf.SHF_EXECINSTR:
+        return 3
+    if not section.flags & elf.SHF_WRITE:
+        return 0 if section.type == elf.SHT_NOTE else 2 if section.type == elf.SHT_PROGBITS else 1
+    if section.relro:
+        return 4
+    return 6 if section.nobits else 5
+
+
+def _merge_metadata(section: OutputSection) -> None:
+    """Replace several NT_AMDGPU_METADATA notes in one note section by a single merged note."""
+    notes = [note for part in cast(list[InputSection], section.parts) for note in parse_notes(part.data)]
+    metadata = [n for n in notes if n.name == "AMDGPU" and n.type == elf.NT_AMDGPU_METADATA]
+    if len(metadata) < 2:
+        return
+    where = f"section {section.name}"
+    merged: dict[str, Any] = {}
+    for note in metadata:
+        try:
+            document = cast(dict[str, Any], msgpack.unpackb(note.desc, raw=False, strict_map_key=False))
+        except (ValueError, TypeError, msgpack.UnpackException) as error:
+            raise LinkError.of(where, f"unreadable AMDGPU metadata: {error}") from None
+        for key, value in document.items():
+            if key == "amdhsa.kernels":
+                merged.setdefault(key, []).extend(value)
+            elif merged.setdefault(key, value) != value:
+                raise LinkError.of(where, f"conflicting AMDGPU metadata '{key}': {merged[key]!r} vs {value!r}")
+    desc = cast(bytes, msgpack.packb(merged, use_bin_type=True))
+    others = [pack_note(n.name, n.type, n.desc) for n in notes if not any(n is m for m in metadata)]
+    section.data = b"".join(others) + pack_note("AMDGPU", elf.NT_AMDGPU_METADATA, desc)
+    section.size = len(section.data)
+
+
+# -- relocation scanning ------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Fixup:
+    """A relocation resolved at link time, patched into its section once addresses are known."""
+
+    section: InputSection
+    offset: int
+    type: int
+    symbol: LinkSymbol
+    addend: int
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicReloc:
+    """A relocation left to the loader: RELATIVE64 (base + S + A) or ABS64 against an exported symbol."""
+
+    type: int
+    section: InputSection | None
+    """Where it applies; ``None`` means the GOT."""
+    offset: int
+    symbol: LinkSymbol
+    addend: int
+
+
+@dataclass(eq=False)
+class Relocations:
+    fixups: list[Fixup] = field(default_factory=lambda: [])
+    dynamic: list[DynamicReloc] = field(default_factory=lambda: [])
+    needs_got: set[LinkSymbol] = field(default_factory=lambda: set())
+    got_slots: dict[LinkSymbol, int] = field(default_factory=lambda: {})
+
+    def assign_got(self, candidates: Sequence[LinkSymbol]) -> None:
+        """GOT slots in symbol-table order (globals, then each object's locals), as ld.lld does."""
+        for symbol in candidates:
+            if symbol in self.needs_got and symbol not in self.got_slots:
+                offset = 8 * len(self.got_slots)
+                self.got_slots[symbol] = offset
+                if symbol.preemptible:
+                    self.dynamic.append(DynamicReloc(elf.R_AMDGPU_ABS64, None, offset, symbol, 0))
+                elif not symbol.absolute:
+                    self.dynamic.append(DynamicReloc(elf.R_AMDGPU_RELATIVE64, None, offset, symbol, 0))
+
+
+def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Relocations:
+    relocs = Relocations()
+    for obj in objects:
+        for rela in obj.elf.relocation_sections():
+            target = obj.sections.get(rela.info)
+            if target is None:
+                continue
+            if rela.type != elf.SHT_RELA:
+                raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not supported")
+            if target.output is not None and target.output.data:
+                raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
+            for reloc in obj.elf.relocations(rela):
+                _scan_one(relocs, target, reloc)
+    relocs.assign_got([*table.values(), *(s for obj in objects for s in obj.symbols)])
+    return relocs
+
+
+def _scan_one(relocs: Relocations, section: InputSection, reloc: elf.Relocation) -> None:
+    obj, kind, name = section.obj, reloc.type, _reloc_name(reloc.type)
+    where = f"section {section.name}+0x{reloc.offset:x}"
+    if kind == elf.R_AMDGPU_NONE:
+        return
+    width = _WIDTH.get(kind)
+    if width is None:
+        raise LinkError.of(obj.name, f"unsupported relocation {name} at {where}")
+    if not 0 <= reloc.symbol < len(obj.symbols):
+        raise LinkError.of(obj.name, f"{name} at {where} refers to missing symbol #{reloc.symbol}")
+    if reloc.offset + width > section.header.size:
+        raise LinkError.of(obj.name, f"{name} at {where} lies outside the section")
+    symbol = obj.symbols[reloc.symbol]
+    if not symbol.defined:
+        raise LinkError.of(obj.name, f"undefined symbol '{symbol.name}' (referenced by {name} at {where})")
+    fixup = Fixup(section, reloc.offset, kind, symbol, reloc.addend)
+    writable = bool(section.header.flags & elf.SHF_WRITE)
+    if kind in _GOT_RELATIVE:
+        relocs.needs_got.add(symbol)
+    elif not section.header.flags & elf.SHF_ALLOC:
+        if kind not in _ABSOLUTE:
+            raise LinkError.of(obj.name, f"{name} at {where} is not supported in a non-allocated section")
+    elif kind in _PC_RELATIVE:
+        if symbol.preemptible or symbol.absolute:
+            what = "preemptible (default visibility)" if symbol.preemptible else "absolute"
+            raise LinkError.of(obj.name, f"{name} against symbol '{symbol.name}' at {where}: the symbol is "
+                               f"{what}, so a PC-relative reference cannot be resolved at link time")
+    elif not symbol.absolute:
+        if kind != elf.R_AMDGPU_ABS64:
+            raise LinkError.of(obj.name, f"{name} against symbol '{symbol.name}' at {where} cannot be "
+                               "relocated at load time (only R_AMDGPU_ABS64 can)")
+        if not writable:
+            raise LinkError.of(obj.name, f"{name} against symbol '{symbol.name}' at {where} needs a dynamic "
+                               f"relocation, but section {section.name} is read-only")
+        dyn = elf.R_AMDGPU_ABS64 if symbol.preemptible else elf.R_AMDGPU_RELATIVE64
+        relocs.dynamic.append(DynamicReloc(dyn, section, reloc.offset, symbol, reloc.addend))
+        return
+    relocs.fixups.append(fixup)
+
+
+def _apply(fixup: Fixup, data: bytearray, got: OutputSection | None, slots: dict[LinkSymbol, int]) -> None:
+    kind, place = fixup.type, fixup.section.address + fixup.offset
+    if kind in _GOT_RELATIVE:
+        assert got is not None
+        value = got.addr + slots[fixup.symbol] + fixup.addend - place
+    elif kind in _PC_RELATIVE:
+        value = fixup.symbol.address() + fixup.addend - place
+    else:
+        value = fixup.symbol.address() + fixup.addend
+    if kind == elf.R_AMDGPU_REL16:
+        words = abs(value - 4) // 4 * (1 if value >= 4 else -1)  # C++ division truncates toward zero
+        if not -0x8000 <= words < 0x8000:
+            raise LinkError.of(fixup.section.obj.name, f"R_AMDGPU_REL16 to '{fixup.symbol.name}' at section "
+                               f"{fixup.section.name}+0x{fixup.offset:x} is out of range ({words} words)")
+        struct.pack_into("<h", data, fixup.offset, words)
+    elif _WIDTH[kind] == 8:
+        struct.pack_into("<Q", data, fixup.offset, value & _MASK64)
+    else:
+        struct.pack_into("<I", data, fixup.offset, ((value >> 32) if kind in _HIGH_HALF else value) & 0xFFFFFFFF)
+
+
+# -- the output file ----------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class _DynamicSymbols:
+    symbols: list[LinkSymbol]
+    """In .dynsym order (entry i + 1), sorted for the GNU hash table."""
+    strings: StringTable
+    index: dict[LinkSymbol, int]
+
+
+def _dynamic_symbols(table: dict[str, LinkSymbol]) -> _DynamicSymbols:
+    exported = [symbol for symbol in table.values() if symbol.defined and symbol.exported]
+    strings = StringTable()
+    for symbol in exported:
+        strings.add(symbol.name)
+    ordered = [exported[i] for i in gnu_hash_order([symbol.name for symbol in exported])]
+    return _DynamicSymbols(ordered, strings, {symbol: i + 1 for i, symbol in enumerate(ordered)})
+
+
+def _symbol_entry(symbol: LinkSymbol, strings: StringTable, binding: int) -> SymbolEntry:
+    section = symbol.section
+    shndx = elf.SHN_ABS if section is None or section.output is None else section.output.index
+    return SymbolEntry(strings.add(symbol.name), (binding << 4) | symbol.type, symbol.visibility, shndx,
+                       symbol.address(), symbol.size)
+
+
+@dataclass(eq=False)
+class _Synthetic:
+    """The linker-made sections (sizes fixed before layout, contents after)."""
+
+    dynsym: OutputSection
+    gnu_hash: OutputSection
+    hash: OutputSection
+    dynstr: OutputSection
+    rela: OutputSection | None
+    dynamic: OutputSection
+    got: OutputSection | None
+    padding: OutputSection
+    symtab: OutputSection
+    shstrtab: OutputSection
+    strtab: OutputSection
+
+
+def _make_synthetic(dyn: _DynamicSymbols, relocs: Relocations, symtab_count: int) -> _Synthetic:
+    alloc, writable = elf.SHF_ALLOC, elf.SHF_ALLOC | elf.SHF_WRITE
+    names = [symbol.name for symbol in dyn.symbols]
+    dynstr = OutputSection(".dynstr", elf.SHT_STRTAB, alloc, data=dyn.strings.data())
+    dynsym = OutputSection(".dynsym", elf.SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE,
+                           link=dynstr, info=1)
+    gnu = OutputSection(".gnu.hash", SHT_GNU_HASH, alloc, 8, link=dynsym, data=build_gnu_hash(names, 1))
+    sysv = OutputSection(".hash", elf.SHT_HASH, alloc, 4, entsize=4, link=dynsym,
+                         data=build_sysv_hash(["", *names]))
+    rela = None
+    if relocs.dynamic:
+        rela = OutputSection(".rela.dyn", elf.SHT_RELA, alloc, 8, RELA_SIZE * len(relocs.dynamic), RELA_SIZE,
+                             link=dynsym)
+    dynamic = OutputSection(".dynamic", elf.SHT_DYNAMIC, writable, 8, entsize=DYN_SIZE, relro=True, link=dynstr)
+    got = None
+    if relocs.got_slots:
+        got = OutputSection(".got", elf.SHT_PROGBITS, writable, 8, 8 * len(relocs.got_slots), relro=True)
+    padding = OutputSection(".relro_padding", elf.SHT_NOBITS, writable, relro=True, padding=True)
+    strtab = OutputSection(".strtab", elf.SHT_STRTAB, 0)
+    symtab = OutputSection(".symtab", elf.SHT_SYMTAB, 0, 8, SYM_SIZE * symtab_count, SYM_SIZE, link=strtab)
+    shstrtab = OutputSection(".shstrtab", elf.SHT_STRTAB, 0)
+    for section in (dynstr, gnu, sysv):
+        section.size = len(section.data)
+    synthetic = _Synthetic(dynsym, gnu, sysv, dynstr, rela, dynamic, got, padding, symtab, shstrtab, strtab)
+    dynamic.size = DYN_SIZE * len(_dynamic_entries(synthetic, relocs))
+    return synthetic
+
+
+def _dynamic_entries(synthetic: _Synthetic, relocs: Relocations) -> list[tuple[int, int]]:
+    entries: list[tuple[int, int]] = []
+    if synthetic.rela is not None:
+        entries += [(DT_RELA, synthetic.rela.addr), (DT_RELASZ, synthetic.rela.size), (DT_RELAENT, RELA_SIZE)]
+        relative = sum(1 for d in relocs.dynamic if d.type == elf.R_AMDGPU_RELATIVE64)
+        if relative:
+            entries.append((DT_RELACOUNT, relative))
+    entries += [(DT_SYMTAB, synthetic.dynsym.addr), (DT_SYMENT, SYM_SIZE), (DT_STRTAB, synthetic.dynstr.addr),
+                (DT_STRSZ, synthetic.dynstr.size), (DT_GNU_HASH, synthetic.gnu_hash.addr),
+                (DT_HASH, synthetic.hash.addr), (DT_NULL, 0)]
+    return entries
+
+
+def _order(placed: list[OutputSection], synthetic: _Synthetic) -> list[OutputSection]:
+    """Final section order: ld.lld's ranks, synthetic sections where ld.lld puts them."""
+    by_rank: dict[int, list[OutputSection]] = {}
+    for section in placed:
+        by_rank.setdefault(_rank(section), []).append(section)
+    s = synthetic
+    early = [x for x in (s.dynsym, s.gnu_hash, s.hash, s.dynstr, s.rela) if x is not None]
+    relro_tail = [x for x in (s.dynamic, s.got, s.padding) if x is not None]
+    out = [*by_rank.get(0, []), *early, *by_rank.get(1, []), *by_rank.get(2, []), *by_rank.get(3, []),
+           *by_rank.get(4, []), *relro_tail, *by_rank.get(5, []), *by_rank.get(6, []), *by_rank.get(7, []),
+           s.symtab, s.shstrtab, s.strtab]
+    return out
+
+
+def _static_symbols(objects: Sequence[InputObject], table: dict[str, LinkSymbol],
+                    synthetic: _Synthetic) -> tuple[list[SymbolEntry], int, StringTable]:
+    """.symtab entries as ld.lld orders them: object locals, demoted globals, _DYNAMIC, globals."""
+    strings = StringTable()
+    entries = [_symbol_entry(s, strings, elf.STB_LOCAL) for obj in objects for s in obj.locals]
+    defined = [s for s in table.values() if s.defined]
+    entries += [_symbol_entry(s, strings, elf.STB_LOCAL) for s in defined if not s.exported]
+    dynamic = synthetic.dynamic
+    entries.append(SymbolEntry(strings.add("_DYNAMIC"), elf.STB_LOCAL << 4, 2, dynamic.index, dynamic.addr, 0))
+    first_global = len(entries) + 1
+    entries += [_symbol_entry(s, strings, s.binding) for s in defined if s.exported]
+    return entries, first_global, strings
+
+
+def _check_headers(objects: Sequence[InputObject]) -> None:
+    first = objects[0].elf
+    for obj in objects[1:]:
+        if obj.elf.flags != first.flags:
+            raise LinkError.of(obj.name, f"e_flags 0x{obj.elf.flags:x} do not match 0x{first.flags:x} of "
+                               f"{objects[0].name}")
+        if obj.elf.abiversion != first.abiversion:
+            raise LinkError.of(obj.name, f"ABI version {obj.elf.abiversion} does not match "
+                               f"{first.abiversion} of {objects[0].name}")
+
+
+def _fill_inputs(placed: Sequence[OutputSection], relocs: Relocations, got: OutputSection | None) -> None:
+    for fixup in relocs.fixups:
+        _apply(fixup, fixup.section.data, got, relocs.got_slots)
+    for section in placed:
+        if section.nobits or section.data:
+            continue
+        data = bytearray(section.size)
+        for part in cast(list[InputSection], section.parts):
+            data[part.offset:part.offset + len(part.data)] = part.data
+        section.data = bytes(data)
+
+
+def _fill_synthetic(s: _Synthetic, dyn: _DynamicSymbols, relocs: Relocations) -> None:
+    s.dynsym.data = pack_symbols(_symbol_entry(symbol, dyn.strings, symbol.binding) for symbol in dyn.symbols)
+    rows: list[tuple[int, int, int, int]] = []
+    for d in relocs.dynamic:
+        place = d.offset + (s.got.addr if d.section is None and s.got is not None else 0)
+        place += d.section.address if d.section is not None else 0
+        if d.type == elf.R_AMDGPU_RELATIVE64:
+            rows.append((place, d.type, 0, (d.symbol.address() + d.addend) & _MASK64))
+        else:
+            rows.append((place, d.type, dyn.index[d.symbol], d.addend))
+    rows.sort(key=lambda row: (row[1] != elf.R_AMDGPU_RELATIVE64, row[2], row[0]))
+    if s.rela is not None:
+        s.rela.data = pack_rela((o, t, i, a if a < 1 << 63 else a - (1 << 64)) for o, t, i, a in rows)
+    s.dynamic.data = pack_dynamic(_dynamic_entries(s, relocs))
+    if s.got is not None:
+        got = bytearray(s.got.size)
+        for symbol, offset in relocs.got_slots.items():
+            if symbol.absolute and not symbol.preemptible:
+                struct.pack_into("<Q", got, offset, symbol.address() & _MASK64)
+        s.got.data = bytes(got)
+
+
+def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> bytes:
+    """Link relocatable gfx9xx objects (from ``ptx2gcn.emit.target.emit_object``) into an HSACO.
+
+    ``names`` label the objects in error messages (default ``<object N>``).
+    """
+    if not objects:
+        raise LinkError.of("<link>", "no input objects")
+    labels = list(names) if names is not None else [f"<object {i}>" for i in range(len(objects))]
+    inputs = [_read_object(bytes(data), label) for data, label in zip(objects, labels, strict=True)]
+    _check_headers(inputs)
+    table: dict[str, LinkSymbol] = {}
+    try:
+        for obj in inputs:
+            _resolve(obj, table)
+        placed = sorted(_place_inputs(inputs), key=_rank)
+        for section in placed:
+            if section.type == elf.SHT_NOTE:
+                _merge_metadata(section)
+        relocs = _scan(inputs, table)
+    except ElfError as error:
+        raise LinkError.of("<link>", f"malformed object: {error}") from None
+    dyn = _dynamic_symbols(table)
+    # Names and counts do not depend on addresses: a first pass sizes .symtab and .strtab.
+    symtab_count = 2 + sum(len(obj.locals) for obj in inputs) + sum(1 for s in table.values() if s.defined)
+    synthetic = _make_synthetic(dyn, relocs, symtab_count)
+    sections = _order(placed, synthetic)
+    shstrtab = StringTable()
+    for section in sections:
+        shstrtab.add(section.name)
+    synthetic.shstrtab.data = shstrtab.data()
+    synthetic.shstrtab.size = len(shstrtab)
+    synthetic.strtab.size = len(_static_symbols(inputs, table, synthetic)[2])
+    plan = layout(sections)
+    _fill_inputs(placed, relocs, synthetic.got)
+    _fill_synthetic(synthetic, dyn, relocs)
+    entries, first_global, strings = _static_symbols(inputs, table, synthetic)
+    synthetic.symtab.data, synthetic.symtab.info = pack_symbols(entries), first_global
+    synthetic.strtab.data = strings.data()
+    header = FileHeader(inputs[0].elf.osabi, inputs[0].elf.abiversion, inputs[0].elf.flags, len(plan.phdrs),
+                        plan.shoff, len(sections) + 1, synthetic.shstrtab.index)
+    pieces = [(section.offset, section.data) for section in sections if not section.nobits]
+    return assemble(header, plan.phdrs, pieces, section_headers(sections, shstrtab))

@@ -1,0 +1,184 @@
+"""Output sections of a shared object and their placement as ld.lld places them.
+
+Invariant: ``layout`` takes the output sections in their final order (allocated ones first, grouped
+read-only, executable, RELRO, writable, as ``ptx2gcn.link`` orders them) with final sizes, and
+assigns every address, file offset and program header exactly by ld.lld's rules for a default
+``-shared`` link (max/common page size 4 KiB): the first PT_LOAD holds the ELF and program
+headers; a new PT_LOAD starts where the segment permissions change or RELRO ends; the first
+section of a later PT_LOAD advances to ``align(dot, page) + dot % page`` so no file padding is
+needed; file offsets stay congruent to addresses modulo the page; ``.relro_padding`` stretches the
+RELRO segment to a page boundary without moving the following segment. Contents are not touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ptx2gcn.elf import (PF_R, PF_W, PF_X, PT_DYNAMIC, PT_GNU_RELRO, PT_GNU_STACK, PT_LOAD, PT_NOTE,
+                         PT_PHDR, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNAMIC, SHT_NOBITS, SHT_NOTE)
+from ptx2gcn.elf_writer import EHDR_SIZE, PHDR_SIZE, ProgramHeader, SectionHeader, StringTable
+
+PAGE_SIZE = 0x1000
+
+
+def align_up(value: int, alignment: int) -> int:
+    return value if alignment <= 1 else (value + alignment - 1) // alignment * alignment
+
+
+@dataclass(eq=False)
+class OutputSection:
+    """One section of the output file; ``data`` is filled in once addresses are known."""
+
+    name: str
+    type: int
+    flags: int
+    align: int = 1
+    size: int = 0
+    entsize: int = 0
+    relro: bool = False
+    padding: bool = False
+    """The ``.relro_padding`` section: its size is whatever reaches the next page boundary."""
+    link: OutputSection | None = None
+    info: int = 0
+    data: bytes = b""
+    addr: int = 0
+    offset: int = 0
+    index: int = 0
+    """Section header index (1-based; assigned by ``layout``)."""
+    parts: list[object] = field(default_factory=lambda: [])
+    """The input sections placed here (opaque to this module)."""
+
+    @property
+    def alloc(self) -> bool:
+        return bool(self.flags & SHF_ALLOC)
+
+    @property
+    def nobits(self) -> bool:
+        return self.type == SHT_NOBITS
+
+    @property
+    def segment_flags(self) -> int:
+        return PF_R | (PF_W if self.flags & SHF_WRITE else 0) | (PF_X if self.flags & SHF_EXECINSTR else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    phdrs: tuple[ProgramHeader, ...]
+    shoff: int
+
+
+def _plan_loads(alloc: Sequence[OutputSection]) -> list[list[OutputSection]]:
+    """Split allocated sections into PT_LOADs; the first (read-only) one also holds the headers."""
+    loads: list[list[OutputSection]] = [[]]
+    flags, relro = PF_R, False
+    for section in alloc:
+        if section.segment_flags != flags or (relro and not section.relro):
+            loads.append([])
+        loads[-1].append(section)
+        flags, relro = section.segment_flags, section.relro
+    return loads
+
+
+def _note_groups(alloc: Sequence[OutputSection]) -> list[list[OutputSection]]:
+    """Runs of adjacent SHT_NOTE sections with equal alignment, one PT_NOTE each."""
+    groups: list[list[OutputSection]] = []
+    previous: OutputSection | None = None
+    for section in alloc:
+        if section.type == SHT_NOTE:
+            if previous is None or previous.align != section.align:
+                groups.append([])
+            groups[-1].append(section)
+            previous = section
+        else:
+            previous = None
+    return groups
+
+
+def _assign_addresses(alloc: Sequence[OutputSection], loads: list[list[OutputSection]], start: int) -> None:
+    first_of_load = {id(load[0]): load[0] for load in loads[1:] if load}
+    owner: dict[int, OutputSection | None] = {}
+    for load in loads:
+        for section in load:
+            owner[id(section)] = load[0] if load is not loads[0] else None
+    dot = offset = start
+    for section in alloc:
+        is_first = id(section) in first_of_load
+        if is_first:
+            dot = align_up(dot, PAGE_SIZE) + dot % PAGE_SIZE
+        dot = align_up(dot, section.align)
+        section.addr = dot
+        if section.padding:
+            section.size = align_up(dot, PAGE_SIZE) - dot
+        else:
+            dot += section.size
+        if is_first:
+            offset += (section.addr - offset) % PAGE_SIZE
+        elif not section.nobits:
+            first = owner[id(section)]
+            offset = section.addr if first is None else first.offset + section.addr - first.addr
+        section.offset = offset
+        if not section.nobits:
+            offset += section.size
+
+
+def _span(first: OutputSection, last: OutputSection) -> tuple[int, int]:
+    """(filesz, memsz) of a segment running from ``first`` to ``last``."""
+    filesz = last.offset - first.offset + (0 if last.nobits else last.size)
+    return filesz, last.addr + last.size - first.addr
+
+
+def _segment(kind: int, flags: int, first: OutputSection, last: OutputSection, align: int) -> ProgramHeader:
+    filesz, memsz = _span(first, last)
+    return ProgramHeader(kind, flags, first.offset, first.addr, filesz, memsz, align)
+
+
+def _program_headers(alloc: Sequence[OutputSection], loads: list[list[OutputSection]],
+                     notes: list[list[OutputSection]], phnum: int) -> list[ProgramHeader]:
+    headers_size = EHDR_SIZE + phnum * PHDR_SIZE
+    phdrs = [ProgramHeader(PT_PHDR, PF_R, EHDR_SIZE, EHDR_SIZE, phnum * PHDR_SIZE, phnum * PHDR_SIZE, 8)]
+    filesz = memsz = headers_size
+    if loads[0]:
+        last = loads[0][-1]
+        filesz, memsz = last.offset + (0 if last.nobits else last.size), last.addr + last.size
+    phdrs.append(ProgramHeader(PT_LOAD, PF_R, 0, 0, filesz, memsz, PAGE_SIZE))
+    for load in loads[1:]:
+        phdrs.append(_segment(PT_LOAD, load[0].segment_flags, load[0], load[-1], PAGE_SIZE))
+    for section in alloc:
+        if section.type == SHT_DYNAMIC:
+            phdrs.append(_segment(PT_DYNAMIC, section.segment_flags, section, section, section.align))
+    relro = [section for section in alloc if section.relro]
+    if relro:
+        phdrs.append(_segment(PT_GNU_RELRO, PF_R, relro[0], relro[-1], 1))
+    phdrs.append(ProgramHeader(PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0))
+    for group in notes:
+        phdrs.append(_segment(PT_NOTE, PF_R, group[0], group[-1], group[0].align))
+    return phdrs
+
+
+def layout(sections: Sequence[OutputSection]) -> Layout:
+    """Number the sections, assign addresses and offsets, and build the program headers."""
+    for index, section in enumerate(sections, start=1):
+        section.index = index
+    alloc = [section for section in sections if section.alloc]
+    loads = _plan_loads(alloc)
+    notes = _note_groups(alloc)
+    has_dynamic = any(section.type == SHT_DYNAMIC for section in alloc)
+    has_relro = any(section.relro for section in alloc)
+    phnum = 1 + len(loads) + int(has_dynamic) + int(has_relro) + 1 + len(notes)
+    _assign_addresses(alloc, loads, EHDR_SIZE + phnum * PHDR_SIZE)
+    offset = max((s.offset + (0 if s.nobits else s.size) for s in alloc), default=EHDR_SIZE + phnum * PHDR_SIZE)
+    for section in sections:
+        if not section.alloc:
+            section.offset = align_up(offset, section.align)
+            offset = section.offset + section.size
+    phdrs = _program_headers(alloc, loads, notes, phnum)
+    assert len(phdrs) == phnum
+    return Layout(tuple(phdrs), align_up(offset, 8))
+
+
+def section_headers(sections: Sequence[OutputSection], names: StringTable) -> list[SectionHeader]:
+    """Section headers 1.. for ``sections`` (after ``layout``), names taken from ``names``."""
+    return [SectionHeader(names.add(s.name), s.type, s.flags, s.addr if s.alloc else 0, s.offset, s.size,
+                          s.link.index if s.link is not None else 0, s.info, s.align, s.entsize)
+            for s in sections]
