@@ -1,2 +1,227 @@
-"""placeholder"""
-HANDLERS: dict[str, object] = {}
+"""Conversions: ``cvt`` between every integer and floating-point type pair (including f16, bf16,
+tf32, e4m3, e5m2 and the packed x2 forms) and ``cvt.pack``.
+
+Invariant: a conversion is "exact value of the source, then one rounding into the destination"
+(PTX ISA 9.7.9.21 cvt), with these manual rules layered on top:
+- float -> int needs ``.rni .rzi .rmi .rpi``, always saturates to the destination range, and maps
+  NaN to 0 ("for float-to-integer conversions, the result is clamped to the destination range by
+  default"); int -> float and narrowing float -> float need ``.rn .rz .rm .rp`` (tf32 also ``.rna``).
+- float -> float with ``.rni`` etc. (same type) rounds to an integral value, keeping the sign of zero.
+- int -> int without ``.sat`` sign/zero-extends by the source type then keeps the destination's
+  low bits; ``.sat`` clamps the exact source value.
+- ``.ftz`` flushes an f32 source before and an f32 destination after rounding; ``.sat`` on a float
+  destination clamps to [+0.0, 1.0] with NaN -> +0.0; ``.relu`` makes negative results +0 and NaN
+  the canonical NaN; ``.satfinite`` turns overflow (and infinite inputs) into the largest finite
+  value of the same sign and keeps NaN a NaN.
+- Packed results: for ``cvt.*.f16x2.f32 d, a, b`` (and bf16x2, e4m3x2, e5m2x2) ``a`` lands in the
+  upper half; ``e4m3x2/e5m2x2 -> f16x2`` keeps element order.
+- ``cvt.pack.sat.{u16,s16}.s32 d, a, b``: ``d = sat(a) << 16 | sat(b)``;
+  ``cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c``: ``d = c[15:0] << 16 | sat(a) << 8 | sat(b)``.
+Other NaN results are NaNs of unspecified payload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from ptx2gcn.reference import fparith
+from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.floatformat import F32, TF32, FloatFormat, FpClass, float_format
+from ptx2gcn.reference.ptxtypes import PtxType, mask, ptx_type, saturate, split, value_of, wrap
+from ptx2gcn.reference.result import Result
+from ptx2gcn.reference.rounding import INTEGER_ROUNDING, round_fraction, round_to_integer
+from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
+
+Handler = Callable[[Spelling, Sequence[object]], Result]
+FLOAT_ROUNDING = ("rn", "rz", "rm", "rp", "rna")
+CVT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64",
+             "tf32", "e4m3", "e5m2", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "b16", "b32")
+
+
+class Options:
+    """The modifiers of one ``cvt`` that shape a single element conversion."""
+
+    def __init__(self, sp: Spelling) -> None:
+        irnd = [m for m in sp.modifiers if m in INTEGER_ROUNDING]
+        self.integral = INTEGER_ROUNDING[irnd[0]] if irnd else None
+        frnd = [m for m in sp.modifiers if m in FLOAT_ROUNDING]
+        self.mode = frnd[0] if frnd else None
+        if len(irnd) + len(frnd) > 1:
+            raise ReferenceInputError(f"{sp.text}: more than one rounding modifier")
+        self.ftz, self.sat = sp.has("ftz"), sp.has("sat")
+        self.relu, self.satfinite = sp.has("relu"), sp.has("satfinite")
+        self.text = sp.text
+
+
+def _float_exact(fmt: FloatFormat, bits: int) -> Fraction:
+    return fmt.exact(bits)
+
+
+def to_int(opts: Options, src: FloatFormat, dst: PtxType, bits: int) -> LaneValue:
+    if opts.integral is None:
+        raise ReferenceInputError(f"{opts.text}: float-to-integer needs .rni/.rzi/.rmi/.rpi")
+    if opts.ftz and src is F32:
+        bits = src.flush_subnormal(bits)
+    cls = src.classify(bits)
+    if cls is FpClass.NAN:
+        return 0
+    if cls is FpClass.INF:
+        return saturate(-(1 << 200) if src.is_negative(bits) else 1 << 200, dst.width, dst.signed)
+    return saturate(round_to_integer(_float_exact(src, bits), opts.integral), dst.width, dst.signed)
+
+
+def from_int(opts: Options, src: PtxType, dst: FloatFormat, bits: int) -> LaneValue:
+    if opts.mode is None or opts.mode == "rna":
+        raise ReferenceInputError(f"{opts.text}: integer-to-float needs .rn/.rz/.rm/.rp")
+    result = round_fraction(dst, Fraction(value_of(bits, src)), opts.mode)
+    return fparith.finish(dst, result, opts.ftz and dst is F32, opts.sat)
+
+
+def _exactly_representable(src: FloatFormat, dst: FloatFormat) -> bool:
+    return (dst.man_bits >= src.man_bits and dst.exp_bits >= src.exp_bits
+            and (dst.has_inf or not src.has_inf))
+
+
+def float_to_float(opts: Options, src: FloatFormat, dst: FloatFormat, bits: int) -> LaneValue:
+    if opts.ftz and src is F32:
+        bits = src.flush_subnormal(bits)
+    cls = src.classify(bits)
+    negative = src.is_negative(bits)
+    if cls is FpClass.NAN:
+        result: fparith.FloatResult = AnyNaN(dst.canonical_nan)
+    elif cls is FpClass.INF:
+        result = (dst.with_sign(dst.max_finite, negative) if opts.satfinite or not dst.has_inf
+                  else dst.infinity(negative))
+    else:
+        result = _round_finite(opts, src, dst, bits)
+    if opts.relu:
+        if isinstance(result, AnyNaN):
+            return dst.canonical_nan
+        return dst.zero() if dst.is_negative(result) else result
+    return fparith.finish(dst, result, opts.ftz and dst is F32, opts.sat)
+
+
+def _round_finite(opts: Options, src: FloatFormat, dst: FloatFormat, bits: int) -> int:
+    value = _float_exact(src, bits)
+    negative = src.is_negative(bits)
+    if opts.integral is not None:
+        if src != dst:
+            raise ReferenceInputError(f"{opts.text}: integral rounding needs equal types")
+        return round_fraction(dst, Fraction(round_to_integer(value, opts.integral)), "rn", negative)
+    if opts.mode is None:
+        if not _exactly_representable(src, dst):
+            raise ReferenceInputError(f"{opts.text}: a narrowing conversion needs a rounding modifier")
+        mode = "rn"
+    else:
+        mode = opts.mode
+    rounded = round_fraction(dst, value, mode, negative)
+    if opts.satfinite and (dst.is_inf(rounded) or dst.is_nan(rounded)):
+        return dst.with_sign(dst.max_finite, negative)
+    return rounded
+
+
+def _tf32(opts: Options, bits: int) -> LaneValue:
+    """tf32 lives in a 32-bit register in the f32 layout with the 13 low bits zero."""
+    if opts.mode not in ("rna", "rn", "rz"):
+        raise ReferenceInputError(f"{opts.text}: .tf32 needs .rna, .rn or .rz")
+    result = float_to_float(opts, F32, TF32, bits)
+    if isinstance(result, AnyNaN):
+        return AnyNaN(F32.canonical_nan)
+    assert isinstance(result, int)
+    return result << 13
+
+
+def _element(opts: Options, src: PtxType, dst: PtxType) -> Callable[[int], LaneValue]:
+    if dst.name == "tf32":
+        if src.name != "f32":
+            raise ReferenceInputError(f"{opts.text}: .tf32 converts from .f32 only")
+        return lambda a: _tf32(opts, a)
+    if src.is_float and dst.is_float:
+        s, d = float_format(src.element), float_format(dst.element)
+        return lambda a: float_to_float(opts, s, d, a)
+    if src.is_float:
+        s = float_format(src.element)
+        return lambda a: to_int(opts, s, dst, a)
+    if dst.is_float:
+        d = float_format(dst.element)
+        return lambda a: from_int(opts, src, d, a)
+    if opts.integral or opts.mode:
+        raise ReferenceInputError(f"{opts.text}: integer-to-integer conversions take no rounding")
+    if opts.sat:
+        return lambda a: saturate(value_of(a, src), dst.width, dst.signed)
+    return lambda a: wrap(value_of(a, src), dst.width)
+
+
+def _pack(parts: Sequence[LaneValue], width: int) -> LaneValue:
+    """Join per-element results (element 0 lowest); NaN flags follow their element."""
+    bits, flags = 0, 0
+    for i, part in enumerate(parts):
+        if isinstance(part, AnyNaN):
+            bits |= (part.bits & mask(width)) << (i * width)
+            flags |= 1 << i
+        else:
+            assert isinstance(part, int)
+            bits |= (part & mask(width)) << (i * width)
+    return AnyNaN(bits, flags) if flags else bits
+
+
+def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require({*INTEGER_ROUNDING, *FLOAT_ROUNDING, "ftz", "sat", "relu", "satfinite"}, CVT_TYPES)
+    types = sp.types
+    if len(types) != 2:
+        raise ReferenceInputError(f"{sp.text}: needs .dtype and .atype")
+    dst, src = types
+    opts = Options(sp)
+    if dst.lanes == 2 and src.lanes == 1:  # two f32 sources, a -> upper element
+        convert = _element(opts, src, ptx_type(dst.element))
+
+        def pair(a: int, b: int) -> LaneValue:
+            return _pack([convert(b), convert(a)], dst.element_width)
+
+        return run_lanes(sp, pair, inputs, [src, src], [_register(dst)])
+    if src.lanes == 2:  # packed source converts element-wise, order kept
+        convert = _element(opts, ptx_type(src.element), ptx_type(dst.element))
+
+        def each(a: int) -> LaneValue:
+            return _pack([convert(x) for x in split(a, src.element_width, 2)], dst.element_width)
+
+        return run_lanes(sp, each, inputs, [src], [_register(dst)])
+    convert = _element(opts, src, dst)
+    return run_lanes(sp, convert, inputs, [src], [_register(dst)])
+
+
+def _register(t: PtxType) -> PtxType:
+    """The register type a destination lives in (tf32 in .b32)."""
+    return ptx_type("b32") if t.name == "tf32" else t
+
+
+def _cvt_pack(sp: Spelling, inputs: Sequence[object]) -> Result:
+    if sp.modifiers[:1] != ("pack",):
+        raise ReferenceInputError(f"{sp.text}: expected cvt.pack")
+    rest = Spelling(sp.opcode, sp.modifiers[1:])
+    rest.require({"sat"}, ("u16", "s16", "u8", "s8", "s32", "b32"))
+    types = rest.types
+    narrow = types[0]
+    s32, b32 = ptx_type("s32"), ptx_type("b32")
+    if not rest.has("sat") or types[1].name != "s32":
+        raise ReferenceInputError(f"{sp.text}: expected cvt.pack.sat.<type>.s32")
+    if narrow.width == 16:
+        def lane16(a: int, b: int) -> LaneValue:
+            return saturate(value_of(a, s32), 16, narrow.signed) << 16 | \
+                saturate(value_of(b, s32), 16, narrow.signed)
+
+        return run_lanes(sp, lane16, inputs, [s32, s32], [b32])
+
+    def lane8(a: int, b: int, c: int) -> LaneValue:
+        return (c & 0xFFFF) << 16 | saturate(value_of(a, s32), 8, narrow.signed) << 8 | \
+            saturate(value_of(b, s32), 8, narrow.signed)
+
+    return run_lanes(sp, lane8, inputs, [s32, s32, b32], [b32])
+
+
+def _dispatch(sp: Spelling, inputs: Sequence[object]) -> Result:
+    return _cvt_pack(sp, inputs) if sp.has("pack") else _cvt(sp, inputs)
+
+
+HANDLERS: dict[str, Handler] = {"cvt": _dispatch}
