@@ -94,7 +94,7 @@ class JitCache:
     def __init__(self, config: CacheConfig | None = None) -> None:
         self.config = config if config is not None else CacheConfig.from_environment()
         self.store = DiskStore(self.config.directory)
-        self._memory: OrderedDict[str, bytes] = OrderedDict()
+        self._memory: OrderedDict[str, tuple[CacheKey, bytes]] = OrderedDict()
         self._memory_used = 0
         self._stats = CacheStats()
         self._lock = threading.Lock()
@@ -111,19 +111,20 @@ class JitCache:
         digest = key.digest
         with self._lock:
             found = self._memory.get(digest)
-            if found is not None:
+            # Equal keys, PTX included (the same buffer compares by identity, a copy by memcmp).
+            if found is not None and found[0] == key:
                 self._memory.move_to_end(digest)
                 self._stats = replace(self._stats, memory_hits=self._stats.memory_hits + 1)
-                return found
+                return found[1]
         stored = self._read(key)
         if stored is not None:
             self._count(disk_hits=1)
-            self._remember(digest, stored)
+            self._remember(key, digest, stored)
             return stored
         code = build()
         self._count(misses=1, builds=1)
         self._write(key, code)
-        self._remember(digest, code)
+        self._remember(key, digest, code)
         return code
 
     def forget_memory(self) -> None:
@@ -149,16 +150,18 @@ class JitCache:
             return
         self._count(evictions=evicted)
 
-    def _remember(self, digest: str, code: bytes) -> None:
+    def _remember(self, key: CacheKey, digest: str, code: bytes) -> None:
+        """Keep ``code`` in memory (replacing another key at the same address; the PTX is shared, not copied)."""
         if len(code) > self.config.memory_bytes:
             return
         with self._lock:
-            if digest in self._memory:
-                return
-            self._memory[digest] = code
+            previous = self._memory.pop(digest, None)
+            if previous is not None:
+                self._memory_used -= len(previous[1])
+            self._memory[digest] = (key, code)
             self._memory_used += len(code)
             while self._memory_used > self.config.memory_bytes:
-                _, old = self._memory.popitem(last=False)
+                _, (_, old) = self._memory.popitem(last=False)
                 self._memory_used -= len(old)
 
     def _count(self, **deltas: int) -> None:

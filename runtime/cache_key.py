@@ -1,92 +1,63 @@
-"""Content-addressed JIT cache keys: what a compiled module depends on, hashed.
+"""JIT cache keys: everything a compiled module depends on, and the address it is stored under.
 
-A key is the hash of (PTX bytes, target arch, compile options, ptx2gcn version, LLVM version): every
-input that changes the code object (ZLUDA's cache missed some and served stale binaries after
-driver updates, lshqqytiger/ZLUDA#82).
+A key holds the PTX bytes, the target arch, the compile options, the ptx2gcn version and the LLVM
+version: every input that changes the code object (ZLUDA's cache missed some and served stale
+binaries after driver updates, lshqqytiger/ZLUDA#82).
 
-PTX is hashed with a tree of SHA-256 (``tree_sha256``): 1 MiB leaves hashed in parallel threads
-(hashlib releases the GIL), the root over their digests and the length. SHA-256 is hardware-assisted
-(SHA-NI) where blake2b is not, and the tree keeps a 5 MB module's hash within the ~2 ms a cache hit
-may cost (figures in ``benchmarks/cache.py``). ``PtxDigests`` memoises digests by content so a module
-loaded again in the same process is not rehashed.
+The entry's *address* (``CacheKey.digest``) is SHA-256 over those fields with the PTX represented by
+its length and CRC-32; the entry stores the full PTX and a hit requires the stored PTX to equal the
+key's byte for byte (``ptx2gcn.runtime.cache_store``). Identity is therefore exact, not probabilistic,
+while a lookup costs one CRC-32 pass (~0.15 ms/MB, hardware-assisted in zlib) plus one compare
+instead of a cryptographic hash of the whole PTX (SHA-256 ~0.5 ms/MB, blake2b ~0.7 ms/MB here):
+that is what keeps a 5 MB module's hit within 2 ms (``benchmarks/cache.py``). Two different PTX
+texts with the same address (a CRC-32 collision at equal length) merely replace each other's entry.
 
-Invariant: equal inputs give equal keys in every process and on every machine (no per-process hash
-seeds, no thread-count dependence); different inputs give different keys up to SHA-256 collisions.
+Invariant: equal inputs give equal keys and addresses in every process and on every machine (no
+per-process hash seeds); keys that differ in any field compare unequal.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
+import zlib
 from collections import OrderedDict
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from ptx2gcn import __version__
 
-LEAF_SIZE = 1 << 20
-_TREE_TAG = b"ptx2gcn-tree-sha256-v1\0"
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
 
-
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="ptx2gcn-hash")
-        return _pool
-
-
-def _leaf(chunk: memoryview) -> bytes:
-    return hashlib.sha256(chunk).digest()
-
-
-def tree_sha256(data: bytes) -> str:
-    """Hex digest: SHA-256 over a tag, the length and the SHA-256 of each 1 MiB leaf."""
-    view = memoryview(data)
-    leaves = [view[i:i + LEAF_SIZE] for i in range(0, len(data), LEAF_SIZE)] or [view]
-    digests = list(_executor().map(_leaf, leaves)) if len(leaves) > 1 else [_leaf(leaves[0])]
-    root = hashlib.sha256(_TREE_TAG)
-    root.update(len(data).to_bytes(8, "little"))
-    for digest in digests:
-        root.update(digest)
-    return root.hexdigest()
-
-
-class PtxDigests:
-    """A bounded content → digest memo. Python caches a bytes object's own hash, so looking up the
-    same object again is O(1); an equal copy costs one SipHash pass and one compare, both far cheaper
-    than SHA-256."""
+class PtxChecksums:
+    """A bounded content → CRC-32 memo. A bytes object caches its own hash, so loading the same
+    buffer again costs a dict lookup; an equal copy costs one SipHash pass and one compare."""
 
     def __init__(self, max_bytes: int = 256 << 20) -> None:
-        self._memo: OrderedDict[bytes, str] = OrderedDict()
+        self._memo: OrderedDict[bytes, int] = OrderedDict()
         self._bytes = 0
         self._max = max_bytes
         self._lock = threading.Lock()
 
-    def digest(self, data: bytes) -> str:
+    def crc32(self, data: bytes) -> int:
         with self._lock:
             found = self._memo.get(data)
             if found is not None:
                 self._memo.move_to_end(data)
                 return found
-        digest = tree_sha256(data)
+        value = zlib.crc32(data)
         with self._lock:
             if data not in self._memo and len(data) <= self._max:
-                self._memo[data] = digest
+                self._memo[data] = value
                 self._bytes += len(data)
                 while self._bytes > self._max:
                     old, _ = self._memo.popitem(last=False)
                     self._bytes -= len(old)
-        return digest
+        return value
 
 
-_digests = PtxDigests()
+_checksums = PtxChecksums()
 
 
 @cache
@@ -108,25 +79,32 @@ def canonical_options(options: str | Mapping[str, object]) -> str:
 class CacheKey:
     """Everything a code object depends on. Build one with ``CacheKey.for_ptx``."""
 
-    ptx_digest: str
+    ptx: bytes = field(repr=False)
     arch: str
     options: str
     compiler_version: str
     llvm_version: str
+    ptx_crc32: int = field(default=-1, compare=False)
+    """CRC-32 of ``ptx`` (computed when left at -1)."""
+
+    def __post_init__(self) -> None:
+        if self.ptx_crc32 < 0:
+            object.__setattr__(self, "ptx_crc32", _checksums.crc32(self.ptx))
 
     @classmethod
     def for_ptx(cls, ptx: bytes | str, arch: str, options: str | Mapping[str, object] = "", *,
                 compiler_version: str = __version__, llvm: str | None = None) -> CacheKey:
         data = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
-        return cls(_digests.digest(data), arch, canonical_options(options), compiler_version,
+        return cls(data, arch, canonical_options(options), compiler_version,
                    llvm if llvm is not None else llvm_version())
 
-    def fields(self) -> dict[str, str]:
-        return {"ptx": self.ptx_digest, "arch": self.arch, "options": self.options,
-                "ptx2gcn": self.compiler_version, "llvm": self.llvm_version}
+    def fields(self) -> dict[str, str | int]:
+        """The key without the PTX text itself (stored in entry headers, hashed into the address)."""
+        return {"ptx_bytes": len(self.ptx), "ptx_crc32": self.ptx_crc32, "arch": self.arch,
+                "options": self.options, "ptx2gcn": self.compiler_version, "llvm": self.llvm_version}
 
     @property
     def digest(self) -> str:
-        """Hex SHA-256 of the canonical JSON of all fields: the entry's name on disk."""
+        """Hex SHA-256 of the canonical JSON of ``fields()``: the entry's address."""
         text = json.dumps(self.fields(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()

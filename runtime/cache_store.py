@@ -1,39 +1,42 @@
 """The persistent half of the JIT cache: one file per entry, written atomically, checked on read.
 
-Layout under the cache root: ``entries/<2 hex>/<key digest>.p2g`` and ``tmp/`` for writes in flight.
-An entry file is::
+Layout under the cache root: ``entries/<2 hex>/<address>.p2g`` and ``tmp/`` for writes in flight.
+An entry file is (integers little-endian)::
 
-    0   8  magic  b"P2GJIT\\0\\1"
-    8   4  format version (1), u32 little-endian
-    12  4  header length H, u32
-    16  8  payload length P, u64
-    24 32  SHA-256 of header + payload
-    56  H  header: UTF-8 JSON {"key": {...CacheKey fields...}, "created": unix seconds}
-    56+H P payload: the code object bytes
+    0   8  magic  b"P2GJIT\0\2"
+    8   4  format version (2)
+    12  4  header length H
+    16  8  PTX length T
+    24  8  payload length P
+    32  4  CRC-32 of header + payload (the PTX is checked by comparison instead)
+    36  4  zero
+    40  H  header: UTF-8 JSON {"key": CacheKey.fields(), "created": unix seconds}
+    40+H T  the PTX the code was built from (a hit requires it to equal the key's PTX exactly)
+    ...  P  payload: the code object bytes
 
 Invariant: a reader sees either no file or a complete one, because writers fill a private temp file,
 fsync it and ``os.replace`` it into place (racing writers of one key leave exactly one complete entry);
-an entry is returned only if magic, version, sizes, checksum and the stored key all match, and
-anything else is deleted and reported as a miss. Nothing here unpickles or executes stored data.
+an entry is returned only if magic, version, sizes, checksum, the stored key and the stored PTX all
+match, and anything else is deleted and reported as a miss. Nothing here unpickles or executes stored data.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import struct
 import time
 import uuid
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ptx2gcn.runtime.cache_key import CacheKey
 
-MAGIC = b"P2GJIT\0\1"
-FORMAT_VERSION = 1
-_PREFIX = struct.Struct("<8sIIQ32s")
+MAGIC = b"P2GJIT\0\2"
+FORMAT_VERSION = 2
+_PREFIX = struct.Struct("<8sIIQQII")
 SUFFIX = ".p2g"
 _STALE_TMP_SECONDS = 3600.0
 
@@ -72,12 +75,17 @@ class DiskStore:
         path = self.path_for(key)
         try:
             with open(path, "rb") as handle:
-                data = handle.read()
+                size = os.fstat(handle.fileno()).st_size
+                # Separate reads: no slicing copies, and the PTX compare runs on plain bytes (fast memcmp).
+                prefix = handle.read(_PREFIX.size)
+                problem, header_len, ptx_len, payload_len = _check_prefix(prefix, size)
+                if problem is None:
+                    header, ptx, payload = handle.read(header_len), handle.read(ptx_len), handle.read(payload_len)
+                    problem = _check_body(prefix, header, ptx, payload, key)
         except FileNotFoundError:
             return ReadResult(None)
         except OSError as error:
             return ReadResult(None, f"unreadable: {error}")
-        problem = _check(data, key)
         if problem is not None:
             _unlink(path)
             return ReadResult(None, problem)
@@ -85,13 +93,13 @@ class DiskStore:
             os.utime(path)  # the LRU clock: last use = mtime
         except OSError:
             pass
-        return ReadResult(data[len(data) - _payload_size(data):])
+        return ReadResult(payload)
 
     # -- write ------------------------------------------------------------------------------------
     def write(self, key: CacheKey, payload: bytes) -> Path:
-        header = json.dumps({"key": key.fields(), "created": time.time()}, sort_keys=True).encode()
-        checksum = hashlib.sha256(header + payload).digest()
-        prefix = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(header), len(payload), checksum)
+        header = json.dumps({"key": key.fields(), "created": int(time.time())}, sort_keys=True).encode()
+        checksum = zlib.crc32(payload, zlib.crc32(header))
+        prefix = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(header), len(key.ptx), len(payload), checksum, 0)
         final = self.path_for(key)
         final.parent.mkdir(parents=True, exist_ok=True)
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
@@ -100,6 +108,7 @@ class DiskStore:
             with open(temp, "wb") as handle:
                 handle.write(prefix)
                 handle.write(header)
+                handle.write(key.ptx)
                 handle.write(payload)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -159,28 +168,32 @@ class DiskStore:
                 continue
 
 
-def _payload_size(data: bytes) -> int:
-    return _PREFIX.unpack_from(data, 0)[3]
-
-
-def _check(data: bytes, key: CacheKey) -> str | None:
-    """Why ``data`` is not a valid entry for ``key``, or None when it is."""
-    if len(data) < _PREFIX.size:
-        return f"truncated ({len(data)} bytes)"
-    magic, version, header_len, payload_len, checksum = _PREFIX.unpack_from(data, 0)
+def _check_prefix(prefix: bytes, size: int) -> tuple[str | None, int, int, int]:
+    """(problem or None, header length, PTX length, payload length) from an entry's fixed prefix."""
+    if len(prefix) < _PREFIX.size:
+        return f"truncated ({size} bytes)", 0, 0, 0
+    magic, version, header_len, ptx_len, payload_len, _checksum, _zero = _PREFIX.unpack(prefix)
     if magic != MAGIC or version != FORMAT_VERSION:
-        return "bad magic or format version"
-    if _PREFIX.size + header_len + payload_len != len(data):
-        return f"size mismatch ({len(data)} bytes, header says {_PREFIX.size + header_len + payload_len})"
-    body = memoryview(data)[_PREFIX.size:]
-    if hashlib.sha256(body).digest() != checksum:
+        return "bad magic or format version", 0, 0, 0
+    expected = _PREFIX.size + header_len + ptx_len + payload_len
+    if expected != size:
+        return f"size mismatch ({size} bytes, header says {expected})", 0, 0, 0
+    return None, header_len, ptx_len, payload_len
+
+
+def _check_body(prefix: bytes, header: bytes, ptx: bytes, payload: bytes, key: CacheKey) -> str | None:
+    """Why the entry is not valid for ``key``, or None when it is."""
+    checksum = _PREFIX.unpack(prefix)[5]
+    if zlib.crc32(payload, zlib.crc32(header)) != checksum:
         return "checksum mismatch"
     try:
-        header = json.loads(bytes(body[:header_len]))
+        decoded = json.loads(header)
     except ValueError:
         return "header is not JSON"
-    if not isinstance(header, dict) or header.get("key") != key.fields():
+    if not isinstance(decoded, dict) or decoded.get("key") != key.fields():
         return "stored key differs"
+    if ptx != key.ptx:
+        return "stored PTX differs (same address, other module)"
     return None
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +19,6 @@ import pytest
 from ptx2gcn.cli import main
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.cache import CacheConfig, CacheKey, JitCache, parse_size
-from ptx2gcn.runtime.cache_key import LEAF_SIZE, tree_sha256
 from ptx2gcn.runtime.cache_store import DiskStore
 
 PTX = b".version 8.0\n.target sm_80\n.address_size 64\n"
@@ -45,15 +45,14 @@ class Builder:
 
 
 # -- keys -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("size", [0, 1, LEAF_SIZE - 1, LEAF_SIZE, LEAF_SIZE + 1, 3 * LEAF_SIZE + 17])
-def test_tree_hash_matches_its_definition(size: int) -> None:
-    data = bytes((i * 7 + 3) % 251 for i in range(min(size, 4096))) * (size // 4096 + 1)
-    data = data[:size]
-    leaves = [data[i:i + LEAF_SIZE] for i in range(0, size, LEAF_SIZE)] or [b""]
-    root = hashlib.sha256(b"ptx2gcn-tree-sha256-v1\0" + size.to_bytes(8, "little"))
-    for leaf in leaves:
-        root.update(hashlib.sha256(leaf).digest())
-    assert tree_sha256(data) == root.hexdigest()
+def test_key_fields_and_address() -> None:
+    key = key_for()
+    assert key.ptx_crc32 == zlib.crc32(PTX)
+    fields = {"ptx_bytes": len(PTX), "ptx_crc32": zlib.crc32(PTX), "arch": "gfx942", "options": "-O3",
+              "ptx2gcn": key.compiler_version, "llvm": "22.1.0"}
+    assert key.fields() == fields
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    assert key.digest == hashlib.sha256(text.encode()).hexdigest()
 
 
 def test_key_covers_every_input() -> None:
@@ -116,7 +115,7 @@ def _flip_bit(data: bytes) -> bytes:
 
 
 def _garbage_header(data: bytes) -> bytes:
-    return b"GARBAGE!" + os.urandom(48) + data[56:]
+    return b"GARBAGE!" + os.urandom(32) + data[40:]
 
 
 @pytest.mark.parametrize("damage", [_flip_bit, lambda d: d[:len(d) // 2], lambda d: b"", _garbage_header,
@@ -132,6 +131,19 @@ def test_corrupt_entry_is_dropped_and_rebuilt(tmp_path: Path, damage: Callable[[
     assert cache.get_or_build(key_for(), rebuild) == code
     assert rebuild.calls == 1 and cache.stats().corrupt == 1
     assert make_cache(tmp_path).get_or_build(key_for(), Builder(b"never")) == code  # the new entry is valid
+
+
+def test_same_address_other_ptx_is_a_miss(tmp_path: Path) -> None:
+    # Force a CRC-32 "collision": two PTX texts of equal length under one address.
+    first = CacheKey(b"module A", "gfx942", "", "0.1.0", "22", ptx_crc32=1234)
+    second = CacheKey(b"module B", "gfx942", "", "0.1.0", "22", ptx_crc32=1234)
+    assert first.digest == second.digest and first != second
+    make_cache(tmp_path).get_or_build(first, Builder(b"code A"))
+    cache = make_cache(tmp_path)
+    assert cache.get_or_build(second, Builder(b"code B")) == b"code B"  # disk: stored PTX differs
+    assert make_cache(tmp_path).get_or_build(second, Builder(b"never")) == b"code B"
+    assert cache.get_or_build(first, Builder(b"code A")) == b"code A"  # memory: stored key differs
+    assert cache.stats().memory_hits == 0 and cache.stats().builds == 2
 
 
 def test_entry_of_another_key_is_not_served(tmp_path: Path) -> None:
@@ -152,7 +164,7 @@ def test_least_recently_used_entries_are_evicted_first(tmp_path: Path) -> None:
     keys = [key_for(arch=f"gfx{n}") for n in range(4)]
     for key in keys[:3]:
         cache.get_or_build(key, Builder(payload))
-    entry_size = DiskStore(tmp_path).path_for(keys[0]).stat().st_size
+    entry_size = max(DiskStore(tmp_path).path_for(k).stat().st_size for k in keys[:3]) + 20  # < 4 entries
     # Make the use order explicit (mtime is the LRU clock): 1 oldest, then 0, then 2.
     now = time.time()
     for age, key in zip((200, 300, 100), keys[:3]):
