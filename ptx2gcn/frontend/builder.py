@@ -1,0 +1,361 @@
+"""Lark LALR callbacks that build ``ptx2gcn.frontend.ast`` nodes directly (no parse tree).
+
+Invariant: each public method is named after a rule (or ``-> alias``) of ``grammar/ptx.lark`` and
+receives that rule's kept children: named tokens, raw single-token operands (the grammar's ``?``
+rules inline them) and nodes returned by other callbacks. Every node gets a span from its first to
+its last token. Errors found here (bad attribute runs, invalid numbers) are ``Ptx2GcnError`` at the
+offending token. Lark types stop at this module and ``parse.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lark import Token
+
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
+from ptx2gcn.frontend import ast
+from ptx2gcn.frontend.attrs import interpret, require_declaration, require_linkage_only
+from ptx2gcn.frontend.fixups import classify_function_names
+from ptx2gcn.frontend.tokens import LABEL_OPCODES, float_value, int_value, token_operand
+
+Child = Any  # a lark Token or an AST node / helper produced by another callback
+
+
+class _ParamList:
+    """A parenthesised parameter list with the span of its parentheses."""
+
+    __slots__ = ("span", "params", "is_return")
+
+    def __init__(self, span: Span, params: tuple[ast.Param, ...], is_return: bool) -> None:
+        self.span = span
+        self.params = params
+        self.is_return = is_return
+
+
+class AstBuilder:
+    """Callbacks for one parse at a time; ``reset`` points it at the next source file."""
+
+    def __init__(self) -> None:
+        self.filename = "<input>"
+        self.source = SourceFile("<input>", "")
+
+    def reset(self, source: SourceFile) -> None:
+        self.filename = source.name
+        self.source = source
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    def _span(self, first: Child, last: Child) -> Span:
+        start = first.span if not isinstance(first, Token) else None
+        end = last.span if not isinstance(last, Token) else None
+        line, column = (start.line, start.column) if start else (first.line, first.column)
+        end_line, end_column = (end.end_line, end.end_column) if end else (last.end_line, last.end_column)
+        return Span(self.filename, line, column, end_line, end_column, self.source)
+
+    def _tok_span(self, tok: Token) -> Span:
+        return Span(self.filename, tok.line, tok.column, tok.end_line, tok.end_column, self.source)
+
+    def _operand(self, child: Child) -> ast.Operand:
+        if isinstance(child, Token):
+            return token_operand(child, self.filename, self.source)
+        return child
+
+    def _int(self, tok: Token) -> int:
+        return int_value(tok.value, self._tok_span(tok))
+
+    # -- module-level directives -------------------------------------------------------------------
+
+    def start(self, children: list[Child]) -> ast.Module:
+        lines = self.source.text.count("\n") + 1
+        span = Span(self.filename, 1, 1, lines, len(self.source.line_text(lines)) + 1, self.source)
+        return ast.Module(span, tuple(children))
+
+    def version(self, c: list[Token]) -> ast.VersionDirective:
+        text = c[1].value
+        major, dot, minor = text.partition(".")
+        if not (dot and major.isdigit() and minor.isdigit()):
+            raise Ptx2GcnError.at(self._tok_span(c[1]), f"malformed PTX version '{text}' (expected e.g. 8.5)")
+        return ast.VersionDirective(self._span(c[0], c[1]), int(major), int(minor))
+
+    def target(self, c: list[Token]) -> ast.TargetDirective:
+        return ast.TargetDirective(self._span(c[0], c[-1]), tuple(t.value for t in c[1:]))
+
+    def address_size(self, c: list[Token]) -> ast.AddressSizeDirective:
+        size = self._int(c[1])
+        if size not in (32, 64):
+            raise Ptx2GcnError.at(self._tok_span(c[1]), f".address_size must be 32 or 64, not {size}")
+        return ast.AddressSizeDirective(self._span(c[0], c[1]), size)
+
+    def file(self, c: list[Token]) -> ast.FileDirective:
+        extra = [self._int(t) for t in c[3:]]
+        timestamp, size = (extra[0], extra[1]) if extra else (None, None)
+        return ast.FileDirective(self._span(c[0], c[-1]), self._int(c[1]), c[2].value[1:-1], timestamp, size)
+
+    def loc(self, c: list[Child]) -> ast.LocDirective:
+        fn: ast.Symbol | None = None
+        offset: int | None = None
+        inlined: tuple[int, int, int] | None = None
+        for extra in c[4:]:
+            if isinstance(extra, tuple) and len(extra) == 2:
+                fn, offset = extra
+            else:
+                inlined = extra
+        return ast.LocDirective(self._span(c[0], c[-1] if isinstance(c[-1], Token) else c[3]),
+                                self._int(c[1]), self._int(c[2]), self._int(c[3]), fn, offset, inlined)
+
+    def loc_function_name(self, c: list[Token]) -> tuple[ast.Symbol, int | None]:
+        offset = self._int(c[3]) if len(c) > 3 else None
+        return ast.Symbol(self._tok_span(c[1]), c[1].value), offset
+
+    def loc_inlined_at(self, c: list[Token]) -> tuple[int, int, int]:
+        return self._int(c[1]), self._int(c[2]), self._int(c[3])
+
+    def section(self, c: list[Child]) -> ast.SectionDirective:
+        return ast.SectionDirective(self._span(c[0], c[-1]), c[1].value, tuple(c[2:]))
+
+    def section_label(self, c: list[Token]) -> ast.LabelDecl:
+        return self.label(c)
+
+    def section_data(self, c: list[Child]) -> ast.SectionData:
+        values = tuple(self._operand(v) for v in c[1:])
+        return ast.SectionData(self._span(c[0], c[-1]), c[0].value, values)
+
+    def section_name(self, c: list[Token]) -> ast.Symbol:
+        return ast.Symbol(self._tok_span(c[0]), c[0].value)
+
+    def dwarf(self, c: list[Token]) -> ast.DwarfDirective:
+        return ast.DwarfDirective(self._tok_span(c[0]), c[0].value[len("@@DWARF"):].strip())
+
+    def alias(self, c: list[Token]) -> ast.AliasDirective:
+        return ast.AliasDirective(self._span(c[0], c[2]), c[1].value, c[2].value)
+
+    def pragma(self, c: list[Token]) -> ast.PragmaDirective:
+        return ast.PragmaDirective(self._span(c[0], c[-1]), tuple(t.value[1:-1] for t in c[1:]))
+
+    # -- declarations --------------------------------------------------------------------------------
+
+    def decl_attrs(self, c: list[Token]) -> list[Token]:
+        return c
+
+    def var_decl(self, c: list[Child]) -> ast.VariableDecl:
+        attrs = interpret(c[0], self.filename, self.source)
+        declarators: tuple[ast.Declarator, ...] = tuple(c[1:])
+        space, type_ = require_declaration(attrs, f"declaration of '{declarators[0].name}'")
+        flags = tuple(attrs.flags) + ((".ptr",) if attrs.is_ptr else ())
+        return ast.VariableDecl(self._span(c[0][0], declarators[-1]), space, type_, declarators,
+                                tuple(attrs.linkage), attrs.align, attrs.vector, flags)
+
+    def declarator(self, c: list[Child]) -> ast.Declarator:
+        name_tok: Token = c[0]
+        count: int | None = None
+        dims: tuple[int | None, ...] = ()
+        init: ast.Initializer | None = None
+        index = 1
+        if index < len(c) and isinstance(c[index], Token) and c[index].type == "LT":
+            count = self._int(c[index + 1])
+            index += 3
+        if index < len(c) and isinstance(c[index], tuple):
+            dims = c[index]
+            index += 1
+        if index < len(c):  # EQUAL initializer
+            init = self._operand(c[index + 1])
+        last = c[-1] if len(c) > 1 and not isinstance(c[-1], tuple) else name_tok
+        return ast.Declarator(self._span(name_tok, last), name_tok.value, count, dims, init)
+
+    def dims(self, c: list[Token]) -> tuple[int | None, ...]:
+        out: list[int | None] = []
+        for tok in c:
+            if tok.type == "LSQB":
+                out.append(None)
+            elif tok.type == "INT":
+                out[-1] = self._int(tok)
+        return tuple(out)
+
+    def init_list(self, c: list[Child]) -> ast.InitList:
+        return ast.InitList(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
+
+    def binary(self, c: list[Child]) -> ast.BinaryExpr:
+        lhs, rhs = self._operand(c[0]), self._operand(c[2])
+        return ast.BinaryExpr(self._span(c[0], c[2]), c[1].value, lhs, rhs)
+
+    def unary(self, c: list[Child]) -> ast.Operand:
+        op: Token = c[0]
+        operand = c[1]
+        if op.type == "MINUS" and isinstance(operand, Token) and operand.type in ("INT", "FLOAT"):
+            return token_operand(operand, self.filename, self.source, negate=True)
+        return ast.UnaryExpr(self._span(op, operand), op.value, self._operand(operand))
+
+    def generic(self, c: list[Token]) -> ast.Generic:
+        return ast.Generic(self._span(c[0], c[3]), ast.Symbol(self._tok_span(c[2]), c[2].value))
+
+    def paren_expr(self, c: list[Child]) -> ast.ParenExpr:
+        return ast.ParenExpr(self._span(c[0], c[2]), self._operand(c[1]))
+
+    # -- functions -----------------------------------------------------------------------------------
+
+    def ret_params(self, c: list[Child]) -> _ParamList:
+        return _ParamList(self._span(c[0], c[-1]), tuple(c[1:-1]), True)
+
+    def params(self, c: list[Child]) -> _ParamList:
+        return _ParamList(self._span(c[0], c[-1]), tuple(c[1:-1]), False)
+
+    def param(self, c: list[Child]) -> ast.Param:
+        attrs = interpret(c[0], self.filename, self.source)
+        name: Token = c[1]
+        space, type_ = require_declaration(attrs, f"parameter '{name.value}'")
+        if attrs.linkage or attrs.flags:
+            raise Ptx2GcnError.at(attrs.span, f"parameter '{name.value}' cannot have linkage or flags")
+        dims: tuple[int | None, ...] = c[2] if len(c) > 2 else ()
+        return ast.Param(self._span(c[0][0], name), space, type_, name.value, attrs.align,
+                         attrs.vector, dims, attrs.is_ptr, attrs.ptr_space, attrs.ptr_align)
+
+    def perf_name(self, c: list[Token]) -> Token:
+        return c[0]
+
+    def perf(self, c: list[Token]) -> ast.PerformanceDirective:
+        values = tuple(self._int(t) for t in c[1:])
+        return ast.PerformanceDirective(self._span(c[0], c[-1]), c[0].value, values)
+
+    def function(self, c: list[Child]) -> ast.Function:
+        index = 0
+        linkage: tuple[str, ...] = ()
+        if isinstance(c[0], list):
+            linkage = require_linkage_only(interpret(c[0], self.filename, self.source), "a function")
+            index = 1
+        kind: Token = c[index]
+        rets: tuple[ast.Param, ...] | None = None
+        params: tuple[ast.Param, ...] | None = None
+        if isinstance(c[index + 1], _ParamList):
+            rets = c[index + 1].params
+            index += 1
+        name: Token = c[index + 1]
+        rest = c[index + 2:]
+        if rest and isinstance(rest[0], _ParamList):
+            params = rest[0].params
+            rest = rest[1:]
+        body = rest[-1] if isinstance(rest[-1], ast.Block) else None
+        directives = tuple(rest[:-1])
+        if kind.value == ".entry" and rets is not None:
+            raise Ptx2GcnError.at(self._tok_span(kind), f"kernel '{name.value}': .entry cannot have return parameters")
+        if body is not None:
+            body = classify_function_names(body, params or (), rets or ())
+        first = c[0][0] if isinstance(c[0], list) else kind
+        return ast.Function(self._span(first, rest[-1]), kind.value, name.value, params, body,
+                            rets, linkage, directives)
+
+    # -- statements ----------------------------------------------------------------------------------
+
+    def block(self, c: list[Child]) -> ast.Block:
+        return ast.Block(self._span(c[0], c[-1]), tuple(c[1:-1]))
+
+    def label(self, c: list[Token]) -> ast.LabelDecl:
+        return ast.LabelDecl(self._tok_span(c[0]), c[0].value[:-1].rstrip())
+
+    def _targets(self, c: list[Token]) -> tuple[Span, str, tuple[str, ...]]:
+        return self._span(c[0], c[-1]), c[0].value[:-1].rstrip(), tuple(t.value for t in c[2:])
+
+    def branchtargets(self, c: list[Token]) -> ast.BranchTargets:
+        return ast.BranchTargets(*self._targets(c))
+
+    def calltargets(self, c: list[Token]) -> ast.CallTargets:
+        return ast.CallTargets(*self._targets(c))
+
+    def callprototype(self, c: list[Child]) -> ast.CallPrototype:
+        rets = params = None
+        noreturn = False
+        for child in c[2:]:
+            if isinstance(child, _ParamList):
+                if child.is_return:
+                    rets = child.params
+                else:
+                    params = child.params
+            elif child.type == "NORETURN":
+                noreturn = True
+        last = c[-1]
+        return ast.CallPrototype(self._span(c[0], last), c[0].value[:-1].rstrip(), rets, params, noreturn)
+
+    def instruction(self, c: list[Child]) -> ast.Instruction:
+        first: Token = c[0]
+        guard: ast.Guard | None = None
+        if first.type == "GUARD":
+            guard = self._guard(first)
+            head: Token = c[1]
+            raw = c[2:-1]
+        else:
+            head = first
+            raw = c[1:-1]
+        opcode, *mods = head.value.split(".")
+        file, source = self.filename, self.source
+        operands: list[ast.Operand] = []
+        for child in raw:
+            if isinstance(child, Token):
+                operand = token_operand(child, file, source)
+                if opcode in LABEL_OPCODES and type(operand) is ast.Symbol:
+                    operand = ast.Label(operand.span, operand.name)
+                operands.append(operand)
+            else:
+                operands.append(child)
+        last: Token = c[-1]
+        span = Span(file, first.line, first.column, last.end_line, last.end_column, source)
+        return ast.Instruction(span, guard, opcode, tuple("." + m for m in mods), tuple(operands))
+
+    def _guard(self, tok: Token) -> ast.Guard:
+        negated = tok.value[1] == "!"
+        name = tok.value[2:] if negated else tok.value[1:]
+        span = self._tok_span(tok)
+        return ast.Guard(span, ast.Register(span, name), negated)
+
+    # -- compound operands ---------------------------------------------------------------------------
+
+    def negative(self, c: list[Token]) -> ast.Operand:
+        if c[1].type in ("INT", "FLOAT"):
+            span = self._span(c[0], c[1])
+            text = "-" + c[1].value
+            if c[1].type == "INT":
+                return ast.IntImmediate(span, int_value(text, span), text)
+            return ast.FloatImmediate(span, float_value(text, span), text)
+        return ast.Negated(self._span(c[0], c[1]), self._operand(c[1]))
+
+    def logical_not(self, c: list[Token]) -> ast.Not:
+        return ast.Not(self._span(c[0], c[1]), self._operand(c[1]))
+
+    def pair(self, c: list[Token]) -> ast.Pair:
+        return ast.Pair(self._span(c[0], c[2]), self._operand(c[0]), self._operand(c[2]))
+
+    def offset_expr(self, c: list[Token]) -> ast.BinaryExpr:
+        """``reg+imm`` / ``reg+-imm`` / ``reg-imm`` as an instruction operand."""
+        negative = len(c) == 4
+        number = c[-1]
+        text = ("-" if negative else "") + number.value
+        imm_span = self._span(c[2] if negative else number, number)
+        rhs = ast.IntImmediate(imm_span, int_value(text, imm_span), text)
+        return ast.BinaryExpr(self._span(c[0], number), c[1].value, self._operand(c[0]), rhs)
+
+    def vector(self, c: list[Child]) -> ast.Vector:
+        return ast.Vector(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
+
+    def address(self, c: list[Token]) -> ast.Address:
+        span = self._span(c[0], c[-1])
+        base = self._operand(c[1])
+        inner = c[2:-1]
+        if not inner:
+            return ast.Address(span, base, None)
+        negative = any(t.type == "MINUS" for t in inner)
+        number = inner[-1]
+        text = ("-" if negative else "") + number.value
+        sign = next((t for t in inner if t.type == "MINUS"), number)
+        off_span = self._span(sign, number)
+        return ast.Address(span, base, ast.IntImmediate(off_span, int_value(text, off_span), text))
+
+    def bracket_list(self, c: list[Child]) -> ast.BracketList:
+        return ast.BracketList(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
+
+    def paren_list(self, c: list[Child]) -> ast.ParenList:
+        return ast.ParenList(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
+
+
+def callback_names() -> Sequence[str]:
+    """The rule/alias names this builder handles (tests compare them with the grammar)."""
+    return [n for n in vars(AstBuilder) if not n.startswith("_") and n not in ("reset",)]

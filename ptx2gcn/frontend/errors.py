@@ -1,0 +1,181 @@
+"""Syntax errors in PTX terms: Lark's ``UnexpectedInput`` → a located ``Ptx2GcnError``.
+
+Invariant: every message names what PTX expected in words a PTX author uses (``expected ';' after
+instruction``, ``expected a register or immediate``), never a Lark terminal name, and points at the
+blamed place: a missing ``;`` is reported just after the previous token, not on the next line.
+Common mistakes are recognised by example (``UnexpectedInput.match_examples``) before falling back
+to a description of the expected-token set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from lark import Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
+
+_HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+_KERNEL = _HEADER + ".visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<4>;\n.reg .pred %p;\n"
+
+# Example-based messages (Lark ``match_examples``): each example fails exactly like the mistake.
+EXAMPLES: dict[str, list[str]] = {
+    "expected ',' between operands": [
+        _KERNEL + "add.s32 %r1 %r2, %r3;\n}",
+        _KERNEL + "add.s32 %r1, %r2 %r3;\n}",
+        _KERNEL + "mov.u32 %r1 1;\n}",
+    ],
+    "a label needs ':' after its name": [
+        _KERNEL + "$L__BB0_1\nret;\n}",
+        _KERNEL + "loop\nret;\n}",
+    ],
+    "expected ']' to close the address": [
+        _KERNEL + "ld.global.u32 %r1, [%r2;\n}",
+        _KERNEL + "ld.global.u32 %r1, [%r2+4;\n}",
+    ],
+    "an instruction must start with a lower-case opcode": [
+        _KERNEL + "MOV.U32 %r1, %r2;\n}",
+        _KERNEL + "Add.s32 %r1, %r2, %r3;\n}",
+    ],
+    "missing '}' at the end of the function body": [
+        _KERNEL + "ret;\n",
+        _KERNEL + "ret;\n$L__x:\n",
+    ],
+}
+
+_PRETTY: dict[str, str] = {
+    "SEMI": "';'", "COMMA": "','", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
+    "LPAR": "'('", "RPAR": "')'", "LT": "'<'", "GT": "'>'", "EQUAL": "'='", "PLUS": "'+'",
+    "MINUS": "'-'", "BANG": "'!'", "BAR": "'|'", "REGISTER": "a register", "IDENT": "a name",
+    "INT": "an integer", "FLOAT": "a floating-point constant", "STRING": "a string",
+    "DOTWORD": "a type or state space (.b32, .global, ...)", "OPCODE": "an instruction",
+    "LABEL_DEF": "a label", "GUARD": "a predicate guard", "SINK": "'_'", "ALIGN": "'.align'",
+    "ENTRY": "'.entry'", "FUNC": "'.func'", "PERF_NAME": "a performance directive",
+    "$END": "end of file",
+}
+
+
+def binary_error(source: SourceFile) -> Ptx2GcnError | None:
+    """A prompt error for text containing NUL or other non-text control bytes (not PTX)."""
+    match = re.search(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]", source.text)
+    if match is None:
+        return None
+    line, column = source.position(match.start())
+    span = Span(source.name, line, column, line, column + 1, source)
+    return Ptx2GcnError.at(span, f"unexpected control byte 0x{ord(match.group()):02x}: this is "
+                                 "binary data, not PTX text")
+
+
+def syntax_error(error: UnexpectedInput, source: SourceFile,
+                 reparse: Callable[[str], object]) -> Ptx2GcnError:
+    """Translate a Lark parse error on ``source`` into a located PTX diagnostic."""
+    if isinstance(error, UnexpectedCharacters):
+        return _bad_character(error, source)
+    label = _match_example(error, reparse)
+    token = error.token if isinstance(error, (UnexpectedToken, UnexpectedEOF)) else None
+    expected = set(error.expected) if isinstance(error, (UnexpectedToken, UnexpectedEOF)) else set()
+    if label is not None:
+        if label.startswith("missing '}'"):
+            return Ptx2GcnError.at(_end_span(source), label)
+        return Ptx2GcnError.at(_token_span(token, source), f"{label}, found {_describe(token)}")
+    if token is None or token.type == "$END":
+        what = _expected_words(expected)
+        return Ptx2GcnError.at(_end_span(source), f"unexpected end of file; expected {what}")
+    return _unexpected_token(token, expected, source)
+
+
+def _match_example(error: UnexpectedInput, reparse: Callable[[str], object]) -> str | None:
+    try:
+        return error.match_examples(reparse, EXAMPLES, use_accepts=True)
+    except (UnexpectedInput, RecursionError):  # an example that parses differently: no match
+        return None
+
+
+def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> Ptx2GcnError:
+    span = _token_span(token, source)
+    found = _describe(token)
+    if "SEMI" in expected and "OPCODE" not in expected:
+        previous = _previous_end(source, token.start_pos or 0)
+        if previous is not None and previous.line < (token.line or 0):
+            context = "instruction" if "COMMA" in expected else "statement"
+            return Ptx2GcnError.at(previous, f"expected ';' after {context}")
+        if "COMMA" in expected:
+            return Ptx2GcnError.at(span, f"expected ',' or ';' after operand, found {found}")
+    if {"REGISTER", "INT"} <= expected and "OPCODE" not in expected:
+        return Ptx2GcnError.at(span, f"expected a register or immediate, found {found}")
+    if "OPCODE" in expected:
+        return Ptx2GcnError.at(span, f"expected an instruction, label, declaration or '}}', found {found}")
+    if "ENTRY" in expected and "FUNC" in expected and "DOTWORD" in expected:
+        return Ptx2GcnError.at(span, "expected a directive (.version, .target, .entry, .func, "
+                                     f"a variable declaration), found {found}")
+    return Ptx2GcnError.at(span, f"unexpected {found}; expected {_expected_words(expected)}")
+
+
+def _bad_character(error: UnexpectedCharacters, source: SourceFile) -> Ptx2GcnError:
+    pos = error.pos_in_stream
+    line, column = source.position(pos)
+    span = Span(source.name, line, column, line, column + 1, source)
+    rest = source.text[pos:pos + 2]
+    if rest.startswith('"'):
+        return Ptx2GcnError.at(span, "unterminated string constant (missing closing '\"')")
+    if rest == "/*":
+        return Ptx2GcnError.at(span, "unterminated comment (missing '*/')")
+    char = source.text[pos] if pos < len(source.text) else ""
+    if char and not char.isprintable() and not char.isspace():
+        return Ptx2GcnError.at(span, f"unexpected character U+{ord(char):04X}; PTX is plain text")
+    allowed = {n for n in (error.allowed or ()) if n != "IGNORED"}
+    if allowed:
+        return Ptx2GcnError.at(span, f"unexpected character '{char}'; expected {_expected_words(allowed)}")
+    return Ptx2GcnError.at(span, f"unexpected character '{char}'")
+
+
+def _describe(token: Token | None) -> str:
+    if token is None or token.type == "$END":
+        return "end of file"
+    text = str(token.value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"'{text}'"
+
+
+def _expected_words(expected: set[str]) -> str:
+    words = sorted({_PRETTY.get(n, _PRETTY.get(n.upper(), _literal(n))) for n in expected if n != "IGNORED"})
+    if not words:
+        return "nothing more"
+    if len(words) > 8:
+        words = words[:8] + ["..."]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _literal(name: str) -> str:
+    """A keyword terminal such as VERSION → "'.version'"."""
+    return f"'.{name.lower()}'" if name.isupper() else name
+
+
+def _token_span(token: Token | None, source: SourceFile) -> Span:
+    if token is None or token.line is None:
+        return _end_span(source)
+    return Span(source.name, token.line, token.column or 0, token.end_line or token.line,
+                token.end_column or 0, source)
+
+
+def _end_span(source: SourceFile) -> Span:
+    line, column = source.position(len(source.text.rstrip()))
+    return Span(source.name, line, column, line, column + 1, source)
+
+
+def _previous_end(source: SourceFile, pos: int) -> Span | None:
+    """The position just after the last non-comment, non-space character before ``pos``."""
+    line, _ = source.position(pos)
+    text = source.line_text(line)[:source.position(pos)[1] - 1]
+    while True:
+        code = text.split("//", 1)[0].rstrip()
+        if code:
+            column = len(code) + 1
+            return Span(source.name, line, column, line, column + 1, source)
+        line -= 1
+        if line < 1:
+            return None
+        text = source.line_text(line)

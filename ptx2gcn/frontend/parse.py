@@ -1,0 +1,126 @@
+"""PTX text → typed AST: the cached Lark LALR parser and the public ``parse_ptx``/``parse_file``.
+
+Invariant: ``parse_ptx`` returns an ``ast.Module`` or raises ``Ptx2GcnError`` (located, PTX-worded);
+no input makes it raise anything else, recurse without bound or run super-linearly: binary data is
+rejected before lexing, bracket nesting is capped at ``MAX_NESTING`` while lexing, and the LALR
+driver and AST builder are iterative. One module-level parser (grammar loaded by package name,
+analysis cached by Lark) serves all calls; a lock serialises parses because the builder holds the
+current file.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedInput
+
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
+from ptx2gcn.frontend import ast
+from ptx2gcn.frontend.builder import AstBuilder
+from ptx2gcn.frontend.errors import binary_error, syntax_error
+
+MAX_NESTING = 256
+"""Deepest allowed nesting of ``{ [ (`` brackets (real PTX uses < 10)."""
+
+
+class _Nesting:
+    """Lexer callbacks counting bracket depth; too deep is a located error, not a recursion."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.filename = "<input>"
+        self.source: SourceFile | None = None
+
+    def open(self, tok: Token) -> Token:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            span = Span(self.filename, tok.line or 0, tok.column or 0, tok.end_line or 0,
+                        tok.end_column or 0, self.source)
+            raise Ptx2GcnError.at(span, f"brackets nested more than {MAX_NESTING} deep")
+        return tok
+
+    def close(self, tok: Token) -> Token:
+        self.depth -= 1
+        return tok
+
+
+_LOCK = threading.RLock()
+_BUILDER = AstBuilder()
+_NESTING = _Nesting()
+_PARSER: Lark | None = None
+
+
+def grammar_parser() -> Lark:
+    """The shared parser (built on first use; Lark caches the grammar analysis on disk)."""
+    global _PARSER
+    with _LOCK:
+        if _PARSER is None:
+            callbacks = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
+            callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
+            _PARSER = Lark.open_from_package(
+                "ptx2gcn.grammar", "ptx.lark", ("",),
+                parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True, cache=True,
+                maybe_placeholders=False, propagate_positions=False, lexer_callbacks=callbacks,
+            )
+        return _PARSER
+
+
+def parse_ptx(text: str, filename: str = "<input>") -> ast.Module:
+    """Parse PTX source text into a typed ``ast.Module``; raises ``Ptx2GcnError`` on bad input."""
+    source = SourceFile(filename, text)
+    bad = binary_error(source)
+    if bad is not None:
+        raise bad
+    with _LOCK:
+        parser = grammar_parser()
+        _BUILDER.reset(source)
+        _NESTING.depth = 0
+        _NESTING.file, _NESTING.source = filename, source
+        try:
+            module = parser.parse(text)
+        except UnexpectedInput as error:
+            raise syntax_error(error, source, _reparse) from None
+        except RecursionError:  # defensive: nothing here recurses on input depth
+            raise Ptx2GcnError.at(Span(filename, 1, 1, 1, 2, source), "input nested too deeply") from None
+    assert isinstance(module, ast.Module)
+    return module
+
+
+def _reparse(text: str) -> object:
+    """Parse an error example (for ``UnexpectedInput.match_examples``); builder errors count as none."""
+    saved = (_BUILDER.filename, _BUILDER.source)
+    _BUILDER.reset(SourceFile("<example>", text))
+    _NESTING.depth = 0
+    try:
+        return grammar_parser().parse(text)
+    except Ptx2GcnError:
+        return None
+    finally:
+        _BUILDER.filename, _BUILDER.source = saved
+
+
+def parse_file(path: str | os.PathLike[str]) -> ast.Module:
+    """Read and parse a PTX file; unreadable, binary or non-UTF-8 files are located errors."""
+    name = os.fspath(path)
+    try:
+        data = Path(name).read_bytes()
+    except OSError as error:
+        raise Ptx2GcnError.at(Span.unknown(name), f"cannot read file: {error.strerror or error}") from None
+    return parse_bytes(data, name)
+
+
+def parse_bytes(data: bytes, filename: str = "<input>") -> ast.Module:
+    """Decode PTX bytes (ASCII/UTF-8) and parse them; invalid UTF-8 is reported at its byte."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = data[:error.start].decode("utf-8", errors="replace")
+        source = SourceFile(filename, data.decode("utf-8", errors="replace"))
+        line, column = source.position(len(prefix))
+        span = Span(filename, line, column, line, column + 1, source)
+        raise Ptx2GcnError.at(span, f"invalid UTF-8 byte 0x{data[error.start]:02x}: this is not a "
+                                    "PTX text file") from None
+    return parse_ptx(text, filename)

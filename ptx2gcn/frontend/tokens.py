@@ -1,0 +1,111 @@
+"""Single-token PTX values: number spellings, special-register names, and token → operand nodes.
+
+Invariant: every function here is total on the token shapes the grammar's terminals admit (INT,
+FLOAT, REGISTER, IDENT, SINK); a spelling that is lexically a number but not a valid value (``09``
+is not octal) raises a located ``Ptx2GcnError``, never ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+from lark import Token
+
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
+from ptx2gcn.frontend import ast
+
+# https://docs.nvidia.com/cuda/parallel-thread-execution/#special-registers
+SPECIAL_REGISTERS: frozenset[str] = frozenset({
+    "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid", "%nsmid",
+    "%gridid", "%is_explicit_cluster", "%clusterid", "%nclusterid", "%cluster_ctaid",
+    "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%lanemask_eq", "%lanemask_le",
+    "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi", "%clock64",
+    "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%total_smem_size", "%aggr_smem_size",
+    "%dynamic_smem_size", "%current_graph_exec", "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+})
+_NUMBERED_SPECIAL = re.compile(r"%(?:envreg(?:[12]?[0-9]|3[01])|pm[0-7](?:_64)?)")
+
+# Opcodes whose name operands are code labels rather than data symbols.
+LABEL_OPCODES: frozenset[str] = frozenset({"bra"})
+
+
+def is_special_register(name: str) -> bool:
+    """Whether ``name`` (without component) is a predefined PTX special register."""
+    return name in SPECIAL_REGISTERS or _NUMBERED_SPECIAL.fullmatch(name) is not None
+
+
+def token_span(tok: Token, file: str, source: SourceFile) -> Span:
+    return Span(file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0, source)
+
+
+def join_span(first: Span, last: Span) -> Span:
+    """The span from the start of ``first`` to the end of ``last``."""
+    return Span(first.file, first.line, first.column, last.end_line, last.end_column, first.source)
+
+
+def int_value(text: str, span: Span) -> int:
+    """The value of an INT spelling: ``0x``/``0X`` hex, ``0b`` binary, ``0``-led octal, decimal,
+    each with an optional ``U`` suffix and (when passed in) a leading ``-``."""
+    body = text.lstrip("-").rstrip("uU")
+    sign = -1 if text.startswith("-") else 1
+    prefix = body[:2].lower()
+    try:
+        if prefix == "0x":
+            value = int(body[2:], 16)
+        elif prefix == "0b":
+            value = int(body[2:], 2)
+        elif len(body) > 1 and body[0] == "0":
+            value = int(body[1:], 8)
+        else:
+            value = int(body, 10)
+    except ValueError:
+        raise Ptx2GcnError.at(span, f"invalid integer constant '{text}' (a leading 0 means octal)") from None
+    return sign * value
+
+
+def float_value(text: str, span: Span) -> float:
+    """The value of a FLOAT spelling: ``0f`` + 8 hex digits (f32 bits), ``0d`` + 16 (f64 bits), or
+    a decimal floating-point literal; a leading ``-`` negates."""
+    body = text.lstrip("-")
+    sign = -1.0 if text.startswith("-") else 1.0
+    prefix = body[:2].lower()
+    if prefix == "0f":
+        return sign * struct.unpack(">f", bytes.fromhex(body[2:]))[0]
+    if prefix == "0d":
+        return sign * struct.unpack(">d", bytes.fromhex(body[2:]))[0]
+    try:
+        return sign * float(body)
+    except ValueError:
+        raise Ptx2GcnError.at(span, f"invalid floating-point constant '{text}'") from None
+
+
+def name_operand(text: str, span: Span) -> ast.Operand:
+    """REGISTER → Register/SpecialRegister; IDENT → Symbol, or Register when it has a component."""
+    base, dot, component = text.partition(".")
+    comp = component if dot else None
+    if base[0] == "%":
+        if is_special_register(base):
+            return ast.SpecialRegister(span, base, comp)
+        return ast.Register(span, base, comp)
+    if comp is not None:
+        return ast.Register(span, base, comp)
+    return ast.Symbol(span, base)
+
+
+def token_operand(tok: Token, file: str, source: SourceFile, negate: bool = False) -> ast.Operand:
+    """The operand node for one token (``negate`` folds a preceding ``-`` into an immediate)."""
+    span = token_span(tok, file, source)
+    kind = tok.type
+    if kind == "REGISTER" or kind == "IDENT":
+        return name_operand(tok.value, span)
+    text = "-" + tok.value if negate else tok.value
+    if kind == "INT":
+        return ast.IntImmediate(span, int_value(text, span), text)
+    if kind == "FLOAT":
+        return ast.FloatImmediate(span, float_value(text, span), text)
+    if kind == "SINK":
+        return ast.Sink(span)
+    raise Ptx2GcnError.at(span, f"unexpected '{tok.value}' in operand position")
