@@ -1,0 +1,271 @@
+"""``link_hsaco`` against ``ld.lld-22 -shared`` on LLVM IR kernels that exercise every relocation LLVM
+emits for gfx942: kernel descriptors (REL64), calls and globals through the GOT (GOTPCREL32_LO/HI),
+PC-relative calls and hidden/protected/internal globals (REL32_LO/HI), pointers in data (ABS64 →
+RELATIVE64 or symbolic ABS64), function-pointer tables, recursion, private stack, LDS, .bss, and two
+objects.
+
+The reference is ld.lld's output, read with ``ptx2gcn.elf`` and with llvm-readelf/llvm-objdump.
+Our layout is ld.lld's, so single-metadata links are compared address for address; the only
+section we leave out is ``.comment`` (ld.lld's version string). With two metadata notes we merge
+them (ld.lld concatenates), so that link is compared after normalising addresses to
+(section, offset) pairs.
+"""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgpack
+import pytest
+
+from ptx2gcn import elf
+from ptx2gcn.elf import ElfFile
+from ptx2gcn.link import link_hsaco
+
+CASES: dict[str, tuple[str, ...]] = {
+    "vadd": ("vadd",),
+    "many_kernels": ("many_kernels",),
+    "globals": ("globals",),
+    "calls": ("calls",),
+    "two_objects": ("multi_main", "multi_lib"),
+}
+BASE = 0x7F12_3450_0000
+
+
+def without_metadata_note(obj: bytes) -> bytes:
+    """The object with its .note section renamed to .note.GNU-stack, which every linker drops."""
+    image = ElfFile(obj)
+    note, stack = image.section(".note"), image.section(".note.GNU-stack")
+    assert note is not None and stack is not None
+    stack_name = struct.unpack_from("<I", obj, image.shoff + stack.index * 64)[0]
+    patched = bytearray(obj)
+    struct.pack_into("<I", patched, image.shoff + note.index * 64, stack_name)
+    return bytes(patched)
+
+
+@pytest.fixture(scope="session")
+def case_objects(compile_kernel: Callable[..., bytes]) -> Callable[[str], list[bytes]]:
+    def get(case: str) -> list[bytes]:
+        objects = [compile_kernel(name) for name in CASES[case]]
+        # One metadata note per link keeps ld.lld's output directly comparable (see module doc).
+        return [objects[0], *(without_metadata_note(o) for o in objects[1:])]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def pair(case_objects: Callable[[str], list[bytes]], lld_link: Callable[[Sequence[bytes]], bytes]
+         ) -> Callable[[str], tuple[ElfFile, ElfFile]]:
+    cache: dict[str, tuple[ElfFile, ElfFile]] = {}
+
+    def get(case: str) -> tuple[ElfFile, ElfFile]:
+        if case not in cache:
+            objects = case_objects(case)
+            cache[case] = (ElfFile(link_hsaco(objects)), ElfFile(lld_link(objects)))
+        return cache[case]
+
+    return get
+
+
+# -- views of a linked file -------------------------------------------------------------------
+
+def section_name(image: ElfFile, index: int) -> str:
+    return {elf.SHN_ABS: "*ABS*", elf.SHN_UNDEF: "*UND*"}.get(index) or image.sections[index].name
+
+
+def symbols(image: ElfFile, table: str) -> list[tuple[Any, ...]]:
+    section = image.section(table)
+    assert section is not None
+    return [(s.name, s.value, s.size, s.info, s.other, section_name(image, s.shndx)) for s in image.symbols(section)]
+
+
+def dynamic_relocations(image: ElfFile) -> list[tuple[int, int, str, int]]:
+    rela = image.section(".rela.dyn")
+    if rela is None:
+        return []
+    names = [s.name for s in image.dynsym]
+    return [(r.offset, r.type, names[r.symbol], r.addend) for r in image.relocations(rela)]
+
+
+def loaded_segments(image: ElfFile, base: int) -> list[bytes]:
+    """Each PT_LOAD as the loader sees it at ``base`` after applying .rela.dyn."""
+    loads = [p for p in image.segments if p.type == elf.PT_LOAD]
+    memory = bytearray(max(p.vaddr + p.memsz for p in loads))
+    for p in loads:
+        memory[p.vaddr:p.vaddr + p.filesz] = image.data[p.offset:p.offset + p.filesz]
+    dynsym = image.dynsym
+    rela = image.section(".rela.dyn")
+    for reloc in image.relocations(rela) if rela is not None else []:
+        if reloc.type == elf.R_AMDGPU_RELATIVE64:
+            value = base + reloc.addend
+        else:
+            assert reloc.type == elf.R_AMDGPU_ABS64
+            target = dynsym[reloc.symbol]
+            assert target.defined
+            value = base + target.value + reloc.addend
+        struct.pack_into("<Q", memory, reloc.offset, value % (1 << 64))
+    # The first segment maps the ELF header, whose section-header fields (e_shoff, e_shnum,
+    # e_shstrndx) legitimately differ: ld.lld adds a non-allocated .comment section.
+    memory[0x28:0x30] = bytes(8)
+    memory[0x3C:0x40] = bytes(4)
+    return [bytes(memory[p.vaddr:p.vaddr + p.memsz]) for p in loads]
+
+
+def metadata(image: ElfFile) -> list[dict[str, Any]]:
+    return [msgpack.unpackb(n.desc, raw=False) for n in image.notes()
+            if n.name == "AMDGPU" and n.type == elf.NT_AMDGPU_METADATA]
+
+
+def alloc_sections(image: ElfFile) -> list[tuple[Any, ...]]:
+    return [(s.name, s.type, s.flags, s.addr, s.offset, s.size, s.addralign, s.entsize,
+             section_name(image, s.link) if s.link else "", s.info)
+            for s in image.sections[1:] if s.flags & elf.SHF_ALLOC]
+
+
+# -- exact comparisons --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_file_header(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]],
+                     case_objects: Callable[[str], list[bytes]]) -> None:
+    ours, lld = pair(case)
+    first = ElfFile(case_objects(case)[0])
+    assert (ours.type, ours.machine, ours.osabi, ours.abiversion) == (elf.ET_DYN, elf.EM_AMDGPU, 64, 3)
+    assert ours.flags == first.flags == lld.flags == 0x54C
+    assert ours.entry == 0
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_layout_is_lld_layout(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    ours, lld = pair(case)
+    assert ours.segments == lld.segments
+    assert alloc_sections(ours) == alloc_sections(lld)
+    expected_non_alloc = [s.name for s in lld.sections[1:] if not s.flags & elf.SHF_ALLOC and s.name != ".comment"]
+    assert [s.name for s in ours.sections[1:] if not s.flags & elf.SHF_ALLOC] == expected_non_alloc
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("table", [".dynsym", ".symtab"])
+def test_symbols(case: str, table: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    ours, lld = pair(case)
+    assert symbols(ours, table) == symbols(lld, table)
+    symtab = ours.section(".symtab")
+    assert symtab is not None and symtab.info == lld.section(".symtab").info  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_dynamic_section_and_relocations(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    ours, lld = pair(case)
+    assert ours.dynamic_entries() == lld.dynamic_entries()
+    assert dynamic_relocations(ours) == dynamic_relocations(lld)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_kernel_descriptors(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    ours, lld = pair(case)
+    by_name = {s.name: s for s in ours.symtab}
+    descriptors = [s for s in ours.symtab if s.name.endswith(".kd")]
+    assert descriptors
+    for kd in descriptors:
+        assert kd.size == 64 and kd.value % 64 == 0
+        raw = ours.data[ours.vaddr_to_offset(kd.value):][:64]  # type: ignore[index]
+        expected = lld.data[lld.vaddr_to_offset(kd.value):][:64]  # type: ignore[index]
+        assert raw == expected
+        entry = kd.value + struct.unpack_from("<q", raw, 16)[0]
+        kernel = by_name[kd.name.removesuffix(".kd")]
+        assert entry == kernel.value and entry % 256 == 0
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_loaded_segments(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    ours, lld = pair(case)
+    assert loaded_segments(ours, BASE) == loaded_segments(lld, BASE)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_metadata_note(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    ours, lld = pair(case)
+    assert metadata(ours) == metadata(lld)
+    assert len(metadata(ours)) == 1
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_llvm_tools_read_it_cleanly(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]],
+                                    llvm_tool: Callable[[str], str], tmp_path: Any) -> None:
+    ours, lld = pair(case)
+    outputs: list[tuple[str, str]] = []
+    for label, image in (("ours", ours), ("lld", lld)):
+        path = tmp_path / f"{label}.hsaco"
+        path.write_bytes(image.data)
+        readelf = subprocess.run([llvm_tool("llvm-readelf-22"), "-a", str(path)], capture_output=True, text=True)
+        objdump = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", str(path)], capture_output=True, text=True)
+        for run in (readelf, objdump):
+            assert run.returncode == 0 and run.stderr == "" and "warning" not in run.stdout.lower()
+        outputs.append((readelf.stdout, objdump.stdout.replace(str(path), "FILE")))
+    assert outputs[0][1] == outputs[1][1].replace("lld.hsaco", "ours.hsaco")
+    assert "s_endpgm" in outputs[0][1]
+
+
+def test_deterministic(case_objects: Callable[[str], list[bytes]]) -> None:
+    objects = case_objects("calls")
+    assert link_hsaco(objects) == link_hsaco(list(objects))
+
+
+def test_globals_case_has_every_relocation_kind(pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
+    """Guards the test inputs: they must keep exercising RELATIVE64, ABS64, the GOT and .bss."""
+    ours, _ = pair("globals")
+    kinds = {kind for _, kind, _, _ in dynamic_relocations(ours)}
+    assert kinds == {elf.R_AMDGPU_RELATIVE64, elf.R_AMDGPU_ABS64}
+    assert ours.section(".got") is not None and ours.section(".bss") is not None
+    assert ours.section(".data.rel.ro") is not None
+
+
+# -- two objects with two metadata notes: merged by us, concatenated by ld.lld ------------------
+
+def placed(image: ElfFile, address: int) -> tuple[str, int]:
+    for section in image.sections:
+        if section.flags & elf.SHF_ALLOC and section.addr <= address < section.addr + max(section.size, 1):
+            return section.name, address - section.addr
+    raise AssertionError(f"address 0x{address:x} is in no section")
+
+
+@pytest.fixture(scope="session")
+def merged_pair(compile_kernel: Callable[..., bytes], lld_link: Callable[[Sequence[bytes]], bytes]
+                ) -> tuple[ElfFile, ElfFile]:
+    objects = [compile_kernel("multi_main"), compile_kernel("multi_lib")]
+    return ElfFile(link_hsaco(objects)), ElfFile(lld_link(objects))
+
+
+def test_two_notes_merge_into_one(merged_pair: tuple[ElfFile, ElfFile]) -> None:
+    ours, lld = merged_pair
+    (merged,) = metadata(ours)
+    theirs = metadata(lld)
+    assert len(theirs) == 2
+    assert merged["amdhsa.kernels"] == theirs[0]["amdhsa.kernels"] + theirs[1]["amdhsa.kernels"]
+    for key in ("amdhsa.version", "amdhsa.target"):
+        assert merged[key] == theirs[0][key] == theirs[1][key]
+
+
+def test_two_notes_symbols_and_relocations_normalised(merged_pair: tuple[ElfFile, ElfFile]) -> None:
+    ours, lld = merged_pair
+
+    def symbol_view(image: ElfFile, table: str) -> list[tuple[Any, ...]]:
+        section = image.section(table)
+        assert section is not None
+        return [(s.name, section_name(image, s.shndx), s.value - (image.sections[s.shndx].addr if
+                 s.shndx < len(image.sections) else 0), s.size, s.info, s.other) for s in image.symbols(section)]
+
+    def reloc_view(image: ElfFile) -> list[tuple[Any, ...]]:
+        return sorted((placed(image, o), t, s, placed(image, a) if t == elf.R_AMDGPU_RELATIVE64 else a)
+                      for o, t, s, a in dynamic_relocations(image))
+
+    for table in (".dynsym", ".symtab"):
+        assert symbol_view(ours, table) == symbol_view(lld, table)
+    assert reloc_view(ours) == reloc_view(lld)
+    for kd in (s for s in ours.symtab if s.name.endswith(".kd")):
+        offset = ours.vaddr_to_offset(kd.value)
+        assert offset is not None
+        entry = kd.value + struct.unpack_from("<q", ours.data, offset + 16)[0]
+        assert placed(ours, entry) == placed(lld, next(s.value for s in lld.symtab if s.name == kd.name[:-3]))
