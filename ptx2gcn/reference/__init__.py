@@ -2,4 +2,18 @@
 
 Invariant: nothing here imports the compiler (frontend, IR, passes, emit) or the emulator; it is the
 independent oracle that their results are compared with.
+
+Use ``run("add.rn.ftz.f32", a, b)`` or ``evaluate("add", ("rn", "ftz", "f32"), a, b)``: operands are
+numpy arrays (float arrays of the matching width or raw bit patterns), the answer is a ``Result``
+whose ``outputs`` hold the expected bits, the lanes PTX leaves undefined, NaN results with open
+payload, and ``.approx`` intervals; ``Result.matches(*actual)`` compares per lane.
+Family modules: integer, bits, floats (with fparith, rounding, floatformat), compare, convert,
+approx, atomics, warp.
 """
+
+from ptx2gcn.reference.approx import is_within
+from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.evaluate import evaluate, run
+from ptx2gcn.reference.result import Output, Result
+
+__all__ = ["Output", "ReferenceInputError", "Result", "evaluate", "is_within", "run"]

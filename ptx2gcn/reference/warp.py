@@ -1,2 +1,196 @@
-"""placeholder"""
-HANDLERS: dict[str, object] = {}
+"""Warp-level instructions on a 32-lane warp with an active mask: shfl.sync, vote.sync, match.sync,
+redux.sync, activemask, elect.sync.
+
+Invariant: every operand is a per-lane array broadcast to shape (32,) (a scalar means "the same in
+every lane"); the active mask (bit i = lane i executes the instruction) is an extra, last, scalar
+operand, all lanes when omitted. A lane's result is defined only if the lane is active and in its
+``membermask`` (the manual: behaviour is undefined for an executing thread not in membermask) and,
+for collective ops, every lane in membermask is active (they must all execute the instruction).
+``shfl.sync`` results read from an inactive source lane are undefined ("unpredictable"), while its
+predicate stays defined. ``elect.sync`` elects the lowest active lane of membermask (the model's
+choice; the manual only promises one leader).
+Sections: PTX ISA 9.7.8.6 shfl.sync, 9.7.8.7 vote.sync, 9.7.8.9 match.sync, 9.7.8.10 redux.sync,
+9.7.8.12 activemask, 9.7.8.13 elect.sync.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.ptxtypes import PtxType, mask, ptx_type, to_bits_array, to_signed
+from ptx2gcn.reference.result import Result
+from ptx2gcn.reference.spelling import UNDEFINED, LaneValue, Spelling, build_result
+
+Handler = Callable[[Spelling, Sequence[object]], Result]
+WARP = 32
+B32, U32, PRED = ptx_type("b32"), ptx_type("u32"), ptx_type("pred")
+
+
+def _lanes(value: object, t: PtxType, sp: Spelling) -> list[int]:
+    arr = to_bits_array(value, t)
+    try:
+        return list(np.broadcast_to(arr, (WARP,)))
+    except ValueError:
+        raise ReferenceInputError(f"{sp.text}: a warp operand must be a scalar or 32 lanes") from None
+
+
+def _split_active(sp: Spelling, inputs: Sequence[object], count: int) -> tuple[Sequence[object], int]:
+    if len(inputs) == count:
+        return inputs, mask(WARP)
+    if len(inputs) == count + 1:
+        return inputs[:count], int(np.asarray(inputs[count]).item()) & mask(WARP)
+    raise ReferenceInputError(f"{sp.text}: expected {count} operands (plus an optional active mask)")
+
+
+def _active(active: int, lane: int) -> bool:
+    return bool(active >> lane & 1)
+
+
+def _collective_ok(active: int, member: int, lane: int) -> bool:
+    return _active(active, lane) and bool(member >> lane & 1) and member & ~active == 0
+
+
+def _shfl(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require({"sync", "up", "down", "bfly", "idx"}, ("b32",))
+    mode = sp.one_of(("up", "down", "bfly", "idx"))
+    ops, active = _split_active(sp, inputs, 4)
+    a, b, c, member = (_lanes(x, B32, sp) for x in ops)
+    lanes: list[tuple[LaneValue, LaneValue]] = []
+    for lane in range(WARP):
+        bval, cval, seg = b[lane] & 0x1F, c[lane] & 0x1F, c[lane] >> 8 & 0x1F
+        max_lane = (lane & seg) | (cval & ~seg & 0x1F)
+        min_lane = lane & seg
+        if mode == "up":
+            j = lane - bval
+            pval = j >= max_lane
+        elif mode == "down":
+            j = lane + bval
+            pval = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ bval
+            pval = j <= max_lane
+        else:
+            j = min_lane | (bval & ~seg & 0x1F)
+            pval = j <= max_lane
+        if not pval:
+            j = lane
+        if not (_active(active, lane) and member[lane] >> lane & 1):
+            lanes.append((UNDEFINED, UNDEFINED))
+            continue
+        source_ok = _active(active, j) and bool(member[j] >> j & 1)
+        lanes.append((a[j] if source_ok else UNDEFINED, pval))
+    return build_result([B32, PRED], lanes, (WARP,),
+                        ["a source lane that is inactive or outside membermask gives an undefined d"])
+
+
+def _vote(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require({"sync", "all", "any", "uni", "ballot"}, ("pred", "b32"))
+    mode = sp.one_of(("all", "any", "uni", "ballot"))
+    ops, active = _split_active(sp, inputs, 2)
+    pred = _lanes(ops[0], PRED, sp)
+    member = _lanes(ops[1], B32, sp)
+    lanes: list[tuple[LaneValue]] = []
+    for lane in range(WARP):
+        m = member[lane]
+        if not _collective_ok(active, m, lane):
+            lanes.append((UNDEFINED,))
+            continue
+        votes = [bool(pred[i]) for i in range(WARP) if m >> i & 1]
+        if mode == "ballot":
+            lanes.append((sum(1 << i for i in range(WARP) if m >> i & 1 and pred[i]),))
+        elif mode == "all":
+            lanes.append((all(votes),))
+        elif mode == "any":
+            lanes.append((any(votes),))
+        else:
+            lanes.append((all(votes) or not any(votes),))
+    return build_result([B32 if mode == "ballot" else PRED], lanes, (WARP,))
+
+
+def _match(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """match.any: mask of lanes in membermask holding the same value; match.all: membermask if all
+    hold the same value (else 0), with the predicate destination."""
+    sp.require({"sync", "any", "all"}, ("b32", "b64"))
+    t = sp.type
+    mode = sp.one_of(("any", "all"))
+    ops, active = _split_active(sp, inputs, 2)
+    values = _lanes(ops[0], t, sp)
+    member = _lanes(ops[1], B32, sp)
+    lanes: list[tuple[LaneValue, LaneValue]] = []
+    for lane in range(WARP):
+        m = member[lane]
+        if not _collective_ok(active, m, lane):
+            lanes.append((UNDEFINED, UNDEFINED))
+            continue
+        same = sum(1 << i for i in range(WARP) if m >> i & 1 and values[i] == values[lane])
+        if mode == "any":
+            lanes.append((same, UNDEFINED))
+        else:
+            lanes.append((m if same == m else 0, same == m))
+    return build_result([B32, PRED], lanes, (WARP,), ["match.any has no predicate destination"])
+
+
+_REDUX: dict[str, Callable[[list[int]], int]] = {
+    "add": lambda xs: sum(xs), "min": min, "max": max,
+    "and": lambda xs: _fold(xs, lambda x, y: x & y), "or": lambda xs: _fold(xs, lambda x, y: x | y),
+    "xor": lambda xs: _fold(xs, lambda x, y: x ^ y),
+}
+
+
+def _fold(xs: list[int], fn: Callable[[int, int], int]) -> int:
+    out = xs[0]
+    for x in xs[1:]:
+        out = fn(out, x)
+    return out
+
+
+def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require({"sync", *_REDUX}, ("u32", "s32", "b32"))
+    t = sp.type
+    op = sp.one_of(_REDUX)
+    if (op in ("and", "or", "xor")) != (t.name == "b32"):
+        raise ReferenceInputError(f"{sp.text}: .{op} needs {'.b32' if op in ('and', 'or', 'xor') else '.u32/.s32'}")
+    ops, active = _split_active(sp, inputs, 2)
+    values = _lanes(ops[0], t, sp)
+    member = _lanes(ops[1], B32, sp)
+    lanes: list[tuple[LaneValue]] = []
+    for lane in range(WARP):
+        m = member[lane]
+        if not _collective_ok(active, m, lane):
+            lanes.append((UNDEFINED,))
+            continue
+        xs = [to_signed(values[i], 32) if t.signed else values[i] for i in range(WARP) if m >> i & 1]
+        lanes.append((_REDUX[op](xs) & mask(32),))
+    return build_result([t], lanes, (WARP,))
+
+
+def _activemask(sp: Spelling, inputs: Sequence[object]) -> Result:
+    sp.require(set(), ("b32",))
+    _, active = _split_active(sp, inputs, 0)
+    lanes = [((active,) if _active(active, lane) else (UNDEFINED,)) for lane in range(WARP)]
+    return build_result([B32], lanes, (WARP,))
+
+
+def _elect(sp: Spelling, inputs: Sequence[object]) -> Result:
+    if sp.modifiers != ("sync",):
+        raise ReferenceInputError(f"{sp.text}: expected elect.sync")
+    ops, active = _split_active(sp, inputs, 1)
+    member = _lanes(ops[0], B32, sp)
+    lanes: list[tuple[LaneValue, LaneValue]] = []
+    for lane in range(WARP):
+        m = member[lane]
+        if not (_active(active, lane) and m >> lane & 1):
+            lanes.append((UNDEFINED, UNDEFINED))
+            continue
+        leader = (m & active & -(m & active)).bit_length() - 1
+        lanes.append((leader, lane == leader))
+    return build_result([U32, PRED], lanes, (WARP,))
+
+
+HANDLERS: dict[str, Handler] = {
+    "shfl": _shfl, "vote": _vote, "match": _match, "redux": _redux, "activemask": _activemask,
+    "elect": _elect,
+}
