@@ -64,7 +64,8 @@ class Instruction:
         return self.size // 4
 
 
-_SOURCE_FIELDS = ("ssrc0", "ssrc1", "src0", "src1", "src2")
+_SCALAR_SOURCES = ("ssrc0", "ssrc1")
+_VECTOR_SOURCES = ("src0", "src1", "src2")
 _ALWAYS_LITERAL = frozenset({"v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_madak_f16",
                              "s_setreg_imm32_b32"})
 
@@ -121,10 +122,14 @@ def _form(fmt: enc.Format, info: OpInfo) -> str:
     return ""
 
 
-def _needs_literal(fields: Mapping[str, int], info: OpInfo) -> bool:
+def _needs_literal(fmt: enc.Format, fields: Mapping[str, int], info: OpInfo) -> bool:
+    """A literal follows when a source the opcode reads is code 255 (VOP1/2/C: src0 only)."""
     if info.name in _ALWAYS_LITERAL:
         return True
-    return any(fields.get(name) == LITERAL_CODE for name in _SOURCE_FIELDS)
+    if fmt.name in ("VOP1", "VOP2", "VOPC"):
+        return bool(info.srcs) and fields["src0"] == LITERAL_CODE
+    names = _SCALAR_SOURCES if fmt.name.startswith("SOP") else _VECTOR_SOURCES
+    return any(fields.get(name) == LITERAL_CODE for name in names[:len(info.srcs)])
 
 
 def decode(code: bytes, pc: int) -> Instruction:
@@ -143,13 +148,15 @@ def decode(code: bytes, pc: int) -> Instruction:
     fields = _extract(fmt, words if fmt.size == 8 else (word0, 0))
     size = fmt.size
     form = _form(fmt, info)
-    if form == "e32" and fields["src0"] in (enc.SRC0_DPP, enc.SRC0_SDWA):
+    if form == "e32" and info.srcs and fields["src0"] in (enc.SRC0_DPP, enc.SRC0_SDWA):
         words = (word0, _word(code, pc + 4, pc, words))
         form = _vop_extension(fields, words[1], fmt.name)
         size = 8
+    if fmt.name == "MUBUF" and fields["soffset"] == LITERAL_CODE:
+        raise DecodeError(pc, words, f"{info.name}: a literal soffset does not exist on gfx942")
     _normalise(fmt, fields)
     literal = None
-    if _needs_literal(fields, info):
+    if _needs_literal(fmt, fields, info):
         if fmt.name in ("VOP3", "VOP3P"):
             raise DecodeError(pc, words, f"{info.name}: VOP3 literal operands do not exist on gfx942")
         literal = _word(code, pc + size, pc, words)

@@ -53,6 +53,8 @@ class DType(enum.Enum):
     B128 = ("b128", 128, "bits")
     B256 = ("b256", 256, "bits")
     B512 = ("b512", 512, "bits")
+    B1024 = ("b1024", 1024, "bits")
+    V2B32 = ("v2b32", 64, "packed")
 
     @property
     def bits(self) -> int:
@@ -507,7 +509,8 @@ _TYPE_TOKENS: dict[str, DType] = {
 }
 _PACKED: dict[DType, DType] = {_D.F16: _D.V2F16, _D.BF16: _D.V2BF16, _D.I16: _D.V2I16, _D.U16: _D.V2U16,
                                _D.B16: _D.V2U16, _D.F32: _D.V2F32, _D.B32: _D.B64}
-_BY_BITS: dict[int, DType] = {32: _D.B32, 64: _D.B64, 96: _D.B96, 128: _D.B128, 256: _D.B256, 512: _D.B512}
+_BY_BITS: dict[int, DType] = {32: _D.B32, 64: _D.B64, 96: _D.B96, 128: _D.B128, 256: _D.B256, 512: _D.B512,
+                              1024: _D.B1024}
 
 # Exceptions to the name rule: name -> (dst, srcs).  Each is a documented operand of the CDNA3 ISA.
 _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
@@ -516,7 +519,7 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "v_ashrrev_i64": (_D.I64, (_D.U32, _D.I64)),
     "v_ldexp_f64": (_D.F64, (_D.F64, _D.I32)),
     "v_ldexp_f32": (_D.F32, (_D.F32, _D.I32)),
-    "v_ldexp_f16": (_D.F16, (_D.F16, _D.I16)),
+    "v_ldexp_f16": (_D.F16, (_D.F16, _D.I32)),  # LLVM types the exponent as a 32-bit integer
     "v_trig_preop_f64": (_D.F64, (_D.F64, _D.U32)),
     "v_lshl_add_u64": (_D.U64, (_D.U64, _D.U32, _D.U64)),
     "v_mad_u64_u32": (_D.U64, (_D.U32, _D.U32, _D.U64)),
@@ -553,9 +556,12 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "v_fma_mix_f32": (_D.F32, (_D.F32, _D.F32, _D.F32)),
     "v_fma_mixlo_f16": (_D.F16, (_D.F32, _D.F32, _D.F32)),
     "v_fma_mixhi_f16": (_D.F16, (_D.F32, _D.F32, _D.F32)),
-    "v_pk_mov_b32": (_D.B64, (_D.B64, _D.B64)),
+    "v_pk_mov_b32": (_D.V2B32, (_D.V2B32, _D.V2B32)),
     "v_pk_fmac_f16": (_D.V2F16, (_D.V2F16, _D.V2F16)),
     "v_cvt_off_f32_i4": (_D.F32, (_D.U32,)),
+    "v_sad_u16": (_D.U32, (_D.U32, _D.U32, _D.U32)),  # LLVM: VOP_I32_I32_I32 (32-bit constants)
+    "v_nop": (None, ()),
+    "v_clrexcp": (None, ()),
     "s_lshl_b64": (_D.B64, (_D.B64, _D.U32)),
     "s_lshr_b64": (_D.B64, (_D.B64, _D.U32)),
     "s_ashr_i64": (_D.I64, (_D.I64, _D.U32)),
@@ -575,6 +581,26 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "s_cbranch_join": (None, (_D.B32,)),
     "s_set_gpr_idx_idx": (None, (_D.B32,)),
 }
+
+
+_MFMA_NAME = re.compile(r"v_s?mfmac?_(\w+?)_(\d+)x(\d+)x(\d+)(?:_(\d+)b)?_(\w+)$")
+_MFMA_INPUT_DWORDS = {"f32": 1, "xf32": 2, "f16": 2, "bf16": 2, "f64": 2, "bf8_bf8": 2, "bf8_fp8": 2,
+                      "fp8_bf8": 2, "fp8_fp8": 2}
+
+
+def _mfma_signature(name: str) -> tuple[DType, tuple[DType, ...]]:
+    """MFMA/SMFMAC operand widths from the shape in the name: D and C hold M*N*blocks/64 lanes'
+    results per lane (doubled for f64); A/B hold the per-lane input slice; SMFMAC's B is twice A and
+    its src2 is the 32-bit sparsity index."""
+    match = _MFMA_NAME.fullmatch(name)
+    assert match is not None, name
+    out, m, n, k, blocks, inputs = match.groups()
+    dst_dwords = int(m) * int(n) * int(blocks or 1) // 64 * (2 if out == "f64" else 1)
+    a_dwords = _MFMA_INPUT_DWORDS.get(inputs, 2 if int(k) >= 16 else 1)
+    dst = _BY_BITS[32 * dst_dwords]
+    if name.startswith("v_smfmac"):
+        return dst, (_BY_BITS[32 * a_dwords], _BY_BITS[64 * a_dwords], _D.B32)
+    return dst, (_BY_BITS[32 * a_dwords], _BY_BITS[32 * a_dwords], dst)
 
 
 def _type_suffix(name: str) -> list[DType]:
@@ -600,6 +626,10 @@ def _valu_signature(name: str, encoding: str, count: int) -> tuple[DType | None,
 
 def _memory_width(name: str) -> DType:
     """Register data width of a load/store/atomic, from its name."""
+    formats = {"x": 1, "xy": 2, "xyz": 3, "xyzw": 4}
+    if "_format_" in name:
+        components = formats[name.rsplit("_", 1)[1]]
+        return _BY_BITS[32 * ((components + 1) // 2 if "_d16" in name else components)]
     match = re.search(r"(dwordx|_b|_x)(\d+)$", name) or re.search(r"_[biuf](\d+)$", name)
     if name.endswith("_x2"):
         return DType.B64
@@ -614,9 +644,13 @@ def _memory_width(name: str) -> DType:
 def _memory_signature(name: str, encoding: str) -> tuple[DType | None, tuple[DType, ...]]:
     width = _memory_width(name)
     double = _BY_BITS.get(width.bits * 2, width)
-    has_two = any(part in name for part in ("cmpswap", "cmpst", "mskor", "2_", "write2", "wrxchg2"))
+    has_two = any(part in name for part in ("cmpswap", "cmpst", "mskor", "wrap", "write2", "wrxchg2"))
     if encoding == "SMEM":
+        if "atomic" in name:
+            return width, ((double if "cmpswap" in name else width),)
         return (None if "store" in name else width), ((width,) if "store" in name else ())
+    if "load_lds" in name:
+        return None, ()
     stores = any(part in name for part in ("store", "write")) and "wrxchg" not in name
     returns = "load" in name or "read" in name or "_rtn" in name or "atomic" in name or "swizzle" in name \
         or "permute" in name or name in ("ds_consume", "ds_append")
@@ -643,9 +677,12 @@ def _signature(name: str, encoding: str, count: int) -> tuple[DType | None, tupl
         return _OVERRIDES[name]
     if encoding in _MEMORY:
         return _memory_signature(name, encoding)
+    if name.startswith(("v_mfma", "v_smfmac")):
+        return _mfma_signature(name)
     if name.startswith("v_"):
         return _valu_signature(name, encoding, count)
-    types = _type_suffix(name) or [DType.B32]
+    # SALU operands are whole 32/64-bit registers even where the name says b16 (s_pack_*).
+    types = [t if t.bits >= 32 else DType.B32 for t in _type_suffix(name)] or [DType.B32]
     dst = None if encoding in ("SOPC", "SOPP") or name.startswith("s_cmpk") else types[0]
     return dst, (types[-1],) * count
 

@@ -13,6 +13,7 @@ Codes (CDNA3 ISA §12 "SSRC"/"SRC" tables, LLVM ``SIDefines.h`` / ``AMDGPUDisass
 106/107     vcc_lo/vcc_hi             108-123  ttmp0..ttmp15 (``Ttmp(n)``)
 124         m0                        126/127  exec_lo/exec_hi
 128-192     integers 0..64            193-208  integers -1..-16
+230/231     src_flat_scratch_base_lo/hi (gfx940 architected flat scratch base, read-only)
 235-238     src_shared_base/limit, src_private_base/limit (aperture registers, §7.1 of the ABI)
 239         src_pops_exiting_wave_id
 240-248     0.5 -0.5 1.0 -1.0 2.0 -2.0 4.0 -4.0 1/(2*pi)
@@ -48,6 +49,8 @@ class SpecialReg(enum.Enum):
     M0 = "m0"
     EXEC_LO = "exec_lo"
     EXEC_HI = "exec_hi"
+    FLAT_SCRATCH_BASE_LO = "src_flat_scratch_base_lo"
+    FLAT_SCRATCH_BASE_HI = "src_flat_scratch_base_hi"
     SHARED_BASE = "src_shared_base"
     SHARED_LIMIT = "src_shared_limit"
     PRIVATE_BASE = "src_private_base"
@@ -133,6 +136,7 @@ _SPECIAL_CODES: dict[int, SpecialReg] = {
     104: SpecialReg.XNACK_MASK_LO, 105: SpecialReg.XNACK_MASK_HI,
     106: SpecialReg.VCC_LO, 107: SpecialReg.VCC_HI, 124: SpecialReg.M0,
     126: SpecialReg.EXEC_LO, 127: SpecialReg.EXEC_HI,
+    230: SpecialReg.FLAT_SCRATCH_BASE_LO, 231: SpecialReg.FLAT_SCRATCH_BASE_HI,
     235: SpecialReg.SHARED_BASE, 236: SpecialReg.SHARED_LIMIT,
     237: SpecialReg.PRIVATE_BASE, 238: SpecialReg.PRIVATE_LIMIT,
     239: SpecialReg.POPS_EXITING_WAVE_ID, 251: SpecialReg.VCCZ, 252: SpecialReg.EXECZ,
