@@ -53,6 +53,8 @@ _WIDTH = {elf.R_AMDGPU_ABS32: 4, elf.R_AMDGPU_ABS64: 8, elf.R_AMDGPU_REL32: 4, e
 _HIGH_HALF = {elf.R_AMDGPU_REL32_HI, elf.R_AMDGPU_GOTPCREL32_HI}
 _RELOC_NAMES = {getattr(elf, n): n for n in dir(elf) if n.startswith("R_AMDGPU_")}
 _MASK64 = (1 << 64) - 1
+_MAX_ALIGN = 1 << 16
+_MAX_SECTION = 1 << 32
 
 
 class LinkError(Ptx2GcnError):
@@ -149,10 +151,20 @@ def _read_object(data: bytes, name: str) -> InputObject:
         for section in image.sections:
             if section.type in _DROPPED_TYPES or section.flags & SHF_EXCLUDE or section.name == ".note.GNU-stack":
                 continue
+            _check_section(obj, section)
             obj.sections[section.index] = InputSection(obj, section, bytearray(image.section_data(section)))
         return obj
     except ElfError as error:
         raise LinkError.of(name, f"malformed object: {error}") from None
+
+
+def _check_section(obj: InputObject, section: Section) -> None:
+    align = section.addralign
+    if align & (align - 1) or align > _MAX_ALIGN:
+        raise LinkError.of(obj.name, f"section {section.name}: alignment {align} is not a power of two "
+                           f"up to {_MAX_ALIGN}")
+    if section.size >= _MAX_SECTION:
+        raise LinkError.of(obj.name, f"section {section.name}: size 0x{section.size:x} is too large")
 
 
 def _min_visibility(a: int, b: int) -> int:
@@ -182,11 +194,15 @@ def _resolve(obj: InputObject, table: dict[str, LinkSymbol]) -> None:
     """Fill ``obj.symbols``: locals are private; globals are merged into ``table``."""
     symtab = next((s for s in obj.elf.sections if s.type == elf.SHT_SYMTAB), None)
     raw_symbols = obj.elf.symbols(symtab) if symtab is not None else []
+    first_global = symtab.info if symtab is not None else 0
     for index, raw in enumerate(raw_symbols):
         symbol = _symbol_of(obj, raw)
         if index == 0:
             symbol.defined = True  # the null symbol: S = 0
-        if index < (symtab.info if symtab is not None else 0) or raw.binding == elf.STB_LOCAL:
+        if (index < first_global) != (raw.binding == elf.STB_LOCAL):
+            raise LinkError.of(obj.name, f"symbol '{raw.name}' (#{index}) has binding {raw.binding} but lies "
+                               f"{'before' if index < first_global else 'after'} the first global (#{first_global})")
+        if index < first_global:
             if symbol.defined and raw.type != elf.STT_SECTION and raw.name and index:
                 obj.locals.append(symbol)
             obj.symbols.append(symbol)
@@ -421,7 +437,7 @@ def _symbol_entry(symbol: LinkSymbol, strings: StringTable, binding: int) -> Sym
     section = symbol.section
     shndx = elf.SHN_ABS if section is None or section.output is None else section.output.index
     return SymbolEntry(strings.add(symbol.name), (binding << 4) | symbol.type, symbol.visibility, shndx,
-                       symbol.address(), symbol.size)
+                       symbol.address() & _MASK64, symbol.size)
 
 
 @dataclass(eq=False)

@@ -1,0 +1,136 @@
+"""Bad input to ``link_hsaco`` gives a ``LinkError`` (a ``Ptx2GcnError``) whose message names the
+object and the symbol or section, never a traceback from deep inside the linker."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ptx2gcn import elf
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.elf import ElfFile
+from ptx2gcn.link import LinkError, link_hsaco
+
+
+def patch_section_header(obj: bytes, name: str, field_offset: int, fmt: str, value: int) -> bytes:
+    image = ElfFile(obj)
+    section = image.section(name)
+    assert section is not None
+    out = bytearray(obj)
+    struct.pack_into(fmt, out, image.shoff + section.index * 64 + field_offset, value)
+    return bytes(out)
+
+
+def patch_first_relocation_type(obj: bytes, rela_name: str, kind: int) -> bytes:
+    image = ElfFile(obj)
+    rela = image.section(rela_name)
+    assert rela is not None
+    out = bytearray(obj)
+    info = struct.unpack_from("<Q", out, rela.offset + 8)[0]
+    struct.pack_into("<Q", out, rela.offset + 8, (info & ~0xFFFFFFFF) | kind)
+    return bytes(out)
+
+
+def link_error(*objects: bytes) -> str:
+    with pytest.raises(LinkError) as caught:
+        link_hsaco(objects)
+    assert isinstance(caught.value, Ptx2GcnError)
+    return str(caught.value)
+
+
+def test_no_objects() -> None:
+    with pytest.raises(LinkError, match="no input objects"):
+        link_hsaco([])
+
+
+def test_names_label_the_objects(compile_kernel: Callable[..., bytes]) -> None:
+    with pytest.raises(LinkError) as caught:
+        link_hsaco([compile_kernel("multi_main")], names=["main.o"])
+    assert str(caught.value).startswith("main.o: error: undefined symbol ")
+
+
+def test_undefined_symbol(compile_kernel: Callable[..., bytes]) -> None:
+    message = link_error(compile_kernel("multi_main"))
+    assert message == ("<object 0>: error: undefined symbol 'lib_scale' "
+                       "(referenced by R_AMDGPU_GOTPCREL32_LO at section .text+0xc)")
+
+
+def test_duplicate_definition(compile_kernel: Callable[..., bytes]) -> None:
+    lib = compile_kernel("multi_lib")
+    assert link_error(lib, lib) == "<object 1>: error: duplicate symbol 'lib_fn' (also defined in <object 0>)"
+
+
+def test_mismatched_e_flags(compile_kernel: Callable[..., bytes]) -> None:
+    message = link_error(compile_kernel("vadd"), compile_kernel("multi_lib", arch="gfx90a"))
+    assert "<object 1>: error: e_flags 0x" in message and "do not match 0x54c of <object 0>" in message
+
+
+def test_wrong_machine(compile_kernel: Callable[..., bytes]) -> None:
+    obj = bytearray(compile_kernel("vadd"))
+    struct.pack_into("<H", obj, 18, elf.EM_X86_64)
+    assert link_error(bytes(obj)) == "<object 0>: error: wrong machine 62, expected EM_AMDGPU (224)"
+
+
+def test_not_relocatable(compile_kernel: Callable[..., bytes]) -> None:
+    linked = link_hsaco([compile_kernel("vadd")])
+    assert link_error(linked) == "<object 0>: error: not a relocatable object (ELF type 3)"
+
+
+def test_not_elf() -> None:
+    assert "not an ELF file" in link_error(b"PK\x03\x04 not an object")
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99])
+def test_truncated_object(fraction: float, compile_kernel: Callable[..., bytes]) -> None:
+    obj = compile_kernel("globals")
+    message = link_error(obj[:int(len(obj) * fraction)])
+    assert message.startswith("<object 0>: error: ")
+
+
+def test_unsupported_relocation_type(compile_kernel: Callable[..., bytes]) -> None:
+    obj = patch_first_relocation_type(compile_kernel("calls"), ".rela.text", elf.R_AMDGPU_ABS32_LO)
+    assert link_error(obj) == "<object 0>: error: unsupported relocation R_AMDGPU_ABS32_LO at section .text+0x274"
+
+
+def test_unknown_relocation_type(compile_kernel: Callable[..., bytes]) -> None:
+    obj = patch_first_relocation_type(compile_kernel("calls"), ".rela.text", 99)
+    assert link_error(obj) == "<object 0>: error: unsupported relocation relocation type 99 at section .text+0x274"
+
+
+def test_dynamic_relocation_in_read_only_section(compile_kernel: Callable[..., bytes]) -> None:
+    # .data.rel.ro without SHF_WRITE: its function pointers would need load-time patching of read-only memory.
+    obj = patch_section_header(compile_kernel("calls"), ".data.rel.ro", 8, "<Q", elf.SHF_ALLOC)
+    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_ABS64 against symbol 'plus_one' at section "
+                               ".data.rel.ro+0x0 needs a dynamic relocation, but section .data.rel.ro is read-only")
+
+
+def test_abs32_against_relocatable_symbol(compile_kernel: Callable[..., bytes]) -> None:
+    obj = patch_first_relocation_type(compile_kernel("calls"), ".rela.data", elf.R_AMDGPU_ABS32)
+    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_ABS32 against symbol 'twice' at section .data+0x0 "
+                               "cannot be relocated at load time (only R_AMDGPU_ABS64 can)")
+
+
+def test_pc_relative_reference_to_preemptible_symbol(compile_kernel: Callable[..., bytes]) -> None:
+    # The kernel's GOT load of 'table' rewritten as a PC-relative reference: 'table' has default visibility.
+    obj = patch_first_relocation_type(compile_kernel("globals"), ".rela.text", elf.R_AMDGPU_REL32_LO)
+    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_REL32_LO against symbol 'table' at section .text+0x10: "
+                               "the symbol is preemptible (default visibility), so a PC-relative reference cannot "
+                               "be resolved at link time")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_corrupted_bytes_never_escape_as_other_exceptions(data: st.DataObject,
+                                                          compile_kernel: Callable[..., bytes]) -> None:
+    obj = bytearray(compile_kernel("globals"))
+    for _ in range(data.draw(st.integers(1, 8))):
+        position = data.draw(st.integers(0, len(obj) - 1))
+        obj[position] = data.draw(st.integers(0, 255))
+    try:
+        link_hsaco([bytes(obj)])
+    except LinkError:
+        pass
