@@ -198,14 +198,31 @@ def waitcnt_text(simm16: int) -> str:
     return " ".join(shown) if shown else " ".join(text for text, _ in parts)
 
 
+_GS_OPS = ("GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT")
+_SYSMSG_OPS = {1: "SYSMSG_OP_ECC_ERR_INTERRUPT", 2: "SYSMSG_OP_REG_RD", 3: "SYSMSG_OP_HOST_TRAP_ACK",
+               4: "SYSMSG_OP_TTRACE_PC"}
+
+
 def sendmsg_text(simm16: int) -> str:
-    """``sendmsg(MSG_NAME)`` or ``sendmsg(id, op, stream)`` (id [3:0], op [6:4], stream [9:8])."""
+    """``sendmsg(MSG_NAME[, OP[, stream]])`` when the message is valid on gfx9, else
+    ``sendmsg(id, op, stream)`` when the fields say everything, else the decimal value
+    (id [3:0], op [6:4], stream [9:8])."""
     ident, op, stream = simm16 & 0xF, (simm16 >> 4) & 0x7, (simm16 >> 8) & 0x3
-    if simm16 >> 10 or (simm16 >> 7) & 1:
-        return str(simm16)
-    if ident in _SENDMSG_NAMES and op == 0 and stream == 0:
-        return f"sendmsg({_SENDMSG_NAMES[ident]})"
-    return f"sendmsg({ident}, {op}, {stream})"
+    name = _SENDMSG_NAMES.get(ident)
+    if name in ("MSG_GS", "MSG_GS_DONE") and op < 4 and (op > 0 or name == "MSG_GS_DONE"):
+        if op == 0:
+            return f"sendmsg({name}, {_GS_OPS[op]})" if stream == 0 else _raw_sendmsg(simm16)
+        return f"sendmsg({name}, {_GS_OPS[op]}, {stream})"
+    if name == "MSG_SYSMSG" and op in _SYSMSG_OPS and stream == 0:
+        return f"sendmsg({name}, {_SYSMSG_OPS[op]})"
+    if name is not None and name not in ("MSG_GS", "MSG_GS_DONE", "MSG_SYSMSG") and op == 0 and stream == 0:
+        return f"sendmsg({name})"
+    return _raw_sendmsg(simm16)
+
+
+def _raw_sendmsg(simm16: int) -> str:
+    ident, op, stream = simm16 & 0xF, (simm16 >> 4) & 0x7, (simm16 >> 8) & 0x3
+    return f"sendmsg({ident}, {op}, {stream})" if simm16 >> 10 == 0 and not simm16 >> 7 & 1 else str(simm16)
 
 
 def _sopp(inst: Instruction) -> str:
@@ -538,24 +555,34 @@ def _flags(fields: Mapping[str, int], names: tuple[str, ...]) -> list[str]:
 
 
 def swizzle_text(offset: int) -> str:
-    """``offset:swizzle(...)`` of ds_swizzle_b32 (LLVM's five swizzle macros)."""
-    if offset & 0x8000:
+    """``offset:swizzle(...)`` of ds_swizzle_b32, in LLVM's macro spelling (QUAD_PERM, SWAP,
+    REVERSE, BROADCAST, BITMASK_PERM, FFT, ROTATE); other values print as a decimal offset."""
+    if offset & 0xC000 == 0x8000:
         return "offset:swizzle(QUAD_PERM," + ",".join(str(offset >> (2 * i) & 3) for i in range(4)) + ")"
-    and_mask, or_mask, xor_mask = offset & 0x1F, (offset >> 5) & 0x1F, (offset >> 10) & 0x1F
-    if offset >= 0xE000 - 0x8000 and False:
-        return ""
-    if or_mask == 0 and xor_mask == 0 and and_mask in (0x1F, 0x1E, 0x1C, 0x18, 0x10, 0x00) and False:
-        return ""
-    return f"offset:swizzle(BITMASK_PERM,\"{_bitmask_perm(and_mask, or_mask, xor_mask)}\")"
+    if offset & 0x8000 == 0:
+        return f"offset:swizzle({_bitmask_swizzle(offset & 0x1F, (offset >> 5) & 0x1F, (offset >> 10) & 0x1F)})"
+    if offset & 0xE000 == 0xE000:
+        return f"offset:swizzle(FFT,{offset & 0x1F})"
+    if offset & 0xF000 == 0xC000:
+        return f"offset:swizzle(ROTATE,{offset >> 10 & 1},{offset >> 5 & 0x1F})"
+    return f"offset:{offset}"
 
 
-def _bitmask_perm(and_mask: int, or_mask: int, xor_mask: int) -> str:
+def _bitmask_swizzle(and_mask: int, or_mask: int, xor_mask: int) -> str:
+    if and_mask == 0x1F and or_mask == 0 and xor_mask.bit_count() == 1:
+        return f"SWAP,{xor_mask}"
+    if and_mask == 0x1F and or_mask == 0 and xor_mask > 0 and (xor_mask + 1) & xor_mask == 0:
+        return f"REVERSE,{xor_mask + 1}"
+    group = 0x20 - and_mask
+    if group > 1 and group & (group - 1) == 0 and or_mask < group and xor_mask == 0:
+        return f"BROADCAST,{group},{or_mask}"
+    # Per lane-index bit (high to low): constant 0/1, passed through (p) or inverted (i).
+    probe0, probe1 = or_mask ^ xor_mask, ((0x1F & and_mask) | or_mask) ^ xor_mask
     chars = []
     for bit in range(4, -1, -1):
-        a, o, x = and_mask >> bit & 1, or_mask >> bit & 1, xor_mask >> bit & 1
-        chars.append("p" if a and not o and not x else "i" if a and x and not o else
-                     "1" if o and not a else "0" if not a and not o and not x else "?")
-    return "".join(chars)
+        p0, p1 = probe0 >> bit & 1, probe1 >> bit & 1
+        chars.append(("1" if p0 else "0") if p0 == p1 else ("p" if p0 == 0 else "i"))
+    return 'BITMASK_PERM,"' + "".join(chars) + '"'
 
 
 def _ds(inst: Instruction) -> str:
@@ -570,7 +597,7 @@ def _ds(inst: Instruction) -> str:
     operands += [_vreg(f[field], dtype, acc) for field, dtype in zip(("data0", "data1"), srcs)]
     parts = [f"{name} {', '.join(operands)}"]
     if name == "ds_swizzle_b32":
-        parts.append(swizzle_text(f["offset0"] | f["offset1"] << 8))
+        parts += [swizzle_text(f["offset0"] | f["offset1"] << 8)] if f["offset0"] | f["offset1"] else []
     elif name.startswith(("ds_write2", "ds_read2", "ds_wrxchg2")):
         parts += _offset_text("offset0", f["offset0"]) + _offset_text("offset1", f["offset1"])
     else:

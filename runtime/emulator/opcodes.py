@@ -580,6 +580,7 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "s_rfe_b64": (None, (_D.B64,)),
     "s_cbranch_join": (None, (_D.B32,)),
     "s_set_gpr_idx_idx": (None, (_D.B32,)),
+    "s_set_gpr_idx_on": (None, (_D.B32,)),  # ssrc1 is an immediate mode mask, not a source
 }
 
 
