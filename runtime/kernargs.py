@@ -1,0 +1,128 @@
+"""Kernel parameter values: PTX scalar types, their encoding, and packing of the parameter buffer.
+
+The CUDA parameter buffer (``.param`` space of a kernel, ``hipModuleLaunchKernel``'s
+``HIP_LAUNCH_PARAM_BUFFER_POINTER``) holds each parameter at the offset its declaration gives,
+little-endian, with zero bytes in the gaps. ``pack_parameters`` takes the layout as plain
+``(offset, size, align)`` triples so it works with whatever metadata the compiler produces.
+
+Invariant: ``encode_scalar`` accepts exactly the values representable in the PTX type (integers in
+range, bit types in signed or unsigned range, floats rounded to the type) and ``pack_parameters``
+accepts only layouts whose slots are aligned, non-overlapping and match their values' sizes; anything
+else raises ``ArgumentError`` naming the parameter.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# PTX scalar type name → numpy dtype (little-endian); bit types are their unsigned integer.
+SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {
+    **{f"s{n}": np.dtype(f"<i{n // 8}") for n in (8, 16, 32, 64)},
+    **{f"u{n}": np.dtype(f"<u{n // 8}") for n in (8, 16, 32, 64)},
+    **{f"b{n}": np.dtype(f"<u{n // 8}") for n in (8, 16, 32, 64)},
+    "f16": np.dtype("<f2"), "f32": np.dtype("<f4"), "f64": np.dtype("<f8"),
+}
+_PTX_FLOAT_BITS = re.compile(r"^0([fFdD])([0-9a-fA-F]+)$")  # PTX 0f3F800000 / 0d3FF0000000000000
+
+
+class ArgumentError(ValueError):
+    """A parameter value or layout that cannot be packed; the message names the parameter."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSlot:
+    """Where one kernel parameter lives in the parameter buffer."""
+
+    offset: int
+    size: int
+    align: int
+
+
+def type_names() -> str:
+    return ", ".join(SCALAR_TYPES)
+
+
+def encode_scalar(type_name: str, value: object) -> bytes:
+    """The little-endian bytes of ``value`` as PTX type ``type_name``."""
+    dtype = SCALAR_TYPES.get(type_name)
+    if dtype is None:
+        raise ArgumentError(f"unknown scalar type {type_name!r} (expected one of {type_names()})")
+    if dtype.kind == "f":
+        return _encode_float(type_name, dtype, value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentError(f"{type_name} needs an integer, got {value!r}")
+    bits = dtype.itemsize * 8
+    low = -(1 << (bits - 1)) if type_name[0] in "sb" else 0
+    high = (1 << bits) - 1 if type_name[0] in "ub" else (1 << (bits - 1)) - 1
+    if not low <= value <= high:
+        raise ArgumentError(f"{value} does not fit {type_name} (range {low}..{high})")
+    return (value & ((1 << bits) - 1)).to_bytes(dtype.itemsize, "little")
+
+
+def _encode_float(type_name: str, dtype: np.dtype[np.generic], value: object) -> bytes:
+    if isinstance(value, str):
+        match = _PTX_FLOAT_BITS.match(value.strip())
+        if match is not None:  # exact bit pattern, PTX spelling (0f… single, 0d… double)
+            width = 8 if match.group(1) in "fF" else 16
+            if len(match.group(2)) != width or width != dtype.itemsize * 2:
+                raise ArgumentError(f"{value!r} is not a {type_name} bit pattern ({dtype.itemsize * 2} hex digits "
+                                    f"after 0{'f' if dtype.itemsize == 4 else 'd'})")
+            return int(match.group(2), 16).to_bytes(dtype.itemsize, "little")
+        try:
+            value = float(value)  # "nan", "inf", "-inf", "1e-3"
+        except ValueError:
+            raise ArgumentError(f"{type_name} needs a number, 'nan', 'inf' or a PTX bit pattern, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentError(f"{type_name} needs a number, got {value!r}")
+    number = float(value)
+    with np.errstate(over="ignore"):
+        rounded = np.array(number, dtype=dtype)  # IEEE round-to-nearest-even
+    if math.isfinite(number) and not np.isfinite(rounded):
+        raise ArgumentError(f"{value} overflows {type_name} (largest finite value {float(np.finfo(dtype).max)})")
+    return rounded.tobytes()
+
+
+def pack_parameters(values: Sequence[bytes], layout: Sequence[tuple[int, int, int] | ParamSlot],
+                    total_size: int | None = None) -> bytes:
+    """The parameter buffer: ``values[i]`` at ``layout[i]``'s offset, zeros elsewhere.
+
+    ``total_size`` defaults to the end of the last slot rounded up to the largest alignment."""
+    slots = [s if isinstance(s, ParamSlot) else ParamSlot(*s) for s in layout]
+    if len(values) != len(slots):
+        raise ArgumentError(f"the kernel takes {len(slots)} parameter(s), {len(values)} given")
+    end = 0
+    for index, (value, slot) in enumerate(zip(values, slots)):
+        _check_slot(index, value, slot)
+        end = max(end, slot.offset + slot.size)
+    _check_overlap(slots)
+    max_align = max((s.align for s in slots), default=1)
+    size = total_size if total_size is not None else -(-end // max_align) * max_align
+    if size < end:
+        raise ArgumentError(f"parameter buffer size {size} is smaller than its last parameter's end {end}")
+    buffer = bytearray(size)
+    for value, slot in zip(values, slots):
+        buffer[slot.offset:slot.offset + slot.size] = value
+    return bytes(buffer)
+
+
+def _check_slot(index: int, value: bytes, slot: ParamSlot) -> None:
+    if slot.size <= 0 or slot.offset < 0 or slot.align <= 0 or slot.align & (slot.align - 1):
+        raise ArgumentError(f"parameter {index}: invalid slot {slot}")
+    if slot.offset % slot.align:
+        raise ArgumentError(f"parameter {index}: offset {slot.offset} is not a multiple of its alignment "
+                            f"{slot.align}")
+    if len(value) != slot.size:
+        raise ArgumentError(f"parameter {index}: the kernel declares {slot.size} byte(s), the value has "
+                            f"{len(value)}")
+
+
+def _check_overlap(slots: Sequence[ParamSlot]) -> None:
+    ordered = sorted(range(len(slots)), key=lambda i: slots[i].offset)
+    for before, after in zip(ordered, ordered[1:]):
+        if slots[before].offset + slots[before].size > slots[after].offset:
+            raise ArgumentError(f"parameters {before} and {after} overlap in the parameter buffer")
