@@ -12,6 +12,9 @@ these normalised entries so that an executor reads every VOP form the same way:
   VOP2/VOPC ``src1`` is ``256 + vsrc1``; for DPP ``src0`` is the VGPR from the DPP dword; for SDWA
   ``src0``/``src1`` are SGPR or VGPR codes according to the ``s0``/``s1`` bits.
 * VOP3P ``op_sel_hi`` is the full 3-bit mask (its bit 2 is stored in the first dword).
+* ``sdst`` is the SGPR code a compare writes for every VOPC form: the ``vdst`` bits of the e64
+  form, the SDWA ``sdst`` field (or 106 = vcc_lo when its ``sd`` bit is clear); e32/DPP compares
+  write VCC implicitly and have no ``sdst``.
 * Modifier fields absent from a form read as absent, not as 0 (use ``fields.get(name, 0)``).
 
 ``Instruction.form`` tells which VALU form was used: ``"e32"`` (VOP1/VOP2/VOPC), ``"e64"`` (VOP3 of
@@ -27,7 +30,9 @@ from dataclasses import dataclass
 
 from ptx2gcn.runtime.emulator import encodings as enc
 from ptx2gcn.runtime.emulator.opcodes import OpInfo, lookup, native_form
-from ptx2gcn.runtime.emulator.operands import LITERAL_CODE, VGPR_BASE
+from ptx2gcn.runtime.emulator.operands import LITERAL_CODE, SPECIAL_CODE, VGPR_BASE, SpecialReg
+
+VCC_LO_CODE = SPECIAL_CODE[SpecialReg.VCC_LO]
 
 
 class DecodeError(Exception):
@@ -154,7 +159,7 @@ def decode(code: bytes, pc: int) -> Instruction:
         size = 8
     if fmt.name == "MUBUF" and fields["soffset"] == LITERAL_CODE:
         raise DecodeError(pc, words, f"{info.name}: a literal soffset does not exist on gfx942")
-    _normalise(fmt, fields)
+    _normalise(fmt, fields, form, info)
     literal = None
     if _needs_literal(fmt, fields, info):
         if fmt.name in ("VOP3", "VOP3P"):
@@ -164,9 +169,13 @@ def decode(code: bytes, pc: int) -> Instruction:
     return Instruction(pc, size, fmt.name, info.name, fields, literal, form, info)
 
 
-def _normalise(fmt: enc.Format, fields: dict[str, int]) -> None:
+def _normalise(fmt: enc.Format, fields: dict[str, int], form: str, info: OpInfo) -> None:
     if "vsrc1" in fields and "src1" not in fields:
         fields["src1"] = fields["vsrc1"] + VGPR_BASE
+    if form == "e64" and native_form(info) == "VOPC":
+        fields["sdst"] = fields["vdst"]
+    elif form == "sdwa" and fmt.name == "VOPC" and not fields["sd"]:
+        fields["sdst"] = VCC_LO_CODE
     if fmt is enc.VOP3P:
         fields["op_sel_hi"] |= fields.pop("op_sel_hi2") << 2
 

@@ -100,8 +100,9 @@ def _with_modifiers(text: str, neg: bool, absolute: bool, sext: bool = False) ->
 _HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 4: "HW_REG_HW_ID",
                 5: "HW_REG_GPR_ALLOC", 6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS", 15: "HW_REG_SH_MEM_BASES",
                 16: "HW_REG_TBA_LO", 17: "HW_REG_TBA_HI", 18: "HW_REG_TMA_LO", 19: "HW_REG_TMA_HI",
-                20: "HW_REG_FLAT_SCR_LO", 21: "HW_REG_FLAT_SCR_HI", 22: "HW_REG_XNACK_MASK",
-                23: "HW_REG_HW_ID1", 24: "HW_REG_HW_ID2", 25: "HW_REG_POPS_PACKER"}
+                20: "HW_REG_XCC_ID", 21: "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+                22: "HW_REG_SQ_PERF_SNAPSHOT_DATA1", 23: "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+                24: "HW_REG_SQ_PERF_SNAPSHOT_PC_HI"}
 
 
 def hwreg_text(simm16: int) -> str:
@@ -670,3 +671,7 @@ def objdump_line(inst: Instruction, code: bytes) -> str:
     words = " ".join(f"{int.from_bytes(code[inst.pc + i:inst.pc + i + 4], 'little'):08X}"
                      for i in range(0, inst.size, 4))
     return f"{disassemble(inst)} // {inst.pc:012X}: {words}"
+
+
+format_instruction = disassemble
+"""Alias used by the executor's code table (same text)."""

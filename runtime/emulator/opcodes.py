@@ -560,6 +560,8 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "v_pk_fmac_f16": (_D.V2F16, (_D.V2F16, _D.V2F16)),
     "v_cvt_off_f32_i4": (_D.F32, (_D.U32,)),
     "v_sad_u16": (_D.U32, (_D.U32, _D.U32, _D.U32)),  # LLVM: VOP_I32_I32_I32 (32-bit constants)
+    "v_mad_i32_i16": (_D.I32, (_D.I16, _D.I16, _D.I32)),
+    "v_mad_u32_u16": (_D.U32, (_D.U16, _D.U16, _D.U32)),
     "v_nop": (None, ()),
     "v_clrexcp": (None, ()),
     "s_lshl_b64": (_D.B64, (_D.B64, _D.U32)),
