@@ -48,6 +48,14 @@ class AccessFault(EmulatorError):
         super().__init__(f"{lane_text}{space} access of {size} bytes at 0x{address:x}: {why}")
 
 
+class WaveFault(EmulatorError):
+    """Raised by an instruction's semantics (bad operand, trap); the executor adds the site."""
+
+    def __init__(self, message: str, lane: int = -1) -> None:
+        self.lane = lane
+        super().__init__(f"lane {lane}: {message}" if lane >= 0 else message)
+
+
 class EmulatorFault(EmulatorError):
     """A kernel did something invalid: out-of-bounds access, bad operand, trap."""
 

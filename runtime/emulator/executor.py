@@ -1,0 +1,161 @@
+"""Wave execution: pre-decoded handler table, per-work-group scheduling, barriers, step budget.
+
+Invariant: a program's code is decoded once and every instruction is bound once to a handler
+``(Wave) -> None`` with its operands resolved (``semantics.bind``); the inner loop only looks the
+PC up, advances it past the instruction, and calls the handler (branches overwrite ``Wave.pc``).
+Waves of a work-group run one at a time until they end or reach ``s_barrier``; when every live wave
+waits at the barrier, all are released (ended waves do not count, as on hardware). Any failure
+inside an instruction becomes an ``EmulatorFault`` naming kernel, work-group, wave, lane, PC and
+the disassembled instruction; running out of the step budget raises ``KernelHang``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ptx2gcn.codeobject import Kernel
+from ptx2gcn.runtime.emulator.errors import (AccessFault, EmulatorError, EmulatorFault, FaultSite, KernelHang,
+                                             UnknownInstruction, WaveFault)
+from ptx2gcn.runtime.emulator.decoder import DecodeError, Instruction, decode
+from ptx2gcn.runtime.emulator.disasm import disassemble
+from ptx2gcn.runtime.emulator.loader import Program
+from ptx2gcn.runtime.emulator.semantics import Handler, bind
+from ptx2gcn.runtime.emulator.trace import Tracer
+from ptx2gcn.runtime.emulator.wave import Wave, WaveState, WorkGroup
+
+DEFAULT_STEP_BUDGET = 20_000_000
+_CHUNK = 1 << 16
+
+
+@dataclass(slots=True)
+class RunCounters:
+    """Wave-instructions executed so far in one launch, against its budget."""
+
+    budget: int
+    steps: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BoundInstruction:
+    handler: Handler
+    size: int
+    text: str
+
+
+class CodeTable:
+    """Every instruction of a program's executable sections, decoded and bound, keyed by device PC.
+
+    Bytes that do not decode (data in ``.text``, padding) get a handler that faults when executed.
+    """
+
+    def __init__(self, program: Program, base: int) -> None:
+        self.entries: dict[int, BoundInstruction] = {}
+        for text in program.text:
+            code = program.image[:text.end]
+            pc = text.start
+            while pc + 4 <= text.end:
+                try:
+                    inst = decode(code, pc)
+                except DecodeError as error:
+                    failure = UnknownInstruction(base + pc, "?", error.why)
+                    self.entries[base + pc] = BoundInstruction(_raise(failure), 4, f"<undecodable: {error.why}>")
+                    pc += 4
+                    continue
+                self.entries[base + pc] = BoundInstruction(bind(inst, base + pc), inst.size, _text(inst))
+                pc += inst.size
+
+
+def _text(inst: Instruction) -> str:
+    try:
+        return disassemble(inst)
+    except Exception:  # noqa: BLE001 - disassembly is only for messages; never fail a run on it
+        return inst.opcode
+
+
+def _raise(error: EmulatorError) -> Handler:
+    def run(wave: Wave) -> None:
+        raise error
+    return run
+
+
+_TABLES: weakref.WeakKeyDictionary[Program, dict[int, CodeTable]] = weakref.WeakKeyDictionary()
+
+
+def code_table(program: Program, base: int) -> CodeTable:
+    """The bound code of ``program`` placed at ``base`` (built once per program and base)."""
+    per_base = _TABLES.setdefault(program, {})
+    table = per_base.get(base)
+    if table is None:
+        table = per_base[base] = CodeTable(program, base)
+    return table
+
+
+class Executor:
+    """Runs the work-groups of one launch of ``kernel``."""
+
+    def __init__(self, program: Program, base: int, kernel: Kernel, trace: Callable[[str], None] | None) -> None:
+        self.kernel = kernel
+        self.table = code_table(program, base).entries
+        self.tracer = Tracer(trace) if trace is not None else None
+
+    def _site(self, wave: Wave, pc: int) -> FaultSite:
+        entry = self.table.get(pc)
+        return FaultSite(self.kernel.name, wave.group.id, wave.index, pc, entry.text if entry else "<no instruction>")
+
+    def _run_wave(self, wave: Wave, limit: int) -> int:
+        table = self.table
+        steps = 0
+        pc = wave.pc
+        tracer = self.tracer
+        try:
+            while steps < limit and wave.state is WaveState.RUNNING:
+                pc = wave.pc
+                entry = table[pc]
+                wave.pc = pc + entry.size
+                if tracer is None:
+                    entry.handler(wave)
+                else:
+                    tracer.step(wave, pc, entry.text, entry.handler)
+                steps += 1
+        except KeyError:
+            if pc in table:
+                raise
+            raise EmulatorFault(self._site(wave, pc), f"pc 0x{pc:x} is not the start of a decoded instruction "
+                                "(jump outside the code?)") from None
+        except AccessFault as fault:
+            raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane, fault.address) from None
+        except WaveFault as fault:
+            raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane) from None
+        except UnknownInstruction:
+            raise
+        except EmulatorError:
+            raise
+        except (ArithmeticError, IndexError, ValueError, TypeError) as exc:
+            raise EmulatorFault(self._site(wave, pc), f"{type(exc).__name__}: {exc}") from exc
+        return steps
+
+    def run_group(self, group: WorkGroup, counters: RunCounters) -> None:
+        with np.errstate(all="ignore"):
+            while True:
+                for wave in group.waves:
+                    if wave.state is WaveState.RUNNING:
+                        left = counters.budget - counters.steps
+                        counters.steps += self._run_wave(wave, min(left, _CHUNK))
+                        if counters.steps >= counters.budget and wave.state is WaveState.RUNNING:
+                            self._hang(group, counters)
+                live = [w for w in group.waves if w.state is not WaveState.DONE]
+                if not live:
+                    return
+                if all(w.state is WaveState.BARRIER for w in live):
+                    for wave in live:
+                        wave.state = WaveState.RUNNING
+
+    def _hang(self, group: WorkGroup, counters: RunCounters) -> None:
+        waiting = [f"work-group {group.id} wave {w.index} {w.state.value} at pc 0x{w.pc:x}"
+                   f" ({self.table[w.pc].text if w.pc in self.table else '?'})"
+                   for w in group.waves if w.state is not WaveState.DONE]
+        raise KernelHang(self.kernel.name, counters.steps, waiting)

@@ -1,0 +1,219 @@
+"""Kernel launch: kernarg segment (explicit + hidden arguments), initial wave state, dispatch order.
+
+Invariant: ``launch`` validates the whole request before running anything (``LaunchError``), then
+executes work-groups one after another in x-fastest order (deterministic) and returns
+``LaunchStats``. Each wave starts exactly as AMDGPUUsage "Initial Kernel Execution State" says for
+gfx942 (see ``/work/shared/docs/gfx942-launch-abi.md`` §5): user SGPRs dense from s0 in ABI order,
+then work-group ids / info, packed work-item ids in v0, EXEC = the wave's existing lanes, MODE from
+COMPUTE_PGM_RSRC1. Hidden kernel arguments are written at the offsets the metadata gives.
+
+``grid`` counts work-groups per dimension (CUDA's convention), ``block`` work-items per work-group.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ptx2gcn.codeobject import Kernel, KernelDescriptor
+from ptx2gcn.runtime.emulator.errors import LaunchError
+from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters
+from ptx2gcn.runtime.emulator.loader import Program
+from ptx2gcn.runtime.emulator.memory import (PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE, DeviceMemory, Lds,
+                                             Scratch)
+from ptx2gcn.runtime.emulator.wave import WAVE_SIZE, Mode, Wave, WorkGroup
+
+Dim3 = tuple[int, int, int]
+MAX_LDS_BYTES = 64 * 1024
+MAX_BLOCK = 1024
+DEFAULT_DYNAMIC_STACK = 16 * 1024
+DISPATCH_PACKET_SIZE = 64
+QUEUE_SIZE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchStats:
+    """What a launch did."""
+
+    kernel: str
+    workgroups: int
+    waves: int
+    wave_instructions: int
+    seconds: float
+
+    @property
+    def wave_instructions_per_second(self) -> float:
+        return self.wave_instructions / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    """A validated launch request and the device addresses set up for it."""
+
+    kernel: Kernel
+    grid: Dim3
+    block: Dim3
+    lds_bytes: int
+    private_bytes: int
+    kernarg_address: int
+    dispatch_packet: int
+    queue: int
+
+    @property
+    def grid_dims(self) -> int:
+        if self.grid[2] > 1 or self.block[2] > 1:
+            return 3
+        return 2 if self.grid[1] > 1 or self.block[1] > 1 else 1
+
+
+def _dim3(value: tuple[int, ...] | int, what: str) -> Dim3:
+    dims = (value, 1, 1) if isinstance(value, int) else tuple(value) + (1,) * (3 - len(value))
+    if len(dims) != 3 or any(not isinstance(d, int) or d < 1 for d in dims):
+        raise LaunchError(f"{what} must be 1 to 3 positive integers, got {value!r}")
+    return (dims[0], dims[1], dims[2])
+
+
+def _hidden_values(d: Dispatch, dynamic_lds: int) -> dict[str, int]:
+    values = {
+        "hidden_grid_dims": d.grid_dims,
+        "hidden_dynamic_lds_size": dynamic_lds,
+        "hidden_private_base": PRIVATE_APERTURE_BASE >> 32,
+        "hidden_shared_base": SHARED_APERTURE_BASE >> 32,
+        "hidden_queue_ptr": d.queue,
+    }
+    for axis, name in enumerate("xyz"):
+        values[f"hidden_block_count_{name}"] = d.grid[axis]
+        values[f"hidden_group_size_{name}"] = d.block[axis]
+        values[f"hidden_remainder_{name}"] = 0  # grid counts whole work-groups: no partial group
+        values[f"hidden_global_offset_{name}"] = 0
+    return values
+
+
+def build_kernarg(kernel: Kernel, explicit: bytes, hidden: dict[str, int]) -> bytes:
+    """The kernarg segment: ``explicit`` bytes, then each hidden argument at its metadata offset."""
+    meta = kernel.meta
+    explicit_end = max((a.offset + a.size for a in meta.explicit_args), default=0)
+    hidden_start = min((a.offset for a in meta.args if a.hidden), default=meta.kernarg_segment_size)
+    if not explicit_end <= len(explicit) <= max(hidden_start, explicit_end):
+        raise LaunchError(f"kernel {meta.name!r}: kernarg has {len(explicit)} bytes; its explicit arguments "
+                          f"need {explicit_end} (at most {hidden_start} before the hidden arguments)")
+    segment = bytearray(max(meta.kernarg_segment_size, kernel.descriptor.kernarg_size, len(explicit)))
+    segment[:len(explicit)] = explicit
+    for arg in meta.args:
+        if arg.hidden and arg.size in (1, 2, 4, 8):
+            value = hidden.get(arg.value_kind, 0) & ((1 << 8 * arg.size) - 1)
+            segment[arg.offset:arg.offset + arg.size] = value.to_bytes(arg.size, "little")
+    return bytes(segment)
+
+
+def _dispatch_packet(d: Dispatch, kernel_object: int) -> bytes:
+    """hsa_kernel_dispatch_packet_t (64 bytes) as the CP would see it."""
+    grid_size = tuple(g * b for g, b in zip(d.grid, d.block))
+    return struct.pack("<HHHHHHIIIIIQQQQ", 2, d.grid_dims, *d.block, 0, *grid_size, d.private_bytes,
+                       d.lds_bytes, kernel_object, d.kernarg_address, 0, 0)
+
+
+def initial_sgprs(kd: KernelDescriptor, d: Dispatch, group_id: Dim3, first_wave: bool, waves: int) -> list[int]:
+    """SGPR values from s0 on, in the order of AMDGPUUsage "Initial Kernel Execution State"."""
+    out: list[int] = []
+
+    def pair(value: int) -> None:
+        out.extend((value & 0xFFFFFFFF, value >> 32 & 0xFFFFFFFF))
+
+    if kd.enable_sgpr_private_segment_buffer or kd.enable_sgpr_flat_scratch_init:
+        raise LaunchError(f"kernel {d.kernel.name!r}: private segment buffer / flat scratch init are not "
+                          "supported on gfx942 (architected flat scratch)")
+    if kd.enable_sgpr_dispatch_ptr:
+        pair(d.dispatch_packet)
+    if kd.enable_sgpr_queue_ptr:
+        pair(d.queue)
+    if kd.enable_sgpr_kernarg_segment_ptr:
+        pair(d.kernarg_address)
+    if kd.enable_sgpr_dispatch_id:
+        pair(0)
+    if kd.enable_sgpr_private_segment_size:
+        out.append(d.private_bytes)
+    if kd.kernarg_preload_spec_length:
+        raise LaunchError(f"kernel {d.kernel.name!r}: preloaded kernel arguments are not supported")
+    out = out[:16]
+    out.extend([0] * (kd.rsrc2.user_sgpr_count - len(out)))
+    rsrc2 = kd.rsrc2
+    for enabled, value in ((rsrc2.enable_sgpr_workgroup_id_x, group_id[0]), (rsrc2.enable_sgpr_workgroup_id_y,
+                           group_id[1]), (rsrc2.enable_sgpr_workgroup_id_z, group_id[2])):
+        if enabled:
+            out.append(value)
+    if rsrc2.enable_sgpr_workgroup_info:
+        out.append(int(first_wave) << 31 | waves)
+    return out
+
+
+def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int) -> None:
+    kd = d.kernel.descriptor
+    bx, by, bz = d.block
+    threads = bx * by * bz
+    count = -(-threads // WAVE_SIZE)
+    rsrc1 = kd.rsrc1
+    for index in range(count):
+        mode = Mode(rsrc1.float_round_mode_32, rsrc1.float_round_mode_16_64, rsrc1.float_denorm_mode_32,
+                    rsrc1.float_denorm_mode_16_64, rsrc1.enable_dx10_clamp, rsrc1.enable_ieee_mode)
+        wave = Wave(index, group, memory, Scratch(d.private_bytes), mode, pc=entry)
+        for code, value in enumerate(initial_sgprs(kd, d, group.id, index == 0, count)):
+            wave.s[code] = value
+        lanes = min(WAVE_SIZE, threads - index * WAVE_SIZE)
+        linear = [index * WAVE_SIZE + lane for lane in range(lanes)]
+        ids = [t % bx | (t // bx % by) << 10 | (t // (bx * by)) << 20 for t in linear]
+        wave.v[0, :lanes] = ids
+        wave.set_exec((1 << lanes) - 1)
+        group.waves.append(wave)
+
+
+def launch(program: Program, kernel_name: str, grid: tuple[int, ...] | int, block: tuple[int, ...] | int,
+           kernarg: bytes, dynamic_lds: int = 0, memory: DeviceMemory | None = None, trace: bool = False,
+           step_budget: int = DEFAULT_STEP_BUDGET, trace_sink: Callable[[str], None] = print,
+           dynamic_stack: int = DEFAULT_DYNAMIC_STACK) -> LaunchStats:
+    """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items."""
+    kernel = program.kernel(kernel_name)
+    grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
+    threads = block3[0] * block3[1] * block3[2]
+    if threads > min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size) or block3[0] > 1024 or block3[1] > 1024 \
+            or block3[2] > 1024:
+        raise LaunchError(f"kernel {kernel_name!r}: block {block3} has {threads} work-items; at most "
+                          f"{min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size)} allowed")
+    lds_bytes = kernel.descriptor.group_segment_fixed_size + dynamic_lds
+    if dynamic_lds < 0 or lds_bytes > MAX_LDS_BYTES:
+        raise LaunchError(f"kernel {kernel_name!r}: {lds_bytes} bytes of LDS requested; gfx942 has {MAX_LDS_BYTES}")
+    if memory is None:
+        memory = DeviceMemory()
+    private = kernel.descriptor.private_segment_fixed_size
+    if kernel.descriptor.uses_dynamic_stack or kernel.meta.uses_dynamic_stack:
+        private += dynamic_stack
+    base = program.map_into(memory)
+    queue = memory.alloc(QUEUE_SIZE, 64) if kernel.descriptor.enable_sgpr_queue_ptr else 0
+    d = Dispatch(kernel, grid3, block3, lds_bytes, private, 0, 0, queue)
+    segment = build_kernarg(kernel, kernarg, _hidden_values(d, dynamic_lds))
+    kernarg_address = memory.alloc(len(segment), 64)
+    memory.write(kernarg_address, segment)
+    packet = memory.alloc(DISPATCH_PACKET_SIZE, 64)
+    d = Dispatch(kernel, grid3, block3, lds_bytes, private, kernarg_address, packet, queue)
+    memory.write(packet, _dispatch_packet(d, base + kernel.descriptor_address))
+    executor = Executor(program, base, kernel, trace_sink if trace else None)
+    counters = RunCounters(step_budget)
+    start = time.perf_counter()
+    groups = 0
+    waves = 0
+    try:
+        for gz in range(grid3[2]):
+            for gy in range(grid3[1]):
+                for gx in range(grid3[0]):
+                    group = WorkGroup((gx, gy, gz), Lds(lds_bytes))
+                    _make_waves(d, group, memory, base + kernel.entry_address)
+                    executor.run_group(group, counters)
+                    groups += 1
+                    waves += len(group.waves)
+    finally:
+        for address in (kernarg_address, packet, queue):
+            if address:
+                memory.free(address)
+    return LaunchStats(kernel_name, groups, waves, counters.steps, time.perf_counter() - start)

@@ -1,0 +1,188 @@
+"""Operand access shared by every instruction family: readers and writers bound once per instruction.
+
+Invariant: a reader or writer is built from an operand code *once* (when the program is bound) and
+then only indexes wave state; nothing here decodes at run time. Scalar readers return Python ints
+(``0 <= x < 2**bits``); vector readers return numpy ``uint16``/``uint32``/``uint64`` arrays of 64
+lanes, or numpy scalars for lane-uniform operands (SGPRs, constants), which broadcast. Vector writers
+only touch lanes enabled in EXEC. Codes follow ``operands.py`` (CDNA3 ISA "SRC" table): inline
+constants and literals become values, never register indices; 1/(2*pi) is code 248.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.errors import UnknownInstruction, WaveFault
+from ptx2gcn.runtime.emulator.memory import PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE, APERTURE_SIZE
+from ptx2gcn.runtime.emulator.operands import (FLOAT_INLINE_BITS, LITERAL_CODE, inline_constant_bits,
+                                               is_inline_constant, literal_bits)
+from ptx2gcn.runtime.emulator.wave import EXEC_HI, EXEC_LO, MASK32, NULL, VCC_HI, VCC_LO, Wave
+
+Handler = Callable[[Wave], None]
+Builder = Callable[[Instruction], Handler]
+ScalarRead = Callable[[Wave], int]
+ScalarWrite = Callable[[Wave, int], None]
+Vec = Any  # numpy array of 64 lanes or a numpy scalar (lane-uniform)
+VecRead = Callable[[Wave], Vec]
+VecWrite = Callable[[Wave, Vec], None]
+
+U16, U32, U64 = np.uint16, np.uint32, np.uint64
+I16, I32, I64 = np.int16, np.int32, np.int64
+F16, F32, F64 = np.float16, np.float32, np.float64
+UINT = {16: U16, 32: U32, 64: U64}
+SINT = {16: I16, 32: I32, 64: I64}
+FLOAT = {16: F16, 32: F32, 64: F64}
+SHIFT32 = U64(32)
+LOW32 = U64(MASK32)
+
+# Read-only special sources (value as 64 bits; 32-bit reads take the low dword, as the hardware
+# does for the aperture registers: LLVM reads them with 64-bit moves only).
+_APERTURES = {235: SHARED_APERTURE_BASE, 236: SHARED_APERTURE_BASE + APERTURE_SIZE - 1,
+              237: PRIVATE_APERTURE_BASE, 238: PRIVATE_APERTURE_BASE + APERTURE_SIZE - 1, 239: 0}
+SCC_CODE, EXECZ_CODE, VCCZ_CODE = 253, 252, 251
+
+
+def unsupported(inst: Instruction, why: str) -> UnknownInstruction:
+    return UnknownInstruction(inst.pc, inst.encoding, f"{inst.opcode}: {why}")
+
+
+def constant_bits(inst: Instruction, code: int, bits: int, is_float: bool, signed: bool = False) -> int | None:
+    """The value of an inline constant or the literal as a ``bits``-wide operand (None for registers)."""
+    if is_inline_constant(code):
+        if bits == 64 and not is_float and code in FLOAT_INLINE_BITS:
+            return inline_constant_bits(code, 64, False)
+        return inline_constant_bits(code, max(bits, 16), is_float)
+    if code == LITERAL_CODE:
+        if inst.literal is None:
+            raise unsupported(inst, "literal operand without a literal dword")
+        return literal_bits(inst.literal, max(bits, 16), is_float, signed)
+    return None
+
+
+# -- scalar operands ----------------------------------------------------------------------------
+def scalar_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool = False,
+                  signed: bool = False) -> ScalarRead:
+    """A reader for a scalar source (SGPR/special/constant) as an unsigned ``bits``-wide int."""
+    value = constant_bits(inst, code, bits, is_float, signed)
+    if value is not None:
+        return lambda w: value
+    if code in _APERTURES:
+        aperture = _APERTURES[code]
+        fixed = aperture if bits == 64 else aperture & MASK32
+        return lambda w: fixed
+    if code == SCC_CODE:
+        return lambda w: w.scc
+    if code == EXECZ_CODE:
+        return lambda w: int(w.exec == 0)
+    if code == VCCZ_CODE:
+        return lambda w: int(w.vcc == 0)
+    if code < 128:
+        if bits == 64:
+            return lambda w: w.s[code] | w.s[code + 1] << 32
+        return lambda w: w.s[code]
+    raise unsupported(inst, f"scalar source code {code} is not readable")
+
+
+def scalar_writer(inst: Instruction, code: int, bits: int = 32) -> ScalarWrite:
+    if code == NULL:
+        return lambda w, value: None
+    if code >= 128:
+        raise unsupported(inst, f"scalar destination code {code} is not writable")
+    if code in (EXEC_LO, EXEC_HI) or (bits == 64 and code + 1 == EXEC_LO):
+        return (lambda w, value: w.set_sreg64(code, value)) if bits == 64 else (lambda w, value: w.set_sreg(code, value))
+    if bits == 64:
+        def write64(w: Wave, value: int) -> None:
+            s = w.s
+            s[code] = value & MASK32
+            s[code + 1] = value >> 32 & MASK32
+        return write64
+
+    def write32(w: Wave, value: int) -> None:
+        w.s[code] = value & MASK32
+    return write32
+
+
+# -- vector operands ----------------------------------------------------------------------------
+def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool = False, signed: bool = False,
+                  high: bool = False) -> VecRead:
+    """A reader of a VALU source as unsigned ``bits``-wide lanes (``high``: upper half for 16 bits)."""
+    dtype = UINT[bits]
+    if code >= 256:
+        row = code - 256
+        if bits == 64:
+            return lambda w: w.v[row].astype(U64) | w.v[row + 1].astype(U64) << SHIFT32
+        if bits == 16:
+            if high:
+                return lambda w: (w.v[row] >> 16).astype(U16)
+            return lambda w: w.v[row].astype(U16)
+        return lambda w: w.v[row]
+    scalar = scalar_reader(inst, code, bits, is_float, signed)
+    if constant_bits(inst, code, bits, is_float, signed) is not None or code in _APERTURES:
+        constant = dtype(scalar(None))  # type: ignore[arg-type]
+        if bits == 16 and high and code >= 256:
+            constant = dtype(0)
+        return lambda w: constant
+    if bits == 16:
+        shift = 16 if high else 0
+        return lambda w: U16(scalar(w) >> shift & 0xFFFF)
+    return lambda w: dtype(scalar(w))
+
+
+def vgpr_writer(row: int, bits: int = 32, high: bool = False) -> VecWrite:
+    """Writes ``bits``-wide unsigned results to active lanes of VGPR ``row`` (and ``row+1`` for 64)."""
+    if bits == 64:
+        def write64(w: Wave, value: Vec) -> None:
+            value = np.asarray(value, dtype=U64)
+            mask = w.exec_mask
+            np.copyto(w.v[row], (value & LOW32).astype(U32), where=mask)
+            np.copyto(w.v[row + 1], (value >> SHIFT32).astype(U32), where=mask)
+        return write64
+    if bits == 16:
+        if high:
+            def write_hi(w: Wave, value: Vec) -> None:
+                merged = (w.v[row] & U32(0xFFFF)) | (np.asarray(value).astype(U32) << U32(16))
+                np.copyto(w.v[row], merged, where=w.exec_mask)
+            return write_hi
+
+        def write_lo16(w: Wave, value: Vec) -> None:
+            # gfx9 VOP writes of 16-bit results zero the upper half (no d16 preservation).
+            np.copyto(w.v[row], np.asarray(value).astype(U32) & U32(0xFFFF), where=w.exec_mask)
+        return write_lo16
+
+    def write32(w: Wave, value: Vec) -> None:
+        np.copyto(w.v[row], value, where=w.exec_mask, casting="unsafe")
+    return write32
+
+
+def lane_mask_reader(inst: Instruction, code: int) -> Callable[[Wave], npt.NDArray[np.bool_]]:
+    """A 64-bit lane mask source (VCC or an SGPR pair) as ``bool[64]``."""
+    from ptx2gcn.runtime.emulator.wave import mask_of
+
+    read = scalar_reader(inst, code, 64)
+    return lambda w: mask_of(read(w))
+
+
+def lane_mask_writer(inst: Instruction, code: int) -> Callable[[Wave, npt.NDArray[np.bool_]], None]:
+    """Writes a per-lane bool result as a 64-bit mask; inactive lanes read as 0 (CDNA3 VOPC rule)."""
+    from ptx2gcn.runtime.emulator.wave import bits_of
+
+    write = scalar_writer(inst, code, 64)
+    return lambda w, lanes: write(w, bits_of(lanes & w.exec_mask))
+
+
+def vcc_code(inst: Instruction) -> int:
+    return VCC_LO
+
+
+def require_lane(w: Wave, lane: int) -> int:
+    if not 0 <= lane < 64:
+        raise WaveFault(f"lane select {lane} outside 0..63")
+    return lane
+
+
+__all__ = ["VCC_HI"]

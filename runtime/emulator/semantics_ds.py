@@ -1,0 +1,214 @@
+"""LDS instructions (DS): reads, writes, read2/write2, atomics, and the lane-permute ops that use the
+LDS crossbar without memory (``ds_bpermute_b32``, ``ds_permute_b32``, ``ds_swizzle_b32``).
+
+Invariant: addresses are ``VGPR[addr] + offset`` (``offset1:offset0`` as one 16-bit offset, or for
+read2/write2 two offsets scaled by the element size, times 64 for ``st64``), bounds-checked against
+the work-group's LDS. Permutes read every source lane before writing, inactive source lanes read 0,
+and only active lanes are written (CDNA3 ISA DS_BPERMUTE_B32 / DS_PERMUTE_B32 / DS_SWIZZLE_B32).
+``ds_cmpst`` takes the compare value from ``data0`` and the new value from ``data1``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS
+from ptx2gcn.runtime.emulator.semantics_common import U32, U64, Builder, Handler, unsupported
+from ptx2gcn.runtime.emulator.semantics_vmem import _extend
+from ptx2gcn.runtime.emulator.wave import Wave
+
+_READ = {"b32": (4, False), "b64": (8, False), "b96": (12, False), "b128": (16, False), "u8": (1, False),
+         "i8": (1, True), "u16": (2, False), "i16": (2, True)}
+_WRITE = {"b32": (4, 0), "b64": (8, 0), "b96": (12, 0), "b128": (16, 0), "b8": (1, 0), "b16": (2, 0),
+          "b8_d16_hi": (1, 2), "b16_d16_hi": (2, 2)}
+# DS atomic names -> names in ATOMICS (32-bit; "_u64"/"_b64"/"_i64" select the 64-bit variant).
+_DS_ATOMIC = {"add": "add", "sub": "sub", "rsub": "rsub", "inc": "inc", "dec": "dec", "min_i": "smin",
+              "max_i": "smax", "min_u": "umin", "max_u": "umax", "and": "and", "or": "or", "xor": "xor",
+              "wrxchg": "swap", "cmpst": "cmpswap", "add_f": "add_f32"}
+
+
+def _offset(inst: Instruction) -> int:
+    return inst.fields["offset0"] | inst.fields["offset1"] << 8
+
+
+def _addresses(w: Wave, row: int, lanes: npt.NDArray[np.intp], offset: int) -> npt.NDArray[np.uint64]:
+    return (w.v[row, lanes].astype(U64) + U64(offset)) & U64(0xFFFFFFFF)
+
+
+def _bind_read(inst: Instruction) -> Handler:
+    kind = inst.opcode.removeprefix("ds_read_")
+    if kind not in _READ:
+        raise unsupported(inst, "no semantics for this LDS read")
+    width, signed = _READ[kind]
+    f = inst.fields
+    offset, addr, row = _offset(inst), f["addr"], f["vdst"] + (256 if f.get("acc", 0) else 0)
+    dwords = max(1, width // 4)
+
+    def run(w: Wave) -> None:
+        lanes = np.flatnonzero(w.exec_mask)
+        if lanes.size:
+            raw = w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes)
+            w.v[row:row + dwords, lanes] = _extend(raw, width, signed).T
+    return run
+
+
+def _bind_write(inst: Instruction) -> Handler:
+    kind = inst.opcode.removeprefix("ds_write_")
+    if kind not in _WRITE:
+        raise unsupported(inst, "no semantics for this LDS write")
+    width, skip = _WRITE[kind]
+    f = inst.fields
+    offset, addr, data = _offset(inst), f["addr"], f["data0"] + (256 if f.get("acc", 0) else 0)
+    dwords = max(1, width // 4)
+
+    def run(w: Wave) -> None:
+        lanes = np.flatnonzero(w.exec_mask)
+        if lanes.size:
+            raw = np.ascontiguousarray(w.v[data:data + dwords, lanes].T).view(np.uint8)[:, skip:skip + width]
+            w.group.lds.store(_addresses(w, addr, lanes, offset), raw, lanes)
+    return run
+
+
+def _bind_pair(inst: Instruction) -> Handler:
+    """ds_read2/write2[st64]_b32/b64: two elements at offset0 and offset1 (scaled)."""
+    name = inst.opcode
+    width = 8 if name.endswith("b64") else 4
+    scale = width * (64 if "st64" in name else 1)
+    f = inst.fields
+    offsets = (f["offset0"] * scale, f["offset1"] * scale)
+    addr = f["addr"]
+    dwords = width // 4
+    acc = 256 if f.get("acc", 0) else 0
+    if name.startswith("ds_read2"):
+        row = f["vdst"] + acc
+
+        def read(w: Wave) -> None:
+            lanes = np.flatnonzero(w.exec_mask)
+            if lanes.size:
+                for i, offset in enumerate(offsets):
+                    raw = w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes)
+                    w.v[row + i * dwords:row + (i + 1) * dwords, lanes] = _extend(raw, width, False).T
+        return read
+    sources = (f["data0"] + acc, f["data1"] + acc)
+
+    def write(w: Wave) -> None:
+        lanes = np.flatnonzero(w.exec_mask)
+        if lanes.size:
+            for source, offset in zip(sources, offsets):
+                raw = np.ascontiguousarray(w.v[source:source + dwords, lanes].T).view(np.uint8)
+                w.group.lds.store(_addresses(w, addr, lanes, offset), raw, lanes)
+    return write
+
+
+def _atomic_name(name: str) -> tuple[str, bool, bool] | None:
+    """``ds_add_rtn_u32`` -> ("add", returns, 64-bit)."""
+    body = name.removeprefix("ds_")
+    returns = "_rtn_" in body
+    body = body.replace("_rtn", "")
+    base, _, type_name = body.rpartition("_")
+    wide = type_name.endswith("64")
+    if base in ("min", "max"):
+        base = f"{base}_{type_name[0] if type_name[0] in 'iu' else 'f'}"
+    elif base == "add" and type_name.startswith("f"):
+        base = "add_f"
+    mapped = _DS_ATOMIC.get(base)
+    if mapped is None or (base == "add_f" and wide):
+        return None
+    return mapped, returns, wide
+
+
+def _bind_atomic(inst: Instruction) -> Handler:
+    parsed = _atomic_name(inst.opcode)
+    if parsed is None:
+        raise unsupported(inst, "no semantics for this LDS atomic")
+    mapped, returns, wide = parsed
+    op = ATOMICS[f"{mapped}_x2" if wide and not mapped.startswith("add_f") else mapped]
+    f = inst.fields
+    offset, addr = _offset(inst), f["addr"]
+    data0, data1, dst = f["data0"], f["data1"], f["vdst"]
+    width = op.bytes
+    words = width // 4
+
+    def value(w: Wave, row: int, lane: int) -> int:
+        return int(w.v[row, lane]) | (int(w.v[row + 1, lane]) << 32 if words == 2 else 0)
+
+    def run(w: Wave) -> None:
+        lanes = np.flatnonzero(w.exec_mask)
+        addrs = _addresses(w, addr, lanes, offset)
+        olds = []
+        for address, lane in zip(addrs.tolist(), lanes.tolist()):
+            one, who = np.array([address], dtype=U64), np.array([lane])
+            old = int.from_bytes(w.group.lds.load(one, width, who).tobytes(), "little")
+            if op.two_operands:  # DS cmpst: data0 is the compare value, data1 the new value
+                new = op.apply(old, value(w, data1, lane), value(w, data0, lane))
+            else:
+                new = op.apply(old, value(w, data0, lane), 0)
+            raw = np.frombuffer(new.to_bytes(width, "little"), dtype=np.uint8).reshape(1, width)
+            w.group.lds.store(one, raw, who)
+            olds.append(old)
+        if returns and lanes.size:
+            values = np.array(olds, dtype=U64)
+            w.v[dst, lanes] = (values & U64(0xFFFFFFFF)).astype(U32)
+            if words == 2:
+                w.v[dst + 1, lanes] = (values >> U64(32)).astype(U32)
+    return run
+
+
+@cache
+def swizzle_source_lanes(pattern: int) -> npt.NDArray[np.intp]:
+    """DS_SWIZZLE_B32 offset -> source lane of each lane (quad-permute or bit-mask mode)."""
+    lanes = np.arange(64)
+    if pattern & 0x8000:
+        select = [(pattern >> (2 * i)) & 3 for i in range(4)]
+        return np.array([(lane & ~3) | select[lane & 3] for lane in range(64)])
+    and_mask, or_mask, xor_mask = pattern & 0x1F, (pattern >> 5) & 0x1F, (pattern >> 10) & 0x1F
+    return (lanes & 0x20) | ((((lanes & 0x1F) & and_mask) | or_mask) ^ xor_mask)
+
+
+def _bind_permute(inst: Instruction) -> Handler:
+    f = inst.fields
+    name = inst.opcode
+    offset, addr, data, dst = _offset(inst), f["addr"], f["data0"], f["vdst"]
+    if name == "ds_swizzle_b32":
+        source = swizzle_source_lanes(offset)
+
+        def swizzle(w: Wave) -> None:
+            values = np.where(w.exec_mask, w.v[data], U32(0))
+            np.copyto(w.v[dst], values[source], where=w.exec_mask)
+        return swizzle
+    if name == "ds_bpermute_b32":
+        def bpermute(w: Wave) -> None:
+            values = np.where(w.exec_mask, w.v[data], U32(0))
+            index = ((w.v[addr].astype(U64) + U64(offset)) >> U64(2)) & U64(63)
+            np.copyto(w.v[dst], values[index.astype(np.intp)], where=w.exec_mask)
+        return bpermute
+
+    def permute(w: Wave) -> None:
+        lanes = np.flatnonzero(w.exec_mask)
+        result = np.zeros(64, dtype=U32)
+        index = ((w.v[addr, lanes].astype(U64) + U64(offset)) >> U64(2)) & U64(63)
+        result[index.astype(np.intp)] = w.v[data, lanes]
+        np.copyto(w.v[dst], result, where=w.exec_mask)
+    return permute
+
+
+def builders(names: list[str]) -> dict[str, Builder]:
+    table: dict[str, Builder] = {}
+    for name in names:
+        if not name.startswith("ds_"):
+            continue
+        if name.startswith(("ds_read2", "ds_write2")):
+            table[name] = _bind_pair
+        elif name.startswith("ds_read_") and name.removeprefix("ds_read_") in _READ:
+            table[name] = _bind_read
+        elif name.startswith("ds_write_") and name.removeprefix("ds_write_") in _WRITE:
+            table[name] = _bind_write
+        elif name in ("ds_swizzle_b32", "ds_bpermute_b32", "ds_permute_b32"):
+            table[name] = _bind_permute
+        elif _atomic_name(name) is not None:
+            table[name] = _bind_atomic
+    return table

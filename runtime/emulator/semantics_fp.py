@@ -1,0 +1,116 @@
+"""Exact floating-point helpers for the VALU: fused multiply-add, IEEE min/max, class tests.
+
+Invariant: results are the correctly rounded (round-to-nearest-even) values the CDNA3 ISA specifies,
+computed without relying on host FMA or host FTZ/DAZ. f16/f32 FMA use a float64 evaluation made
+round-to-odd (exact product, TwoSum error, sticky LSB), which rounds correctly to any format of at
+most 51 bits; f64 FMA, whose product is not exact in float64, is computed lane by lane with Python
+integers (``int / int`` is correctly rounded in CPython, subnormals included).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+A = Any
+F64, U64 = np.float64, np.uint64
+
+
+def _round_to_odd_sum(p: A, c: A) -> A:
+    """p + c (float64 arrays, p exact) rounded to odd: inexact results get an odd last bit."""
+    s = p + c
+    bb = s - p
+    err = (p - (s - bb)) + (c - bb)
+    bits = np.asarray(s, dtype=F64).view(U64)
+    inexact = (err != 0) & np.isfinite(s) & ((bits & U64(1)) == 0)
+    if not np.any(inexact):
+        return s
+    toward = np.where(err > 0, np.inf, -np.inf)
+    return np.where(inexact, np.nextafter(s, toward), s)
+
+
+def fma_narrow(a: A, b: A, c: A, dtype: Any) -> A:
+    """Correctly rounded fma for float16/float32 lanes (``dtype``)."""
+    a64, b64, c64 = (np.asarray(x, dtype=F64) for x in (a, b, c))
+    product = a64 * b64  # exact: at most 2*24 significant bits
+    return _round_to_odd_sum(product, c64).astype(dtype)
+
+
+def _fma64_lane(a: float, b: float, c: float) -> float:
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
+        return a * b + c  # specials, and exact zero products (sign rules of a*b + c hold)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return 0.0
+    try:
+        return exact.numerator / exact.denominator
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+
+
+def fma64(a: A, b: A, c: A) -> A:
+    """Correctly rounded fma for float64 lanes."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=F64) for x in (a, b, c)))
+    flat = [_fma64_lane(x, y, z) for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
+    return np.array(flat, dtype=F64).reshape(a.shape)
+
+
+def fma(a: A, b: A, c: A) -> A:
+    dtype = np.result_type(a, b, c)
+    if dtype == F64:
+        return fma64(a, b, c)
+    return fma_narrow(a, b, c, dtype)
+
+
+def quiet(x: A) -> A:
+    """Quiet NaN of ``x`` (sets the top mantissa bit); other values unchanged."""
+    x = np.asarray(x)
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize]
+    quiet_bit = bits(1 << (np.finfo(x.dtype).nmant - 1))
+    return np.where(np.isnan(x), (x.view(bits) | quiet_bit).view(x.dtype), x)
+
+
+def is_snan(x: A) -> A:
+    x = np.asarray(x)
+    bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[x.dtype.itemsize]
+    quiet_bit = bits(1 << (np.finfo(x.dtype).nmant - 1))
+    return np.isnan(x) & ((x.view(bits) & quiet_bit) == 0)
+
+
+def ieee_min_max(a: A, b: A, ieee: bool, take_min: bool) -> A:
+    """V_MIN/V_MAX: a NaN operand yields the other (IEEE mode quiets a signalling NaN result);
+    -0 < +0."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    both_zero = (a == 0) & (b == 0)
+    a_neg = np.signbit(a)
+    if take_min:
+        pick_a = (a < b) | (both_zero & a_neg)
+    else:
+        pick_a = (a > b) | (both_zero & ~a_neg)
+    out = np.where(pick_a, a, b)
+    out = np.where(np.isnan(a), b, np.where(np.isnan(b), a, out))
+    if ieee:
+        out = np.where(is_snan(a), quiet(a), np.where(is_snan(b), quiet(b), out))
+    return out.astype(a.dtype)
+
+
+# CDNA3 V_CMP_CLASS bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denorm, 5 -0, 6 +0, 7 +denorm,
+# 8 +normal, 9 +inf.
+def float_class_mask(x: A) -> A:
+    x = np.asarray(x)
+    neg = np.signbit(x)
+    tiny = np.finfo(x.dtype).tiny
+    mag = np.abs(x)
+    cls = np.zeros(x.shape, dtype=np.uint32)
+    cls = np.where(is_snan(x), 1 << 0, cls)
+    cls = np.where(np.isnan(x) & ~is_snan(x), 1 << 1, cls)
+    cls = np.where(np.isinf(x), np.where(neg, 1 << 2, 1 << 9), cls)
+    normal = np.isfinite(x) & (mag >= tiny)
+    cls = np.where(normal, np.where(neg, 1 << 3, 1 << 8), cls)
+    denormal = (mag > 0) & (mag < tiny)
+    cls = np.where(denormal, np.where(neg, 1 << 4, 1 << 7), cls)
+    cls = np.where(mag == 0, np.where(neg, 1 << 5, 1 << 6), cls)
+    return cls.astype(np.uint32)

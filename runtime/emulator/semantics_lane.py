@@ -1,0 +1,342 @@
+"""VALU operations that read or write lane masks or cross lanes: carries, v_cndmask, division
+helpers (v_div_scale/fmas/fixup), 64-bit multiply-add, readlane/writelane/readfirstlane, mbcnt, swap.
+
+Invariant: carry-in/out, condition and scale-flag masks come from / go to VCC for e32 forms and
+from the SGPR pair in ``src2`` / ``sdst`` for VOP3 forms; mask bits of inactive lanes are written
+0. Lane-crossing reads (``v_readlane``) read the register regardless of EXEC, as the hardware does.
+The division helpers follow the CDNA3 ISA pseudocode (V_DIV_SCALE_F32 opcode 480 ff.).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.errors import WaveFault
+from ptx2gcn.runtime.emulator.semantics_common import (F32, F64, I64, U32, U64, Builder, Handler, lane_mask_reader,
+                                                       scalar_reader, scalar_writer, unsupported, vector_reader,
+                                                       vgpr_writer)
+from ptx2gcn.runtime.emulator.semantics_fp import fma, quiet
+from ptx2gcn.runtime.emulator.semantics_valu import bits_modifier
+from ptx2gcn.runtime.emulator.semantics_valu_int import popcount
+from ptx2gcn.runtime.emulator.wave import MASK32, VCC_LO, Wave, bits_of, mask_of
+
+A = Any
+_LANE = np.arange(64, dtype=np.uint64)
+
+
+def _mask_in(inst: Instruction) -> Any:
+    """Carry-in / condition mask: VCC for e32, the SGPR pair in src2 for VOP3."""
+    code = inst.fields["src2"] if inst.encoding == "VOP3" else VCC_LO
+    return lane_mask_reader(inst, code)
+
+
+def _mask_out(inst: Instruction) -> int:
+    return inst.fields["sdst"] if inst.encoding == "VOP3" else VCC_LO
+
+
+def _write_mask(w: Wave, code: int, lanes: A) -> None:
+    bits = bits_of(np.broadcast_to(lanes, (64,)) & w.exec_mask)
+    if code == 125:
+        return
+    w.set_sreg64(code, bits)
+
+
+def _float_reader(inst: Instruction, index: int, bits: int) -> Any:
+    f = inst.fields
+    read = vector_reader(inst, f[f"src{index}"], bits, True)
+    modifier = bits_modifier(bits, bool(f.get("abs", 0) >> index & 1), bool(f.get("neg", 0) >> index & 1))
+    return read if modifier is None else (lambda w: modifier(read(w)))
+
+
+# -- carries ---------------------------------------------------------------------------------------
+def _bind_carry(inst: Instruction) -> Handler:
+    name = inst.opcode
+    f = inst.fields
+    a, b = vector_reader(inst, f["src0"]), vector_reader(inst, f["src1"])
+    write = vgpr_writer(f["vdst"])
+    out = _mask_out(inst)
+    uses_carry = name in ("v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32")
+    carry_in = _mask_in(inst) if uses_carry else None
+    subtract = "sub" in name
+    reverse = "rev" in name
+
+    def run(w: Wave) -> None:
+        x, y = np.asarray(a(w), U64), np.asarray(b(w), U64)
+        if reverse:
+            x, y = y, x
+        c = carry_in(w).astype(U64) if carry_in is not None else U64(0)
+        if subtract:
+            wide = x - y - c
+            flag = y + c > x
+        else:
+            wide = x + y + c
+            flag = wide > U64(MASK32)
+        write(w, (wide & U64(MASK32)).astype(U32))
+        _write_mask(w, out, flag)
+    return run
+
+
+def _bind_cndmask(inst: Instruction) -> Handler:
+    f = inst.fields
+    if inst.form in ("dpp", "sdwa"):
+        raise unsupported(inst, f"{inst.form} form of v_cndmask_b32")
+    a = _float_reader(inst, 0, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src0"])
+    b = _float_reader(inst, 1, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src1"])
+    cond = _mask_in(inst)
+    write = vgpr_writer(f["vdst"])
+
+    def run(w: Wave) -> None:
+        write(w, np.where(cond(w), b(w), a(w)))
+    return run
+
+
+def _bind_mad64(inst: Instruction) -> Handler:
+    f = inst.fields
+    signed = inst.opcode == "v_mad_i64_i32"
+    a, b = vector_reader(inst, f["src0"], 32), vector_reader(inst, f["src1"], 32)
+    c = vector_reader(inst, f["src2"], 64, signed=signed)
+    write = vgpr_writer(f["vdst"], 64)
+    out = f["sdst"]
+    if f.get("clamp", 0):
+        raise unsupported(inst, "clamp on a 64-bit multiply-add")
+
+    def run(w: Wave) -> None:
+        x, y, z = (np.broadcast_to(np.asarray(v), (64,)) for v in (a(w), b(w), c(w)))
+        if signed:
+            exact = [int(p) * int(q) + int(r) for p, q, r in zip(x.view(np.int32).tolist(), y.view(np.int32).tolist(),
+                                                              z.astype(U64).view(I64).tolist())]
+            overflow = np.array([not -(1 << 63) <= v < 1 << 63 for v in exact])
+        else:
+            exact = [int(p) * int(q) + int(r) for p, q, r in zip(x.tolist(), y.tolist(), z.tolist())]
+            overflow = np.array([v >> 64 != 0 for v in exact])
+        write(w, np.array([v & 0xFFFFFFFFFFFFFFFF for v in exact], dtype=U64))
+        _write_mask(w, out, overflow)
+    return run
+
+
+# -- division helpers ------------------------------------------------------------------------------
+def _exponent(x: A, bits: int) -> A:
+    raw = np.asarray(x).view({32: U32, 64: U64}[bits]).astype(np.int64)
+    return (raw >> (23 if bits == 32 else 52)) & (0xFF if bits == 32 else 0x7FF)
+
+
+def div_scale(s0: A, s1: A, s2: A, bits: int) -> tuple[A, A]:
+    """V_DIV_SCALE_F32/F64: (scaled value, VCC flag per lane)."""
+    dtype = F32 if bits == 32 else F64
+    scale, limit, tiny_exp = (64, 96, 23) if bits == 32 else (128, 768, 53)
+    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v, dtype=dtype) for v in (s0, s1, s2)))
+    d = s0.copy()
+    vcc = np.zeros(s0.shape, dtype=bool)
+    done = np.zeros(s0.shape, dtype=bool)
+    tiny = np.finfo(dtype).tiny
+    up = np.ldexp(s0, scale).astype(dtype)
+    down = np.ldexp(s0, -scale).astype(dtype)
+    e1, e2 = _exponent(s1, bits), _exponent(s2, bits)
+    with np.errstate(all="ignore"):
+        recip_denorm = np.abs(1.0 / s1.astype(F64)) < np.finfo(dtype).tiny if bits == 32 else np.abs(1.0 / s1) < tiny
+        quot = (s2 / s1).astype(dtype)
+    quot_denorm = (np.abs(quot) < tiny) & (quot != 0)
+    s1_denorm = (np.abs(s1) < tiny) & (s1 != 0)
+    steps = [
+        ((s2 == 0) | (s1 == 0), None, np.full(s0.shape, np.nan, dtype=dtype), False),
+        (e2 - e1 >= limit, s0 == s1, up, True),
+        (s1_denorm, None, up, False),
+        (recip_denorm & quot_denorm, s0 == s1, up, True),
+        (recip_denorm, None, down, False),
+        (quot_denorm, s0 == s2, up, True),
+        (e2 <= tiny_exp, None, up, False),
+    ]
+    for cond, only_if, value, flag in steps:
+        take = cond & ~done
+        if flag:
+            vcc |= take
+        apply = take if only_if is None else take & only_if
+        d = np.where(apply, value, d)
+        done |= take
+    return d.astype(dtype), vcc
+
+
+def div_fmas(s0: A, s1: A, s2: A, vcc: A, bits: int) -> A:
+    """V_DIV_FMAS: fma, post-scaled by 2^+-64 (f32) / 2^+-128 (f64) where VCC is set, the sign of
+    the exponent chosen by the magnitude of the quotient in S2 (CLRX GCN ISA notes)."""
+    dtype = F32 if bits == 32 else F64
+    result = np.asarray(fma(*(np.asarray(v, dtype=dtype) for v in (s0, s1, s2))), dtype=dtype)
+    scale = 64 if bits == 32 else 128
+    exponent = np.where(np.abs(np.asarray(s2, dtype=dtype)) >= 2.0, scale, -scale)
+    scaled = np.ldexp(result.astype(F64) if bits == 32 else result, exponent).astype(dtype)
+    return np.where(vcc, scaled, result).astype(dtype)
+
+
+def div_fixup(s0: A, s1: A, s2: A) -> A:
+    """V_DIV_FIXUP_F16/F32/F64: special cases of quotient s0 = s2 / s1."""
+    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v) for v in (s0, s1, s2)))
+    dtype = s0.dtype.type
+    sign_neg = np.signbit(s1) ^ np.signbit(s2)
+    inf = np.where(sign_neg, dtype(-np.inf), dtype(np.inf))
+    zero = np.where(sign_neg, dtype(-0.0), dtype(0.0))
+    default_nan = np.full(s0.shape, np.nan, dtype=dtype)
+    default_nan = (default_nan.view({2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])
+                   | np.array(1 << (s0.dtype.itemsize * 8 - 1)).astype(
+                       {2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])).view(dtype)
+    magnitude = np.where(sign_neg, -np.abs(s0), np.abs(s0))
+    out = magnitude
+    cases = [
+        (np.isnan(s2), quiet(s2)),
+        (np.isnan(s1), quiet(s1)),
+        ((s1 == 0) & (s2 == 0), default_nan),
+        (np.isinf(s1) & np.isinf(s2), default_nan),
+        ((s1 == 0) | np.isinf(s2), inf),
+        (np.isinf(s1) | (s2 == 0), zero),
+        (np.isnan(s0), inf),
+    ]
+    for cond, value in reversed(cases):
+        out = np.where(cond, value, out)
+    return np.asarray(out).astype(dtype)
+
+
+def _bind_div_scale(inst: Instruction) -> Handler:
+    bits = 32 if inst.opcode.endswith("f32") else 64
+    dtype = F32 if bits == 32 else F64
+    readers = [_float_reader(inst, i, bits) for i in range(3)]
+    write = vgpr_writer(inst.fields["vdst"], bits)
+    out = inst.fields["sdst"]
+
+    def run(w: Wave) -> None:
+        s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
+        d, vcc = div_scale(s0, s1, s2, bits)
+        write(w, d.view(U32 if bits == 32 else U64))
+        _write_mask(w, out, vcc)
+    return run
+
+
+def _bind_div_fmas(inst: Instruction) -> Handler:
+    bits = 32 if inst.opcode.endswith("f32") else 64
+    dtype = F32 if bits == 32 else F64
+    readers = [_float_reader(inst, i, bits) for i in range(3)]
+    write = vgpr_writer(inst.fields["vdst"], bits)
+
+    def run(w: Wave) -> None:
+        s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
+        result = div_fmas(s0, s1, s2, mask_of(w.vcc), bits)
+        write(w, np.asarray(result, dtype=dtype).view(U32 if bits == 32 else U64))
+    return run
+
+
+def _bind_div_fixup(inst: Instruction) -> Handler:
+    bits = {"f16": 16, "f32": 32, "f64": 64}[inst.opcode[-3:]]
+    dtype = {16: np.float16, 32: F32, 64: F64}[bits]
+    readers = [_float_reader(inst, i, bits) for i in range(3)]
+    write = vgpr_writer(inst.fields["vdst"], bits)
+    unsigned = {16: np.uint16, 32: U32, 64: U64}[bits]
+
+    def run(w: Wave) -> None:
+        s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
+        write(w, np.asarray(div_fixup(s0, s1, s2), dtype=dtype).view(unsigned))
+    return run
+
+
+# -- cross-lane ------------------------------------------------------------------------------------
+def _bind_readlane(inst: Instruction) -> Handler:
+    f = inst.fields
+    row = f["src0"] - 256
+    if row < 0:
+        raise unsupported(inst, "v_readlane_b32 source must be a VGPR")
+    lane = scalar_reader(inst, f["src1"])
+    write = scalar_writer(inst, f["vdst"])
+    return lambda w: write(w, int(w.v[row, lane(w) & 63]))
+
+
+def _bind_readfirstlane(inst: Instruction) -> Handler:
+    f = inst.fields
+    read = vector_reader(inst, f["src0"])
+    write = scalar_writer(inst, f["vdst"])
+
+    def run(w: Wave) -> None:
+        active = np.flatnonzero(w.exec_mask)
+        lane = int(active[0]) if active.size else 0
+        write(w, int(np.broadcast_to(read(w), (64,))[lane]))
+    return run
+
+
+def _bind_writelane(inst: Instruction) -> Handler:
+    f = inst.fields
+    value = scalar_reader(inst, f["src0"])
+    lane = scalar_reader(inst, f["src1"])
+    row = f["vdst"]
+
+    def run(w: Wave) -> None:
+        w.v[row, lane(w) & 63] = value(w)
+    return run
+
+
+def _bind_mbcnt(inst: Instruction) -> Handler:
+    f = inst.fields
+    mask = vector_reader(inst, f["src0"])
+    add = vector_reader(inst, f["src1"])
+    write = vgpr_writer(f["vdst"])
+    high = inst.opcode == "v_mbcnt_hi_u32_b32"
+    lanes = np.arange(64)
+    # Bits of the 32-bit mask below this lane: lo half for lanes 0..31, hi half for lanes 32..63.
+    below = np.where(high, np.clip(lanes - 32, 0, 32), np.clip(lanes, 0, 32))
+    thread_masks = ((np.uint64(1) << below.astype(np.uint64)) - np.uint64(1)).astype(U32)
+
+    def run(w: Wave) -> None:
+        write(w, popcount(np.asarray(mask(w), U32) & thread_masks) + add(w))
+    return run
+
+
+def _bind_swap(inst: Instruction) -> Handler:
+    f = inst.fields
+    a, b = f["vdst"], f["src0"] - 256
+    if b < 0:
+        raise unsupported(inst, "v_swap_b32 source must be a VGPR")
+
+    def run(w: Wave) -> None:
+        old_a, old_b = w.v[a].copy(), w.v[b].copy()
+        np.copyto(w.v[a], old_b, where=w.exec_mask)
+        np.copyto(w.v[b], old_a, where=w.exec_mask)
+    return run
+
+
+def _bind_accvgpr(inst: Instruction) -> Handler:
+    """AGPR n is row 256 + n of the register file, i.e. vector operand code 512 + n."""
+    f = inst.fields
+    name = inst.opcode
+    source = f["src0"]
+    if name == "v_accvgpr_write_b32":
+        read, dst = vector_reader(inst, source), 256 + f["vdst"]
+    elif source >= 256:  # read / mov: the source is an AGPR
+        read, dst = vector_reader(inst, source + 256), f["vdst"] + (256 if name == "v_accvgpr_mov_b32" else 0)
+    else:
+        raise unsupported(inst, "AGPR source expected")
+    write = vgpr_writer(dst)
+    return lambda w: write(w, read(w))
+
+
+def _nop(inst: Instruction) -> Handler:
+    return lambda w: None
+
+
+def _fault(message: str) -> Handler:
+    def run(w: Wave) -> None:
+        raise WaveFault(message)
+    return run
+
+
+BUILDERS: dict[str, Builder] = {
+    **{n: _bind_carry for n in ("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32",
+                                "v_subb_co_u32", "v_subbrev_co_u32")},
+    "v_cndmask_b32": _bind_cndmask,
+    "v_mad_u64_u32": _bind_mad64, "v_mad_i64_i32": _bind_mad64,
+    "v_div_scale_f32": _bind_div_scale, "v_div_scale_f64": _bind_div_scale,
+    "v_div_fmas_f32": _bind_div_fmas, "v_div_fmas_f64": _bind_div_fmas,
+    "v_div_fixup_f32": _bind_div_fixup, "v_div_fixup_f64": _bind_div_fixup, "v_div_fixup_f16": _bind_div_fixup,
+    "v_readlane_b32": _bind_readlane, "v_readfirstlane_b32": _bind_readfirstlane,
+    "v_writelane_b32": _bind_writelane,
+    "v_mbcnt_lo_u32_b32": _bind_mbcnt, "v_mbcnt_hi_u32_b32": _bind_mbcnt,
+    "v_swap_b32": _bind_swap, "v_nop": _nop, "v_clrexcp": _nop,
+    "v_accvgpr_read_b32": _bind_accvgpr, "v_accvgpr_write_b32": _bind_accvgpr, "v_accvgpr_mov_b32": _bind_accvgpr,
+}

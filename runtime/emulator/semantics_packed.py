@@ -1,0 +1,133 @@
+"""Packed math (VOP3P): ``v_pk_*`` on two 16-bit halves (or two f32 lanes of a 64-bit pair), plus
+``v_fma_mix*`` and the dot products LLVM emits.
+
+Invariant: for each result half, source *i* supplies its high half when ``op_sel[i]`` (low result) /
+``op_sel_hi[i]`` (high result) is set, else its low half; ``neg_lo``/``neg_hi`` negate float
+halves. Both halves are computed from values read before the write. Integer packed ops wrap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.semantics_common import F16, F32, I16, U16, U32, U64, Builder, Handler, unsupported
+from ptx2gcn.runtime.emulator.semantics_common import vector_reader, vgpr_writer
+from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max
+from ptx2gcn.runtime.emulator.wave import Wave
+
+A = Any
+_M4 = U16(15)
+
+
+def _half(raw: A, high: bool) -> A:
+    raw = np.asarray(raw, dtype=U32)
+    return ((raw >> U32(16)) if high else raw).astype(U16)
+
+
+PK16: dict[str, tuple[Any, str, int]] = {
+    "v_pk_add_f16": (np.add, "f16", 2), "v_pk_mul_f16": (np.multiply, "f16", 2),
+    "v_pk_fma_f16": (fma, "f16", 3),
+    "v_pk_min_f16": (lambda a, b: ieee_min_max(a, b, True, True), "f16", 2),
+    "v_pk_max_f16": (lambda a, b: ieee_min_max(a, b, True, False), "f16", 2),
+    "v_pk_add_u16": (np.add, "u16", 2), "v_pk_sub_u16": (np.subtract, "u16", 2),
+    "v_pk_add_i16": (np.add, "i16", 2), "v_pk_sub_i16": (np.subtract, "i16", 2),
+    "v_pk_mul_lo_u16": (np.multiply, "u16", 2),
+    "v_pk_mad_u16": (lambda a, b, c: a * b + c, "u16", 3), "v_pk_mad_i16": (lambda a, b, c: a * b + c, "i16", 3),
+    "v_pk_max_i16": (np.maximum, "i16", 2), "v_pk_min_i16": (np.minimum, "i16", 2),
+    "v_pk_max_u16": (np.maximum, "u16", 2), "v_pk_min_u16": (np.minimum, "u16", 2),
+    "v_pk_lshlrev_b16": (lambda a, b: b << (a & _M4), "u16", 2),
+    "v_pk_lshrrev_b16": (lambda a, b: b >> (a & _M4), "u16", 2),
+    "v_pk_ashrrev_i16": (lambda a, b: b >> (a.view(U16) & _M4).astype(I16), "i16", 2),
+}
+_DTYPES = {"f16": F16, "u16": U16, "i16": I16}
+
+
+def _bind_pk16(inst: Instruction) -> Handler:
+    fn, type_name, count = PK16[inst.opcode]
+    dtype = _DTYPES[type_name]
+    f = inst.fields
+    readers = [vector_reader(inst, f[f"src{i}"], 32, type_name == "f16") for i in range(count)]
+    op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 7)
+    neg_lo, neg_hi = f.get("neg", 0), f.get("neg_hi", 0)
+    is_float = type_name == "f16"
+    if not is_float and (neg_lo or neg_hi):
+        raise unsupported(inst, "neg on integer packed sources")
+    write = vgpr_writer(f["vdst"])
+    clamp = f.get("clamp", 0)
+    if clamp:
+        raise unsupported(inst, "clamp on packed math")
+
+    def halves(raws: list[A], select: int, negate: int) -> list[A]:
+        out = []
+        for i, raw in enumerate(raws):
+            half = _half(raw, bool(select >> i & 1))
+            if is_float and negate >> i & 1:
+                half = half ^ U16(0x8000)
+            out.append(half.view(dtype))
+        return out
+
+    def run(w: Wave) -> None:
+        raws = [r(w) for r in readers]
+        low = np.asarray(fn(*halves(raws, op_sel, neg_lo))).astype(dtype).view(U16)
+        high = np.asarray(fn(*halves(raws, op_sel_hi, neg_hi))).astype(dtype).view(U16)
+        write(w, low.astype(U32) | (high.astype(U32) << U32(16)))
+    return run
+
+
+def _bind_pk32(inst: Instruction) -> Handler:
+    """v_pk_fma/mul/add_f32, v_pk_mov_b32 on 64-bit register pairs (lane halves are f32)."""
+    name = inst.opcode
+    f = inst.fields
+    count = 3 if name == "v_pk_fma_f32" else 2
+    readers = [vector_reader(inst, f[f"src{i}"], 64, True) for i in range(count)]
+    op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 7)
+    neg_lo, neg_hi = f.get("neg", 0), f.get("neg_hi", 0)
+    fns = {"v_pk_fma_f32": fma, "v_pk_mul_f32": np.multiply, "v_pk_add_f32": np.add,
+           "v_pk_mov_b32": lambda a, b: (a, b)}
+    fn = fns[name]
+    write = vgpr_writer(f["vdst"], 64)
+
+    def part(raw: A, high: bool, negate: bool) -> A:
+        raw = np.asarray(raw, dtype=U64)
+        word = ((raw >> U64(32)) if high else raw & U64(0xFFFFFFFF)).astype(U32)
+        return (word ^ U32(0x80000000) if negate else word).view(F32)
+
+    def run(w: Wave) -> None:
+        raws = [r(w) for r in readers]
+        lo_args = [part(r, bool(op_sel >> i & 1), bool(neg_lo >> i & 1)) for i, r in enumerate(raws)]
+        hi_args = [part(r, bool(op_sel_hi >> i & 1), bool(neg_hi >> i & 1)) for i, r in enumerate(raws)]
+        if name == "v_pk_mov_b32":
+            lo, hi = lo_args[0], hi_args[1]
+        else:
+            lo, hi = fn(*lo_args), fn(*hi_args)
+        lo_bits = np.asarray(lo, dtype=F32).view(U32).astype(U64)
+        hi_bits = np.asarray(hi, dtype=F32).view(U32).astype(U64)
+        write(w, lo_bits | (hi_bits << U64(32)))
+    return run
+
+
+def _bind_dot2_f32_f16(inst: Instruction) -> Handler:
+    f = inst.fields
+    a, b = (vector_reader(inst, f[f"src{i}"], 32, True) for i in range(2))
+    c = vector_reader(inst, f["src2"], 32, True)
+    write = vgpr_writer(f["vdst"])
+    if f.get("neg", 0) or f.get("neg_hi", 0) or f.get("op_sel", 0) or f.get("clamp", 0):
+        raise unsupported(inst, "modifiers on v_dot2_f32_f16")
+
+    def run(w: Wave) -> None:
+        x, y = np.asarray(a(w), U32), np.asarray(b(w), U32)
+        lo = _half(x, False).view(F16).astype(F32) * _half(y, False).view(F16).astype(F32)
+        hi = _half(x, True).view(F16).astype(F32) * _half(y, True).view(F16).astype(F32)
+        total = np.asarray(c(w), U32).view(F32).astype(np.float64) + lo.astype(np.float64) + hi.astype(np.float64)
+        write(w, total.astype(F32).view(U32))
+    return run
+
+
+BUILDERS: dict[str, Builder] = {
+    **{name: _bind_pk16 for name in PK16},
+    **{name: _bind_pk32 for name in ("v_pk_fma_f32", "v_pk_mul_f32", "v_pk_add_f32", "v_pk_mov_b32")},
+    "v_dot2_f32_f16": _bind_dot2_f32_f16,
+}

@@ -1,0 +1,222 @@
+"""Integer and bitwise VALU operations (VOP1/VOP2/VOP3 without carries), as numpy over typed lanes.
+
+Invariant: each entry is the CDNA3 ISA pseudocode of the opcode written over numpy lanes of the
+operand types named in its ``VOp`` (u32 = ``uint32`` ...). Shift amounts are masked to the bits the
+ISA reads (``S0[4:0]`` for 32-bit, ``S0[5:0]`` for 64-bit, ``S0[3:0]`` for 16-bit) before shifting,
+because numpy (like C) leaves over-wide shifts undefined. Arithmetic wraps modulo the width.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ptx2gcn.runtime.emulator.semantics_common import I32, I64, U16, U32, U64
+from ptx2gcn.runtime.emulator.semantics_valu import VOp
+
+A = Any
+_M5, _M6, _M4, _M3 = U32(31), U32(63), U16(15), U32(7)
+
+
+def _sext24(x: A) -> A:
+    return ((x.astype(U32) & U32(0xFFFFFF)) ^ U32(0x800000)).astype(I64) - I64(0x800000)
+
+
+def _u24(x: A) -> A:
+    return (x & U32(0xFFFFFF)).astype(U64)
+
+
+def _bfe_u(x: A, offset: A, width: A) -> A:
+    o, wd = offset & _M5, width & _M5
+    return ((x.astype(U64) >> o.astype(U64)) & ((U64(1) << wd.astype(U64)) - U64(1))).astype(U32)
+
+
+def _bfe_i(x: A, offset: A, width: A) -> A:
+    o, wd = (offset & _M5).astype(I64), (width & _M5).astype(I64)
+    field = (x.astype(I64) & I64(0xFFFFFFFF)) >> o & ((I64(1) << wd) - 1)
+    sign = I64(1) << np.maximum(wd - 1, 0)
+    return np.where(wd == 0, I64(0), (field ^ sign) - sign).astype(U32)
+
+
+def _ffbh_u32(x: A) -> A:
+    """Leading zero count (binary search), 0xFFFFFFFF for 0."""
+    original = x = np.asarray(x, dtype=U32)
+    count = np.zeros(x.shape, dtype=U32)
+    for shift in (16, 8, 4, 2, 1):
+        empty = (x >> U32(32 - shift)) == 0
+        count = np.where(empty, count + U32(shift), count)
+        x = np.where(empty, x << U32(shift), x)
+    return np.where(original == 0, U32(0xFFFFFFFF), count)
+
+
+def _ffbl_b32(x: A) -> A:
+    x = np.asarray(x, dtype=U32)
+    lowest = x & (~x + U32(1))
+    return np.where(x == 0, U32(0xFFFFFFFF), popcount(lowest - U32(1)))
+
+
+def _ffbh_i32(x: A) -> A:
+    x = np.asarray(x, dtype=U32)
+    flipped = np.where(x >> U32(31) != 0, ~x, x)
+    result = _ffbh_u32(flipped)
+    return np.where((x == 0) | (x == U32(0xFFFFFFFF)), U32(0xFFFFFFFF), result)
+
+
+def popcount(x: A) -> A:
+    x = np.asarray(x, dtype=U32)
+    x = x - ((x >> U32(1)) & U32(0x55555555))
+    x = (x & U32(0x33333333)) + ((x >> U32(2)) & U32(0x33333333))
+    x = (x + (x >> U32(4))) & U32(0x0F0F0F0F)
+    return (x * U32(0x01010101)) >> U32(24)
+
+
+def _bfrev(x: A) -> A:
+    x = np.asarray(x, dtype=U32)
+    for shift, mask in ((1, 0x55555555), (2, 0x33333333), (4, 0x0F0F0F0F), (8, 0x00FF00FF)):
+        x = ((x >> U32(shift)) & U32(mask)) | ((x & U32(mask)) << U32(shift))
+    return (x >> U32(16)) | (x << U32(16))
+
+
+def _perm_byte(s0: A, s1: A, sel: A) -> A:
+    """One result byte of v_perm_b32 for selector bytes ``sel`` (CDNA3 ``BYTE_PERMUTE``)."""
+    data = (s0.astype(U64) << U64(32)) | s1.astype(U64)
+    sel = sel.astype(U64)
+    byte = (data >> ((sel & U64(7)) * U64(8))) & U64(0xFF)
+    sign_of = lambda i: np.where((data >> U64(8 * i + 7)) & U64(1) != 0, U64(0xFF), U64(0))  # noqa: E731
+    out = np.where(sel < 8, byte, U64(0))
+    out = np.where(sel == 8, sign_of(1), out)
+    out = np.where(sel == 9, sign_of(3), out)
+    out = np.where(sel == 10, sign_of(5), out)
+    out = np.where(sel == 11, sign_of(7), out)
+    out = np.where(sel == 12, U64(0), out)
+    return np.where(sel >= 13, U64(0xFF), out)
+
+
+def _perm(s0: A, s1: A, s2: A) -> A:
+    s0, s1, s2 = (np.asarray(v, dtype=U32) for v in (s0, s1, s2))
+    out = U64(0)
+    for i in range(4):
+        out = out | (_perm_byte(s0, s1, (s2 >> U32(8 * i)) & U32(0xFF)) << U64(8 * i))
+    return np.asarray(out).astype(U32)
+
+
+def _med3(a: A, b: A, c: A) -> A:
+    return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
+
+
+def _mul_hi_u32(a: A, b: A) -> A:
+    return ((a.astype(U64) * b.astype(U64)) >> U64(32)).astype(U32)
+
+
+def _mul_hi_i32(a: A, b: A) -> A:
+    return ((a.astype(I64) * b.astype(I64)) >> I64(32)).astype(U32)
+
+
+def _sad(a: A, b: A) -> A:
+    return np.where(a > b, a - b, b - a)
+
+
+def _sad_u8(a: A, b: A, c: A) -> A:
+    total = c.astype(U32)
+    for i in range(4):
+        x, y = (a >> U32(8 * i)) & U32(0xFF), (b >> U32(8 * i)) & U32(0xFF)
+        total = total + _sad(x, y)
+    return total
+
+
+def _pack16(lo: A, hi: A) -> A:
+    return (lo.astype(U32) & U32(0xFFFF)) | (hi.astype(U32) << U32(16))
+
+
+U32_OPS: dict[str, VOp] = {
+    "v_mov_b32": VOp(lambda a: a, "u32", ("u32",)),
+    "v_mov_b64": VOp(lambda a: a, "u64", ("u64",)),
+    "v_not_b32": VOp(lambda a: ~a, "u32", ("u32",)),
+    "v_bfrev_b32": VOp(_bfrev, "u32", ("u32",)),
+    "v_ffbh_u32": VOp(_ffbh_u32, "u32", ("u32",)),
+    "v_ffbl_b32": VOp(_ffbl_b32, "u32", ("u32",)),
+    "v_ffbh_i32": VOp(_ffbh_i32, "u32", ("u32",)),
+    "v_add_u32": VOp(lambda a, b: a + b, "u32", ("u32", "u32")),
+    "v_sub_u32": VOp(lambda a, b: a - b, "u32", ("u32", "u32")),
+    "v_subrev_u32": VOp(lambda a, b: b - a, "u32", ("u32", "u32")),
+    "v_add_i32": VOp(lambda a, b: a + b, "i32", ("i32", "i32")),
+    "v_sub_i32": VOp(lambda a, b: a - b, "i32", ("i32", "i32")),
+    "v_mul_i32_i24": VOp(lambda a, b: _sext24(a) * _sext24(b), "i32", ("i32", "i32")),
+    "v_mul_hi_i32_i24": VOp(lambda a, b: (_sext24(a) * _sext24(b)) >> I64(32), "i32", ("i32", "i32")),
+    "v_mul_u32_u24": VOp(lambda a, b: _u24(a) * _u24(b), "u32", ("u32", "u32")),
+    "v_mul_hi_u32_u24": VOp(lambda a, b: (_u24(a) * _u24(b)) >> U64(32), "u32", ("u32", "u32")),
+    "v_mad_i32_i24": VOp(lambda a, b, c: _sext24(a) * _sext24(b) + c, "i32", ("i32", "i32", "i32")),
+    "v_mad_u32_u24": VOp(lambda a, b, c: _u24(a) * _u24(b) + c, "u32", ("u32", "u32", "u32")),
+    "v_min_i32": VOp(np.minimum, "i32", ("i32", "i32")), "v_max_i32": VOp(np.maximum, "i32", ("i32", "i32")),
+    "v_min_u32": VOp(np.minimum, "u32", ("u32", "u32")), "v_max_u32": VOp(np.maximum, "u32", ("u32", "u32")),
+    "v_lshrrev_b32": VOp(lambda a, b: b >> (a & _M5), "u32", ("u32", "u32")),
+    "v_ashrrev_i32": VOp(lambda a, b: b >> (a.view(U32) & _M5).astype(I32), "i32", ("i32", "i32")),
+    "v_lshlrev_b32": VOp(lambda a, b: b << (a & _M5), "u32", ("u32", "u32")),
+    "v_and_b32": VOp(np.bitwise_and, "u32", ("u32", "u32")),
+    "v_or_b32": VOp(np.bitwise_or, "u32", ("u32", "u32")),
+    "v_xor_b32": VOp(np.bitwise_xor, "u32", ("u32", "u32")),
+    "v_xnor_b32": VOp(lambda a, b: ~(a ^ b), "u32", ("u32", "u32")),
+    "v_bfe_u32": VOp(_bfe_u, "u32", ("u32", "u32", "u32")),
+    "v_bfe_i32": VOp(_bfe_i, "u32", ("u32", "u32", "u32")),
+    "v_bfi_b32": VOp(lambda a, b, c: (a & b) | (~a & c), "u32", ("u32", "u32", "u32")),
+    "v_bfm_b32": VOp(lambda a, b: ((U64(1) << (a & _M5).astype(U64)) - U64(1)) << (b & _M5).astype(U64),
+                     "u32", ("u32", "u32")),
+    "v_alignbit_b32": VOp(lambda a, b, c: ((a.astype(U64) << U64(32) | b.astype(U64)) >> (c & _M5).astype(U64)),
+                          "u32", ("u32", "u32", "u32")),
+    "v_alignbyte_b32": VOp(lambda a, b, c: ((a.astype(U64) << U64(32) | b.astype(U64))
+                                            >> ((c & U32(3)) * U32(8)).astype(U64)), "u32", ("u32", "u32", "u32")),
+    "v_min3_i32": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i32", ("i32",) * 3),
+    "v_min3_u32": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u32", ("u32",) * 3),
+    "v_max3_i32": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "i32", ("i32",) * 3),
+    "v_max3_u32": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "u32", ("u32",) * 3),
+    "v_med3_i32": VOp(_med3, "i32", ("i32",) * 3), "v_med3_u32": VOp(_med3, "u32", ("u32",) * 3),
+    "v_sad_u32": VOp(lambda a, b, c: _sad(a, b) + c, "u32", ("u32",) * 3),
+    "v_sad_u8": VOp(_sad_u8, "u32", ("u32",) * 3),
+    "v_mul_lo_u32": VOp(lambda a, b: a * b, "u32", ("u32", "u32")),
+    "v_mul_hi_u32": VOp(_mul_hi_u32, "u32", ("u32", "u32")),
+    "v_mul_hi_i32": VOp(_mul_hi_i32, "u32", ("i32", "i32")),
+    "v_lshl_add_u32": VOp(lambda a, b, c: (a << (b & _M5)) + c, "u32", ("u32",) * 3),
+    "v_add_lshl_u32": VOp(lambda a, b, c: (a + b) << (c & _M5), "u32", ("u32",) * 3),
+    "v_add3_u32": VOp(lambda a, b, c: a + b + c, "u32", ("u32",) * 3),
+    "v_lshl_or_b32": VOp(lambda a, b, c: (a << (b & _M5)) | c, "u32", ("u32",) * 3),
+    "v_and_or_b32": VOp(lambda a, b, c: (a & b) | c, "u32", ("u32",) * 3),
+    "v_or3_b32": VOp(lambda a, b, c: a | b | c, "u32", ("u32",) * 3),
+    "v_xad_u32": VOp(lambda a, b, c: (a ^ b) + c, "u32", ("u32",) * 3),
+    "v_perm_b32": VOp(_perm, "u32", ("u32",) * 3),
+    "v_bcnt_u32_b32": VOp(lambda a, b: popcount(a) + b, "u32", ("u32", "u32")),
+    "v_lshlrev_b64": VOp(lambda a, b: b << (a & _M6).astype(U64), "u64", ("u32", "u64")),
+    "v_lshrrev_b64": VOp(lambda a, b: b >> (a & _M6).astype(U64), "u64", ("u32", "u64")),
+    "v_ashrrev_i64": VOp(lambda a, b: b >> (a & _M6).astype(I64), "i64", ("u32", "i64")),
+    "v_lshl_add_u64": VOp(lambda a, b, c: (a << (b & _M3).astype(U64)) + c, "u64", ("u64", "u32", "u64")),
+    "v_cvt_pk_u16_u32": VOp(lambda a, b: _pack16(np.minimum(a, U32(0xFFFF)), np.minimum(b, U32(0xFFFF))),
+                            "u32", ("u32", "u32")),
+    "v_cvt_pk_i16_i32": VOp(lambda a, b: _pack16(np.clip(a, -32768, 32767).astype(U32),
+                                                 np.clip(b, -32768, 32767).astype(U32)), "u32", ("i32", "i32")),
+    "v_mad_u32_u16": VOp(lambda a, b, c: a.astype(U32) * b.astype(U32) + c, "u32", ("u16", "u16", "u32")),
+    "v_mad_i32_i16": VOp(lambda a, b, c: a.astype(I32) * b.astype(I32) + c, "i32", ("i16", "i16", "i32")),
+}
+
+U16_OPS: dict[str, VOp] = {
+    "v_add_u16": VOp(lambda a, b: a + b, "u16", ("u16", "u16")),
+    "v_sub_u16": VOp(lambda a, b: a - b, "u16", ("u16", "u16")),
+    "v_subrev_u16": VOp(lambda a, b: b - a, "u16", ("u16", "u16")),
+    "v_add_i16": VOp(lambda a, b: a + b, "i16", ("i16", "i16")),
+    "v_sub_i16": VOp(lambda a, b: a - b, "i16", ("i16", "i16")),
+    "v_mul_lo_u16": VOp(lambda a, b: a * b, "u16", ("u16", "u16")),
+    "v_lshlrev_b16": VOp(lambda a, b: b << (a & _M4), "u16", ("u16", "u16")),
+    "v_lshrrev_b16": VOp(lambda a, b: b >> (a & _M4), "u16", ("u16", "u16")),
+    "v_ashrrev_i16": VOp(lambda a, b: b >> (a.view(U16) & _M4).astype(np.int16), "i16", ("i16", "i16")),
+    "v_max_u16": VOp(np.maximum, "u16", ("u16", "u16")), "v_min_u16": VOp(np.minimum, "u16", ("u16", "u16")),
+    "v_max_i16": VOp(np.maximum, "i16", ("i16", "i16")), "v_min_i16": VOp(np.minimum, "i16", ("i16", "i16")),
+    "v_mad_u16": VOp(lambda a, b, c: a * b + c, "u16", ("u16",) * 3),
+    "v_mad_i16": VOp(lambda a, b, c: a * b + c, "i16", ("i16",) * 3),
+    "v_min3_i16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i16", ("i16",) * 3),
+    "v_min3_u16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u16", ("u16",) * 3),
+    "v_max3_i16": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "i16", ("i16",) * 3),
+    "v_max3_u16": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "u16", ("u16",) * 3),
+    "v_med3_i16": VOp(_med3, "i16", ("i16",) * 3), "v_med3_u16": VOp(_med3, "u16", ("u16",) * 3),
+    "v_sad_u16": VOp(lambda a, b, c: _sad(a, b).astype(U32) + c.astype(U32), "u32", ("u16", "u16", "u32")),
+}
+
+OPS: dict[str, VOp] = {**U32_OPS, **U16_OPS}
