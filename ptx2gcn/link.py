@@ -36,8 +36,10 @@ from ptx2gcn.link_layout import OutputSection, align_up, layout, section_headers
 SHT_GROUP = 17
 SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY = 14, 15, 16
 SHT_LLVM_ADDRSIG = 0x6FFF4C03
+SHF_MERGE = 0x10
+SHF_GROUP = 0x200
 SHF_EXCLUDE = 0x80000000
-_KEPT_FLAGS = elf.SHF_ALLOC | elf.SHF_WRITE | elf.SHF_EXECINSTR
+_KEPT_FLAGS = ~(SHF_GROUP | SHF_EXCLUDE) & 0xFFFFFFFFFFFFFFFF
 _DROPPED_TYPES = {elf.SHT_NULL, elf.SHT_SYMTAB, elf.SHT_STRTAB, elf.SHT_RELA, elf.SHT_REL, SHT_GROUP,
                   SHT_LLVM_ADDRSIG}
 _OUTPUT_PREFIXES = (".text", ".data.rel.ro", ".data", ".rodata", ".bss.rel.ro", ".bss")
@@ -203,11 +205,20 @@ def _resolve(obj: InputObject, table: dict[str, LinkSymbol]) -> None:
             raise LinkError.of(obj.name, f"symbol '{raw.name}' (#{index}) has binding {raw.binding} but lies "
                                f"{'before' if index < first_global else 'after'} the first global (#{first_global})")
         if index < first_global:
-            if symbol.defined and raw.type != elf.STT_SECTION and raw.name and index:
+            if _keep_local(symbol, raw) and index:
                 obj.locals.append(symbol)
             obj.symbols.append(symbol)
             continue
         obj.symbols.append(_merge_global(table, symbol))
+
+
+def _keep_local(symbol: LinkSymbol, raw: Symbol) -> bool:
+    """ld.lld's .symtab rule for locals: no section symbols, and no assembler temporaries (.L*) in
+    mergeable sections (they are why the assembler kept such labels)."""
+    if not symbol.defined or raw.type == elf.STT_SECTION or not raw.name:
+        return False
+    in_merge = symbol.section is not None and symbol.section.header.flags & SHF_MERGE
+    return not (raw.name.startswith(".L") and in_merge)
 
 
 def _merge_global(table: dict[str, LinkSymbol], new: LinkSymbol) -> LinkSymbol:
@@ -242,11 +253,14 @@ def _place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
             name = _output_name(header.name)
             out = outputs.get(name)
             if out is None:
-                out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS)
+                out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS,
+                                                    entsize=header.entsize)
                 out.relro = bool(out.flags & elf.SHF_WRITE) and (
                     name in (".data.rel.ro", ".bss.rel.ro") or header.type in _RELRO_TYPES)
             if out.type == elf.SHT_NOBITS and header.type != elf.SHT_NOBITS:
                 out.type = header.type
+            if out.entsize != header.entsize:
+                out.entsize = 0
             out.flags |= header.flags & _KEPT_FLAGS
             out.align = max(out.align, header.addralign, 1)
             section.output, section.offset = out, align_up(out.size, header.addralign)

@@ -6,9 +6,11 @@ objects.
 
 The reference is ld.lld's output, read with ``ptx2gcn.elf`` and with llvm-readelf/llvm-objdump.
 Our layout is ld.lld's, so single-metadata links are compared address for address; the only
-section we leave out is ``.comment`` (ld.lld's version string). With two metadata notes we merge
-them (ld.lld concatenates), so that link is compared after normalising addresses to
-(section, offset) pairs.
+section we leave out is ``.comment`` (ld.lld's version string). Two legitimate differences are
+compared after normalising: with two metadata notes we merge them (ld.lld concatenates), so that
+link is compared with addresses as (section, offset) pairs; and ld.lld deduplicates the strings of
+SHF_MERGE sections and orders them by hash, while we concatenate them, so string tables are
+compared by the strings each reference resolves to.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "globals": ("globals",),
     "calls": ("calls",),
     "two_objects": ("multi_main", "multi_lib"),
+    "debug_info": ("debug_info",),
 }
 BASE = 0x7F12_3450_0000
 
@@ -269,3 +272,43 @@ def test_two_notes_symbols_and_relocations_normalised(merged_pair: tuple[ElfFile
         assert offset is not None
         entry = kd.value + struct.unpack_from("<q", ours.data, offset + 16)[0]
         assert placed(ours, entry) == placed(lld, next(s.value for s in lld.symtab if s.name == kd.name[:-3]))
+
+
+# -- mergeable string sections: concatenated by us, deduplicated and hash-ordered by ld.lld ----
+
+def c_string(image: ElfFile, address: int) -> bytes:
+    offset = image.vaddr_to_offset(address)
+    assert offset is not None
+    return image.data[offset:image.data.index(b"\0", offset)]
+
+
+def test_string_references_resolve_to_the_same_strings(compile_kernel: Callable[..., bytes],
+                                                       lld_link: Callable[[Sequence[bytes]], bytes]) -> None:
+    objects = [compile_kernel("strings")]
+    ours, lld = ElfFile(link_hsaco(objects)), ElfFile(lld_link(objects))
+
+    def resolved(image: ElfFile) -> list[tuple[int, bytes]]:
+        return [(offset, c_string(image, addend)) for offset, kind, _, addend in dynamic_relocations(image)
+                if kind == elf.R_AMDGPU_RELATIVE64]
+
+    assert resolved(ours) == resolved(lld)
+    assert [text for _, text in resolved(ours)] == [b"hello\n", b"world\n", b"value %d\n", b"hello\n", b"%d\n"]
+    # Assembler temporaries (.L*) in mergeable sections stay out of .symtab, as with ld.lld.
+    assert [n for n, *_ in symbols(ours, ".symtab")] == [n for n, *_ in symbols(lld, ".symtab")]
+
+
+def test_debug_info_reads_the_same(pair: Callable[[str], tuple[ElfFile, ElfFile]],
+                                   llvm_tool: Callable[[str], str], tmp_path: Any) -> None:
+    dumps = []
+    for label, image in zip(("ours", "lld"), pair("debug_info")):
+        path = tmp_path / f"{label}.hsaco"
+        path.write_bytes(image.data)
+        dwarfdump = llvm_tool("llvm-dwarfdump-22")
+        verify = subprocess.run([dwarfdump, "--verify", str(path)], capture_output=True, text=True)
+        assert verify.returncode == 0 and verify.stderr == "" and "No errors." in verify.stdout
+        run = subprocess.run([dwarfdump, "--debug-info", "--debug-line", "--debug-addr", "--debug-frame",
+                              "--debug-names", str(path)], capture_output=True, text=True)
+        assert run.returncode == 0 and run.stderr == ""
+        dumps.append(run.stdout.replace(str(path), "FILE"))
+    assert dumps[0] == dumps[1]
+    assert '"kernel.ptx"' in dumps[0] and "DW_AT_low_pc" in dumps[0] and "0x0000000000001600" in dumps[0]
