@@ -18,7 +18,13 @@ from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.attrs import interpret, require_declaration, require_linkage_only
 from ptx2gcn.frontend.fixups import classify_function_names
-from ptx2gcn.frontend.tokens import LABEL_OPCODES, float_value, int_value, token_operand
+from ptx2gcn.frontend.tokens import (
+    LABEL_OPCODES,
+    float_value,
+    int_value,
+    simple_operands,
+    token_operand,
+)
 
 Child = Any  # a lark Token or an AST node / helper produced by another callback
 
@@ -122,8 +128,12 @@ class AstBuilder:
         values = tuple(self._operand(v) for v in c[1:])
         return ast.SectionData(self._span(c[0], c[-1]), c[0].value, values)
 
-    def section_name(self, c: list[Token]) -> ast.Symbol:
-        return ast.Symbol(self._tok_span(c[0]), c[0].value)
+    def section_name(self, c: list[Token]) -> ast.Symbol | ast.BinaryExpr:
+        name = ast.Symbol(self._tok_span(c[0]), c[0].value)
+        if len(c) == 1:
+            return name
+        offset = ast.IntImmediate(self._tok_span(c[2]), self._int(c[2]), c[2].value)
+        return ast.BinaryExpr(self._span(c[0], c[2]), "+", name, offset)
 
     def dwarf(self, c: list[Token]) -> ast.DwarfDirective:
         return ast.DwarfDirective(self._tok_span(c[0]), c[0].value[len("@@DWARF"):].strip())
@@ -300,6 +310,17 @@ class AstBuilder:
         last: Token = c[-1]
         span = Span(file, first.line, first.column, last.end_line, last.end_column, source)
         return ast.Instruction(span, guard, opcode, tuple("." + m for m in mods), tuple(operands))
+
+    def simple_instruction(self, c: list[Token]) -> ast.Instruction:
+        """An instruction whose operands came as one SIMPLE_OPERANDS token (the common case)."""
+        first = c[0]
+        guard = self._guard(first) if first.type == "GUARD" else None
+        head = c[-2]
+        opcode, *mods = head.value.split(".")
+        last = c[-1]
+        operands = simple_operands(last, self.filename, self.source, opcode in LABEL_OPCODES)
+        span = Span(self.filename, first.line, first.column, last.end_line, last.end_column, self.source)
+        return ast.Instruction(span, guard, opcode, tuple("." + m for m in mods), operands)
 
     def _guard(self, tok: Token) -> ast.Guard:
         negated = tok.value[1] == "!"

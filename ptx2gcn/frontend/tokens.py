@@ -37,6 +37,20 @@ def is_special_register(name: str) -> bool:
     return name in SPECIAL_REGISTERS or _NUMBERED_SPECIAL.fullmatch(name) is not None
 
 
+# Splits a SIMPLE_OPERANDS token (grammar/ptx.lark) into its atoms. The token was already matched
+# by the grammar's stricter pattern, so this only needs to segment it: the alternatives are tried in
+# an order where none is a prefix of a later one (hex float before int, int before name).
+_INT_BODY = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uU]?"
+_SIMPLE_ATOM = re.compile(
+    rf"""(?P<addr>\[[ \t]*(?P<base>%?[\w$]+)[ \t]*
+             (?:(?P<sign>\+[ \t]*-?|-)[ \t]*(?P<off>{_INT_BODY})[ \t]*)?\])
+       |(?P<float>-?(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}))
+       |(?P<int>-?{_INT_BODY})
+       |(?P<name>%?[\w$]+(?:\.[xyzwrgba])?)""",
+    re.VERBOSE,
+)
+
+
 def token_span(tok: Token, file: str, source: SourceFile) -> Span:
     return Span(file, tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0, source)
 
@@ -82,17 +96,29 @@ def float_value(text: str, span: Span) -> float:
         raise Ptx2GcnError.at(span, f"invalid floating-point constant '{text}'") from None
 
 
-def name_operand(text: str, span: Span) -> ast.Operand:
-    """REGISTER → Register/SpecialRegister; IDENT → Symbol, or Register when it has a component."""
+_NameKind = tuple[type[ast.Register] | type[ast.SpecialRegister] | type[ast.Symbol], str, str | None]
+_NAME_KINDS: dict[str, _NameKind] = {}
+
+
+def _classify_name(text: str) -> _NameKind:
     base, dot, component = text.partition(".")
     comp = component if dot else None
     if base[0] == "%":
-        if is_special_register(base):
-            return ast.SpecialRegister(span, base, comp)
-        return ast.Register(span, base, comp)
-    if comp is not None:
-        return ast.Register(span, base, comp)
-    return ast.Symbol(span, base)
+        return (ast.SpecialRegister if is_special_register(base) else ast.Register), base, comp
+    return (ast.Symbol if comp is None else ast.Register), base, comp
+
+
+def name_operand(text: str, span: Span) -> ast.Operand:
+    """REGISTER → Register/SpecialRegister; IDENT → Symbol, or Register when it has a component."""
+    kind = _NAME_KINDS.get(text)
+    if kind is None:
+        kind = _classify_name(text)
+        if len(_NAME_KINDS) < 65536:  # bounded: junk input must not grow memory without limit
+            _NAME_KINDS[text] = kind
+    cls, base, comp = kind
+    if cls is ast.Symbol:
+        return ast.Symbol(span, base)
+    return cls(span, base, comp)
 
 
 def token_operand(tok: Token, file: str, source: SourceFile, negate: bool = False) -> ast.Operand:
@@ -109,3 +135,47 @@ def token_operand(tok: Token, file: str, source: SourceFile, negate: bool = Fals
     if kind == "SINK":
         return ast.Sink(span)
     raise Ptx2GcnError.at(span, f"unexpected '{tok.value}' in operand position")
+
+
+def simple_operands(tok: Token, file: str, source: SourceFile, labels: bool) -> tuple[ast.Operand, ...]:
+    """The operands of a SIMPLE_OPERANDS token (one line, trailing ';'); ``labels`` makes bare
+    names ``Label``s (branch targets) instead of ``Symbol``s."""
+    line: int = tok.line or 0
+    col0: int = tok.column or 0
+    out: list[ast.Operand] = []
+    for m in _SIMPLE_ATOM.finditer(tok.value):
+        kind = m.lastgroup
+        span = Span(file, line, col0 + m.start(), line, col0 + m.end(), source)
+        text = m.group()
+        if kind == "name":
+            operand = name_operand(text, span)
+            if labels and type(operand) is ast.Symbol:
+                operand = ast.Label(span, text)
+        elif kind == "int":
+            operand = ast.IntImmediate(span, int_value(text, span), text)
+        elif kind == "float":
+            operand = ast.FloatImmediate(span, float_value(text, span), text)
+        else:
+            operand = _simple_address(m, span)
+        out.append(operand)
+    return tuple(out)
+
+
+def _simple_address(m: re.Match[str], span: Span) -> ast.Address:
+    base_text = m.group("base")
+    start = span.column + m.start("base") - m.start()
+    base_span = Span(span.file, span.line, start, span.line, start + len(base_text), span.source)
+    base: ast.Operand
+    if base_text[0].isdigit():
+        base = ast.IntImmediate(base_span, int_value(base_text, base_span), base_text)
+    else:
+        base = name_operand(base_text, base_span)
+    off_text = m.group("off")
+    if off_text is None:
+        return ast.Address(span, base, None)
+    negative = "-" in m.group("sign")
+    first = m.start("sign") + m.group("sign").index("-") if negative else m.start("off")
+    begin = span.column + first - m.start()
+    off_span = Span(span.file, span.line, begin, span.line, span.column + m.end("off") - m.start(), span.source)
+    text = "-" + off_text if negative else off_text
+    return ast.Address(span, base, ast.IntImmediate(off_span, int_value(text, off_span), text))
