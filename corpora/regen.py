@@ -20,8 +20,12 @@ A CUDA source steers its own build with header comments:
 * ``// corpus-variants: G=-G ; fast_math=-use_fast_math``  extra builds with extra nvcc flags
 * ``// corpus-output: large``           write to ``large/`` instead of ``nvcc/``
 
-Absolute paths of the checkout that the tools write into ``.file`` directives are rewritten to paths
-relative to the repository root, so the output does not depend on where the repository lives.
+The sources are copied to the fixed folder ``/tmp/ptx2gcn-corpus/src`` and compiled from there, because
+the output depends on the source's absolute path: nvcc derives the hash in internal-linkage names
+(``_INTERNAL_64650263_21_cooperative_groups_cu_...``) from it, and ``-G`` and Triton embed it in DWARF
+strings. The ``.file`` directives therefore name ``/tmp/ptx2gcn-corpus/src/...`` whatever the checkout's
+location. The throwaway venv's ``.../site-packages/`` prefix (Triton's ``.file`` lines) is written as
+``site-packages/``. A lock file keeps two runs from sharing the folder.
 
 Usage: ``python3 corpora/regen.py [--check] [--only nvcc,large,triton,numba] [--jobs N]``.
 """
@@ -31,6 +35,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import dataclasses
+import fcntl
 import os
 import re
 import shutil
@@ -43,6 +48,8 @@ from pathlib import Path
 CORPORA = Path(__file__).resolve().parent
 REPO_ROOT = CORPORA.parent
 SRC = CORPORA / "src"
+STAGE = Path("/tmp/ptx2gcn-corpus")
+STAGED_SRC = STAGE / "src"
 
 # The toolchain the committed files were built with. Another version produces other text, so a
 # mismatch is an error unless --any-version is given (then --check will report the differences).
@@ -103,7 +110,7 @@ def parse_cuda_header(path: Path) -> CudaSource:
 
 def nvcc_jobs(nvcc: str, collection: str) -> list[Job]:
     jobs: list[Job] = []
-    for src in sorted((SRC / "cuda").glob("*.cu")):
+    for src in sorted((STAGED_SRC / "cuda").glob("*.cu")):
         info = parse_cuda_header(src)
         if info.large != (collection == "large"):
             continue
@@ -122,18 +129,23 @@ def nvcc_jobs(nvcc: str, collection: str) -> list[Job]:
 
 def python_jobs(python: str, collection: str, archs: Iterable[int]) -> list[Job]:
     """One job per generator script: it writes ``<collection>/sm_XX/*.ptx`` into ``{outdir}``."""
-    env = (("CUDA_HOME", "/usr/local/cuda"), ("TRITON_CACHE_DIR", "{tmp}/triton-cache"), ("PYTHONHASHSEED", "0"))
+    env = (
+        ("CUDA_HOME", "/usr/local/cuda"),
+        ("TRITON_CACHE_DIR", "{tmp}/triton-cache"),
+        ("TRITON_DEFAULT_FP_FUSION", "1"),  # Triton 3.9's default, pinned (3.10 changes it)
+        ("PYTHONHASHSEED", "0"),
+    )
     arch_list = ",".join(str(a) for a in archs)
     return [
         Job(Path(collection) / src.stem, (python, str(src), "--out", "{outdir}", "--archs", arch_list), 0, env)
-        for src in sorted((SRC / collection).glob("*.py"))
+        for src in sorted((STAGED_SRC / collection).glob("*.py"))
         if not src.name.startswith("_")
     ]
 
 
 def relativise(text: str) -> str:
-    """Rewrite absolute paths of this checkout (in ``.file`` directives, Triton comments) as relative ones."""
-    return text.replace(str(REPO_ROOT) + "/", "")
+    """Write the venv-dependent ``"<anything>/site-packages/`` prefix of ``.file`` paths as ``"site-packages/``."""
+    return re.sub(r'"[^"\n]*/site-packages/', '"site-packages/', text)
 
 
 def run_job(job: Job, stage: Path, tmp: Path) -> list[Path]:
@@ -153,7 +165,7 @@ def run_job(job: Job, stage: Path, tmp: Path) -> list[Path]:
     env = dict(os.environ)
     for key, value in job.env:
         env[key] = value.replace("{tmp}", str(tmp))
-    result = subprocess.run(command, env=env, capture_output=True, text=True, cwd=REPO_ROOT)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, cwd=STAGE)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr}{result.stdout}")
     if job.arch:
@@ -267,7 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     if not wanted <= set(COLLECTIONS):
         parser.error(f"--only takes {', '.join(COLLECTIONS)}")
     check_versions(args, wanted)
-    with tempfile.TemporaryDirectory(prefix="ptx2gcn-corpus-") as tmp_name:
+    STAGE.mkdir(parents=True, exist_ok=True)
+    with open(STAGE.with_suffix(".lock"), "w") as lock, tempfile.TemporaryDirectory(prefix="ptx2gcn-corpus-") as tmp_name:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(STAGED_SRC, ignore_errors=True)
+        shutil.copytree(SRC, STAGED_SRC, ignore=shutil.ignore_patterns("__pycache__"))
         tmp = Path(tmp_name)
         stage = tmp / "out"
         written = build(args, wanted, stage, tmp)
