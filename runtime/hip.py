@@ -1,0 +1,234 @@
+"""HIP backend: load a code object on an AMD GPU and launch a kernel, through ctypes over
+``libamdhip64.so`` (the HIP module API; ROCm ``hip_runtime_api.h``).
+
+Kernel arguments are passed as one packed parameter buffer (``ptx2gcn.runtime.kernargs``) through
+``hipModuleLaunchKernel``'s ``extra`` array: ``HIP_LAUNCH_PARAM_BUFFER_POINTER, &buffer,
+HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END`` (HIP's values 1, 2, 3; CUDA's end marker
+is 0).
+
+Invariant: every HIP call's status is checked; a failure raises ``HipError`` naming the call and
+HIP's error name and text. A missing library or GPU is a ``HipError`` that says what was tried
+("no AMD GPU found: hipGetDeviceCount returned ..."), never an ``OSError`` or a crash. Loading this
+module does not load HIP; ``HipDevice.open`` does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.runtime.case import Case
+from ptx2gcn.runtime.kernargs import ParamSlot
+
+HIP_LAUNCH_PARAM_BUFFER_POINTER = 0x01
+HIP_LAUNCH_PARAM_BUFFER_SIZE = 0x02
+HIP_LAUNCH_PARAM_END = 0x03
+HIP_SUCCESS = 0
+HIP_ERROR_NO_DEVICE = 100
+HIP_ERROR_INVALID_DEVICE = 101
+HIP_ERROR_NOT_INITIALIZED = 3
+
+_c_void_pp = ctypes.POINTER(ctypes.c_void_p)
+_c_uint = ctypes.c_uint
+# name → (argument types); every function returns hipError_t (int) except the two string lookups.
+_SIGNATURES: dict[str, list[type]] = {
+    "hipInit": [_c_uint],
+    "hipGetDeviceCount": [ctypes.POINTER(ctypes.c_int)],
+    "hipSetDevice": [ctypes.c_int],
+    "hipDeviceGetName": [ctypes.c_char_p, ctypes.c_int, ctypes.c_int],
+    "hipModuleLoadData": [_c_void_pp, ctypes.c_void_p],
+    "hipModuleUnload": [ctypes.c_void_p],
+    "hipModuleGetFunction": [_c_void_pp, ctypes.c_void_p, ctypes.c_char_p],
+    "hipModuleLaunchKernel": [ctypes.c_void_p, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint,
+                              ctypes.c_void_p, _c_void_pp, _c_void_pp],
+    "hipMalloc": [_c_void_pp, ctypes.c_size_t],
+    "hipFree": [ctypes.c_void_p],
+    "hipMemcpyHtoD": [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t],
+    "hipMemcpyDtoH": [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t],
+    "hipDeviceSynchronize": [],
+}
+_STRINGS = ("hipGetErrorString", "hipGetErrorName")
+
+
+class HipError(Ptx2GcnError):
+    """HIP is missing, finds no GPU, or a HIP call failed."""
+
+    @classmethod
+    def plain(cls, message: str) -> HipError:
+        return cls(Ptx2GcnError.at(None, message).diagnostics)
+
+
+def library_candidates(explicit: str | None = None) -> list[str]:
+    """Where to look for the HIP runtime, in order: an explicit path, then the usual sonames, then
+    ``$ROCM_PATH/lib`` and ``/opt/rocm/lib``."""
+    if explicit:
+        return [explicit]
+    names = ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"]
+    roots = [os.environ.get("ROCM_PATH", ""), "/opt/rocm"]
+    return names + [str(Path(root) / "lib" / name) for root in roots if root for name in names[:1]]
+
+
+class HipLibrary:
+    """The loaded ``libamdhip64`` with typed entry points."""
+
+    def __init__(self, explicit: str | None = None) -> None:
+        tried: list[str] = []
+        handle: ctypes.CDLL | None = None
+        for candidate in library_candidates(explicit):
+            try:
+                handle = ctypes.CDLL(candidate)
+                break
+            except OSError as error:
+                tried.append(f"{candidate} ({error})" if explicit else candidate)
+        if handle is None:
+            raise HipError.plain(f"HIP runtime not found (tried {', '.join(tried)}); install ROCm, or Debian's "
+                                 "libamdhip64-5, to run on an AMD GPU")
+        self.path = candidate
+        self._lib = handle
+        missing = [name for name in (*_SIGNATURES, *_STRINGS) if not hasattr(handle, name)]
+        if missing:
+            raise HipError.plain(f"{candidate} is not a usable HIP runtime: it lacks {', '.join(missing)}")
+        for name, argtypes in _SIGNATURES.items():
+            function = getattr(handle, name)
+            function.argtypes = argtypes
+            function.restype = ctypes.c_int
+        for name in _STRINGS:
+            function = getattr(handle, name)
+            function.argtypes = [ctypes.c_int]
+            function.restype = ctypes.c_char_p
+
+    def error_text(self, status: int) -> str:
+        name = (self._lib.hipGetErrorName(status) or b"?").decode("utf-8", "replace")
+        text = (self._lib.hipGetErrorString(status) or b"").decode("utf-8", "replace")
+        return f"{name} ({status}: {text})" if text and text != name else f"{name} ({status})"
+
+    def call(self, name: str, *args: object) -> None:
+        status = int(getattr(self._lib, name)(*args))
+        if status != HIP_SUCCESS:
+            raise HipError.plain(f"{name} failed: {self.error_text(status)}")
+
+    def raw(self, name: str, *args: object) -> int:
+        return int(getattr(self._lib, name)(*args))
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    handle: int
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    handle: int
+    name: str
+
+
+class HipDevice:
+    """One AMD GPU through HIP. ``HipDevice.open()`` checks that a device exists."""
+
+    def __init__(self, library: HipLibrary, ordinal: int) -> None:
+        self.hip = library
+        self.ordinal = ordinal
+
+    @classmethod
+    def open(cls, ordinal: int = 0, library: str | None = None) -> HipDevice:
+        hip = HipLibrary(library)
+        init = hip.raw("hipInit", 0)
+        count = ctypes.c_int(0)
+        status = hip.raw("hipGetDeviceCount", ctypes.byref(count))
+        if status != HIP_SUCCESS:
+            raise HipError.plain(f"no AMD GPU found: hipGetDeviceCount returned {hip.error_text(status)}"
+                                 + (f" (hipInit returned {hip.error_text(init)})" if init != HIP_SUCCESS else ""))
+        if count.value == 0:
+            raise HipError.plain("no AMD GPU found: hipGetDeviceCount returned 0 devices")
+        if init != HIP_SUCCESS:
+            raise HipError.plain(f"hipInit failed: {hip.error_text(init)}")
+        if not 0 <= ordinal < count.value:
+            raise HipError.plain(f"AMD GPU {ordinal} requested, but HIP sees {count.value} device(s)")
+        hip.call("hipSetDevice", ordinal)
+        return cls(hip, ordinal)
+
+    def name(self) -> str:
+        buffer = ctypes.create_string_buffer(256)
+        self.hip.call("hipDeviceGetName", buffer, len(buffer), self.ordinal)
+        return buffer.value.decode("utf-8", "replace")
+
+    # -- memory -------------------------------------------------------------------------------------
+    def malloc(self, size: int) -> int:
+        pointer = ctypes.c_void_p()
+        self.hip.call("hipMalloc", ctypes.byref(pointer), max(size, 1))
+        return int(pointer.value or 0)
+
+    def free(self, address: int) -> None:
+        self.hip.call("hipFree", ctypes.c_void_p(address))
+
+    def copy_to_device(self, address: int, data: bytes) -> None:
+        if data:
+            self.hip.call("hipMemcpyHtoD", ctypes.c_void_p(address), ctypes.c_char_p(data), len(data))
+
+    def copy_from_device(self, address: int, size: int) -> bytes:
+        buffer = ctypes.create_string_buffer(size)
+        if size:
+            self.hip.call("hipMemcpyDtoH", buffer, ctypes.c_void_p(address), size)
+        return buffer.raw
+
+    # -- code ---------------------------------------------------------------------------------------
+    def load_module(self, code_object: bytes) -> Module:
+        handle = ctypes.c_void_p()
+        image = ctypes.create_string_buffer(code_object, len(code_object))
+        self.hip.call("hipModuleLoadData", ctypes.byref(handle), image)
+        return Module(int(handle.value or 0))
+
+    def unload_module(self, module: Module) -> None:
+        self.hip.call("hipModuleUnload", ctypes.c_void_p(module.handle))
+
+    def get_function(self, module: Module, name: str) -> Function:
+        handle = ctypes.c_void_p()
+        self.hip.call("hipModuleGetFunction", ctypes.byref(handle), ctypes.c_void_p(module.handle), name.encode())
+        return Function(int(handle.value or 0), name)
+
+    def launch(self, function: Function, grid: Sequence[int], block: Sequence[int], parameters: bytes,
+               shared_bytes: int = 0) -> None:
+        """Launch on the null stream with the packed parameter buffer; returns without waiting."""
+        gx, gy, gz = _dims(grid, "grid")
+        bx, by, bz = _dims(block, "block")
+        buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
+        size = ctypes.c_size_t(len(parameters))
+        extra = (ctypes.c_void_p * 5)(HIP_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(buffer),
+                                      HIP_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), HIP_LAUNCH_PARAM_END)
+        self.hip.call("hipModuleLaunchKernel", ctypes.c_void_p(function.handle), gx, gy, gz, bx, by, bz,
+                      shared_bytes, None, None, ctypes.cast(extra, _c_void_pp))
+
+    def synchronize(self) -> None:
+        self.hip.call("hipDeviceSynchronize")
+
+
+def run_case(device: HipDevice, code_object: bytes, case: Case,
+             layout: Sequence[tuple[int, int, int] | ParamSlot], total_size: int | None = None) -> dict[str, bytes]:
+    """Run a launch case: allocate and fill its buffers, launch, wait, and return every buffer's final
+    bytes by name. Device memory and the module are released even when a step fails."""
+    module = device.load_module(code_object)
+    addresses: dict[str, int] = {}
+    try:
+        function = device.get_function(module, case.kernel)
+        for buffer in case.buffers():
+            addresses[buffer.name] = device.malloc(buffer.nbytes)
+            device.copy_to_device(addresses[buffer.name], buffer.initial.tobytes())
+        parameters = case.parameter_buffer(layout, addresses, total_size)
+        device.launch(function, case.grid, case.block, parameters, case.shared_bytes)
+        device.synchronize()
+        return {b.name: device.copy_from_device(addresses[b.name], b.nbytes) for b in case.buffers()}
+    finally:
+        for address in addresses.values():
+            device.free(address)
+        device.unload_module(module)
+
+
+def _dims(values: Sequence[int], what: str) -> tuple[int, int, int]:
+    padded = [*values, 1, 1, 1][:3]
+    if len(values) > 3 or any(not isinstance(v, int) or v < 1 or v >= 1 << 32 for v in padded):
+        raise HipError.plain(f"{what} must be 1 to 3 positive 32-bit integers, got {list(values)}")
+    return padded[0], padded[1], padded[2]

@@ -1,0 +1,173 @@
+"""The HIP backend: a clear error with the real ``libamdhip64`` whether or not it (or a GPU) is there,
+the full ctypes call path against a host-side fake HIP library built from data/fake_hip.c, and
+(``-m gpu``) a real launch on an AMD GPU."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptx2gcn.runtime.case import load_case
+from ptx2gcn.runtime.hip import HipDevice, HipError, library_candidates, run_case
+
+DATA = Path(__file__).resolve().parent / "data"
+FAKE_ELF = b"\x7fELF" + bytes(60)
+LAYOUT = [(0, 8, 8), (8, 4, 4), (12, 4, 4)]  # add_scalar(u32* data, u32 n, u32 value)
+
+
+def _real_hip_loads() -> bool:
+    for candidate in library_candidates():
+        try:
+            ctypes.CDLL(candidate)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def _has_amd_gpu() -> bool:
+    try:
+        HipDevice.open()
+    except HipError:
+        return False
+    return True
+
+
+def test_real_library_reports_what_is_missing() -> None:
+    """Passes with and without libamdhip64 installed; on a machine with an AMD GPU it opens it."""
+    if not _real_hip_loads():
+        with pytest.raises(HipError, match=r"HIP runtime not found \(tried libamdhip64.so, .*\); install ROCm"):
+            HipDevice.open()
+    elif not Path("/dev/kfd").exists():
+        with pytest.raises(HipError, match=r"^error: no AMD GPU found: hipGetDeviceCount returned hipError\w+ \(\d+"):
+            HipDevice.open()
+    else:  # a ROCm machine: HIP finds the device
+        assert HipDevice.open().name()
+
+
+def test_explicit_missing_library() -> None:
+    with pytest.raises(HipError, match=r"HIP runtime not found \(tried /nonexistent/libamdhip64.so \("):
+        HipDevice.open(library="/nonexistent/libamdhip64.so")
+
+
+@pytest.fixture(scope="session")
+def fake_hip(tmp_path_factory: pytest.TempPathFactory) -> str:
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the fake HIP library")
+    output = tmp_path_factory.mktemp("fakehip") / "libfakehip.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(output), str(DATA / "fake_hip.c")], check=True)
+    return str(output)
+
+
+def test_library_without_hip_symbols() -> None:
+    with pytest.raises(HipError, match=r"libc.so.6 is not a usable HIP runtime: it lacks hipInit"):
+        HipDevice.open(library="libc.so.6")
+
+
+def test_no_device(fake_hip: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_HIP_DEVICES", "0")
+    with pytest.raises(HipError) as info:
+        HipDevice.open(library=fake_hip)
+    assert str(info.value) == ("error: no AMD GPU found: hipGetDeviceCount returned hipErrorNoDevice "
+                               "(100: no ROCm-capable device is detected) (hipInit returned hipErrorInvalidDevice (101))")
+    monkeypatch.setenv("FAKE_HIP_DEVICES", "1")
+    with pytest.raises(HipError, match="AMD GPU 3 requested, but HIP sees 1 device"):
+        HipDevice.open(3, library=fake_hip)
+
+
+def test_memory_and_module_calls(fake_hip: str) -> None:
+    device = HipDevice.open(library=fake_hip)
+    assert device.name() == "Fake gfx942"
+    address = device.malloc(64)
+    device.copy_to_device(address, bytes(range(64)))
+    assert device.copy_from_device(address, 64) == bytes(range(64))
+    device.free(address)
+    with pytest.raises(HipError, match=r"hipModuleLoadData failed: hipErrorInvalidImage \(200\)"):
+        device.load_module(b"not an ELF")
+    module = device.load_module(FAKE_ELF)
+    with pytest.raises(HipError, match=r"hipModuleGetFunction failed: hipErrorNotFound \(500\)"):
+        device.get_function(module, "missing_kernel")
+    device.unload_module(module)
+    with pytest.raises(HipError, match=r"grid must be 1 to 3 positive 32-bit integers"):
+        device.launch(device.get_function(device.load_module(FAKE_ELF), "add_scalar"), [0], [1], bytes(16))
+
+
+def test_run_case_packs_and_launches(fake_hip: str, tmp_path: Path) -> None:
+    data = np.arange(100, dtype=np.uint32) * 7
+    np.save(tmp_path / "data.npy", data)
+    np.save(tmp_path / "expected.npy", data + 1000)
+    (tmp_path / "k.hsaco").write_bytes(FAKE_ELF)
+    (tmp_path / "case.toml").write_text(
+        'hsaco = "k.hsaco"\nkernel = "add_scalar"\ngrid = [2]\nblock = [64, 1, 1]\nshared_bytes = 256\n'
+        '[[args]]\nname = "data"\nbuffer = "u32"\ndata = "data.npy"\n'
+        '[[args]]\nscalar = "u32"\nvalue = 100\n[[args]]\nscalar = "u32"\nvalue = 1000\n'
+        '[expect]\ndata = "expected.npy"\n')
+    case = load_case(tmp_path / "case.toml")
+    device = HipDevice.open(library=fake_hip)
+    lib = ctypes.CDLL(fake_hip)
+    live_before = (lib.fake_live(0), lib.fake_live(1))
+    outputs = run_case(device, FAKE_ELF, case, LAYOUT)
+    report = case.check(case.decode_outputs(outputs))
+    assert report.ok, report.render()
+    launch = (ctypes.c_uint * 8)()
+    lib.fake_last_launch(launch)
+    assert list(launch) == [2, 1, 1, 64, 1, 1, 256, 16]
+    assert (lib.fake_live(0), lib.fake_live(1)) == live_before  # buffers freed, module unloaded
+
+
+def test_run_case_releases_on_failure(fake_hip: str, tmp_path: Path) -> None:
+    (tmp_path / "k.hsaco").write_bytes(FAKE_ELF)
+    (tmp_path / "case.toml").write_text('hsaco = "k.hsaco"\nkernel = "add_scalar"\n'
+                                        '[[args]]\nname = "d"\nbuffer = "u32"\ncount = 4\n')
+    case = load_case(tmp_path / "case.toml")
+    device = HipDevice.open(library=fake_hip)
+    lib = ctypes.CDLL(fake_hip)
+    live_before = (lib.fake_live(0), lib.fake_live(1))
+    with pytest.raises(Exception, match="the kernel takes 3 parameter"):
+        run_case(device, FAKE_ELF, case, LAYOUT)
+    assert (lib.fake_live(0), lib.fake_live(1)) == live_before
+
+
+ADD_ONE_LL = """
+define amdgpu_kernel void @add_one(ptr addrspace(1) %data, i32 %n) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %in = icmp ult i32 %tid, %n
+  br i1 %in, label %body, label %done
+body:
+  %p = getelementptr i32, ptr addrspace(1) %data, i32 %tid
+  %v = load i32, ptr addrspace(1) %p
+  %w = add i32 %v, 1
+  store i32 %w, ptr addrspace(1) %p
+  br label %done
+done:
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+"""
+
+
+@pytest.mark.gpu
+def test_real_gpu_launch(tmp_path: Path, llvm_tool: Callable[[str], str]) -> None:
+    if not _has_amd_gpu():
+        pytest.skip("no AMD GPU")
+    from ptx2gcn.emit.target import TargetOptions, emit_object
+
+    lld = llvm_tool("ld.lld-22")
+    (tmp_path / "k.o").write_bytes(emit_object(ADD_ONE_LL, TargetOptions()))
+    subprocess.run([lld, "-shared", "-o", str(tmp_path / "k.hsaco"), str(tmp_path / "k.o")], check=True)
+    device = HipDevice.open()
+    module = device.load_module((tmp_path / "k.hsaco").read_bytes())
+    function = device.get_function(module, "add_one")
+    address = device.malloc(64 * 4)
+    device.copy_to_device(address, np.arange(64, dtype=np.uint32).tobytes())
+    device.launch(function, [1], [64], address.to_bytes(8, "little") + (60).to_bytes(4, "little") + bytes(4))
+    device.synchronize()
+    result = np.frombuffer(device.copy_from_device(address, 64 * 4), np.uint32)
+    assert result.tolist() == [i + 1 for i in range(60)] + [60, 61, 62, 63]
