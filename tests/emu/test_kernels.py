@@ -1,0 +1,534 @@
+"""End-to-end emulator tests: LLVM IR kernels compiled for gfx942 by LLVM 22, run, checked against numpy.
+
+Each kernel is small LLVM IR resembling what the PTX front end will produce; expected values come
+from numpy / plain Python models of the kernel, never from the emulator.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.loader import Program
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
+
+Kernel = Callable[[str], Program]
+DECLS = """
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare i32 @llvm.amdgcn.workitem.id.y()
+declare i32 @llvm.amdgcn.workitem.id.z()
+declare i32 @llvm.amdgcn.workgroup.id.x()
+declare i32 @llvm.amdgcn.workgroup.id.y()
+declare i32 @llvm.amdgcn.workgroup.id.z()
+declare ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()
+declare void @llvm.amdgcn.s.barrier()
+declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)
+declare i64 @llvm.amdgcn.ballot.i64(i1)
+declare i64 @llvm.ctpop.i64(i64)
+declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)
+declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)
+"""
+
+# Global id x = workgroup.id.x * hidden_group_size_x (implicit arg +12, u16) + workitem.id.x.
+GID_X = """
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %bid = call i32 @llvm.amdgcn.workgroup.id.x()
+  %ia = call ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()
+  %gsp = getelementptr i8, ptr addrspace(4) %ia, i64 12
+  %gs16 = load i16, ptr addrspace(4) %gsp
+  %gs = zext i16 %gs16 to i32
+  %base = mul i32 %bid, %gs
+  %gid = add i32 %base, %tid
+"""
+
+
+def upload(memory: DeviceMemory, array: np.ndarray) -> int:
+    address = memory.alloc(max(array.nbytes, 4))
+    memory.write(address, array.tobytes())
+    return address
+
+
+def download(memory: DeviceMemory, address: int, count: int, dtype: object) -> np.ndarray:
+    return np.frombuffer(memory.read(address, count * np.dtype(dtype).itemsize), dtype=dtype)
+
+
+VADD = DECLS + """
+define amdgpu_kernel void @vadd(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, i32 %n) {
+""" + GID_X + """
+  %ok = icmp slt i32 %gid, %n
+  br i1 %ok, label %do, label %done
+do:
+  %pa = getelementptr float, ptr addrspace(1) %a, i32 %gid
+  %pb = getelementptr float, ptr addrspace(1) %b, i32 %gid
+  %pc = getelementptr float, ptr addrspace(1) %c, i32 %gid
+  %x = load float, ptr addrspace(1) %pa
+  %y = load float, ptr addrspace(1) %pb
+  %z = fadd float %x, %y
+  store float %z, ptr addrspace(1) %pc
+  br label %done
+done:
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("n, block", [(1000, 256), (1000, 100), (37, 64)])
+def test_vector_add_with_hidden_group_size_and_partial_waves(kernel: Kernel, n: int, block: int) -> None:
+    program = kernel(VADD)
+    memory = DeviceMemory()
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    pa, pb = upload(memory, a), upload(memory, b)
+    pc = upload(memory, np.full(n, -7.0, dtype=np.float32))
+    stats = launch(program, "vadd", grid=(-(-n // block),), block=(block,),
+                   kernarg=struct.pack("<QQQi", pa, pb, pc, n), memory=memory)
+    np.testing.assert_array_equal(download(memory, pc, n, np.float32), a + b)
+    assert stats.waves == -(-n // block) * -(-block // 64)
+
+
+REDUCE = DECLS + """
+@lds = internal addrspace(3) global [256 x float] poison, align 4
+
+define amdgpu_kernel void @reduce(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %bid = call i32 @llvm.amdgcn.workgroup.id.x()
+  %base = mul i32 %bid, 256
+  %gi = add i32 %base, %tid
+  %p = getelementptr float, ptr addrspace(1) %in, i32 %gi
+  %v = load float, ptr addrspace(1) %p
+  %lp = getelementptr [256 x float], ptr addrspace(3) @lds, i32 0, i32 %tid
+  store float %v, ptr addrspace(3) %lp
+  br label %loop
+loop:
+  %s = phi i32 [128, %entry], [%s2, %skip]
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %act = icmp ult i32 %tid, %s
+  br i1 %act, label %add, label %skip
+add:
+  %oi = add i32 %tid, %s
+  %op = getelementptr [256 x float], ptr addrspace(3) @lds, i32 0, i32 %oi
+  %a = load float, ptr addrspace(3) %lp
+  %b = load float, ptr addrspace(3) %op
+  %c = fadd float %a, %b
+  store float %c, ptr addrspace(3) %lp
+  br label %skip
+skip:
+  %s2 = lshr i32 %s, 1
+  %more = icmp ne i32 %s2, 0
+  br i1 %more, label %loop, label %done
+done:
+  %first = icmp eq i32 %tid, 0
+  br i1 %first, label %write, label %exit
+write:
+  %r = load float, ptr addrspace(3) %lp
+  %q = getelementptr float, ptr addrspace(1) %out, i32 %bid
+  store float %r, ptr addrspace(1) %q
+  br label %exit
+exit:
+  ret void
+}
+"""
+
+
+def _tree_sum(values: np.ndarray) -> np.float32:
+    """The kernel's summation order: stride 128, 64, ..., 1 over 256 float32 values."""
+    work = values.astype(np.float32).copy()
+    stride = 128
+    while stride:
+        work[:stride] = work[:stride] + work[stride:2 * stride]
+        stride //= 2
+    return work[0]
+
+
+def test_lds_tree_reduction_with_barriers(kernel: Kernel) -> None:
+    program = kernel(REDUCE)
+    memory = DeviceMemory()
+    data = np.random.default_rng(2).standard_normal(3 * 256).astype(np.float32)
+    pin, pout = upload(memory, data), upload(memory, np.zeros(3, dtype=np.float32))
+    launch(program, "reduce", grid=(3,), block=(256,), kernarg=struct.pack("<QQ", pin, pout), memory=memory)
+    expected = [_tree_sum(data[i * 256:(i + 1) * 256]) for i in range(3)]
+    np.testing.assert_array_equal(download(memory, pout, 3, np.float32), np.array(expected, dtype=np.float32))
+
+
+LANE_OPS = DECLS + """
+define amdgpu_kernel void @lanes(ptr addrspace(1) %in, ptr addrspace(1) %rot, ptr addrspace(1) %cnt,
+                                 ptr addrspace(1) %rank) {
+""" + GID_X + """
+  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
+  %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)
+  %p = getelementptr i32, ptr addrspace(1) %in, i32 %gid
+  %v = load i32, ptr addrspace(1) %p
+  %next = add i32 %lane, 1
+  %wrap = and i32 %next, 63
+  %addr = shl i32 %wrap, 2
+  %r = call i32 @llvm.amdgcn.ds.bpermute(i32 %addr, i32 %v)
+  %q = getelementptr i32, ptr addrspace(1) %rot, i32 %gid
+  store i32 %r, ptr addrspace(1) %q
+  %odd = and i32 %v, 1
+  %isodd = icmp ne i32 %odd, 0
+  %ballot = call i64 @llvm.amdgcn.ballot.i64(i1 %isodd)
+  %pop = call i64 @llvm.ctpop.i64(i64 %ballot)
+  %pop32 = trunc i64 %pop to i32
+  %c = getelementptr i32, ptr addrspace(1) %cnt, i32 %gid
+  store i32 %pop32, ptr addrspace(1) %c
+  %blo = trunc i64 %ballot to i32
+  %bhi64 = lshr i64 %ballot, 32
+  %bhi = trunc i64 %bhi64 to i32
+  %rlo = call i32 @llvm.amdgcn.mbcnt.lo(i32 %blo, i32 0)
+  %rk = call i32 @llvm.amdgcn.mbcnt.hi(i32 %bhi, i32 %rlo)
+  %k = getelementptr i32, ptr addrspace(1) %rank, i32 %gid
+  store i32 %rk, ptr addrspace(1) %k
+  ret void
+}
+"""
+
+
+def test_bpermute_rotation_ballot_counts_and_mbcnt(kernel: Kernel) -> None:
+    program = kernel(LANE_OPS)
+    memory = DeviceMemory()
+    n = 128
+    data = np.random.default_rng(3).integers(0, 1000, n).astype(np.int32)
+    pin = upload(memory, data)
+    outs = [upload(memory, np.zeros(n, dtype=np.int32)) for _ in range(3)]
+    launch(program, "lanes", grid=(1,), block=(n,), kernarg=struct.pack("<QQQQ", pin, *outs), memory=memory)
+    rot, cnt, rank = (download(memory, p, n, np.int32) for p in outs)
+    waves = data.reshape(2, 64)
+    np.testing.assert_array_equal(rot.reshape(2, 64), np.roll(waves, -1, axis=1))
+    odd = waves % 2 == 1
+    np.testing.assert_array_equal(cnt.reshape(2, 64), np.repeat(odd.sum(axis=1), 64).reshape(2, 64))
+    expected_rank = np.cumsum(odd, axis=1) - odd  # odd lanes below this one
+    np.testing.assert_array_equal(rank.reshape(2, 64), expected_rank)
+
+
+LOOP64 = DECLS + """
+define amdgpu_kernel void @loop64(ptr addrspace(1) %out, i32 %n) {
+entry:
+""" + GID_X + """
+  %start = zext i32 %gid to i64
+  %trip = add i32 %n, %gid
+  br label %loop
+loop:
+  %k = phi i32 [0, %entry], [%k1, %loop]
+  %acc = phi i64 [%start, %entry], [%acc3, %loop]
+  %m = mul i64 %acc, 6364136223846793005
+  %kk = zext i32 %k to i64
+  %acc1 = add i64 %m, %kk
+  %q = udiv i64 %acc1, 1000003
+  %r = srem i64 %acc1, 97
+  %acc2 = xor i64 %acc1, %q
+  %acc3 = add i64 %acc2, %r
+  %k1 = add i32 %k, 1
+  %more = icmp ult i32 %k1, %trip
+  br i1 %more, label %loop, label %done
+done:
+  %p = getelementptr i64, ptr addrspace(1) %out, i32 %gid
+  store i64 %acc3, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def _loop64_model(gid: int, n: int) -> int:
+    mask = (1 << 64) - 1
+    acc = gid
+    for k in range(n + gid):
+        acc1 = (acc * 6364136223846793005 + k) & mask
+        q = acc1 // 1000003
+        signed = acc1 - (1 << 64) if acc1 >> 63 else acc1
+        r = abs(signed) % 97 * (1 if signed >= 0 else -1)  # srem: truncated, sign of the dividend
+        acc = ((acc1 ^ q) + r) & mask
+    return acc
+
+
+def test_divergent_64_bit_loop_with_udiv_srem(kernel: Kernel) -> None:
+    program = kernel(LOOP64)
+    memory = DeviceMemory()
+    n = 70
+    out = upload(memory, np.zeros(n, dtype=np.uint64))
+    launch(program, "loop64", grid=(1,), block=(n,), kernarg=struct.pack("<Qi", out, 5), memory=memory)
+    expected = np.array([_loop64_model(g, 5) for g in range(n)], dtype=np.uint64)
+    np.testing.assert_array_equal(download(memory, out, n, np.uint64), expected)
+
+
+FDIV = DECLS + """
+define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %q64,
+                                ptr addrspace(1) %fa, ptr addrspace(1) %fb, ptr addrspace(1) %q32) {
+""" + GID_X + """
+  %pa = getelementptr double, ptr addrspace(1) %a, i32 %gid
+  %pb = getelementptr double, ptr addrspace(1) %b, i32 %gid
+  %x = load double, ptr addrspace(1) %pa
+  %y = load double, ptr addrspace(1) %pb
+  %z = fdiv double %x, %y
+  %pq = getelementptr double, ptr addrspace(1) %q64, i32 %gid
+  store double %z, ptr addrspace(1) %pq
+  %fpa = getelementptr float, ptr addrspace(1) %fa, i32 %gid
+  %fpb = getelementptr float, ptr addrspace(1) %fb, i32 %gid
+  %fx = load float, ptr addrspace(1) %fpa
+  %fy = load float, ptr addrspace(1) %fpb
+  %fz = fdiv float %fx, %fy
+  %fpq = getelementptr float, ptr addrspace(1) %q32, i32 %gid
+  store float %fz, ptr addrspace(1) %fpq
+  ret void
+}
+"""
+
+
+def _division_operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(4)
+    info = np.finfo(dtype)
+    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
+    b = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
+    special_a = [1.0, -0.0, np.inf, np.nan, 1.0, info.max, info.tiny, info.smallest_subnormal, 3.0, info.max, 1.0,
+                 info.tiny * 3]
+    special_b = [0.0, 5.0, np.inf, 1.0, info.smallest_subnormal, info.tiny, info.max, 3.0, 7.0, 0.5, 3.0, info.max]
+    a[:len(special_a)] = special_a
+    b[:len(special_b)] = special_b
+    return a, b
+
+
+def test_f64_and_f32_division_are_correctly_rounded(kernel: Kernel) -> None:
+    program = kernel(FDIV)
+    memory = DeviceMemory()
+    n = 64
+    a, b = _division_operands(np.float64, n)
+    fa, fb = _division_operands(np.float32, n)
+    pa, pb, pq = upload(memory, a), upload(memory, b), upload(memory, np.zeros(n))
+    pfa, pfb, pfq = upload(memory, fa), upload(memory, fb), upload(memory, np.zeros(n, dtype=np.float32))
+    launch(program, "fdiv", grid=(1,), block=(n,), kernarg=struct.pack("<6Q", pa, pb, pq, pfa, pfb, pfq),
+           memory=memory)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(download(memory, pq, n, np.float64), a / b)
+        np.testing.assert_array_equal(download(memory, pfq, n, np.float32), fa / fb)
+
+
+ATOMICS = DECLS + """
+define amdgpu_kernel void @atomics(ptr addrspace(1) %ctr, ptr addrspace(1) %old, ptr addrspace(1) %fsum,
+                                   ptr addrspace(1) %mx, ptr addrspace(1) %big, ptr addrspace(1) %cas) {
+""" + GID_X + """
+  %o = atomicrmw add ptr addrspace(1) %ctr, i32 1 seq_cst, align 4
+  %po = getelementptr i32, ptr addrspace(1) %old, i32 %gid
+  store i32 %o, ptr addrspace(1) %po
+  %f = uitofp i32 %gid to float
+  %unused = atomicrmw fadd ptr addrspace(1) %fsum, float %f syncscope("agent") monotonic, align 4
+  %sv = sub i32 50, %gid
+  %m = atomicrmw max ptr addrspace(1) %mx, i32 %sv seq_cst, align 4
+  %g64 = zext i32 %gid to i64
+  %big1 = shl i64 %g64, 33
+  %b = atomicrmw add ptr addrspace(1) %big, i64 %big1 seq_cst, align 8
+  %pair = cmpxchg ptr addrspace(1) %cas, i32 0, i32 %gid seq_cst seq_cst, align 4
+  ret void
+}
+"""
+
+
+def test_atomics_return_pre_op_values(kernel: Kernel) -> None:
+    program = kernel(ATOMICS)
+    memory = DeviceMemory()
+    n = 96
+    ctr, old = upload(memory, np.array([10], np.uint32)), upload(memory, np.zeros(n, np.uint32))
+    fsum, mx = upload(memory, np.zeros(1, np.float32)), upload(memory, np.array([-1000], np.int32))
+    big, cas = upload(memory, np.zeros(1, np.uint64)), upload(memory, np.zeros(1, np.uint32))
+    launch(program, "atomics", grid=(2,), block=(48,), kernarg=struct.pack("<6Q", ctr, old, fsum, mx, big, cas),
+           memory=memory)
+    assert download(memory, ctr, 1, np.uint32)[0] == 10 + n
+    np.testing.assert_array_equal(np.sort(download(memory, old, n, np.uint32)), np.arange(10, 10 + n))
+    assert download(memory, fsum, 1, np.float32)[0] == sum(range(n))  # exact: small integers
+    assert download(memory, mx, 1, np.int32)[0] == 50
+    assert download(memory, big, 1, np.uint64)[0] == sum(g << 33 for g in range(n)) % 2**64
+    assert download(memory, cas, 1, np.uint32)[0] in range(n)
+
+
+CALLS = DECLS + """
+define internal i32 @helper(i32 %x, i32 %k) #0 {
+entry:
+  %arr = alloca [16 x i32], align 4, addrspace(5)
+  br label %fill
+fill:
+  %i = phi i32 [0, %entry], [%i1, %fill]
+  %v = mul i32 %x, %i
+  %pi = getelementptr [16 x i32], ptr addrspace(5) %arr, i32 0, i32 %i
+  store volatile i32 %v, ptr addrspace(5) %pi
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, 16
+  br i1 %more, label %fill, label %read
+read:
+  %kk = and i32 %k, 15
+  %pk = getelementptr [16 x i32], ptr addrspace(5) %arr, i32 0, i32 %kk
+  %r = load volatile i32, ptr addrspace(5) %pk
+  ret i32 %r
+}
+
+define internal void @store_generic(ptr %p, i32 %v) #0 {
+  store i32 %v, ptr %p
+  ret void
+}
+
+define internal i32 @load_generic(ptr %p) #0 {
+  %v = load i32, ptr %p
+  ret i32 %v
+}
+
+@shared = internal addrspace(3) global [64 x i32] poison, align 4
+
+define amdgpu_kernel void @calls(ptr addrspace(1) %out, ptr addrspace(1) %gen) {
+""" + GID_X + """
+  %r = call i32 @helper(i32 %gid, i32 %tid)
+  %p = getelementptr i32, ptr addrspace(1) %out, i32 %gid
+  store i32 %r, ptr addrspace(1) %p
+  %priv = alloca i32, align 4, addrspace(5)
+  %pg = addrspacecast ptr addrspace(5) %priv to ptr
+  %t3 = mul i32 %gid, 3
+  call void @store_generic(ptr %pg, i32 %t3)
+  %lp = getelementptr [64 x i32], ptr addrspace(3) @shared, i32 0, i32 %tid
+  %lg = addrspacecast ptr addrspace(3) %lp to ptr
+  %t5 = add i32 %gid, 500
+  call void @store_generic(ptr %lg, i32 %t5)
+  %a = call i32 @load_generic(ptr %pg)
+  %b = load i32, ptr addrspace(3) %lp
+  %sum = add i32 %a, %b
+  %q = getelementptr i32, ptr addrspace(1) %gen, i32 %gid
+  store i32 %sum, ptr addrspace(1) %q
+  ret void
+}
+
+attributes #0 = { noinline }
+"""
+
+
+def test_device_calls_with_stack_and_generic_pointers(kernel: Kernel) -> None:
+    program = kernel(CALLS)
+    memory = DeviceMemory()
+    n = 64
+    out, gen = upload(memory, np.zeros(n, np.int32)), upload(memory, np.zeros(n, np.int32))
+    launch(program, "calls", grid=(1,), block=(n,), kernarg=struct.pack("<QQ", out, gen), memory=memory)
+    gid = np.arange(n)
+    np.testing.assert_array_equal(download(memory, out, n, np.int32), gid * (gid & 15))
+    np.testing.assert_array_equal(download(memory, gen, n, np.int32), gid * 3 + gid + 500)
+
+
+HALF = DECLS + """
+define amdgpu_kernel void @half(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %out,
+                                ptr addrspace(1) %vout) {
+""" + GID_X + """
+  %pa = getelementptr half, ptr addrspace(1) %a, i32 %gid
+  %pb = getelementptr half, ptr addrspace(1) %b, i32 %gid
+  %x = load half, ptr addrspace(1) %pa
+  %y = load half, ptr addrspace(1) %pb
+  %m = fmul half %x, %y
+  %s = fadd half %m, %x
+  %po = getelementptr half, ptr addrspace(1) %out, i32 %gid
+  store half %s, ptr addrspace(1) %po
+  %pv = getelementptr <2 x half>, ptr addrspace(1) %a, i32 %gid
+  %va = load <2 x half>, ptr addrspace(1) %pv
+  %vm = fmul <2 x half> %va, <half 0xH4000, half 0xH3800>
+  %vs = fadd <2 x half> %vm, %va
+  %pvo = getelementptr <2 x half>, ptr addrspace(1) %vout, i32 %gid
+  store <2 x half> %vs, ptr addrspace(1) %pvo
+  ret void
+}
+"""
+
+
+def test_half_precision_scalar_and_packed(kernel: Kernel) -> None:
+    program = kernel(HALF)
+    memory = DeviceMemory()
+    n = 64
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(2 * n).astype(np.float16)
+    b = rng.standard_normal(n).astype(np.float16)
+    pa, pb = upload(memory, a), upload(memory, b)
+    out, vout = upload(memory, np.zeros(n, np.float16)), upload(memory, np.zeros(2 * n, np.float16))
+    launch(program, "half", grid=(1,), block=(n,), kernarg=struct.pack("<4Q", pa, pb, out, vout), memory=memory)
+    np.testing.assert_array_equal(download(memory, out, n, np.float16), (a[:n] * b) + a[:n])
+    scale = np.tile(np.array([2.0, 0.5], np.float16), n)
+    np.testing.assert_array_equal(download(memory, vout, 2 * n, np.float16), (a * scale) + a)
+
+
+DENORMAL = DECLS + """
+define amdgpu_kernel void @denorm(ptr addrspace(1) %in, ptr addrspace(1) %out) {
+""" + GID_X + """
+  %p = getelementptr float, ptr addrspace(1) %in, i32 %gid
+  %x = load float, ptr addrspace(1) %p
+  %y = fmul float %x, 1.5
+  %z = fadd float %y, %x
+  %q = getelementptr float, ptr addrspace(1) %out, i32 %gid
+  store float %z, ptr addrspace(1) %q
+  ret void
+}
+"""
+
+
+def test_denormals_are_kept(kernel: Kernel) -> None:
+    program = kernel(DENORMAL)
+    assert program.kernels["denorm"].descriptor.rsrc1.float_denorm_mode_32 == 3
+    memory = DeviceMemory()
+    values = np.array([1e-39, -3e-40, 1e-45, 1.0, 5e-39] * 13, dtype=np.float32)[:64]
+    pin, pout = upload(memory, values), upload(memory, np.zeros(64, np.float32))
+    launch(program, "denorm", grid=(1,), block=(64,), kernarg=struct.pack("<QQ", pin, pout), memory=memory)
+    expected = values * np.float32(1.5) + values
+    np.testing.assert_array_equal(download(memory, pout, 64, np.float32), expected)
+    assert (np.abs(expected[:3]) < np.finfo(np.float32).tiny).all()
+
+
+GRID3D = DECLS + """
+define amdgpu_kernel void @grid3d(ptr addrspace(1) %out) {
+  %tx = call i32 @llvm.amdgcn.workitem.id.x()
+  %ty = call i32 @llvm.amdgcn.workitem.id.y()
+  %tz = call i32 @llvm.amdgcn.workitem.id.z()
+  %bx = call i32 @llvm.amdgcn.workgroup.id.x()
+  %by = call i32 @llvm.amdgcn.workgroup.id.y()
+  %bz = call i32 @llvm.amdgcn.workgroup.id.z()
+  %ia = call ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()
+  %pcx = getelementptr i8, ptr addrspace(4) %ia, i64 0
+  %pcy = getelementptr i8, ptr addrspace(4) %ia, i64 4
+  %psx = getelementptr i8, ptr addrspace(4) %ia, i64 12
+  %psy = getelementptr i8, ptr addrspace(4) %ia, i64 14
+  %psz = getelementptr i8, ptr addrspace(4) %ia, i64 16
+  %cx = load i32, ptr addrspace(4) %pcx
+  %cy = load i32, ptr addrspace(4) %pcy
+  %sx16 = load i16, ptr addrspace(4) %psx
+  %sy16 = load i16, ptr addrspace(4) %psy
+  %sz16 = load i16, ptr addrspace(4) %psz
+  %sx = zext i16 %sx16 to i32
+  %sy = zext i16 %sy16 to i32
+  %sz = zext i16 %sz16 to i32
+  %gx0 = mul i32 %bx, %sx
+  %gx = add i32 %gx0, %tx
+  %gy0 = mul i32 %by, %sy
+  %gy = add i32 %gy0, %ty
+  %gz0 = mul i32 %bz, %sz
+  %gz = add i32 %gz0, %tz
+  %nx = mul i32 %cx, %sx
+  %ny = mul i32 %cy, %sy
+  %row = mul i32 %gz, %ny
+  %row2 = add i32 %row, %gy
+  %lin0 = mul i32 %row2, %nx
+  %lin = add i32 %lin0, %gx
+  %vy = shl i32 %gy, 10
+  %vz = shl i32 %gz, 20
+  %v0 = or i32 %gx, %vy
+  %v = or i32 %v0, %vz
+  %p = getelementptr i32, ptr addrspace(1) %out, i32 %lin
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_3d_grid_and_packed_workitem_ids(kernel: Kernel) -> None:
+    program = kernel(GRID3D)
+    memory = DeviceMemory()
+    grid, block = (3, 2, 2), (5, 4, 3)
+    nx, ny, nz = (g * b for g, b in zip(grid, block))
+    out = upload(memory, np.full(nx * ny * nz, 0xFFFFFFFF, np.uint32))
+    launch(program, "grid3d", grid=grid, block=block, kernarg=struct.pack("<Q", out), memory=memory)
+    z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
+    expected = (x | y << 10 | z << 20).astype(np.uint32).ravel()
+    np.testing.assert_array_equal(download(memory, out, nx * ny * nz, np.uint32), expected)
