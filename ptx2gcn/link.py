@@ -17,7 +17,8 @@ deduplicated; ``e_flags`` of all inputs must be identical.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -25,24 +26,22 @@ import msgpack  # pyright: ignore[reportMissingTypeStubs]
 
 from ptx2gcn import elf
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
-from ptx2gcn.elf import ElfError, ElfFile, Section, Symbol, parse_notes
-from ptx2gcn.elf_writer import (DT_GNU_HASH, DT_HASH, DT_NULL, DT_RELA, DT_RELACOUNT, DT_RELAENT, DT_RELASZ,
-                                DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB, DYN_SIZE, RELA_SIZE, SHT_GNU_HASH,
-                                SYM_SIZE, FileHeader, StringTable, SymbolEntry, assemble, build_gnu_hash,
-                                build_sysv_hash, gnu_hash_order, pack_dynamic, pack_note, pack_rela,
-                                pack_symbols)
-from ptx2gcn.link_layout import OutputSection, align_up, layout, section_headers
+from ptx2gcn.elf import ElfError, ElfFile, Note, Section, Symbol, parse_notes
+from ptx2gcn.elf_writer import (FileHeader, StringTable, SymbolEntry, assemble, gnu_hash_order, pack_dynamic,
+                                pack_note, pack_rela, pack_symbols)
+from ptx2gcn.link_layout import (OutputSection, SyntheticSections, align_up, dynamic_entries, final_order, layout,
+                                 output_name, rank, section_headers, synthetic_sections)
 
 SHT_GROUP = 17
 SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY = 14, 15, 16
 SHT_LLVM_ADDRSIG = 0x6FFF4C03
 SHF_MERGE = 0x10
+STV_HIDDEN = 2
 SHF_GROUP = 0x200
 SHF_EXCLUDE = 0x80000000
 _KEPT_FLAGS = ~(SHF_GROUP | SHF_EXCLUDE) & 0xFFFFFFFFFFFFFFFF
 _DROPPED_TYPES = {elf.SHT_NULL, elf.SHT_SYMTAB, elf.SHT_STRTAB, elf.SHT_RELA, elf.SHT_REL, SHT_GROUP,
                   SHT_LLVM_ADDRSIG}
-_OUTPUT_PREFIXES = (".text", ".data.rel.ro", ".data", ".rodata", ".bss.rel.ro", ".bss")
 _RELRO_TYPES = {SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY}
 
 _ABSOLUTE = {elf.R_AMDGPU_ABS32, elf.R_AMDGPU_ABS64}
@@ -140,8 +139,17 @@ class InputObject:
     """Named local symbols in live sections, in symbol-table order (for .symtab)."""
 
 
-def _read_object(data: bytes, name: str) -> InputObject:
+@contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Report an ``ElfError`` from parsing object ``name`` as a ``LinkError``."""
     try:
+        yield
+    except ElfError as error:
+        raise LinkError.of(name, f"malformed object: {error}") from None
+
+
+def _read_object(data: bytes, name: str) -> InputObject:
+    with _reading(name):
         image = ElfFile(data)
         if image.type != elf.ET_REL:
             raise LinkError.of(name, f"not a relocatable object (ELF type {image.type})")
@@ -156,8 +164,6 @@ def _read_object(data: bytes, name: str) -> InputObject:
             _check_section(obj, section)
             obj.sections[section.index] = InputSection(obj, section, bytearray(image.section_data(section)))
         return obj
-    except ElfError as error:
-        raise LinkError.of(name, f"malformed object: {error}") from None
 
 
 def _check_section(obj: InputObject, section: Section) -> None:
@@ -237,20 +243,13 @@ def _merge_global(table: dict[str, LinkSymbol], new: LinkSymbol) -> LinkSymbol:
 
 # -- output sections ----------------------------------------------------------------------------
 
-def _output_name(name: str) -> str:
-    for prefix in _OUTPUT_PREFIXES:
-        if name == prefix or name.startswith(prefix + "."):
-            return prefix
-    return name
-
-
 def _place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
     """Group input sections into output sections (first-appearance order) and give them offsets."""
     outputs: dict[str, OutputSection] = {}
     for obj in objects:
         for section in obj.sections.values():
             header = section.header
-            name = _output_name(header.name)
+            name = output_name(header.name)
             out = outputs.get(name)
             if out is None:
                 out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS,
@@ -269,22 +268,12 @@ def _place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
     return list(outputs.values())
 
 
-def _rank(section: OutputSection) -> int:
-    """ld.lld's section order: notes, other read-only, code, RELRO, data, bss, non-allocated."""
-    if not section.alloc:
-        return 7
-    if section.flags & elf.SHF_EXECINSTR:
-        return 3
-    if not section.flags & elf.SHF_WRITE:
-        return 0 if section.type == elf.SHT_NOTE else 2 if section.type == elf.SHT_PROGBITS else 1
-    if section.relro:
-        return 4
-    return 6 if section.nobits else 5
-
-
 def _merge_metadata(section: OutputSection) -> None:
     """Replace several NT_AMDGPU_METADATA notes in one note section by a single merged note."""
-    notes = [note for part in cast(list[InputSection], section.parts) for note in parse_notes(part.data)]
+    notes: list[Note] = []
+    for part in cast(list[InputSection], section.parts):
+        with _reading(part.obj.name):
+            notes += parse_notes(part.data)
     metadata = [n for n in notes if n.name == "AMDGPU" and n.type == elf.NT_AMDGPU_METADATA]
     if len(metadata) < 2:
         return
@@ -353,16 +342,17 @@ class Relocations:
 def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Relocations:
     relocs = Relocations()
     for obj in objects:
-        for rela in obj.elf.relocation_sections():
-            target = obj.sections.get(rela.info)
-            if target is None:
-                continue
-            if rela.type != elf.SHT_RELA:
-                raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not supported")
-            if target.output is not None and target.output.data:
-                raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
-            for reloc in obj.elf.relocations(rela):
-                _scan_one(relocs, target, reloc)
+        with _reading(obj.name):
+            for rela in obj.elf.relocation_sections():
+                target = obj.sections.get(rela.info)
+                if target is None:
+                    continue
+                if rela.type != elf.SHT_RELA:
+                    raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not supported")
+                if target.output is not None and target.output.data:
+                    raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
+                for reloc in obj.elf.relocations(rela):
+                    _scan_one(relocs, target, reloc)
     relocs.assign_got([*table.values(), *(s for obj in objects for s in obj.symbols)])
     return relocs
 
@@ -454,87 +444,16 @@ def _symbol_entry(symbol: LinkSymbol, strings: StringTable, binding: int) -> Sym
                        symbol.address() & _MASK64, symbol.size)
 
 
-@dataclass(eq=False)
-class _Synthetic:
-    """The linker-made sections (sizes fixed before layout, contents after)."""
-
-    dynsym: OutputSection
-    gnu_hash: OutputSection
-    hash: OutputSection
-    dynstr: OutputSection
-    rela: OutputSection | None
-    dynamic: OutputSection
-    got: OutputSection | None
-    padding: OutputSection
-    symtab: OutputSection
-    shstrtab: OutputSection
-    strtab: OutputSection
-
-
-def _make_synthetic(dyn: _DynamicSymbols, relocs: Relocations, symtab_count: int) -> _Synthetic:
-    alloc, writable = elf.SHF_ALLOC, elf.SHF_ALLOC | elf.SHF_WRITE
-    names = [symbol.name for symbol in dyn.symbols]
-    dynstr = OutputSection(".dynstr", elf.SHT_STRTAB, alloc, data=dyn.strings.data())
-    dynsym = OutputSection(".dynsym", elf.SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE,
-                           link=dynstr, info=1)
-    gnu = OutputSection(".gnu.hash", SHT_GNU_HASH, alloc, 8, link=dynsym, data=build_gnu_hash(names, 1))
-    sysv = OutputSection(".hash", elf.SHT_HASH, alloc, 4, entsize=4, link=dynsym,
-                         data=build_sysv_hash(["", *names]))
-    rela = None
-    if relocs.dynamic:
-        rela = OutputSection(".rela.dyn", elf.SHT_RELA, alloc, 8, RELA_SIZE * len(relocs.dynamic), RELA_SIZE,
-                             link=dynsym)
-    dynamic = OutputSection(".dynamic", elf.SHT_DYNAMIC, writable, 8, entsize=DYN_SIZE, relro=True, link=dynstr)
-    got = None
-    if relocs.got_slots:
-        got = OutputSection(".got", elf.SHT_PROGBITS, writable, 8, 8 * len(relocs.got_slots), relro=True)
-    padding = OutputSection(".relro_padding", elf.SHT_NOBITS, writable, relro=True, padding=True)
-    strtab = OutputSection(".strtab", elf.SHT_STRTAB, 0)
-    symtab = OutputSection(".symtab", elf.SHT_SYMTAB, 0, 8, SYM_SIZE * symtab_count, SYM_SIZE, link=strtab)
-    shstrtab = OutputSection(".shstrtab", elf.SHT_STRTAB, 0)
-    for section in (dynstr, gnu, sysv):
-        section.size = len(section.data)
-    synthetic = _Synthetic(dynsym, gnu, sysv, dynstr, rela, dynamic, got, padding, symtab, shstrtab, strtab)
-    dynamic.size = DYN_SIZE * len(_dynamic_entries(synthetic, relocs))
-    return synthetic
-
-
-def _dynamic_entries(synthetic: _Synthetic, relocs: Relocations) -> list[tuple[int, int]]:
-    entries: list[tuple[int, int]] = []
-    if synthetic.rela is not None:
-        entries += [(DT_RELA, synthetic.rela.addr), (DT_RELASZ, synthetic.rela.size), (DT_RELAENT, RELA_SIZE)]
-        relative = sum(1 for d in relocs.dynamic if d.type == elf.R_AMDGPU_RELATIVE64)
-        if relative:
-            entries.append((DT_RELACOUNT, relative))
-    entries += [(DT_SYMTAB, synthetic.dynsym.addr), (DT_SYMENT, SYM_SIZE), (DT_STRTAB, synthetic.dynstr.addr),
-                (DT_STRSZ, synthetic.dynstr.size), (DT_GNU_HASH, synthetic.gnu_hash.addr),
-                (DT_HASH, synthetic.hash.addr), (DT_NULL, 0)]
-    return entries
-
-
-def _order(placed: list[OutputSection], synthetic: _Synthetic) -> list[OutputSection]:
-    """Final section order: ld.lld's ranks, synthetic sections where ld.lld puts them."""
-    by_rank: dict[int, list[OutputSection]] = {}
-    for section in placed:
-        by_rank.setdefault(_rank(section), []).append(section)
-    s = synthetic
-    early = [x for x in (s.dynsym, s.gnu_hash, s.hash, s.dynstr, s.rela) if x is not None]
-    relro_tail = [x for x in (s.dynamic, s.got, s.padding) if x is not None]
-    out = [*by_rank.get(0, []), *early, *by_rank.get(1, []), *by_rank.get(2, []), *by_rank.get(3, []),
-           *by_rank.get(4, []), *relro_tail, *by_rank.get(5, []), *by_rank.get(6, []), *by_rank.get(7, []),
-           s.symtab, s.shstrtab, s.strtab]
-    return out
-
-
 def _static_symbols(objects: Sequence[InputObject], table: dict[str, LinkSymbol],
-                    synthetic: _Synthetic) -> tuple[list[SymbolEntry], int, StringTable]:
+                    synthetic: SyntheticSections) -> tuple[list[SymbolEntry], int, StringTable]:
     """.symtab entries as ld.lld orders them: object locals, demoted globals, _DYNAMIC, globals."""
     strings = StringTable()
     entries = [_symbol_entry(s, strings, elf.STB_LOCAL) for obj in objects for s in obj.locals]
     defined = [s for s in table.values() if s.defined]
     entries += [_symbol_entry(s, strings, elf.STB_LOCAL) for s in defined if not s.exported]
     dynamic = synthetic.dynamic
-    entries.append(SymbolEntry(strings.add("_DYNAMIC"), elf.STB_LOCAL << 4, 2, dynamic.index, dynamic.addr, 0))
+    entries.append(SymbolEntry(strings.add("_DYNAMIC"), elf.STB_LOCAL << 4, STV_HIDDEN, dynamic.index,
+                               dynamic.addr, 0))
     first_global = len(entries) + 1
     entries += [_symbol_entry(s, strings, s.binding) for s in defined if s.exported]
     return entries, first_global, strings
@@ -563,7 +482,7 @@ def _fill_inputs(placed: Sequence[OutputSection], relocs: Relocations, got: Outp
         section.data = bytes(data)
 
 
-def _fill_synthetic(s: _Synthetic, dyn: _DynamicSymbols, relocs: Relocations) -> None:
+def _fill_synthetic(s: SyntheticSections, dyn: _DynamicSymbols, relocs: Relocations) -> None:
     s.dynsym.data = pack_symbols(_symbol_entry(symbol, dyn.strings, symbol.binding) for symbol in dyn.symbols)
     rows: list[tuple[int, int, int, int]] = []
     for d in relocs.dynamic:
@@ -576,13 +495,29 @@ def _fill_synthetic(s: _Synthetic, dyn: _DynamicSymbols, relocs: Relocations) ->
     rows.sort(key=lambda row: (row[1] != elf.R_AMDGPU_RELATIVE64, row[2], row[0]))
     if s.rela is not None:
         s.rela.data = pack_rela((o, t, i, a if a < 1 << 63 else a - (1 << 64)) for o, t, i, a in rows)
-    s.dynamic.data = pack_dynamic(_dynamic_entries(s, relocs))
+    s.dynamic.data = pack_dynamic(dynamic_entries(s))
     if s.got is not None:
         got = bytearray(s.got.size)
         for symbol, offset in relocs.got_slots.items():
             if symbol.absolute and not symbol.preemptible:
                 struct.pack_into("<Q", got, offset, symbol.address() & _MASK64)
         s.got.data = bytes(got)
+
+
+def _resolve_all(objects: Sequence[bytes], labels: Sequence[str]
+                 ) -> tuple[list[InputObject], dict[str, LinkSymbol], list[OutputSection], Relocations]:
+    """Read the objects, resolve symbols, group sections and scan relocations (no addresses yet)."""
+    inputs = [_read_object(bytes(data), label) for data, label in zip(objects, labels, strict=True)]
+    _check_headers(inputs)
+    table: dict[str, LinkSymbol] = {}
+    for obj in inputs:
+        with _reading(obj.name):
+            _resolve(obj, table)
+    placed = sorted(_place_inputs(inputs), key=rank)
+    for section in placed:
+        if section.type == elf.SHT_NOTE:
+            _merge_metadata(section)
+    return inputs, table, placed, _scan(inputs, table)
 
 
 def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> bytes:
@@ -593,29 +528,18 @@ def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> 
     if not objects:
         raise LinkError.of("<link>", "no input objects")
     labels = list(names) if names is not None else [f"<object {i}>" for i in range(len(objects))]
-    inputs = [_read_object(bytes(data), label) for data, label in zip(objects, labels, strict=True)]
-    _check_headers(inputs)
-    table: dict[str, LinkSymbol] = {}
-    try:
-        for obj in inputs:
-            _resolve(obj, table)
-        placed = sorted(_place_inputs(inputs), key=_rank)
-        for section in placed:
-            if section.type == elf.SHT_NOTE:
-                _merge_metadata(section)
-        relocs = _scan(inputs, table)
-    except ElfError as error:
-        raise LinkError.of("<link>", f"malformed object: {error}") from None
+    inputs, table, placed, relocs = _resolve_all(objects, labels)
     dyn = _dynamic_symbols(table)
-    # Names and counts do not depend on addresses: a first pass sizes .symtab and .strtab.
+    # Names and counts do not depend on addresses, so every size is known before layout.
     symtab_count = 2 + sum(len(obj.locals) for obj in inputs) + sum(1 for s in table.values() if s.defined)
-    synthetic = _make_synthetic(dyn, relocs, symtab_count)
-    sections = _order(placed, synthetic)
+    relative = sum(1 for d in relocs.dynamic if d.type == elf.R_AMDGPU_RELATIVE64)
+    synthetic = synthetic_sections([symbol.name for symbol in dyn.symbols], dyn.strings.data(),
+                                   len(relocs.dynamic), relative, len(relocs.got_slots), symtab_count)
+    sections = final_order(placed, synthetic)
     shstrtab = StringTable()
     for section in sections:
         shstrtab.add(section.name)
-    synthetic.shstrtab.data = shstrtab.data()
-    synthetic.shstrtab.size = len(shstrtab)
+    synthetic.shstrtab.data, synthetic.shstrtab.size = shstrtab.data(), len(shstrtab)
     synthetic.strtab.size = len(_static_symbols(inputs, table, synthetic)[2])
     plan = layout(sections)
     _fill_inputs(placed, relocs, synthetic.got)
@@ -623,7 +547,8 @@ def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> 
     entries, first_global, strings = _static_symbols(inputs, table, synthetic)
     synthetic.symtab.data, synthetic.symtab.info = pack_symbols(entries), first_global
     synthetic.strtab.data = strings.data()
-    header = FileHeader(inputs[0].elf.osabi, inputs[0].elf.abiversion, inputs[0].elf.flags, len(plan.phdrs),
-                        plan.shoff, len(sections) + 1, synthetic.shstrtab.index)
+    first = inputs[0].elf
+    header = FileHeader(first.osabi, first.abiversion, first.flags, len(plan.phdrs), plan.shoff, len(sections) + 1,
+                        synthetic.shstrtab.index)
     pieces = [(section.offset, section.data) for section in sections if not section.nobits]
     return assemble(header, plan.phdrs, pieces, section_headers(sections, shstrtab))

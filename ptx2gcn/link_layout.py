@@ -1,8 +1,10 @@
-"""Output sections of a shared object and their placement as ld.lld places them.
+"""Output sections of a shared object: which exist, their order, and their placement, as ld.lld
+does it.
 
-Invariant: ``layout`` takes the output sections in their final order (allocated ones first, grouped
-read-only, executable, RELRO, writable, as ``ptx2gcn.link`` orders them) with final sizes, and
-assigns every address, file offset and program header exactly by ld.lld's rules for a default
+Invariant: ``final_order`` puts input-derived and linker-made sections in ld.lld's order (notes,
+dynamic-linking tables, read-only data, code, RELRO, data, bss, non-allocated); ``layout`` takes
+that order with final sizes and assigns every address, file offset and program header exactly by
+ld.lld's rules for a default
 ``-shared`` link (max/common page size 4 KiB): the first PT_LOAD holds the ELF and program
 headers; a new PT_LOAD starts where the segment permissions change or RELRO ends; the first
 section of a later PT_LOAD advances to ``align(dot, page) + dot % page`` so no file padding is
@@ -16,10 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ptx2gcn.elf import (PF_R, PF_W, PF_X, PT_DYNAMIC, PT_GNU_RELRO, PT_GNU_STACK, PT_LOAD, PT_NOTE,
-                         PT_PHDR, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNAMIC, SHT_NOBITS, SHT_NOTE)
-from ptx2gcn.elf_writer import EHDR_SIZE, PHDR_SIZE, ProgramHeader, SectionHeader, StringTable
+                         PT_PHDR, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNAMIC, SHT_DYNSYM, SHT_HASH,
+                         SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_RELA, SHT_STRTAB, SHT_SYMTAB)
+from ptx2gcn.elf_writer import (DT_GNU_HASH, DT_HASH, DT_NULL, DT_RELA, DT_RELACOUNT, DT_RELAENT, DT_RELASZ,
+                                DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB, DYN_SIZE, EHDR_SIZE, PHDR_SIZE,
+                                RELA_SIZE, SHT_GNU_HASH, SYM_SIZE, ProgramHeader, SectionHeader, StringTable,
+                                build_gnu_hash, build_sysv_hash)
 
 PAGE_SIZE = 0x1000
+# ld.lld's output names for input sections: ".text.foo" goes to ".text", and so on.
+_OUTPUT_PREFIXES = (".text", ".data.rel.ro", ".data", ".rodata", ".bss.rel.ro", ".bss")
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -60,6 +68,97 @@ class OutputSection:
     @property
     def segment_flags(self) -> int:
         return PF_R | (PF_W if self.flags & SHF_WRITE else 0) | (PF_X if self.flags & SHF_EXECINSTR else 0)
+
+
+def output_name(name: str) -> str:
+    for prefix in _OUTPUT_PREFIXES:
+        if name == prefix or name.startswith(prefix + "."):
+            return prefix
+    return name
+
+
+def rank(section: OutputSection) -> int:
+    """ld.lld's order class: notes, other read-only, read-only data, code, RELRO, data, bss, the rest."""
+    if not section.alloc:
+        return 7
+    if section.flags & SHF_EXECINSTR:
+        return 3
+    if not section.flags & SHF_WRITE:
+        return 0 if section.type == SHT_NOTE else 2 if section.type == SHT_PROGBITS else 1
+    if section.relro:
+        return 4
+    return 6 if section.nobits else 5
+
+
+@dataclass(eq=False)
+class SyntheticSections:
+    """The linker-made sections (sizes fixed before layout; ``ptx2gcn.link`` fills most contents after)."""
+
+    dynsym: OutputSection
+    gnu_hash: OutputSection
+    hash: OutputSection
+    dynstr: OutputSection
+    rela: OutputSection | None
+    dynamic: OutputSection
+    got: OutputSection | None
+    padding: OutputSection
+    symtab: OutputSection
+    shstrtab: OutputSection
+    strtab: OutputSection
+    relative_relocs: int
+
+
+def synthetic_sections(dynamic_names: Sequence[str], dynstr: bytes, dynamic_relocs: int, relative_relocs: int,
+                       got_slots: int, static_symbols: int) -> SyntheticSections:
+    """Sections for a .dynsym of ``dynamic_names`` (in GNU-hash order), ``dynamic_relocs`` entries of
+    .rela.dyn (``relative_relocs`` of them RELATIVE), ``got_slots`` GOT entries and a .symtab of
+    ``static_symbols`` entries (null included). .rela.dyn and .got exist only when non-empty."""
+    alloc, writable = SHF_ALLOC, SHF_ALLOC | SHF_WRITE
+    names = list(dynamic_names)
+    strings = OutputSection(".dynstr", SHT_STRTAB, alloc, size=len(dynstr), data=dynstr)
+    dynsym = OutputSection(".dynsym", SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE, link=strings,
+                           info=1)
+    gnu_data, sysv_data = build_gnu_hash(names, 1), build_sysv_hash(["", *names])
+    gnu = OutputSection(".gnu.hash", SHT_GNU_HASH, alloc, 8, len(gnu_data), link=dynsym, data=gnu_data)
+    sysv = OutputSection(".hash", SHT_HASH, alloc, 4, len(sysv_data), 4, link=dynsym, data=sysv_data)
+    rela = None
+    if dynamic_relocs:
+        rela = OutputSection(".rela.dyn", SHT_RELA, alloc, 8, RELA_SIZE * dynamic_relocs, RELA_SIZE, link=dynsym)
+    dynamic = OutputSection(".dynamic", SHT_DYNAMIC, writable, 8, entsize=DYN_SIZE, relro=True, link=strings)
+    got = OutputSection(".got", SHT_PROGBITS, writable, 8, 8 * got_slots, relro=True) if got_slots else None
+    padding = OutputSection(".relro_padding", SHT_NOBITS, writable, relro=True, padding=True)
+    strtab = OutputSection(".strtab", SHT_STRTAB, 0)
+    symtab = OutputSection(".symtab", SHT_SYMTAB, 0, 8, SYM_SIZE * static_symbols, SYM_SIZE, link=strtab)
+    shstrtab = OutputSection(".shstrtab", SHT_STRTAB, 0)
+    synthetic = SyntheticSections(dynsym, gnu, sysv, strings, rela, dynamic, got, padding, symtab, shstrtab,
+                                  strtab, relative_relocs)
+    dynamic.size = DYN_SIZE * len(dynamic_entries(synthetic))
+    return synthetic
+
+
+def dynamic_entries(s: SyntheticSections) -> list[tuple[int, int]]:
+    """The .dynamic entries (tag, value) in ld.lld's order, from the sections' current addresses."""
+    entries: list[tuple[int, int]] = []
+    if s.rela is not None:
+        entries += [(DT_RELA, s.rela.addr), (DT_RELASZ, s.rela.size), (DT_RELAENT, RELA_SIZE)]
+        if s.relative_relocs:
+            entries.append((DT_RELACOUNT, s.relative_relocs))
+    entries += [(DT_SYMTAB, s.dynsym.addr), (DT_SYMENT, SYM_SIZE), (DT_STRTAB, s.dynstr.addr),
+                (DT_STRSZ, s.dynstr.size), (DT_GNU_HASH, s.gnu_hash.addr), (DT_HASH, s.hash.addr), (DT_NULL, 0)]
+    return entries
+
+
+def final_order(placed: Sequence[OutputSection], s: SyntheticSections) -> list[OutputSection]:
+    """All output sections in file order: ``placed`` (input-derived) by ``rank``, stable, with the
+    linker-made sections where ld.lld puts them."""
+    by_rank: dict[int, list[OutputSection]] = {}
+    for section in placed:
+        by_rank.setdefault(rank(section), []).append(section)
+    early = [x for x in (s.dynsym, s.gnu_hash, s.hash, s.dynstr, s.rela) if x is not None]
+    relro_tail = [x for x in (s.dynamic, s.got, s.padding) if x is not None]
+    groups = [by_rank.get(0, []), early, *(by_rank.get(r, []) for r in (1, 2, 3, 4)), relro_tail,
+              *(by_rank.get(r, []) for r in (5, 6, 7)), [s.symtab, s.shstrtab, s.strtab]]
+    return [section for group in groups for section in group]
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,11 +126,14 @@ def test_pc_relative_reference_to_preemptible_symbol(compile_kernel: Callable[..
 @given(data=st.data())
 def test_corrupted_bytes_never_escape_as_other_exceptions(data: st.DataObject,
                                                           compile_kernel: Callable[..., bytes]) -> None:
-    obj = bytearray(compile_kernel("globals"))
+    names = data.draw(st.sampled_from([("globals",), ("calls",), ("multi_main", "multi_lib")]))
+    obj = bytearray(compile_kernel(names[0]))
     for _ in range(data.draw(st.integers(1, 8))):
-        position = data.draw(st.integers(0, len(obj) - 1))
+        # Half the hits go to the tail, where the section headers and symbol/relocation tables are.
+        low = data.draw(st.sampled_from([0, max(0, len(obj) - 0x400)]))
+        position = data.draw(st.integers(low, len(obj) - 1))
         obj[position] = data.draw(st.integers(0, 255))
     try:
-        link_hsaco([bytes(obj)])
+        link_hsaco([bytes(obj), *(compile_kernel(name) for name in names[1:])])
     except LinkError:
         pass
