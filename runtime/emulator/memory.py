@@ -103,9 +103,11 @@ class DeviceMemory:
             if address + size <= region.end:
                 self._last = region
                 return region
+            where = f"the allocation 0x{region.start:x}+0x{region.end - region.start:x}"
             if address < region.end:
-                raise AccessFault("global", address, size, lane, f"runs past the end of the allocation "
-                                  f"0x{region.start:x}+0x{region.end - region.start:x}")
+                raise AccessFault("global", address, size, lane, f"runs past the end of {where}")
+            raise AccessFault("global", address, size, lane,
+                              f"unmapped ({address - region.end} bytes past the end of {where})")
         raise AccessFault("global", address, size, lane)
 
     def _locate(self, addrs: Addrs, width: int, lanes: Lanes) -> tuple[U8, npt.NDArray[np.uint64]]:
