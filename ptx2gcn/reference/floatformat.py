@@ -9,7 +9,7 @@ formats (PTX ISA 5.2.5.1 "Alternate floating-point data formats" for bf16/e4m3/e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
 
@@ -32,30 +32,26 @@ class FloatFormat:
     has_inf: bool = True
     """False for e4m3: the all-ones exponent holds normal numbers except the S.1111.111 NaN."""
 
-    @property
-    def width(self) -> int:
-        return 1 + self.exp_bits + self.man_bits
+    width: int = field(init=False)
+    bias: int = field(init=False)
+    emin: int = field(init=False)
+    """Exponent of the smallest normal number."""
+    sign_bit: int = field(init=False)
+    exp_mask: int = field(init=False)
+    man_mask: int = field(init=False)
 
-    @property
-    def bias(self) -> int:
-        return (1 << (self.exp_bits - 1)) - 1
-
-    @property
-    def emin(self) -> int:
-        """Exponent of the smallest normal number."""
-        return 1 - self.bias
-
-    @property
-    def sign_bit(self) -> int:
-        return 1 << (self.width - 1)
-
-    @property
-    def exp_mask(self) -> int:
-        return ((1 << self.exp_bits) - 1) << self.man_bits
-
-    @property
-    def man_mask(self) -> int:
-        return (1 << self.man_bits) - 1
+    def __post_init__(self) -> None:
+        # Derived constants are stored, not recomputed: they sit on the hot path of every lane.
+        derived = {
+            "width": 1 + self.exp_bits + self.man_bits,
+            "bias": (1 << (self.exp_bits - 1)) - 1,
+            "emin": 2 - (1 << (self.exp_bits - 1)),
+            "sign_bit": 1 << (self.exp_bits + self.man_bits),
+            "exp_mask": ((1 << self.exp_bits) - 1) << self.man_bits,
+            "man_mask": (1 << self.man_bits) - 1,
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @property
     def inf(self) -> int:
@@ -113,8 +109,9 @@ class FloatFormat:
     def infinity(self, negative: bool) -> int:
         return self.with_sign(self.inf, negative)
 
-    def exact(self, bits: int) -> Fraction:
-        """The exact value of a finite pattern (zero keeps no sign: check ``is_negative``)."""
+    def decode(self, bits: int) -> tuple[int, int]:
+        """A finite pattern as ``(significand, exponent)`` with value ``significand * 2^exponent``;
+        the significand carries the sign (so -0.0 decodes to ``(0, ...)``: check ``is_negative``)."""
         cls = self.classify(bits)
         if cls in (FpClass.NAN, FpClass.INF):
             raise ReferenceInputError(f"{cls.value} has no exact value in .{self.name}")
@@ -125,8 +122,12 @@ class FloatFormat:
         else:
             significand = fraction | (1 << self.man_bits)
             scale = exponent - self.bias - self.man_bits
-        value = Fraction(significand) * (Fraction(2) ** scale)
-        return -value if self.is_negative(bits) else value
+        return (-significand if self.is_negative(bits) else significand), scale
+
+    def exact(self, bits: int) -> Fraction:
+        """The exact value of a finite pattern (zero keeps no sign: check ``is_negative``)."""
+        significand, scale = self.decode(bits)
+        return Fraction(significand << scale) if scale >= 0 else Fraction(significand, 1 << -scale)
 
     def encode(self, negative: bool, significand: int, quantum: int) -> int:
         """Bits of ``(-1)^negative * significand * 2^quantum`` (the caller guarantees it fits).

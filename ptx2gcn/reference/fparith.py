@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass
-from ptx2gcn.reference.rounding import Rational, SquareRoot, round_fraction, round_to_format
+from ptx2gcn.reference.rounding import (Rational, SquareRoot, round_dyadic, round_fraction,
+                                        round_to_format)
 from ptx2gcn.reference.spelling import AnyNaN
 
 FloatResult = int | AnyNaN
@@ -43,16 +44,25 @@ def finish(fmt: FloatFormat, result: FloatResult, ftz: bool, sat: bool) -> Float
     return result
 
 
-def _sum_of(fmt: FloatFormat, terms: Sequence[tuple[bool, Fraction]], mode: str) -> int:
-    """Round an exact sum of signed terms; zero sums follow IEEE 754 6.3."""
-    total = sum((-v if neg else v for neg, v in terms), Fraction(0))
+Signed = tuple[int, int, bool]
+"""An exact finite operand: (signed significand, exponent, sign bit) -- the sign bit matters for
+zeros only."""
+
+
+def _operand(fmt: FloatFormat, bits: int) -> Signed:
+    significand, exponent = fmt.decode(bits)
+    return significand, exponent, fmt.is_negative(bits)
+
+
+def _sum_of(fmt: FloatFormat, terms: Sequence[Signed], mode: str) -> int:
+    """Round an exact sum of dyadic terms; zero sums follow IEEE 754 6.3 (x + -x = +0 except in
+    round-toward-negative; -0 + -0 = -0)."""
+    base = min(e for _, e, _ in terms)
+    total = sum(m << (e - base) for m, e, _ in terms)
     if total != 0:
-        return round_fraction(fmt, total, mode)
-    nonzero_terms = [neg for neg, v in terms if v != 0]
-    if not nonzero_terms and all(neg for neg, _ in terms):
-        return fmt.zero(True)
-    if not nonzero_terms and not any(neg for neg, _ in terms):
-        return fmt.zero(False)
+        return round_dyadic(fmt, total, base, mode)
+    if all(m == 0 for m, _, _ in terms) and len({neg for _, _, neg in terms}) == 1:
+        return fmt.zero(terms[0][2])
     return fmt.zero(mode == "rm")
 
 
@@ -66,8 +76,13 @@ def add(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
         return a
     if cb is FpClass.INF:
         return b
-    return _sum_of(fmt, [(fmt.is_negative(a), abs(fmt.exact(a))),
-                         (fmt.is_negative(b), abs(fmt.exact(b)))], mode)
+    return _sum_of(fmt, [_operand(fmt, a), _operand(fmt, b)], mode)
+
+
+def _product(fmt: FloatFormat, a: int, b: int) -> Signed:
+    ma, ea = fmt.decode(a)
+    mb, eb = fmt.decode(b)
+    return ma * mb, ea + eb, fmt.is_negative(a) != fmt.is_negative(b)
 
 
 def mul(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
@@ -77,10 +92,8 @@ def mul(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
         return nan(fmt)
     if FpClass.INF in (ca, cb):
         return nan(fmt) if FpClass.ZERO in (ca, cb) else fmt.infinity(negative)
-    product = abs(fmt.exact(a) * fmt.exact(b))
-    if product == 0:
-        return fmt.zero(negative)
-    return round_to_format(fmt, negative, Rational(product), mode)
+    significand, exponent, _ = _product(fmt, a, b)
+    return round_dyadic(fmt, significand, exponent, mode, negative)
 
 
 def fma(fmt: FloatFormat, a: int, b: int, c: int, mode: str) -> FloatResult:
@@ -97,8 +110,7 @@ def fma(fmt: FloatFormat, a: int, b: int, c: int, mode: str) -> FloatResult:
         return fmt.infinity(product_negative)
     if cc is FpClass.INF:
         return c
-    product = abs(fmt.exact(a) * fmt.exact(b))
-    return _sum_of(fmt, [(product_negative, product), (fmt.is_negative(c), abs(fmt.exact(c)))], mode)
+    return _sum_of(fmt, [_product(fmt, a, b), _operand(fmt, c)], mode)
 
 
 def div(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:

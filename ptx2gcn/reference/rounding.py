@@ -46,6 +46,24 @@ def _ilog2_fraction(x: Fraction) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class Dyadic:
+    """``significand * 2^exponent`` with a positive integer significand: the exact result of
+    + - * and fma on binary floats, handled with shifts only (no Fraction arithmetic)."""
+
+    significand: int
+    exponent: int
+
+    def ilog2(self) -> int:
+        return self.significand.bit_length() - 1 + self.exponent
+
+    def floor_scaled(self, k: int) -> tuple[int, bool]:
+        shift = self.exponent + k
+        if shift >= 0:
+            return self.significand << shift, True
+        return self.significand >> -shift, self.significand & ((1 << -shift) - 1) == 0
+
+
+@dataclass(frozen=True, slots=True)
 class Rational:
     value: Fraction
 
@@ -131,6 +149,14 @@ def round_fraction(fmt: FloatFormat, value: Fraction, mode: str, zero_negative: 
     if value == 0:
         return fmt.zero(zero_negative)
     return round_to_format(fmt, value < 0, Rational(abs(value)), mode)
+
+
+def round_dyadic(fmt: FloatFormat, significand: int, exponent: int, mode: str,
+                 zero_negative: bool = False) -> int:
+    """Round the exact ``significand * 2^exponent`` (signed significand); zero gets ``zero_negative``."""
+    if significand == 0:
+        return fmt.zero(zero_negative)
+    return round_to_format(fmt, significand < 0, Dyadic(abs(significand), exponent), mode)
 
 
 def round_to_integer(value: Fraction, mode: str) -> int:

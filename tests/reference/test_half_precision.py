@@ -1,0 +1,94 @@
+"""f16 and bf16 against independent references: numpy float16 (exact for these operations, as
+numpy evaluates in float32 and 24 >= 2*11+2 bits makes the double rounding innocuous) and the
+classic integer round-to-nearest-even formula for f32 -> bf16."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptx2gcn.reference import fparith, run
+from ptx2gcn.reference.floatformat import F16
+
+ALL_F16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+
+
+def same_or_nan(expected: np.ndarray, got_bits: np.ndarray) -> np.ndarray:
+    got = got_bits.view(expected.dtype)
+    return (expected.view(got_bits.dtype) == got_bits) | (np.isnan(expected) & np.isnan(got))
+
+
+def test_cvt_f32_from_every_f16_is_exact() -> None:
+    expected = ALL_F16.astype(np.float32)
+    assert same_or_nan(expected, run("cvt.f32.f16", ALL_F16).value).all()
+
+
+def test_cvt_rn_f16_from_f32_round_trips_every_f16_and_random_values() -> None:
+    widened = ALL_F16.astype(np.float32)
+    rng = np.random.default_rng(16)
+    random = rng.integers(0, 2 ** 32 - 1, 20000, dtype=np.uint32, endpoint=True).view(np.float32)
+    near = (rng.standard_normal(20000) * 2.0 ** rng.integers(-26, 17, 20000)).astype(np.float32)
+    a = np.concatenate([widened, random, near])
+    with np.errstate(all="ignore"):
+        expected = a.astype(np.float16)
+    assert same_or_nan(expected, run("cvt.rn.f16.f32", a).value).all()
+
+
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_f16_ops_over_every_a_for_fixed_b(op: str) -> None:
+    for b_value in (np.float16(-6.1e-5),):
+        b = np.full_like(ALL_F16, b_value)
+        with np.errstate(all="ignore"):
+            expected = (ALL_F16 + b) if op == "add" else (ALL_F16 * b)
+        assert same_or_nan(expected, run(f"{op}.rn.f16", ALL_F16, b).value).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_f16_ops_sweep(op: str) -> None:
+    rng = np.random.default_rng(42)
+    for b_bits in rng.integers(0, 1 << 16, 24):
+        b = np.full_like(ALL_F16, np.uint16(b_bits).view(np.float16))
+        with np.errstate(all="ignore"):
+            expected = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op](ALL_F16, b)
+        assert same_or_nan(expected, run(f"{op}.rn.f16", ALL_F16, b).value).all()
+
+
+@pytest.mark.slow
+def test_f16_sqrt_and_division_exhaustive() -> None:
+    with np.errstate(all="ignore"):
+        roots = np.sqrt(ALL_F16)
+        quotients = ALL_F16 / np.float16(3.0)
+    three = int(np.float16(3.0).view(np.uint16))
+    for i, bits in enumerate(ALL_F16.view(np.uint16).tolist()):
+        got = fparith.sqrt(F16, bits, "rn")
+        want = int(roots.view(np.uint16)[i])
+        assert (F16.is_nan(want) and not isinstance(got, int)) or got == want
+        got = fparith.div(F16, bits, three, "rn")
+        want = int(quotients.view(np.uint16)[i])
+        assert (F16.is_nan(want) and not isinstance(got, int)) or got == want
+
+
+def bf16_rne(bits: np.ndarray) -> np.ndarray:
+    """Round f32 bits to bf16 bits, nearest-even, via the integer bias trick (non-NaN inputs)."""
+    b = bits.astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def test_cvt_rn_bf16_from_f32_matches_integer_formula() -> None:
+    rng = np.random.default_rng(8)
+    bits = rng.integers(0, 2 ** 32 - 1, 30000, dtype=np.uint32, endpoint=True)
+    bits = bits[~np.isnan(bits.view(np.float32))]
+    assert (run("cvt.rn.bf16.f32", bits.view(np.float32)).value == bf16_rne(bits)).all()
+
+
+def test_bf16_add_is_f32_add_rounded_once() -> None:
+    """bf16 + bf16: both are f32 values and, for nearby exponents, the f32 sum is exact, so the
+    bf16 result is the one rounding of that sum."""
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal(3000)).astype(np.float32)
+    b = (rng.standard_normal(3000)).astype(np.float32)
+    a_bits = bf16_rne(a.view(np.uint32))
+    b_bits = bf16_rne(b.view(np.uint32))
+    exact = (a_bits.astype(np.uint32) << 16).view(np.float32) + (b_bits.astype(np.uint32) << 16).view(np.float32)
+    assert (run("add.rn.bf16", a_bits, b_bits).value == bf16_rne(exact.view(np.uint32))).all()
