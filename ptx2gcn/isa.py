@@ -145,21 +145,18 @@ _op("shl", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shl")
 _op("shr", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shr")
 _op("shf", "i32 i32 i32", "i32", {"dir": _words("l r"), "mode": _words("clamp wrap")}, "dir mode", "",
     f"{_LOGIC}-shf")
+_op("bmsk", "i32 i32", "i32", {"mode": _words("clamp wrap")}, "mode", "", f"{_INT_ARITH}-bmsk")
 _op("prmt", "i32 i32 i32", "i32", {"mode": _words("f4e b4e rc8 ecl ecr rc16")}, "", "",
     f"{_MOVE}-prmt")
 
 # Comparison and selection.
 _op("setp", "T T", "pred", {"type": ALL_TYPES, "cmp": CMP, "ftz": FLAG}, "type cmp", "",
     "comparison-and-selection-instructions-setp")
-_op("set", "S S", "D", {"dtype": ALL_TYPES, "stype": ALL_TYPES, "cmp": CMP, "ftz": FLAG},
-    "dtype stype cmp", "", "comparison-and-selection-instructions-set")
 _op("selp", "R R pred", "any", {}, "", "", "comparison-and-selection-instructions-selp")
-_op("slct", "R R S", "any", {"stype": _words("s32 f32"), "ftz": FLAG}, "stype", "",
-    "comparison-and-selection-instructions-slct")
 
 # Conversions, constants and bit-level reinterpretation (PTX's implicit behaviours made explicit).
 _op("cvt", "S", "D", {"dtype": ALL_TYPES, "stype": ALL_TYPES, "rnd": ROUNDING, "ftz": FLAG,
-                      "sat": FLAG, "relu": FLAG}, "dtype stype", "", f"{_MOVE}-cvt")
+                      "sat": FLAG, "relu": FLAG, "satfinite": FLAG}, "dtype stype", "", f"{_MOVE}-cvt")
 _op("const", "", "any", {"value": INT}, "value", "", f"{_MOVE}-mov")
 _op("undef", "", "any", {}, "", "", "")
 _op("bitcast", "any", "any", {}, "", "", f"{_MOVE}-mov")
@@ -182,9 +179,11 @@ _op("isspacep", "int", "pred", {"space": SPACES}, "space", "", f"{_MOVE}-isspace
 # Memory.
 _op("ld", "ptr", "any", MEMORY, "type", "reads_memory", f"{_MOVE}-ld")
 _op("st", "ptr any", "", MEMORY, "type", "side_effects", f"{_MOVE}-st")
-_op("atom", "ptr T *", "T", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES},
+_op("atom", "ptr T *", "T", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES,
+                            "noftz": FLAG},
     "op type", "side_effects", "parallel-synchronization-and-communication-instructions-atom")
-_op("red", "ptr T", "", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES},
+_op("red", "ptr T", "", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES,
+                         "noftz": FLAG},
     "op type", "side_effects", "parallel-synchronization-and-communication-instructions-red")
 _op("fence", "", "", {"sem": SEMS, "scope": SCOPES}, "sem scope", "side_effects",
     "parallel-synchronization-and-communication-instructions-membar-fence")
@@ -192,7 +191,7 @@ _op("prefetch", "ptr", "", {"level": SYM}, "level", "side_effects", f"{_MOVE}-pr
 
 # Warp- and block-collective operations: convergent, never merged or moved.
 _SYNC = "parallel-synchronization-and-communication-instructions"
-_op("bar", "i32 *", "", {"mode": _words("sync arrive"), "aligned": FLAG}, "mode",
+_op("bar", "i32 *", "", {"mode": _words("sync arrive warp"), "aligned": FLAG}, "mode",
     "side_effects convergent", f"{_SYNC}-bar")
 _op("bar_red", "i32 pred *", "any", {"op": _words("popc and or"), "aligned": FLAG}, "op",
     "side_effects convergent", f"{_SYNC}-bar")
@@ -227,7 +226,7 @@ SPECIAL_REGS: dict[str, int] = {
     "lanemask_eq": 32, "lanemask_le": 32, "lanemask_lt": 32, "lanemask_ge": 32, "lanemask_gt": 32,
     "clock": 32, "clock_hi": 32, "clock64": 64, "globaltimer": 64, "globaltimer_lo": 32,
     "globaltimer_hi": 32, "dynamic_smem_size": 32, "total_smem_size": 32,
-    "aggr_smem_size": 32, "cluster_ctarank": 32, "cluster_nctarank": 32, "is_explicit_cluster": 32,
+    "aggr_smem_size": 32, "WARP_SZ": 32, "cluster_ctarank": 32, "cluster_nctarank": 32, "is_explicit_cluster": 32,
     **{f"envreg{i}": 32 for i in range(32)},
     **{f"pm{i}": 32 for i in range(8)}, **{f"pm{i}_64": 64 for i in range(8)},
 }

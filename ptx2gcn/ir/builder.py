@@ -1,0 +1,392 @@
+"""PTX AST → SSA IR: module structure, function bodies, labels, guards.
+
+Invariant: ``build_module`` either returns a module that passes ``ptx2gcn.ir.verify`` in phase
+``ssa`` or raises a located ``Ptx2GcnError``/``UnsupportedError``. Guards keep PTX's exact meaning:
+an instruction whose lowering is pure (``ptx2gcn.ir.lowering.PURE``) computes its result and a
+``selp`` keeps the old register value when the guard is false; any other guarded instruction
+(memory, calls, collectives, control flow) runs in its own block reached by ``cbr`` only when the
+guard holds. Labels start blocks; a block is sealed for SSA construction once it is reached and
+every branch into it has been built.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
+from ptx2gcn.frontend import ast
+from ptx2gcn.ir.core import Block, Function, Global, Module, Param
+from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
+from ptx2gcn.ir.lowering import LOWERINGS, PURE
+from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.types import PRED, AddrSpace, PtrType, PTX_TYPES, Type
+from ptx2gcn.isa import UNSUPPORTED
+
+_GLOBAL_SPACES = {".global": AddrSpace.GLOBAL, ".shared": AddrSpace.SHARED, ".const": AddrSpace.CONST,
+                  ".local": AddrSpace.LOCAL}
+
+
+def build_module(tree: ast.Module) -> Module:
+    """Translate a parsed PTX module into verified-shape SSA IR."""
+    version = tree.version
+    target = tree.target
+    module = Module(source=tree.span.file,
+                    version=f"{version.major}.{version.minor}" if version else "",
+                    target=",".join(target.targets) if target else "",
+                    address_size=tree.address_size)
+    symbols = Symbols(module)
+    for item in tree.items:
+        if isinstance(item, ast.VariableDecl):
+            for var in _globals(item, item.state_space):
+                _add_global(symbols, var)
+        elif isinstance(item, ast.Function):
+            _declare_function(symbols, item)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        for item in tree.items:
+            if isinstance(item, ast.Function) and item.body is not None:
+                fn = symbols.functions[item.name]
+                _FunctionBuilder(symbols, fn, item).build()
+    finally:
+        sys.setrecursionlimit(limit)
+    return module
+
+
+def _add_global(symbols: Symbols, var: Global) -> None:
+    previous = symbols.globals.get(var.name)
+    if previous is not None:
+        if "extern" in (previous.linkage, var.linkage):
+            if previous.linkage == "extern":
+                symbols.module.globals[symbols.module.globals.index(previous)] = var
+                symbols.globals[var.name] = var
+            return
+        raise Ptx2GcnError.at(var.loc, f"{var.name} is declared twice")
+    symbols.globals[var.name] = var
+    symbols.module.globals.append(var)
+
+
+def _globals(decl: ast.VariableDecl, space_name: str, prefix: str = "") -> Iterator[Global]:
+    space = _GLOBAL_SPACES.get(space_name)
+    if space is None:
+        raise Ptx2GcnError.at(decl.span, f"a {space_name} variable cannot be declared here")
+    ptx_type = decl.type.lstrip(".")
+    if ptx_type not in PTX_TYPES or ptx_type == "pred":
+        raise UnsupportedError.feature(decl.span, f"{space_name} {decl.type}",
+                                       "only scalar data types are supported in variables")
+    lanes = int(decl.vector[2:]) if decl.vector else 1
+    linkage = next((w.lstrip(".") for w in decl.linkage if w in (".visible", ".extern", ".weak", ".common")), "")
+    for d in decl.declarators:
+        count = lanes
+        unsized = False
+        for dim in d.dims:
+            if dim is None:
+                unsized = True
+            else:
+                count *= dim
+        init = _initializer(d, ptx_type) if d.initializer is not None else None
+        if unsized:
+            count = len(init) if init is not None else -1
+        elif not d.dims and lanes == 1:
+            count = 0
+        elem = max(PTX_TYPES[ptx_type].bits // 8, 1)
+        yield Global(prefix + d.name, space, ptx_type, count, decl.align or elem * lanes, linkage,
+                     init, d.span)
+
+
+def _initializer(d: ast.Declarator, ptx_type: str) -> tuple[int, ...]:
+    want = PTX_TYPES[ptx_type]
+    values: list[int] = []
+
+    def walk(item: ast.Initializer) -> None:
+        if isinstance(item, ast.InitList):
+            for sub in item.items:
+                walk(sub)
+        elif isinstance(item, ast.FloatImmediate):
+            values.append(float_bits(item, want))
+        elif isinstance(item, (ast.IntImmediate, ast.UnaryExpr, ast.BinaryExpr, ast.ParenExpr)):
+            values.append(int_bits(_const(item), want))
+        else:
+            raise UnsupportedError.feature(item.span, "initializer",
+                                           "addresses of symbols in initializers are not translated yet")
+
+    assert d.initializer is not None
+    walk(d.initializer)
+    return tuple(values)
+
+
+def _const(expr: ast.Operand) -> int:
+    class _Ctx:
+        loc = None
+
+        def error(self, span: Span | None, message: str) -> Ptx2GcnError:
+            return Ptx2GcnError.at(span, message)
+
+    return const_eval(expr, _Ctx())  # type: ignore[arg-type]
+
+
+def _param(p: ast.Param, space: str) -> Param:
+    ptx_type = p.type.lstrip(".")
+    if ptx_type not in PTX_TYPES:
+        raise UnsupportedError.feature(p.span, f"parameter of type {p.type}",
+                                       "only scalar data types are supported as parameters")
+    lanes = int(p.vector[2:]) if p.vector else 1
+    count = lanes
+    for dim in p.dims:
+        if dim is None:
+            raise UnsupportedError.feature(p.span, "unsized parameter array", "it has no size")
+        count *= dim
+    elem = max(PTX_TYPES[ptx_type].bits // 8, 1)
+    kind = "reg" if p.state_space == ".reg" else space
+    return Param(p.name, kind, PTX_TYPES[ptx_type], ptx_type, elem * count, p.align or elem * lanes,
+                 count if (p.dims or p.vector) else 0, (p.ptr_space or "").lstrip("."), p.ptr_align or 0)
+
+
+def _declare_function(symbols: Symbols, item: ast.Function) -> None:
+    kind = "kernel" if item.is_kernel else "func"
+    space = "kparam" if item.is_kernel else "param"
+    linkage = next((w.lstrip(".") for w in item.linkage), "")
+    fn = Function(item.name, kind, [_param(p, space) for p in item.params or ()],
+                  [_param(p, "param") for p in item.return_params or ()], linkage, loc=item.span)
+    for directive in item.directives:
+        if isinstance(directive, ast.PerformanceDirective):
+            fn.directives[directive.name.lstrip(".")] = directive.values
+    previous = symbols.functions.get(item.name)
+    if previous is not None:
+        if previous.is_declaration and item.body is None:
+            return
+        if item.body is None:
+            return
+        if previous.blocks or not previous.is_declaration:
+            raise Ptx2GcnError.at(item.span, f"function {item.name} is defined twice")
+        symbols.module.functions.remove(previous)
+    symbols.functions[item.name] = fn
+    symbols.module.functions.append(fn)
+
+
+class _FunctionBuilder:
+    """Walks one function body in order, creating blocks at labels and lowering instructions."""
+
+    def __init__(self, symbols: Symbols, fn: Function, item: ast.Function) -> None:
+        self.item = item
+        self.fn = fn
+        entry = fn.add_block(Block("entry"))
+        self.ctx = FnCtx(symbols, fn, entry)
+        self.labels: list[dict[str, Block]] = []
+        self.scope_labels: dict[int, dict[str, Block]] = {}
+        self.pending: dict[Block, int] = {}
+        self.reached: set[Block] = set()
+
+    def build(self) -> None:
+        ctx = self.ctx
+        entry = ctx.current()
+        for param in self.fn.abi_params:
+            arg = entry.add_arg(param.value_type, param.name)
+            if param.space == "reg":
+                ctx.write_var(ctx.declare(param.name, param.type), arg)
+            else:
+                ctx.locals[param.name] = arg
+        for ret in self.fn.reg_returns:
+            ctx.declare(ret.name, ret.type)
+        assert self.item.body is not None
+        self._collect_labels(self.item.body)
+        self._block(self.item.body)
+        if ctx.block is not None:
+            from ptx2gcn.ir.lower_control import emit_return
+
+            emit_return(ctx, self.item.body.span)
+        for block in list(self.pending):
+            self._seal(block)
+        ctx.ssa.finish()
+
+    # --- labels and sealing ------------------------------------------------------------------
+
+    def _collect_labels(self, body: ast.Block) -> None:
+        """Create a block per label and count the branches into each (a pre-pass over the body)."""
+        scopes: list[dict[str, Block]] = []
+
+        def enter(block: ast.Block) -> None:
+            labels: dict[str, Block] = {}
+            for stmt in block.statements:
+                if isinstance(stmt, ast.LabelDecl):
+                    if stmt.name in labels:
+                        raise Ptx2GcnError.at(stmt.span, f"label {stmt.name} is defined twice")
+                    labels[stmt.name] = Block(stmt.name)
+                    self.pending[labels[stmt.name]] = 0
+            self.scope_labels[id(block)] = labels
+            scopes.append(labels)
+            for stmt in block.statements:
+                if isinstance(stmt, ast.Block):
+                    enter(stmt)
+                elif isinstance(stmt, ast.Instruction) and stmt.opcode == "bra":
+                    target = _resolve(scopes, stmt)
+                    if target is not None:
+                        self.pending[target] += 1
+            scopes.pop()
+
+        enter(body)
+
+    def _seal(self, block: Block) -> None:
+        self.ctx.ssa.seal(block)
+
+    def branch_done(self, target: Block) -> None:
+        """Record that one counted branch into ``target`` has been built."""
+        self.pending[target] -= 1
+        if self.pending[target] == 0 and target in self.reached:
+            self._seal(target)
+
+    def label_block(self, span: Span, name: str) -> Block:
+        for scope in reversed(self.labels):
+            block = scope.get(name)
+            if block is not None:
+                return block
+        raise Ptx2GcnError.at(span, f"undefined label {name}")
+
+    # --- statements --------------------------------------------------------------------------
+
+    def _block(self, body: ast.Block) -> None:
+        self.labels.append(self.scope_labels[id(body)])
+        self.ctx.regs.append({})
+        for stmt in body.statements:
+            self._statement(stmt)
+        self.ctx.regs.pop()
+        self.labels.pop()
+
+    def _statement(self, stmt: ast.Statement) -> None:
+        match stmt:
+            case ast.Instruction():
+                self.instruction(stmt)
+            case ast.LabelDecl(name=name):
+                self._label(self.labels[-1][name])
+            case ast.VariableDecl():
+                self._declare(stmt)
+            case ast.Block():
+                self._block(stmt)
+            case _:
+                pass  # .loc, .pragma, prototypes, branch/call targets: no code
+
+    def _label(self, block: Block) -> None:
+        ctx = self.ctx
+        ctx.ssa.new_block(block)
+        if ctx.block is not None:
+            ctx.loc = None
+            ctx.emit("br").add_successor(block)
+            ctx.ssa.add_edge(ctx.block, block)
+        self.fn.add_block(block)
+        self.reached.add(block)
+        ctx.block = block
+        if self.pending[block] == 0:
+            self._seal(block)
+
+    def _declare(self, decl: ast.VariableDecl) -> None:
+        ctx = self.ctx
+        space = decl.state_space
+        if space == ".reg":
+            ptx_type = decl.type.lstrip(".")
+            if ptx_type not in PTX_TYPES:
+                raise UnsupportedError.feature(decl.span, f".reg {decl.type}", "unknown register type")
+            for d in decl.declarators:
+                for name in d.names():
+                    ctx.declare(name, _reg_type(ptx_type, decl))
+        elif space in (".local", ".param"):
+            target = AddrSpace.LOCAL if space == ".local" else AddrSpace.PARAM
+            for var in _globals(decl, ".local"):
+                ctx.loc = decl.span
+                ctx.locals[var.name] = ctx.entry_alloca(target, max(var.size, var.elem_size),
+                                                        var.align, var.name)
+        elif space == ".shared":
+            for var in _globals(decl, space, prefix=f"{self.fn.name}."):
+                _add_global(ctx.symbols, var)
+                ctx.locals[var.name.removeprefix(f"{self.fn.name}.")] = var
+        else:
+            raise UnsupportedError.feature(decl.span, f"{space} variable inside a function",
+                                           "only .reg, .local, .param and .shared are supported there")
+
+    # --- instructions ------------------------------------------------------------------------
+
+    def instruction(self, ins: ast.Instruction) -> None:
+        ctx = self.ctx
+        ctx.loc = ins.span
+        lower = LOWERINGS.get(ins.opcode)
+        if lower is None:
+            why = UNSUPPORTED.get(ins.opcode)
+            if why is not None:
+                raise UnsupportedError.feature(ins.span, ins.opcode, why)
+            raise Ptx2GcnError.at(ins.span, f"unknown instruction '{ins.opcode}'")
+        mods = Mods(ins.opcode, ins.modifiers, ins.span)
+        ctx.written = []
+        if ins.guard is None:
+            lower(ctx, ins, mods, self)
+        elif ins.opcode in PURE:
+            self._guarded_select(ins, mods)
+        else:
+            self._guarded_branch(ins, mods)
+
+    def _guarded_select(self, ins: ast.Instruction, mods: Mods) -> None:
+        ctx = self.ctx
+        assert ins.guard is not None
+        pred = ctx.src(ins.guard.predicate, PRED)
+        ctx.capture = {}
+        try:
+            LOWERINGS[ins.opcode](ctx, ins, mods, self)
+            captured = ctx.capture
+        finally:
+            ctx.capture = None
+        for var, new in captured.items():
+            old = ctx.read_var(var)
+            if ins.guard.negated:
+                new, old = old, new
+            ctx.write_var(var, ctx.value("selp", (new, old, pred), var.type))
+
+    def _guarded_branch(self, ins: ast.Instruction, mods: Mods) -> None:
+        ctx = self.ctx
+        guard = ins.guard
+        assert guard is not None
+        pred = ctx.src(guard.predicate, PRED)
+        if ins.opcode == "bra":
+            LOWERINGS["bra"](ctx, ins, mods, self, pred, guard.negated)
+            return
+        before = ctx.current()
+        then, join = Block(), Block()
+        cbr = ctx.emit("cbr", (pred,))
+        for block in ((join, then) if guard.negated else (then, join)):
+            cbr.add_successor(block)
+        ssa = ctx.ssa
+        ssa.new_block(then)
+        ssa.add_edge(before, then)
+        ssa.seal(then)
+        ssa.new_block(join)
+        ssa.add_edge(before, join)
+        self.fn.add_block(then)
+        ctx.block = then
+        LOWERINGS[ins.opcode](ctx, ins, mods, self)
+        if ctx.block is not None:
+            ctx.emit("br").add_successor(join)
+            ssa.add_edge(ctx.block, join)
+        ssa.seal(join)
+        ssa.alias(join, before)
+        self.fn.add_block(join)
+        ctx.block = join
+        for var in dict.fromkeys(ctx.written):
+            ssa.merge(var, join)
+
+
+def _reg_type(ptx_type: str, decl: ast.VariableDecl) -> Type:
+    if decl.vector:
+        raise UnsupportedError.feature(decl.span, f".reg {decl.vector} {decl.type}",
+                                       "vector registers are not translated yet")
+    return PTX_TYPES[ptx_type]
+
+
+def _resolve(scopes: list[dict[str, Block]], ins: ast.Instruction) -> Block | None:
+    if not ins.operands:
+        return None
+    target = ins.operands[-1]
+    name = getattr(target, "name", None)
+    if not isinstance(name, str):
+        return None
+    for scope in reversed(scopes):
+        if name in scope:
+            return scope[name]
+    return None

@@ -1,0 +1,354 @@
+"""Per-function state of the PTX-to-IR builder: emitting ops, reading and writing PTX operands.
+
+Invariant: every PTX operand read goes through ``src``/``address`` and every write through
+``dst``, so PTX's implicit behaviours become explicit ops in exactly one place: registers are
+SSA variables of their declared type; a read at another type of the same width is a ``bitcast``,
+a read of a wider register a ``trunc`` (PTX "operand size exceeding instruction-type size"); a
+write of a narrower value into a wider register is a ``zext``/``sext`` (sign from the
+instruction type). Immediates become ``const`` ops holding the exact bit pattern; symbols become
+``addr_of``; special registers become ``special_reg``. Errors name the operand's PTX location.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
+from ptx2gcn.frontend import ast
+from ptx2gcn.ir.core import Attr, Block, Function, Global, Module, Op, Value
+from ptx2gcn.ir.ssa import SsaBuilder
+from ptx2gcn.ir.types import (
+    PRED,
+    AddrSpace,
+    FloatType,
+    IntType,
+    PackedType,
+    PredType,
+    PtrType,
+    Type,
+    int_type,
+)
+from ptx2gcn.isa import SPECIAL_REGS
+
+
+class Var:
+    """One declared PTX register (identity: two scopes may declare the same name)."""
+
+    __slots__ = ("name", "type")
+
+    def __init__(self, name: str, type: Type) -> None:
+        self.name = name
+        self.type = type
+
+
+@dataclass(slots=True)
+class Symbols:
+    """Module-level names: globals and functions (signatures are known before bodies are built)."""
+
+    module: Module
+    globals: dict[str, Global] = field(default_factory=lambda: {})
+    functions: dict[str, Function] = field(default_factory=lambda: {})
+
+
+class FnCtx:
+    """Builds the body of one function; ``block`` is where ``emit`` appends (None after a jump)."""
+
+    def __init__(self, symbols: Symbols, fn: Function, entry: Block) -> None:
+        self.symbols = symbols
+        self.fn = fn
+        self.block: Block | None = entry
+        self.ssa = SsaBuilder(entry)
+        self.regs: list[dict[str, Var]] = [{}]
+        self.locals: dict[str, Value | Global] = {}
+        """Function-scope symbols: parameters (their addresses), ``.local``/``.param`` allocations."""
+        self.loc: Span | None = None
+        self.written: list[Var] = []
+        """Variables written by the instruction being lowered (for guard lowering)."""
+        self.capture: dict[Var, Value] | None = None
+        self.cc = Var("%cc", PRED)
+        self.ssa.declare(self.cc, PRED, "cc")
+
+    # --- emitting ----------------------------------------------------------------------------
+
+    def error(self, span: Span | None, message: str) -> Ptx2GcnError:
+        return Ptx2GcnError.at(span or self.loc, message)
+
+    def current(self) -> Block:
+        if self.block is None:
+            # Code after an unconditional jump with no label: unreachable, but still built.
+            block = self.fn.add_block(Block())
+            self.ssa.new_block(block, sealed=True)
+            self.block = block
+        return self.block
+
+    def emit(self, name: str, operands: Iterable[Value] = (), types: Iterable[Type] = (), /,
+             **attrs: Attr | None) -> Op:
+        op = Op(name, operands, types, {k: v for k, v in attrs.items() if v is not None}, self.loc)
+        self.current().append(op)
+        return op
+
+    def value(self, name: str, operands: Iterable[Value], result: Type, /, **attrs: Attr | None) -> Value:
+        return self.emit(name, operands, (result,), **attrs).results[0]
+
+    def entry_alloca(self, space: AddrSpace, size: int, align: int, name: str = "") -> Value:
+        """Per-invocation memory in ``space`` (local or param), allocated in the entry block."""
+        op = Op("alloca", (), (PtrType(space),), {"size": size, "align": align}, self.loc)
+        self.fn.entry.insert(0, op)
+        op.results[0].name = name
+        return op.results[0]
+
+    def const(self, type: Type, value: int) -> Value:
+        return self.value("const", (), type, value=value & ((1 << type.bits) - 1))
+
+    # --- registers ---------------------------------------------------------------------------
+
+    def declare(self, name: str, type: Type) -> Var:
+        var = Var(name, type)
+        self.regs[-1][name] = var
+        self.ssa.declare(var, type, name.lstrip("%"))
+        return var
+
+    def lookup(self, name: str) -> Var | None:
+        for scope in reversed(self.regs):
+            var = scope.get(name)
+            if var is not None:
+                return var
+        return None
+
+    def read_var(self, var: Var) -> Value:
+        if self.capture is not None and var in self.capture:
+            return self.capture[var]
+        return self.ssa.read(var, self.current())
+
+    def write_var(self, var: Var, value: Value) -> None:
+        if not value.name:
+            value.name = var.name.lstrip("%")
+        self.written.append(var)
+        if self.capture is not None:
+            self.capture[var] = value
+        else:
+            self.ssa.write(var, self.current(), value)
+
+    # --- coercions ---------------------------------------------------------------------------
+
+    def coerce(self, value: Value, want: Type, signed: bool = False, span: Span | None = None) -> Value:
+        have = value.type
+        if have == want:
+            return value
+        if isinstance(have, PtrType) or isinstance(want, PtrType):
+            raise self.error(span, f"cannot use a {have} value as {want}")
+        if isinstance(have, PredType) != isinstance(want, PredType):
+            raise self.error(span, f"a {'predicate' if isinstance(have, PredType) else str(have)} "
+                             f"operand cannot be used as {want}")
+        if have.bits == want.bits:
+            return self.value("bitcast", (value,), want)
+        as_int = value if isinstance(have, IntType) else self.value("bitcast", (value,), int_type(have.bits))
+        if have.bits > want.bits:
+            resized = self.value("trunc", (as_int,), int_type(want.bits))
+        else:
+            resized = self.value("sext" if signed else "zext", (as_int,), int_type(want.bits))
+        return resized if isinstance(want, IntType) else self.value("bitcast", (resized,), want)
+
+    # --- operands ----------------------------------------------------------------------------
+
+    def src(self, operand: ast.Operand, want: Type, signed: bool = False) -> Value:
+        """The value of a source operand as ``want`` (PTX type rules applied)."""
+        match operand:
+            case ast.Register(name=name, component=None):
+                var = self.lookup(name)
+                if var is not None:
+                    return self.coerce(self.read_var(var), want, signed, operand.span)
+                return self.symbol_value(operand.span, name, want)
+            case ast.Symbol(name=name):
+                var = self.lookup(name)
+                if var is not None:
+                    return self.coerce(self.read_var(var), want, signed, operand.span)
+                return self.symbol_value(operand.span, name, want)
+            case ast.SpecialRegister():
+                return self.coerce(self.special(operand), want, False, operand.span)
+            case ast.IntImmediate(value=value):
+                return self.const(want, int_bits(value, want))
+            case ast.FloatImmediate():
+                return self.const(want, float_bits(operand, want))
+            case ast.Not(operand=inner):
+                if not isinstance(want, PredType):
+                    raise self.error(operand.span, "'!' applies only to predicate operands")
+                return self.value("not", (self.src(inner, PRED),), PRED, type="pred")
+            case ast.BinaryExpr(op="+" | "-", lhs=ast.Register() | ast.Symbol() as base) if (
+                    isinstance(want, IntType)):
+                # ``%r+imm`` as an operand (accepted by ptxas): an explicit add.
+                offset = self.const(want, int_bits(const_eval(operand.rhs, self), want))
+                name = "add" if operand.op == "+" else "sub"
+                return self.value(name, (self.src(base, want, signed), offset), want, type=f"b{want.bits}")
+            case ast.UnaryExpr() | ast.BinaryExpr() | ast.ParenExpr():
+                return self.const(want, int_bits(const_eval(operand, self), want))
+            case ast.Register():
+                raise UnsupportedError.feature(operand.span, f"{operand.name}.{operand.component}",
+                                               "vector register components are not translated yet")
+            case _:
+                raise self.error(operand.span, f"expected a register or immediate, not "
+                                 f"{type(operand).__name__.lower()}")
+
+    def dst(self, operand: ast.Operand, value: Value, signed: bool = False) -> None:
+        """Write ``value`` to a destination operand (``_`` discards it)."""
+        match operand:
+            case ast.Sink():
+                return
+            case ast.Register(name=name, component=None) | ast.Symbol(name=name):
+                var = self.lookup(name)
+                if var is None:
+                    raise self.error(operand.span, f"undefined register {name}")
+                if value.type.bits > var.type.bits and not isinstance(value.type, PredType):
+                    raise self.error(operand.span, f"register {name} ({var.type}) is too narrow for "
+                                     f"a {value.type} result")
+                self.write_var(var, self.coerce(value, var.type, signed, operand.span))
+            case _:
+                raise self.error(operand.span, "expected a register as destination")
+
+    def special(self, operand: ast.SpecialRegister) -> Value:
+        name = operand.name.lstrip("%") + (f".{operand.component}" if operand.component else "")
+        bits = SPECIAL_REGS.get(name)
+        if bits is None:
+            raise self.error(operand.span, f"unknown special register %{name}")
+        return self.value("special_reg", (), int_type(bits), reg=name)
+
+    def symbol_ptr(self, span: Span, name: str) -> Value:
+        """The address of a named variable or parameter, typed by its state space."""
+        local = self.locals.get(name)
+        if isinstance(local, Value):
+            return local
+        var = local if local is not None else self.symbols.globals.get(name)
+        if var is not None:
+            return self.value("addr_of", (), PtrType(var.space), sym=var.name)
+        if name in self.symbols.functions:
+            return self.value("addr_of", (), PtrType(AddrSpace.GENERIC), sym=name)
+        raise self.error(span, f"undefined symbol {name}")
+
+    def symbol_value(self, span: Span, name: str, want: Type) -> Value:
+        """A symbol used as a value: its address in its own state space, as an integer."""
+        if name == "WARP_SZ":
+            # PTX's predefined warp-size constant stays symbolic: nothing assumes a warp of 32.
+            return self.coerce(self.value("special_reg", (), int_type(32), reg="WARP_SZ"), want, False, span)
+        if not isinstance(want, IntType):
+            raise self.error(span, f"undefined register {name}" if name.startswith("%") else
+                             f"the address of {name} is an integer, not {want}")
+        ptr = self.symbol_ptr(span, name)
+        return self.value("ptrtoint", (ptr,), want)
+
+    def address(self, operand: ast.Operand, space: str) -> Value:
+        """``[base+offset]`` as a pointer into ``space``."""
+        if not isinstance(operand, ast.Address):
+            raise self.error(operand.span, "expected an address '[...]'")
+        target = AddrSpace(space)
+        ptr_type = PtrType(target)
+        base = operand.base
+        if isinstance(base, (ast.Register, ast.Symbol)) and self.lookup(base.name) is None:
+            ptr = self.symbol_ptr(base.span, base.name)
+            ptr = self.retarget(ptr, target, base.span, base.name)
+        elif isinstance(base, ast.IntImmediate):
+            ptr = self.value("inttoptr", (self.const(int_type(ptr_type.bits), base.value),), ptr_type)
+        else:
+            reg = self.src(base, int_type(self.reg_bits(base)))
+            ptr = self.value("inttoptr", (reg,), ptr_type)
+        if operand.offset is not None and operand.offset.value != 0:
+            offset = self.const(int_type(ptr.type.bits), operand.offset.value)
+            ptr = self.value("ptradd", (ptr, offset), ptr.type)
+        return ptr
+
+    def reg_bits(self, operand: ast.Operand) -> int:
+        if isinstance(operand, (ast.Register, ast.Symbol)):
+            var = self.lookup(operand.name)
+            if var is not None and isinstance(var.type, IntType):
+                return var.type.bits
+            if var is not None:
+                raise self.error(operand.span, f"address register {operand.name} is {var.type}, "
+                                 "not an integer")
+        return 64
+
+    def retarget(self, ptr: Value, target: AddrSpace, span: Span, name: str) -> Value:
+        assert isinstance(ptr.type, PtrType)
+        have = ptr.type.space
+        if have == target or (have == AddrSpace.KPARAM and target == AddrSpace.PARAM):
+            return ptr
+        if target == AddrSpace.GENERIC and have in (AddrSpace.GLOBAL, AddrSpace.SHARED,
+                                                     AddrSpace.LOCAL, AddrSpace.CONST):
+            width = int_type(ptr.type.bits)
+            as_int = self.value("ptrtoint", (ptr,), width)
+            if width.bits != 64:
+                as_int = self.value("zext", (as_int,), int_type(64))
+            generic = self.value("cvta", (as_int,), int_type(64), space=have.value)
+            return self.value("inttoptr", (generic,), PtrType(AddrSpace.GENERIC))
+        raise self.error(span, f"{name} is in the {have.value} state space, not {target.value}")
+
+
+def int_bits(value: int, want: Type) -> int:
+    """The bit pattern of integer immediate ``value`` as type ``want``."""
+    if isinstance(want, (FloatType, PackedType)) and not isinstance(want, PackedType):
+        return float_to_bits(float(value), want)
+    return value & ((1 << want.bits) - 1)
+
+
+def float_bits(imm: ast.FloatImmediate, want: Type) -> int:
+    """The bit pattern of float immediate ``imm`` as type ``want`` (rounded to nearest if narrower)."""
+    if isinstance(want, FloatType) and want.kind == "f64":
+        if imm.width == 64:
+            return imm.bits
+        return float_to_bits(struct.unpack("<f", struct.pack("<I", imm.bits))[0], want)
+    if isinstance(want, FloatType):
+        if want.kind == "f32" and imm.width == 32:
+            return imm.bits
+        return float_to_bits(imm.value, want)
+    # Integer-typed use of a float literal (``mov.b32 %r, 0f3F800000``): its bits.
+    return imm.bits & ((1 << want.bits) - 1)
+
+
+def float_to_bits(value: float, want: Type) -> int:
+    """IEEE round-to-nearest-even bits of ``value`` in float type ``want``."""
+    assert isinstance(want, FloatType)
+    if want.kind == "f64":
+        return struct.unpack("<Q", struct.pack("<d", value))[0]
+    if want.kind == "bf16":
+        bits = float_to_bits(value, FloatType("f32"))
+        if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+            return (bits >> 16) | 0x40
+        return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+    fmt, width = ("<f", "<I") if want.kind == "f32" else ("<e", "<H")
+    try:
+        return struct.unpack(width, struct.pack(fmt, value))[0]
+    except OverflowError:
+        sign = 1 << (want.bits - 1) if value < 0 else 0
+        return sign | (0x7F800000 if want.kind == "f32" else 0x7C00)
+
+
+def const_eval(expr: ast.Operand, ctx: FnCtx) -> int:
+    """Value of a constant integer expression (``4*8``, ``-(1<<3)``) with C semantics on int64."""
+    match expr:
+        case ast.IntImmediate(value=value):
+            return value
+        case ast.ParenExpr(expr=inner):
+            return const_eval(inner, ctx)
+        case ast.UnaryExpr(op=op, operand=inner):
+            value = const_eval(inner, ctx)
+            return {"-": -value, "~": ~value, "!": int(not value)}[op]
+        case ast.BinaryExpr(op=op, lhs=lhs, rhs=rhs):
+            a, b = const_eval(lhs, ctx), const_eval(rhs, ctx)
+            if op in ("/", "%") and b == 0:
+                raise ctx.error(expr.span, "division by zero in a constant expression")
+            return _BINARY[op](a, b)
+        case _:
+            raise ctx.error(expr.span, "expected a constant integer expression")
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": _c_div, "%": lambda a, b: a - b * _c_div(a, b),
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+}

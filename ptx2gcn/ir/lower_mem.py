@@ -1,0 +1,142 @@
+"""Lowering of PTX memory instructions: ld/ldu/st, atom/red, fences, prefetch.
+
+Invariant: every memory access takes a pointer whose IR type carries the state space of the PTX
+instruction (``ld.global`` → ``ptr<global>``, no space → ``ptr<generic>``; kernel parameters are
+``ptr<kparam>``); the access type is the instruction's type (vectors for ``.v2/.v4``), and
+narrower loads are extended into wider destination registers explicitly (sign-extended for signed
+types, zero-extended otherwise, as PTX specifies for ``ld``).
+"""
+
+from __future__ import annotations
+
+from ptx2gcn.frontend import ast
+from ptx2gcn.ir.core import Value
+from ptx2gcn.ir.emitter import FnCtx
+from ptx2gcn.ir.lower_alu import Lowering, operands
+from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.types import AddrSpace, PtrType, Type, VectorType, is_signed, ptx_type
+from ptx2gcn.isa import ATOM_OPS, CACHE, SCOPES
+
+_SEMS = frozenset({"weak", "relaxed", "acquire", "release", "acq_rel", "sc"})
+
+
+def _memory_attrs(mods: Mods) -> dict[str, str | bool | int | None]:
+    sem = mods.one_of(_SEMS)
+    return {"sem": None if sem == "weak" else sem, "scope": mods.one_of(SCOPES),
+            "volatile": mods.take("volatile"), "cache": mods.one_of(CACHE), "hint": mods.hints() or None}
+
+
+def _space(ctx: FnCtx, mods: Mods) -> str:
+    return mods.space()
+
+
+def lower_ld(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """ld / ldu [.sem.scope][.space][.cache][.vN].type d, [a]."""
+    attrs = _memory_attrs(mods)
+    if ins.opcode == "ldu":
+        attrs["cache"] = attrs["cache"] or "nc"
+    space = _space(ctx, mods)
+    vec = mods.vec()
+    t_name = mods.type()
+    mods.done()
+    ops = operands(ctx, ins, 2, 3)  # a third operand is a cache policy: a hint only
+    elem = ptx_type(t_name)
+    ptr = ctx.address(ops[1], space)
+    loaded_type: Type = VectorType(elem, vec) if vec else elem
+    loaded = ctx.value("ld", (ptr,), loaded_type, type=t_name, vec=vec or None, **attrs)
+    _write_loaded(ctx, ops[0], loaded, elem, vec, is_signed(t_name))
+
+
+def _write_loaded(ctx: FnCtx, dest: ast.Operand, loaded: Value, elem: Type, vec: int, signed: bool) -> None:
+    if not vec:
+        if isinstance(dest, ast.Vector):
+            raise ctx.error(dest.span, "a braced destination needs a .v2/.v4 load")
+        ctx.dst(dest, loaded, signed)
+        return
+    if not isinstance(dest, ast.Vector) or len(dest.elements) != vec:
+        raise ctx.error(dest.span, f"a .v{vec} load needs {vec} destinations in braces")
+    parts = ctx.emit("unpack", (loaded,), [elem] * vec)
+    for element, value in zip(dest.elements, parts.results):
+        ctx.dst(element, value, signed)
+
+
+def _stored_value(ctx: FnCtx, source: ast.Operand, elem: Type, vec: int) -> Value:
+    if not vec:
+        if isinstance(source, ast.Vector):
+            raise ctx.error(source.span, "a braced source needs a .v2/.v4 store")
+        return ctx.src(source, elem)
+    if not isinstance(source, ast.Vector) or len(source.elements) != vec:
+        raise ctx.error(source.span, f"a .v{vec} store needs {vec} sources in braces")
+    values = [ctx.src(e, elem) for e in source.elements]
+    return ctx.value("pack", values, VectorType(elem, vec))
+
+
+def lower_st(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """st [.sem.scope][.space][.cache][.vN].type [a], b."""
+    attrs = _memory_attrs(mods)
+    space = _space(ctx, mods)
+    vec = mods.vec()
+    t_name = mods.type()
+    mods.done()
+    ops = operands(ctx, ins, 2, 3)
+    elem = ptx_type(t_name)
+    ptr = ctx.address(ops[0], space)
+    if ptr.type == PtrType(AddrSpace.KPARAM):
+        raise ctx.error(ops[0].span, "kernel parameters are read-only")
+    value = _stored_value(ctx, ops[1], elem, vec)
+    ctx.emit("st", (ptr, value), (), type=t_name, vec=vec or None, **attrs)
+
+
+def lower_atom(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """atom[.sem][.scope][.space].op.type d, [a], b[, c] and red (no destination)."""
+    attrs = _memory_attrs(mods)
+    if attrs.pop("volatile") or attrs.pop("cache"):
+        raise ctx.error(ins.span, f"'{ins.opcode}' takes no .volatile or cache operator")
+    attrs.pop("hint")
+    attrs["noftz"] = mods.take("noftz") or None
+    space = _space(ctx, mods)
+    op_name = mods.one_of(ATOM_OPS)
+    if op_name is None:
+        raise ctx.error(ins.span, f"'{ins.opcode}' needs an operation (.add, .cas, .exch, ...)")
+    t_name = mods.type()
+    mods.done()
+    t = ptx_type(t_name)
+    signed = is_signed(t_name)
+    if ins.opcode == "red":
+        a, b = operands(ctx, ins, 2)[:2]
+        ctx.emit("red", (ctx.address(a, space), ctx.src(b, t, signed)), (), op=op_name, type=t_name, **attrs)
+        return
+    ops = operands(ctx, ins, 4 if op_name == "cas" else 3)
+    values = [ctx.src(o, t, signed) for o in ops[2:]]
+    result = ctx.value("atom", (ctx.address(ops[1], space), *values), t, op=op_name, type=t_name, **attrs)
+    ctx.dst(ops[0], result, signed)
+
+
+def lower_fence(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """fence.sem.scope; membar.level is fence.sc at the matching scope (PTX ISA: membar/fence)."""
+    if ins.opcode == "membar":
+        level = mods.one_of(frozenset({"cta", "gl", "sys"}))
+        mods.done()
+        if level is None:
+            raise ctx.error(ins.span, "membar needs a level (.cta, .gl, .sys)")
+        ctx.emit("fence", (), (), sem="sc", scope={"gl": "gpu"}.get(level, level))
+        return
+    sem = mods.one_of(frozenset({"sc", "acq_rel", "acquire", "release"}))
+    scope = mods.one_of(SCOPES)
+    mods.done()
+    operands(ctx, ins, 0)
+    ctx.emit("fence", (), (), sem=sem or "acq_rel", scope=scope or "sys")
+
+
+def lower_prefetch(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    space = mods.space()
+    level = mods.one_of(frozenset({"L1", "L2", "L2::evict_last", "L2::evict_normal"}))
+    mods.done()
+    (a,) = operands(ctx, ins, 1)
+    ctx.emit("prefetch", (ctx.address(a, space),), (), level=level or "L1")
+
+
+MEMORY: dict[str, Lowering] = {
+    "ld": lower_ld, "ldu": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_atom,
+    "fence": lower_fence, "membar": lower_fence, "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
+}
