@@ -93,14 +93,20 @@ def measure(ptx: bytes, code: bytes, root: Path, repeat: int) -> dict[str, float
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help=f"exit 1 if a hit's median exceeds {BUDGET_MS} ms")
+    parser.add_argument(
+        "--check", action="store_true", help=f"exit 1 if a hit's median exceeds {BUDGET_MS} ms"
+    )
     parser.add_argument("--repeat", type=int, default=50)
     args = parser.parse_args(argv)
-    cases = {"small (4 KB PTX, 8 KB code)": (synthetic_ptx(4 << 10), os.urandom(8 << 10)),
-             "5 MB PTX, 1 MB code": (synthetic_ptx(5 << 20), os.urandom(1 << 20))}
+    cases = {
+        "small (4 KB PTX, 8 KB code)": (synthetic_ptx(4 << 10), os.urandom(8 << 10)),
+        "5 MB PTX, 1 MB code": (synthetic_ptx(5 << 20), os.urandom(1 << 20)),
+    }
     over = False
-    print(f"cache hit cost per module load, median of {args.repeat} (budget {BUDGET_MS} ms; "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f})")
+    print(
+        f"cache hit cost per module load, median of {args.repeat} (budget {BUDGET_MS} ms; "
+        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f})"
+    )
     with tempfile.TemporaryDirectory(prefix="ptx2gcn-cache-bench-") as tmp:
         for label, (ptx, code) in cases.items():
             print(f"\n{label}: {len(ptx)} bytes of PTX")

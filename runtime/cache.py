@@ -41,13 +41,17 @@ def parse_size(text: str, what: str) -> int:
     """``"1073741824"``, ``"512M"``, ``"2GiB"`` → bytes; anything else is a clear error."""
     match = _SIZE.match(text)
     if match is None:
-        raise Ptx2GcnError.at(None, f"{what}: expected a byte count such as 1073741824, 512M or 2G, got {text!r}")
+        raise Ptx2GcnError.at(
+            None, f"{what}: expected a byte count such as 1073741824, 512M or 2G, got {text!r}"
+        )
     return int(match.group(1)) * _UNITS[match.group(2).lower()]
 
 
 def default_cache_dir(environ: Mapping[str, str]) -> Path:
     xdg = environ.get("XDG_CACHE_HOME", "")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(environ.get("HOME") or Path.home()) / ".cache"
+    base = (
+        Path(xdg) if xdg and Path(xdg).is_absolute() else Path(environ.get("HOME") or Path.home()) / ".cache"
+    )
     return base / "ptx2gcn"
 
 
@@ -66,9 +70,11 @@ class CacheConfig:
             raise Ptx2GcnError.at(None, f"PTX2GCN_CACHE: expected 0 or 1, got {switch!r}")
         directory = env.get("PTX2GCN_CACHE_DIR") or ""
         max_text = env.get("PTX2GCN_CACHE_MAX_BYTES") or ""
-        return cls(enabled=switch not in ("0", "off", "false", "no"),
-                   directory=Path(directory).expanduser() if directory else default_cache_dir(env),
-                   max_bytes=parse_size(max_text, "PTX2GCN_CACHE_MAX_BYTES") if max_text else DEFAULT_MAX_BYTES)
+        return cls(
+            enabled=switch not in ("0", "off", "false", "no"),
+            directory=Path(directory).expanduser() if directory else default_cache_dir(env),
+            max_bytes=parse_size(max_text, "PTX2GCN_CACHE_MAX_BYTES") if max_text else DEFAULT_MAX_BYTES,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +157,7 @@ class JitCache:
         self._count(evictions=evicted)
 
     def _remember(self, key: CacheKey, digest: str, code: bytes) -> None:
-        """Keep ``code`` in memory (replacing another key at the same address; the PTX is shared, not copied)."""
+        """Keep ``code`` in memory, replacing any other key at its address (the PTX is shared, not copied)."""
         if len(code) > self.config.memory_bytes:
             return
         with self._lock:
@@ -167,4 +173,6 @@ class JitCache:
     def _count(self, **deltas: int) -> None:
         with self._lock:
             current = self._stats
-            self._stats = replace(current, **{name: getattr(current, name) + value for name, value in deltas.items()})
+            self._stats = replace(
+                current, **{name: getattr(current, name) + value for name, value in deltas.items()}
+            )

@@ -92,16 +92,34 @@ class CacheKey:
             object.__setattr__(self, "ptx_crc32", _checksums.crc32(self.ptx))
 
     @classmethod
-    def for_ptx(cls, ptx: bytes | str, arch: str, options: str | Mapping[str, object] = "", *,
-                compiler_version: str = __version__, llvm: str | None = None) -> CacheKey:
+    def for_ptx(
+        cls,
+        ptx: bytes | str,
+        arch: str,
+        options: str | Mapping[str, object] = "",
+        *,
+        compiler_version: str = __version__,
+        llvm: str | None = None,
+    ) -> CacheKey:
         data = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
-        return cls(data, arch, canonical_options(options), compiler_version,
-                   llvm if llvm is not None else llvm_version())
+        return cls(
+            data,
+            arch,
+            canonical_options(options),
+            compiler_version,
+            llvm if llvm is not None else llvm_version(),
+        )
 
     def fields(self) -> dict[str, str | int]:
         """The key without the PTX text itself (stored in entry headers, hashed into the address)."""
-        return {"ptx_bytes": len(self.ptx), "ptx_crc32": self.ptx_crc32, "arch": self.arch,
-                "options": self.options, "ptx2gcn": self.compiler_version, "llvm": self.llvm_version}
+        return {
+            "ptx_bytes": len(self.ptx),
+            "ptx_crc32": self.ptx_crc32,
+            "arch": self.arch,
+            "options": self.options,
+            "ptx2gcn": self.compiler_version,
+            "llvm": self.llvm_version,
+        }
 
     @property
     def digest(self) -> str:

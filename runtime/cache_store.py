@@ -22,6 +22,7 @@ match, and anything else is deleted and reported as a miss. Nothing here unpickl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
@@ -51,7 +52,7 @@ class EntryInfo:
 class ReadResult:
     """Outcome of reading one entry: the payload, or why there is none."""
 
-    __slots__ = ("payload", "corrupt")
+    __slots__ = ("corrupt", "payload")
 
     def __init__(self, payload: bytes | None, corrupt: str | None = None) -> None:
         self.payload = payload
@@ -80,7 +81,11 @@ class DiskStore:
                 prefix = handle.read(_PREFIX.size)
                 problem, header_len, ptx_len, payload_len = _check_prefix(prefix, size)
                 if problem is None:
-                    header, ptx, payload = handle.read(header_len), handle.read(ptx_len), handle.read(payload_len)
+                    header, ptx, payload = (
+                        handle.read(header_len),
+                        handle.read(ptx_len),
+                        handle.read(payload_len),
+                    )
                     problem = _check_body(prefix, header, ptx, payload, key)
         except FileNotFoundError:
             return ReadResult(None)
@@ -89,10 +94,8 @@ class DiskStore:
         if problem is not None:
             _unlink(path)
             return ReadResult(None, problem)
-        try:
+        with contextlib.suppress(OSError):
             os.utime(path)  # the LRU clock: last use = mtime
-        except OSError:
-            pass
         return ReadResult(payload)
 
     # -- write ------------------------------------------------------------------------------------
@@ -198,10 +201,8 @@ def _check_body(prefix: bytes, header: bytes, ptx: bytes, payload: bytes, key: C
 
 
 def _unlink(path: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def _fsync_dir(path: Path) -> None:

@@ -38,8 +38,18 @@ MAX_BLOCK_THREADS = 1024
 _GRID_LIMITS = (2**31 - 1, 65535, 65535)
 _BLOCK_LIMITS = (1024, 1024, 64)
 
-__all__ = ["BufferArg", "BytesArg", "Case", "CaseError", "CheckReport", "ScalarArg", "Tolerance",
-           "compare_outputs", "load_case", "pack_parameters"]
+__all__ = [
+    "BufferArg",
+    "BytesArg",
+    "Case",
+    "CaseError",
+    "CheckReport",
+    "ScalarArg",
+    "Tolerance",
+    "compare_outputs",
+    "load_case",
+    "pack_parameters",
+]
 
 
 class CaseError(Ptx2GcnError):
@@ -105,26 +115,37 @@ class Case:
         for arg in self.args:
             if isinstance(arg, BufferArg):
                 if arg.name not in addresses:
-                    raise CaseError.at(Span.unknown(str(self.path)), f"args[{arg.index}]: no device address "
-                                       f"for buffer {arg.name!r}")
+                    raise CaseError.at(
+                        Span.unknown(str(self.path)),
+                        f"args[{arg.index}]: no device address for buffer {arg.name!r}",
+                    )
                 out.append(addresses[arg.name].to_bytes(8, "little"))
             else:
                 out.append(arg.encoded if isinstance(arg, ScalarArg) else arg.data)
         return out
 
-    def parameter_buffer(self, layout: Sequence[tuple[int, int, int] | ParamSlot], addresses: Mapping[str, int],
-                         total_size: int | None = None) -> bytes:
+    def parameter_buffer(
+        self,
+        layout: Sequence[tuple[int, int, int] | ParamSlot],
+        addresses: Mapping[str, int],
+        total_size: int | None = None,
+    ) -> bytes:
         """The packed parameter buffer for a kernel whose parameters are laid out as ``layout``."""
         try:
             return pack_parameters(self.argument_bytes(addresses), layout, total_size)
         except ArgumentError as error:
-            raise CaseError.at(Span.unknown(str(self.path)), f"kernel {self.kernel}: {_arg_path(error)}") from None
+            raise CaseError.at(
+                Span.unknown(str(self.path)), f"kernel {self.kernel}: {_arg_path(error)}"
+            ) from None
 
     def decode_outputs(self, raw: Mapping[str, bytes]) -> dict[str, npt.NDArray[Any]]:
         """Device buffer bytes → arrays of each buffer's element type."""
         by_name = {arg.name: arg for arg in self.buffers()}
-        return {name: np.frombuffer(data, dtype=by_name[name].dtype).copy()
-                for name, data in raw.items() if name in by_name}
+        return {
+            name: np.frombuffer(data, dtype=by_name[name].dtype).copy()
+            for name, data in raw.items()
+            if name in by_name
+        }
 
     def check(self, outputs: Mapping[str, npt.ArrayLike]) -> CheckReport:
         return compare_outputs(self.expect, outputs, self.tolerances)
@@ -162,9 +183,12 @@ class _Loader:
         if not isinstance(array, np.ndarray):
             raise self.error(field, f"{path.name} is an .npz archive; expected one .npy array")
         want = SCALAR_TYPES[element]
-        if array.dtype.itemsize != want.itemsize or array.dtype.kind != want.kind and not (
-                element[0] == "b" and array.dtype.kind in "iu"):
-            raise self.error(field, f"{path.name} holds {array.dtype}, but the element type is {element} ({want})")
+        if array.dtype.itemsize != want.itemsize or (
+            array.dtype.kind != want.kind and not (element[0] == "b" and array.dtype.kind in "iu")
+        ):
+            raise self.error(
+                field, f"{path.name} holds {array.dtype}, but the element type is {element} ({want})"
+            )
         return np.ascontiguousarray(array).reshape(-1).view(want.newbyteorder("<"))
 
 
@@ -173,7 +197,9 @@ def load_case(path: str | Path) -> Case:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise CaseError.at(Span.unknown(str(path)), f"cannot read: {getattr(error, 'strerror', None) or error}") from None
+        raise CaseError.at(
+            Span.unknown(str(path)), f"cannot read: {getattr(error, 'strerror', None) or error}"
+        ) from None
     loader = _Loader(path, text)
     try:
         table = tomllib.loads(text)
@@ -187,18 +213,28 @@ def _build(loader: _Loader, table: dict[str, Any]) -> Case:
     _reject_unknown(loader, "", table, _TOP_FIELDS)
     kinds = [kind for kind in _SOURCES if kind in table]
     if len(kinds) != 1:
-        raise loader.error(kinds[1] if len(kinds) > 1 else "ptx",
-                           "give exactly one of ptx, fatbin or hsaco" + (f" (found {', '.join(kinds)})" if kinds else ""))
+        raise loader.error(
+            kinds[1] if len(kinds) > 1 else "ptx",
+            "give exactly one of ptx, fatbin or hsaco" + (f" (found {', '.join(kinds)})" if kinds else ""),
+        )
     kernel = table.get("kernel")
     if not isinstance(kernel, str) or not kernel:
         raise loader.error("kernel", f"expected the kernel's name, got {kernel!r}")
     args = _args(loader, table.get("args", []))
     buffers = {arg.name: arg for arg in args if isinstance(arg, BufferArg)}
     expect = _expect(loader, table.get("expect", {}), buffers)
-    return Case(loader.path, kinds[0], loader.file(kinds[0], table[kinds[0]]), kernel,
-                _dims(loader, "grid", table.get("grid", 1), _GRID_LIMITS),
-                _block(loader, table.get("block", 1)), _shared(loader, table.get("shared_bytes", 0)),
-                tuple(args), expect, _tolerances(loader, table.get("tolerance", {}), expect))
+    return Case(
+        loader.path,
+        kinds[0],
+        loader.file(kinds[0], table[kinds[0]]),
+        kernel,
+        _dims(loader, "grid", table.get("grid", 1), _GRID_LIMITS),
+        _block(loader, table.get("block", 1)),
+        _shared(loader, table.get("shared_bytes", 0)),
+        tuple(args),
+        expect,
+        _tolerances(loader, table.get("tolerance", {}), expect),
+    )
 
 
 def _reject_unknown(loader: _Loader, prefix: str, table: Mapping[str, Any], allowed: Sequence[str]) -> None:
@@ -216,7 +252,9 @@ def _dims(loader: _Loader, field: str, value: object, limits: Sequence[int]) -> 
     dims: list[int] = []
     for axis, item in enumerate(items):
         if isinstance(item, bool) or not isinstance(item, int) or not 1 <= item <= limits[axis]:
-            raise loader.error(field, f"{'xyz'[axis]} must be an integer from 1 to {limits[axis]}, got {item!r}")
+            raise loader.error(
+                field, f"{'xyz'[axis]} must be an integer from 1 to {limits[axis]}, got {item!r}"
+            )
         dims.append(item)
     dims += [1] * (3 - len(dims))
     return dims[0], dims[1], dims[2]
@@ -225,7 +263,9 @@ def _dims(loader: _Loader, field: str, value: object, limits: Sequence[int]) -> 
 def _block(loader: _Loader, value: object) -> tuple[int, int, int]:
     block = _dims(loader, "block", value, _BLOCK_LIMITS)
     if block[0] * block[1] * block[2] > MAX_BLOCK_THREADS:
-        raise loader.error("block", f"{block[0]}x{block[1]}x{block[2]} threads exceed {MAX_BLOCK_THREADS} per block")
+        raise loader.error(
+            "block", f"{block[0]}x{block[1]}x{block[2]} threads exceed {MAX_BLOCK_THREADS} per block"
+        )
     return block
 
 
@@ -258,8 +298,10 @@ def _args(loader: _Loader, value: object) -> list[Arg]:
 def _arg(loader: _Loader, prefix: str, index: int, name: str, item: Mapping[str, Any]) -> Arg:
     kinds = [kind for kind in ("scalar", "buffer", "bytes") if kind in item]
     if len(kinds) != 1:
-        raise loader.error(prefix, "give exactly one of scalar, buffer or bytes" +
-                           (f" (found {', '.join(kinds)})" if kinds else ""))
+        raise loader.error(
+            prefix,
+            "give exactly one of scalar, buffer or bytes" + (f" (found {', '.join(kinds)})" if kinds else ""),
+        )
     kind = kinds[0]
     if kind == "bytes":
         _only(loader, prefix, item, ("name", "bytes"))
@@ -267,8 +309,9 @@ def _arg(loader: _Loader, prefix: str, index: int, name: str, item: Mapping[str,
     element = item[kind]
     if element not in SCALAR_TYPES:
         noun = "scalar type" if kind == "scalar" else "element type"
-        raise loader.error(f"{prefix}.{kind}", f"unknown {noun} {element!r} (expected one of "
-                           f"{', '.join(SCALAR_TYPES)})")
+        raise loader.error(
+            f"{prefix}.{kind}", f"unknown {noun} {element!r} (expected one of {', '.join(SCALAR_TYPES)})"
+        )
     if kind == "scalar":
         _only(loader, prefix, item, ("name", "scalar", "value"))
         if "value" not in item:
@@ -285,12 +328,14 @@ def _arg(loader: _Loader, prefix: str, index: int, name: str, item: Mapping[str,
 def _only(loader: _Loader, prefix: str, item: Mapping[str, Any], allowed: Sequence[str]) -> None:
     for key in item:
         if key not in allowed:
-            raise loader.error(f"{prefix}.{key}", f"not allowed here (this argument takes {', '.join(allowed)})")
+            raise loader.error(
+                f"{prefix}.{key}", f"not allowed here (this argument takes {', '.join(allowed)})"
+            )
 
 
 def _initial(loader: _Loader, prefix: str, item: Mapping[str, Any], element: str) -> npt.NDArray[Any]:
     if ("data" in item) == ("count" in item):
-        raise loader.error(prefix, "a buffer needs exactly one of data = \"file.npy\" or count = N")
+        raise loader.error(prefix, 'a buffer needs exactly one of data = "file.npy" or count = N')
     if "data" in item:
         return loader.array(f"{prefix}.data", item["data"], element)
     count = item["count"]
@@ -301,17 +346,22 @@ def _initial(loader: _Loader, prefix: str, item: Mapping[str, Any], element: str
 
 def _expect(loader: _Loader, value: object, buffers: Mapping[str, BufferArg]) -> dict[str, npt.NDArray[Any]]:
     if not isinstance(value, dict):
-        raise loader.error("expect", "expected a table of buffer name = \"file.npy\"")
+        raise loader.error("expect", 'expected a table of buffer name = "file.npy"')
     out: dict[str, npt.NDArray[Any]] = {}
     for name, file in value.items():
         field = f"expect.{name}"
         buffer = buffers.get(name)
         if buffer is None:
-            raise loader.error(field, f"no buffer argument is named {name!r}"
-                               + (f" (buffers: {', '.join(buffers)})" if buffers else ""))
+            raise loader.error(
+                field,
+                f"no buffer argument is named {name!r}"
+                + (f" (buffers: {', '.join(buffers)})" if buffers else ""),
+            )
         array = loader.array(field, file, buffer.element)
         if array.size != buffer.initial.size:
-            raise loader.error(field, f"{array.size} elements expected, but buffer {name!r} has {buffer.initial.size}")
+            raise loader.error(
+                field, f"{array.size} elements expected, but buffer {name!r} has {buffer.initial.size}"
+            )
         out[name] = array
     return out
 
@@ -330,7 +380,11 @@ def _tolerances(loader: _Loader, value: object, expect: Mapping[str, Any]) -> di
         numbers: dict[str, float] = {}
         for key in ("rtol", "atol"):
             number = spec.get(key, 0.0)
-            if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number < float("inf"):
+            if (
+                isinstance(number, bool)
+                or not isinstance(number, (int, float))
+                or not 0 <= number < float("inf")
+            ):
                 raise loader.error(f"{field}.{key}", f"expected a finite number >= 0, got {number!r}")
             numbers[key] = float(number)
         if expect[name].dtype.kind != "f" and (numbers["rtol"] or numbers["atol"]):

@@ -27,7 +27,7 @@ def decode_error_span(source: SourceFile, message: str) -> tuple[Span, str]:
     if match is None:
         return Span.unknown(source.name), message
     line, column = int(match.group(1)), int(match.group(2))
-    return Span(source.name, line, column, line, column + 1, source), message[:match.start()]
+    return Span(source.name, line, column, line, column + 1, source), message[: match.start()]
 
 
 def field_span(source: SourceFile, field: str) -> Span:

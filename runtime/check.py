@@ -80,15 +80,23 @@ class CheckReport:
         return "\n".join(check.render() for check in self.outputs)
 
 
-def compare_outputs(expected: Mapping[str, npt.ArrayLike], actual: Mapping[str, npt.ArrayLike],
-                    tolerances: Mapping[str, Tolerance] | None = None) -> CheckReport:
+def compare_outputs(
+    expected: Mapping[str, npt.ArrayLike],
+    actual: Mapping[str, npt.ArrayLike],
+    tolerances: Mapping[str, Tolerance] | None = None,
+) -> CheckReport:
     tolerances = tolerances or {}
-    return CheckReport(tuple(_compare(name, np.asarray(want), actual.get(name), tolerances.get(name, Tolerance()))
-                             for name, want in expected.items()))
+    return CheckReport(
+        tuple(
+            _compare(name, np.asarray(want), actual.get(name), tolerances.get(name, Tolerance()))
+            for name, want in expected.items()
+        )
+    )
 
 
-def _compare(name: str, want: npt.NDArray[np.generic], got_like: npt.ArrayLike | None,
-             tolerance: Tolerance) -> OutputCheck:
+def _compare(
+    name: str, want: npt.NDArray[np.generic], got_like: npt.ArrayLike | None, tolerance: Tolerance
+) -> OutputCheck:
     if got_like is None:
         return OutputCheck(name, False, problem="no such output")
     got = np.asarray(got_like)
@@ -107,13 +115,16 @@ def _compare(name: str, want: npt.NDArray[np.generic], got_like: npt.ArrayLike |
     abs_err, rel_err = _errors(want, got) if want.dtype.kind == "f" else (None, None)
     if mismatches == 0:
         return OutputCheck(name, True, count, 0, (), abs_err, rel_err)
-    indices = islice(zip(*np.nonzero(bad.reshape(want.shape))), MAX_LISTED)
-    first = tuple(Mismatch(tuple(int(i) for i in index), want[index].item(), got[index].item()) for index in indices)
+    indices = islice(zip(*np.nonzero(bad.reshape(want.shape)), strict=False), MAX_LISTED)
+    first = tuple(
+        Mismatch(tuple(int(i) for i in index), want[index].item(), got[index].item()) for index in indices
+    )
     return OutputCheck(name, False, count, mismatches, first, abs_err, rel_err)
 
 
-def _float_mismatches(want: npt.NDArray[np.generic], got: npt.NDArray[np.generic],
-                      tolerance: Tolerance) -> npt.NDArray[np.bool_]:
+def _float_mismatches(
+    want: npt.NDArray[np.generic], got: npt.NDArray[np.generic], tolerance: Tolerance
+) -> npt.NDArray[np.bool_]:
     both_nan = np.isnan(want) & np.isnan(got)
     if tolerance.exact:
         bits = np.dtype(f"<u{want.dtype.itemsize}")

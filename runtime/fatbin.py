@@ -141,8 +141,11 @@ class FatbinEntry:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise FatbinError.located(self.source, self.offset + self.header_size,
-                                 f"PTX payload is not UTF-8 text (byte {error.start})") from None
+            raise FatbinError.located(
+                self.source,
+                self.offset + self.header_size,
+                f"PTX payload is not UTF-8 text (byte {error.start})",
+            ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,23 +172,34 @@ class Container:
         return self.section == "__nv_relfatbin"
 
 
-def parse_container(data: bytes, offset: int = 0, source: str = "<memory>", *,
-                    section: str = "", registered: bool = False) -> Container:
+def parse_container(
+    data: bytes, offset: int = 0, source: str = "<memory>", *, section: str = "", registered: bool = False
+) -> Container:
     """Parse the container that starts at ``offset`` of ``data``."""
     if offset < 0 or offset + CONTAINER_HEADER_SIZE > len(data):
-        raise FatbinError.located(source, offset, "truncated fatbin container header "
-                             f"(needs {CONTAINER_HEADER_SIZE} bytes, {max(len(data) - offset, 0)} left)")
+        raise FatbinError.located(
+            source,
+            offset,
+            "truncated fatbin container header "
+            f"(needs {CONTAINER_HEADER_SIZE} bytes, {max(len(data) - offset, 0)} left)",
+        )
     magic, version, header_size, fat_size = _CONTAINER.unpack_from(data, offset)
     if magic != CONTAINER_MAGIC:
-        raise FatbinError.located(source, offset, f"bad fatbin magic 0x{magic:08x} (expected 0x{CONTAINER_MAGIC:08x})")
+        raise FatbinError.located(
+            source, offset, f"bad fatbin magic 0x{magic:08x} (expected 0x{CONTAINER_MAGIC:08x})"
+        )
     if version != CONTAINER_VERSION:
         raise FatbinError.located(source, offset, f"unsupported fatbin container version {version}")
     if header_size < CONTAINER_HEADER_SIZE:
         raise FatbinError.located(source, offset, f"container header_size {header_size} is smaller than 16")
     end = offset + header_size + fat_size
     if end > len(data):
-        raise FatbinError.located(source, offset, f"container of 0x{header_size + fat_size:x} bytes runs past the end "
-                             f"of the data (0x{len(data) - offset:x} bytes left)")
+        raise FatbinError.located(
+            source,
+            offset,
+            f"container of 0x{header_size + fat_size:x} bytes runs past the end "
+            f"of the data (0x{len(data) - offset:x} bytes left)",
+        )
     entries: list[FatbinEntry] = []
     pos = offset + header_size
     while pos < end:
@@ -201,10 +215,10 @@ def parse_containers(data: bytes, start: int, end: int, source: str, *, section:
     pos = start
     while pos < end:
         aligned = start + ((pos - start + 7) & ~7)
-        if any(data[pos:min(aligned, end)]):
+        if any(data[pos : min(aligned, end)]):
             raise FatbinError.located(source, pos, "unexpected bytes between fatbin containers")
         pos = aligned
-        while pos < end and not any(data[pos:min(pos + 8, end)]):
+        while pos < end and not any(data[pos : min(pos + 8, end)]):
             pos += 8
         if pos >= end:
             break
@@ -216,29 +230,66 @@ def parse_containers(data: bytes, start: int, end: int, source: str, *, section:
 
 def _parse_entry(data: bytes, pos: int, end: int, source: str) -> FatbinEntry:
     if pos + ENTRY_FIXED_SIZE > end:
-        raise FatbinError.located(source, pos, f"truncated entry header (needs {ENTRY_FIXED_SIZE} bytes, "
-                             f"{end - pos} left in the container)")
-    (kind, version, header_size, payload_size, compressed_size, options_off, minor, major, arch,
-     ident_off, ident_len, flags, _reserved, uncompressed_size) = _ENTRY.unpack_from(data, pos)
+        raise FatbinError.located(
+            source,
+            pos,
+            f"truncated entry header (needs {ENTRY_FIXED_SIZE} bytes, {end - pos} left in the container)",
+        )
+    (
+        kind,
+        version,
+        header_size,
+        payload_size,
+        compressed_size,
+        options_off,
+        minor,
+        major,
+        arch,
+        ident_off,
+        ident_len,
+        flags,
+        _reserved,
+        uncompressed_size,
+    ) = _ENTRY.unpack_from(data, pos)
     if version != ENTRY_VERSION:
         raise FatbinError.located(source, pos, f"unsupported entry version 0x{version:04x} (expected 0x0101)")
     if header_size < ENTRY_FIXED_SIZE:
-        raise FatbinError.located(source, pos, f"entry header_size {header_size} is smaller than {ENTRY_FIXED_SIZE}")
+        raise FatbinError.located(
+            source, pos, f"entry header_size {header_size} is smaller than {ENTRY_FIXED_SIZE}"
+        )
     if pos + header_size + payload_size > end:
-        raise FatbinError.located(source, pos, f"entry of 0x{header_size:x}+0x{payload_size:x} bytes runs past the end "
-                             f"of its container (0x{end - pos:x} bytes left)")
-    header = data[pos:pos + header_size]
-    payload = data[pos + header_size:pos + header_size + payload_size]
+        raise FatbinError.located(
+            source,
+            pos,
+            f"entry of 0x{header_size:x}+0x{payload_size:x} bytes runs past the end "
+            f"of its container (0x{end - pos:x} bytes left)",
+        )
+    header = data[pos : pos + header_size]
+    payload = data[pos + header_size : pos + header_size + payload_size]
     _check_compression(source, pos, flags, payload_size, compressed_size, uncompressed_size)
     opaque_options = kind == EntryKind.ELF and flags & EntryFlags.ELF_SM100_PLUS
     options = "" if opaque_options else _options(header, options_off, source, pos)
     identifier = _header_text(header, ident_off, ident_len, source, pos, "identifier")
-    return FatbinEntry(source, pos, kind, header_size, payload_size, compressed_size, uncompressed_size,
-                       (major, minor), arch, flags, options, identifier, payload)
+    return FatbinEntry(
+        source,
+        pos,
+        kind,
+        header_size,
+        payload_size,
+        compressed_size,
+        uncompressed_size,
+        (major, minor),
+        arch,
+        flags,
+        options,
+        identifier,
+        payload,
+    )
 
 
-def _check_compression(source: str, pos: int, flags: int, payload_size: int, compressed_size: int,
-                       uncompressed_size: int) -> None:
+def _check_compression(
+    source: str, pos: int, flags: int, payload_size: int, compressed_size: int, uncompressed_size: int
+) -> None:
     lz4 = bool(flags & EntryFlags.COMPRESSED_LZ4)
     zstd = bool(flags & EntryFlags.COMPRESSED_ZSTD)
     if lz4 and zstd:
@@ -246,30 +297,42 @@ def _check_compression(source: str, pos: int, flags: int, payload_size: int, com
     if not (lz4 or zstd):
         return
     if compressed_size == 0 or compressed_size > payload_size:
-        raise FatbinError.located(source, pos, f"compressed size 0x{compressed_size:x} does not fit the payload "
-                             f"of 0x{payload_size:x} bytes")
+        raise FatbinError.located(
+            source,
+            pos,
+            f"compressed size 0x{compressed_size:x} does not fit the payload of 0x{payload_size:x} bytes",
+        )
     if uncompressed_size == 0:
         raise FatbinError.located(source, pos, "compressed entry has no uncompressed size")
     if lz4 and uncompressed_size > _LZ4_MAX_RATIO * compressed_size + 64:
-        raise FatbinError.located(source, pos, f"uncompressed size 0x{uncompressed_size:x} is impossible for "
-                             f"0x{compressed_size:x} bytes of LZ4")
+        raise FatbinError.located(
+            source,
+            pos,
+            f"uncompressed size 0x{uncompressed_size:x} is impossible for 0x{compressed_size:x} bytes of LZ4",
+        )
 
 
 def _header_text(header: bytes, off: int, length: int, source: str, pos: int, what: str) -> str:
     if off == 0:
         return ""
     if off + length > len(header):
-        raise FatbinError.located(source, pos, f"{what} at +0x{off:x} (0x{length:x} bytes) lies outside the "
-                             f"0x{len(header):x}-byte entry header")
-    return header[off:off + length].split(b"\0", 1)[0].decode("utf-8", "replace")
+        raise FatbinError.located(
+            source,
+            pos,
+            f"{what} at +0x{off:x} (0x{length:x} bytes) lies outside the 0x{len(header):x}-byte entry header",
+        )
+    return header[off : off + length].split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
 def _options(header: bytes, desc_off: int, source: str, pos: int) -> str:
     if desc_off == 0:
         return ""
     if desc_off + _OPTIONS_DESC.size > len(header):
-        raise FatbinError.located(source, pos, f"options descriptor at +0x{desc_off:x} lies outside the "
-                             f"0x{len(header):x}-byte entry header")
+        raise FatbinError.located(
+            source,
+            pos,
+            f"options descriptor at +0x{desc_off:x} lies outside the 0x{len(header):x}-byte entry header",
+        )
     off, length = _OPTIONS_DESC.unpack_from(header, desc_off)
     if length == 0:
         return ""
@@ -281,14 +344,18 @@ def _decompress(entry: FatbinEntry) -> bytes:
     codec = entry.compression
     if codec == "none":
         return entry.raw_payload
-    raw = entry.raw_payload[:entry.compressed_size]
+    raw = entry.raw_payload[: entry.compressed_size]
     if codec == "lz4":
         out = _lz4(raw, entry.uncompressed_size, entry.source, where)
     else:
         out = _zstd(raw, entry.uncompressed_size, entry.source, where)
     if len(out) != entry.uncompressed_size:
-        raise FatbinError.located(entry.source, where, f"{codec} payload decompressed to 0x{len(out):x} bytes, "
-                             f"header says 0x{entry.uncompressed_size:x}")
+        raise FatbinError.located(
+            entry.source,
+            where,
+            f"{codec} payload decompressed to 0x{len(out):x} bytes, "
+            f"header says 0x{entry.uncompressed_size:x}",
+        )
     return out
 
 

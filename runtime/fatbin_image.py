@@ -83,12 +83,19 @@ def read_fatbin(data: bytes, source: str = "<memory>") -> Fatbin:
     if magic == CONTAINER_MAGIC:
         return Fatbin(source, tuple(parse_containers(data, 0, len(data), source)))
     if magic == WRAPPER_MAGIC:
-        raise FatbinError.located(source, 0, "this is a fatbin wrapper (__fatBinC_Wrapper_t), which holds "
-                                  "pointers into a process; pass the ELF file it came from, or its address "
-                                  "to fatbin_from_pointer")
+        raise FatbinError.located(
+            source,
+            0,
+            "this is a fatbin wrapper (__fatBinC_Wrapper_t), which holds "
+            "pointers into a process; pass the ELF file it came from, or its address "
+            "to fatbin_from_pointer",
+        )
     shown = f"0x{magic:08x}" if magic is not None else f"only {len(data)} bytes"
-    raise FatbinError.located(source, 0, f"not a CUDA fatbin or ELF file (magic {shown}; a fatbin starts "
-                              f"with 0x{CONTAINER_MAGIC:08x})")
+    raise FatbinError.located(
+        source,
+        0,
+        f"not a CUDA fatbin or ELF file (magic {shown}; a fatbin starts with 0x{CONTAINER_MAGIC:08x})",
+    )
 
 
 def fatbin_from_pointer(address: int, source: str | None = None) -> Fatbin:
@@ -101,15 +108,22 @@ def fatbin_from_pointer(address: int, source: str | None = None) -> Fatbin:
     if magic == WRAPPER_MAGIC:
         _magic, version, data, _prelinked = _WRAPPER.unpack(ctypes.string_at(address, _WRAPPER.size))
         if version not in (1, 2) or data == 0:
-            raise FatbinError.located(name, 0, f"fatbin wrapper version {version} with data pointer 0x{data:x}")
+            raise FatbinError.located(
+                name, 0, f"fatbin wrapper version {version} with data pointer 0x{data:x}"
+            )
         address = data
         magic = struct.unpack("<I", ctypes.string_at(address, 4))[0]
     if magic != CONTAINER_MAGIC:
-        raise FatbinError.located(name, 0, f"bad fatbin magic 0x{magic:08x} (expected 0x{CONTAINER_MAGIC:08x})")
-    _magic, _version, header_size, fat_size = _CONTAINER_HEAD.unpack(ctypes.string_at(address, CONTAINER_HEADER_SIZE))
+        raise FatbinError.located(
+            name, 0, f"bad fatbin magic 0x{magic:08x} (expected 0x{CONTAINER_MAGIC:08x})"
+        )
+    _magic, _version, header_size, fat_size = _CONTAINER_HEAD.unpack(
+        ctypes.string_at(address, CONTAINER_HEADER_SIZE)
+    )
     if header_size < CONTAINER_HEADER_SIZE or fat_size > 1 << 40:
-        raise FatbinError.located(name, 0, f"implausible container sizes (header 0x{header_size:x}, "
-                                  f"entries 0x{fat_size:x})")
+        raise FatbinError.located(
+            name, 0, f"implausible container sizes (header 0x{header_size:x}, entries 0x{fat_size:x})"
+        )
     image = ctypes.string_at(address, header_size + fat_size)
     return Fatbin(name, (parse_container(image, 0, name),))
 
@@ -121,27 +135,39 @@ def _from_elf(data: bytes, source: str) -> Fatbin:
     except ElfError as error:
         raise FatbinError.located(source, None, f"malformed ELF file: {error}") from None
     if elf.machine == EM_CUDA:
-        raise FatbinError.located(source, None, "this is a CUDA cubin (SASS for one NVIDIA GPU), not a fatbin; "
-                                  "ptx2gcn needs PTX: rebuild with -gencode arch=compute_XX,code=compute_XX")
+        raise FatbinError.located(
+            source,
+            None,
+            "this is a CUDA cubin (SASS for one NVIDIA GPU), not a fatbin; "
+            "ptx2gcn needs PTX: rebuild with -gencode arch=compute_XX,code=compute_XX",
+        )
     containers: list[Container] = []
     for name in FATBIN_SECTIONS:
         section = elf.section(name)
         if section is not None and section.type != SHT_NOBITS:
             _section_bounds(elf, section, source)
-            containers += parse_containers(data, section.offset, section.offset + section.size, source,
-                                           section=name)
+            containers += parse_containers(
+                data, section.offset, section.offset + section.size, source, section=name
+            )
     wrappers = _wrappers(elf, source)
     containers = _mark_registered(elf, data, source, containers, wrappers)
     if not containers:
-        raise FatbinError.located(source, None, "no CUDA fatbin in this ELF file (no .nv_fatbin or "
-                                  "__nv_relfatbin section): was it built with nvcc?")
+        raise FatbinError.located(
+            source,
+            None,
+            "no CUDA fatbin in this ELF file (no .nv_fatbin or "
+            "__nv_relfatbin section): was it built with nvcc?",
+        )
     return Fatbin(source, tuple(containers), tuple(wrappers))
 
 
 def _section_bounds(elf: ElfFile, section: Section, source: str) -> None:
     if section.offset + section.size > len(elf.data):
-        raise FatbinError.located(source, section.offset, f"section {section.name} (0x{section.size:x} bytes) "
-                                  "runs past the end of the file")
+        raise FatbinError.located(
+            source,
+            section.offset,
+            f"section {section.name} (0x{section.size:x} bytes) runs past the end of the file",
+        )
 
 
 def _wrappers(elf: ElfFile, source: str) -> list[Wrapper]:
@@ -155,7 +181,9 @@ def _wrappers(elf: ElfFile, source: str) -> list[Wrapper]:
         at = section.offset + pos
         magic, version, data, prelinked = _WRAPPER.unpack_from(elf.data, at)
         if magic != WRAPPER_MAGIC:
-            raise FatbinError.located(source, at, f"bad fatbin wrapper magic 0x{magic:08x} in {WRAPPER_SECTION}")
+            raise FatbinError.located(
+                source, at, f"bad fatbin wrapper magic 0x{magic:08x} in {WRAPPER_SECTION}"
+            )
         target = relocated.get(pos + 8) if data == 0 else elf.vaddr_to_offset(data)
         out.append(Wrapper(at, version, data, prelinked, target))
     return out
@@ -178,16 +206,20 @@ def _wrapper_relocations(elf: ElfFile, section: Section) -> dict[int, int]:
     return out
 
 
-def _mark_registered(elf: ElfFile, data: bytes, source: str, containers: list[Container],
-                     wrappers: list[Wrapper]) -> list[Container]:
+def _mark_registered(
+    elf: ElfFile, data: bytes, source: str, containers: list[Container], wrappers: list[Wrapper]
+) -> list[Container]:
     by_offset = {c.offset: i for i, c in enumerate(containers)}
     for wrapper in wrappers:
         if wrapper.version != 1 or (wrapper.data == 0 and wrapper.container_offset is None):
             continue
         offset = wrapper.container_offset
         if offset is None:
-            raise FatbinError.located(source, wrapper.offset, f"fatbin wrapper points at 0x{wrapper.data:x}, "
-                                      "which no section of the file holds")
+            raise FatbinError.located(
+                source,
+                wrapper.offset,
+                f"fatbin wrapper points at 0x{wrapper.data:x}, which no section of the file holds",
+            )
         if offset not in by_offset:  # a container kept outside the fatbin sections
             holder = next((s.name for s in elf.sections if s.offset <= offset < s.offset + s.size), "")
             containers.append(parse_container(data, offset, source, section=holder))

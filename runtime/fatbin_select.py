@@ -53,9 +53,12 @@ class PtxasOptions:
 
 
 _FLAG_OPTIONS = {
-    "--compile-only": "compile_only", "-c": "compile_only",
-    "-g": "debug", "--device-debug": "debug",
-    "--generate-line-info": "line_info", "-lineinfo": "line_info",
+    "--compile-only": "compile_only",
+    "-c": "compile_only",
+    "-g": "debug",
+    "--device-debug": "debug",
+    "--generate-line-info": "line_info",
+    "-lineinfo": "line_info",
 }
 _MAXRREG = re.compile(r"^-{1,2}maxrregcount(?:=(\d+))?$")
 _OPT = re.compile(r"^-O([0-3])$")
@@ -100,10 +103,13 @@ def select_ptx(container: Container, newest: tuple[int, int] = NEWEST_SUPPORTED_
     usable = [e for e in candidates if e.ptx_version <= newest]
     if not usable:
         versions = ", ".join(sorted({_version(e) for e in candidates}))
-        raise FatbinError.located(container.source, container.offset,
-                                  f"the PTX here is ISA {versions}, newer than ptx2gcn supports "
-                                  f"({newest[0]}.{newest[1]}); rebuild with an older -gencode "
-                                  "arch=compute_XX,code=compute_XX or a CUDA release that writes it")
+        raise FatbinError.located(
+            container.source,
+            container.offset,
+            f"the PTX here is ISA {versions}, newer than ptx2gcn supports "
+            f"({newest[0]}.{newest[1]}); rebuild with an older -gencode "
+            "arch=compute_XX,code=compute_XX or a CUDA release that writes it",
+        )
     return max(usable, key=lambda e: (not e.flags & _SPECIFIC, e.ptx_version, e.arch, -e.offset))
 
 
@@ -119,8 +125,10 @@ def _no_ptx_message(container: Container) -> str:
     held = sorted({f"{e.kind_label} {e.arch_name}" for e in container.entries})
     what = f"it holds only {', '.join(held)}" if held else "it is empty"
     arch = max((e.arch for e in container.entries), default=80)
-    return (f"no PTX in this fatbin container ({what}); ptx2gcn recompiles PTX, so rebuild with "
-            f"PTX embedded: nvcc -gencode arch=compute_{arch},code=compute_{arch} ...")
+    return (
+        f"no PTX in this fatbin container ({what}); ptx2gcn recompiles PTX, so rebuild with "
+        f"PTX embedded: nvcc -gencode arch=compute_{arch},code=compute_{arch} ..."
+    )
 
 
 def module_containers(fatbin: Fatbin) -> list[Container]:

@@ -43,8 +43,19 @@ _SIGNATURES: dict[str, list[type]] = {
     "hipModuleLoadData": [_c_void_pp, ctypes.c_void_p],
     "hipModuleUnload": [ctypes.c_void_p],
     "hipModuleGetFunction": [_c_void_pp, ctypes.c_void_p, ctypes.c_char_p],
-    "hipModuleLaunchKernel": [ctypes.c_void_p, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint,
-                              ctypes.c_void_p, _c_void_pp, _c_void_pp],
+    "hipModuleLaunchKernel": [
+        ctypes.c_void_p,
+        _c_uint,
+        _c_uint,
+        _c_uint,
+        _c_uint,
+        _c_uint,
+        _c_uint,
+        _c_uint,
+        ctypes.c_void_p,
+        _c_void_pp,
+        _c_void_pp,
+    ],
     "hipMalloc": [_c_void_pp, ctypes.c_size_t],
     "hipFree": [ctypes.c_void_p],
     "hipMemcpyHtoD": [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t],
@@ -85,8 +96,10 @@ class HipLibrary:
             except OSError as error:
                 tried.append(f"{candidate} ({error})" if explicit else candidate)
         if handle is None:
-            raise HipError.plain(f"HIP runtime not found (tried {', '.join(tried)}); install ROCm, or Debian's "
-                                 "libamdhip64-5, to run on an AMD GPU")
+            raise HipError.plain(
+                f"HIP runtime not found (tried {', '.join(tried)}); install ROCm, or Debian's "
+                "libamdhip64-5, to run on an AMD GPU"
+            )
         self.path = candidate
         self._lib = handle
         missing = [name for name in (*_SIGNATURES, *_STRINGS) if not hasattr(handle, name)]
@@ -140,8 +153,10 @@ class HipDevice:
         count = ctypes.c_int(0)
         status = hip.raw("hipGetDeviceCount", ctypes.byref(count))
         if status != HIP_SUCCESS:
-            raise HipError.plain(f"no AMD GPU found: hipGetDeviceCount returned {hip.error_text(status)}"
-                                 + (f" (hipInit returned {hip.error_text(init)})" if init != HIP_SUCCESS else ""))
+            raise HipError.plain(
+                f"no AMD GPU found: hipGetDeviceCount returned {hip.error_text(status)}"
+                + (f" (hipInit returned {hip.error_text(init)})" if init != HIP_SUCCESS else "")
+            )
         if count.value == 0:
             raise HipError.plain("no AMD GPU found: hipGetDeviceCount returned 0 devices")
         if init != HIP_SUCCESS:
@@ -187,27 +202,57 @@ class HipDevice:
 
     def get_function(self, module: Module, name: str) -> Function:
         handle = ctypes.c_void_p()
-        self.hip.call("hipModuleGetFunction", ctypes.byref(handle), ctypes.c_void_p(module.handle), name.encode())
+        self.hip.call(
+            "hipModuleGetFunction", ctypes.byref(handle), ctypes.c_void_p(module.handle), name.encode()
+        )
         return Function(int(handle.value or 0), name)
 
-    def launch(self, function: Function, grid: Sequence[int], block: Sequence[int], parameters: bytes,
-               shared_bytes: int = 0) -> None:
+    def launch(
+        self,
+        function: Function,
+        grid: Sequence[int],
+        block: Sequence[int],
+        parameters: bytes,
+        shared_bytes: int = 0,
+    ) -> None:
         """Launch on the null stream with the packed parameter buffer; returns without waiting."""
         gx, gy, gz = _dims(grid, "grid")
         bx, by, bz = _dims(block, "block")
         buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
         size = ctypes.c_size_t(len(parameters))
-        extra = (ctypes.c_void_p * 5)(HIP_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(buffer),
-                                      HIP_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), HIP_LAUNCH_PARAM_END)
-        self.hip.call("hipModuleLaunchKernel", ctypes.c_void_p(function.handle), gx, gy, gz, bx, by, bz,
-                      shared_bytes, None, None, ctypes.cast(extra, _c_void_pp))
+        extra = (ctypes.c_void_p * 5)(
+            HIP_LAUNCH_PARAM_BUFFER_POINTER,
+            ctypes.addressof(buffer),
+            HIP_LAUNCH_PARAM_BUFFER_SIZE,
+            ctypes.addressof(size),
+            HIP_LAUNCH_PARAM_END,
+        )
+        self.hip.call(
+            "hipModuleLaunchKernel",
+            ctypes.c_void_p(function.handle),
+            gx,
+            gy,
+            gz,
+            bx,
+            by,
+            bz,
+            shared_bytes,
+            None,
+            None,
+            ctypes.cast(extra, _c_void_pp),
+        )
 
     def synchronize(self) -> None:
         self.hip.call("hipDeviceSynchronize")
 
 
-def run_case(device: HipDevice, code_object: bytes, case: Case,
-             layout: Sequence[tuple[int, int, int] | ParamSlot], total_size: int | None = None) -> dict[str, bytes]:
+def run_case(
+    device: HipDevice,
+    code_object: bytes,
+    case: Case,
+    layout: Sequence[tuple[int, int, int] | ParamSlot],
+    total_size: int | None = None,
+) -> dict[str, bytes]:
     """Run a launch case: allocate and fill its buffers, launch, wait, and return every buffer's final
     bytes by name. Device memory and the module are released even when a step fails."""
     module = device.load_module(code_object)

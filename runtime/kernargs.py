@@ -19,13 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import itertools
 
 # PTX scalar type name → numpy dtype (little-endian); bit types are their unsigned integer.
 SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {
     **{f"s{n}": np.dtype(f"<i{n // 8}") for n in (8, 16, 32, 64)},
     **{f"u{n}": np.dtype(f"<u{n // 8}") for n in (8, 16, 32, 64)},
     **{f"b{n}": np.dtype(f"<u{n // 8}") for n in (8, 16, 32, 64)},
-    "f16": np.dtype("<f2"), "f32": np.dtype("<f4"), "f64": np.dtype("<f8"),
+    "f16": np.dtype("<f2"),
+    "f32": np.dtype("<f4"),
+    "f64": np.dtype("<f8"),
 }
 _PTX_FLOAT_BITS = re.compile(r"^0([fFdD])([0-9a-fA-F]+)$")  # PTX 0f3F800000 / 0d3FF0000000000000
 
@@ -70,25 +73,32 @@ def _encode_float(type_name: str, dtype: np.dtype[np.generic], value: object) ->
         if match is not None:  # exact bit pattern, PTX spelling (0f… single, 0d… double)
             width = 8 if match.group(1) in "fF" else 16
             if len(match.group(2)) != width or width != dtype.itemsize * 2:
-                raise ArgumentError(f"{value!r} is not a {type_name} bit pattern ({dtype.itemsize * 2} hex digits "
-                                    f"after 0{'f' if dtype.itemsize == 4 else 'd'})")
+                raise ArgumentError(
+                    f"{value!r} is not a {type_name} bit pattern ({dtype.itemsize * 2} hex digits "
+                    f"after 0{'f' if dtype.itemsize == 4 else 'd'})"
+                )
             return int(match.group(2), 16).to_bytes(dtype.itemsize, "little")
         try:
             value = float(value)  # "nan", "inf", "-inf", "1e-3"
         except ValueError:
-            raise ArgumentError(f"{type_name} needs a number, 'nan', 'inf' or a PTX bit pattern, got {value!r}") from None
+            raise ArgumentError(
+                f"{type_name} needs a number, 'nan', 'inf' or a PTX bit pattern, got {value!r}"
+            ) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ArgumentError(f"{type_name} needs a number, got {value!r}")
     number = float(value)
     with np.errstate(over="ignore"):
         rounded = np.array(number, dtype=dtype)  # IEEE round-to-nearest-even
     if math.isfinite(number) and not np.isfinite(rounded):
-        raise ArgumentError(f"{value} overflows {type_name} (largest finite value {float(np.finfo(dtype).max)})")
+        raise ArgumentError(
+            f"{value} overflows {type_name} (largest finite value {float(np.finfo(dtype).max)})"
+        )
     return rounded.tobytes()
 
 
-def pack_parameters(values: Sequence[bytes], layout: Sequence[tuple[int, int, int] | ParamSlot],
-                    total_size: int | None = None) -> bytes:
+def pack_parameters(
+    values: Sequence[bytes], layout: Sequence[tuple[int, int, int] | ParamSlot], total_size: int | None = None
+) -> bytes:
     """The parameter buffer: ``values[i]`` at ``layout[i]``'s offset, zeros elsewhere.
 
     ``total_size`` defaults to the end of the last slot rounded up to the largest alignment."""
@@ -96,7 +106,7 @@ def pack_parameters(values: Sequence[bytes], layout: Sequence[tuple[int, int, in
     if len(values) != len(slots):
         raise ArgumentError(f"the kernel takes {len(slots)} parameter(s), {len(values)} given")
     end = 0
-    for index, (value, slot) in enumerate(zip(values, slots)):
+    for index, (value, slot) in enumerate(zip(values, slots, strict=False)):
         _check_slot(index, value, slot)
         end = max(end, slot.offset + slot.size)
     _check_overlap(slots)
@@ -105,8 +115,8 @@ def pack_parameters(values: Sequence[bytes], layout: Sequence[tuple[int, int, in
     if size < end:
         raise ArgumentError(f"parameter buffer size {size} is smaller than its last parameter's end {end}")
     buffer = bytearray(size)
-    for value, slot in zip(values, slots):
-        buffer[slot.offset:slot.offset + slot.size] = value
+    for value, slot in zip(values, slots, strict=False):
+        buffer[slot.offset : slot.offset + slot.size] = value
     return bytes(buffer)
 
 
@@ -114,15 +124,17 @@ def _check_slot(index: int, value: bytes, slot: ParamSlot) -> None:
     if slot.size <= 0 or slot.offset < 0 or slot.align <= 0 or slot.align & (slot.align - 1):
         raise ArgumentError(f"parameter {index}: invalid slot {slot}")
     if slot.offset % slot.align:
-        raise ArgumentError(f"parameter {index}: offset {slot.offset} is not a multiple of its alignment "
-                            f"{slot.align}")
+        raise ArgumentError(
+            f"parameter {index}: offset {slot.offset} is not a multiple of its alignment {slot.align}"
+        )
     if len(value) != slot.size:
-        raise ArgumentError(f"parameter {index}: the kernel declares {slot.size} byte(s), the value has "
-                            f"{len(value)}")
+        raise ArgumentError(
+            f"parameter {index}: the kernel declares {slot.size} byte(s), the value has {len(value)}"
+        )
 
 
 def _check_overlap(slots: Sequence[ParamSlot]) -> None:
     ordered = sorted(range(len(slots)), key=lambda i: slots[i].offset)
-    for before, after in zip(ordered, ordered[1:]):
+    for before, after in itertools.pairwise(ordered):
         if slots[before].offset + slots[before].size > slots[after].offset:
             raise ArgumentError(f"parameters {before} and {after} overlap in the parameter buffer")

@@ -17,9 +17,12 @@ from ptx2gcn.runtime.cache_store import DiskStore
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("cache", help="inspect or clear the JIT cache",
-                                   description="The persistent cache of compiled code objects "
-                                   "(PTX2GCN_CACHE_DIR, PTX2GCN_CACHE_MAX_BYTES, PTX2GCN_CACHE=0).")
+    parser = subparsers.add_parser(
+        "cache",
+        help="inspect or clear the JIT cache",
+        description="The persistent cache of compiled code objects "
+        "(PTX2GCN_CACHE_DIR, PTX2GCN_CACHE_MAX_BYTES, PTX2GCN_CACHE=0).",
+    )
     actions = parser.add_subparsers(dest="cache_action", metavar="ACTION", required=True)
     stats = actions.add_parser("stats", help="print the number of entries and their total size")
     stats.add_argument("--json", action="store_true", help="print JSON")
@@ -31,8 +34,13 @@ def register(subparsers: Any) -> None:
 def _stats(args: argparse.Namespace) -> int:
     config = CacheConfig.from_environment()
     infos = list(DiskStore(config.directory).entries())
-    report = {"directory": str(config.directory), "enabled": config.enabled, "entries": len(infos),
-              "bytes": sum(info.size for info in infos), "max_bytes": config.max_bytes}
+    report = {
+        "directory": str(config.directory),
+        "enabled": config.enabled,
+        "entries": len(infos),
+        "bytes": sum(info.size for info in infos),
+        "max_bytes": config.max_bytes,
+    }
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return 0

@@ -22,9 +22,12 @@ _EXTENSIONS = {"ptx": "ptx", "elf": "cubin", "ltoir": "ltoir"}
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("fatbin", help="list or extract the entries of CUDA fatbins",
-                                   description="Inspect CUDA fatbinaries: standalone .fatbin files, or the "
-                                   "fatbins inside ELF executables, shared libraries and objects.")
+    parser = subparsers.add_parser(
+        "fatbin",
+        help="list or extract the entries of CUDA fatbins",
+        description="Inspect CUDA fatbinaries: standalone .fatbin files, or the "
+        "fatbins inside ELF executables, shared libraries and objects.",
+    )
     actions = parser.add_subparsers(dest="fatbin_action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="print every container and entry")
     listing.add_argument("file", type=Path, help="a .fatbin, or an ELF file built by nvcc")
@@ -49,41 +52,71 @@ def _selected(fatbin: Fatbin) -> set[int]:
 
 def _describe(ci: int, ei: int, container: Container, entry: FatbinEntry, selected: bool) -> dict[str, Any]:
     return {
-        "container": ci, "entry": ei, "offset": entry.offset, "section": container.section,
-        "registered": container.registered, "kind": entry.kind_label, "arch": entry.arch_name,
+        "container": ci,
+        "entry": ei,
+        "offset": entry.offset,
+        "section": container.section,
+        "registered": container.registered,
+        "kind": entry.kind_label,
+        "arch": entry.arch_name,
         "ptx_version": f"{entry.ptx_version[0]}.{entry.ptx_version[1]}" if entry.is_ptx else None,
-        "compression": entry.compression, "stored_bytes": entry.payload_size,
+        "compression": entry.compression,
+        "stored_bytes": entry.payload_size,
         "size": entry.uncompressed_size if entry.compression != "none" else entry.payload_size,
-        "flags": entry.flags, "options": entry.options, "identifier": entry.identifier,
+        "flags": entry.flags,
+        "options": entry.options,
+        "identifier": entry.identifier,
         "selected": selected,
     }
 
 
 def _rows(fatbin: Fatbin) -> list[dict[str, Any]]:
     chosen = _selected(fatbin)
-    return [_describe(ci, ei, c, e, e.offset in chosen)
-            for ci, c in enumerate(fatbin.containers) for ei, e in enumerate(c.entries)]
+    return [
+        _describe(ci, ei, c, e, e.offset in chosen)
+        for ci, c in enumerate(fatbin.containers)
+        for ei, e in enumerate(c.entries)
+    ]
 
 
 def _list(args: argparse.Namespace) -> int:
     fatbin = read_fatbin_file(args.file)
     rows = _rows(fatbin)
     if args.json:
-        containers = [{"index": i, "offset": c.offset, "section": c.section, "registered": c.registered,
-                       "entries": [r for r in rows if r["container"] == i]}
-                      for i, c in enumerate(fatbin.containers)]
+        containers = [
+            {
+                "index": i,
+                "offset": c.offset,
+                "section": c.section,
+                "registered": c.registered,
+                "entries": [r for r in rows if r["container"] == i],
+            }
+            for i, c in enumerate(fatbin.containers)
+        ]
         json.dump({"file": str(args.file), "containers": containers}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     header = ("", "C.E", "OFFSET", "KIND", "ARCH", "PTX", "COMPRESS", "SIZE", "SECTION", "OPTIONS")
-    table = [header] + [(
-        "*" if r["selected"] else "", f"{r['container']}.{r['entry']}", f"0x{r['offset']:x}", r["kind"],
-        r["arch"], r["ptx_version"] or "-", r["compression"], str(r["size"]),
-        (r["section"] or "-") + ("" if r["registered"] or not r["section"] else " (unregistered)"),
-        repr(r["options"].strip()) if r["options"].strip() else "-") for r in rows]
+    table = [header] + [
+        (
+            "*" if r["selected"] else "",
+            f"{r['container']}.{r['entry']}",
+            f"0x{r['offset']:x}",
+            r["kind"],
+            r["arch"],
+            r["ptx_version"] or "-",
+            r["compression"],
+            str(r["size"]),
+            (r["section"] or "-") + ("" if r["registered"] or not r["section"] else " (unregistered)"),
+            repr(r["options"].strip()) if r["options"].strip() else "-",
+        )
+        for r in rows
+    ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for row in table:
-        sys.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n")
+        sys.stdout.write(
+            "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip() + "\n"
+        )
     if not rows:
         sys.stdout.write("(no entries)\n")
     return 0
@@ -99,8 +132,11 @@ def entry_file_name(ci: int, ei: int, entry: FatbinEntry) -> str:
 
 def _extract(args: argparse.Namespace) -> int:
     fatbin = read_fatbin_file(args.file)
-    payloads = [(entry_file_name(ci, ei, e), e.payload())
-                for ci, c in enumerate(fatbin.containers) for ei, e in enumerate(c.entries)]
+    payloads = [
+        (entry_file_name(ci, ei, e), e.payload())
+        for ci, c in enumerate(fatbin.containers)
+        for ei, e in enumerate(c.entries)
+    ]
     try:
         args.output.mkdir(parents=True, exist_ok=True)
         for name, data in payloads:

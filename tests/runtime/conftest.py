@@ -103,9 +103,23 @@ def _entry_bytes(spec: EntrySpec) -> bytes:
     tail += b"\0" * (-len(tail) % 8)
     header_size = 64 + len(tail)
     padded = stored + b"\0" * (-len(stored) % 8)
-    header = struct.pack("<HHIQIIHHIIIQQQ", spec.kind, 0x0101, header_size, len(padded), compressed_size,
-                         options_off, spec.minor, spec.major, spec.arch, ident_off,
-                         len(spec.identifier), flags, 0, uncompressed_size)
+    header = struct.pack(
+        "<HHIQIIHHIIIQQQ",
+        spec.kind,
+        0x0101,
+        header_size,
+        len(padded),
+        compressed_size,
+        options_off,
+        spec.minor,
+        spec.major,
+        spec.arch,
+        ident_off,
+        len(spec.identifier),
+        flags,
+        0,
+        uncompressed_size,
+    )
     return header + tail + padded
 
 

@@ -48,8 +48,14 @@ class Builder:
 def test_key_fields_and_address() -> None:
     key = key_for()
     assert key.ptx_crc32 == zlib.crc32(PTX)
-    fields = {"ptx_bytes": len(PTX), "ptx_crc32": zlib.crc32(PTX), "arch": "gfx942", "options": "-O3",
-              "ptx2gcn": key.compiler_version, "llvm": "22.1.0"}
+    fields = {
+        "ptx_bytes": len(PTX),
+        "ptx_crc32": zlib.crc32(PTX),
+        "arch": "gfx942",
+        "options": "-O3",
+        "ptx2gcn": key.compiler_version,
+        "llvm": "22.1.0",
+    }
     assert key.fields() == fields
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     assert key.digest == hashlib.sha256(text.encode()).hexdigest()
@@ -58,9 +64,13 @@ def test_key_fields_and_address() -> None:
 def test_key_covers_every_input() -> None:
     base = key_for()
     assert key_for() == base and key_for().digest == base.digest
-    variants = [key_for(PTX + b"\n"), key_for(arch="gfx90a"), key_for(options="-O0"),
-                CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="21.1.0"),
-                CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="22.1.0", compiler_version="9.9")]
+    variants = [
+        key_for(PTX + b"\n"),
+        key_for(arch="gfx90a"),
+        key_for(options="-O0"),
+        CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="21.1.0"),
+        CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="22.1.0", compiler_version="9.9"),
+    ]
     assert len({v.digest for v in variants} | {base.digest}) == len(variants) + 1
     assert CacheKey.for_ptx(PTX.decode(), "gfx942", "-O3", llvm="22.1.0") == base
     ordered = CacheKey.for_ptx(PTX, "gfx942", {"a": 1, "b": True}, llvm="x")
@@ -118,9 +128,11 @@ def _garbage_header(data: bytes) -> bytes:
     return b"GARBAGE!" + os.urandom(32) + data[40:]
 
 
-@pytest.mark.parametrize("damage", [_flip_bit, lambda d: d[:len(d) // 2], lambda d: b"", _garbage_header,
-                                    lambda d: d[:20]], ids=["bit-flip", "truncated", "zero-length",
-                                                            "garbage-header", "short-prefix"])
+@pytest.mark.parametrize(
+    "damage",
+    [_flip_bit, lambda d: d[: len(d) // 2], lambda d: b"", _garbage_header, lambda d: d[:20]],
+    ids=["bit-flip", "truncated", "zero-length", "garbage-header", "short-prefix"],
+)
 def test_corrupt_entry_is_dropped_and_rebuilt(tmp_path: Path, damage: Callable[[bytes], bytes]) -> None:
     code = bytes(range(256)) * 8
     make_cache(tmp_path).get_or_build(key_for(), Builder(code))
@@ -167,7 +179,7 @@ def test_least_recently_used_entries_are_evicted_first(tmp_path: Path) -> None:
     entry_size = max(DiskStore(tmp_path).path_for(k).stat().st_size for k in keys[:3]) + 20  # < 4 entries
     # Make the use order explicit (mtime is the LRU clock): 1 oldest, then 0, then 2.
     now = time.time()
-    for age, key in zip((200, 300, 100), keys[:3]):
+    for age, key in zip((200, 300, 100), keys[:3], strict=False):
         os.utime(DiskStore(tmp_path).path_for(key), (now - age, now - age))
     small = make_cache(tmp_path, max_bytes=3 * entry_size)
     small.get_or_build(keys[0], Builder(b"unused"))  # a disk hit refreshes keys[0]
@@ -176,7 +188,9 @@ def test_least_recently_used_entries_are_evicted_first(tmp_path: Path) -> None:
     assert remaining == {DiskStore(tmp_path).path_for(k) for k in (keys[0], keys[2], keys[3])}
     assert small.stats().evictions == 1
     make_cache(tmp_path, max_bytes=entry_size).get_or_build(key_for(arch="x"), Builder(payload))
-    assert [i.path for i in DiskStore(tmp_path).entries()] == [DiskStore(tmp_path).path_for(key_for(arch="x"))]
+    assert [i.path for i in DiskStore(tmp_path).entries()] == [
+        DiskStore(tmp_path).path_for(key_for(arch="x"))
+    ]
 
 
 def test_memory_layer_is_bounded(tmp_path: Path) -> None:
@@ -208,8 +222,15 @@ RACER = textwrap.dedent("""
 
 def test_six_processes_racing_leave_one_valid_entry(tmp_path: Path) -> None:
     root, go = tmp_path / "cache", tmp_path / "go"
-    racers = [subprocess.Popen([sys.executable, "-c", RACER, str(root), str(go), str(i)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(6)]
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(root), str(go), str(i)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(6)
+    ]
     time.sleep(0.5)
     go.touch()
     outputs = [racer.communicate(timeout=120) for racer in racers]
@@ -225,7 +246,11 @@ def test_six_processes_racing_leave_one_valid_entry(tmp_path: Path) -> None:
 # -- configuration and CLI --------------------------------------------------------------------------
 def test_configuration_from_environment(tmp_path: Path) -> None:
     config = CacheConfig.from_environment({"HOME": "/home/u"})
-    assert (config.enabled, config.directory, config.max_bytes) == (True, Path("/home/u/.cache/ptx2gcn"), 1 << 30)
+    assert (config.enabled, config.directory, config.max_bytes) == (
+        True,
+        Path("/home/u/.cache/ptx2gcn"),
+        1 << 30,
+    )
     config = CacheConfig.from_environment({"XDG_CACHE_HOME": "/xdg", "PTX2GCN_CACHE_MAX_BYTES": "512M"})
     assert (config.directory, config.max_bytes) == (Path("/xdg/ptx2gcn"), 512 << 20)
     assert CacheConfig.from_environment({"PTX2GCN_CACHE_DIR": str(tmp_path)}).directory == tmp_path
@@ -236,8 +261,9 @@ def test_configuration_from_environment(tmp_path: Path) -> None:
         CacheConfig.from_environment({"PTX2GCN_CACHE": "maybe"})
 
 
-def test_cli_stats_and_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_stats_and_clear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("PTX2GCN_CACHE_DIR", str(tmp_path))
     cache = make_cache(tmp_path)
     cache.get_or_build(key_for(arch="a"), Builder(bytes(100)))

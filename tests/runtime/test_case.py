@@ -78,9 +78,12 @@ def test_parameter_buffer_and_check(case_dir: Path) -> None:
     layout = [(0, 4, 4), (4, 4, 4), (8, 8, 8), (16, 8, 4), (24, 8, 8)]
     packed = case.parameter_buffer(layout, {"y": 0x7F0000001000, "flags": 0x7F0000002000})
     assert packed == struct.pack("<ifQ8sQ", 1000, 2.5, 0x7F0000001000, bytes(range(1, 9)), 0x7F0000002000)
-    with pytest.raises(CaseError, match=r"case.toml: error: kernel h_saxpy: args\[1\]: the kernel declares 8"):
-        case.parameter_buffer([(0, 4, 4), (8, 8, 8), (16, 8, 8), (24, 8, 8), (32, 8, 8)],
-                              {"y": 1, "flags": 2})
+    with pytest.raises(
+        CaseError, match=r"case.toml: error: kernel h_saxpy: args\[1\]: the kernel declares 8"
+    ):
+        case.parameter_buffer(
+            [(0, 4, 4), (8, 8, 8), (16, 8, 8), (24, 8, 8), (32, 8, 8)], {"y": 1, "flags": 2}
+        )
     with pytest.raises(CaseError, match=r"args\[2\]: no device address for buffer 'y'"):
         case.parameter_buffer(layout, {"flags": 2})
     raw = (np.arange(1000, dtype=np.float32) * 3.5).tobytes()
@@ -92,30 +95,62 @@ def test_parameter_buffer_and_check(case_dir: Path) -> None:
     assert not report.ok and "[5] expected 17.5, got 18.5" in report.render()
 
 
-@pytest.mark.parametrize(("old", "new", "where", "message"), [
-    ('buffer = "f32"', 'buffer = "f33"', "15:1",
-     r"args\[2\]\.buffer: unknown element type 'f33' \(expected one of s8"),
-    ('scalar = "s32"', 'scalar = "i32"', "7:1", r"args\[0\]\.scalar: unknown scalar type 'i32'"),
-    ("value = 1000", "value = 5000000000", "8:1", r"args\[0\]\.value: 5000000000 does not fit s32"),
-    ("value = 2.5", 'value = "x"', "12:1", r"args\[1\]\.value: f32 needs a number"),
-    ("grid = [10, 1, 1]", "grid = [10, 0]", "3:1", r"grid: y must be an integer from 1 to 65535, got 0"),
-    ("block = [100, 1, 1]", "block = [100, 100]", "4:1", r"block: 100x100x1 threads exceed 1024"),
-    ("block = [100, 1, 1]", "block = [1, 1, 65]", "4:1", r"block: z must be an integer from 1 to 64"),
-    ("shared_bytes = 0", "shared_bytes = -1", "5:1", r"shared_bytes: expected a byte count >= 0"),
-    ('kernel = "h_saxpy"', 'kernal = "h_saxpy"', "2:1", r"kernal: unknown field \(did you mean 'kernel'\?\)"),
-    ('data = "y.npy"', 'data = "missing.npy"', "16:1", r"args\[2\]\.data: no such file: .*missing.npy"),
-    ('data = "y.npy"', 'data = "y.npy"\ncount = 3', "13:1", r"args\[2\]: a buffer needs exactly one of data"),
-    ('name = "p"', 'name = "y"', "18:1", r"args\[3\]\.name: duplicate argument name 'y'"),
-    ('name = "p"\nbytes = "p.bin"', 'name = "p"\nbytes = "p.bin"\nvalue = 3', "20:1",
-     r"args\[3\]\.value: not allowed here \(this argument takes name, bytes\)"),
-    ('y = "y.expected.npy"', 'z = "y.expected.npy"', "25:1", r"expect\.z: no buffer argument is named 'z'"),
-    ("rtol = 1e-6", "rtol = -1", "27:7", r"tolerance\.y\.rtol: expected a finite number >= 0"),
-    ("rtol = 1e-6", "rtl = 1", "27:7", r"tolerance\.y\.rtl: unknown field \(did you mean 'rtol'\?\)"),
-    ('ptx = "kernels.ptx"', 'ptx = "kernels.ptx"\nhsaco = "k.hsaco"', "2:1",
-     r"hsaco: give exactly one of ptx, fatbin or hsaco \(found ptx, hsaco\)"),
-    ("grid = [10, 1, 1]", "grid = [10, 1, 1", "4:1", r"invalid TOML: Unclosed array"),
-])
-def test_errors_name_file_field_and_line(case_dir: Path, old: str, new: str, where: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "where", "message"),
+    [
+        (
+            'buffer = "f32"',
+            'buffer = "f33"',
+            "15:1",
+            r"args\[2\]\.buffer: unknown element type 'f33' \(expected one of s8",
+        ),
+        ('scalar = "s32"', 'scalar = "i32"', "7:1", r"args\[0\]\.scalar: unknown scalar type 'i32'"),
+        ("value = 1000", "value = 5000000000", "8:1", r"args\[0\]\.value: 5000000000 does not fit s32"),
+        ("value = 2.5", 'value = "x"', "12:1", r"args\[1\]\.value: f32 needs a number"),
+        ("grid = [10, 1, 1]", "grid = [10, 0]", "3:1", r"grid: y must be an integer from 1 to 65535, got 0"),
+        ("block = [100, 1, 1]", "block = [100, 100]", "4:1", r"block: 100x100x1 threads exceed 1024"),
+        ("block = [100, 1, 1]", "block = [1, 1, 65]", "4:1", r"block: z must be an integer from 1 to 64"),
+        ("shared_bytes = 0", "shared_bytes = -1", "5:1", r"shared_bytes: expected a byte count >= 0"),
+        (
+            'kernel = "h_saxpy"',
+            'kernal = "h_saxpy"',
+            "2:1",
+            r"kernal: unknown field \(did you mean 'kernel'\?\)",
+        ),
+        ('data = "y.npy"', 'data = "missing.npy"', "16:1", r"args\[2\]\.data: no such file: .*missing.npy"),
+        (
+            'data = "y.npy"',
+            'data = "y.npy"\ncount = 3',
+            "13:1",
+            r"args\[2\]: a buffer needs exactly one of data",
+        ),
+        ('name = "p"', 'name = "y"', "18:1", r"args\[3\]\.name: duplicate argument name 'y'"),
+        (
+            'name = "p"\nbytes = "p.bin"',
+            'name = "p"\nbytes = "p.bin"\nvalue = 3',
+            "20:1",
+            r"args\[3\]\.value: not allowed here \(this argument takes name, bytes\)",
+        ),
+        (
+            'y = "y.expected.npy"',
+            'z = "y.expected.npy"',
+            "25:1",
+            r"expect\.z: no buffer argument is named 'z'",
+        ),
+        ("rtol = 1e-6", "rtol = -1", "27:7", r"tolerance\.y\.rtol: expected a finite number >= 0"),
+        ("rtol = 1e-6", "rtl = 1", "27:7", r"tolerance\.y\.rtl: unknown field \(did you mean 'rtol'\?\)"),
+        (
+            'ptx = "kernels.ptx"',
+            'ptx = "kernels.ptx"\nhsaco = "k.hsaco"',
+            "2:1",
+            r"hsaco: give exactly one of ptx, fatbin or hsaco \(found ptx, hsaco\)",
+        ),
+        ("grid = [10, 1, 1]", "grid = [10, 1, 1", "4:1", r"invalid TOML: Unclosed array"),
+    ],
+)
+def test_errors_name_file_field_and_line(
+    case_dir: Path, old: str, new: str, where: str, message: str
+) -> None:
     assert old in SAXPY
     path = write_case(case_dir, SAXPY.replace(old, new, 1))
     with pytest.raises(CaseError) as info:
@@ -144,7 +179,9 @@ def test_array_files_are_checked(case_dir: Path) -> None:
 
 def test_bit_typed_buffers_accept_signed_arrays(case_dir: Path) -> None:
     np.save(case_dir / "bits.npy", np.array([-1, 2], dtype=np.int32))
-    path = write_case(case_dir, 'ptx = "kernels.ptx"\nkernel = "k"\n[[args]]\nbuffer = "b32"\ndata = "bits.npy"\n')
+    path = write_case(
+        case_dir, 'ptx = "kernels.ptx"\nkernel = "k"\n[[args]]\nbuffer = "b32"\ndata = "bits.npy"\n'
+    )
     (buffer,) = load_case(path).args
     assert isinstance(buffer, BufferArg) and buffer.initial.tolist() == [0xFFFFFFFF, 2]
 
@@ -152,14 +189,21 @@ def test_bit_typed_buffers_accept_signed_arrays(case_dir: Path) -> None:
 def test_defaults_and_other_sources(case_dir: Path) -> None:
     (case_dir / "app").write_bytes(b"\x7fELF")
     case = load_case(write_case(case_dir, 'fatbin = "app"\nkernel = "k"\ngrid = 4\n'))
-    assert (case.source_kind, case.grid, case.block, case.args, case.expect) == ("fatbin", (4, 1, 1), (1, 1, 1),
-                                                                              (), {})
+    assert (case.source_kind, case.grid, case.block, case.args, case.expect) == (
+        "fatbin",
+        (4, 1, 1),
+        (1, 1, 1),
+        (),
+        {},
+    )
 
 
 def test_integer_tolerance_is_rejected(case_dir: Path) -> None:
     np.save(case_dir / "n.npy", np.zeros(4, np.int32))
-    text = ('ptx = "kernels.ptx"\nkernel = "k"\n[[args]]\nname = "n"\nbuffer = "s32"\ncount = 4\n'
-            '[expect]\nn = "n.npy"\n[tolerance]\nn = { atol = 1 }\n')
+    text = (
+        'ptx = "kernels.ptx"\nkernel = "k"\n[[args]]\nname = "n"\nbuffer = "s32"\ncount = 4\n'
+        '[expect]\nn = "n.npy"\n[tolerance]\nn = { atol = 1 }\n'
+    )
     with pytest.raises(CaseError, match="integers always compare exactly"):
         load_case(write_case(case_dir, text))
 

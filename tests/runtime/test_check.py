@@ -15,7 +15,11 @@ def test_integers_exact_and_first_mismatches_listed() -> None:
     report = compare_outputs({"out": want}, {"out": got})
     (check,) = report.outputs
     assert not report.ok and (check.mismatches, check.count) == (3, 20)
-    assert [(m.index, m.expected, m.actual) for m in check.first] == [((3,), 3, -3), ((7,), 7, 70), ((11,), 11, 0)]
+    assert [(m.index, m.expected, m.actual) for m in check.first] == [
+        ((3,), 3, -3),
+        ((7,), 7, 70),
+        ((11,), 11, 0),
+    ]
     assert "out: FAILED: 3 of 20 elements differ" in report.render()
     assert "[7] expected 7, got 70" in report.render()
 
@@ -53,8 +57,11 @@ def test_structural_problems() -> None:
     want = {"a": np.zeros(4, np.float32), "b": np.zeros(4, np.int32), "c": np.zeros(2, np.uint8)}
     report = compare_outputs(want, {"a": np.zeros(4, np.float64), "b": np.zeros(5, np.int32)})
     problems = {check.name: check.problem for check in report.outputs}
-    assert problems == {"a": "dtype float64 differs from expected float32",
-                        "b": "shape (5,) differs from expected (4,)", "c": "no such output"}
+    assert problems == {
+        "a": "dtype float64 differs from expected float32",
+        "b": "shape (5,) differs from expected (4,)",
+        "c": "no such output",
+    }
     assert not report.ok
     assert compare_outputs({}, {}).ok
 

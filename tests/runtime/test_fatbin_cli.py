@@ -18,16 +18,29 @@ SASS = b"\x7fELF" + bytes(60)
 @pytest.fixture
 def two_entry_fatbin(tmp_path: Path, fatbin_writer: Callable[..., bytes], entry_spec: Any) -> Path:
     path = tmp_path / "app.fatbin"
-    path.write_bytes(fatbin_writer(entry_spec(kind=2, payload=SASS, arch=90, major=1, minor=8),
-                                   entry_spec(payload=PTX, arch=80, compression="lz4", options="-O3",
-                                              identifier="src/app.cu")))
+    path.write_bytes(
+        fatbin_writer(
+            entry_spec(kind=2, payload=SASS, arch=90, major=1, minor=8),
+            entry_spec(payload=PTX, arch=80, compression="lz4", options="-O3", identifier="src/app.cu"),
+        )
+    )
     return path
 
 
 def test_list_table(two_entry_fatbin: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fatbin", "list", str(two_entry_fatbin)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["C.E", "OFFSET", "KIND", "ARCH", "PTX", "COMPRESS", "SIZE", "SECTION", "OPTIONS"]
+    assert lines[0].split() == [
+        "C.E",
+        "OFFSET",
+        "KIND",
+        "ARCH",
+        "PTX",
+        "COMPRESS",
+        "SIZE",
+        "SECTION",
+        "OPTIONS",
+    ]
     assert lines[1].split()[:4] == ["0.0", "0x10", "elf", "sm_90"]
     assert lines[2].split()[:7] == ["*", "0.1", f"0x{16 + 64 + 64:x}", "ptx", "sm_80", "8.0", "lz4"]
     assert lines[2].split()[-1] == "'-O3'"
@@ -39,12 +52,18 @@ def test_list_json(two_entry_fatbin: Path, capsys: pytest.CaptureFixture[str]) -
     (container,) = report["containers"]
     sass, ptx = container["entries"]
     assert (sass["kind"], sass["arch"], sass["selected"]) == ("elf", "sm_90", False)
-    assert (ptx["kind"], ptx["ptx_version"], ptx["compression"], ptx["selected"]) == ("ptx", "8.0", "lz4", True)
+    assert (ptx["kind"], ptx["ptx_version"], ptx["compression"], ptx["selected"]) == (
+        "ptx",
+        "8.0",
+        "lz4",
+        True,
+    )
     assert ptx["size"] == len(PTX) + 1 and ptx["identifier"] == "src/app.cu"
 
 
-def test_extract_writes_named_payloads(two_entry_fatbin: Path, tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_extract_writes_named_payloads(
+    two_entry_fatbin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     assert main(["fatbin", "extract", str(two_entry_fatbin), "-o", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["0.0.sm_90.cubin", "0.1.sm_80.app.cu.ptx"]
@@ -65,10 +84,15 @@ def test_bad_input_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_executable_listing(cuda_build: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    exe = cuda_build("saxpy.exe", "-gencode=arch=compute_80,code=compute_80",
-                     "-gencode=arch=compute_90,code=sm_90", "saxpy.cu")
+    exe = cuda_build(
+        "saxpy.exe",
+        "-gencode=arch=compute_80,code=compute_80",
+        "-gencode=arch=compute_90,code=sm_90",
+        "saxpy.cu",
+    )
     assert main(["fatbin", "list", "--json", str(exe)]) == 0
     report = json.loads(capsys.readouterr().out)
     selected = [e for c in report["containers"] for e in c["entries"] if e["selected"]]
     assert [(e["kind"], e["arch"], e["section"], e["registered"]) for e in selected] == [
-        ("ptx", "sm_80", ".nv_fatbin", True)]
+        ("ptx", "sm_80", ".nv_fatbin", True)
+    ]

@@ -35,8 +35,9 @@ def reference_ptx(cuda_build: Build) -> list[str]:
 
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_standalone_fatbin_each_compression(cuda_build: Build, reference_ptx: list[str], mode: str) -> None:
-    path = cuda_build(f"saxpy-{mode}.fatbin", "-fatbin", GENCODE_80_PTX, GENCODE_90_SASS,
-                      *_mode_args(mode), "saxpy.cu")
+    path = cuda_build(
+        f"saxpy-{mode}.fatbin", "-fatbin", GENCODE_80_PTX, GENCODE_90_SASS, *_mode_args(mode), "saxpy.cu"
+    )
     fatbin = read_fatbin_file(path)
     assert len(fatbin.containers) == 1
     kinds = sorted((e.kind, e.arch) for e in fatbin.entries)
@@ -51,9 +52,21 @@ def test_standalone_fatbin_each_compression(cuda_build: Build, reference_ptx: li
 
 
 def test_compression_modes_decode_to_identical_ptx(cuda_build: Build) -> None:
-    texts = {mode: select_ptx(read_fatbin_file(cuda_build(f"saxpy-{mode}.fatbin", "-fatbin", GENCODE_80_PTX,
-                                                          GENCODE_90_SASS, *_mode_args(mode), "saxpy.cu"))
-                              .containers[0]).payload() for mode in MODES}
+    texts = {
+        mode: select_ptx(
+            read_fatbin_file(
+                cuda_build(
+                    f"saxpy-{mode}.fatbin",
+                    "-fatbin",
+                    GENCODE_80_PTX,
+                    GENCODE_90_SASS,
+                    *_mode_args(mode),
+                    "saxpy.cu",
+                )
+            ).containers[0]
+        ).payload()
+        for mode in MODES
+    }
     assert texts["speed"] == texts["default"] == texts["none"]
 
 
@@ -70,8 +83,9 @@ def test_executable_registers_the_ptx_container(cuda_build: Build, reference_ptx
 
 @pytest.mark.parametrize("mode", ["speed", "none"])
 def test_shared_library(cuda_build: Build, reference_ptx: list[str], mode: str) -> None:
-    lib = cuda_build(f"libsaxpy-{mode}.so", "-shared", "-Xcompiler", "-fPIC", GENCODE_80_PTX,
-                     *_mode_args(mode), "saxpy.cu")
+    lib = cuda_build(
+        f"libsaxpy-{mode}.so", "-shared", "-Xcompiler", "-fPIC", GENCODE_80_PTX, *_mode_args(mode), "saxpy.cu"
+    )
     modules = module_containers(read_fatbin_file(lib))
     assert len(modules) == 1
     entry = select_ptx(modules[0])
@@ -111,8 +125,9 @@ def test_rdc_ptx_matches_nvcc_ptx(cuda_build: Build) -> None:
 
 def test_ptxas_options_recorded_by_nvcc(cuda_build: Build) -> None:
     debug = cuda_build("saxpy-G.fatbin", "-fatbin", "-G", GENCODE_80_PTX, "saxpy.cu")
-    limited = cuda_build("saxpy-maxr.fatbin", "-fatbin", "-maxrregcount=40", "-lineinfo", GENCODE_80_PTX,
-                         "saxpy.cu")
+    limited = cuda_build(
+        "saxpy-maxr.fatbin", "-fatbin", "-maxrregcount=40", "-lineinfo", GENCODE_80_PTX, "saxpy.cu"
+    )
     debug_entry = select_ptx(read_fatbin_file(debug).containers[0])
     assert entry_options(debug_entry).debug
     assert debug_entry.identifier == "saxpy.cu"
@@ -121,8 +136,14 @@ def test_ptxas_options_recorded_by_nvcc(cuda_build: Build) -> None:
 
 
 def test_policy_prefers_generic_then_newest(cuda_build: Build) -> None:
-    path = cuda_build("multi.fatbin", "-fatbin", "-gencode=arch=compute_75,code=compute_75",
-                      GENCODE_80_PTX, "-gencode=arch=compute_90a,code=compute_90a", "saxpy.cu")
+    path = cuda_build(
+        "multi.fatbin",
+        "-fatbin",
+        "-gencode=arch=compute_75,code=compute_75",
+        GENCODE_80_PTX,
+        "-gencode=arch=compute_90a,code=compute_90a",
+        "saxpy.cu",
+    )
     container = read_fatbin_file(path).containers[0]
     assert sorted(e.arch_name for e in container.entries) == ["sm_75", "sm_80", "sm_90a"]
     assert select_ptx(container).arch_name == "sm_80"

@@ -22,8 +22,17 @@ PTX = b".version 8.5\n.target sm_80\n.address_size 64\n\n.visible .entry k()\n{\
 
 @pytest.mark.parametrize("compression", ["none", "lz4", "zstd"])
 def test_fields_and_payload(fatbin_writer: Writer, entry_spec: Any, compression: str) -> None:
-    image = fatbin_writer(entry_spec(payload=PTX, arch=86, major=8, minor=5, options="--compile-only  ",
-                                     identifier="dir/k.cu", compression=compression))
+    image = fatbin_writer(
+        entry_spec(
+            payload=PTX,
+            arch=86,
+            major=8,
+            minor=5,
+            options="--compile-only  ",
+            identifier="dir/k.cu",
+            compression=compression,
+        )
+    )
     fatbin = read_fatbin(image, "k.fatbin")
     (entry,) = fatbin.entries
     assert (entry.kind, entry.arch, entry.ptx_version, entry.offset) == (EntryKind.PTX, 86, (8, 5), 16)
@@ -35,8 +44,11 @@ def test_fields_and_payload(fatbin_writer: Writer, entry_spec: Any, compression:
 
 def test_entries_advance_by_header_plus_payload(fatbin_writer: Writer, entry_spec: Any) -> None:
     # The second entry has a longer header (identifier + options), the third a binary payload.
-    image = fatbin_writer(entry_spec(payload=b"a"), entry_spec(payload=b"bb", identifier="x" * 40, options="-O3"),
-                          entry_spec(kind=2, payload=b"\x7fELF" + bytes(30), arch=90, major=1, minor=8))
+    image = fatbin_writer(
+        entry_spec(payload=b"a"),
+        entry_spec(payload=b"bb", identifier="x" * 40, options="-O3"),
+        entry_spec(kind=2, payload=b"\x7fELF" + bytes(30), arch=90, major=1, minor=8),
+    )
     entries = read_fatbin(image).entries
     assert [e.payload() for e in entries] == [b"a", b"bb", b"\x7fELF" + bytes(30) + bytes(-34 % 8)]
     assert entries[1].header_size > 64
@@ -77,7 +89,9 @@ def test_ptxas_options() -> None:
 def test_in_memory_container_and_wrapper(fatbin_writer: Writer, entry_spec: Any) -> None:
     image = fatbin_writer(entry_spec(payload=PTX, compression="zstd"))
     buffer = ctypes.create_string_buffer(image, len(image))
-    wrapper = ctypes.create_string_buffer(struct.pack("<IIQQ", 0x466243B1, 1, ctypes.addressof(buffer), 0), 24)
+    wrapper = ctypes.create_string_buffer(
+        struct.pack("<IIQQ", 0x466243B1, 1, ctypes.addressof(buffer), 0), 24
+    )
     for address in (ctypes.addressof(buffer), ctypes.addressof(wrapper)):
         (entry,) = fatbin_from_pointer(address).entries
         assert entry.payload() == PTX
@@ -98,21 +112,25 @@ def _patched(image: bytes, offset: int, fmt: str, value: int) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.parametrize(("offset", "fmt", "value", "message"), [
-    (0, "<I", 0x12345678, r"offset 0x0: not a CUDA fatbin"),
-    (4, "<H", 2, r"offset 0x0: unsupported fatbin container version 2"),
-    (6, "<H", 8, r"offset 0x0: container header_size 8"),
-    (8, "<Q", 1 << 40, r"offset 0x0: container of .* runs past the end"),
-    (16 + 2, "<H", 0x0202, r"offset 0x10: unsupported entry version 0x0202"),
-    (16 + 4, "<I", 12, r"offset 0x10: entry header_size 12"),
-    (16 + 8, "<Q", 1 << 33, r"offset 0x10: entry of .* runs past the end of its container"),
-    (16 + 0x10, "<I", 1 << 20, r"offset 0x10: compressed size 0x100000 does not fit"),
-    (16 + 0x14, "<I", 0x400, r"offset 0x10: options descriptor at \+0x400"),
-    (16 + 0x28, "<Q", 0xA011, r"offset 0x10: entry claims both LZ4 and zstd"),
-    (16 + 0x38, "<Q", 0, r"offset 0x10: compressed entry has no uncompressed size"),
-])
-def test_malformed_headers_name_the_offset(fatbin_writer: Writer, entry_spec: Any, offset: int, fmt: str,
-                                           value: int, message: str) -> None:
+@pytest.mark.parametrize(
+    ("offset", "fmt", "value", "message"),
+    [
+        (0, "<I", 0x12345678, r"offset 0x0: not a CUDA fatbin"),
+        (4, "<H", 2, r"offset 0x0: unsupported fatbin container version 2"),
+        (6, "<H", 8, r"offset 0x0: container header_size 8"),
+        (8, "<Q", 1 << 40, r"offset 0x0: container of .* runs past the end"),
+        (16 + 2, "<H", 0x0202, r"offset 0x10: unsupported entry version 0x0202"),
+        (16 + 4, "<I", 12, r"offset 0x10: entry header_size 12"),
+        (16 + 8, "<Q", 1 << 33, r"offset 0x10: entry of .* runs past the end of its container"),
+        (16 + 0x10, "<I", 1 << 20, r"offset 0x10: compressed size 0x100000 does not fit"),
+        (16 + 0x14, "<I", 0x400, r"offset 0x10: options descriptor at \+0x400"),
+        (16 + 0x28, "<Q", 0xA011, r"offset 0x10: entry claims both LZ4 and zstd"),
+        (16 + 0x38, "<Q", 0, r"offset 0x10: compressed entry has no uncompressed size"),
+    ],
+)
+def test_malformed_headers_name_the_offset(
+    fatbin_writer: Writer, entry_spec: Any, offset: int, fmt: str, value: int, message: str
+) -> None:
     image = fatbin_writer(entry_spec(payload=PTX, compression="lz4", options="-O3"))
     with pytest.raises(FatbinError, match=message) as info:
         read_fatbin(_patched(image, offset, fmt, value), "bad.fatbin")
@@ -124,15 +142,18 @@ def test_truncated_compressed_payload(fatbin_writer: Writer, entry_spec: Any, co
     image = fatbin_writer(entry_spec(payload=PTX * 20, compression=compression))
     header_size, _, compressed_size = struct.unpack_from("<IQI", image, 16 + 4)
     (entry,) = read_fatbin(_patched(image, 16 + 0x10, "<I", compressed_size // 2)).entries
-    with pytest.raises(FatbinError, match=rf"(?i)offset 0x{16 + header_size:x}: (corrupt {compression} payload|"
-                                          rf"{compression} payload decompressed to)"):
+    with pytest.raises(
+        FatbinError,
+        match=rf"(?i)offset 0x{16 + header_size:x}: (corrupt {compression} payload|"
+        rf"{compression} payload decompressed to)",
+    ):
         entry.payload()
 
 
 def test_garbled_zstd_payload(fatbin_writer: Writer, entry_spec: Any) -> None:
     image = bytearray(fatbin_writer(entry_spec(payload=PTX * 20, compression="zstd")))
     start = 16 + struct.unpack_from("<I", image, 16 + 4)[0]
-    image[start:start + 4] = b"\0\0\0\0"  # frame magic gone
+    image[start : start + 4] = b"\0\0\0\0"  # frame magic gone
     (entry,) = read_fatbin(bytes(image)).entries
     with pytest.raises(FatbinError, match=rf"offset 0x{start:x}: corrupt zstd payload"):
         entry.payload()
@@ -158,13 +179,17 @@ def test_other_inputs_are_rejected_clearly() -> None:
 @given(data=st.data())
 def test_mutated_fatbins_never_crash(fatbin_writer: Writer, entry_spec: Any, data: st.DataObject) -> None:
     compression = data.draw(st.sampled_from(["none", "lz4", "zstd"]))
-    image = bytearray(fatbin_writer(entry_spec(payload=PTX, compression=compression, options="-O2"),
-                                    entry_spec(kind=2, payload=b"\x7fELF" + bytes(20), arch=90)))
+    image = bytearray(
+        fatbin_writer(
+            entry_spec(payload=PTX, compression=compression, options="-O2"),
+            entry_spec(kind=2, payload=b"\x7fELF" + bytes(20), arch=90),
+        )
+    )
     for _ in range(data.draw(st.integers(1, 6))):
         position = data.draw(st.integers(0, len(image) - 1))
         image[position] = data.draw(st.integers(0, 255))
     if data.draw(st.booleans()):
-        image = image[:data.draw(st.integers(0, len(image)))]
+        image = image[: data.draw(st.integers(0, len(image)))]
     try:
         for entry in read_fatbin(bytes(image), "fuzz.fatbin").entries:
             entry.payload()

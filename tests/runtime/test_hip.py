@@ -42,10 +42,14 @@ def _has_amd_gpu() -> bool:
 def test_real_library_reports_what_is_missing() -> None:
     """Passes with and without libamdhip64 installed; on a machine with an AMD GPU it opens it."""
     if not _real_hip_loads():
-        with pytest.raises(HipError, match=r"HIP runtime not found \(tried libamdhip64.so, .*\); install ROCm"):
+        with pytest.raises(
+            HipError, match=r"HIP runtime not found \(tried libamdhip64.so, .*\); install ROCm"
+        ):
             HipDevice.open()
     elif not Path("/dev/kfd").exists():
-        with pytest.raises(HipError, match=r"^error: no AMD GPU found: hipGetDeviceCount returned hipError\w+ \(\d+"):
+        with pytest.raises(
+            HipError, match=r"^error: no AMD GPU found: hipGetDeviceCount returned hipError\w+ \(\d+"
+        ):
             HipDevice.open()
     else:  # a ROCm machine: HIP finds the device
         assert HipDevice.open().name()
@@ -62,7 +66,9 @@ def fake_hip(tmp_path_factory: pytest.TempPathFactory) -> str:
     if compiler is None:
         pytest.skip("no C compiler to build the fake HIP library")
     output = tmp_path_factory.mktemp("fakehip") / "libfakehip.so"
-    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(output), str(DATA / "fake_hip.c")], check=True)
+    subprocess.run(
+        [compiler, "-shared", "-fPIC", "-O1", "-o", str(output), str(DATA / "fake_hip.c")], check=True
+    )
     return str(output)
 
 
@@ -75,8 +81,10 @@ def test_no_device(fake_hip: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_HIP_DEVICES", "0")
     with pytest.raises(HipError) as info:
         HipDevice.open(library=fake_hip)
-    assert str(info.value) == ("error: no AMD GPU found: hipGetDeviceCount returned hipErrorNoDevice "
-                               "(100: no ROCm-capable device is detected) (hipInit returned hipErrorInvalidDevice (101))")
+    assert str(info.value) == (
+        "error: no AMD GPU found: hipGetDeviceCount returned hipErrorNoDevice "
+        "(100: no ROCm-capable device is detected) (hipInit returned hipErrorInvalidDevice (101))"
+    )
     monkeypatch.setenv("FAKE_HIP_DEVICES", "1")
     with pytest.raises(HipError, match="AMD GPU 3 requested, but HIP sees 1 device"):
         HipDevice.open(3, library=fake_hip)
@@ -108,7 +116,8 @@ def test_run_case_packs_and_launches(fake_hip: str, tmp_path: Path) -> None:
         'hsaco = "k.hsaco"\nkernel = "add_scalar"\ngrid = [2]\nblock = [64, 1, 1]\nshared_bytes = 256\n'
         '[[args]]\nname = "data"\nbuffer = "u32"\ndata = "data.npy"\n'
         '[[args]]\nscalar = "u32"\nvalue = 100\n[[args]]\nscalar = "u32"\nvalue = 1000\n'
-        '[expect]\ndata = "expected.npy"\n')
+        '[expect]\ndata = "expected.npy"\n'
+    )
     case = load_case(tmp_path / "case.toml")
     device = HipDevice.open(library=fake_hip)
     lib = ctypes.CDLL(fake_hip)
@@ -124,8 +133,9 @@ def test_run_case_packs_and_launches(fake_hip: str, tmp_path: Path) -> None:
 
 def test_run_case_releases_on_failure(fake_hip: str, tmp_path: Path) -> None:
     (tmp_path / "k.hsaco").write_bytes(FAKE_ELF)
-    (tmp_path / "case.toml").write_text('hsaco = "k.hsaco"\nkernel = "add_scalar"\n'
-                                        '[[args]]\nname = "d"\nbuffer = "u32"\ncount = 4\n')
+    (tmp_path / "case.toml").write_text(
+        'hsaco = "k.hsaco"\nkernel = "add_scalar"\n[[args]]\nname = "d"\nbuffer = "u32"\ncount = 4\n'
+    )
     case = load_case(tmp_path / "case.toml")
     device = HipDevice.open(library=fake_hip)
     lib = ctypes.CDLL(fake_hip)

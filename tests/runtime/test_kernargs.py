@@ -12,7 +12,16 @@ from hypothesis import strategies as st
 
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, encode_scalar, pack_parameters
 
-INT_FORMATS = {"s8": "<b", "s16": "<h", "s32": "<i", "s64": "<q", "u8": "<B", "u16": "<H", "u32": "<I", "u64": "<Q"}
+INT_FORMATS = {
+    "s8": "<b",
+    "s16": "<h",
+    "s32": "<i",
+    "s64": "<q",
+    "u8": "<B",
+    "u16": "<H",
+    "u32": "<I",
+    "u64": "<Q",
+}
 
 
 @pytest.mark.parametrize("type_name", sorted(INT_FORMATS))
@@ -69,19 +78,25 @@ def test_pack_with_gaps_and_padding() -> None:
     values = [struct.pack("<i", 7), struct.pack("<Q", 0x1122334455667788), b"\xaa"]
     packed = pack_parameters(values, [(0, 4, 4), (8, 8, 8), (16, 1, 1)])
     assert packed == struct.pack("<i4xQB7x", 7, 0x1122334455667788, 0xAA)
-    assert pack_parameters(values, [ParamSlot(0, 4, 4), ParamSlot(8, 8, 8), ParamSlot(16, 1, 1)], 32) == \
-        packed + bytes(8)
+    assert pack_parameters(
+        values, [ParamSlot(0, 4, 4), ParamSlot(8, 8, 8), ParamSlot(16, 1, 1)], 32
+    ) == packed + bytes(8)
     assert pack_parameters([], []) == b""
 
 
-@pytest.mark.parametrize(("layout", "values", "message"), [
-    ([(0, 4, 4)], [b"1234", b"5678"], "takes 1 parameter"),
-    ([(2, 4, 4)], [b"1234"], "parameter 0: offset 2 is not a multiple of its alignment 4"),
-    ([(0, 8, 8)], [b"1234"], "parameter 0: the kernel declares 8 byte"),
-    ([(0, 8, 8), (4, 4, 4)], [bytes(8), bytes(4)], "parameters 0 and 1 overlap"),
-    ([(0, 4, 3)], [b"1234"], "invalid slot"),
-])
-def test_pack_rejects_bad_layouts(layout: list[tuple[int, int, int]], values: list[bytes], message: str) -> None:
+@pytest.mark.parametrize(
+    ("layout", "values", "message"),
+    [
+        ([(0, 4, 4)], [b"1234", b"5678"], "takes 1 parameter"),
+        ([(2, 4, 4)], [b"1234"], "parameter 0: offset 2 is not a multiple of its alignment 4"),
+        ([(0, 8, 8)], [b"1234"], "parameter 0: the kernel declares 8 byte"),
+        ([(0, 8, 8), (4, 4, 4)], [bytes(8), bytes(4)], "parameters 0 and 1 overlap"),
+        ([(0, 4, 3)], [b"1234"], "invalid slot"),
+    ],
+)
+def test_pack_rejects_bad_layouts(
+    layout: list[tuple[int, int, int]], values: list[bytes], message: str
+) -> None:
     with pytest.raises(ArgumentError, match=message):
         pack_parameters(values, layout)
     with pytest.raises(ArgumentError, match="smaller than its last parameter"):
