@@ -1,5 +1,6 @@
-; Device function calls: a plain call, recursion, an indirect call through a function
-; pointer argument, a function pointer table in global memory, and a private array (stack).
+; Device function calls: a plain call, recursion, indirect calls through function-pointer tables
+; in global and constant memory, and a private array (stack). Well defined, so it also runs:
+; out[tid] = twice(fconst[sel](ftab[sel](fact(tid)))) with i32 wrap-around.
 @ftab = addrspace(1) global [2 x ptr] [ptr @twice, ptr @plus_one]
 @fconst = addrspace(4) constant [2 x ptr] [ptr @plus_one, ptr @twice]
 
@@ -30,9 +31,8 @@ define amdgpu_kernel void @calls(ptr addrspace(1) %out, i32 %sel, i32 %idx) {
   %buf = alloca [16 x i32], align 4, addrspace(5)
   %tid = call i32 @llvm.amdgcn.workitem.id.x()
   %slot = getelementptr [16 x i32], ptr addrspace(5) %buf, i32 0, i32 %idx
-  store i32 %tid, ptr addrspace(5) %slot
-  %back = getelementptr [16 x i32], ptr addrspace(5) %buf, i32 0, i32 %tid
-  %v = load i32, ptr addrspace(5) %back
+  store volatile i32 %tid, ptr addrspace(5) %slot
+  %v = load volatile i32, ptr addrspace(5) %slot
   %a = call i32 @fact(i32 %v)
   %fp = getelementptr [2 x ptr], ptr addrspace(1) @ftab, i32 0, i32 %sel
   %f = load ptr, ptr addrspace(1) %fp
