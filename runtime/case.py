@@ -55,6 +55,10 @@ __all__ = [
 class CaseError(Ptx2GcnError):
     """An invalid case file; located at the offending field when it can be found."""
 
+    @classmethod
+    def located(cls, span: Span, message: str) -> CaseError:
+        return cls(Ptx2GcnError.at(span, message).diagnostics)
+
 
 @dataclass(frozen=True, slots=True)
 class ScalarArg:
@@ -115,7 +119,7 @@ class Case:
         for arg in self.args:
             if isinstance(arg, BufferArg):
                 if arg.name not in addresses:
-                    raise CaseError.at(
+                    raise CaseError.located(
                         Span.unknown(str(self.path)),
                         f"args[{arg.index}]: no device address for buffer {arg.name!r}",
                     )
@@ -134,7 +138,7 @@ class Case:
         try:
             return pack_parameters(self.argument_bytes(addresses), layout, total_size)
         except ArgumentError as error:
-            raise CaseError.at(
+            raise CaseError.located(
                 Span.unknown(str(self.path)), f"kernel {self.kernel}: {_arg_path(error)}"
             ) from None
 
@@ -164,7 +168,7 @@ class _Loader:
         self.source = SourceFile(str(path), text)
 
     def error(self, field: str, message: str) -> CaseError:
-        return CaseError.at(field_span(self.source, field), f"{field}: {message}")
+        return CaseError.located(field_span(self.source, field), f"{field}: {message}")
 
     def file(self, field: str, value: object) -> Path:
         if not isinstance(value, str) or not value:
@@ -197,7 +201,7 @@ def load_case(path: str | Path) -> Case:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise CaseError.at(
+        raise CaseError.located(
             Span.unknown(str(path)), f"cannot read: {getattr(error, 'strerror', None) or error}"
         ) from None
     loader = _Loader(path, text)
@@ -205,7 +209,7 @@ def load_case(path: str | Path) -> Case:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         span, message = decode_error_span(loader.source, str(error))
-        raise CaseError.at(span, f"invalid TOML: {message}") from None
+        raise CaseError.located(span, f"invalid TOML: {message}") from None
     return _build(loader, table)
 
 

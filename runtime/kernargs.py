@@ -30,6 +30,7 @@ SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {
     "f32": np.dtype("<f4"),
     "f64": np.dtype("<f8"),
 }
+_FLOAT_MAX = {"f16": 65504.0, "f32": 3.4028234663852886e38, "f64": 1.7976931348623157e308}
 _PTX_FLOAT_BITS = re.compile(r"^0([fFdD])([0-9a-fA-F]+)$")  # PTX 0f3F800000 / 0d3FF0000000000000
 
 
@@ -91,7 +92,7 @@ def _encode_float(type_name: str, dtype: np.dtype[np.generic], value: object) ->
         rounded = np.array(number, dtype=dtype)  # IEEE round-to-nearest-even
     if math.isfinite(number) and not np.isfinite(rounded):
         raise ArgumentError(
-            f"{value} overflows {type_name} (largest finite value {float(np.finfo(dtype).max)})"
+            f"{value} overflows {type_name} (largest finite value {_FLOAT_MAX[type_name]})"
         )
     return rounded.tobytes()
 
