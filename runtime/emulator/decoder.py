@@ -153,10 +153,13 @@ def decode(code: bytes, pc: int) -> Instruction:
     fields = _extract(fmt, words if fmt.size == 8 else (word0, 0))
     size = fmt.size
     form = _form(fmt, info)
-    if form == "e32" and info.srcs and fields["src0"] in (enc.SRC0_DPP, enc.SRC0_SDWA):
+    # v_nop has a DPP form (but no SDWA form); other VOP1 opcodes without sources have neither.
+    markers = (enc.SRC0_DPP, enc.SRC0_SDWA) if info.srcs else (enc.SRC0_DPP,) if info.name == "v_nop" else ()
+    if form == "e32" and fields["src0"] in markers:
         words = (word0, _word(code, pc + 4, pc, words))
-        form = _vop_extension(fields, words[1], fmt.name)
-        size = 8
+        if info.name != "v_nop" or not (words[1] >> 20) & 0xF:  # v_nop DPP takes no modifiers
+            form = _vop_extension(fields, words[1], fmt.name)
+            size = 8
     if fmt.name == "MUBUF" and fields["soffset"] == LITERAL_CODE:
         raise DecodeError(pc, words, f"{info.name}: a literal soffset does not exist on gfx942")
     _normalise(fmt, fields, form, info)

@@ -66,6 +66,41 @@ def inline_text(code: int, dtype: DType | None) -> str:
     return FLOAT_INLINE_TEXT[code]
 
 
+def _inlinable(value: int, bits: int) -> bool:
+    """Whether an inline constant could encode ``value`` as a ``bits``-wide operand."""
+    signed = value - (1 << bits) if value >> (bits - 1) else value
+    return -16 <= signed <= 64 or any(inline_constant_bits(code, bits) == value for code in FLOAT_INLINE_TEXT)
+
+
+def inline_value_text(value: int, bits: int) -> str:
+    """The inline-constant spelling of ``value`` (which must be inlinable at ``bits``)."""
+    signed = value - (1 << bits) if value >> (bits - 1) else value
+    if -16 <= signed <= 64:
+        return str(signed)
+    code = next(code for code in FLOAT_INLINE_TEXT if inline_constant_bits(code, bits) == value)
+    return inline_text(code, DType.F64 if bits == 64 else None)
+
+
+def literal_text(value: int, dtype: DType | None) -> str:
+    """A literal dword as LLVM 22 prints it.  A value an inline constant could also encode is written
+    ``lit(0x...)`` so that re-assembly keeps the literal; 64-bit float operands (the literal is the
+    high dword) print the double's inline spelling instead; 16-bit operands use the low half
+    (LLVM quirks reproduced: the test for an f16 operand is its low half, for an i16 operand the
+    whole dword as a 32-bit constant; packed operands never use ``lit()``)."""
+    value &= 0xFFFFFFFF
+    bits = dtype.bits if dtype is not None else 32
+    if bits == 64 and dtype is not None and dtype.is_float:
+        return inline_value_text(value << 32, 64) if _inlinable(value << 32, 64) else f"0x{value:x}"
+    if dtype is not None and dtype.value[2] == "packed":  # an integer, or an f16 constant in the low half
+        signed = value - (1 << 32) if value >> 31 else value
+        packed = -16 <= signed <= 64 or (value < 0x10000 and _inlinable(value, 16))
+        return f"lit(0x{value:x})" if packed else f"0x{value:x}"
+    if bits == 16 and dtype is not None:
+        inlinable = _inlinable(value & 0xFFFF, 16) if dtype.is_float else _inlinable(value, 32)
+        return f"lit(0x{value:x})" if inlinable else f"0x{value & 0xFFFF:x}"
+    return f"lit(0x{value:x})" if _inlinable(value, 64 if bits == 64 else 32) else f"0x{value:x}"
+
+
 def operand_text(code: int, dtype: DType | None, literal: int | None, short_inv2pi: bool = False) -> str:
     """Text of a 9-bit source code used as an operand of type ``dtype`` (None: 32-bit).
     ``short_inv2pi``: print 1/(2*pi) with f32 precision even for a 64-bit operand (VOP3P does)."""
@@ -73,8 +108,7 @@ def operand_text(code: int, dtype: DType | None, literal: int | None, short_inv2
     if code >= VGPR_BASE:
         return register_range("v", code - VGPR_BASE, dwords)
     if code == LITERAL_CODE:
-        value = literal or 0
-        return f"0x{value & 0xFFFF if dtype is not None and dtype.bits == 16 else value:x}"
+        return literal_text(literal or 0, dtype)
     if code in FLOAT_INLINE_TEXT and dtype is not None and dtype.bits == 16 and not dtype.is_float:
         return f"0x{inline_constant_bits(code, 16):x}"  # LLVM shows an i16 operand's f16 bits
     if 128 <= code <= 248 and (code <= 208 or code >= 240):
@@ -120,8 +154,19 @@ def _src_types(inst: Instruction) -> tuple[DType, ...]:
     return inst.info.srcs if inst.info is not None else ()
 
 
+# Their source is printed as a plain value even when it is a literal (no lit()).
+_LITERAL_AS_VALUE = frozenset({"s_movrels_b32", "s_movrels_b64", "v_accvgpr_mov_b32", "s_setpc_b64",
+                               "s_rfe_b64", "s_cbranch_join"})
+
+
+def _value_literal_text(value: int) -> str:
+    return inline_value_text(value, 32) if _inlinable(value, 32) else f"0x{value:x}"
+
+
 def _scalar_sources(inst: Instruction, names: tuple[str, ...]) -> list[str]:
     types = _src_types(inst)
+    if inst.opcode in _LITERAL_AS_VALUE and inst.fields[names[0]] == LITERAL_CODE:
+        return [_value_literal_text(inst.literal or 0)]
     if inst.opcode in _SHORT_INV2PI and inst.fields[names[0]] == 248:
         return [FLOAT_INLINE_TEXT[248]]
     return [operand_text(inst.fields[name], types[i] if i < len(types) else None, inst.literal)
@@ -171,7 +216,7 @@ def _sopk(inst: Instruction) -> str:
     if name == "s_setreg_b32":
         return f"{name} {hwreg_text(simm)}, {sdst}"
     if name == "s_setreg_imm32_b32":
-        return f"{name} {hwreg_text(simm)}, {operand_text(LITERAL_CODE, None, inst.literal)}"
+        return f"{name} {hwreg_text(simm)}, {_value_literal_text(inst.literal or 0)}"
     if name in ("s_call_b64", "s_cbranch_i_fork"):
         return f"{name} {scalar_text(inst.fields['sdst'], 2)}, {simm}"
     return f"{name} {sdst}, 0x{simm:x}"
@@ -263,7 +308,7 @@ def _smem(inst: Instruction) -> str:
 
 # ---------------------------------------------------------------- vector ALU
 
-_E32_NO_SUFFIX = NO_VOP3_FORM | {"v_readfirstlane_b32", "v_nop", "v_clrexcp"}
+_E32_NO_SUFFIX = NO_VOP3_FORM | {"v_nop", "v_clrexcp"}
 _NO_OPERANDS = frozenset({"v_nop", "v_clrexcp"})
 _CARRY_IN = frozenset({"v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32"})
 _CARRY_OUT = frozenset({"v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32"}) | _CARRY_IN
@@ -291,6 +336,8 @@ def _src_text(inst: Instruction, index: int) -> str:
     code = inst.fields[f"src{index}"]
     if index == 0 and inst.opcode in _AGPR_SRC0 and code >= VGPR_BASE:
         return register_range("a", code - VGPR_BASE, 1)
+    if inst.opcode in _LITERAL_AS_VALUE and code == LITERAL_CODE:
+        return _value_literal_text(inst.literal or 0)
     dtype = _src_type(inst, index)
     if inst.info is not None and inst.info.mai and not inst.opcode.startswith("v_accvgpr"):
         if code >= VGPR_BASE:
@@ -298,9 +345,10 @@ def _src_text(inst: Instruction, index: int) -> str:
                                   _mai_dwords(inst, index))
         if code <= 101 and dtype is not None and dtype.dwords > 16:
             return register_range("s", code, 16)  # LLVM has no 32-SGPR tuple class to print
-    # VOP3P prints 1/(2*pi) with f32 precision, except for the f64 MFMA accumulator.
-    short = inst.encoding == "VOP3P" and not (index == 2 and inst.opcode.startswith("v_mfma_f64"))
-    return operand_text(code, dtype, inst.literal, short_inv2pi=short)
+    if index == 2 and inst.opcode.startswith("v_mfma_f64") and code < VGPR_BASE and code > 127:
+        return operand_text(code, DType.F64, inst.literal)  # an f64 accumulator constant
+    # VOP3P prints 1/(2*pi) with f32 precision.
+    return operand_text(code, dtype, inst.literal, short_inv2pi=inst.encoding == "VOP3P")
 
 
 def _mai_acc(inst: Instruction, index: int) -> bool:
@@ -360,10 +408,11 @@ def _e32(inst: Instruction) -> str:
         return _mnemonic(inst)
     count = 1 if inst.encoding == "VOP1" else 2
     sources = [_src_text(inst, i) for i in range(count)]
+    constant = f"0x{inst.literal or 0:x}"  # the K operand is always printed in hex
     if name in ("v_fmamk_f32", "v_madmk_f16"):
-        sources.insert(1, operand_text(LITERAL_CODE, None, inst.literal))
+        sources.insert(1, constant)
     elif name in ("v_fmaak_f32", "v_madak_f16"):
-        sources.append(operand_text(LITERAL_CODE, None, inst.literal))
+        sources.append(constant)
     return f"{_mnemonic(inst)} {', '.join(_vop_operands(inst, sources))}"
 
 
@@ -377,7 +426,7 @@ def dpp_ctrl_text(ctrl: int) -> str:
         return f"{rows[kind]}:{amount}"
     named = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13C: "wave_ror:1",
              0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
-    return named.get(ctrl, f"<invalid dpp_ctrl 0x{ctrl:x}>")
+    return named.get(ctrl, "/* Invalid dpp_ctrl value */")
 
 
 def _is_dp_alu(inst: Instruction) -> bool:
@@ -398,7 +447,8 @@ def _dpp(inst: Instruction) -> str:
     ctrl = dpp_ctrl_text(f["dpp_ctrl"])
     if _is_dp_alu(inst) and not 0x150 <= f["dpp_ctrl"] <= 0x15F:
         ctrl = "/* DP ALU dpp only supports row_newbcast */"
-    text = f"{_mnemonic(inst)} {', '.join(_vop_operands(inst, sources))} {ctrl}"
+    operands = "" if inst.opcode in _NO_OPERANDS else " " + ", ".join(_vop_operands(inst, sources))
+    text = f"{_mnemonic(inst)}{operands} {ctrl}"
     text += f" row_mask:0x{f['row_mask']:x} bank_mask:0x{f['bank_mask']:x}"
     return text + (" bound_ctrl:1" if f["bound_ctrl"] else "")
 
@@ -456,7 +506,8 @@ def _vop3_sources(inst: Instruction, count: int) -> list[str]:
             text = _with_modifiers(text, bool(f["neg"] >> i & 1), bool(f.get("abs", 0) >> i & 1))
         sources.append(text)
     if inst.opcode in _CARRY_IN or inst.opcode == "v_cndmask_b32":
-        sources[2] = operand_text(f["src2"], DType.B64, inst.literal)  # the lane-mask source
+        # the lane-mask source; LLVM prints its 1/(2*pi) with f32 precision
+        sources[2] = operand_text(f["src2"], DType.B64, inst.literal, short_inv2pi=True)
     return sources
 
 

@@ -493,7 +493,8 @@ MUBUF_NAMES = _table("""
 
 # Native VOP1/VOP2 opcodes that have no VOP3 (``_e64``) form.
 NO_VOP3_FORM: frozenset[str] = frozenset({
-    "v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_madak_f16", "v_swap_b32", "v_accvgpr_mov_b32"})
+    "v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_madak_f16", "v_swap_b32", "v_accvgpr_mov_b32",
+    "v_readfirstlane_b32"})
 VOP3_CARRY_OUT: frozenset[str] = frozenset({
     "v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32", "v_subb_co_u32",
     "v_subbrev_co_u32", "v_div_scale_f32", "v_div_scale_f64", "v_mad_u64_u32", "v_mad_i64_i32"})
@@ -547,7 +548,7 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "v_cvt_sr_bf8_f32": (_D.B32, (_D.F32, _D.U32)),
     "v_cvt_f32_fp8": (_D.F32, (_D.B32,)),
     "v_cvt_f32_bf8": (_D.F32, (_D.B32,)),
-    "v_sat_pk_u8_i16": (_D.B32, (_D.V2I16,)),
+    "v_sat_pk_u8_i16": (_D.B32, (_D.B32,)),  # two i16 in one dword; LLVM types it as i32
     "v_dot2_f32_f16": (_D.F32, (_D.V2F16, _D.V2F16, _D.F32)),
     "v_dot2_i32_i16": (_D.I32, (_D.V2I16, _D.V2I16, _D.I32)),
     "v_dot2_u32_u16": (_D.U32, (_D.V2U16, _D.V2U16, _D.U32)),
