@@ -187,6 +187,11 @@ def _function(f: ast.Function, lines: list[str]) -> None:
     if rets:
         head += " " + rets
     head += " " + f.name + _param_list(f.params)
+    if lines:
+        lines.append("")
+    if f.body is None and not f.directives:
+        lines.append(head + ";")
+        return
     lines.append(head)
     lines.extend(_perf(d) for d in f.directives)
     if f.body is None:

@@ -1,0 +1,245 @@
+"""Module-level semantic checks on a parsed PTX AST: names, duplicates, directive shapes.
+
+Invariant: ``check_module`` never raises for a parser-produced module; it returns every problem it
+finds as an error ``Diagnostic`` located at the offending use or declaration (with a note at the
+earlier declaration for duplicates), in source order per function. Checked:
+
+* registers used in an instruction or guard are declared (``.reg`` in the function or an enclosing
+  ``{ }`` scope, or a ``.reg`` parameter); ``.reg .b32 %r<10>`` declares ``%r0`` … ``%r9``;
+* branch targets are labels of the same function; other names resolve to a parameter, a variable in
+  scope, a module-level variable or function, a call prototype or a branch/call-target list;
+* no name is declared twice in one scope (a function may be declared before it is defined once);
+* module directives: one ``.version`` first, one ``.target``, at most one ``.address_size``;
+  performance directives carry the number of values PTX allows, and only where PTX allows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptx2gcn.diagnostics import Diagnostic, Severity, Span, note
+from ptx2gcn.frontend import ast
+
+# https://docs.nvidia.com/cuda/parallel-thread-execution/#predefined-identifiers (the %-names are
+# SpecialRegister nodes; WARP_SZ is the one plain-name constant).
+PREDEFINED_NAMES: frozenset[str] = frozenset({"WARP_SZ"})
+
+# name → (min values, max values, allowed on .entry, allowed on .func)
+# https://docs.nvidia.com/cuda/parallel-thread-execution/#performance-tuning-directives
+_PERF_SHAPES: dict[str, tuple[int, int, bool, bool]] = {
+    ".maxntid": (1, 3, True, False), ".reqntid": (1, 3, True, False),
+    ".minnctapersm": (1, 1, True, False), ".maxnctapersm": (1, 1, True, False),
+    ".maxnreg": (1, 1, True, True), ".noreturn": (0, 0, False, True),
+    ".maxclusterrank": (1, 1, True, False), ".reqnctapercluster": (1, 3, True, False),
+    ".explicitcluster": (0, 0, True, False), ".blocksareclusters": (0, 0, True, False),
+    ".abi_preserve": (1, 1, True, True), ".abi_preserve_control": (1, 1, True, True),
+}
+
+
+def _error(span: Span | None, message: str, *notes: Diagnostic) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, span, message, tuple(notes))
+
+
+def operand_leaves(op: ast.Operand) -> Iterator[ast.Operand]:
+    """The name-like leaves (Register, SpecialRegister, Symbol, Label) inside an operand."""
+    match op:
+        case ast.Register() | ast.SpecialRegister() | ast.Symbol() | ast.Label():
+            yield op
+        case ast.Address(base=base):
+            yield from operand_leaves(base)
+        case ast.Vector(elements=items) | ast.BracketList(items=items) | ast.ParenList(items=items):
+            for item in items:
+                yield from operand_leaves(item)
+        case ast.Pair(first=first, second=second) | ast.BinaryExpr(lhs=first, rhs=second):
+            yield from operand_leaves(first)
+            yield from operand_leaves(second)
+        case ast.Negated(operand=inner) | ast.Not(operand=inner) | ast.UnaryExpr(operand=inner):
+            yield from operand_leaves(inner)
+        case ast.ParenExpr(expr=inner):
+            yield from operand_leaves(inner)
+        case ast.Generic(symbol=symbol):
+            yield symbol
+        case _:
+            return
+
+
+class _Scope:
+    """Registers and symbols declared in one ``{ }`` scope, with their declaring spans."""
+
+    __slots__ = ("registers", "symbols")
+
+    def __init__(self) -> None:
+        self.registers: dict[str, Span] = {}
+        self.symbols: dict[str, Span] = {}
+
+
+class _FunctionChecker:
+    """Checks one function body against the module's global names."""
+
+    def __init__(self, globals_: dict[str, Span], out: list[Diagnostic]) -> None:
+        self.globals = globals_
+        self.out = out
+        self.scopes: list[_Scope] = []
+        self.labels: dict[str, Span] = {}
+
+    def run(self, function: ast.Function) -> None:
+        assert function.body is not None
+        top = _Scope()
+        for p in (*(function.return_params or ()), *(function.params or ())):
+            if function.is_kernel and None in p.dims:
+                self.out.append(_error(p.span, f"kernel parameter '{p.name}' cannot be an array of unknown size"))
+            table = top.registers if p.state_space == ".reg" else top.symbols
+            self._declare(table, p.name, p.span, "parameter")
+        self.scopes.append(top)
+        self._collect_labels(function.body)
+        self._block(function.body, new_scope=False)
+
+    def _declare(self, table: dict[str, Span], name: str, span: Span, what: str) -> None:
+        previous = table.get(name)
+        if previous is not None:
+            self.out.append(_error(span, f"duplicate declaration of {what} '{name}'",
+                                   note(previous, "previous declaration is here")))
+        else:
+            table[name] = span
+
+    def _collect_labels(self, block: ast.Block) -> None:
+        for stmt in block.statements:
+            if isinstance(stmt, ast.LabelDecl):
+                self._declare(self.labels, stmt.name, stmt.span, "label")
+            elif isinstance(stmt, (ast.BranchTargets, ast.CallTargets, ast.CallPrototype)):
+                self._declare(self.labels, stmt.name, stmt.span, "label")
+            elif isinstance(stmt, ast.Block):
+                self._collect_labels(stmt)
+
+    def _block(self, block: ast.Block, new_scope: bool = True) -> None:
+        if new_scope:
+            self.scopes.append(_Scope())
+        for stmt in block.statements:
+            match stmt:
+                case ast.Instruction():
+                    self._instruction(stmt)
+                case ast.VariableDecl():
+                    self._variable(stmt)
+                case ast.Block():
+                    self._block(stmt)
+                case ast.BranchTargets(targets=targets):
+                    for target in targets:
+                        if target not in self.labels:
+                            self.out.append(_error(stmt.span, f"undeclared label '{target}' in .branchtargets"))
+                case _:
+                    pass
+        if new_scope:
+            self.scopes.pop()
+
+    def _variable(self, decl: ast.VariableDecl) -> None:
+        scope = self.scopes[-1]
+        table = scope.registers if decl.state_space == ".reg" else scope.symbols
+        for declarator in decl.declarators:
+            for name in declarator.names():
+                self._declare(table, name, declarator.span, "register" if table is scope.registers else "variable")
+
+    def _instruction(self, ins: ast.Instruction) -> None:
+        if ins.guard is not None:
+            self._register(ins.guard.predicate)
+        for op in ins.operands:
+            for leaf in operand_leaves(op):
+                if isinstance(leaf, ast.Register):
+                    self._register(leaf)
+                elif isinstance(leaf, ast.Label):
+                    if leaf.name not in self.labels:
+                        self.out.append(_error(leaf.span, f"undeclared label '{leaf.name}'"))
+                elif isinstance(leaf, ast.Symbol):
+                    self._symbol(leaf)
+
+    def _register(self, reg: ast.Register) -> None:
+        if not any(reg.name in s.registers for s in self.scopes):
+            self.out.append(_error(reg.span, f"undeclared register '{reg.name}'"))
+
+    def _symbol(self, sym: ast.Symbol) -> None:
+        name = sym.name
+        if name in self.globals or name in self.labels or name in PREDEFINED_NAMES:
+            return
+        if any(name in s.symbols or name in s.registers for s in self.scopes):
+            return
+        self.out.append(_error(sym.span, f"undeclared name '{name}'"))
+
+
+def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
+    """Module-level names; a function may be declared many times but defined once, and an
+    ``.extern`` variable may be declared again (by its definition)."""
+    names: dict[str, Span] = {}
+    functions: set[str] = set()
+    externs: set[str] = set()
+    defined: dict[str, Span] = {}
+    for item in module.items:
+        if isinstance(item, ast.Function):
+            if item.body is not None:
+                if item.name in defined:
+                    out.append(_error(item.span, f"function '{item.name}' is defined twice",
+                                      note(defined[item.name], "first definition is here")))
+                defined[item.name] = item.span
+            if item.name in names and item.name not in functions:
+                out.append(_error(item.span, f"'{item.name}' is already declared as a variable",
+                                  note(names[item.name], "previous declaration is here")))
+            names.setdefault(item.name, item.span)
+            functions.add(item.name)
+        elif isinstance(item, ast.VariableDecl):
+            extern = ".extern" in item.linkage
+            for declarator in item.declarators:
+                name = declarator.name
+                if None in declarator.dims and not extern and declarator.initializer is None:
+                    out.append(_error(declarator.span, f"array '{name}' has no size: give one, an "
+                                                       "initializer, or declare it .extern"))
+                if name in names and not (extern or name in externs):
+                    out.append(_error(declarator.span, f"duplicate declaration of '{name}'",
+                                      note(names[name], "previous declaration is here")))
+                names.setdefault(name, declarator.span)
+                if extern:
+                    externs.add(name)
+        elif isinstance(item, ast.AliasDirective):
+            names.setdefault(item.alias, item.span)
+    return names
+
+
+def _check_directives(module: ast.Module, out: list[Diagnostic]) -> None:
+    seen: dict[type, Span] = {}
+    for index, item in enumerate(module.items):
+        kind = type(item)
+        if kind in (ast.VersionDirective, ast.TargetDirective, ast.AddressSizeDirective):
+            if kind in seen:
+                out.append(_error(item.span, "this directive may appear only once per module",
+                                  note(seen[kind], "first one is here")))
+            seen[kind] = item.span
+        if kind is ast.VersionDirective and index != 0:
+            out.append(_error(item.span, ".version must be the first directive of the module"))
+    if module.items and ast.VersionDirective not in seen:
+        out.append(_error(module.items[0].span, "missing .version directive at the start of the module"))
+    if module.items and ast.TargetDirective not in seen:
+        out.append(_error(module.items[0].span, "missing .target directive"))
+
+
+def _check_performance(function: ast.Function, out: list[Diagnostic]) -> None:
+    for directive in function.directives:
+        if not isinstance(directive, ast.PerformanceDirective):
+            continue
+        low, high, on_entry, on_func = _PERF_SHAPES[directive.name]
+        count = len(directive.values)
+        if not low <= count <= high:
+            wanted = f"{low}" if low == high else f"{low} to {high}"
+            out.append(_error(directive.span, f"{directive.name} takes {wanted} value(s), not {count}"))
+        if not (on_entry if function.is_kernel else on_func):
+            out.append(_error(directive.span, f"{directive.name} is not allowed on a {function.kind}"))
+        if any(v <= 0 for v in directive.values) and directive.name != ".abi_preserve":
+            out.append(_error(directive.span, f"{directive.name} values must be positive"))
+
+
+def check_module(module: ast.Module) -> list[Diagnostic]:
+    """All semantic problems of ``module`` (empty when it is clean); see the module docstring."""
+    out: list[Diagnostic] = []
+    _check_directives(module, out)
+    globals_ = _module_names(module, out)
+    for function in module.functions:
+        _check_performance(function, out)
+        if function.body is not None:
+            _FunctionChecker(globals_, out).run(function)
+    return out
