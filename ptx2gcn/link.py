@@ -67,7 +67,7 @@ class LinkError(Ptx2GcnError):
 
 
 def _reloc_name(kind: int) -> str:
-    return _RELOC_NAMES.get(kind, f"relocation type {kind}")
+    return _RELOC_NAMES.get(kind, f"type {kind}")
 
 
 # -- inputs -------------------------------------------------------------------------------------
@@ -358,11 +358,36 @@ def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Reloc
 
 
 def _scan_one(relocs: Relocations, section: InputSection, reloc: elf.Relocation) -> None:
-    obj, kind, name = section.obj, reloc.type, _reloc_name(reloc.type)
-    where = f"section {section.name}+0x{reloc.offset:x}"
-    if kind == elf.R_AMDGPU_NONE:
+    """Classify one relocation: static fixup, GOT use, or dynamic relocation (ld.lld's rules)."""
+    if reloc.type == elf.R_AMDGPU_NONE:
         return
-    width = _WIDTH.get(kind)
+    symbol = _checked_target(section, reloc)
+    fixup = Fixup(section, reloc.offset, reloc.type, symbol, reloc.addend)
+    if reloc.type in _GOT_RELATIVE:
+        relocs.needs_got.add(symbol)
+    elif not section.header.flags & elf.SHF_ALLOC:
+        if reloc.type not in _ABSOLUTE:
+            raise _reloc_error(fixup, "is not supported in a non-allocated section")
+    elif reloc.type in _PC_RELATIVE:
+        if symbol.preemptible or symbol.absolute:
+            what = "preemptible (default visibility)" if symbol.preemptible else "absolute"
+            raise _reloc_error(fixup, f"cannot be resolved at link time: the symbol is {what}")
+    elif symbol.preemptible or not symbol.absolute:
+        if reloc.type != elf.R_AMDGPU_ABS64:
+            raise _reloc_error(fixup, "cannot be relocated at load time (only R_AMDGPU_ABS64 can)")
+        if not section.header.flags & elf.SHF_WRITE:
+            raise _reloc_error(fixup, f"needs a dynamic relocation, but section {section.name} is read-only")
+        dyn = elf.R_AMDGPU_ABS64 if symbol.preemptible else elf.R_AMDGPU_RELATIVE64
+        relocs.dynamic.append(DynamicReloc(dyn, section, reloc.offset, symbol, reloc.addend))
+        return
+    relocs.fixups.append(fixup)
+
+
+def _checked_target(section: InputSection, reloc: elf.Relocation) -> LinkSymbol:
+    """The defined symbol a supported, in-bounds relocation refers to."""
+    obj, name = section.obj, _reloc_name(reloc.type)
+    where = f"section {section.name}+0x{reloc.offset:x}"
+    width = _WIDTH.get(reloc.type)
     if width is None:
         raise LinkError.of(obj.name, f"unsupported relocation {name} at {where}")
     if not 0 <= reloc.symbol < len(obj.symbols):
@@ -372,29 +397,12 @@ def _scan_one(relocs: Relocations, section: InputSection, reloc: elf.Relocation)
     symbol = obj.symbols[reloc.symbol]
     if not symbol.defined:
         raise LinkError.of(obj.name, f"undefined symbol '{symbol.name}' (referenced by {name} at {where})")
-    fixup = Fixup(section, reloc.offset, kind, symbol, reloc.addend)
-    writable = bool(section.header.flags & elf.SHF_WRITE)
-    if kind in _GOT_RELATIVE:
-        relocs.needs_got.add(symbol)
-    elif not section.header.flags & elf.SHF_ALLOC:
-        if kind not in _ABSOLUTE:
-            raise LinkError.of(obj.name, f"{name} at {where} is not supported in a non-allocated section")
-    elif kind in _PC_RELATIVE:
-        if symbol.preemptible or symbol.absolute:
-            what = "preemptible (default visibility)" if symbol.preemptible else "absolute"
-            raise LinkError.of(obj.name, f"{name} against symbol '{symbol.name}' at {where}: the symbol is "
-                               f"{what}, so a PC-relative reference cannot be resolved at link time")
-    elif not symbol.absolute:
-        if kind != elf.R_AMDGPU_ABS64:
-            raise LinkError.of(obj.name, f"{name} against symbol '{symbol.name}' at {where} cannot be "
-                               "relocated at load time (only R_AMDGPU_ABS64 can)")
-        if not writable:
-            raise LinkError.of(obj.name, f"{name} against symbol '{symbol.name}' at {where} needs a dynamic "
-                               f"relocation, but section {section.name} is read-only")
-        dyn = elf.R_AMDGPU_ABS64 if symbol.preemptible else elf.R_AMDGPU_RELATIVE64
-        relocs.dynamic.append(DynamicReloc(dyn, section, reloc.offset, symbol, reloc.addend))
-        return
-    relocs.fixups.append(fixup)
+    return symbol
+
+
+def _reloc_error(fixup: Fixup, problem: str) -> LinkError:
+    return LinkError.of(fixup.section.obj.name, f"{_reloc_name(fixup.type)} against symbol '{fixup.symbol.name}' "
+                        f"at section {fixup.section.name}+0x{fixup.offset:x} {problem}")
 
 
 def _apply(fixup: Fixup, data: bytearray, got: OutputSection | None, slots: dict[LinkSymbol, int]) -> None:
