@@ -1,6 +1,8 @@
 """``ptx2gcn fatbin list|extract FILE``: show and unpack the CUDA fatbins in a file.
 
-Invariant: the command only reads its input and (for ``extract``) writes into the output folder; a
+Invariant: the command only reads its input and (for ``extract``) writes into the output folder
+(one file per entry, named ``<container>.<entry>.<arch>[.<source>].<ptx|cubin|ltoir>``, and
+``manifest.json``); a
 malformed input is a ``FatbinError`` (exit 1) naming the file and offset. The entry ptx2gcn would
 recompile from each module container is marked ``*`` (``selected`` in JSON).
 """
@@ -131,16 +133,23 @@ def entry_file_name(ci: int, ei: int, entry: FatbinEntry) -> str:
 
 
 def _extract(args: argparse.Namespace) -> int:
+    """Write every payload, plus ``manifest.json``: the ``list --json`` rows with a ``file`` field."""
     fatbin = read_fatbin_file(args.file)
+    rows = _rows(fatbin)
+    entries = [e for c in fatbin.containers for e in c.entries]
     payloads = [
-        (entry_file_name(ci, ei, e), e.payload())
-        for ci, c in enumerate(fatbin.containers)
-        for ei, e in enumerate(c.entries)
+        (entry_file_name(r["container"], r["entry"], e), e.payload())
+        for r, e in zip(rows, entries, strict=True)
     ]
+    manifest = {
+        "file": str(args.file),
+        "entries": [{**r, "file": name} for r, (name, _) in zip(rows, payloads, strict=True)],
+    }
     try:
         args.output.mkdir(parents=True, exist_ok=True)
         for name, data in payloads:
             (args.output / name).write_bytes(data)
+        (args.output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     except OSError as error:
         raise Ptx2GcnError.at(None, f"{args.output}: cannot write: {error.strerror or error}") from None
     for name, data in payloads:

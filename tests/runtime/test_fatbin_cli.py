@@ -66,7 +66,16 @@ def test_extract_writes_named_payloads(
 ) -> None:
     out = tmp_path / "out"
     assert main(["fatbin", "extract", str(two_entry_fatbin), "-o", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["0.0.sm_90.cubin", "0.1.sm_80.app.cu.ptx"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "0.0.sm_90.cubin",
+        "0.1.sm_80.app.cu.ptx",
+        "manifest.json",
+    ]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [(e["file"], e["kind"], e["options"]) for e in manifest["entries"]] == [
+        ("0.0.sm_90.cubin", "elf", ""),
+        ("0.1.sm_80.app.cu.ptx", "ptx", "-O3"),
+    ]
     assert (out / "0.1.sm_80.app.cu.ptx").read_bytes() == PTX
     assert (out / "0.0.sm_90.cubin").read_bytes() == SASS
     assert "0.1.sm_80.app.cu.ptx  (44 bytes)" in capsys.readouterr().out

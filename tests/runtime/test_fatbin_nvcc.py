@@ -156,3 +156,21 @@ def test_sass_only_build_explains_how_to_rebuild(cuda_build: Build) -> None:
     message = str(info.value)
     assert "no PTX" in message and "elf sm_90" in message
     assert "-gencode arch=compute_90,code=compute_90" in message
+
+
+def test_sniff_what_nvcc_writes(cuda_build: Build) -> None:
+    from ptx2gcn.runtime.image_kind import ImageKind, sniff_image
+
+    products = {
+        ImageKind.FATBIN: cuda_build(
+            "saxpy-none.fatbin", "-fatbin", GENCODE_80_PTX, GENCODE_90_SASS, "-no-compress", "saxpy.cu"
+        ),
+        ImageKind.ELF_HOST: cuda_build("saxpy.exe", GENCODE_80_PTX, GENCODE_90_SASS, "saxpy.cu"),
+        ImageKind.ELF_CUBIN: cuda_build("saxpy.cubin", "-cubin", "-arch=sm_90", "saxpy.cu"),
+        ImageKind.PTX: cuda_build("saxpy.ptx", "-ptx", "-arch=compute_80", "saxpy.cu"),
+    }
+    assert {kind: sniff_image(path.read_bytes()) for kind, path in products.items()} == {
+        k: k for k in products
+    }
+    with pytest.raises(FatbinError, match="this is a CUDA cubin"):
+        read_fatbin_file(products[ImageKind.ELF_CUBIN])

@@ -197,3 +197,20 @@ def test_mutated_fatbins_never_crash(fatbin_writer: Writer, entry_spec: Any, dat
                 entry.ptx_text()
     except FatbinError as error:
         assert str(error).startswith("fuzz.fatbin: error: ")
+
+
+def test_sniff_images(fatbin_writer: Writer, entry_spec: Any) -> None:
+    from ptx2gcn.runtime.image_kind import ImageKind, sniff_image
+
+    amdgpu = b"\x7fELF\x02\x01\x01\x40\x03" + bytes(9) + struct.pack("<H", 224) + bytes(44)
+    cases = {
+        fatbin_writer(entry_spec()): ImageKind.FATBIN,
+        struct.pack("<IIQQ", 0x466243B1, 1, 0x1000, 0): ImageKind.FATBIN_WRAPPER,
+        amdgpu: ImageKind.ELF_AMDGPU,
+        b"!<arch>\nfoo": ImageKind.ARCHIVE,
+        b"//\n// Generated\n/* c */\n\t.version 8.5\n.target sm_80\0": ImageKind.PTX,
+        b".target sm_80\n": ImageKind.UNKNOWN,
+        b"\x7fEL": ImageKind.UNKNOWN,
+        b"": ImageKind.UNKNOWN,
+    }
+    assert {data: sniff_image(data) for data in cases} == cases
