@@ -1,0 +1,123 @@
+"""Float rules beyond plain rounding: hand-computed directed results, rounding identities, .ftz,
+.sat, min/max NaN and signed-zero rules, abs/neg, testp, copysign, relu."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ptx2gcn.reference import run
+from ptx2gcn.reference.floatformat import F32
+
+F = np.float32
+
+
+def bits(x: float) -> int:
+    return int(np.float32(x).view(np.uint32))
+
+
+def test_one_third_in_every_mode() -> None:
+    # 1/3 = 0x3eaaaaaa.aaa...: below the halfway point, so rn and rz/rm agree, rp rounds up.
+    got = {m: int(run(f"div.{m}.f32", F(1), F(3)).value) for m in ("rn", "rz", "rm", "rp")}
+    assert got == {"rn": 0x3EAAAAAB, "rz": 0x3EAAAAAA, "rm": 0x3EAAAAAA, "rp": 0x3EAAAAAB}
+    neg = {m: int(run(f"div.{m}.f32", F(-1), F(3)).value) for m in ("rn", "rz", "rm", "rp")}
+    assert neg == {"rn": 0xBEAAAAAB, "rz": 0xBEAAAAAA, "rm": 0xBEAAAAAB, "rp": 0xBEAAAAAA}
+
+
+def test_overflow_per_mode() -> None:
+    big = F(3.4028235e38)
+    got = {m: int(run(f"add.{m}.f32", big, big).value) for m in ("rn", "rz", "rm", "rp")}
+    assert got == {"rn": 0x7F800000, "rz": 0x7F7FFFFF, "rm": 0x7F7FFFFF, "rp": 0x7F800000}
+    got = {m: int(run(f"add.{m}.f32", -big, -big).value) for m in ("rn", "rz", "rm", "rp")}
+    assert got == {"rn": 0xFF800000, "rz": 0xFF7FFFFF, "rm": 0xFF800000, "rp": 0xFF7FFFFF}
+
+
+def test_exact_zero_sum_sign() -> None:
+    assert int(run("add.rn.f32", F(1), F(-1)).value) == 0
+    assert int(run("add.rm.f32", F(1), F(-1)).value) == 0x80000000
+    assert int(run("add.rn.f32", F(-0.0), F(-0.0)).value) == 0x80000000
+    assert int(run("sub.rn.f32", F(-0.0), F(0.0)).value) == 0x80000000
+    assert int(run("fma.rn.f32", F(0.0), F(-1), F(-0.0)).value) == 0x80000000
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "div"])
+def test_directed_identities(op: str) -> None:
+    rng = np.random.default_rng(31)
+    a = (rng.standard_normal(300) * 2.0 ** rng.integers(-140, 120, 300)).astype(np.float32)
+    b = (rng.standard_normal(300) * 2.0 ** rng.integers(-10, 10, 300)).astype(np.float32)
+    fa, fb = [F32.exact(int(x)) for x in a.view(np.uint32)], [F32.exact(int(x)) for x in b.view(np.uint32)]
+    exact = {"add": lambda x, y: x + y, "mul": lambda x, y: x * y, "div": lambda x, y: x / y}[op]
+    rm, rp, rz, rn = (run(f"{op}.{m}.f32", a, b).value for m in ("rm", "rp", "rz", "rn"))
+    for i in range(300):
+        value = exact(fa[i], fb[i])
+        lo, hi = F32.exact(int(rm[i])), F32.exact(int(rp[i]))
+        assert lo <= value <= hi                                  # rm <= exact <= rp
+        assert int(rn[i]) in (int(rm[i]), int(rp[i]))             # rn is a neighbour
+        assert abs(F32.exact(int(rz[i]))) <= abs(value)            # rz never grows the magnitude
+        if lo != hi:                                               # neighbours are one ulp apart
+            assert abs(int(rp[i]) - int(rm[i])) == 1 or {int(rp[i]), int(rm[i])} == {0, 0x80000000}
+
+
+def test_ftz_flushes_inputs_and_results_keeping_sign() -> None:
+    sub = np.uint32(0x00000001).view(np.float32)
+    assert int(run("add.ftz.f32", sub, F(0)).value) == 0
+    assert int(run("add.f32", sub, F(0)).value) == 1
+    assert int(run("mul.rn.ftz.f32", F(-1e-20), F(1e-20)).value) == 0x80000000  # -1e-40 flushed
+    assert int(run("mul.rn.f32", F(-1e-20), F(1e-20)).value) != 0x80000000
+
+
+def test_sat_clamps_and_zeroes_nan() -> None:
+    got = run("add.sat.f32", F([2, -3, np.nan, 0.25]), F([0, 0, 0, 0])).value.view(np.float32)
+    assert got.tolist() == [1.0, 0.0, 0.0, 0.25]
+    assert int(run("mul.sat.f32", F(-0.0), F(1)).value) == 0  # -0 clamps to +0
+
+
+def test_min_max_nan_and_zero_rules() -> None:
+    nan = np.uint32(0x7FC01234).view(np.float32)
+    assert run("min.f32", nan, F(2)).value.view(np.float32) == 2
+    assert run("max.f32", F(2), nan).value.view(np.float32) == 2
+    assert int(run("min.f32", nan, nan).value) == 0x7FFFFFFF
+    assert int(run("min.NaN.f32", nan, F(1)).value) == 0x7FFFFFFF
+    assert int(run("min.f32", F(0.0), F(-0.0)).value) == 0x80000000
+    assert int(run("max.f32", F(-0.0), F(0.0)).value) == 0
+    assert int(run("min.xorsign.abs.f32", F(-5), F(3)).value) == bits(-3.0)
+    assert int(run("max.xorsign.abs.f32", F(-5), F(-3)).value) == bits(5.0)
+    assert int(run("max.f16", np.float16(1), np.float16(-2)).value) == int(np.float16(1).view(np.uint16))
+    h2 = int(np.array([1, -2], dtype=np.float16).view(np.uint32)[0])
+    g2 = int(np.array([-1, 3], dtype=np.float16).view(np.uint32)[0])
+    assert int(run("min.f16x2", h2, g2).value) == int(np.array([-1, -2], dtype=np.float16).view(np.uint32)[0])
+
+
+def test_abs_neg_testp_copysign() -> None:
+    assert int(run("abs.f32", F(-2)).value) == bits(2.0)
+    assert int(run("neg.f32", F(0.0)).value) == 0x80000000
+    assert run("neg.f32", F(np.nan)).matches(np.uint32(0x7F800001))  # any NaN
+    values = F([0.0, -0.0, 1.0, np.inf, np.nan, 1e-40])
+    expect = {
+        "finite": [True, True, True, False, False, True],
+        "infinite": [False, False, False, True, False, False],
+        "number": [True, True, True, True, False, True],
+        "notanumber": [False, False, False, False, True, False],
+        "normal": [True, True, True, False, False, False],   # zeros count as normal (PTX testp)
+        "subnormal": [False, False, False, False, False, True],
+    }
+    for op, want in expect.items():
+        assert run(f"testp.{op}.f32", values).value.tolist() == want, op
+    assert int(run("copysign.f32", F(-1), F(2)).value) == bits(-2.0)  # sign of a, value of b
+    assert int(run("copysign.f32", F(1), F(-2)).value) == bits(2.0)
+
+
+def test_fma_relu_f16() -> None:
+    h = np.float16
+    assert int(run("fma.rn.relu.f16", h(2), h(-3), h(1)).value) == 0
+    assert int(run("fma.rn.relu.f16", h(2), h(3), h(1)).value) == int(h(7).view(np.uint16))
+    assert int(run("fma.rn.relu.f16", h(np.inf), h(0), h(1)).value) == 0x7FFF
+
+
+def test_sqrt_of_exact_squares_and_negative() -> None:
+    assert run("sqrt.rn.f64", np.float64(np.pi * np.pi)).value.view(np.float64) == np.sqrt(np.pi * np.pi)
+    assert int(run("sqrt.rn.f32", F(-0.0)).value) == 0x80000000
+    assert run("sqrt.rn.f32", F(-1)).matches(np.uint32(0xFFC00000))
+    assert Fraction(4) == F32.exact(int(run("sqrt.rz.f32", F(16)).value))
