@@ -346,7 +346,9 @@ def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Reloc
             for rela in obj.elf.relocation_sections():
                 target = obj.sections.get(rela.info)
                 if target is None:
-                    continue
+                    if not 0 < rela.info < len(obj.elf.sections):
+                        raise LinkError.of(obj.name, f"section {rela.name} applies to missing section #{rela.info}")
+                    continue  # relocations for a section the link drops (.note.GNU-stack, groups)
                 if rela.type != elf.SHT_RELA:
                     raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not supported")
                 if target.output is not None and target.output.data:
