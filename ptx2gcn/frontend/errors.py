@@ -52,7 +52,7 @@ _PRETTY: dict[str, str] = {
     "INT": "an integer", "FLOAT": "a floating-point constant", "STRING": "a string",
     "DOTWORD": "a type or state space (.b32, .global, ...)", "OPCODE": "an instruction",
     "LABEL_DEF": "a label", "GUARD": "a predicate guard", "SINK": "'_'", "ALIGN": "'.align'",
-    "ENTRY": "'.entry'", "FUNC": "'.func'", "PERF_NAME": "a performance directive",
+    "ENTRY": "'.entry'", "FUNC": "'.func'", "DWARF": "'@@DWARF'", "SIMPLE_OPERANDS": "operands",
     "$END": "end of file",
 }
 
@@ -63,7 +63,8 @@ def binary_error(source: SourceFile) -> Ptx2GcnError | None:
     if match is None:
         return None
     line, column = source.position(match.start())
-    span = Span(source.name, line, column, line, column + 1, source)
+    # No excerpt: echoing binary data to a terminal helps nobody.
+    span = Span(source.name, line, column, line, column + 1, None)
     return Ptx2GcnError.at(span, f"unexpected control byte 0x{ord(match.group()):02x}: this is "
                                  "binary data, not PTX text")
 
@@ -73,9 +74,12 @@ def syntax_error(error: UnexpectedInput, source: SourceFile,
     """Translate a Lark parse error on ``source`` into a located PTX diagnostic."""
     if isinstance(error, UnexpectedCharacters):
         return _bad_character(error, source)
-    label = _match_example(error, reparse)
     token = error.token if isinstance(error, (UnexpectedToken, UnexpectedEOF)) else None
     expected = set(error.expected) if isinstance(error, (UnexpectedToken, UnexpectedEOF)) else set()
+    missing = _missing_semicolon(token, expected, source)
+    if missing is not None:
+        return missing
+    label = _match_example(error, reparse)
     if label is not None:
         if label.startswith("missing '}'"):
             return Ptx2GcnError.at(_end_span(source), label)
@@ -93,14 +97,22 @@ def _match_example(error: UnexpectedInput, reparse: Callable[[str], object]) -> 
         return None
 
 
+def _missing_semicolon(token: Token | None, expected: set[str], source: SourceFile) -> Ptx2GcnError | None:
+    """``expected ';'`` at the end of the previous line when the statement simply lacks its ';'."""
+    if token is None or "SEMI" not in expected or "OPCODE" in expected:
+        return None
+    end = len(source.text) if token.type == "$END" else (token.start_pos or 0)
+    previous = _previous_end(source, end)
+    if previous is None or (token.type != "$END" and previous.line >= (token.line or 0)):
+        return None
+    context = "instruction" if "COMMA" in expected else "statement"
+    return Ptx2GcnError.at(previous, f"expected ';' after {context}")
+
+
 def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> Ptx2GcnError:
     span = _token_span(token, source)
     found = _describe(token)
     if "SEMI" in expected and "OPCODE" not in expected:
-        previous = _previous_end(source, token.start_pos or 0)
-        if previous is not None and previous.line < (token.line or 0):
-            context = "instruction" if "COMMA" in expected else "statement"
-            return Ptx2GcnError.at(previous, f"expected ';' after {context}")
         if "COMMA" in expected:
             return Ptx2GcnError.at(span, f"expected ',' or ';' after operand, found {found}")
     if {"REGISTER", "INT"} <= expected and "OPCODE" not in expected:

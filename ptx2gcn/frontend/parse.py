@@ -118,9 +118,9 @@ def parse_bytes(data: bytes, filename: str = "<input>") -> ast.Module:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         prefix = data[:error.start].decode("utf-8", errors="replace")
-        source = SourceFile(filename, data.decode("utf-8", errors="replace"))
-        line, column = source.position(len(prefix))
-        span = Span(filename, line, column, line, column + 1, source)
-        raise Ptx2GcnError.at(span, f"invalid UTF-8 byte 0x{data[error.start]:02x}: this is not a "
-                                    "PTX text file") from None
+        line = prefix.count("\n") + 1
+        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        span = Span(filename, line, column, line, column + 1, None)  # no excerpt of binary data
+        raise Ptx2GcnError.at(span, f"invalid UTF-8 byte 0x{data[error.start]:02x} at offset "
+                                    f"{error.start}: this is not a PTX text file") from None
     return parse_ptx(text, filename)
