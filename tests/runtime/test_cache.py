@@ -278,3 +278,16 @@ def test_cli_stats_and_clear(
     assert "removed 2 entries" in capsys.readouterr().out
     assert main(["cache", "stats", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["entries"] == 0
+
+
+def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    make_cache(tmp_path).get_or_build(key_for(arch="a"), Builder(b"x"))
+    stale, fresh = tmp_path / "tmp" / "dead.1.tmp", tmp_path / "tmp" / "live.2.tmp"
+    stale.write_bytes(b"partial")
+    fresh.write_bytes(b"being written")
+    old = time.time() - 2 * 3600
+    os.utime(stale, (old, old))
+    make_cache(tmp_path).get_or_build(key_for(arch="b"), Builder(b"y"))  # a write runs the cleanup
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == ["live.2.tmp"]
+    DiskStore(tmp_path).clear()  # clear removes every temp file and entry
+    assert list((tmp_path / "tmp").iterdir()) == [] and list(DiskStore(tmp_path).entries()) == []

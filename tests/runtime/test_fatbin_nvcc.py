@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ptx2gcn.runtime.fatbin import EntryKind, FatbinError
-from ptx2gcn.runtime.fatbin_image import read_fatbin_file
+from ptx2gcn.runtime.fatbin_image import read_fatbin, read_fatbin_file
 from ptx2gcn.runtime.fatbin_select import entry_options, module_containers, select_ptx
 
 Build = Callable[..., Path]
@@ -174,3 +174,53 @@ def test_sniff_what_nvcc_writes(cuda_build: Build) -> None:
     }
     with pytest.raises(FatbinError, match="this is a CUDA cubin"):
         read_fatbin_file(products[ImageKind.ELF_CUBIN])
+
+
+@pytest.mark.parametrize("target", ["fatbin", "so"])
+def test_mutated_nvcc_output_fails_cleanly(cuda_build: Build, target: str) -> None:
+    """Random byte changes in real nvcc output (zstd PTX; an ELF's headers, fatbin and wrapper
+    sections) parse, or raise FatbinError naming the file: never another exception."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    if target == "fatbin":
+        path = cuda_build(
+            "saxpy-default.fatbin",
+            "-fatbin",
+            GENCODE_80_PTX,
+            GENCODE_90_SASS,
+            "--compress-mode=default",
+            "saxpy.cu",
+        )
+    else:
+        path = cuda_build(
+            "libsaxpy-speed.so",
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            GENCODE_80_PTX,
+            "--compress-mode=speed",
+            "saxpy.cu",
+        )
+    image = path.read_bytes()
+    fatbin = read_fatbin_file(path)
+    hot = (
+        [(0, 64)]
+        + [(c.offset, c.offset + c.size) for c in fatbin.containers]
+        + [(w.offset, w.offset + 24) for w in fatbin.wrappers]
+    )
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def mutate(data: st.DataObject) -> None:
+        mutated = bytearray(image)
+        for _ in range(data.draw(st.integers(1, 8))):
+            start, end = data.draw(st.sampled_from(hot))
+            mutated[data.draw(st.integers(start, end - 1))] = data.draw(st.integers(0, 255))
+        try:
+            for entry in read_fatbin(bytes(mutated), "mutant").entries:
+                entry.payload()
+        except FatbinError as error:
+            assert str(error).startswith("mutant: error: ")
+
+    mutate()
