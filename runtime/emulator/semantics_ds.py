@@ -173,11 +173,11 @@ def _bind_permute(inst: Instruction) -> Handler:
     f = inst.fields
     name = inst.opcode
     offset, addr, data, dst = _offset(inst), f["addr"], f["data0"], f["vdst"]
-    if name == "ds_swizzle_b32":
+    if name == "ds_swizzle_b32":  # the swizzled value is the ``addr`` operand (no data operand)
         source = swizzle_source_lanes(offset)
 
         def swizzle(w: Wave) -> None:
-            values = np.where(w.exec_mask, w.v[data], U32(0))
+            values = np.where(w.exec_mask, w.v[addr], U32(0))
             np.copyto(w.v[dst], values[source], where=w.exec_mask)
         return swizzle
     if name == "ds_bpermute_b32":
