@@ -1,1 +1,20 @@
-"""IR passes, one per module, installed as ``ptx2gcn.passes``."""
+"""IR passes, one per module, installed as ``ptx2gcn.passes``; ``PASSES`` is the registry.
+
+Invariant: every module in this package except ``__init__`` defines exactly one ``Pass``
+subclass, and ``PASSES`` maps each pass's kebab-case ``name`` to its class (a test checks both).
+"""
+
+from __future__ import annotations
+
+from ptx2gcn.ir.passbase import Pass
+from ptx2gcn.passes.constant_fold import ConstantFold
+from ptx2gcn.passes.cse import CommonSubexpressionElimination
+from ptx2gcn.passes.dce import DeadCodeElimination
+from ptx2gcn.passes.infer_address_spaces import InferAddressSpaces
+
+PASSES: dict[str, type[Pass]] = {
+    cls.name: cls
+    for cls in (DeadCodeElimination, ConstantFold, CommonSubexpressionElimination, InferAddressSpaces)
+}
+
+__all__ = ["PASSES", "Pass"]

@@ -1,0 +1,110 @@
+"""dce: delete ops, block arguments and blocks whose results can never matter.
+
+Requires: a verified module (phase ``ssa``).
+Ensures: every remaining op either has an effect (``ptx2gcn.isa.has_side_effects``: stores,
+atomics, calls, collectives, volatile/acquire loads, terminators) or produces a value that such an
+op needs, directly or through block arguments; every non-entry block argument is needed; every
+block is reachable from the entry. Liveness is computed by marking from the effectful ops
+(aggressive DCE), so values that only feed each other around a loop are removed too.
+Not handled: removing effect-free calls (calls are always kept) and merging blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptx2gcn.ir.cfg import reachable_blocks
+from ptx2gcn.ir.core import Block, BlockArg, Function, Module, Op, Value
+from ptx2gcn.ir.passbase import Pass
+from ptx2gcn.isa import has_side_effects
+
+
+@dataclass(frozen=True)
+class DeadCodeElimination(Pass):
+    name = "dce"
+
+    def run(self, module: Module) -> bool:
+        changed = False
+        for fn in module.functions:
+            if fn.blocks:
+                changed |= _remove_unreachable(fn)
+                changed |= _remove_dead(fn)
+        return changed
+
+
+def _remove_unreachable(fn: Function) -> bool:
+    reachable = reachable_blocks(fn)
+    dead = [b for b in fn.blocks if b not in reachable]
+    if not dead:
+        return False
+    for block in dead:
+        for op in block.ops:
+            op.drop_uses()
+    for block in dead:
+        for op in block.ops:
+            for result in op.results:
+                result.uses.clear()
+        for arg in block.args:
+            arg.uses.clear()
+    fn.blocks = [b for b in fn.blocks if b in reachable]
+    return True
+
+
+def _live_values(fn: Function) -> tuple[set[Op], set[Value]]:
+    incoming: dict[BlockArg, list[Value]] = {}
+    for block in fn.blocks:
+        term = block.terminator
+        for succ in term.successors if term is not None else ():
+            for arg, use in zip(succ.block.args, succ.args):
+                incoming.setdefault(arg, []).append(use.value)
+    live_ops: set[Op] = set()
+    live_values: set[Value] = set()
+    work: list[Value] = []
+    for op in fn.ops():
+        if has_side_effects(op.name, op.attrs):
+            live_ops.add(op)
+            work.extend(op.operand_values)
+    work.extend(fn.entry.args)
+    while work:
+        value = work.pop()
+        if value in live_values:
+            continue
+        live_values.add(value)
+        owner = getattr(value, "op", None)
+        if isinstance(owner, Op) and owner not in live_ops:
+            live_ops.add(owner)
+            work.extend(owner.operand_values)
+        if isinstance(value, BlockArg):
+            work.extend(incoming.get(value, ()))
+    return live_ops, live_values
+
+
+def _remove_dead(fn: Function) -> bool:
+    live_ops, live_values = _live_values(fn)
+    changed = False
+    for block in fn.blocks:
+        if block is not fn.entry:
+            changed |= _remove_dead_args(block, live_values)
+    for block in fn.blocks:
+        dead = [op for op in block.ops if op not in live_ops]
+        for op in dead:
+            op.drop_uses()
+        for op in dead:
+            for result in op.results:
+                result.uses.clear()
+        if dead:
+            dead_set = set(dead)
+            block.ops = [op for op in block.ops if op not in dead_set]
+            changed = True
+    return changed
+
+
+def _remove_dead_args(block: Block, live_values: set[Value]) -> bool:
+    dead = [arg.index for arg in block.args if arg not in live_values]
+    for index in reversed(dead):
+        arg = block.args[index]
+        for use in list(arg.uses):
+            use.drop()
+        arg.uses.clear()
+        block.remove_arg(index)
+    return bool(dead)

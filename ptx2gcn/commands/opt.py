@@ -1,0 +1,65 @@
+"""``ptx2gcn opt``: load PTX or IR, run IR passes, print the IR.
+
+Invariant: exit status 0 when the input loads and every pass runs (and verifies, with
+``--verify-each``); 1 with located diagnostics for bad input; 2 for usage errors such as an
+unknown pass name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ptx2gcn.ir.load import load_module
+from ptx2gcn.ir.printer import print_module
+from ptx2gcn.options import Options
+from ptx2gcn.passes import PASSES
+from ptx2gcn.pipeline import PIPELINE, check_pass_names, run_passes
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    parser = subparsers.add_parser(
+        "opt", help="run IR passes on a PTX or IR file and print the IR",
+        description=("Load FILE (.ptx: parsed and built into IR; .ir: IR text), run IR passes, "
+                     f"and print the result. Passes: {', '.join(sorted(PASSES))}. "
+                     f"Default pipeline: {','.join(PIPELINE)}."))
+    parser.add_argument("file", metavar="FILE", help="a .ptx or .ir file")
+    parser.add_argument("--passes", default=None, metavar="A,B",
+                        help="comma-separated passes to run in order (default: the whole pipeline; "
+                             "'' runs none)")
+    parser.add_argument("--print", action="store_true", dest="print_ir",
+                        help="print the final IR to stdout")
+    parser.add_argument("--verify-each", action="store_true",
+                        help="run the IR verifier after every pass")
+    parser.add_argument("--print-after", action="append", default=[], metavar="NAME",
+                        help="print the IR after pass NAME (repeatable, comma-separated, or 'all')")
+    parser.add_argument("--locs", action="store_true", help="print loc(line:col) on every op")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the final IR to OUT")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    passes = None if args.passes is None else tuple(_names(args.passes))
+    print_after = frozenset(n for text in args.print_after for n in _names(text))
+    try:
+        if passes is not None:
+            check_pass_names(passes)
+        check_pass_names([n for n in print_after if n != "all"])
+    except ValueError as error:
+        sys.stderr.write(f"ptx2gcn opt: {error}\n")
+        return 2
+    options = Options(passes=passes, verify_each=args.verify_each, print_after=print_after,
+                      print_locs=args.locs)
+    module = load_module(args.file)
+    run_passes(module, options, emit=sys.stdout.write)
+    text = print_module(module, args.locs)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    if args.print_ir:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,67 @@
+"""The IR pipeline: a flat list of passes, with the verifier and dumps between them (C4, C10).
+
+Invariant: ``run_passes`` runs the named passes in order on one module; with
+``Options.verify_each`` the verifier checks the module after every pass in the phase the pass
+ensures, so a broken invariant is reported by the pass that broke it. Unknown pass names are a
+usage error raised before anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+
+from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
+from ptx2gcn.ir.core import Module
+from ptx2gcn.ir.printer import print_module
+from ptx2gcn.ir.verify import verify
+from ptx2gcn.options import Options
+from ptx2gcn.passes import PASSES
+
+# The default pipeline, in order. Cleanups only for now; lowering passes join here.
+PIPELINE: tuple[str, ...] = (
+    "infer-address-spaces",
+    "constant-fold",
+    "cse",
+    "dce",
+)
+
+
+class PassError(Ptx2GcnError):
+    """A pass broke an IR invariant (a bug in that pass), reported with the pass name."""
+
+
+def check_pass_names(names: Sequence[str]) -> None:
+    unknown = [n for n in names if n not in PASSES]
+    if unknown:
+        known = ", ".join(sorted(PASSES))
+        raise ValueError(f"unknown pass {', '.join(unknown)} (known: {known})")
+
+
+def run_passes(module: Module, options: Options,
+               emit: Callable[[str], None] | None = None) -> Module:
+    """Run ``options.passes`` (default ``PIPELINE``) on ``module`` in place and return it.
+
+    ``emit`` receives IR text printed for ``options.print_after``.
+    """
+    names = PIPELINE if options.passes is None else options.passes
+    check_pass_names(names)
+    for index, name in enumerate(names):
+        pass_ = PASSES[name]()
+        pass_.run(module)
+        if options.verify_each:
+            try:
+                verify(module, pass_.ensures)
+            except Ptx2GcnError as error:
+                note = Diagnostic(Severity.NOTE, None, f"the IR became invalid after pass '{name}'")
+                raise PassError([*error.diagnostics, note]) from None
+        if name in options.print_after or "all" in options.print_after:
+            text = f"// ---- IR after {name} ----\n" + print_module(module, options.print_locs)
+            if emit is not None:
+                emit(text)
+        if options.dump_dir is not None:
+            os.makedirs(options.dump_dir, exist_ok=True)
+            path = os.path.join(options.dump_dir, f"{index + 1:02d}-{name}.ir")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(print_module(module, True))
+    return module
