@@ -37,12 +37,24 @@ class Output:
     def matches(self, actual: object) -> BoolArray:
         """Per lane: does ``actual`` (bits or a float array of the type) satisfy the model?"""
         got = _as_storage(actual, self.type)
+        shape = np.broadcast_shapes(got.shape, self.bits.shape)
+        if shape != self.bits.shape:
+            return self.broadcast(shape).matches(got)
+        got = np.broadcast_to(got, shape)
         exact = got == self.bits
         nan_ok = self._nan_ok(got)
         ok = exact | nan_ok
         if self.interval is not None and self.bounded is not None:
             ok = np.where(self.bounded, self._within(got), ok)
         return np.asarray(ok | ~self.defined, dtype=np.bool_)
+
+    def broadcast(self, shape: tuple[int, ...]) -> Output:
+        """The same expectation repeated over ``shape`` (e.g. one input, many candidate results)."""
+        def grow(a: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+            return np.broadcast_to(a, shape).copy()
+        interval = None if self.interval is None else (grow(self.interval[0]), grow(self.interval[1]))
+        bounded = None if self.bounded is None else grow(self.bounded)
+        return Output(self.type, grow(self.bits), grow(self.defined), grow(self.any_nan), interval, bounded)
 
     def _nan_ok(self, got: npt.NDArray[np.generic]) -> BoolArray:
         if not self.any_nan.any():
@@ -110,9 +122,9 @@ class Result:
         """Per lane, all given destinations match; pass them in PTX operand order."""
         if len(actual) != len(self.outputs):
             raise ValueError(f"expected {len(self.outputs)} destination arrays, got {len(actual)}")
-        ok = np.ones(self.outputs[0].bits.shape, dtype=np.bool_)
+        ok: BoolArray = np.ones(self.outputs[0].bits.shape, dtype=np.bool_)
         for out, got in zip(self.outputs, actual):
-            ok &= out.matches(got)
+            ok = ok & out.matches(got)
         return ok
 
 

@@ -1,0 +1,67 @@
+"""`.approx` interval results: correct answers (host libm rounded to f32) are accepted, answers
+outside the manual's bound are rejected, special inputs are exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptx2gcn.reference import is_within, run
+
+F = np.float32
+RNG = np.random.default_rng(21)
+POSITIVE = (RNG.random(500) * 2.0 ** RNG.integers(-30, 30, 500)).astype(np.float32)
+SIGNED = (RNG.standard_normal(500) * 3).astype(np.float32)
+
+CASES = {
+    "rcp.approx.f32": (POSITIVE, lambda x: 1.0 / x.astype(np.float64)),
+    "sqrt.approx.f32": (POSITIVE, lambda x: np.sqrt(x.astype(np.float64))),
+    "rsqrt.approx.f32": (POSITIVE, lambda x: 1.0 / np.sqrt(x.astype(np.float64))),
+    "sin.approx.f32": (SIGNED, lambda x: np.sin(x.astype(np.float64))),
+    "cos.approx.f32": (SIGNED, lambda x: np.cos(x.astype(np.float64))),
+    "lg2.approx.f32": (POSITIVE, lambda x: np.log2(x.astype(np.float64))),
+    "ex2.approx.f32": (SIGNED * 10, lambda x: np.exp2(x.astype(np.float64))),
+    "tanh.approx.f32": (SIGNED, lambda x: np.tanh(x.astype(np.float64))),
+}
+
+
+@pytest.mark.parametrize("spelling", list(CASES))
+def test_correctly_rounded_answers_are_accepted(spelling: str) -> None:
+    x, fn = CASES[spelling]
+    assert is_within(spelling, fn(x).astype(np.float32), x).all()
+
+
+@pytest.mark.parametrize("spelling", list(CASES))
+def test_far_answers_are_rejected(spelling: str) -> None:
+    x, fn = CASES[spelling]
+    exact = fn(x)
+    wrong = (exact * (1 + 2.0 ** -8) + np.sign(exact) * 2.0 ** -8).astype(np.float32)
+    assert not is_within(spelling, wrong, x).any()
+
+
+def test_ulp_bound_edges_for_rcp() -> None:
+    """The bound is measured from the exact value: 1/3 lies 0.33 ulp below its nearest f32, so
+    both neighbours of 1/3 are within 1 ulp but the next value up (1.33 ulp away) is not."""
+    x = F(3.0)
+    nearest = np.float32(1 / 3)
+    down = np.nextafter(nearest, F(0))
+    up = np.nextafter(nearest, F(1))
+    assert is_within("rcp.approx.f32", np.array([nearest, down]), x).all()
+    assert not is_within("rcp.approx.f32", up, x).any()
+
+
+def test_special_inputs_are_exact() -> None:
+    res = run("rcp.approx.f32", F([0.0, -0.0, np.inf, np.nan]))
+    assert res.value[:3].tolist() == [0x7F800000, 0xFF800000, 0]
+    assert res.matches(F([np.inf, -np.inf, 0.0, np.nan])).all()
+    assert not res.matches(F([np.inf, np.inf, 0.0, np.nan]))[1]
+    assert run("lg2.approx.f32", F(0)).value == 0xFF800000
+    assert run("ex2.approx.f32", F(-np.inf)).value == 0
+    assert run("sqrt.approx.f32", F(-1)).matches(F(np.nan))
+
+
+def test_sin_out_of_range_is_undefined_and_div_approx_range() -> None:
+    assert not run("sin.approx.f32", F(1000)).defined
+    assert run("div.approx.f32", F(1), F(2.0 ** 127)).defined == np.False_
+    assert is_within("div.full.f32", F(1 / 3), F(1), F(3))
+    assert not is_within("div.full.f32", F(0.34), F(1), F(3))
