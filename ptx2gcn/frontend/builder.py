@@ -26,6 +26,9 @@ from ptx2gcn.frontend.tokens import (
     token_operand,
 )
 
+MAX_EXPRESSION_DEPTH = 200
+"""Deepest constant expression accepted (``1+1+...`` chains included)."""
+
 Child = Any  # a lark Token or an AST node / helper produced by another callback
 
 
@@ -46,10 +49,21 @@ class AstBuilder:
     def __init__(self) -> None:
         self.filename = "<input>"
         self.source = SourceFile("<input>", "")
+        self._depth: dict[int, int] = {}
 
     def reset(self, source: SourceFile) -> None:
         self.filename = source.name
         self.source = source
+        self._depth = {}
+
+    def _nest(self, node: ast.Operand, *children: ast.Operand) -> ast.Operand:
+        """Record the depth of a constant-expression node; too deep is an error (later passes and
+        the printer recurse over expressions, so their depth must stay bounded)."""
+        depth = 1 + max(self._depth.get(id(c), 0) for c in children)
+        if depth > MAX_EXPRESSION_DEPTH:
+            raise Ptx2GcnError.at(node.span, f"constant expression nested more than {MAX_EXPRESSION_DEPTH} deep")
+        self._depth[id(node)] = depth
+        return node
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -188,20 +202,22 @@ class AstBuilder:
 
     def binary(self, c: list[Child]) -> ast.BinaryExpr:
         lhs, rhs = self._operand(c[0]), self._operand(c[2])
-        return ast.BinaryExpr(self._span(c[0], c[2]), c[1].value, lhs, rhs)
+        return self._nest(ast.BinaryExpr(self._span(c[0], c[2]), c[1].value, lhs, rhs), lhs, rhs)
 
     def unary(self, c: list[Child]) -> ast.Operand:
         op: Token = c[0]
         operand = c[1]
         if op.type == "MINUS" and isinstance(operand, Token) and operand.type in ("INT", "FLOAT"):
             return token_operand(operand, self.filename, self.source, negate=True)
-        return ast.UnaryExpr(self._span(op, operand), op.value, self._operand(operand))
+        inner = self._operand(operand)
+        return self._nest(ast.UnaryExpr(self._span(op, operand), op.value, inner), inner)
 
     def generic(self, c: list[Token]) -> ast.Generic:
         return ast.Generic(self._span(c[0], c[3]), ast.Symbol(self._tok_span(c[2]), c[2].value))
 
     def paren_expr(self, c: list[Child]) -> ast.ParenExpr:
-        return ast.ParenExpr(self._span(c[0], c[2]), self._operand(c[1]))
+        inner = self._operand(c[1])
+        return self._nest(ast.ParenExpr(self._span(c[0], c[2]), inner), inner)
 
     # -- functions -----------------------------------------------------------------------------------
 

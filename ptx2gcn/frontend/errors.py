@@ -69,13 +69,37 @@ def binary_error(source: SourceFile) -> Ptx2GcnError | None:
                                  "binary data, not PTX text")
 
 
+MAX_EXCERPT_LINE = 1000
+"""Source lines longer than this are not echoed under an error (junk input can be one huge line)."""
+
+
 def syntax_error(error: UnexpectedInput, source: SourceFile,
                  reparse: Callable[[str], object]) -> Ptx2GcnError:
     """Translate a Lark parse error on ``source`` into a located PTX diagnostic."""
+    found = _syntax_error(error, source, reparse)
+    span = found.span
+    if span is not None and len(source.line_text(span.line)) > MAX_EXCERPT_LINE:
+        span = Span(span.file, span.line, span.column, span.end_line, span.end_column, None)
+        return Ptx2GcnError.at(span, found.diagnostics[0].message)
+    return found
+
+
+def _syntax_error(error: UnexpectedInput, source: SourceFile,
+                  reparse: Callable[[str], object]) -> Ptx2GcnError:
     if isinstance(error, UnexpectedCharacters):
         return _bad_character(error, source)
     token = error.token if isinstance(error, (UnexpectedToken, UnexpectedEOF)) else None
-    expected = set(error.expected) if isinstance(error, (UnexpectedToken, UnexpectedEOF)) else set()
+    expected: set[str] = set()
+    if isinstance(error, UnexpectedToken):
+        expected = set(error.accepts or error.expected)
+    elif isinstance(error, UnexpectedEOF):
+        expected = set(error.expected)
+    if token is not None and token.type != "$END":
+        start = token.start_pos or 0
+        if source.text.startswith("/*", start):
+            line, column = source.position(start)
+            return Ptx2GcnError.at(Span(source.name, line, column, line, column + 2, source),
+                                   "unterminated comment (missing '*/')")
     missing = _missing_semicolon(token, expected, source)
     if missing is not None:
         return missing
@@ -105,13 +129,23 @@ def _missing_semicolon(token: Token | None, expected: set[str], source: SourceFi
     previous = _previous_end(source, end)
     if previous is None or (token.type != "$END" and previous.line >= (token.line or 0)):
         return None
-    context = "instruction" if "COMMA" in expected else "statement"
+    if expected & {"EQUAL", "LT", "LSQB"}:
+        context = "declaration"
+    elif "COMMA" in expected:
+        context = "instruction"
+    else:
+        context = "statement"
     return Ptx2GcnError.at(previous, f"expected ';' after {context}")
 
 
 def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> Ptx2GcnError:
     span = _token_span(token, source)
     found = _describe(token)
+    start = token.start_pos or 0
+    if start > 0 and source.text[start - 1] == "0" and str(token.value)[:1] in ("f", "F", "d", "D"):
+        line, column = source.position(start - 1)
+        return Ptx2GcnError.at(Span(source.name, line, column, line, column + 2, source),
+                               "a hexadecimal float needs exactly 8 hex digits after 0f or 16 after 0d")
     if "SEMI" in expected and "OPCODE" not in expected:
         if "COMMA" in expected:
             return Ptx2GcnError.at(span, f"expected ',' or ';' after operand, found {found}")
@@ -119,7 +153,7 @@ def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> P
         return Ptx2GcnError.at(span, f"expected a register or immediate, found {found}")
     if "OPCODE" in expected:
         return Ptx2GcnError.at(span, f"expected an instruction, label, declaration or '}}', found {found}")
-    if "ENTRY" in expected and "FUNC" in expected and "DOTWORD" in expected:
+    if "ENTRY" in expected and "FUNC" in expected and "VERSION" in expected:
         return Ptx2GcnError.at(span, "expected a directive (.version, .target, .entry, .func, "
                                      f"a variable declaration), found {found}")
     return Ptx2GcnError.at(span, f"unexpected {found}; expected {_expected_words(expected)}")
@@ -143,17 +177,25 @@ def _bad_character(error: UnexpectedCharacters, source: SourceFile) -> Ptx2GcnEr
     return Ptx2GcnError.at(span, f"unexpected character '{char}'")
 
 
+def _first_atom(token: Token) -> str:
+    """The text a user sees as "the token": the first operand of a SIMPLE_OPERANDS token."""
+    text = str(token.value)
+    if token.type == "SIMPLE_OPERANDS":
+        text = text.split(",", 1)[0].rstrip(" \t;")
+    return text
+
+
 def _describe(token: Token | None) -> str:
     if token is None or token.type == "$END":
         return "end of file"
-    text = str(token.value)
+    text = _first_atom(token)
     if len(text) > 40:
         text = text[:37] + "..."
     return f"'{text}'"
 
 
 def _expected_words(expected: set[str]) -> str:
-    words = sorted({_PRETTY.get(n, _PRETTY.get(n.upper(), _literal(n))) for n in expected if n != "IGNORED"})
+    words = sorted({_PRETTY.get(n, _literal(n)) for n in expected if n not in ("IGNORED", "$END")})
     if not words:
         return "nothing more"
     if len(words) > 8:
@@ -169,6 +211,9 @@ def _literal(name: str) -> str:
 def _token_span(token: Token | None, source: SourceFile) -> Span:
     if token is None or token.line is None:
         return _end_span(source)
+    if token.type == "SIMPLE_OPERANDS":
+        column = token.column or 0
+        return Span(source.name, token.line, column, token.line, column + len(_first_atom(token)), source)
     return Span(source.name, token.line, token.column or 0, token.end_line or token.line,
                 token.end_column or 0, source)
 
