@@ -91,9 +91,10 @@ def literal_text(value: int, dtype: DType | None) -> str:
     bits = dtype.bits if dtype is not None else 32
     if bits == 64 and dtype is not None and dtype.is_float:
         return inline_value_text(value << 32, 64) if _inlinable(value << 32, 64) else f"0x{value:x}"
-    if dtype is not None and dtype.value[2] == "packed":  # an integer, or an f16 constant in the low half
+    if dtype is not None and dtype.value[2] == "packed":  # float: an integer or an f16 constant
         signed = value - (1 << 32) if value >> 31 else value
-        packed = -16 <= signed <= 64 or (value < 0x10000 and _inlinable(value, 16))
+        f16_constant = any(inline_constant_bits(code, 16) == value for code in FLOAT_INLINE_TEXT)
+        packed = (-16 <= signed <= 64 or f16_constant) if dtype in _FLOAT_PACKED else _inlinable(value, 32)
         return f"lit(0x{value:x})" if packed else f"0x{value:x}"
     if bits == 16 and dtype is not None:
         inlinable = _inlinable(value & 0xFFFF, 16) if dtype.is_float else _inlinable(value, 32)
@@ -717,11 +718,12 @@ def disassemble(inst: Instruction) -> str:
     return _PRINTERS[inst.encoding](inst)
 
 
-def objdump_line(inst: Instruction, code: bytes) -> str:
-    """llvm-objdump's line for ``inst``: text, then ``// ADDR: WORDS`` (whitespace-normalised)."""
+def objdump_line(inst: Instruction, code: bytes, base: int = 0) -> str:
+    """llvm-objdump's line for ``inst`` decoded from ``code``: text, then ``// ADDR: WORDS`` with
+    ADDR = ``base + inst.pc`` (whitespace-normalised; objdump's ``<sym+off>`` branch note omitted)."""
     words = " ".join(f"{int.from_bytes(code[inst.pc + i:inst.pc + i + 4], 'little'):08X}"
                      for i in range(0, inst.size, 4))
-    return f"{disassemble(inst)} // {inst.pc:012X}: {words}"
+    return f"{normalise_whitespace(disassemble(inst))} // {base + inst.pc:012X}: {words}"
 
 
 format_instruction = disassemble
