@@ -91,11 +91,15 @@ def _assign_word(attrs: Attributes, word: str, span: Span) -> None:
             raise Ptx2GcnError.at(span, f"duplicate '{word}' in this declaration")
         attrs.linkage.append(word)
     elif word in STATE_SPACES:
+        if attrs.type is not None and not attrs.is_ptr:
+            raise Ptx2GcnError.at(span, f"state space '{word}' must come before the type '{attrs.type}'")
         if attrs.is_ptr:
             attrs.ptr_space = _once(attrs.ptr_space, word, span, "pointer state space")
         else:
             attrs.state_space = _once(attrs.state_space, word, span, "state space")
     elif word in VECTORS:
+        if attrs.type is not None:
+            raise Ptx2GcnError.at(span, f"vector width '{word}' must come before the type '{attrs.type}'")
         attrs.vector = _once(attrs.vector, word, span, "vector width")
     elif word in TYPES:
         attrs.type = _once(attrs.type, word, span, "type")
