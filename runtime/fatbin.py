@@ -98,7 +98,14 @@ class FatbinEntry:
     flags: int
     options: str
     identifier: str
-    raw_payload: bytes = field(repr=False)
+    image: bytes = field(repr=False, compare=False)
+    """The bytes the entry was parsed from (shared, not copied: library fatbins reach hundreds of MB)."""
+
+    @property
+    def raw_payload(self) -> bytes:
+        """The payload as stored (compressed when ``compression`` is not ``none``)."""
+        start = self.offset + self.header_size
+        return self.image[start : start + self.payload_size]
 
     @property
     def kind_label(self) -> str:
@@ -173,15 +180,22 @@ class Container:
 
 
 def parse_container(
-    data: bytes, offset: int = 0, source: str = "<memory>", *, section: str = "", registered: bool = False
+    data: bytes,
+    offset: int = 0,
+    source: str = "<memory>",
+    *,
+    section: str = "",
+    registered: bool = False,
+    limit: int | None = None,
 ) -> Container:
-    """Parse the container that starts at ``offset`` of ``data``."""
-    if offset < 0 or offset + CONTAINER_HEADER_SIZE > len(data):
+    """Parse the container that starts at ``offset`` of ``data`` and ends by ``limit`` (default: the end)."""
+    limit = len(data) if limit is None else min(limit, len(data))
+    if offset < 0 or offset + CONTAINER_HEADER_SIZE > limit:
         raise FatbinError.located(
             source,
             offset,
             "truncated fatbin container header "
-            f"(needs {CONTAINER_HEADER_SIZE} bytes, {max(len(data) - offset, 0)} left)",
+            f"(needs {CONTAINER_HEADER_SIZE} bytes, {max(limit - offset, 0)} left)",
         )
     magic, version, header_size, fat_size = _CONTAINER.unpack_from(data, offset)
     if magic != CONTAINER_MAGIC:
@@ -193,12 +207,12 @@ def parse_container(
     if header_size < CONTAINER_HEADER_SIZE:
         raise FatbinError.located(source, offset, f"container header_size {header_size} is smaller than 16")
     end = offset + header_size + fat_size
-    if end > len(data):
+    if end > limit:
         raise FatbinError.located(
             source,
             offset,
             f"container of 0x{header_size + fat_size:x} bytes runs past the end "
-            f"of the data (0x{len(data) - offset:x} bytes left)",
+            f"of the data (0x{limit - offset:x} bytes left)",
         )
     entries: list[FatbinEntry] = []
     pos = offset + header_size
@@ -222,7 +236,7 @@ def parse_containers(data: bytes, start: int, end: int, source: str, *, section:
             pos += 8
         if pos >= end:
             break
-        container = parse_container(data[:end], pos, source, section=section)
+        container = parse_container(data, pos, source, section=section, limit=end)
         out.append(container)
         pos += container.size
     return out
@@ -265,7 +279,6 @@ def _parse_entry(data: bytes, pos: int, end: int, source: str) -> FatbinEntry:
             f"of its container (0x{end - pos:x} bytes left)",
         )
     header = data[pos : pos + header_size]
-    payload = data[pos + header_size : pos + header_size + payload_size]
     _check_compression(source, pos, flags, payload_size, compressed_size, uncompressed_size)
     opaque_options = kind == EntryKind.ELF and flags & EntryFlags.ELF_SM100_PLUS
     options = "" if opaque_options else _options(header, options_off, source, pos)
@@ -283,7 +296,7 @@ def _parse_entry(data: bytes, pos: int, end: int, source: str) -> FatbinEntry:
         flags,
         options,
         identifier,
-        payload,
+        data,
     )
 
 

@@ -32,6 +32,7 @@ from ptx2gcn.runtime.fatbin import (
 )
 
 WRAPPER_MAGIC = 0x466243B1
+OLD_FATBIN_MAGIC = 0x1EE55A01  # CUDA < 4 "fatDeviceText" (vosen/ZLUDA: not handled either)
 _WRAPPER = struct.Struct("<IIQQ")  # magic, version, data, filename_or_fatbins
 _CONTAINER_HEAD = struct.Struct("<IHHQ")
 EM_CUDA = 190
@@ -89,6 +90,13 @@ def read_fatbin(data: bytes, source: str = "<memory>") -> Fatbin:
             "this is a fatbin wrapper (__fatBinC_Wrapper_t), which holds "
             "pointers into a process; pass the ELF file it came from, or its address "
             "to fatbin_from_pointer",
+        )
+    if magic == OLD_FATBIN_MAGIC:
+        raise FatbinError.located(
+            source,
+            0,
+            "this is a pre-CUDA-4 fatbin (magic 0x1ee55a01), which ptx2gcn does not read; rebuild "
+            "with a current nvcc",
         )
     shown = f"0x{magic:08x}" if magic is not None else f"only {len(data)} bytes"
     raise FatbinError.located(

@@ -169,6 +169,8 @@ def test_wrong_uncompressed_size(fatbin_writer: Writer, entry_spec: Any) -> None
 def test_other_inputs_are_rejected_clearly() -> None:
     with pytest.raises(FatbinError, match="fatbin wrapper"):
         read_fatbin(struct.pack("<IIQQ", 0x466243B1, 1, 0x1000, 0))
+    with pytest.raises(FatbinError, match="pre-CUDA-4 fatbin"):
+        read_fatbin(struct.pack("<II", 0x1EE55A01, 0))
     with pytest.raises(FatbinError, match="only 2 bytes"):
         read_fatbin(b"ab")
     with pytest.raises(FatbinError, match="malformed ELF"):
