@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.floatformat import F32
+from ptx2gcn.reference.floats import select_min_max
 from ptx2gcn.reference.ptxtypes import PtxType, mask, ptx_type, to_bits_array, to_signed
 from ptx2gcn.reference.result import Result
 from ptx2gcn.reference.spelling import UNDEFINED, LaneValue, Spelling, build_result
@@ -148,11 +150,16 @@ def _fold(xs: list[int], fn: Callable[[int, int], int]) -> int:
 
 
 def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
-    sp.require({"sync", *_REDUX}, ("u32", "s32", "b32"))
+    """Integer add/min/max/and/or/xor, and f32 min/max with ``.abs``/``.NaN`` ("+0.0 > -0.0";
+    canonical NaN when any input is NaN under ``.NaN``, or when all are NaN without it)."""
+    sp.require({"sync", "abs", "NaN", *_REDUX}, ("u32", "s32", "b32", "f32"))
     t = sp.type
     op = sp.one_of(_REDUX)
-    if (op in ("and", "or", "xor")) != (t.name == "b32"):
-        raise ReferenceInputError(f"{sp.text}: .{op} needs {'.b32' if op in ('and', 'or', 'xor') else '.u32/.s32'}")
+    bitwise = op in ("and", "or", "xor")
+    if bitwise != (t.name == "b32") or (t.is_float and op not in ("min", "max")):
+        raise ReferenceInputError(f"{sp.text}: .{op} is not defined for .{t.name}")
+    if (sp.has("abs") or sp.has("NaN")) and not t.is_float:
+        raise ReferenceInputError(f"{sp.text}: .abs/.NaN need .f32")
     ops, active = _split_active(sp, inputs, 2)
     values = _lanes(ops[0], t, sp)
     member = _lanes(ops[1], B32, sp)
@@ -162,7 +169,13 @@ def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
         if not _collective_ok(active, m, lane):
             lanes.append((UNDEFINED,))
             continue
-        xs = [to_signed(values[i], 32) if t.signed else values[i] for i in range(WARP) if m >> i & 1]
+        chosen = [values[i] for i in range(WARP) if m >> i & 1]
+        if t.is_float:
+            if sp.has("abs"):
+                chosen = [F32.magnitude(x) for x in chosen]
+            lanes.append((select_min_max(F32, chosen, op == "min", sp.has("NaN")),))
+            continue
+        xs = [to_signed(x, 32) if t.signed else x for x in chosen]
         lanes.append((_REDUX[op](xs) & mask(32),))
     return build_result([t], lanes, (WARP,))
 

@@ -61,3 +61,15 @@ def test_vote_match_redux_activemask_elect() -> None:
     assert int(run("activemask.b32", 0x00FF00FF).value[0]) == 0x00FF00FF
     d, p = run("elect.sync", 0xFFFFFFF0).outputs
     assert int(d.bits[4]) == 4 and p.bits[4:8].tolist() == [True, False, False, False]
+
+
+def test_redux_f32_min_max_rules() -> None:
+    values = np.zeros(32, dtype=np.float32)
+    values[3] = -0.0
+    assert int(run("redux.sync.min.f32", values, 0xFFFFFFFF).value[0]) == 0x80000000  # +0 > -0
+    assert int(run("redux.sync.max.f32", values, 0xFFFFFFFF).value[0]) == 0
+    values[5] = np.nan
+    values[7] = -4
+    assert int(run("redux.sync.min.f32", values, 0xFFFFFFFF).value[0]) == int(np.float32(-4).view(np.uint32))
+    assert int(run("redux.sync.min.NaN.f32", values, 0xFFFFFFFF).value[0]) == 0x7FFFFFFF
+    assert int(run("redux.sync.max.abs.f32", values, 0xFFFFFFFF).value[0]) == int(np.float32(4).view(np.uint32))
