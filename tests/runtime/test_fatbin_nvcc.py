@@ -70,13 +70,24 @@ def test_compression_modes_decode_to_identical_ptx(cuda_build: Build) -> None:
     assert texts["speed"] == texts["default"] == texts["none"]
 
 
-def test_executable_registers_the_ptx_container(cuda_build: Build, reference_ptx: list[str]) -> None:
-    exe = cuda_build("saxpy.exe", GENCODE_80_PTX, GENCODE_90_SASS, "saxpy.cu")
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_executable_registers_the_ptx_container(
+    cuda_build: Build, reference_ptx: list[str], mode: str
+) -> None:
+    args = _mode_args(mode) if mode != "default" else []  # the plain build is nvcc's default mode
+    exe = cuda_build(
+        "saxpy.exe" if mode == "default" else f"saxpy-{mode}.exe",
+        GENCODE_80_PTX,
+        GENCODE_90_SASS,
+        *args,
+        "saxpy.cu",
+    )
     fatbin = read_fatbin_file(exe)
     assert [w.version for w in fatbin.wrappers] == [2, 1]
     modules = module_containers(fatbin)
     assert len(modules) == 1 and modules[0].section == ".nv_fatbin" and modules[0].registered
     entry = select_ptx(modules[0])
+    assert entry.compression == MODES[mode]
     assert normalise_ptx(entry.ptx_text()) == reference_ptx
     assert not entry_options(entry).compile_only
 
@@ -100,8 +111,11 @@ def test_object_file_wrapper_is_resolved_through_its_relocation(cuda_build: Buil
     assert fatbin.wrappers[0].data == 0  # unlinked: the pointer is a relocation
 
 
-def test_rdc_executable_ptx_is_relocatable(cuda_build: Build) -> None:
-    exe = cuda_build("rdc.exe", "-rdc=true", GENCODE_80_PTX, "rdc_kernel.cu", "rdc_helper.cu")
+@pytest.mark.parametrize("mode", ["speed", "default"])
+def test_rdc_executable_ptx_is_relocatable(cuda_build: Build, mode: str) -> None:
+    exe = cuda_build(
+        f"rdc-{mode}.exe", "-rdc=true", GENCODE_80_PTX, *_mode_args(mode), "rdc_kernel.cu", "rdc_helper.cu"
+    )
     fatbin = read_fatbin_file(exe)
     modules = [c for c in module_containers(fatbin) if c.section == "__nv_relfatbin"]
     texts = {}
