@@ -80,12 +80,12 @@ class FloatImmediate:
 
     ``0fXXXXXXXX`` (f32 bits) and ``0dXXXXXXXXXXXXXXXX`` (f64 bits) keep their bit pattern in
     ``text``; ``value`` is the decoded Python float (NaN payloads are only exact in ``bits``).
-    Decimal spellings (``1.5``, ``1e-3``) are f64 values.
+    Decimal spellings (``1.5``, ``1e-3``) are f64 values. Equality compares ``text`` only.
     """
 
     span: Span = field(compare=False, repr=False)
-    value: float
-    text: str
+    value: float = field(compare=False)  # NaN != NaN; ``text`` determines the value exactly
+    text: str = ""
 
     @property
     def width(self) -> int:
