@@ -115,7 +115,7 @@ def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool =
     if code >= 256:
         row = code - 256
         if bits == 64:
-            return lambda w: w.v[row].astype(U64) | w.v[row + 1].astype(U64) << SHIFT32
+            return lambda w: np.ascontiguousarray(w.v[row:row + 2].T).view(U64).ravel()
         if bits == 16:
             if high:
                 return lambda w: (w.v[row] >> 16).astype(U16)
@@ -138,9 +138,17 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False) -> VecWrite:
     if bits == 64:
         def write64(w: Wave, value: Vec) -> None:
             value = np.asarray(value, dtype=U64)
-            mask = w.exec_mask
-            np.copyto(w.v[row], (value & LOW32).astype(U32), where=mask)
-            np.copyto(w.v[row + 1], (value >> SHIFT32).astype(U32), where=mask)
+            if value.ndim == 0:
+                lo, hi = U32(int(value) & MASK32), U32(int(value) >> 32)
+            else:
+                halves = value.view(U32).reshape(64, 2)
+                lo, hi = halves[:, 0], halves[:, 1]
+            if w.exec_full:
+                w.v[row] = lo
+                w.v[row + 1] = hi
+            else:
+                np.copyto(w.v[row], lo, where=w.exec_mask)
+                np.copyto(w.v[row + 1], hi, where=w.exec_mask)
         return write64
     if bits == 16:
         if high:
@@ -155,7 +163,10 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False) -> VecWrite:
         return write_lo16
 
     def write32(w: Wave, value: Vec) -> None:
-        np.copyto(w.v[row], value, where=w.exec_mask, casting="unsafe")
+        if w.exec_full:
+            w.v[row] = value
+        else:
+            np.copyto(w.v[row], value, where=w.exec_mask, casting="unsafe")
     return write32
 
 

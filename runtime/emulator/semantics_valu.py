@@ -163,22 +163,49 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
         return dpp_wrap(inst, readers, compute, row, out_bits)
     if inst.form == "sdwa":
         return _bind_sdwa(inst, op, compute, row, out_bits)
-    if len(readers) == 1:
-        r0 = readers[0]
-
-        def run1(w: Wave) -> None:
-            write(w, compute(w, (r0(w),)))
-        return run1
-    if len(readers) == 2:
-        r0, r1 = readers
-
-        def run2(w: Wave) -> None:
-            write(w, compute(w, (r0(w), r1(w))))
-        return run2
+    if post is None and not needs_wave and len(readers) in (1, 2, 3):
+        return _fast_handler(readers, op, write, compute, check_denorm)
 
     def run(w: Wave) -> None:
         write(w, compute(w, [r(w) for r in readers]))
     return run
+
+
+def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], None],
+                  compute: Callable[[Wave, Sequence[Vec]], Vec], check_denorm: bool) -> Handler:
+    """The common case without output modifiers: a few numpy calls, the generic ``compute`` only when
+    MODE flushes denormals."""
+    fn = op.fn
+    views = [TYPES[t][3] for t in op.srcs]
+    out_type = TYPES[op.dst][3]
+    out_bits = _UNSIGNED[TYPES[op.dst][0]]
+    if len(readers) == 1:
+        (r0,), (t0,) = readers, views
+
+        def run1(w: Wave) -> None:
+            if check_denorm and not w.mode.keeps_denormals:
+                write(w, compute(w, (r0(w),)))
+            else:
+                write(w, fn(r0(w).view(t0)).astype(out_type, copy=False).view(out_bits))
+        return run1
+    if len(readers) == 2:
+        (r0, r1), (t0, t1) = readers, views
+
+        def run2(w: Wave) -> None:
+            if check_denorm and not w.mode.keeps_denormals:
+                write(w, compute(w, (r0(w), r1(w))))
+            else:
+                write(w, fn(r0(w).view(t0), r1(w).view(t1)).astype(out_type, copy=False).view(out_bits))
+        return run2
+    (r0, r1, r2), (t0, t1, t2) = readers, views
+
+    def run3(w: Wave) -> None:
+        if check_denorm and not w.mode.keeps_denormals:
+            write(w, compute(w, (r0(w), r1(w), r2(w))))
+        else:
+            result = fn(r0(w).view(t0), r1(w).view(t1), r2(w).view(t2))
+            write(w, result.astype(out_type, copy=False).view(out_bits))
+    return run3
 
 
 def _bind_sdwa(inst: Instruction, op: VOp, compute: Callable[[Wave, Sequence[Vec]], Vec], row: int,

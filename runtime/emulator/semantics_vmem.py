@@ -29,7 +29,17 @@ AddressFn = Callable[[Wave, Lanes], npt.NDArray[np.uint64]]
 OFF = 0x7F
 
 
+ALL_LANES: Lanes = np.arange(64)
+
+
+def active_lanes(w: Wave) -> Lanes:
+    """Active lane numbers; the shared ``ALL_LANES`` object when EXEC is full (callers test ``is``)."""
+    return ALL_LANES if w.exec_full else np.flatnonzero(w.exec_mask)
+
+
 def _vgpr64(w: Wave, row: int, lanes: Lanes) -> npt.NDArray[np.uint64]:
+    if lanes is ALL_LANES:
+        return np.ascontiguousarray(w.v[row:row + 2].T).view(U64).ravel()
     return w.v[row, lanes].astype(U64) | (w.v[row + 1, lanes].astype(U64) << U64(32))
 
 
@@ -107,15 +117,22 @@ def _bind_load(inst: Instruction) -> Handler:
     row = inst.fields["vdst"] + (256 if inst.fields.get("acc", 0) else 0)
     dwords = max(1, width // 4)
 
+    single = _single_space(inst)
+
     def run(w: Wave) -> None:
-        lanes = np.flatnonzero(w.exec_mask)
+        lanes = active_lanes(w)
         if lanes.size == 0:
             return
         addrs = address(w, lanes)
-        values = np.empty((lanes.size, dwords), dtype=U32)
-        for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
-            values[positions] = _extend(space.load(sub_addrs, width, sub_lanes), width, signed)
-        if d16:
+        if single is not None:
+            values = _extend(single(w).load(addrs, width, lanes), width, signed)
+        else:
+            values = np.empty((lanes.size, dwords), dtype=U32)
+            for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
+                values[positions] = _extend(space.load(sub_addrs, width, sub_lanes), width, signed)
+        if lanes is ALL_LANES and not d16:
+            w.v[row:row + dwords] = values.T
+        elif d16:
             old = w.v[row, lanes]
             half = values[:, 0] & U32(0xFFFF)
             w.v[row, lanes] = (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
@@ -133,16 +150,32 @@ def _bind_store(inst: Instruction) -> Handler:
     data = inst.fields["vdata"] + (256 if inst.fields.get("acc", 0) else 0)
     dwords = max(1, width // 4)
 
+    single = _single_space(inst)
+
     def run(w: Wave) -> None:
-        lanes = np.flatnonzero(w.exec_mask)
+        lanes = active_lanes(w)
         if lanes.size == 0:
             return
         addrs = address(w, lanes)
-        raw = np.ascontiguousarray(w.v[data:data + dwords, lanes].T).view(np.uint8)
-        raw = raw[:, byte_offset:byte_offset + width]
+        rows = w.v[data:data + dwords] if lanes is ALL_LANES else w.v[data:data + dwords, lanes]
+        raw = np.ascontiguousarray(rows.T).view(np.uint8)
+        if width != 4 * dwords or byte_offset:
+            raw = raw[:, byte_offset:byte_offset + width]
+        if single is not None:
+            single(w).store(addrs, raw, lanes)
+            return
         for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
             space.store(sub_addrs, raw[positions], sub_lanes)
     return run
+
+
+def _single_space(inst: Instruction) -> Callable[[Wave], Space] | None:
+    """The memory of a GLOBAL or SCRATCH instruction (FLAT lanes are routed one by one: None)."""
+    if inst.encoding == "GLOBAL":
+        return lambda w: w.memory
+    if inst.encoding == "SCRATCH":
+        return lambda w: w.scratch
+    return None
 
 
 # -- atomics --------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Invariant: SGPRs live in ``Wave.s`` indexed by their *operand codes* 0..127 (s0.
 102/103, xnack_mask 104/105, vcc 106/107, ttmp 108..123, m0 124, null 125, exec 126/127), as Python
 ints in 0..2^32-1; anything that is not a register (inline constants, literals, apertures, SCC,
 MODE) is kept out of that index space. ``exec_mask`` always equals the bits of ``s[126]|s[127]<<32``
-as ``bool[64]`` (every write to EXEC goes through ``set_exec``). VGPRs and AGPRs are one
+as ``bool[64]`` and ``exec_full`` whether all lanes are set (every write to EXEC goes through
+``set_exec``/``set_sreg*``). VGPRs and AGPRs are one
 ``uint32[512, 64]`` array: v0..v255 are rows 0..255, a0..a255 rows 256..511.
 """
 
@@ -61,6 +62,11 @@ class Mode:
     denorm_16_64: int = 3
     dx10_clamp: bool = True
     ieee: bool = True
+    keeps_denormals: bool = field(default=True, init=False)
+    """Cached: both denormal modes are 3 (no flushing), the fast path of every float op."""
+
+    def __post_init__(self) -> None:
+        self.keeps_denormals = self.denorm_32 == 3 and self.denorm_16_64 == 3
 
     @property
     def raw(self) -> int:
@@ -75,6 +81,7 @@ class Mode:
         self.denorm_16_64 = raw >> 6 & 3
         self.dx10_clamp = bool(raw >> 8 & 1)
         self.ieee = bool(raw >> 9 & 1)
+        self.keeps_denormals = self.denorm_32 == 3 and self.denorm_16_64 == 3
 
 
 @dataclass(eq=False)
@@ -101,6 +108,8 @@ class Wave:
     s: list[int] = field(default_factory=lambda: [0] * 128)
     v: npt.NDArray[np.uint32] = field(default_factory=lambda: np.zeros((512, WAVE_SIZE), dtype=np.uint32))
     exec_mask: Mask = field(default_factory=lambda: np.zeros(WAVE_SIZE, dtype=np.bool_))
+    exec_full: bool = False
+    """Cached: all 64 lanes are active (writes can skip the EXEC mask)."""
     trap_status: int = 0
     steps: int = 0
 
@@ -111,7 +120,12 @@ class Wave:
     def set_exec(self, bits: int) -> None:
         self.s[EXEC_LO] = bits & MASK32
         self.s[EXEC_HI] = bits >> 32 & MASK32
+        self._exec_changed()
+
+    def _exec_changed(self) -> None:
+        bits = self.s[EXEC_LO] | self.s[EXEC_HI] << 32
         self.exec_mask = mask_of(bits)
+        self.exec_full = bits == MASK64
 
     def sreg64(self, code: int) -> int:
         return self.s[code] | self.s[code + 1] << 32
@@ -122,15 +136,15 @@ class Wave:
             return
         self.s[code] = value & MASK32
         if code == EXEC_LO or code == EXEC_HI:
-            self.exec_mask = mask_of(self.exec)
+            self._exec_changed()
 
     def set_sreg64(self, code: int, value: int) -> None:
         if code == NULL:
             return
         self.s[code] = value & MASK32
         self.s[code + 1] = value >> 32 & MASK32
-        if code == EXEC_LO:
-            self.exec_mask = mask_of(value)
+        if code == EXEC_LO or code + 1 == EXEC_LO:
+            self._exec_changed()
 
     @property
     def vcc(self) -> int:
