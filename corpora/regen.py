@@ -108,9 +108,10 @@ def parse_cuda_header(path: Path) -> CudaSource:
     return CudaSource(path, tuple(a for a in archs if a >= min_arch), tuple(variants), output == "large")
 
 
-def nvcc_jobs(nvcc: str, collection: str) -> list[Job]:
+def nvcc_jobs(nvcc: str, collection: str, src_dir: Path = STAGED_SRC) -> list[Job]:
+    """The nvcc runs for ``collection`` (``nvcc`` or ``large``), planned from the sources in ``src_dir``."""
     jobs: list[Job] = []
-    for src in sorted((STAGED_SRC / "cuda").glob("*.cu")):
+    for src in sorted((src_dir / "cuda").glob("*.cu")):
         info = parse_cuda_header(src)
         if info.large != (collection == "large"):
             continue
@@ -188,12 +189,15 @@ def run_job(job: Job, stage: Path, tmp: Path) -> list[Path]:
 
 def ptxas_check(ptxas: str, path: Path) -> str | None:
     """Assemble ``path`` for the target it declares; return ptxas's complaint, or None when accepted."""
-    target = re.search(r"^\.target\s+(sm_\w+)", path.read_text(errors="replace"), re.M)
+    text = path.read_text(errors="replace")
+    target = re.search(r"^\.target\s+(sm_\w+)", text, re.M)
     if target is None:
         return f"{path}: no .target directive"
     command = [ptxas, f"-arch={target.group(1)}", str(path), "-o", os.devnull]
-    if re.search(r"^\.target\s+sm_\w+\s*,\s*debug", path.read_text(errors="replace"), re.M):
+    if re.search(r"^\.target\s+sm_\w+\s*,\s*debug", text, re.M):
         command.insert(1, "-g")  # a `.target ..., debug` module must be assembled with debug info
+    if re.search(r"^\.extern\s+\.func", text, re.M):
+        command.insert(1, "-c")  # calls a function defined elsewhere: check it as relocatable code
     result = subprocess.run(command, capture_output=True, text=True)
     return None if result.returncode == 0 else f"{path}: ptxas: {result.stderr.strip()}"
 
