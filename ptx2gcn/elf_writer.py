@@ -256,3 +256,125 @@ def pack_note(name: str, kind: int, desc: bytes) -> bytes:
     raw_name = name.encode("utf-8") + b"\0"
     return (struct.pack("<III", len(raw_name), len(desc), kind) + raw_name + b"\0" * (-len(raw_name) % 4)
             + desc + b"\0" * (-len(desc) % 4))
+
+
+# -- XXH3-64 (seed 0): the hash by which ld.lld shards the pieces of SHF_MERGE sections ------------
+# Written from the XXH3 specification (https://github.com/Cyan4973/xxHash, doc/xxhash_spec.md) for
+# the default secret and seed 0, which is what LLVM's ``xxh3_64bits`` computes.
+
+_XXH_SECRET = bytes.fromhex(
+    "b8fe6c3923a44bbe7c01812cf721ad1cded46de9839097db7240a4a4b7b3671fcb79e64eccc0e578825ad07dccff7221"
+    "b8084674f743248ee03590e6813a264c3c2852bb91c300cb88d0658b1b532ea371644897a20df94e3819ef46a9deacd8"
+    "a8fa763fe39c343ff9dcbbc7c70b4f1d8a51e04bcdb45931c89f7ec9d9787364eac5ac8334d3ebc3c581a0fffa1363eb"
+    "170ddd51b7f0da49d316552629d4689e2b16be587d47a1fc8ff8b8d17ad031ce45cb3a8f95160428afd7fbcabb4b407e")
+_M64 = (1 << 64) - 1
+_P32_1, _P32_2, _P32_3 = 0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D
+_P64_1, _P64_2, _P64_3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+_P64_4, _P64_5 = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5
+_PMX1, _PMX2 = 0x165667919E3779F9, 0x9FB21C651E98DF25
+
+
+def _u64(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + 8], "little")
+
+
+def _u32(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + 4], "little")
+
+
+def _rotl64(x: int, r: int) -> int:
+    return ((x << r) | (x >> (64 - r))) & _M64
+
+
+def _fold_mul(a: int, b: int) -> int:
+    product = a * b
+    return (product ^ (product >> 64)) & _M64
+
+
+def _xxh64_avalanche(h: int) -> int:
+    h = (h ^ (h >> 33)) * _P64_2 & _M64
+    h = (h ^ (h >> 29)) * _P64_3 & _M64
+    return h ^ (h >> 32)
+
+
+def _xxh3_avalanche(h: int) -> int:
+    h = (h ^ (h >> 37)) * _PMX1 & _M64
+    return h ^ (h >> 32)
+
+
+def _mix16(data: bytes, at: int, secret_at: int) -> int:
+    return _fold_mul(_u64(data, at) ^ _u64(_XXH_SECRET, secret_at),
+                     _u64(data, at + 8) ^ _u64(_XXH_SECRET, secret_at + 8))
+
+
+def _xxh3_short(data: bytes) -> int:
+    n, s = len(data), _XXH_SECRET
+    if n > 8:
+        low = (_u64(s, 24) ^ _u64(s, 32)) ^ _u64(data, 0)
+        high = (_u64(s, 40) ^ _u64(s, 48)) ^ _u64(data, n - 8)
+        swapped = int.from_bytes(low.to_bytes(8, "little"), "big")
+        return _xxh3_avalanche((n + swapped + high + _fold_mul(low, high)) & _M64)
+    if n >= 4:
+        acc = (_u64(s, 8) ^ _u64(s, 16)) ^ (_u32(data, n - 4) | _u32(data, 0) << 32)
+        acc ^= _rotl64(acc, 49) ^ _rotl64(acc, 24)
+        acc = acc * _PMX2 & _M64
+        acc = (acc ^ ((acc >> 35) + n)) * _PMX2 & _M64
+        return acc ^ (acc >> 28)
+    if n:
+        combined = data[0] << 16 | data[n >> 1] << 24 | data[n - 1] | n << 8
+        return _xxh64_avalanche(combined ^ (_u32(s, 0) ^ _u32(s, 4)))
+    return _xxh64_avalanche(_u64(s, 56) ^ _u64(s, 64))
+
+
+def _xxh3_medium(data: bytes) -> int:
+    n = len(data)
+    acc = n * _P64_1 & _M64
+    if n <= 128:
+        rounds = (n - 1) // 32 + 1  # pairs of 16-byte blocks taken from both ends
+        for i in range(rounds):
+            acc += _mix16(data, 16 * i, 32 * i) + _mix16(data, n - 16 * (i + 1), 32 * i + 16)
+        return _xxh3_avalanche(acc & _M64)
+    for i in range(8):
+        acc += _mix16(data, 16 * i, 16 * i)
+    acc = _xxh3_avalanche(acc & _M64)
+    for i in range(8, n // 16):
+        acc += _mix16(data, 16 * i, 16 * (i - 8) + 3)
+    acc += _mix16(data, n - 16, 136 - 17)
+    return _xxh3_avalanche(acc & _M64)
+
+
+def _accumulate_stripe(acc: list[int], data: bytes, at: int, secret_at: int) -> None:
+    for i in range(8):
+        value = _u64(data, at + 8 * i)
+        keyed = value ^ _u64(_XXH_SECRET, secret_at + 8 * i)
+        acc[i ^ 1] = (acc[i ^ 1] + value) & _M64
+        acc[i] = (acc[i] + (keyed & 0xFFFFFFFF) * (keyed >> 32)) & _M64
+
+
+def _xxh3_long(data: bytes) -> int:
+    n, secret_size = len(data), len(_XXH_SECRET)
+    stripes_per_block = (secret_size - 64) // 8
+    block = 64 * stripes_per_block
+    acc = [_P32_3, _P64_1, _P64_2, _P64_3, _P64_4, _P32_2, _P64_5, _P32_1]
+    blocks = (n - 1) // block
+    for b in range(blocks):
+        for stripe in range(stripes_per_block):
+            _accumulate_stripe(acc, data, b * block + 64 * stripe, 8 * stripe)
+        for i in range(8):
+            acc[i] = (acc[i] ^ (acc[i] >> 47) ^ _u64(_XXH_SECRET, secret_size - 64 + 8 * i)) * _P32_1 & _M64
+    for stripe in range((n - 1 - block * blocks) // 64):
+        _accumulate_stripe(acc, data, blocks * block + 64 * stripe, 8 * stripe)
+    _accumulate_stripe(acc, data, n - 64, secret_size - 64 - 7)
+    result = n * _P64_1
+    for i in range(4):
+        result += _fold_mul(acc[2 * i] ^ _u64(_XXH_SECRET, 11 + 16 * i), acc[2 * i + 1] ^ _u64(_XXH_SECRET, 19 + 16 * i))
+    return _xxh3_avalanche(result & _M64)
+
+
+def xxh3_64(data: bytes) -> int:
+    """XXH3 64-bit hash with seed 0 and the default secret."""
+    if len(data) <= 16:
+        return _xxh3_short(data)
+    if len(data) <= 240:
+        return _xxh3_medium(data)
+    return _xxh3_long(data)

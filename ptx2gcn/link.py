@@ -10,12 +10,14 @@ and relocation scanner (read for reference, not copied).
 
 Deliberate differences from ld.lld: an undefined symbol is an error (a code object imports
 nothing); several ``NT_AMDGPU_METADATA`` notes (one per input object) are merged into one, since
-loaders read a single metadata map; no ``.comment``; ``SHF_MERGE`` sections are concatenated, not
-deduplicated; ``e_flags`` of all inputs must be identical.
+loaders read a single metadata map; no ``.comment``; ``e_flags`` of all inputs must be identical;
+relocations inside SHF_MERGE sections are rejected. Not supported: COMMON symbols, SHT_REL,
+``-z``/script options (there are none: this is ld.lld's default ``-shared`` link only).
 """
 
 from __future__ import annotations
 
+import bisect
 import struct
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -29,13 +31,15 @@ from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.elf import ElfError, ElfFile, Note, Section, Symbol, parse_notes
 from ptx2gcn.elf_writer import (FileHeader, StringTable, SymbolEntry, assemble, gnu_hash_order, pack_dynamic,
                                 pack_note, pack_rela, pack_symbols)
-from ptx2gcn.link_layout import (OutputSection, SyntheticSections, align_up, dynamic_entries, final_order, layout,
-                                 output_name, rank, section_headers, synthetic_sections)
+from ptx2gcn.link_layout import (MergedSection, OutputSection, Piece, SyntheticSections, align_up, dynamic_entries,
+                                 final_order, layout, output_name, rank, section_headers, split_pieces,
+                                 synthetic_sections)
 
 SHT_GROUP = 17
 SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY = 14, 15, 16
 SHT_LLVM_ADDRSIG = 0x6FFF4C03
 SHF_MERGE = 0x10
+SHF_STRINGS = 0x20
 STV_HIDDEN = 2
 SHF_GROUP = 0x200
 SHF_EXCLUDE = 0x80000000
@@ -79,16 +83,24 @@ class InputSection:
     data: bytearray
     output: OutputSection | None = None
     offset: int = 0
-    """Offset inside ``output``."""
+    """Offset inside ``output`` (of a plain section)."""
+    merged: MergedSection | None = None
+    """For a SHF_MERGE section: where its pieces went (it is member ``member`` there)."""
+    member: int = 0
+    pieces: list[Piece] = field(default_factory=lambda: [])
 
     @property
     def name(self) -> str:
         return self.header.name
 
-    @property
-    def address(self) -> int:
+    def address_of(self, offset: int) -> int:
+        """The output address of byte ``offset`` of this section (through its piece, if merged)."""
         assert self.output is not None
-        return self.output.addr + self.offset
+        if self.merged is None:
+            return self.output.addr + self.offset + offset
+        index = max(bisect.bisect_right([piece.offset for piece in self.pieces], offset) - 1, 0)
+        start = self.merged.piece_offsets[self.member][index]
+        return self.output.addr + self.merged.offset + start + offset - self.pieces[index].offset
 
 
 @dataclass(eq=False)
@@ -121,7 +133,13 @@ class LinkSymbol:
         return self.binding != elf.STB_LOCAL and self.visibility == elf.STV_DEFAULT
 
     def address(self) -> int:
-        return self.value if self.section is None else self.section.address + self.value
+        return self.value if self.section is None else self.section.address_of(self.value)
+
+    def resolve(self, addend: int) -> int:
+        """S + A. For a section symbol the addend picks the byte, which matters in merged sections."""
+        if self.section is not None and self.type == elf.STT_SECTION:
+            return self.section.address_of(self.value + addend)
+        return self.address() + addend
 
     def adopt(self, other: LinkSymbol) -> None:
         """Take ``other``'s definition, keeping the most constraining visibility of both."""
@@ -243,28 +261,79 @@ def _merge_global(table: dict[str, LinkSymbol], new: LinkSymbol) -> LinkSymbol:
 
 # -- output sections ----------------------------------------------------------------------------
 
+def _output_section(outputs: dict[str, OutputSection], header: Section) -> OutputSection:
+    """The output section an input section goes to (created on first use), its attributes merged."""
+    name = output_name(header.name)
+    out = outputs.get(name)
+    if out is None:
+        out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS, entsize=header.entsize)
+        out.relro = bool(out.flags & elf.SHF_WRITE) and (
+            name in (".data.rel.ro", ".bss.rel.ro") or header.type in _RELRO_TYPES)
+    if out.type == elf.SHT_NOBITS and header.type != elf.SHT_NOBITS:
+        out.type = header.type
+    if out.entsize != header.entsize:
+        out.entsize = 0
+    out.flags |= header.flags & _KEPT_FLAGS
+    return out
+
+
+def _mergeable(section: InputSection) -> bool:
+    """ld.lld merges non-empty SHF_MERGE sections with an entry size (strings or records)."""
+    header = section.header
+    if not header.flags & SHF_MERGE or not header.entsize or not header.size:
+        return False
+    if header.size % header.entsize or header.flags & elf.SHF_WRITE:
+        problem = "is writable" if header.flags & elf.SHF_WRITE else f"size is not a multiple of {header.entsize}"
+        raise LinkError.of(section.obj.name, f"mergeable section {header.name} {problem}")
+    try:
+        section.pieces = split_pieces(bytes(section.data), header.entsize, bool(header.flags & SHF_STRINGS))
+    except ValueError as error:
+        raise LinkError.of(section.obj.name, f"mergeable section {header.name}: {error}") from None
+    return True
+
+
+def _merge_into(groups: dict[tuple[str, int, int, int], MergedSection], out: OutputSection,
+                section: InputSection) -> MergedSection | None:
+    """Add a mergeable section to its MergedSection; returns the group when it is new."""
+    header = section.header
+    strings = bool(header.flags & SHF_STRINGS)
+    key = (out.name, header.flags, header.entsize, header.addralign if strings else 0)
+    group = groups.get(key)
+    created = group is None
+    if group is None:
+        group = groups[key] = MergedSection(max(header.addralign, 1))
+    group.align = max(group.align, header.addralign, 1)
+    section.merged, section.member, section.output = group, len(group.members), out
+    group.members.append(section.pieces)
+    return group if created else None
+
+
 def _place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
-    """Group input sections into output sections (first-appearance order) and give them offsets."""
+    """Group input sections into output sections (first-appearance order) and give them offsets;
+    mergeable sections become one MergedSection each, where the first of them was."""
     outputs: dict[str, OutputSection] = {}
+    groups: dict[tuple[str, int, int, int], MergedSection] = {}
     for obj in objects:
         for section in obj.sections.values():
-            header = section.header
-            name = output_name(header.name)
-            out = outputs.get(name)
-            if out is None:
-                out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS,
-                                                    entsize=header.entsize)
-                out.relro = bool(out.flags & elf.SHF_WRITE) and (
-                    name in (".data.rel.ro", ".bss.rel.ro") or header.type in _RELRO_TYPES)
-            if out.type == elf.SHT_NOBITS and header.type != elf.SHT_NOBITS:
-                out.type = header.type
-            if out.entsize != header.entsize:
-                out.entsize = 0
-            out.flags |= header.flags & _KEPT_FLAGS
-            out.align = max(out.align, header.addralign, 1)
-            section.output, section.offset = out, align_up(out.size, header.addralign)
-            out.size = section.offset + header.size
-            out.parts.append(section)
+            out = _output_section(outputs, section.header)
+            if _mergeable(section):
+                group = _merge_into(groups, out, section)
+                if group is not None:
+                    out.parts.append(group)
+            else:
+                section.output = out
+                out.parts.append(section)
+    for out in outputs.values():
+        for part in out.parts:
+            if isinstance(part, MergedSection):
+                part.build()
+                part.offset = align_up(out.size, part.align)
+                out.size, out.align = part.offset + len(part.data), max(out.align, part.align)
+            else:
+                section = cast(InputSection, part)
+                section.offset = align_up(out.size, section.header.addralign)
+                out.size = section.offset + section.header.size
+                out.align = max(out.align, section.header.addralign, 1)
     return list(outputs.values())
 
 
@@ -353,6 +422,8 @@ def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Reloc
                     raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not supported")
                 if target.output is not None and target.output.data:
                     raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
+                if target.merged is not None:
+                    raise LinkError.of(obj.name, f"relocations in mergeable section {target.name} are not supported")
                 for reloc in obj.elf.relocations(rela):
                     _scan_one(relocs, target, reloc)
     relocs.assign_got([*table.values(), *(s for obj in objects for s in obj.symbols)])
@@ -408,14 +479,14 @@ def _reloc_error(fixup: Fixup, problem: str) -> LinkError:
 
 
 def _apply(fixup: Fixup, data: bytearray, got: OutputSection | None, slots: dict[LinkSymbol, int]) -> None:
-    kind, place = fixup.type, fixup.section.address + fixup.offset
+    kind, place = fixup.type, fixup.section.address_of(fixup.offset)
     if kind in _GOT_RELATIVE:
         assert got is not None
         value = got.addr + slots[fixup.symbol] + fixup.addend - place
     elif kind in _PC_RELATIVE:
-        value = fixup.symbol.address() + fixup.addend - place
+        value = fixup.symbol.resolve(fixup.addend) - place
     else:
-        value = fixup.symbol.address() + fixup.addend
+        value = fixup.symbol.resolve(fixup.addend)
     if kind == elf.R_AMDGPU_REL16:
         words = abs(value - 4) // 4 * (1 if value >= 4 else -1)  # C++ division truncates toward zero
         if not -0x8000 <= words < 0x8000:
@@ -456,11 +527,14 @@ def _symbol_entry(symbol: LinkSymbol, strings: StringTable, binding: int) -> Sym
 
 def _static_symbols(objects: Sequence[InputObject], table: dict[str, LinkSymbol],
                     synthetic: SyntheticSections) -> tuple[list[SymbolEntry], int, StringTable]:
-    """.symtab entries as ld.lld orders them: object locals, demoted globals, _DYNAMIC, globals."""
+    """.symtab entries as ld.lld orders them: the local symbols grouped by defining object (its own
+    locals, then its globals that hidden visibility makes local), then _DYNAMIC, then the globals."""
     strings = StringTable()
-    entries = [_symbol_entry(s, strings, elf.STB_LOCAL) for obj in objects for s in obj.locals]
     defined = [s for s in table.values() if s.defined]
-    entries += [_symbol_entry(s, strings, elf.STB_LOCAL) for s in defined if not s.exported]
+    by_object: dict[str, list[LinkSymbol]] = {}
+    for symbol in [*(s for obj in objects for s in obj.locals), *(s for s in defined if not s.exported)]:
+        by_object.setdefault(symbol.where, []).append(symbol)
+    entries = [_symbol_entry(s, strings, elf.STB_LOCAL) for group in by_object.values() for s in group]
     dynamic = synthetic.dynamic
     entries.append(SymbolEntry(strings.add("_DYNAMIC"), elf.STB_LOCAL << 4, STV_HIDDEN, dynamic.index,
                                dynamic.addr, 0))
@@ -487,7 +561,7 @@ def _fill_inputs(placed: Sequence[OutputSection], relocs: Relocations, got: Outp
         if section.nobits or section.data:
             continue
         data = bytearray(section.size)
-        for part in cast(list[InputSection], section.parts):
+        for part in cast(list[InputSection | MergedSection], section.parts):
             data[part.offset:part.offset + len(part.data)] = part.data
         section.data = bytes(data)
 
@@ -496,10 +570,13 @@ def _fill_synthetic(s: SyntheticSections, dyn: _DynamicSymbols, relocs: Relocati
     s.dynsym.data = pack_symbols(_symbol_entry(symbol, dyn.strings, symbol.binding) for symbol in dyn.symbols)
     rows: list[tuple[int, int, int, int]] = []
     for d in relocs.dynamic:
-        place = d.offset + (s.got.addr if d.section is None and s.got is not None else 0)
-        place += d.section.address if d.section is not None else 0
+        if d.section is not None:
+            place = d.section.address_of(d.offset)
+        else:
+            assert s.got is not None
+            place = s.got.addr + d.offset
         if d.type == elf.R_AMDGPU_RELATIVE64:
-            rows.append((place, d.type, 0, (d.symbol.address() + d.addend) & _MASK64))
+            rows.append((place, d.type, 0, d.symbol.resolve(d.addend) & _MASK64))
         else:
             rows.append((place, d.type, dyn.index[d.symbol], d.addend))
     rows.sort(key=lambda row: (row[1] != elf.R_AMDGPU_RELATIVE64, row[2], row[0]))

@@ -1,7 +1,9 @@
 """Output sections of a shared object: which exist, their order, and their placement, as ld.lld
 does it.
 
-Invariant: ``final_order`` puts input-derived and linker-made sections in ld.lld's order (notes,
+Invariant: ``MergedSection`` stores the pieces of SHF_MERGE input sections (strings or fixed-size
+records) once each, in ld.lld's 32 hash-chosen shards, so their offsets match ld.lld's;
+``final_order`` puts input-derived and linker-made sections in ld.lld's order (notes,
 dynamic-linking tables, read-only data, code, RELRO, data, bss, non-allocated); ``layout`` takes
 that order with final sizes and assigns every address, file offset and program header exactly by
 ld.lld's rules for a default
@@ -23,7 +25,7 @@ from ptx2gcn.elf import (PF_R, PF_W, PF_X, PT_DYNAMIC, PT_GNU_RELRO, PT_GNU_STAC
 from ptx2gcn.elf_writer import (DT_GNU_HASH, DT_HASH, DT_NULL, DT_RELA, DT_RELACOUNT, DT_RELAENT, DT_RELASZ,
                                 DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB, DYN_SIZE, EHDR_SIZE, PHDR_SIZE,
                                 RELA_SIZE, SHT_GNU_HASH, SYM_SIZE, ProgramHeader, SectionHeader, StringTable,
-                                build_gnu_hash, build_sysv_hash)
+                                build_gnu_hash, build_sysv_hash, xxh3_64)
 
 PAGE_SIZE = 0x1000
 # ld.lld's output names for input sections: ".text.foo" goes to ".text", and so on.
@@ -68,6 +70,79 @@ class OutputSection:
     @property
     def segment_flags(self) -> int:
         return PF_R | (PF_W if self.flags & SHF_WRITE else 0) | (PF_X if self.flags & SHF_EXECINSTR else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One string (with its terminator) or record of a mergeable input section."""
+
+    offset: int
+    """Where it starts in its input section."""
+    data: bytes
+    hash: int
+    """XXH3-64 of the string without its terminator, or of the record."""
+
+
+def split_pieces(data: bytes, entsize: int, strings: bool) -> list[Piece]:
+    """Cut a mergeable section into pieces as ld.lld does; ``ValueError`` if a string is unterminated."""
+    if not strings:
+        return [Piece(at, data[at:at + entsize], xxh3_64(data[at:at + entsize])) for at in range(0, len(data), entsize)]
+    nul = bytes(entsize)
+    if data[-entsize:] != nul:
+        raise ValueError("the last string is not null-terminated")
+    pieces: list[Piece] = []
+    start = 0
+    while start < len(data):
+        end = data.find(nul, start)
+        while (end - start) % entsize:
+            end = data.find(nul, end + 1)
+        pieces.append(Piece(start, data[start:end + entsize], xxh3_64(data[start:end])))
+        start = end + entsize
+    return pieces
+
+
+_SHARDS = 32
+
+
+@dataclass(eq=False)
+class MergedSection:
+    """ld.lld's MergeNoTailSection: each distinct piece once; a piece goes to shard (hash bits 27-31),
+    in first-seen order, each piece aligned to ``align``; non-empty shards are concatenated, aligned."""
+
+    align: int
+    members: list[list[Piece]] = field(default_factory=lambda: [])
+    """The pieces of each input section merged here, in input order."""
+    offset: int = 0
+    """Offset inside the output section."""
+    data: bytes = b""
+    piece_offsets: list[list[int]] = field(default_factory=lambda: [])
+    """``piece_offsets[m][i]``: where piece i of member m ended up, from the start of ``data``."""
+
+    def build(self) -> None:
+        shards: list[dict[bytes, int]] = [{} for _ in range(_SHARDS)]
+        sizes = [0] * _SHARDS
+        placed: list[list[tuple[int, int]]] = []
+        for pieces in self.members:
+            row: list[tuple[int, int]] = []
+            for piece in pieces:
+                shard = (piece.hash & 0xFFFFFFFF) >> 27
+                at = shards[shard].get(piece.data)
+                if at is None:
+                    at = shards[shard][piece.data] = align_up(sizes[shard], self.align)
+                    sizes[shard] = at + len(piece.data)
+                row.append((shard, at))
+            placed.append(row)
+        starts, end = [0] * _SHARDS, 0
+        for shard in range(_SHARDS):
+            if sizes[shard]:
+                end = align_up(end, self.align)
+            starts[shard], end = end, end + sizes[shard]
+        data = bytearray(end)
+        for shard, table in enumerate(shards):
+            for blob, at in table.items():
+                data[starts[shard] + at:starts[shard] + at + len(blob)] = blob
+        self.data = bytes(data)
+        self.piece_offsets = [[starts[shard] + at for shard, at in row] for row in placed]
 
 
 def output_name(name: str) -> str:

@@ -4,7 +4,11 @@ section as described in binutils/glibc ``dl-lookup.c``), independent of how the 
 
 from __future__ import annotations
 
+import ctypes
+import os
+import random
 import struct
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +16,7 @@ from hypothesis import strategies as st
 
 from ptx2gcn.elf import parse_notes
 from ptx2gcn.elf_writer import (StringTable, build_gnu_hash, build_sysv_hash, gnu_hash, gnu_hash_order, pack_note,
-                                sysv_hash)
+                                sysv_hash, xxh3_64)
 
 
 @pytest.mark.parametrize(("name", "expected"), [(b"", 0x00001505), (b"printf", 0x156B2BB8),
@@ -99,3 +103,35 @@ def test_pack_note_round_trips() -> None:
     assert len(blob) % 4 == 0
     notes = parse_notes(blob)
     assert [(n.name, n.type, n.desc) for n in notes] == [("AMDGPU", 32, b"\x81\xa1x\x01"), ("GNU", 1, b"abcde")]
+
+
+# -- XXH3-64 against LLVM's own implementation (libLLVM-22, the one ld.lld uses) --------------------
+
+LIBLLVM_CANDIDATES = ("/usr/lib/llvm-22/lib/libLLVM.so.22.1", "/usr/lib/llvm-22/lib/libLLVM-22.so",
+                      "/usr/lib/x86_64-linux-gnu/libLLVM.so.22.1", "/usr/lib/x86_64-linux-gnu/libLLVM-22.so")
+
+
+@pytest.fixture(scope="module")
+def llvm_xxh3() -> Callable[[bytes], int]:
+    for path in LIBLLVM_CANDIDATES:
+        if os.path.exists(path):
+            function = getattr(ctypes.CDLL(path), "_ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE")
+            # ArrayRef<uint8_t> is {pointer, size}: passed in two integer registers (x86-64 SysV).
+            function.restype, function.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
+            return lambda data: int(function(data, len(data)))
+    message = "libLLVM-22 not found (Debian package llvm-22)"
+    if os.environ.get("PTX2GCN_REQUIRE_LLVM_TOOLS"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def test_xxh3_known_value() -> None:
+    assert xxh3_64(b"") == 0x2D06800538D394C2
+
+
+def test_xxh3_matches_llvm_at_every_length_class(llvm_xxh3: Callable[[bytes], int]) -> None:
+    # Lengths cover 0, 1-3, 4-8, 9-16, 17-128, 129-240 and the long path (one and several blocks).
+    rng = random.Random(20261130)
+    for length in [*range(0, 260), 511, 1024, 1025, 2048, 4096, 10000]:
+        data = rng.randbytes(length)
+        assert xxh3_64(data) == llvm_xxh3(data), length

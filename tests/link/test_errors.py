@@ -145,3 +145,18 @@ def test_corrupted_bytes_never_escape_as_other_exceptions(data: st.DataObject,
         link_hsaco([bytes(obj), *(compile_kernel(name) for name in names[1:])])
     except LinkError:
         pass
+
+
+def test_writable_mergeable_section(compile_kernel: Callable[..., bytes]) -> None:
+    obj = patch_section_header(compile_kernel("strings"), ".rodata.str1.1", 8, "<Q",
+                               elf.SHF_ALLOC | elf.SHF_WRITE | 0x30)
+    assert link_error(obj) == "<object 0>: error: mergeable section .rodata.str1.1 is writable"
+
+
+def test_unterminated_mergeable_string(compile_kernel: Callable[..., bytes]) -> None:
+    obj = bytearray(compile_kernel("strings"))
+    strings = ElfFile(bytes(obj)).section(".rodata.str1.1")
+    assert strings is not None
+    obj[strings.offset + strings.size - 1] = ord("!")
+    assert link_error(bytes(obj)) == ("<object 0>: error: mergeable section .rodata.str1.1: "
+                                      "the last string is not null-terminated")

@@ -5,12 +5,12 @@ RELATIVE64 or symbolic ABS64), function-pointer tables, recursion, private stack
 objects.
 
 The reference is ld.lld's output, read with ``ptx2gcn.elf`` and with llvm-readelf/llvm-objdump.
-Our layout is ld.lld's, so single-metadata links are compared address for address; the only
-section we leave out is ``.comment`` (ld.lld's version string). Two legitimate differences are
-compared after normalising: with two metadata notes we merge them (ld.lld concatenates), so that
-link is compared with addresses as (section, offset) pairs; and ld.lld deduplicates the strings of
-SHF_MERGE sections and orders them by hash, while we concatenate them, so string tables are
-compared by the strings each reference resolves to.
+Our layout is ld.lld's (down to the hash-sharded order of deduplicated SHF_MERGE strings), so links
+with one metadata note are compared address for address and byte for byte; the only section we
+leave out is ``.comment`` (ld.lld's version string). One legitimate difference is compared after
+normalising: with several metadata notes (one per object) we merge them where ld.lld concatenates
+them, which moves everything after ``.note``; that link is compared with addresses as (section,
+offset) pairs. For the exact comparisons, objects after the first have their note removed.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "calls": ("calls",),
     "two_objects": ("multi_main", "multi_lib"),
     "debug_info": ("debug_info",),
+    "strings": ("strings",),
+    "five_objects": ("debug_info", "strings", "calls", "globals", "many_kernels"),
 }
 BASE = 0x7F12_3450_0000
 
@@ -147,6 +149,13 @@ def test_layout_is_lld_layout(case: str, pair: Callable[[str], tuple[ElfFile, El
     assert alloc_sections(ours) == alloc_sections(lld)
     expected_non_alloc = [s.name for s in lld.sections[1:] if not s.flags & elf.SHF_ALLOC and s.name != ".comment"]
     assert [s.name for s in ours.sections[1:] if not s.flags & elf.SHF_ALLOC] == expected_non_alloc
+    for section in ours.sections[1:]:
+        if not section.flags & elf.SHF_ALLOC and section.type not in (elf.SHT_SYMTAB, elf.SHT_STRTAB):
+            theirs = lld.section(section.name)
+            assert theirs is not None
+            assert (section.type, section.flags, section.size, section.entsize, section.addralign) == (
+                theirs.type, theirs.flags, theirs.size, theirs.entsize, theirs.addralign)
+            assert ours.section_data(section) == lld.section_data(theirs), section.name
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -274,7 +283,7 @@ def test_two_notes_symbols_and_relocations_normalised(merged_pair: tuple[ElfFile
         assert placed(ours, entry) == placed(lld, next(s.value for s in lld.symtab if s.name == kd.name[:-3]))
 
 
-# -- mergeable string sections: concatenated by us, deduplicated and hash-ordered by ld.lld ----
+# -- mergeable string sections --------------------------------------------------------------------
 
 def c_string(image: ElfFile, address: int) -> bytes:
     offset = image.vaddr_to_offset(address)
@@ -293,6 +302,9 @@ def test_string_references_resolve_to_the_same_strings(compile_kernel: Callable[
 
     assert resolved(ours) == resolved(lld)
     assert [text for _, text in resolved(ours)] == [b"hello\n", b"world\n", b"value %d\n", b"hello\n", b"%d\n"]
+    # The duplicate "hello\n" is stored once.
+    hello = [address for (_, kind, _, address) in dynamic_relocations(ours) if kind == elf.R_AMDGPU_RELATIVE64]
+    assert hello[0] == hello[3]
     # Assembler temporaries (.L*) in mergeable sections stay out of .symtab, as with ld.lld.
     assert [n for n, *_ in symbols(ours, ".symtab")] == [n for n, *_ in symbols(lld, ".symtab")]
 
