@@ -20,7 +20,7 @@ import struct
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ptx2gcn.elf import ELF_MAGIC, SHT_NOBITS, ElfError, ElfFile, Section
+from ptx2gcn.elf import EM_AARCH64, EM_X86_64, ELF_MAGIC, ET_REL, SHT_NOBITS, ElfError, ElfFile, Section
 from ptx2gcn.runtime.fatbin import (
     CONTAINER_HEADER_SIZE,
     CONTAINER_MAGIC,
@@ -36,6 +36,7 @@ OLD_FATBIN_MAGIC = 0x1EE55A01  # CUDA < 4 "fatDeviceText" (vosen/ZLUDA: not hand
 _WRAPPER = struct.Struct("<IIQQ")  # magic, version, data, filename_or_fatbins
 _CONTAINER_HEAD = struct.Struct("<IHHQ")
 EM_CUDA = 190
+_RELATIVE_RELOCATIONS = {EM_X86_64: 8, EM_AARCH64: 1027}  # R_X86_64_RELATIVE, R_AARCH64_RELATIVE
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 WRAPPER_SECTION = ".nvFatBinSegment"
 
@@ -198,19 +199,33 @@ def _wrappers(elf: ElfFile, source: str) -> list[Wrapper]:
 
 
 def _wrapper_relocations(elf: ElfFile, section: Section) -> dict[int, int]:
-    """In an ``ET_REL`` object: wrapper field offset → file offset of the container it will point at."""
+    """Wrapper field offset (within the section) → file offset of the container it points at, for
+    pointers left as relocations: section-relative ones in ``ET_REL`` objects, ``R_*_RELATIVE``
+    dynamic ones in PIE/.so files linked without the value stored in place (lld's default)."""
     out: dict[int, int] = {}
+    relative = _RELATIVE_RELOCATIONS.get(elf.machine)
     for rel_section in elf.relocation_sections():
-        if rel_section.info != section.index:
-            continue
         try:
-            symbols = elf.symbols(elf.sections[rel_section.link])
-            for rel in elf.relocations(rel_section):
-                if 0 <= rel.symbol < len(symbols) and 0 < symbols[rel.symbol].shndx < len(elf.sections):
-                    target = elf.sections[symbols[rel.symbol].shndx]
-                    out[rel.offset] = target.offset + symbols[rel.symbol].value + rel.addend
+            if elf.type == ET_REL and rel_section.info == section.index:
+                out.update(_static_targets(elf, rel_section))
+            elif elf.type != ET_REL and relative is not None:
+                for rel in elf.relocations(rel_section):
+                    target = elf.vaddr_to_offset(rel.addend)
+                    inside = section.addr <= rel.offset < section.addr + section.size
+                    if rel.type == relative and inside and target is not None:
+                        out[rel.offset - section.addr] = target
         except (ElfError, IndexError):
             continue  # unreadable relocations only cost us the "registered" marks
+    return out
+
+
+def _static_targets(elf: ElfFile, rel_section: Section) -> dict[int, int]:
+    out: dict[int, int] = {}
+    symbols = elf.symbols(elf.sections[rel_section.link])
+    for rel in elf.relocations(rel_section):
+        if 0 <= rel.symbol < len(symbols) and 0 < symbols[rel.symbol].shndx < len(elf.sections):
+            target = elf.sections[symbols[rel.symbol].shndx]
+            out[rel.offset] = target.offset + symbols[rel.symbol].value + rel.addend
     return out
 
 

@@ -238,3 +238,41 @@ def test_mutated_nvcc_output_fails_cleanly(cuda_build: Build, target: str) -> No
             assert str(error).startswith("mutant: error: ")
 
     mutate()
+
+
+def test_lld_linked_library_wrappers_resolve_through_dynamic_relocations(
+    nvcc: str, llvm_tool: Callable[[str], str], tmp_path: Path, reference_ptx: list[str]
+) -> None:
+    """lld leaves the wrapper's pointer as 0 plus an R_X86_64_RELATIVE relocation (GNU ld stores it)."""
+    import os
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ld.lld").symlink_to(llvm_tool("ld.lld-22"))
+    lib = tmp_path / "libsaxpy-lld.so"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    subprocess.run(
+        [
+            nvcc,
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-Xcompiler",
+            "-fuse-ld=lld",
+            GENCODE_80_PTX,
+            "saxpy.cu",
+            "-o",
+            str(lib),
+        ],
+        cwd=Path(__file__).resolve().parent / "data",
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    fatbin = read_fatbin_file(lib)
+    assert all(w.data == 0 for w in fatbin.wrappers)  # nothing stored in place
+    (module,) = module_containers(fatbin)
+    assert module.registered
+    assert normalise_ptx(select_ptx(module).ptx_text()) == reference_ptx
