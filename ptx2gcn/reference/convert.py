@@ -36,7 +36,10 @@ from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
 Handler = Callable[[Spelling, Sequence[object]], Result]
 FLOAT_ROUNDING = ("rn", "rz", "rm", "rp", "rna")
 CVT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64",
-             "tf32", "e4m3", "e5m2", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "b16", "b32")
+             "tf32", "e4m3", "e5m2", "f16x2", "bf16x2", "e4m3x2", "e5m2x2")
+PACKED_PAIRS = {("f16x2", "f32"), ("bf16x2", "f32"), ("e4m3x2", "f32"), ("e5m2x2", "f32"),
+                ("e4m3x2", "f16x2"), ("e5m2x2", "f16x2"), ("f16x2", "e4m3x2"), ("f16x2", "e5m2x2")}
+"""(destination, source) pairs of the packed cvt forms (PTX ISA 9.7.9.21)."""
 
 
 class Options:
@@ -173,6 +176,8 @@ def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
         raise ReferenceInputError(f"{sp.text}: needs .dtype and .atype")
     dst, src = types
     opts = Options(sp)
+    if (dst.lanes > 1 or src.lanes > 1) and (dst.name, src.name) not in PACKED_PAIRS:
+        raise ReferenceInputError(f"{sp.text}: no packed conversion from .{src.name} to .{dst.name}")
     if dst.lanes == 2 and src.lanes == 1:  # two f32 sources, a -> upper element
         convert = _element(opts, src, ptx_type(dst.element))
 
