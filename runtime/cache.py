@@ -157,18 +157,20 @@ class JitCache:
         self._count(evictions=evicted)
 
     def _remember(self, key: CacheKey, digest: str, code: bytes) -> None:
-        """Keep ``code`` in memory, replacing any other key at its address (the PTX is shared, not copied)."""
-        if len(code) > self.config.memory_bytes:
+        """Keep ``code`` in memory, replacing any other key at its address. The budget counts the PTX
+        the key holds as well as the code."""
+        size = len(code) + len(key.ptx)
+        if size > self.config.memory_bytes:
             return
         with self._lock:
             previous = self._memory.pop(digest, None)
             if previous is not None:
-                self._memory_used -= len(previous[1])
+                self._memory_used -= _footprint(previous)
             self._memory[digest] = (key, code)
-            self._memory_used += len(code)
+            self._memory_used += size
             while self._memory_used > self.config.memory_bytes:
-                _, (_, old) = self._memory.popitem(last=False)
-                self._memory_used -= len(old)
+                _, evicted = self._memory.popitem(last=False)
+                self._memory_used -= _footprint(evicted)
 
     def _count(self, **deltas: int) -> None:
         with self._lock:
@@ -176,3 +178,7 @@ class JitCache:
             self._stats = replace(
                 current, **{name: getattr(current, name) + value for name, value in deltas.items()}
             )
+
+
+def _footprint(item: tuple[CacheKey, bytes]) -> int:
+    return len(item[0].ptx) + len(item[1])

@@ -194,7 +194,7 @@ def test_least_recently_used_entries_are_evicted_first(tmp_path: Path) -> None:
 
 
 def test_memory_layer_is_bounded(tmp_path: Path) -> None:
-    cache = make_cache(tmp_path, memory_bytes=2500)
+    cache = make_cache(tmp_path, memory_bytes=2500 + 3 * len(PTX))
     for n in range(3):
         cache.get_or_build(key_for(arch=str(n)), Builder(bytes(1000)))
     cache.get_or_build(key_for(arch="0"), Builder(b"unused"))
@@ -291,3 +291,15 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == ["live.2.tmp"]
     DiskStore(tmp_path).clear()  # clear removes every temp file and entry
     assert list((tmp_path / "tmp").iterdir()) == [] and list(DiskStore(tmp_path).entries()) == []
+
+
+def test_failing_build_stores_nothing(tmp_path: Path) -> None:
+    cache = make_cache(tmp_path)
+
+    def broken() -> bytes:
+        raise RuntimeError("compiler crashed")
+
+    with pytest.raises(RuntimeError, match="compiler crashed"):
+        cache.get_or_build(key_for(), broken)
+    assert list(DiskStore(tmp_path).entries()) == [] and cache.stats().builds == 0
+    assert cache.get_or_build(key_for(), Builder(b"ok")) == b"ok"
