@@ -88,6 +88,8 @@ class InputSection:
     """For a SHF_MERGE section: where its pieces went (it is member ``member`` there)."""
     member: int = 0
     pieces: list[Piece] = field(default_factory=lambda: [])
+    piece_starts: list[int] = field(default_factory=lambda: [])
+    """``pieces[i].offset``, for bisection."""
 
     @property
     def name(self) -> str:
@@ -98,7 +100,7 @@ class InputSection:
         assert self.output is not None
         if self.merged is None:
             return self.output.addr + self.offset + offset
-        index = max(bisect.bisect_right([piece.offset for piece in self.pieces], offset) - 1, 0)
+        index = max(bisect.bisect_right(self.piece_starts, offset) - 1, 0)
         start = self.merged.piece_offsets[self.member][index]
         return self.output.addr + self.merged.offset + start + offset - self.pieces[index].offset
 
@@ -287,6 +289,7 @@ def _mergeable(section: InputSection) -> bool:
         raise LinkError.of(section.obj.name, f"mergeable section {header.name} {problem}")
     try:
         section.pieces = split_pieces(bytes(section.data), header.entsize, bool(header.flags & SHF_STRINGS))
+        section.piece_starts = [piece.offset for piece in section.pieces]
     except ValueError as error:
         raise LinkError.of(section.obj.name, f"mergeable section {header.name}: {error}") from None
     return True
@@ -604,7 +607,11 @@ def _resolve_all(objects: Sequence[bytes], labels: Sequence[str]
     for section in placed:
         if section.type == elf.SHT_NOTE:
             _merge_metadata(section)
-    return inputs, table, placed, _scan(inputs, table)
+    relocs = _scan(inputs, table)
+    for symbol in table.values():
+        if not symbol.defined and symbol.binding != elf.STB_WEAK:
+            raise LinkError.of(symbol.where, f"undefined symbol '{symbol.name}'")
+    return inputs, table, placed, relocs
 
 
 def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> bytes:

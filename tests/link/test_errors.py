@@ -160,3 +160,14 @@ def test_unterminated_mergeable_string(compile_kernel: Callable[..., bytes]) -> 
     obj[strings.offset + strings.size - 1] = ord("!")
     assert link_error(bytes(obj)) == ("<object 0>: error: mergeable section .rodata.str1.1: "
                                       "the last string is not null-terminated")
+
+
+def test_unreferenced_undefined_symbol(compile_kernel: Callable[..., bytes]) -> None:
+    # multi_lib defines lib_scale but never refers to it; make the definition an undefined symbol.
+    obj = bytearray(compile_kernel("multi_lib"))
+    image = ElfFile(bytes(obj))
+    symtab = image.section(".symtab")
+    assert symtab is not None
+    index = [s.name for s in image.symbols(symtab)].index("lib_scale")
+    struct.pack_into("<H", obj, symtab.offset + 24 * index + 6, elf.SHN_UNDEF)
+    assert link_error(bytes(obj)) == "<object 0>: error: undefined symbol 'lib_scale'"
