@@ -1,15 +1,17 @@
 """Load a module from a PTX file (front end + builder) or an IR file (IR parser), by extension.
 
 Invariant: the result passes ``verify`` in phase ``ssa``; anything else is a located
-``Ptx2GcnError`` (unreadable file, syntax error, semantic error, unsupported feature).
+``Ptx2GcnError`` (unreadable file, syntax error, a front-end check error, a semantic error found
+while building, an unsupported feature).
 """
 
 from __future__ import annotations
 
 import os
 
-from ptx2gcn.diagnostics import Ptx2GcnError, Span
+from ptx2gcn.diagnostics import Ptx2GcnError, Severity, Span
 from ptx2gcn.frontend import parse_ptx
+from ptx2gcn.frontend.check import check_module
 from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Module
 from ptx2gcn.ir.parser import parse_module
@@ -29,7 +31,12 @@ def read_text(path: str) -> str:
 
 
 def module_from_ptx(text: str, filename: str = "<input>") -> Module:
-    module = build_module(parse_ptx(text, filename))
+    """Parse, check (``ptx2gcn.frontend.check``), build and verify."""
+    tree = parse_ptx(text, filename)
+    problems = [d for d in check_module(tree) if d.severity is Severity.ERROR]
+    if problems:
+        raise Ptx2GcnError(problems)
+    module = build_module(tree)
     verify(module)
     return module
 

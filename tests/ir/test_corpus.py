@@ -1,0 +1,90 @@
+"""Every corpus PTX file builds into verified IR, round-trips as text, and survives the pipeline.
+
+For each ``corpora/**/*.ptx`` (except ``corpora/regressions/`` and ``corpora/invalid/``; the shared
+ZLUDA files when ``corpora/zluda`` is absent): build the IR, verify it, check ``print(parse(print(m))) == print(m)``; then run
+every pass of the default pipeline, verifying and round-tripping after each. Files the front end
+rejects are skipped (their parse is the front end's test); files using features ptx2gcn does not
+translate must fail with a located ``UnsupportedError``, never anything else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptx2gcn.diagnostics import Ptx2GcnError, Severity, UnsupportedError
+from ptx2gcn.frontend import parse_ptx
+from ptx2gcn.frontend.check import check_module
+from ptx2gcn.ir.builder import build_module
+from ptx2gcn.ir.load import module_from_ptx
+from ptx2gcn.ir.parser import parse_module
+from ptx2gcn.ir.printer import print_module
+from ptx2gcn.ir.verify import verify
+from ptx2gcn.passes import PASSES
+from ptx2gcn.pipeline import PIPELINE
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted(p for p in (ROOT / "corpora").glob("**/*.ptx")
+               if "regressions" not in p.parts and "invalid" not in p.parts)
+INVALID = sorted((ROOT / "corpora" / "invalid").glob("*.ptx"))
+if not (ROOT / "corpora" / "zluda").is_dir():
+    FILES += sorted((ROOT.parent / "shared" / "corpora" / "zluda-ptx-tests").glob("*.ptx"))
+SLOW_BYTES = 1_000_000
+
+
+def _id(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return f"shared/{path.name}"
+
+
+def _params() -> list[object]:
+    return [pytest.param(p, id=_id(p), marks=[pytest.mark.slow] if p.stat().st_size > SLOW_BYTES else [])
+            for p in FILES]
+
+
+def _roundtrip(module_text: str, where: str) -> None:
+    again = print_module(parse_module(module_text, "roundtrip.ir"))
+    assert again == module_text, f"IR text does not round-trip {where}"
+
+
+@pytest.mark.parametrize("path", _params())
+def test_build_roundtrip_pipeline(path: Path) -> None:
+    text = path.read_text(errors="replace")
+    try:
+        tree = parse_ptx(text, str(path))
+    except Ptx2GcnError:
+        pytest.skip("rejected by the front end")
+    if any(d.severity is Severity.ERROR for d in check_module(tree)):
+        pytest.skip("rejected by the front end's checker")
+    try:
+        module = build_module(tree)
+    except UnsupportedError as error:
+        assert error.span is not None and error.span.line > 0, error.render()
+        assert "unsupported: " in error.render()
+        return
+    verify(module)
+    _roundtrip(print_module(module), "after building")
+    for name in PIPELINE:
+        PASSES[name]().run(module)
+        verify(module)
+        _roundtrip(print_module(module), f"after {name}")
+
+
+def test_corpus_present() -> None:
+    assert len(FILES) > 100, "the corpus should be checked out"
+
+
+@pytest.mark.parametrize("path", INVALID, ids=[p.name for p in INVALID])
+def test_invalid_inputs_blame_the_marked_line(path: Path) -> None:
+    """``corpora/invalid`` files carry ``// error: ...`` on the line that must be blamed."""
+    lines = path.read_text().splitlines()
+    blamed = [i + 1 for i, line in enumerate(lines) if "// error:" in line]
+    assert blamed, f"{path} has no '// error:' marker"
+    with pytest.raises(Ptx2GcnError) as caught:
+        module_from_ptx("\n".join(lines) + "\n", str(path))
+    span = caught.value.span
+    assert span is not None and span.line in blamed, caught.value.render()
+    assert caught.value.render().startswith(f"{path}:{span.line}:")
