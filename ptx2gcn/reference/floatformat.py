@@ -36,6 +36,8 @@ class FloatFormat:
     bias: int = field(init=False)
     emin: int = field(init=False)
     """Exponent of the smallest normal number."""
+    emax: int = field(init=False)
+    """Exponent of the largest finite binade (one more for e4m3, whose top exponent is usable)."""
     sign_bit: int = field(init=False)
     exp_mask: int = field(init=False)
     man_mask: int = field(init=False)
@@ -46,6 +48,7 @@ class FloatFormat:
             "width": 1 + self.exp_bits + self.man_bits,
             "bias": (1 << (self.exp_bits - 1)) - 1,
             "emin": 2 - (1 << (self.exp_bits - 1)),
+            "emax": (1 << (self.exp_bits - 1)) - (1 if self.has_inf else 0),
             "sign_bit": 1 << (self.exp_bits + self.man_bits),
             "exp_mask": ((1 << self.exp_bits) - 1) << self.man_bits,
             "man_mask": (1 << self.man_bits) - 1,
@@ -72,6 +75,11 @@ class FloatFormat:
     @property
     def min_normal(self) -> int:
         return 1 << self.man_bits
+
+    @property
+    def one(self) -> int:
+        """Bit pattern of 1.0."""
+        return self.bias << self.man_bits
 
     def classify(self, bits: int) -> FpClass:
         exponent = bits & self.exp_mask

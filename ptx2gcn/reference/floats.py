@@ -24,7 +24,6 @@ from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, join, ptx_type, split
 from ptx2gcn.reference.result import Result
-from ptx2gcn.reference.rounding import round_fraction
 from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
 
 Handler = Callable[[Spelling, Sequence[object]], Result]
@@ -37,6 +36,8 @@ FLOAT_TYPES = ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2")
 def packed(t: PtxType, element: ElementFn) -> Callable[..., LaneValue]:
     """Lift a per-element function to a lane function over (possibly packed) registers."""
     width = t.element_width
+    if t.lanes == 1:
+        return element
 
     def lane(*registers: int) -> LaneValue:
         columns = [split(r, width, t.lanes) for r in registers]

@@ -11,11 +11,9 @@ returned as ``AnyNaN(canonical)`` because PTX does not fix the payload of arithm
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass
-from ptx2gcn.reference.rounding import (Rational, SquareRoot, round_dyadic, round_fraction,
-                                        round_to_format)
+from ptx2gcn.reference.rounding import Rational, SquareRoot, round_dyadic, round_to_format
 from ptx2gcn.reference.spelling import AnyNaN
 
 FloatResult = int | AnyNaN
@@ -38,9 +36,8 @@ def finish(fmt: FloatFormat, result: FloatResult, ftz: bool, sat: bool) -> Float
     if sat:
         if fmt.is_negative(result):
             return fmt.zero()
-        one = round_fraction(fmt, Fraction(1), "rn")
-        if fmt.magnitude(result) > one:
-            return one
+        if fmt.magnitude(result) > fmt.one:
+            return fmt.one
     return result
 
 
@@ -143,4 +140,4 @@ def sqrt(fmt: FloatFormat, a: int, mode: str) -> FloatResult:
 
 
 def rcp(fmt: FloatFormat, a: int, mode: str) -> FloatResult:
-    return div(fmt, round_fraction(fmt, Fraction(1), "rn"), a, mode)
+    return div(fmt, fmt.one, a, mode)

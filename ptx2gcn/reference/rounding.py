@@ -136,7 +136,7 @@ def round_to_format(fmt: FloatFormat, negative: bool, x: ExactMagnitude | None, 
     if significand == 1 << (fmt.man_bits + 1):
         significand >>= 1
         quantum += 1
-    if quantum + fmt.man_bits > fmt.emin + fmt.bias * 2 - 1 + (0 if fmt.has_inf else 1):
+    if quantum + fmt.man_bits > fmt.emax:
         return overflow_result(fmt, negative, mode)
     bits = fmt.encode(negative, significand, quantum)
     if fmt.magnitude(bits) > fmt.max_finite:
