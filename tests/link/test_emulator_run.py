@@ -67,3 +67,14 @@ def test_two_objects(compile_kernel: Callable[..., bytes]) -> None:
     assert np.frombuffer(memory.read(out, 64 * 4), dtype=np.int32).tolist() == [(5 * t + 2) * 3 + 11 for t in range(64)]
     run(hsaco, "lib_kernel", 1, struct.pack("<Q", out), memory)
     assert struct.unpack("<i", memory.read(out, 4))[0] == 5 * 4 + 2  # through the lib_ptr function pointer
+
+
+@pytest.mark.parametrize(("objects", "expected"), [(("weak_a",), lambda t: t + 1 + 10),
+                                                   (("weak_a", "weak_b"), lambda t: 3 * t + 20)])
+def test_weak_definitions(objects: tuple[str, ...], expected: Callable[[int], int],
+                          compile_kernel: Callable[..., bytes]) -> None:
+    """Alone, the weak definitions are used; with weak_b, its strong ones win."""
+    memory = DeviceMemory()
+    out = memory.alloc(64 * 4)
+    run(link_hsaco([compile_kernel(name) for name in objects]), "weak_user", 64, struct.pack("<Q", out), memory)
+    assert np.frombuffer(memory.read(out, 64 * 4), dtype=np.int32).tolist() == [expected(t) for t in range(64)]

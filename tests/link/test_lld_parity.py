@@ -36,6 +36,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "debug_info": ("debug_info",),
     "strings": ("strings",),
     "five_objects": ("debug_info", "strings", "calls", "globals", "many_kernels"),
+    "weak": ("weak_a",),
+    "weak_overridden": ("weak_a", "weak_b"),
 }
 BASE = 0x7F12_3450_0000
 
