@@ -6,7 +6,9 @@ handler. Every source is read, modified and (for DPP) permuted *before* anything
 instruction whose destination is also a source reads pre-instruction values. Float inputs get
 abs/neg on their bits (exact for NaN/denormals); results get omod then clamp. Denormal flushing
 follows MODE (``FLOAT_DENORM_MODE``: 3 keeps denormals, the LLVM default). Only active lanes (and
-for DPP only lanes enabled by row/bank masks and a valid source) are written.
+for DPP only lanes enabled by row/bank masks and a valid source) are written. Directed rounding
+modes are honoured for the operations ``semantics_rounding`` can round exactly and refused
+(``WaveFault``) for the others.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.errors import WaveFault
+from ptx2gcn.runtime.emulator.semantics_rounding import odd_evaluator, round_directed
 from ptx2gcn.runtime.emulator.semantics_common import (F16, F32, F64, I16, I32, I64, U16, U32, U64, Handler, Vec,
                                                        VecRead, unsupported, vector_reader, vgpr_writer)
 from ptx2gcn.runtime.emulator.wave import Wave
@@ -31,6 +35,7 @@ TYPES: dict[str, tuple[int, bool, bool, Any]] = {
 _UNSIGNED = {16: U16, 32: U32, 64: U64}
 _SIGN = {16: 0x8000, 32: 0x80000000, 64: 0x8000000000000000}
 _EXP_MASK = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}
+_ROUNDING = {1: "toward +inf", 2: "toward -inf", 3: "toward zero"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +151,21 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     float_bits = [TYPES[t][0] if TYPES[t][1] else 0 for t in src_types]
     check_denorm = any(float_bits) or out_float
 
+    evaluator = odd_evaluator(inst.opcode)
+
     def compute(w: Wave, raws: Sequence[Vec]) -> Vec:
         if check_denorm and (w.mode.denorm_32 != 3 or w.mode.denorm_16_64 != 3):
             raws = [flush_denormals(r, b) if b and _mode_denorm(w, b) in (0, 2) else r
                     for r, b in zip(raws, float_bits)]
         args = [r.view(TYPES[t][3]) for r, t in zip(raws, src_types)]
-        result = fn(w, *args) if needs_wave else fn(*args)
+        rounding = (w.mode.round_32 if out_bits == 32 else w.mode.round_16_64) if out_float else 0
+        if rounding:
+            if evaluator is None or out_bits == 64:
+                raise WaveFault(f"{inst.opcode}: MODE rounding {_ROUNDING[rounding]} is not implemented "
+                                "for this instruction (only round to nearest even)")
+            result = round_directed(evaluator(*args), TYPES[dst][3], rounding)
+        else:
+            result = fn(w, *args) if needs_wave else fn(*args)
         if post is not None:
             result = post(w, result)
         bits = to_bits(result, dst)
@@ -183,7 +197,7 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
         (r0,), (t0,) = readers, views
 
         def run1(w: Wave) -> None:
-            if check_denorm and not w.mode.keeps_denormals:
+            if check_denorm and not w.mode.is_default:
                 write(w, compute(w, (r0(w),)))
             else:
                 write(w, fn(r0(w).view(t0)).astype(out_type, copy=False).view(out_bits))
@@ -192,7 +206,7 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
         (r0, r1), (t0, t1) = readers, views
 
         def run2(w: Wave) -> None:
-            if check_denorm and not w.mode.keeps_denormals:
+            if check_denorm and not w.mode.is_default:
                 write(w, compute(w, (r0(w), r1(w))))
             else:
                 write(w, fn(r0(w).view(t0), r1(w).view(t1)).astype(out_type, copy=False).view(out_bits))
@@ -200,7 +214,7 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
     (r0, r1, r2), (t0, t1, t2) = readers, views
 
     def run3(w: Wave) -> None:
-        if check_denorm and not w.mode.keeps_denormals:
+        if check_denorm and not w.mode.is_default:
             write(w, compute(w, (r0(w), r1(w), r2(w))))
         else:
             result = fn(r0(w).view(t0), r1(w).view(t1), r2(w).view(t2))

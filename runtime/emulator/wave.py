@@ -62,26 +62,34 @@ class Mode:
     denorm_16_64: int = 3
     dx10_clamp: bool = True
     ieee: bool = True
-    keeps_denormals: bool = field(default=True, init=False)
-    """Cached: both denormal modes are 3 (no flushing), the fast path of every float op."""
+    is_default: bool = field(default=True, init=False)
+    """Cached: round to nearest even and no denormal flushing (the fast path of every float op)."""
 
     def __post_init__(self) -> None:
-        self.keeps_denormals = self.denorm_32 == 3 and self.denorm_16_64 == 3
+        self._update()
+
+    def _update(self) -> None:
+        self.is_default = (self.denorm_32 == 3 and self.denorm_16_64 == 3 and self.round_32 == 0
+                           and self.round_16_64 == 0)
+
+    other_bits: int = field(default=0, init=False)
+    """MODE bits above IEEE (LOD_CLAMPED, DEBUG, EXCP_EN, FP16_OVFL...): kept, not interpreted."""
 
     @property
     def raw(self) -> int:
         """The MODE register bits (gfx9: FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP 8, IEEE 9)."""
         return (self.round_32 | self.round_16_64 << 2 | self.denorm_32 << 4 | self.denorm_16_64 << 6
-                | int(self.dx10_clamp) << 8 | int(self.ieee) << 9)
+                | int(self.dx10_clamp) << 8 | int(self.ieee) << 9 | self.other_bits)
 
     def set_raw(self, raw: int) -> None:
+        self.other_bits = raw & ~0x3FF & 0xFFFFFFFF
         self.round_32 = raw & 3
         self.round_16_64 = raw >> 2 & 3
         self.denorm_32 = raw >> 4 & 3
         self.denorm_16_64 = raw >> 6 & 3
         self.dx10_clamp = bool(raw >> 8 & 1)
         self.ieee = bool(raw >> 9 & 1)
-        self.keeps_denormals = self.denorm_32 == 3 and self.denorm_16_64 == 3
+        self._update()
 
 
 @dataclass(eq=False)
