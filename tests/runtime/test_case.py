@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ptx2gcn.runtime.case import BufferArg, BytesArg, CaseError, ScalarArg, load_case
 from ptx2gcn.runtime.check import Tolerance
@@ -211,3 +215,85 @@ def test_integer_tolerance_is_rejected(case_dir: Path) -> None:
 def test_unreadable_case_file(tmp_path: Path) -> None:
     with pytest.raises(CaseError, match=r"missing.toml: error: cannot read"):
         load_case(tmp_path / "missing.toml")
+
+
+# Values of every TOML type, for fields given the wrong kind of value.
+_TOML_VALUES = st.recursive(
+    st.one_of(
+        st.integers(-(2**63), 2**63 - 1),
+        st.floats(allow_nan=True),
+        st.booleans(),
+        st.sampled_from(["f32", "s32", "y.npy", "p.bin", "kernels.ptx", "", "x", "nan", "0f3F800000"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(
+                ["name", "scalar", "value", "buffer", "data", "count", "bytes", "rtol", "atol", "y"]
+            ),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "ptx",
+                "fatbin",
+                "kernel",
+                "grid",
+                "block",
+                "shared_bytes",
+                "args",
+                "expect",
+                "tolerance",
+                "bogus",
+            ]
+        ),
+        _TOML_VALUES,
+        max_size=8,
+    )
+)
+def test_any_toml_document_loads_or_fails_cleanly(case_dir: Path, document: dict[str, object]) -> None:
+    """A valid case with random fields replaced or added: it loads, or fails with a CaseError."""
+    base: dict[str, object] = {
+        "ptx": "kernels.ptx",
+        "kernel": "k",
+        "grid": [2],
+        "block": [32, 2],
+        "args": [{"scalar": "s32", "value": 1}, {"name": "y", "buffer": "f32", "data": "y.npy"}],
+        "expect": {"y": "y.expected.npy"},
+        "tolerance": {"y": {"rtol": 1e-6}},
+    }
+    text = "".join(f"{key} = {toml_value(value)}\n" for key, value in {**base, **document}.items())
+    path = write_case(case_dir, text)
+    try:
+        load_case(path)
+    except CaseError as error:
+        assert str(error).startswith(str(path)), str(error)
+
+
+def toml_value(value: object) -> str:
+    """A TOML literal (inline forms only) for the JSON-like values the strategy draws."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return (
+            "nan"
+            if math.isnan(value)
+            else ("inf" if value > 0 else "-inf")
+            if math.isinf(value)
+            else repr(value)
+        )
+    if isinstance(value, (int, str)):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    assert isinstance(value, dict)
+    return "{" + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + "}"
