@@ -63,6 +63,16 @@ def operand_leaves(op: ast.Operand) -> Iterator[ast.Operand]:
             return
 
 
+def _check_array_sizes(decl: ast.VariableDecl, out: list[Diagnostic]) -> None:
+    """``x[]`` needs an initializer to size it, or ``.extern`` (dynamic shared memory)."""
+    if ".extern" in decl.linkage:
+        return
+    for declarator in decl.declarators:
+        if None in declarator.dims and declarator.initializer is None:
+            out.append(_error(declarator.span, f"array '{declarator.name}' has no size: give one, "
+                                               "an initializer, or declare it .extern"))
+
+
 class _Scope:
     """Registers and symbols declared in one ``{ }`` scope, with their declaring spans."""
 
@@ -132,6 +142,7 @@ class _FunctionChecker:
             self.scopes.pop()
 
     def _variable(self, decl: ast.VariableDecl) -> None:
+        _check_array_sizes(decl, self.out)
         scope = self.scopes[-1]
         table = scope.registers if decl.state_space == ".reg" else scope.symbols
         for declarator in decl.declarators:
@@ -184,12 +195,10 @@ def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
             names.setdefault(item.name, item.span)
             functions.add(item.name)
         elif isinstance(item, ast.VariableDecl):
+            _check_array_sizes(item, out)
             extern = ".extern" in item.linkage
             for declarator in item.declarators:
                 name = declarator.name
-                if None in declarator.dims and not extern and declarator.initializer is None:
-                    out.append(_error(declarator.span, f"array '{name}' has no size: give one, an "
-                                                       "initializer, or declare it .extern"))
                 if name in names and not (extern or name in externs):
                     out.append(_error(declarator.span, f"duplicate declaration of '{name}'",
                                       note(names[name], "previous declaration is here")))

@@ -152,6 +152,11 @@ def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> P
     if {"REGISTER", "INT"} <= expected and "OPCODE" not in expected:
         return Ptx2GcnError.at(span, f"expected a register or immediate, found {found}")
     if "OPCODE" in expected:
+        text = str(token.value)
+        if token.type == "IDENT" and text != text.lower():
+            return Ptx2GcnError.at(span, f"an instruction must start with a lower-case opcode, found {found}")
+        if token.type in ("IDENT", "REGISTER") and source.text[token.end_pos or 0:].lstrip(" \t")[:1] in ("\n", ""):
+            return Ptx2GcnError.at(span, f"a label needs ':' after its name, found {found}")
         return Ptx2GcnError.at(span, f"expected an instruction, label, declaration or '}}', found {found}")
     if "ENTRY" in expected and "FUNC" in expected and "VERSION" in expected:
         return Ptx2GcnError.at(span, "expected a directive (.version, .target, .entry, .func, "

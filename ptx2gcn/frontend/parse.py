@@ -78,7 +78,7 @@ def parse_ptx(text: str, filename: str = "<input>") -> ast.Module:
         parser = grammar_parser()
         _BUILDER.reset(source)
         _NESTING.depth = 0
-        _NESTING.file, _NESTING.source = filename, source
+        _NESTING.filename, _NESTING.source = filename, source
         try:
             module = parser.parse(text)
         except UnexpectedInput as error:
