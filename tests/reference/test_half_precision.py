@@ -92,3 +92,26 @@ def test_bf16_add_is_f32_add_rounded_once() -> None:
     b_bits = bf16_rne(b.view(np.uint32))
     exact = (a_bits.astype(np.uint32) << 16).view(np.float32) + (b_bits.astype(np.uint32) << 16).view(np.float32)
     assert (run("add.rn.bf16", a_bits, b_bits).value == bf16_rne(exact.view(np.uint32))).all()
+
+
+def test_f16_fma_against_exact_float64() -> None:
+    """For f16 operands a*b+c is exact in float64 (at most 2*11 product bits over an exponent span
+    of 2^-48..2^32), and numpy's float64 -> float16 cast rounds correctly, so this is an exact
+    independent oracle for fma.rn.f16."""
+    rng = np.random.default_rng(10)
+    n = 20000
+    a, b, c = (rng.integers(0, 1 << 16, n, dtype=np.uint32).astype(np.uint16).view(np.float16)
+               for _ in range(3))
+    with np.errstate(all="ignore"):
+        exact = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+        expected = exact.astype(np.float16)
+    got = run("fma.rn.f16", a, b, c)
+    assert got.matches(expected).all()
+
+
+def test_cvt_rn_f16_from_f64_matches_numpy() -> None:
+    rng = np.random.default_rng(13)
+    d = rng.standard_normal(20000) * 2.0 ** rng.integers(-30, 20, 20000)
+    with np.errstate(all="ignore"):
+        expected = d.astype(np.float16)
+    assert run("cvt.rn.f16.f64", d).matches(expected).all()
