@@ -136,3 +136,42 @@ def module_containers(fatbin: Fatbin) -> list[Container]:
     wrapper information (a standalone fatbin, an image), every container that has entries."""
     registered = [c for c in fatbin.containers if c.registered and c.entries]
     return registered or [c for c in fatbin.containers if c.entries]
+
+
+@dataclass(frozen=True, slots=True)
+class PtxModule:
+    """The PTX of one module (translation unit) to recompile, with what nvcc recorded about it."""
+
+    container: Container
+    entry: FatbinEntry
+    options: PtxasOptions
+
+    @property
+    def relocatable(self) -> bool:
+        """Relocatable device code (``-rdc``): compile with ``--compile-only`` semantics, then link
+        every relocatable module of the program together."""
+        return self.options.compile_only or self.container.relocatable
+
+    def ptx_text(self) -> str:
+        return self.entry.ptx_text()
+
+
+def ptx_modules(fatbin: Fatbin, *, strict: bool = True) -> list[PtxModule]:
+    """The selected PTX of every module container (``module_containers``). A module without usable
+    PTX is an error when ``strict``; otherwise it is left out (its kernels will be missing)."""
+    modules: list[PtxModule] = []
+    first_error: FatbinError | None = None
+    for container in module_containers(fatbin):
+        try:
+            entry = select_ptx(container)
+        except FatbinError as error:
+            if strict:
+                raise
+            first_error = first_error or error
+            continue
+        modules.append(PtxModule(container, entry, entry_options(entry)))
+    if not modules and first_error is not None:
+        raise first_error
+    if not modules:
+        raise FatbinError.located(fatbin.source, None, "the fatbin holds no entries")
+    return modules

@@ -276,3 +276,26 @@ def test_lld_linked_library_wrappers_resolve_through_dynamic_relocations(
     (module,) = module_containers(fatbin)
     assert module.registered
     assert normalise_ptx(select_ptx(module).ptx_text()) == reference_ptx
+
+
+def test_ptx_modules_of_programs(cuda_build: Build, reference_ptx: list[str]) -> None:
+    from ptx2gcn.runtime.fatbin_select import ptx_modules
+
+    exe = cuda_build("saxpy.exe", GENCODE_80_PTX, GENCODE_90_SASS, "saxpy.cu")
+    (module,) = ptx_modules(read_fatbin_file(exe))
+    assert not module.relocatable and normalise_ptx(module.ptx_text()) == reference_ptx
+    rdc = cuda_build(
+        "rdc-default.exe",
+        "-rdc=true",
+        GENCODE_80_PTX,
+        "--compress-mode=default",
+        "rdc_kernel.cu",
+        "rdc_helper.cu",
+    )
+    modules = ptx_modules(read_fatbin_file(rdc))
+    assert modules and all(m.relocatable for m in modules)
+    sass_only = cuda_build("sass-only.exe", GENCODE_90_SASS, "saxpy.cu")
+    with pytest.raises(FatbinError, match="no PTX"):
+        ptx_modules(read_fatbin_file(sass_only))
+    with pytest.raises(FatbinError, match="no PTX"):
+        ptx_modules(read_fatbin_file(sass_only), strict=False)

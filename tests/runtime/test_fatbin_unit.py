@@ -216,3 +216,15 @@ def test_sniff_images(fatbin_writer: Writer, entry_spec: Any) -> None:
         b"": ImageKind.UNKNOWN,
     }
     assert {data: sniff_image(data) for data in cases} == cases
+
+
+def test_ptx_modules_strict_and_lenient(fatbin_writer: Writer, entry_spec: Any) -> None:
+    from ptx2gcn.runtime.fatbin_select import ptx_modules
+
+    with_ptx = fatbin_writer(entry_spec(payload=PTX, options="--compile-only"))
+    sass_only = fatbin_writer(entry_spec(kind=2, payload=b"\x7fELF", arch=90))
+    fatbin = read_fatbin(with_ptx + sass_only, "two.fatbin")
+    with pytest.raises(FatbinError, match=rf"two.fatbin: error: offset 0x{len(with_ptx):x}: no PTX"):
+        ptx_modules(fatbin)
+    (module,) = ptx_modules(fatbin, strict=False)
+    assert module.relocatable and module.ptx_text() == PTX.decode()
