@@ -70,7 +70,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--kernels", type=int, default=200, help="kernels in the synthetic module")
     args = parser.parse_args()
-    cases = {name: [compile_ir((KERNELS / f"{f}.ll").read_text()) for f in files] for name, files in CASES.items()}
+    cases = {name: [compile_ir((KERNELS / f"{f}.ll").read_text()) for f in files]
+             for name, files in CASES.items()}
     cases[f"{args.kernels}_kernels"] = [compile_ir(many_kernels(args.kernels))]
     lld = shutil.which("ld.lld-22")
     print(f"{'case':<14} {'input KiB':>9} {'link_hsaco ms':>14} {'ld.lld-22 ms':>13}")

@@ -92,7 +92,8 @@ def pack_symbols(entries: Iterable[SymbolEntry]) -> bytes:
 
 def pack_rela(entries: Iterable[tuple[int, int, int, int]]) -> bytes:
     """Elf64_Rela records from (offset, type, symbol index, addend)."""
-    return b"".join(_RELA.pack(offset, (symbol << 32) | kind, addend) for offset, kind, symbol, addend in entries)
+    return b"".join(_RELA.pack(offset, (symbol << 32) | kind, addend)
+                    for offset, kind, symbol, addend in entries)
 
 
 def pack_dynamic(entries: Iterable[tuple[int, int]]) -> bytes:
@@ -367,7 +368,8 @@ def _xxh3_long(data: bytes) -> int:
     _accumulate_stripe(acc, data, n - 64, secret_size - 64 - 7)
     result = n * _P64_1
     for i in range(4):
-        result += _fold_mul(acc[2 * i] ^ _u64(_XXH_SECRET, 11 + 16 * i), acc[2 * i + 1] ^ _u64(_XXH_SECRET, 19 + 16 * i))
+        result += _fold_mul(acc[2 * i] ^ _u64(_XXH_SECRET, 11 + 16 * i),
+                            acc[2 * i + 1] ^ _u64(_XXH_SECRET, 19 + 16 * i))
     return _xxh3_avalanche(result & _M64)
 
 

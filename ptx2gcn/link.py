@@ -31,9 +31,9 @@ from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.elf import ElfError, ElfFile, Note, Section, Symbol, parse_notes
 from ptx2gcn.elf_writer import (FileHeader, StringTable, SymbolEntry, assemble, gnu_hash_order, pack_dynamic,
                                 pack_note, pack_rela, pack_symbols)
-from ptx2gcn.link_layout import (MergedSection, OutputSection, Piece, SyntheticSections, align_up, dynamic_entries,
-                                 final_order, layout, output_name, rank, section_headers, split_pieces,
-                                 synthetic_sections)
+from ptx2gcn.link_layout import (MergedSection, OutputSection, Piece, SyntheticSections, align_up,
+                                 dynamic_entries, final_order, layout, output_name, rank, section_headers,
+                                 split_pieces, synthetic_sections)
 
 SHT_GROUP = 17
 SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY = 14, 15, 16
@@ -179,7 +179,8 @@ def _read_object(data: bytes, name: str) -> InputObject:
             raise LinkError.of(name, f"OS/ABI {image.osabi} is not AMDGPU HSA ({elf.ELFOSABI_AMDGPU_HSA})")
         obj = InputObject(name, image)
         for section in image.sections:
-            if section.type in _DROPPED_TYPES or section.flags & SHF_EXCLUDE or section.name == ".note.GNU-stack":
+            dropped = section.type in _DROPPED_TYPES or section.flags & SHF_EXCLUDE
+            if dropped or section.name == ".note.GNU-stack":
                 continue
             _check_section(obj, section)
             obj.sections[section.index] = InputSection(obj, section, bytearray(image.section_data(section)))
@@ -215,7 +216,8 @@ def _symbol_of(obj: InputObject, raw: Symbol) -> LinkSymbol:
         section = obj.sections.get(raw.shndx)
         defined = section is not None
     name = section.name if section is not None and raw.type == elf.STT_SECTION else raw.name
-    return LinkSymbol(name, raw.binding, raw.type, raw.size, raw.visibility, section, raw.value, defined, obj.name)
+    return LinkSymbol(name, raw.binding, raw.type, raw.size, raw.visibility, section, raw.value, defined,
+                      obj.name)
 
 
 def _resolve(obj: InputObject, table: dict[str, LinkSymbol]) -> None:
@@ -228,8 +230,9 @@ def _resolve(obj: InputObject, table: dict[str, LinkSymbol]) -> None:
         if index == 0:
             symbol.defined = True  # the null symbol: S = 0
         if (index < first_global) != (raw.binding == elf.STB_LOCAL):
+            side = "before" if index < first_global else "after"
             raise LinkError.of(obj.name, f"symbol '{raw.name}' (#{index}) has binding {raw.binding} but lies "
-                               f"{'before' if index < first_global else 'after'} the first global (#{first_global})")
+                               f"{side} the first global (#{first_global})")
         if index < first_global:
             if _keep_local(symbol, raw) and index:
                 obj.locals.append(symbol)
@@ -268,7 +271,8 @@ def _output_section(outputs: dict[str, OutputSection], header: Section) -> Outpu
     name = output_name(header.name)
     out = outputs.get(name)
     if out is None:
-        out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS, entsize=header.entsize)
+        out = outputs[name] = OutputSection(name, header.type, header.flags & _KEPT_FLAGS,
+                                            entsize=header.entsize)
         out.relro = bool(out.flags & elf.SHF_WRITE) and (
             name in (".data.rel.ro", ".bss.rel.ro") or header.type in _RELRO_TYPES)
     if out.type == elf.SHT_NOBITS and header.type != elf.SHT_NOBITS:
@@ -285,7 +289,8 @@ def _mergeable(section: InputSection) -> bool:
     if not header.flags & SHF_MERGE or not header.entsize or not header.size:
         return False
     if header.size % header.entsize or header.flags & elf.SHF_WRITE:
-        problem = "is writable" if header.flags & elf.SHF_WRITE else f"size is not a multiple of {header.entsize}"
+        problem = ("is writable" if header.flags & elf.SHF_WRITE
+                   else f"size is not a multiple of {header.entsize}")
         raise LinkError.of(section.obj.name, f"mergeable section {header.name} {problem}")
     try:
         section.pieces = split_pieces(bytes(section.data), header.entsize, bool(header.flags & SHF_STRINGS))
@@ -360,7 +365,8 @@ def _merge_metadata(section: OutputSection) -> None:
             if key == "amdhsa.kernels":
                 merged.setdefault(key, []).extend(value)
             elif merged.setdefault(key, value) != value:
-                raise LinkError.of(where, f"conflicting AMDGPU metadata '{key}': {merged[key]!r} vs {value!r}")
+                raise LinkError.of(where, f"conflicting AMDGPU metadata '{key}': "
+                                   f"{merged[key]!r} vs {value!r}")
     desc = cast(bytes, msgpack.packb(merged, use_bin_type=True))
     others = [pack_note(n.name, n.type, n.desc) for n in notes if not any(n is m for m in metadata)]
     section.data = b"".join(others) + pack_note("AMDGPU", elf.NT_AMDGPU_METADATA, desc)
@@ -419,14 +425,17 @@ def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Reloc
                 target = obj.sections.get(rela.info)
                 if target is None:
                     if not 0 < rela.info < len(obj.elf.sections):
-                        raise LinkError.of(obj.name, f"section {rela.name} applies to missing section #{rela.info}")
+                        raise LinkError.of(obj.name, f"section {rela.name} applies to missing section "
+                                           f"#{rela.info}")
                     continue  # relocations for a section the link drops (.note.GNU-stack, groups)
                 if rela.type != elf.SHT_RELA:
-                    raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not supported")
+                    raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not "
+                                       "supported")
                 if target.output is not None and target.output.data:
                     raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
                 if target.merged is not None:
-                    raise LinkError.of(obj.name, f"relocations in mergeable section {target.name} are not supported")
+                    raise LinkError.of(obj.name, f"relocations in mergeable section {target.name} are not "
+                                       "supported")
                 for reloc in obj.elf.relocations(rela):
                     _scan_one(relocs, target, reloc)
     relocs.assign_got([*table.values(), *(s for obj in objects for s in obj.symbols)])
@@ -477,8 +486,8 @@ def _checked_target(section: InputSection, reloc: elf.Relocation) -> LinkSymbol:
 
 
 def _reloc_error(fixup: Fixup, problem: str) -> LinkError:
-    return LinkError.of(fixup.section.obj.name, f"{_reloc_name(fixup.type)} against symbol '{fixup.symbol.name}' "
-                        f"at section {fixup.section.name}+0x{fixup.offset:x} {problem}")
+    return LinkError.of(fixup.section.obj.name, f"{_reloc_name(fixup.type)} against symbol "
+                        f"'{fixup.symbol.name}' at section {fixup.section.name}+0x{fixup.offset:x} {problem}")
 
 
 def _apply(fixup: Fixup, data: bytearray, got: OutputSection | None, slots: dict[LinkSymbol, int]) -> None:
@@ -499,7 +508,8 @@ def _apply(fixup: Fixup, data: bytearray, got: OutputSection | None, slots: dict
     elif _WIDTH[kind] == 8:
         struct.pack_into("<Q", data, fixup.offset, value & _MASK64)
     else:
-        struct.pack_into("<I", data, fixup.offset, ((value >> 32) if kind in _HIGH_HALF else value) & 0xFFFFFFFF)
+        half = value >> 32 if kind in _HIGH_HALF else value
+        struct.pack_into("<I", data, fixup.offset, half & 0xFFFFFFFF)
 
 
 # -- the output file ----------------------------------------------------------------------------
@@ -642,7 +652,7 @@ def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> 
     synthetic.symtab.data, synthetic.symtab.info = pack_symbols(entries), first_global
     synthetic.strtab.data = strings.data()
     first = inputs[0].elf
-    header = FileHeader(first.osabi, first.abiversion, first.flags, len(plan.phdrs), plan.shoff, len(sections) + 1,
-                        synthetic.shstrtab.index)
+    header = FileHeader(first.osabi, first.abiversion, first.flags, len(plan.phdrs), plan.shoff,
+                        len(sections) + 1, synthetic.shstrtab.index)
     pieces = [(section.offset, section.data) for section in sections if not section.nobits]
     return assemble(header, plan.phdrs, pieces, section_headers(sections, shstrtab))

@@ -86,7 +86,8 @@ class Piece:
 def split_pieces(data: bytes, entsize: int, strings: bool) -> list[Piece]:
     """Cut a mergeable section into pieces as ld.lld does; ``ValueError`` if a string is unterminated."""
     if not strings:
-        return [Piece(at, data[at:at + entsize], xxh3_64(data[at:at + entsize])) for at in range(0, len(data), entsize)]
+        records = (data[at:at + entsize] for at in range(0, len(data), entsize))
+        return [Piece(index * entsize, record, xxh3_64(record)) for index, record in enumerate(records)]
     nul = bytes(entsize)
     if data[-entsize:] != nul:
         raise ValueError("the last string is not null-terminated")
@@ -191,14 +192,15 @@ def synthetic_sections(dynamic_names: Sequence[str], dynstr: bytes, dynamic_relo
     alloc, writable = SHF_ALLOC, SHF_ALLOC | SHF_WRITE
     names = list(dynamic_names)
     strings = OutputSection(".dynstr", SHT_STRTAB, alloc, size=len(dynstr), data=dynstr)
-    dynsym = OutputSection(".dynsym", SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE, link=strings,
-                           info=1)
+    dynsym = OutputSection(".dynsym", SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE,
+                           link=strings, info=1)
     gnu_data, sysv_data = build_gnu_hash(names, 1), build_sysv_hash(["", *names])
     gnu = OutputSection(".gnu.hash", SHT_GNU_HASH, alloc, 8, len(gnu_data), link=dynsym, data=gnu_data)
     sysv = OutputSection(".hash", SHT_HASH, alloc, 4, len(sysv_data), 4, link=dynsym, data=sysv_data)
     rela = None
     if dynamic_relocs:
-        rela = OutputSection(".rela.dyn", SHT_RELA, alloc, 8, RELA_SIZE * dynamic_relocs, RELA_SIZE, link=dynsym)
+        rela = OutputSection(".rela.dyn", SHT_RELA, alloc, 8, RELA_SIZE * dynamic_relocs, RELA_SIZE,
+                             link=dynsym)
     dynamic = OutputSection(".dynamic", SHT_DYNAMIC, writable, 8, entsize=DYN_SIZE, relro=True, link=strings)
     got = OutputSection(".got", SHT_PROGBITS, writable, 8, 8 * got_slots, relro=True) if got_slots else None
     padding = OutputSection(".relro_padding", SHT_NOBITS, writable, relro=True, padding=True)
@@ -219,7 +221,8 @@ def dynamic_entries(s: SyntheticSections) -> list[tuple[int, int]]:
         if s.relative_relocs:
             entries.append((DT_RELACOUNT, s.relative_relocs))
     entries += [(DT_SYMTAB, s.dynsym.addr), (DT_SYMENT, SYM_SIZE), (DT_STRTAB, s.dynstr.addr),
-                (DT_STRSZ, s.dynstr.size), (DT_GNU_HASH, s.gnu_hash.addr), (DT_HASH, s.hash.addr), (DT_NULL, 0)]
+                (DT_STRSZ, s.dynstr.size), (DT_GNU_HASH, s.gnu_hash.addr), (DT_HASH, s.hash.addr),
+                (DT_NULL, 0)]
     return entries
 
 
@@ -341,7 +344,8 @@ def layout(sections: Sequence[OutputSection]) -> Layout:
     has_relro = any(section.relro for section in alloc)
     phnum = 1 + len(loads) + int(has_dynamic) + int(has_relro) + 1 + len(notes)
     _assign_addresses(alloc, loads, EHDR_SIZE + phnum * PHDR_SIZE)
-    offset = max((s.offset + (0 if s.nobits else s.size) for s in alloc), default=EHDR_SIZE + phnum * PHDR_SIZE)
+    headers_end = EHDR_SIZE + phnum * PHDR_SIZE
+    offset = max((s.offset + (0 if s.nobits else s.size) for s in alloc), default=headers_end)
     for section in sections:
         if not section.alloc:
             section.offset = align_up(offset, section.align)

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ptx2gcn.elf import parse_notes
-from ptx2gcn.elf_writer import (StringTable, build_gnu_hash, build_sysv_hash, gnu_hash, gnu_hash_order, pack_note,
-                                sysv_hash, xxh3_64)
+from ptx2gcn.elf_writer import (StringTable, build_gnu_hash, build_sysv_hash, gnu_hash, gnu_hash_order,
+                                pack_note, sysv_hash, xxh3_64)
 
 
 @pytest.mark.parametrize(("name", "expected"), [(b"", 0x00001505), (b"printf", 0x156B2BB8),
@@ -102,7 +102,8 @@ def test_pack_note_round_trips() -> None:
     blob = pack_note("AMDGPU", 32, b"\x81\xa1x\x01") + pack_note("GNU", 1, b"abcde")
     assert len(blob) % 4 == 0
     notes = parse_notes(blob)
-    assert [(n.name, n.type, n.desc) for n in notes] == [("AMDGPU", 32, b"\x81\xa1x\x01"), ("GNU", 1, b"abcde")]
+    expected = [("AMDGPU", 32, b"\x81\xa1x\x01"), ("GNU", 1, b"abcde")]
+    assert [(n.name, n.type, n.desc) for n in notes] == expected
 
 
 # -- XXH3-64 against LLVM's own implementation (libLLVM-22, the one ld.lld uses) --------------------

@@ -64,7 +64,8 @@ def test_two_objects(compile_kernel: Callable[..., bytes]) -> None:
     out = memory.alloc(64 * 4)
     run(hsaco, "multi", 64, struct.pack("<Q", out), memory)
     # (lib_hidden_fn(lib_fn(t)) = 5t + 2) * lib_scale (3) + lib_hidden (11)
-    assert np.frombuffer(memory.read(out, 64 * 4), dtype=np.int32).tolist() == [(5 * t + 2) * 3 + 11 for t in range(64)]
+    results = np.frombuffer(memory.read(out, 64 * 4), dtype=np.int32).tolist()
+    assert results == [(5 * t + 2) * 3 + 11 for t in range(64)]
     run(hsaco, "lib_kernel", 1, struct.pack("<Q", out), memory)
     assert struct.unpack("<i", memory.read(out, 4))[0] == 5 * 4 + 2  # through the lib_ptr function pointer
 
@@ -76,5 +77,7 @@ def test_weak_definitions(objects: tuple[str, ...], expected: Callable[[int], in
     """Alone, the weak definitions are used; with weak_b, its strong ones win."""
     memory = DeviceMemory()
     out = memory.alloc(64 * 4)
-    run(link_hsaco([compile_kernel(name) for name in objects]), "weak_user", 64, struct.pack("<Q", out), memory)
-    assert np.frombuffer(memory.read(out, 64 * 4), dtype=np.int32).tolist() == [expected(t) for t in range(64)]
+    hsaco = link_hsaco([compile_kernel(name) for name in objects])
+    run(hsaco, "weak_user", 64, struct.pack("<Q", out), memory)
+    results = np.frombuffer(memory.read(out, 64 * 4), dtype=np.int32).tolist()
+    assert results == [expected(t) for t in range(64)]

@@ -101,33 +101,37 @@ def first_relocation_offset(obj: bytes, rela_name: str) -> int:
 def test_unsupported_relocation_type(compile_kernel: Callable[..., bytes]) -> None:
     obj = patch_first_relocation_type(compile_kernel("calls"), ".rela.text", elf.R_AMDGPU_ABS32_LO)
     where = first_relocation_offset(obj, ".rela.text")
-    assert link_error(obj) == f"<object 0>: error: unsupported relocation R_AMDGPU_ABS32_LO at section .text+0x{where:x}"
+    assert link_error(obj) == ("<object 0>: error: unsupported relocation R_AMDGPU_ABS32_LO at section "
+                               f".text+0x{where:x}")
 
 
 def test_unknown_relocation_type(compile_kernel: Callable[..., bytes]) -> None:
     obj = patch_first_relocation_type(compile_kernel("calls"), ".rela.text", 99)
     where = first_relocation_offset(obj, ".rela.text")
-    assert link_error(obj) == f"<object 0>: error: unsupported relocation type 99 at section .text+0x{where:x}"
+    assert link_error(obj) == (f"<object 0>: error: unsupported relocation type 99 at section "
+                               f".text+0x{where:x}")
 
 
 def test_dynamic_relocation_in_read_only_section(compile_kernel: Callable[..., bytes]) -> None:
     # .data.rel.ro without SHF_WRITE: its function pointers would need load-time patching of read-only memory.
     obj = patch_section_header(compile_kernel("calls"), ".data.rel.ro", 8, "<Q", elf.SHF_ALLOC)
     assert link_error(obj) == ("<object 0>: error: R_AMDGPU_ABS64 against symbol 'plus_one' at section "
-                               ".data.rel.ro+0x0 needs a dynamic relocation, but section .data.rel.ro is read-only")
+                               ".data.rel.ro+0x0 needs a dynamic relocation, but section .data.rel.ro is "
+                               "read-only")
 
 
 def test_abs32_against_relocatable_symbol(compile_kernel: Callable[..., bytes]) -> None:
     obj = patch_first_relocation_type(compile_kernel("calls"), ".rela.data", elf.R_AMDGPU_ABS32)
-    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_ABS32 against symbol 'twice' at section .data+0x0 "
-                               "cannot be relocated at load time (only R_AMDGPU_ABS64 can)")
+    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_ABS32 against symbol 'twice' at section "
+                               ".data+0x0 cannot be relocated at load time (only R_AMDGPU_ABS64 can)")
 
 
 def test_pc_relative_reference_to_preemptible_symbol(compile_kernel: Callable[..., bytes]) -> None:
     # The kernel's GOT load of 'table' rewritten as a PC-relative reference: 'table' has default visibility.
     obj = patch_first_relocation_type(compile_kernel("globals"), ".rela.text", elf.R_AMDGPU_REL32_LO)
-    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_REL32_LO against symbol 'table' at section .text+0x10 "
-                               "cannot be resolved at link time: the symbol is preemptible (default visibility)")
+    assert link_error(obj) == ("<object 0>: error: R_AMDGPU_REL32_LO against symbol 'table' at section "
+                               ".text+0x10 cannot be resolved at link time: the symbol is preemptible "
+                               "(default visibility)")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

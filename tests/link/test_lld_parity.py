@@ -86,7 +86,8 @@ def section_name(image: ElfFile, index: int) -> str:
 def symbols(image: ElfFile, table: str) -> list[tuple[Any, ...]]:
     section = image.section(table)
     assert section is not None
-    return [(s.name, s.value, s.size, s.info, s.other, section_name(image, s.shndx)) for s in image.symbols(section)]
+    return [(s.name, s.value, s.size, s.info, s.other, section_name(image, s.shndx))
+            for s in image.symbols(section)]
 
 
 def dynamic_relocations(image: ElfFile) -> list[tuple[int, int, str, int]]:
@@ -149,7 +150,8 @@ def test_layout_is_lld_layout(case: str, pair: Callable[[str], tuple[ElfFile, El
     ours, lld = pair(case)
     assert ours.segments == lld.segments
     assert alloc_sections(ours) == alloc_sections(lld)
-    expected_non_alloc = [s.name for s in lld.sections[1:] if not s.flags & elf.SHF_ALLOC and s.name != ".comment"]
+    expected_non_alloc = [s.name for s in lld.sections[1:]
+                          if not s.flags & elf.SHF_ALLOC and s.name != ".comment"]
     assert [s.name for s in ours.sections[1:] if not s.flags & elf.SHF_ALLOC] == expected_non_alloc
     for section in ours.sections[1:]:
         if not section.flags & elf.SHF_ALLOC and section.type not in (elf.SHT_SYMTAB, elf.SHT_STRTAB):
@@ -213,8 +215,10 @@ def test_llvm_tools_read_it_cleanly(case: str, pair: Callable[[str], tuple[ElfFi
     for label, image in (("ours", ours), ("lld", lld)):
         path = tmp_path / f"{label}.hsaco"
         path.write_bytes(image.data)
-        readelf = subprocess.run([llvm_tool("llvm-readelf-22"), "-a", str(path)], capture_output=True, text=True)
-        objdump = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", str(path)], capture_output=True, text=True)
+        readelf = subprocess.run([llvm_tool("llvm-readelf-22"), "-a", str(path)], capture_output=True,
+                                 text=True)
+        objdump = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", str(path)], capture_output=True,
+                                 text=True)
         for run in (readelf, objdump):
             assert run.returncode == 0 and run.stderr == "" and "warning" not in run.stdout.lower()
         outputs.append((readelf.stdout, objdump.stdout.replace(str(path), "FILE")))
@@ -268,8 +272,11 @@ def test_two_notes_symbols_and_relocations_normalised(merged_pair: tuple[ElfFile
     def symbol_view(image: ElfFile, table: str) -> list[tuple[Any, ...]]:
         section = image.section(table)
         assert section is not None
-        return [(s.name, section_name(image, s.shndx), s.value - (image.sections[s.shndx].addr if
-                 s.shndx < len(image.sections) else 0), s.size, s.info, s.other) for s in image.symbols(section)]
+        def relative(s: elf.Symbol) -> int:
+            return s.value - (image.sections[s.shndx].addr if s.shndx < len(image.sections) else 0)
+
+        return [(s.name, section_name(image, s.shndx), relative(s), s.size, s.info, s.other)
+                for s in image.symbols(section)]
 
     def reloc_view(image: ElfFile) -> list[tuple[Any, ...]]:
         return sorted((placed(image, o), t, s, placed(image, a) if t == elf.R_AMDGPU_RELATIVE64 else a)
@@ -303,9 +310,11 @@ def test_string_references_resolve_to_the_same_strings(compile_kernel: Callable[
                 if kind == elf.R_AMDGPU_RELATIVE64]
 
     assert resolved(ours) == resolved(lld)
-    assert [text for _, text in resolved(ours)] == [b"hello\n", b"world\n", b"value %d\n", b"hello\n", b"%d\n"]
+    expected = [b"hello\n", b"world\n", b"value %d\n", b"hello\n", b"%d\n"]
+    assert [text for _, text in resolved(ours)] == expected
     # The duplicate "hello\n" is stored once.
-    hello = [address for (_, kind, _, address) in dynamic_relocations(ours) if kind == elf.R_AMDGPU_RELATIVE64]
+    hello = [address for (_, kind, _, address) in dynamic_relocations(ours)
+             if kind == elf.R_AMDGPU_RELATIVE64]
     assert hello[0] == hello[3]
     # Assembler temporaries (.L*) in mergeable sections stay out of .symtab, as with ld.lld.
     assert [n for n, *_ in symbols(ours, ".symtab")] == [n for n, *_ in symbols(lld, ".symtab")]
