@@ -224,7 +224,8 @@ class FnCtx:
             return self.value("addr_of", (), PtrType(var.space), sym=var.name)
         if name in self.symbols.functions:
             return self.value("addr_of", (), PtrType(AddrSpace.GENERIC), sym=name)
-        raise self.error(span, f"undefined symbol {name}")
+        kind = "register" if name.startswith("%") else "symbol"
+        raise self.error(span, f"undefined {kind} {name}")
 
     def symbol_value(self, span: Span, name: str, want: Type) -> Value:
         """A symbol used as a value: its address in its own state space, as an integer."""

@@ -121,6 +121,8 @@ _NARROW_SPACES = frozenset({AddrSpace.SHARED, AddrSpace.LOCAL, AddrSpace.PARAM})
 
 PRED = PredType()
 I8, I16, I32, I64, I128 = IntType(8), IntType(16), IntType(32), IntType(64), IntType(128)
+INTEGER_TYPES = (PRED, I8, I16, I32, I64, I128)
+"""The predicate and integer types (for tests and tables)."""
 F16, BF16, F32, F64 = FloatType("f16"), FloatType("bf16"), FloatType("f32"), FloatType("f64")
 F16X2, BF16X2 = PackedType(F16), PackedType(BF16)
 
