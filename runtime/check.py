@@ -129,13 +129,15 @@ def _float_mismatches(
     if tolerance.exact:
         bits = np.dtype(f"<u{want.dtype.itemsize}")
         same_bits = want.view(bits) == got.view(bits)
-        return ~(same_bits | both_nan)
+        exact: npt.NDArray[np.bool_] = ~(same_bits | both_nan)
+        return exact
     wide_want, wide_got = want.astype(np.float64), got.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(wide_got - wide_want) <= tolerance.atol + tolerance.rtol * np.abs(wide_want)
     infinite = np.isinf(wide_want) | np.isinf(wide_got)
     close = np.where(infinite, wide_want == wide_got, close)
-    return ~(close | both_nan)
+    differ: npt.NDArray[np.bool_] = ~(close | both_nan)
+    return differ
 
 
 def _errors(want: npt.NDArray[np.generic], got: npt.NDArray[np.generic]) -> tuple[float, float]:

@@ -376,9 +376,10 @@ def _lz4(raw: bytes, size: int, source: str, where: int) -> bytes:
     import lz4.block
 
     try:
-        return lz4.block.decompress(raw, uncompressed_size=size)
+        out: bytes = lz4.block.decompress(raw, uncompressed_size=size)
     except (lz4.block.LZ4BlockError, ValueError, MemoryError, OverflowError) as error:
         raise FatbinError.located(source, where, f"corrupt LZ4 payload: {error}") from None
+    return out
 
 
 def _zstd(raw: bytes, size: int, source: str, where: int) -> bytes:
