@@ -81,11 +81,9 @@ class Spelling:
     def has(self, modifier: str) -> bool:
         return modifier in self.modifiers
 
-    def flags(self) -> frozenset[str]:
-        return frozenset(m for m in self.modifiers if m not in TYPES)
-
     def one_of(self, choices: Iterable[str], default: str | None = None) -> str:
-        chosen = [m for m in self.modifiers if m in set(choices)]
+        choices = tuple(choices)
+        chosen = [m for m in self.modifiers if m in choices]
         if len(chosen) > 1:
             raise ReferenceInputError(f"{self.text}: conflicting modifiers {', '.join(chosen)}")
         if chosen:
@@ -97,6 +95,9 @@ class Spelling:
     def require(self, allowed: Iterable[str], types: Iterable[str]) -> None:
         """Reject modifiers and types the handler does not model."""
         allowed_set = set(allowed)
+        repeated = sorted({m for m in self.modifiers if self.modifiers.count(m) > 1 and m not in TYPES})
+        if repeated:
+            raise ReferenceInputError(f"{self.text}: modifier .{repeated[0]} given twice")
         for m in self.modifiers:
             if m in TYPES:
                 if m not in set(types):

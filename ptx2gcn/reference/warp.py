@@ -4,8 +4,10 @@ redux.sync, activemask, elect.sync.
 Invariant: every operand is a per-lane array broadcast to shape (32,) (a scalar means "the same in
 every lane"); the active mask (bit i = lane i executes the instruction) is an extra, last, scalar
 operand, all lanes when omitted. A lane's result is defined only if the lane is active and in its
-``membermask`` (the manual: behaviour is undefined for an executing thread not in membermask) and,
-for collective ops, every lane in membermask is active (they must all execute the instruction).
+``membermask`` (the manual: behaviour is undefined for an executing thread not in membermask).
+Collectives combine "all non-exited threads in membermask": inactive lanes are modelled as exited
+threads, so they drop out of vote/match/redux (a diverged-but-live thread would make the others
+wait, which a single-instruction model cannot express).
 ``shfl.sync`` results read from an inactive source lane are undefined ("unpredictable"), while its
 predicate stays defined. ``elect.sync`` elects the lowest active lane of membermask (the model's
 choice; the manual only promises one leader).
@@ -51,8 +53,12 @@ def _active(active: int, lane: int) -> bool:
     return bool(active >> lane & 1)
 
 
-def _collective_ok(active: int, member: int, lane: int) -> bool:
-    return _active(active, lane) and bool(member >> lane & 1) and member & ~active == 0
+def _participants(active: int, member: int, lane: int) -> int | None:
+    """The lanes a collective combines, seen from ``lane``: the non-exited (active) lanes of its
+    membermask; None when ``lane`` itself is not an executing member (undefined behaviour)."""
+    if not (_active(active, lane) and member >> lane & 1):
+        return None
+    return member & active
 
 
 def _shfl(sp: Spelling, inputs: Sequence[object]) -> Result:
@@ -96,8 +102,8 @@ def _vote(sp: Spelling, inputs: Sequence[object]) -> Result:
     member = _lanes(ops[1], B32, sp)
     lanes: list[tuple[LaneValue]] = []
     for lane in range(WARP):
-        m = member[lane]
-        if not _collective_ok(active, m, lane):
+        m = _participants(active, member[lane], lane)
+        if m is None:
             lanes.append((UNDEFINED,))
             continue
         votes = [bool(pred[i]) for i in range(WARP) if m >> i & 1]
@@ -123,8 +129,8 @@ def _match(sp: Spelling, inputs: Sequence[object]) -> Result:
     member = _lanes(ops[1], B32, sp)
     lanes: list[tuple[LaneValue, LaneValue]] = []
     for lane in range(WARP):
-        m = member[lane]
-        if not _collective_ok(active, m, lane):
+        m = _participants(active, member[lane], lane)
+        if m is None:
             lanes.append((UNDEFINED, UNDEFINED))
             continue
         same = sum(1 << i for i in range(WARP) if m >> i & 1 and values[i] == values[lane])
@@ -165,8 +171,8 @@ def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
     member = _lanes(ops[1], B32, sp)
     lanes: list[tuple[LaneValue]] = []
     for lane in range(WARP):
-        m = member[lane]
-        if not _collective_ok(active, m, lane):
+        m = _participants(active, member[lane], lane)
+        if m is None:
             lanes.append((UNDEFINED,))
             continue
         chosen = [values[i] for i in range(WARP) if m >> i & 1]

@@ -50,8 +50,11 @@ def test_vote_match_redux_activemask_elect() -> None:
     assert run("vote.sync.any.pred", pred, 0xFFFFFFFF).value[0]
     assert run("vote.sync.uni.pred", True, 0xFFFFFFFF).value.all()
     assert run("vote.sync.all.pred", pred, 0x00000009).value[0]  # lanes 0 and 3 only
-    partial = run("vote.sync.any.pred", pred, 0xFFFFFFFF, 0x0000FFFF)
-    assert not partial.defined.any()  # membermask names lanes that do not execute
+    partial = run("vote.sync.ballot.b32", True, 0xFFFFFFFF, 0x0000FFFF)  # lanes 16.. have exited
+    assert partial.defined.tolist() == [True] * 16 + [False] * 16
+    assert int(partial.value[0]) == 0x0000FFFF
+    d, p = run("match.all.sync.b32", 7, 0xFFFFFFFF, 0x000000FF).outputs
+    assert int(d.bits[0]) == 0xFF and bool(p.bits[0])
     assert int(run("match.any.sync.b32", LANES % 4, 0xFFFFFFFF).value[1]) == 0x22222222
     d, p = run("match.all.sync.b32", 7, 0xFFFFFFFF).outputs
     assert int(d.bits[0]) == 0xFFFFFFFF and p.bits.all()
