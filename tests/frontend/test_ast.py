@@ -147,7 +147,7 @@ def test_fast_and_general_operand_paths_agree_including_spans() -> None:
     address = one("st.global.u32 [%rd1+-8], %r1;").operands[0]
     assert isinstance(address, ast.Address) and address.offset is not None
     assert (address.span.column, address.span.end_column) == (16, 25)
-    assert (address.offset.span.column, address.offset.span.end_column) == (21, 24)
+    assert (address.offset.span.column, address.offset.span.end_column) == (22, 24)  # "-8"
 
 
 def test_register_declarations_and_ranges() -> None:
