@@ -345,6 +345,18 @@ def _place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
     return list(outputs.values())
 
 
+def _metadata_document(desc: bytes, where: str) -> dict[str, Any]:
+    """A decoded NT_AMDGPU_METADATA map whose ``amdhsa.kernels``, if present, is a list."""
+    try:
+        document: object = msgpack.unpackb(desc, raw=False, strict_map_key=False)
+    except (ValueError, TypeError, msgpack.UnpackException) as error:
+        raise LinkError.of(where, f"unreadable AMDGPU metadata: {error}") from None
+    kernels = cast(dict[str, Any], document).get("amdhsa.kernels", []) if isinstance(document, dict) else None
+    if not isinstance(kernels, list):
+        raise LinkError.of(where, "AMDGPU metadata is not a map with an amdhsa.kernels list")
+    return cast(dict[str, Any], document)
+
+
 def _merge_metadata(section: OutputSection) -> None:
     """Replace several NT_AMDGPU_METADATA notes in one note section by a single merged note."""
     notes: list[Note] = []
@@ -357,10 +369,7 @@ def _merge_metadata(section: OutputSection) -> None:
     where = f"section {section.name}"
     merged: dict[str, Any] = {}
     for note in metadata:
-        try:
-            document = cast(dict[str, Any], msgpack.unpackb(note.desc, raw=False, strict_map_key=False))
-        except (ValueError, TypeError, msgpack.UnpackException) as error:
-            raise LinkError.of(where, f"unreadable AMDGPU metadata: {error}") from None
+        document = _metadata_document(note.desc, where)
         for key, value in document.items():
             if key == "amdhsa.kernels":
                 merged.setdefault(key, []).extend(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
+import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from ptx2gcn import elf
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.elf import ElfFile
-from ptx2gcn.link import LinkError, link_hsaco
+from ptx2gcn.link import LinkError, _metadata_document, link_hsaco
 
 
 def patch_section_header(obj: bytes, name: str, field_offset: int, fmt: str, value: int) -> bytes:
@@ -175,3 +176,18 @@ def test_unreferenced_undefined_symbol(compile_kernel: Callable[..., bytes]) -> 
     index = [s.name for s in image.symbols(symtab)].index("lib_scale")
     struct.pack_into("<H", obj, symtab.offset + 24 * index + 6, elf.SHN_UNDEF)
     assert link_error(bytes(obj)) == "<object 0>: error: undefined symbol 'lib_scale'"
+
+
+def test_unreadable_metadata_in_a_second_object(compile_kernel: Callable[..., bytes]) -> None:
+    lib = bytearray(compile_kernel("multi_lib"))
+    note = ElfFile(bytes(lib)).section(".note")
+    assert note is not None
+    lib[note.offset + 12 + 8] = 0xC1  # the descriptor's first byte (after the header and "AMDGPU\0\0")
+    message = link_error(compile_kernel("multi_main"), bytes(lib))
+    assert message.startswith("section .note: error: unreadable AMDGPU metadata: ")
+
+
+@pytest.mark.parametrize("document", [42, [1, 2], {"amdhsa.kernels": 7}])
+def test_metadata_that_is_not_a_kernel_map(document: object) -> None:
+    with pytest.raises(LinkError, match="AMDGPU metadata is not a map with an amdhsa.kernels list"):
+        _metadata_document(msgpack.packb(document), "section .note")
