@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import itertools
@@ -45,6 +46,32 @@ class ParamSlot:
     offset: int
     size: int
     align: int
+
+
+class MetadataArg(Protocol):
+    """What ``explicit_parameter_slots`` needs of a kernel argument (``ptx2gcn.codeobject.KernelArg``)."""
+
+    @property
+    def offset(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def hidden(self) -> bool: ...
+
+
+def explicit_parameter_slots(args: Sequence[MetadataArg]) -> list[ParamSlot]:
+    """The slots of a code object's explicit arguments (the PTX ``.param`` list), in order; the
+    ``hidden_*`` ones are the runtime's to fill. Code object metadata records no alignment, so each
+    slot gets the largest power of two (at most 8) that divides its offset and does not exceed its size."""
+    slots: list[ParamSlot] = []
+    for arg in args:
+        if arg.hidden:
+            continue
+        align = 8
+        while align > 1 and (arg.offset % align or align > arg.size):
+            align //= 2
+        slots.append(ParamSlot(arg.offset, arg.size, align))
+    return slots
 
 
 def type_names() -> str:
@@ -91,9 +118,7 @@ def _encode_float(type_name: str, dtype: np.dtype[np.generic], value: object) ->
     with np.errstate(over="ignore"):
         rounded = np.array(number, dtype=dtype)  # IEEE round-to-nearest-even
     if math.isfinite(number) and not np.isfinite(rounded):
-        raise ArgumentError(
-            f"{value} overflows {type_name} (largest finite value {_FLOAT_MAX[type_name]})"
-        )
+        raise ArgumentError(f"{value} overflows {type_name} (largest finite value {_FLOAT_MAX[type_name]})")
     return rounded.tobytes()
 
 

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import math
 import struct
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, encode_scalar, pack_parameters
+from ptx2gcn.runtime.kernargs import (
+    ArgumentError,
+    ParamSlot,
+    encode_scalar,
+    explicit_parameter_slots,
+    pack_parameters,
+)
 
 INT_FORMATS = {
     "s8": "<b",
@@ -101,3 +110,29 @@ def test_pack_rejects_bad_layouts(
         pack_parameters(values, layout)
     with pytest.raises(ArgumentError, match="smaller than its last parameter"):
         pack_parameters([b"12345678"], [(0, 8, 8)], total_size=4)
+
+
+def test_slots_from_code_object_metadata(tmp_path: Path, llvm_tool: Callable[[str], str]) -> None:
+    """Explicit arguments of a real code object (LLVM + ld.lld), hidden ones left out."""
+    from ptx2gcn.codeobject import read_code_object
+    from ptx2gcn.emit.target import TargetOptions, emit_object
+
+    ir = """
+define amdgpu_kernel void @k(ptr addrspace(1) %p, i32 %n, i8 %c, double %d) {
+  ret void
+}
+"""
+    (tmp_path / "k.o").write_bytes(emit_object(ir, TargetOptions()))
+    subprocess.run(
+        [llvm_tool("ld.lld-22"), "-shared", "-o", str(tmp_path / "k.hsaco"), str(tmp_path / "k.o")],
+        check=True,
+    )
+    meta = read_code_object((tmp_path / "k.hsaco").read_bytes()).kernels["k"].meta
+    assert any(arg.hidden for arg in meta.args)
+    slots = explicit_parameter_slots(meta.args)
+    # The AMDGPU kernarg ABI lays explicit arguments out at natural alignment: 0, 8, 12, 16.
+    assert slots == [ParamSlot(0, 8, 8), ParamSlot(8, 4, 4), ParamSlot(12, 1, 1), ParamSlot(16, 8, 8)]
+    packed = pack_parameters(
+        [struct.pack("<Q", 0x1000), struct.pack("<i", 5), b"\x07", struct.pack("<d", 0.5)], slots
+    )
+    assert packed == struct.pack("<QiB3xd", 0x1000, 5, 7, 0.5)
