@@ -38,6 +38,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "five_objects": ("debug_info", "strings", "calls", "globals", "many_kernels"),
     "weak": ("weak_a",),
     "weak_overridden": ("weak_a", "weak_b"),
+    "lds_functions": ("lds_functions",),
 }
 BASE = 0x7F12_3450_0000
 
