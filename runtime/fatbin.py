@@ -43,6 +43,9 @@ ENTRY_FIXED_SIZE = _ENTRY.size  # 64
 # claiming more is corrupt, and must not make us allocate the claimed size.
 _LZ4_MAX_RATIO = 255
 _ZSTD_CHUNK = 1 << 20
+# One decompressed entry may not exceed this (the largest PTX in CUDA 13 libraries is tens of MB); it
+# bounds what a corrupt or hostile size field can make us allocate.
+MAX_UNCOMPRESSED = 1 << 31
 
 
 class FatbinError(Ptx2GcnError):
@@ -322,6 +325,10 @@ def _check_compression(
             source,
             pos,
             f"uncompressed size 0x{uncompressed_size:x} is impossible for 0x{compressed_size:x} bytes of LZ4",
+        )
+    if uncompressed_size > MAX_UNCOMPRESSED:
+        raise FatbinError.located(
+            source, pos, f"uncompressed size 0x{uncompressed_size:x} exceeds the 2 GiB limit for one entry"
         )
 
 

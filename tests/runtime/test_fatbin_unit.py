@@ -126,6 +126,7 @@ def _patched(image: bytes, offset: int, fmt: str, value: int) -> bytes:
         (16 + 0x14, "<I", 0x400, r"offset 0x10: options descriptor at \+0x400"),
         (16 + 0x28, "<Q", 0xA011, r"offset 0x10: entry claims both LZ4 and zstd"),
         (16 + 0x38, "<Q", 0, r"offset 0x10: compressed entry has no uncompressed size"),
+        (16 + 0x38, "<Q", 1 << 40, r"offset 0x10: uncompressed size 0x10000000000 is impossible for"),
     ],
 )
 def test_malformed_headers_name_the_offset(
@@ -157,6 +158,12 @@ def test_garbled_zstd_payload(fatbin_writer: Writer, entry_spec: Any) -> None:
     (entry,) = read_fatbin(bytes(image)).entries
     with pytest.raises(FatbinError, match=rf"offset 0x{start:x}: corrupt zstd payload"):
         entry.payload()
+
+
+def test_zstd_size_limit(fatbin_writer: Writer, entry_spec: Any) -> None:
+    image = fatbin_writer(entry_spec(payload=PTX, compression="zstd"))
+    with pytest.raises(FatbinError, match="exceeds the 2 GiB limit"):
+        read_fatbin(_patched(image, 16 + 0x38, "<Q", (1 << 31) + 1))
 
 
 def test_wrong_uncompressed_size(fatbin_writer: Writer, entry_spec: Any) -> None:
