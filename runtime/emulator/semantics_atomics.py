@@ -54,6 +54,12 @@ def _pk_bf16_add(a: int, b: int) -> int:
     return _bf16_add(a & 0xFFFF, b & 0xFFFF) | _bf16_add(a >> 16, b >> 16) << 16
 
 
+def _f32_minmax(a: int, b: int, take_min: bool) -> int:
+    x = np.uint32(a).view(np.float32)
+    y = np.uint32(b).view(np.float32)
+    return int((np.fmin(x, y) if take_min else np.fmax(x, y)).view(np.uint32))
+
+
 @dataclass(frozen=True, slots=True)
 class AtomicOp:
     bytes: int
@@ -87,5 +93,7 @@ ATOMICS["add_f32"] = AtomicOp(4, lambda o, d, c: _f32_add(o, d))
 ATOMICS["pk_add_f16"] = AtomicOp(4, lambda o, d, c: _pk_f16_add(o, d))
 ATOMICS["pk_add_bf16"] = AtomicOp(4, lambda o, d, c: _pk_bf16_add(o, d))
 ATOMICS["add_f64"] = AtomicOp(8, lambda o, d, c: _f64_bits(_f64(o) + _f64(d)))
+ATOMICS["min_f32"] = AtomicOp(4, lambda o, d, c: _f32_minmax(o, d, True))
+ATOMICS["max_f32"] = AtomicOp(4, lambda o, d, c: _f32_minmax(o, d, False))
 ATOMICS["min_f64"] = AtomicOp(8, lambda o, d, c: _f64_bits(float(np.fmin(_f64(o), _f64(d)))))
 ATOMICS["max_f64"] = AtomicOp(8, lambda o, d, c: _f64_bits(float(np.fmax(_f64(o), _f64(d)))))

@@ -28,7 +28,10 @@ _WRITE = {"b32": (4, 0), "b64": (8, 0), "b96": (12, 0), "b128": (16, 0), "b8": (
 # DS atomic names -> names in ATOMICS (32-bit; "_u64"/"_b64"/"_i64" select the 64-bit variant).
 _DS_ATOMIC = {"add": "add", "sub": "sub", "rsub": "rsub", "inc": "inc", "dec": "dec", "min_i": "smin",
               "max_i": "smax", "min_u": "umin", "max_u": "umax", "and": "and", "or": "or", "xor": "xor",
-              "wrxchg": "swap", "cmpst": "cmpswap", "add_f": "add_f32"}
+              "wrxchg": "swap", "cmpst": "cmpswap", "add_f": "add_f32", "min_f": "min_f32", "max_f": "max_f32",
+              "pk_add_f": "pk_add_f16", "pk_add_bf": "pk_add_bf16"}
+# 64-bit float DS atomics map to these ATOMICS names.
+_DS_ATOMIC64_FLOAT = {"add_f": "add_f64", "min_f": "min_f64", "max_f": "max_f64"}
 
 
 def _offset(inst: Instruction) -> int:
@@ -41,6 +44,9 @@ def _addresses(w: Wave, row: int, lanes: npt.NDArray[np.intp], offset: int) -> n
 
 def _bind_read(inst: Instruction) -> Handler:
     kind = inst.opcode.removeprefix("ds_read_")
+    high = kind.endswith("_d16_hi")
+    d16 = "_d16" in kind
+    kind = kind.removesuffix("_hi").removesuffix("_d16")
     if kind not in _READ:
         raise unsupported(inst, "no semantics for this LDS read")
     width, signed = _READ[kind]
@@ -50,9 +56,15 @@ def _bind_read(inst: Instruction) -> Handler:
 
     def run(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
-        if lanes.size:
-            raw = w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes)
-            w.v[row:row + dwords, lanes] = _extend(raw, width, signed).T
+        if not lanes.size:
+            return
+        values = _extend(w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes), width, signed).T
+        if d16:  # 16-bit result into one half, the other half preserved
+            half = values[0] & U32(0xFFFF)
+            old = w.v[row, lanes]
+            w.v[row, lanes] = (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
+        else:
+            w.v[row:row + dwords, lanes] = values
     return run
 
 
@@ -115,8 +127,12 @@ def _atomic_name(name: str) -> tuple[str, bool, bool] | None:
         base = f"{base}_{type_name[0] if type_name[0] in 'iu' else 'f'}"
     elif base == "add" and type_name.startswith("f"):
         base = "add_f"
+    elif base == "pk_add":
+        base = "pk_add_bf" if type_name == "bf16" else "pk_add_f"
+    if wide and base in _DS_ATOMIC64_FLOAT:
+        return _DS_ATOMIC64_FLOAT[base], returns, False
     mapped = _DS_ATOMIC.get(base)
-    if mapped is None or (base == "add_f" and wide):
+    if mapped is None or (wide and mapped.endswith(("f32", "f16", "bf16"))):
         return None
     return mapped, returns, wide
 
@@ -126,7 +142,7 @@ def _bind_atomic(inst: Instruction) -> Handler:
     if parsed is None:
         raise unsupported(inst, "no semantics for this LDS atomic")
     mapped, returns, wide = parsed
-    op = ATOMICS[f"{mapped}_x2" if wide and not mapped.startswith("add_f") else mapped]
+    op = ATOMICS[f"{mapped}_x2" if wide else mapped]
     f = inst.fields
     offset, addr = _offset(inst), f["addr"]
     data0, data1, dst = f["data0"], f["data1"], f["vdst"]
@@ -203,7 +219,8 @@ def builders(names: list[str]) -> dict[str, Builder]:
             continue
         if name.startswith(("ds_read2", "ds_write2")):
             table[name] = _bind_pair
-        elif name.startswith("ds_read_") and name.removeprefix("ds_read_") in _READ:
+        elif name.startswith("ds_read_") and name.removeprefix("ds_read_").removesuffix("_hi").removesuffix(
+                "_d16") in _READ:
             table[name] = _bind_read
         elif name.startswith("ds_write_") and name.removeprefix("ds_write_") in _WRITE:
             table[name] = _bind_write

@@ -114,3 +114,45 @@ def float_class_mask(x: A) -> A:
     cls = np.where(denormal, np.where(neg, 1 << 4, 1 << 7), cls)
     cls = np.where(mag == 0, np.where(neg, 1 << 5, 1 << 6), cls)
     return cls.astype(np.uint32)
+
+
+def _atan_inverse(x: int, one: int) -> int:
+    """atan(1/x) in fixed point with ``one`` as 1.0 (alternating Taylor series)."""
+    total = term = one // x
+    n, sign, x2 = 3, -1, x * x
+    while term:
+        term //= x2
+        total += sign * (term // n)
+        n, sign = n + 2, -sign
+    return total
+
+
+def _two_over_pi_bits(bits: int) -> int:
+    """floor(2/pi * 2^bits), from Machin's formula pi = 16 atan(1/5) - 4 atan(1/239) in integers."""
+    one = 1 << (bits + 64)
+    pi = 16 * _atan_inverse(5, one) - 4 * _atan_inverse(239, one)
+    return (2 * one << bits) // pi
+
+
+TWO_OVER_PI_1201 = _two_over_pi_bits(1201)
+"""The first 1201 fraction bits of 2/pi (bit 1200 is the 2^-1 place), V_TRIG_PREOP_F64's table."""
+
+
+def trig_preop_lane(x: float, segment: int) -> float:
+    """V_TRIG_PREOP_F64: the 53-bit piece of 2/pi that starts ``segment * 53`` bits (plus an exponent
+    dependent shift for large ``x``) after the binary point, scaled to its place value."""
+    exponent = (struct_bits(x) >> 52) & 0x7FF
+    shift = (segment & 31) * 53 + max(exponent - 1077, 0)
+    window = (TWO_OVER_PI_1201 << shift) >> (1201 - 53) & ((1 << 53) - 1) if shift <= 1201 else 0
+    scale = -53 - shift + (128 if exponent >= 1968 else 0)
+    return math.ldexp(float(window), scale)
+
+
+def struct_bits(x: float) -> int:
+    return int(np.float64(x).view(np.uint64))
+
+
+def trig_preop(x: A, segment: A) -> A:
+    x, segment = np.broadcast_arrays(np.asarray(x, dtype=F64), np.asarray(segment, dtype=np.uint32))
+    return np.array([trig_preop_lane(a, int(s)) for a, s in zip(x.ravel().tolist(), segment.ravel().tolist())],
+                    dtype=F64).reshape(x.shape)

@@ -15,7 +15,7 @@ import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import F16, F32, I16, U16, U32, U64, Builder, Handler, unsupported
 from ptx2gcn.runtime.emulator.semantics_common import vector_reader, vgpr_writer
-from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max
+from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum, fma, ieee_min_max
 from ptx2gcn.runtime.emulator.wave import Wave
 
 A = Any
@@ -41,6 +41,7 @@ PK16: dict[str, tuple[Any, str, int]] = {
     "v_pk_lshlrev_b16": (lambda a, b: b << (a & _M4), "u16", 2),
     "v_pk_lshrrev_b16": (lambda a, b: b >> (a & _M4), "u16", 2),
     "v_pk_ashrrev_i16": (lambda a, b: b >> (a.view(U16) & _M4).astype(I16), "i16", 2),
+    "v_pk_fmac_f16": (fma, "f16", 3),
 }
 _DTYPES = {"f16": F16, "u16": U16, "i16": I16}
 
@@ -48,7 +49,9 @@ _DTYPES = {"f16": F16, "u16": U16, "i16": I16}
 def _bind_pk16(inst: Instruction) -> Handler:
     fn, type_name, count = PK16[inst.opcode]
     dtype = _DTYPES[type_name]
-    f = inst.fields
+    f = dict(inst.fields)
+    if inst.opcode == "v_pk_fmac_f16":  # VOP2: D = S0 * S1 + D on both halves
+        f["src2"] = 256 + f["vdst"]
     readers = [vector_reader(inst, f[f"src{i}"], 32, type_name == "f16") for i in range(count)]
     op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 7)
     neg_lo, neg_hi = f.get("neg", 0), f.get("neg_hi", 0)
@@ -126,7 +129,43 @@ def _bind_dot2_f32_f16(inst: Instruction) -> Handler:
     return run
 
 
+def _bind_fma_mix(inst: Instruction) -> Handler:
+    """v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16: each source is f32, or (op_sel_hi[i]) the f16
+    half op_sel[i] picks; neg_lo negates and neg_hi takes the absolute value of source i."""
+    f = inst.fields
+    readers = [vector_reader(inst, f[f"src{i}"], 32, True) for i in range(3)]
+    op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 0)
+    neg, absolute = f.get("neg", 0), f.get("neg_hi", 0)
+    name = inst.opcode
+    write = vgpr_writer(f["vdst"])
+    if f.get("clamp", 0):
+        raise unsupported(inst, "clamp on v_fma_mix")
+
+    def source(i: int, raw: A) -> A:
+        raw = np.asarray(raw, dtype=U32)
+        if op_sel_hi >> i & 1:
+            value = _half(raw, bool(op_sel >> i & 1)).view(F16).astype(np.float64)
+        else:
+            value = raw.view(F32).astype(np.float64)
+        if absolute >> i & 1:
+            value = np.abs(value)
+        return -value if neg >> i & 1 else value
+
+    def run(w: Wave) -> None:
+        a, b, c = (source(i, r(w)) for i, r in enumerate(readers))
+        exact = _round_to_odd_sum(a * b, c)  # products of f32/f16 values are exact in float64
+        if name == "v_fma_mix_f32":
+            write(w, exact.astype(F32).view(U32))
+            return
+        half = exact.astype(F16).view(U16).astype(U32)
+        old = np.broadcast_to(w.v[f["vdst"]], (64,))
+        merged = (old & U32(0xFFFF0000)) | half if name == "v_fma_mixlo_f16" else (old & U32(0xFFFF)) | half << U32(16)
+        write(w, merged)
+    return run
+
+
 BUILDERS: dict[str, Builder] = {
+    "v_fma_mix_f32": _bind_fma_mix, "v_fma_mixlo_f16": _bind_fma_mix, "v_fma_mixhi_f16": _bind_fma_mix,
     **{name: _bind_pk16 for name in PK16},
     **{name: _bind_pk32 for name in ("v_pk_fma_f32", "v_pk_mul_f32", "v_pk_add_f32", "v_pk_mov_b32")},
     "v_dot2_f32_f16": _bind_dot2_f32_f16,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32, U64
-from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max, quiet
+from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max, quiet, trig_preop
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
 from ptx2gcn.runtime.emulator.wave import Wave
 
@@ -136,6 +136,31 @@ def _pack_f16(a: A, b: A) -> A:
     return a.view(U16).astype(U32) | (b.view(U16).astype(U32) << U32(16))
 
 
+def _dot2_f16(a: A, b: A, c: A) -> A:
+    """c + a.lo*b.lo + a.hi*b.hi with f16 halves; products exact in float64, one final rounding."""
+    def half(x: A, shift: int) -> A:
+        return ((np.asarray(x, U32) >> U32(shift)) & U32(0xFFFF)).astype(U16).view(F16).astype(F64)
+    total = np.asarray(c, F32).astype(F64) + half(a, 0) * half(b, 0) + half(a, 16) * half(b, 16)
+    return total.astype(F32)
+
+
+def _cvt_pk_u8(a: A, b: A, c: A) -> A:
+    """Convert f32 to u8 (round to nearest even, saturate) into byte S1[1:0] of S2."""
+    byte = np.clip(np.rint(np.nan_to_num(np.asarray(a, F64), nan=0.0)), 0, 255).astype(U32)
+    shift = (b & U32(3)) * U32(8)
+    return (c & ~(U32(0xFF) << shift)) | (byte << shift)
+
+
+def _pknorm(signed: bool) -> Any:
+    def convert(x: A) -> A:
+        x = np.nan_to_num(np.asarray(x, F64), nan=0.0)
+        if signed:
+            return (np.rint(np.clip(x, -1, 1) * 32767).astype(np.int64) & 0xFFFF).astype(U32)
+        return np.rint(np.clip(x, 0, 1) * 65535).astype(U32)
+
+    return lambda a, b: convert(a) | (convert(b) << U32(16))
+
+
 def _unary(fn: Any, t: str) -> VOp:
     return VOp(fn, t, (t,))
 
@@ -202,5 +227,13 @@ OPS: dict[str, VOp] = {
     **{f"v_cvt_f32_ubyte{n}": VOp(_ubyte(n), "f32", ("u32",)) for n in range(4)},
     "v_cvt_pkrtz_f16_f32": VOp(_pkrtz, "u32", ("f32", "f32")),
     "v_pack_b32_f16": VOp(_pack_f16, "u32", ("f16", "f16")),
-    "v_quiet_nan_f32": VOp(quiet, "f32", ("f32",)),
+    "v_trig_preop_f64": VOp(trig_preop, "f64", ("f64", "u32")),
+    "v_dot2c_f32_f16": VOp(_dot2_f16, "f32", ("u32", "u32", "f32")),
+    "v_cvt_pk_u8_f32": VOp(_cvt_pk_u8, "u32", ("f32", "u32", "u32")),
+    "v_cvt_pknorm_i16_f32": VOp(_pknorm(True), "u32", ("f32", "f32")),
+    "v_cvt_pknorm_u16_f32": VOp(_pknorm(False), "u32", ("f32", "f32")),
+    "v_cvt_pknorm_i16_f16": VOp(_pknorm(True), "u32", ("f16", "f16")),
+    "v_cvt_pknorm_u16_f16": VOp(_pknorm(False), "u32", ("f16", "f16")),
+    "v_mad_legacy_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
+    "v_fma_legacy_f16": VOp(fma, "f16", ("f16",) * 3),
 }

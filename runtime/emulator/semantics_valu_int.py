@@ -125,6 +125,46 @@ def _sad_u8(a: A, b: A, c: A) -> A:
     return total
 
 
+def _msad_u8(a: A, b: A, c: A) -> A:
+    """Like v_sad_u8, but bytes where the reference (S1) is 0 are skipped."""
+    total = c.astype(U32)
+    for i in range(4):
+        x, y = (a >> U32(8 * i)) & U32(0xFF), (b >> U32(8 * i)) & U32(0xFF)
+        total = total + np.where(y == 0, U32(0), _sad(x, y))
+    return total
+
+
+def _lerp_u8(a: A, b: A, c: A) -> A:
+    """Per byte: (S0 + S1 + S2[0 of the byte]) >> 1 (rounding average with S2's low bit)."""
+    out = np.zeros(np.broadcast(a, b, c).shape, dtype=U32)
+    for i in range(4):
+        shift = U32(8 * i)
+        x, y = (a >> shift) & U32(0xFF), (b >> shift) & U32(0xFF)
+        r = (c >> shift) & U32(1)
+        out = out | (((x + y + r) >> U32(1)) << shift)
+    return out
+
+
+def _dot(a: A, b: A, c: A, bits: int, signed: bool) -> A:
+    """Sum of products of the packed ``bits``-wide elements of a and b, plus c (32-bit wrap)."""
+    total = np.asarray(c).astype(np.int64)
+    mask = (1 << bits) - 1
+    for i in range(32 // bits):
+        x = (a.astype(np.int64) >> (bits * i)) & mask
+        y = (b.astype(np.int64) >> (bits * i)) & mask
+        if signed:
+            x = np.where(x >> (bits - 1) != 0, x - (1 << bits), x)
+            y = np.where(y >> (bits - 1) != 0, y - (1 << bits), y)
+        total = total + x * y
+    return total.astype(np.uint64).astype(U32) if not signed else total.astype(I32)
+
+
+def _sat_pk_u8_i16(a: A) -> A:
+    lo = np.clip(a.view(U32).astype(np.int64) << 48 >> 48, 0, 255)
+    hi = np.clip(a.view(U32).astype(np.int64) << 32 >> 48, 0, 255)
+    return (lo | hi << 8).astype(U32)
+
+
 def _pack16(lo: A, hi: A) -> A:
     return (lo.astype(U32) & U32(0xFFFF)) | (hi.astype(U32) << U32(16))
 
@@ -173,6 +213,9 @@ U32_OPS: dict[str, VOp] = {
     "v_med3_i32": VOp(_med3, "i32", ("i32",) * 3), "v_med3_u32": VOp(_med3, "u32", ("u32",) * 3),
     "v_sad_u32": VOp(lambda a, b, c: _sad(a, b) + c, "u32", ("u32",) * 3),
     "v_sad_u8": VOp(_sad_u8, "u32", ("u32",) * 3),
+    "v_sad_hi_u8": VOp(lambda a, b, c: (_sad_u8(a, b, U32(0)) << U32(16)) + c, "u32", ("u32",) * 3),
+    "v_msad_u8": VOp(_msad_u8, "u32", ("u32",) * 3),
+    "v_lerp_u8": VOp(_lerp_u8, "u32", ("u32",) * 3),
     "v_mul_lo_u32": VOp(lambda a, b: a * b, "u32", ("u32", "u32")),
     "v_mul_hi_u32": VOp(_mul_hi_u32, "u32", ("u32", "u32")),
     "v_mul_hi_i32": VOp(_mul_hi_i32, "u32", ("i32", "i32")),
@@ -219,4 +262,19 @@ U16_OPS: dict[str, VOp] = {
     "v_sad_u16": VOp(lambda a, b, c: _sad(a, b).astype(U32) + c.astype(U32), "u32", ("u16", "u16", "u32")),
 }
 
-OPS: dict[str, VOp] = {**U32_OPS, **U16_OPS}
+DOT_OPS: dict[str, VOp] = {
+    "v_dot2_i32_i16": VOp(lambda a, b, c: _dot(a, b, c, 16, True), "i32", ("u32", "u32", "i32")),
+    "v_dot2_u32_u16": VOp(lambda a, b, c: _dot(a, b, c, 16, False), "u32", ("u32", "u32", "u32")),
+    "v_dot4_i32_i8": VOp(lambda a, b, c: _dot(a, b, c, 8, True), "i32", ("u32", "u32", "i32")),
+    "v_dot4_u32_u8": VOp(lambda a, b, c: _dot(a, b, c, 8, False), "u32", ("u32", "u32", "u32")),
+    "v_dot8_i32_i4": VOp(lambda a, b, c: _dot(a, b, c, 4, True), "i32", ("u32", "u32", "i32")),
+    "v_dot8_u32_u4": VOp(lambda a, b, c: _dot(a, b, c, 4, False), "u32", ("u32", "u32", "u32")),
+    "v_dot2c_i32_i16": VOp(lambda a, b, c: _dot(a, b, c, 16, True), "i32", ("u32", "u32", "i32")),
+    "v_dot4c_i32_i8": VOp(lambda a, b, c: _dot(a, b, c, 8, True), "i32", ("u32", "u32", "i32")),
+    "v_dot8c_i32_i4": VOp(lambda a, b, c: _dot(a, b, c, 4, True), "i32", ("u32", "u32", "i32")),
+    "v_sat_pk_u8_i16": VOp(_sat_pk_u8_i16, "u32", ("u32",)),
+}
+# Accumulating (VOP2 "c") dot forms read the destination as the third source.
+ACCUMULATING = frozenset({"v_dot2c_i32_i16", "v_dot4c_i32_i8", "v_dot8c_i32_i4"})
+
+OPS: dict[str, VOp] = {**U32_OPS, **U16_OPS, **DOT_OPS}
