@@ -1,0 +1,82 @@
+"""``ptx2gcn opt``: PTX or IR in, passes, IR out; located errors and usage errors, never tracebacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptx2gcn.cli import main
+
+PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_p)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [k_p];
+    mov.u32 %r1, 6;
+    mul.lo.u32 %r2, %r1, 7;
+    mul.lo.u32 %r3, %r1, 7;
+    add.u32 %r2, %r2, %r3;
+    cvta.to.global.u64 %rd2, %rd1;
+    st.global.u32 [%rd2], %r2;
+    ret;
+}
+"""
+
+
+@pytest.fixture
+def ptx_file(tmp_path: Path) -> Path:
+    path = tmp_path / "k.ptx"
+    path.write_text(PTX)
+    return path
+
+
+def test_opt_prints_folded_ir(ptx_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["opt", str(ptx_file), "--print", "--verify-each"]) == 0
+    out = capsys.readouterr().out
+    assert "const {value = 84} : i32" in out  # 6*7 + 6*7, folded
+    assert "mul" not in out
+
+
+def test_opt_reads_ir_and_prints_after(ptx_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ir_file = tmp_path / "k.ir"
+    assert main(["opt", str(ptx_file), "--passes=", "-o", str(ir_file)]) == 0
+    assert "mul" in ir_file.read_text()
+    capsys.readouterr()
+    assert main(["opt", str(ir_file), "--passes=cse,dce", "--print-after=cse", "--print"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("// ---- IR after cse ----\n")
+    assert out.count("mul %") == 2  # once after cse, once in the final print
+
+
+def test_unknown_pass_is_a_usage_error(ptx_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["opt", str(ptx_file), "--passes=dce,nope"]) == 2
+    assert "unknown pass nope" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("content", "expect"), [
+    (b"\xff\xfe\x00garbage", "not UTF-8"),
+    (PTX.replace("mul.lo.u32 %r2, %r1, 7;", "mul.lo.u32 %r2, %r1;").encode(), "k.ptx:10:"),
+])
+def test_bad_input_is_located(tmp_path: Path, content: bytes, expect: str,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.ptx"
+    path.write_bytes(content)
+    assert main(["opt", str(path), "--print"]) == 1
+    err = capsys.readouterr().err
+    assert expect in err and "Traceback" not in err
+
+
+def test_bad_ir_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.ir"
+    path.write_text('module "x" version "" target "" address_size 64\nkernel @k () {\n^entry:\n  jump\n}\n')
+    assert main(["opt", str(path)]) == 1
+    assert f"{path}:4:3: error: unknown op 'jump'" in capsys.readouterr().err
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["opt", str(tmp_path / "none.ptx")]) == 1
+    assert "cannot read" in capsys.readouterr().err
