@@ -1,5 +1,6 @@
 """Byte-level pieces of an ELF64 little-endian shared object: string tables, symbol entries,
-SysV and GNU hash tables, dynamic entries, and the file/section/program headers.
+SysV and GNU hash tables, relocation/dynamic entries, notes, the file/section/program headers, and
+the hash functions those tables and ld.lld's layout use (SysV, GNU, XXH3-64).
 
 Invariant: every function here is pure and deterministic (same arguments, same bytes) and knows
 nothing about linking decisions; ``ptx2gcn.link`` decides *what* goes into a table and this module
