@@ -9,7 +9,8 @@ further 2^-50 relative so that error can never reject a correct result.
 
 Bounds (PTX ISA 9.7.3 sections for each instruction; re-read them when a CUDA golden disagrees):
   rcp.approx.f32     1 ulp, full range           div.full.f32    2 ulp, full range
-  div.approx.f32     2 ulp for 2^-126 <= |b| <= 2^126, otherwise unspecified
+  div.approx.f32     2 ulp for 2^-126 <= |b| <= 2^126; 2^126 < |b| < 2^128 gives 0 (NaN if a is
+                     infinite); smaller |b| unspecified
   sqrt.approx.f32    relative 2^-23              rsqrt.approx.f32  relative 2^-22.9
   sin/cos.approx.f32 absolute 2^-20.5 on [-pi, pi], 2^-14.7 on [-100pi, 100pi], else unspecified
   lg2.approx.f32     absolute 2^-22 on log2 of the significand, plus 1 ulp of the result for the
@@ -166,19 +167,27 @@ def _unary_lane(op: str, fmt: FloatFormat, bound: Bound, ftz: bool, x: int) -> A
 
 
 def _div_lane(full: bool, fmt: FloatFormat, ftz: bool, a: int, b: int) -> Approx:
+    """div.approx computes ``a * (1/b)``: for 2^126 < |b| < 2^128 the manual fixes the result (NaN
+    for an infinite ``a``, otherwise 0 -- the model gives that zero the quotient's sign) and leaves
+    |b| below 2^-126 unspecified; div.full has a 2-ulp bound over the whole range."""
     if ftz:
         a, b = fmt.flush_subnormal(a), fmt.flush_subnormal(b)
     ca, cb = fmt.classify(a), fmt.classify(b)
     neg = fmt.is_negative(a) != fmt.is_negative(b)
-    if FpClass.NAN in (ca, cb) or (ca == cb and ca in (FpClass.ZERO, FpClass.INF)):
+    if FpClass.NAN in (ca, cb):
+        return AnyNaN(fmt.canonical_nan)
+    if not full and cb in (FpClass.NORMAL, FpClass.SUBNORMAL):
+        magnitude = abs(_value(fmt, b))
+        if magnitude > 2.0 ** 126:
+            return AnyNaN(fmt.canonical_nan) if ca is FpClass.INF else fmt.zero(neg)
+        if magnitude < 2.0 ** -126:
+            return UNDEFINED
+    if ca == cb and ca in (FpClass.ZERO, FpClass.INF):
         return AnyNaN(fmt.canonical_nan)
     if ca is FpClass.INF or cb is FpClass.ZERO:
         return fmt.infinity(neg)
     if ca is FpClass.ZERO or cb is FpClass.INF:
         return fmt.zero(neg)
-    vb = _value(fmt, b)
-    if not full and not 2.0 ** -126 <= abs(vb) <= 2.0 ** 126:
-        return UNDEFINED
     exact = float(fmt.exact(a) / fmt.exact(b))
     if math.isinf(exact) or abs(exact) > float(fmt.exact(fmt.max_finite)):
         return UNDEFINED if not full else fmt.infinity(neg)

@@ -85,9 +85,10 @@ def test_min_max_nan_and_zero_rules() -> None:
     assert int(run("min.xorsign.abs.f32", F(-5), F(3)).value) == bits(-3.0)
     assert int(run("max.xorsign.abs.f32", F(-5), F(-3)).value) == bits(5.0)
     assert int(run("max.f16", np.float16(1), np.float16(-2)).value) == int(np.float16(1).view(np.uint16))
-    # f16: the manual's (a < b) ? a : b taken literally -- equal zeros give the second operand
-    assert int(run("min.f16", np.float16(-0.0), np.float16(0.0)).value) == 0
+    # f16 follows the f32 zero rule in either operand order
+    assert int(run("min.f16", np.float16(-0.0), np.float16(0.0)).value) == 0x8000
     assert int(run("min.f16", np.float16(0.0), np.float16(-0.0)).value) == 0x8000
+    assert int(run("max.bf16", np.uint16(0x8000), np.uint16(0)).value) == 0
     h2 = int(np.array([1, -2], dtype=np.float16).view(np.uint32)[0])
     g2 = int(np.array([-1, 3], dtype=np.float16).view(np.uint32)[0])
     assert int(run("min.f16x2", h2, g2).value) == int(np.array([-1, -2], dtype=np.float16).view(np.uint32)[0])
