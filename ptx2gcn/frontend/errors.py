@@ -57,16 +57,24 @@ _PRETTY: dict[str, str] = {
 }
 
 
+_NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\udc80-\udcff]")
+
+
 def binary_error(source: SourceFile) -> Ptx2GcnError | None:
-    """A prompt error for text containing NUL or other non-text control bytes (not PTX)."""
-    match = re.search(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]", source.text)
+    """A prompt error for the first byte that cannot be in PTX text: a control byte, or (when the
+    text was decoded with ``surrogateescape``) a byte that is not valid UTF-8."""
+    match = _NOT_TEXT.search(source.text)
     if match is None:
         return None
     line, column = source.position(match.start())
     # No excerpt: echoing binary data to a terminal helps nobody.
     span = Span(source.name, line, column, line, column + 1, None)
-    return Ptx2GcnError.at(span, f"unexpected control byte 0x{ord(match.group()):02x}: this is "
-                                 "binary data, not PTX text")
+    char = ord(match.group())
+    if char >= 0xDC80:
+        offset = len(source.text[:match.start()].encode("utf-8", "surrogateescape"))
+        return Ptx2GcnError.at(span, f"invalid UTF-8 byte 0x{char - 0xDC00:02x} at offset {offset}: "
+                                     "this is not a PTX text file")
+    return Ptx2GcnError.at(span, f"unexpected control byte 0x{char:02x}: this is binary data, not PTX text")
 
 
 MAX_EXCERPT_LINE = 1000

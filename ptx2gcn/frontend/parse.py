@@ -114,13 +114,6 @@ def parse_file(path: str | os.PathLike[str]) -> ast.Module:
 
 def parse_bytes(data: bytes, filename: str = "<input>") -> ast.Module:
     """Decode PTX bytes (ASCII/UTF-8) and parse them; invalid UTF-8 is reported at its byte."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        prefix = data[:error.start].decode("utf-8", errors="replace")
-        line = prefix.count("\n") + 1
-        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
-        span = Span(filename, line, column, line, column + 1, None)  # no excerpt of binary data
-        raise Ptx2GcnError.at(span, f"invalid UTF-8 byte 0x{data[error.start]:02x} at offset "
-                                    f"{error.start}: this is not a PTX text file") from None
+    # surrogateescape keeps undecodable bytes visible to binary_error (reported with their offset).
+    text = data.decode("utf-8", errors="surrogateescape")
     return parse_ptx(text, filename)
