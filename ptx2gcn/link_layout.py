@@ -6,8 +6,8 @@ records) once each, in ld.lld's 32 hash-chosen shards, so their offsets match ld
 ``final_order`` puts input-derived and linker-made sections in ld.lld's order (notes,
 dynamic-linking tables, read-only data, code, RELRO, data, bss, non-allocated); ``layout`` takes
 that order with final sizes and assigns every address, file offset and program header exactly by
-ld.lld's rules for a default
-``-shared`` link (max/common page size 4 KiB): the first PT_LOAD holds the ELF and program
+ld.lld's rules for a default ``-shared`` link (max/common page size 4 KiB): the first PT_LOAD holds
+the ELF and program
 headers; a new PT_LOAD starts where the segment permissions change or RELRO ends; the first
 section of a later PT_LOAD advances to ``align(dot, page) + dot % page`` so no file padding is
 needed; file offsets stay congruent to addresses modulo the page; ``.relro_padding`` stretches the
