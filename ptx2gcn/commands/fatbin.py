@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.fatbin import Container, FatbinEntry
+from ptx2gcn.runtime.fatbin import Container, EntryFlags, FatbinEntry
 from ptx2gcn.runtime.fatbin_image import Fatbin, read_fatbin_file
 from ptx2gcn.runtime.fatbin_select import module_containers, select_ptx
 
@@ -66,6 +66,7 @@ def _describe(ci: int, ei: int, container: Container, entry: FatbinEntry, select
         "stored_bytes": entry.payload_size,
         "size": entry.uncompressed_size if entry.compression != "none" else entry.payload_size,
         "flags": entry.flags,
+        "flag_names": [flag.name.lower() for flag in EntryFlags if flag.name and entry.flags & flag],
         "options": entry.options,
         "identifier": entry.identifier,
         "selected": selected,

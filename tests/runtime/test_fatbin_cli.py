@@ -59,6 +59,7 @@ def test_list_json(two_entry_fatbin: Path, capsys: pytest.CaptureFixture[str]) -
         True,
     )
     assert ptx["size"] == len(PTX) + 1 and ptx["identifier"] == "src/app.cu"
+    assert ptx["flag_names"] == ["address_64", "host_linux", "compressed_lz4"]
 
 
 def test_extract_writes_named_payloads(
