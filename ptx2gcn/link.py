@@ -29,8 +29,8 @@ import msgpack  # pyright: ignore[reportMissingTypeStubs]
 from ptx2gcn import elf
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.elf import ElfError, ElfFile, Note, Section, Symbol, parse_notes
-from ptx2gcn.elf_writer import (FileHeader, StringTable, SymbolEntry, assemble, gnu_hash_order, pack_dynamic,
-                                pack_note, pack_rela, pack_symbols)
+from ptx2gcn.elf_writer import (SHT_GNU_HASH, FileHeader, StringTable, SymbolEntry, assemble, gnu_hash_order,
+                                pack_dynamic, pack_note, pack_rela, pack_symbols)
 from ptx2gcn.link_layout import (MergedSection, OutputSection, Piece, SyntheticSections, align_up,
                                  dynamic_entries, final_order, layout, output_name, rank, section_headers,
                                  split_pieces, synthetic_sections)
@@ -47,6 +47,7 @@ _KEPT_FLAGS = ~(SHF_GROUP | SHF_EXCLUDE) & 0xFFFFFFFFFFFFFFFF
 _DROPPED_TYPES = {elf.SHT_NULL, elf.SHT_SYMTAB, elf.SHT_STRTAB, elf.SHT_RELA, elf.SHT_REL, SHT_GROUP,
                   SHT_LLVM_ADDRSIG}
 _RELRO_TYPES = {SHT_INIT_ARRAY, SHT_FINI_ARRAY, SHT_PREINIT_ARRAY}
+_LINKED_ONLY_TYPES = {elf.SHT_DYNAMIC, elf.SHT_DYNSYM, elf.SHT_HASH, SHT_GNU_HASH}
 
 _ABSOLUTE = {elf.R_AMDGPU_ABS32, elf.R_AMDGPU_ABS64}
 _PC_RELATIVE = {elf.R_AMDGPU_REL32, elf.R_AMDGPU_REL32_LO, elf.R_AMDGPU_REL32_HI, elf.R_AMDGPU_REL64,
@@ -188,6 +189,9 @@ def _read_object(data: bytes, name: str) -> InputObject:
 
 
 def _check_section(obj: InputObject, section: Section) -> None:
+    if section.type in _LINKED_ONLY_TYPES:
+        raise LinkError.of(obj.name, f"section {section.name}: type {section.type} belongs in a linked file, "
+                           "not in a relocatable object")
     align = section.addralign
     if align & (align - 1) or align > _MAX_ALIGN:
         raise LinkError.of(obj.name, f"section {section.name}: alignment {align} is not a power of two "

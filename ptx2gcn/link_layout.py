@@ -321,9 +321,9 @@ def _program_headers(alloc: Sequence[OutputSection], loads: list[list[OutputSect
     phdrs.append(ProgramHeader(PT_LOAD, PF_R, 0, 0, filesz, memsz, PAGE_SIZE))
     for load in loads[1:]:
         phdrs.append(_segment(PT_LOAD, load[0].segment_flags, load[0], load[-1], PAGE_SIZE))
-    for section in alloc:
-        if section.type == SHT_DYNAMIC:
-            phdrs.append(_segment(PT_DYNAMIC, section.segment_flags, section, section, section.align))
+    dynamic = next((section for section in alloc if section.type == SHT_DYNAMIC), None)
+    if dynamic is not None:
+        phdrs.append(_segment(PT_DYNAMIC, dynamic.segment_flags, dynamic, dynamic, dynamic.align))
     relro = [section for section in alloc if section.relro]
     if relro:
         phdrs.append(_segment(PT_GNU_RELRO, PF_R, relro[0], relro[-1], 1))

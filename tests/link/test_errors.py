@@ -135,7 +135,8 @@ def test_pc_relative_reference_to_preemptible_symbol(compile_kernel: Callable[..
                                "(default visibility)")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_corrupted_bytes_never_escape_as_other_exceptions(data: st.DataObject,
                                                           compile_kernel: Callable[..., bytes]) -> None:
@@ -191,3 +192,9 @@ def test_unreadable_metadata_in_a_second_object(compile_kernel: Callable[..., by
 def test_metadata_that_is_not_a_kernel_map(document: object) -> None:
     with pytest.raises(LinkError, match="AMDGPU metadata is not a map with an amdhsa.kernels list"):
         _metadata_document(msgpack.packb(document), "section .note")
+
+
+def test_dynamic_section_in_a_relocatable_object(compile_kernel: Callable[..., bytes]) -> None:
+    obj = patch_section_header(compile_kernel("vadd"), ".AMDGPU.gpr_maximums", 4, "<I", elf.SHT_DYNAMIC)
+    assert link_error(obj) == ("<object 0>: error: section .AMDGPU.gpr_maximums: type 6 belongs in a linked "
+                               "file, not in a relocatable object")
