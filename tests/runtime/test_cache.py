@@ -303,3 +303,15 @@ def test_failing_build_stores_nothing(tmp_path: Path) -> None:
         cache.get_or_build(key_for(), broken)
     assert list(DiskStore(tmp_path).entries()) == [] and cache.stats().builds == 0
     assert cache.get_or_build(key_for(), Builder(b"ok")) == b"ok"
+
+
+def test_threads_sharing_one_cache(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = make_cache(tmp_path)
+    keys = [key_for(arch=f"gfx{n % 3}") for n in range(24)]
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda k: cache.get_or_build(k, Builder(k.arch.encode())), keys))
+    assert results == [k.arch.encode() for k in keys]
+    stats = cache.stats()
+    assert stats.hits + stats.misses == 24 and len(list(DiskStore(tmp_path).entries())) == 3
