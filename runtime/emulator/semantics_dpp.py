@@ -69,32 +69,50 @@ def _write_enable(row_mask: int, bank_mask: int) -> npt.NDArray[np.bool_]:
     return (rows & banks).astype(bool)
 
 
-def dpp_wrap(inst: Instruction, readers: list[VecRead], compute: Compute, row: int, bits: int) -> Handler:
+DppSource = Callable[[Wave], tuple[Vec, npt.NDArray[np.bool_]]]
+
+
+def dpp_source(inst: Instruction, first: VecRead) -> DppSource:
+    """``w -> (permuted src0, lanes to write)`` for a DPP instruction (the lanes include EXEC)."""
     f = inst.fields
     try:
         source = dpp_source_lanes(f["dpp_ctrl"])
     except ValueError as exc:
         raise unsupported(inst, str(exc)) from None
-    if bits != 32:
-        raise unsupported(inst, "DPP with a non-32-bit result")
     valid = source >= 0
     gather = np.where(valid, source, 0)
     enable = _write_enable(f["row_mask"], f["bank_mask"])
     bound_zero = bool(f["bound_ctrl"])
-    first, rest = readers[0], readers[1:]
 
-    def run(w: Wave) -> None:
+    def permuted(w: Wave) -> tuple[Vec, npt.NDArray[np.bool_]]:
         src = np.broadcast_to(first(w), (64,))
         ok = valid & w.exec_mask[gather]
         moved = src[gather]
         if bound_zero:
-            moved = np.where(ok, moved, moved.dtype.type(0))
-            lanes = enable & w.exec_mask
-        else:
-            lanes = enable & ok & w.exec_mask
+            return np.where(ok, moved, moved.dtype.type(0)), enable & w.exec_mask
+        return moved, enable & ok & w.exec_mask
+    return permuted
+
+
+def dpp_wrap(inst: Instruction, readers: list[VecRead], compute: Compute, row: int, bits: int) -> Handler:
+    if bits != 32:
+        raise unsupported(inst, "DPP with a non-32-bit result")
+    permuted = dpp_source(inst, readers[0])
+    rest = readers[1:]
+
+    def run(w: Wave) -> None:
+        moved, lanes = permuted(w)
         result = compute(w, [moved, *(r(w) for r in rest)])
         np.copyto(w.v[row], result, where=lanes, casting="unsafe")
     return run
+
+
+def sdwa_source(inst: Instruction, index: int) -> VecRead:
+    """Source ``index`` (0 or 1) of an SDWA instruction: the selected byte/word, zero/sign-extended."""
+    f = inst.fields
+    read = vector_reader(inst, f[f"src{index}"], 32)
+    sel, sext = f.get(f"src{index}_sel", 6), bool(f.get(f"src{index}_sext", 0))
+    return lambda w: _select(read(w), sel, sext)
 
 
 # -- SDWA ---------------------------------------------------------------------------------------

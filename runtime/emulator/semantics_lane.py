@@ -18,6 +18,7 @@ from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.semantics_common import (F32, F64, I64, U32, U64, Builder, Handler, lane_mask_reader,
                                                        scalar_reader, scalar_writer, unsupported, vector_reader,
                                                        vgpr_writer)
+from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
 from ptx2gcn.runtime.emulator.semantics_fp import fma, quiet
 from ptx2gcn.runtime.emulator.semantics_valu import bits_modifier
 from ptx2gcn.runtime.emulator.semantics_valu_int import popcount
@@ -52,11 +53,35 @@ def _float_reader(inst: Instruction, index: int, bits: int) -> Any:
 
 
 # -- carries ---------------------------------------------------------------------------------------
+def _sources(inst: Instruction) -> tuple[Any, Any, Any]:
+    """(src0, src1, lanes-to-write or None) readers for e32/e64/DPP/SDWA forms of a 2-source op."""
+    f = inst.fields
+    if inst.form == "sdwa":
+        if f.get("dst_sel", 6) != 6 or f.get("clamp", 0):
+            raise unsupported(inst, "SDWA destination select on a carry/select op")
+        return sdwa_source(inst, 0), sdwa_source(inst, 1), None
+    a, b = vector_reader(inst, f["src0"]), vector_reader(inst, f["src1"])
+    if inst.form != "dpp":
+        return a, b, None
+    permuted = dpp_source(inst, a)
+    return (lambda w: permuted(w)[0]), b, (lambda w: permuted(w)[1])
+
+
+def _masked_writer(row: int, lanes: Any) -> Any:
+    plain = vgpr_writer(row)
+    if lanes is None:
+        return plain
+
+    def write(w: Wave, value: Any) -> None:
+        np.copyto(w.v[row], value, where=lanes(w), casting="unsafe")
+    return write
+
+
 def _bind_carry(inst: Instruction) -> Handler:
     name = inst.opcode
     f = inst.fields
-    a, b = vector_reader(inst, f["src0"]), vector_reader(inst, f["src1"])
-    write = vgpr_writer(f["vdst"])
+    a, b, lanes = _sources(inst)
+    write = _masked_writer(f["vdst"], lanes)
     out = _mask_out(inst)
     uses_carry = name in ("v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32")
     carry_in = _mask_in(inst) if uses_carry else None
@@ -81,12 +106,14 @@ def _bind_carry(inst: Instruction) -> Handler:
 
 def _bind_cndmask(inst: Instruction) -> Handler:
     f = inst.fields
+    lanes = None
     if inst.form in ("dpp", "sdwa"):
-        raise unsupported(inst, f"{inst.form} form of v_cndmask_b32")
-    a = _float_reader(inst, 0, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src0"])
-    b = _float_reader(inst, 1, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src1"])
+        a, b, lanes = _sources(inst)
+    else:
+        a = _float_reader(inst, 0, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src0"])
+        b = _float_reader(inst, 1, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src1"])
     cond = _mask_in(inst)
-    write = vgpr_writer(f["vdst"])
+    write = _masked_writer(f["vdst"], lanes)
 
     def run(w: Wave) -> None:
         write(w, np.where(cond(w), b(w), a(w)))

@@ -2,7 +2,8 @@
 
 Invariant: a compare writes one bit per lane to VCC (e32/DPP/SDWA) or to the SGPR pair ``sdst``
 (e64); bits of inactive lanes are written 0. ``v_cmpx_*`` (GFX9 semantics) writes the same mask
-to EXEC as well. Float predicates follow IEEE ordered/unordered rules: ``lt/eq/le/gt/lg/ge/o`` are
+to EXEC as well. SDWA compares select bytes/words of their sources; DPP compares permute src0
+(lanes whose DPP source is invalid without ``bound_ctrl`` compare as false). Float predicates follow IEEE ordered/unordered rules: ``lt/eq/le/gt/lg/ge/o`` are
 false on NaN, their negations ``nge/nlg/ngt/nle/neq/nlt`` and ``u`` are true on NaN.
 """
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, unsupported, vector_reader
+from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
 from ptx2gcn.runtime.emulator.semantics_fp import float_class_mask
 from ptx2gcn.runtime.emulator.semantics_valu import TYPES, bits_modifier
 from ptx2gcn.runtime.emulator.wave import MASK32, VCC_LO, Wave, bits_of
@@ -45,12 +47,24 @@ def _compare(inst: Instruction) -> Callable[[Wave], A]:
     f = inst.fields
     abs_bits, neg_bits = f.get("abs", 0), f.get("neg", 0)
     if inst.form in ("dpp", "sdwa"):
-        raise unsupported(inst, f"{inst.form} compares are not implemented")
+        abs_bits = f.get("src0_abs", 0) | f.get("src1_abs", 0) << 1
+        neg_bits = f.get("src0_neg", 0) | f.get("src1_neg", 0) << 1
+    if bits == 64 and inst.form in ("dpp", "sdwa"):
+        raise unsupported(inst, f"64-bit {inst.form} compare")
+    unsigned = {16: np.uint16, 32: np.uint32, 64: np.uint64}
     readers = []
     for i in range(2):
-        read = vector_reader(inst, f[f"src{i}"], bits if predicate != "class" or i == 0 else 32, is_float, signed)
-        modifier = bits_modifier(bits, bool(abs_bits >> i & 1), bool(neg_bits >> i & 1)) if is_float else None
+        width = bits if predicate != "class" or i == 0 else 32
+        if inst.form == "sdwa":
+            selected = sdwa_source(inst, i)
+            read = (lambda w, r=selected, t=unsigned[width]: np.asarray(r(w)).astype(t))
+        else:
+            read = vector_reader(inst, f[f"src{i}"], width, is_float, signed)
+        modifier = bits_modifier(width, bool(abs_bits >> i & 1), bool(neg_bits >> i & 1)) if is_float else None
         readers.append(read if modifier is None else (lambda w, r=read, m=modifier: m(r(w))))
+    if inst.form == "dpp":
+        permuted = dpp_source(inst, readers[0])
+        readers[0] = lambda w: permuted(w)[0]
     r0, r1 = readers
     if predicate == "class":
         def classify(w: Wave) -> A:
@@ -63,7 +77,11 @@ def _compare(inst: Instruction) -> Callable[[Wave], A]:
 def bind_cmp(inst: Instruction) -> Handler:
     writes_exec, _, _ = _parse(inst.opcode)
     compute = _compare(inst)
-    dst = inst.fields.get("sdst", VCC_LO) if inst.form == "e64" or inst.encoding == "VOP3" else VCC_LO
+    f = inst.fields
+    if inst.form == "sdwa":
+        dst = f["sdst"] if f.get("sd", 0) else VCC_LO
+    else:
+        dst = f.get("sdst", VCC_LO) if inst.form == "e64" or inst.encoding == "VOP3" else VCC_LO
 
     def run(w: Wave) -> None:
         mask = bits_of(compute(w) & w.exec_mask)

@@ -356,3 +356,31 @@ def test_vcc_destination_code(one_instruction: Run) -> None:
     w = wave_with(v0=np.arange(64))
     one_instruction("v_cmp_gt_u32_e32 vcc, 10, v0", w)
     assert w.s[VCC_LO] == (1 << 10) - 1 and w.s[VCC_LO + 1] == 0
+
+
+def test_sdwa_compares_select_sub_dwords(one_instruction: Run) -> None:
+    a, b = lanes(EDGE32), lanes(EDGE32[::-1])
+    w = wave_with(v0=a, v1=b)
+    one_instruction("v_cmp_eq_u16_sdwa s[2:3], v0, v1 src0_sel:BYTE_1 src1_sel:WORD_0", w)
+    one_instruction("v_cmp_lt_i32_sdwa vcc, v0, v1 src0_sel:WORD_1 src1_sel:DWORD", w)
+    byte1 = [(int(x) >> 8) & 0xFF for x in a]
+    assert w.sreg64(2) == sum(1 << i for i in range(64) if byte1[i] == int(b[i]) & 0xFFFF)
+    word1 = [(int(x) >> 16) & 0xFFFF for x in a]  # zero-extended (no sext)
+    assert w.vcc == sum(1 << i for i in range(64) if word1[i] < s32(int(b[i])))
+
+
+def test_dpp_carry_and_cndmask(one_instruction: Run) -> None:
+    a = lanes(EDGE32)
+    b = lanes(EDGE32[2:] + EDGE32[:2])
+    w = wave_with(v0=a, v1=b, v2=np.full(64, 5))
+    one_instruction("v_add_co_u32_dpp v2, vcc, v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf", w)
+    for i in range(64):
+        if i % 16 == 0:  # no source lane and no bound_ctrl: lane not written
+            assert w.v[2, i] == 5
+        else:
+            total = int(a[i - 1]) + int(b[i])
+            assert w.v[2, i] == total & M32 and (w.vcc >> i & 1) == (total >> 32)
+    w.s[VCC_LO], w.s[VCC_LO + 1] = 0x0F0F0F0F, 0xF0F0F0F0
+    one_instruction("v_cndmask_b32_dpp v3, v0, v1, vcc quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf", w)
+    vcc = 0xF0F0F0F0_0F0F0F0F
+    assert w.v[3].tolist() == [int(b[i]) if vcc >> i & 1 else int(a[i ^ 1]) for i in range(64)]
