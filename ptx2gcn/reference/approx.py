@@ -16,6 +16,7 @@ Bounds (PTX ISA 9.7.3 sections for each instruction; re-read them when a CUDA go
   lg2.approx.f32     absolute 2^-22 on log2 of the significand, plus 1 ulp of the result for the
                      exponent part's final rounding      ex2.approx.f32  2 ulp, full range
   tanh.approx.f32    relative 2^-10.987
+  tanh.approx.f16/.bf16  absolute 2^-10.987 / 2^-8;  ex2.approx.f16/.bf16  relative 2^-9.9 / 2^-7
   rcp.approx.ftz.f64, rsqrt.approx.f64: the manual states no figure; the model uses relative
   2^-20 as a working bound (marked in the result's notes).
 """
@@ -68,6 +69,10 @@ BOUNDS: dict[tuple[str, str], Bound] = {
     ("tanh", "f32"): Bound("rel", 2.0 ** -10.987),
     ("sin", "f32"): Bound("abs", 2.0 ** -20.5),
     ("cos", "f32"): Bound("abs", 2.0 ** -20.5),
+    ("tanh", "f16"): Bound("abs", 2.0 ** -10.987),
+    ("tanh", "bf16"): Bound("abs", 2.0 ** -8),
+    ("ex2", "f16"): Bound("rel", 2.0 ** -9.9),
+    ("ex2", "bf16"): Bound("rel", 2.0 ** -7),
     ("rcp", "f64"): Bound("rel", 2.0 ** -20, "rcp.approx.ftz.f64: no bound in the manual; 2^-20 assumed"),
     ("rsqrt", "f64"): Bound("rel", 2.0 ** -20, "rsqrt.approx.f64: no bound in the manual; 2^-20 assumed"),
 }
@@ -198,7 +203,7 @@ def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
     """Entry point for ``.approx``/``.full`` spellings (called by ``floats``)."""
     op = sp.opcode
     allowed = {"approx", "ftz"} | ({"full"} if op == "div" else set())
-    sp.require(allowed, ("f32", "f64"))
+    sp.require(allowed, ("f32", "f64", "f16", "bf16"))
     t = sp.type
     fmt = float_format(t.name)
     bound = BOUNDS.get((op, t.name))

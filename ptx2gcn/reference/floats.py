@@ -28,6 +28,7 @@ from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, join, ptx_type, split
 from ptx2gcn.reference.result import Result
+from ptx2gcn.reference.rounding import round_dyadic
 from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
 
 Handler = Callable[[Spelling, Sequence[object]], Result]
@@ -35,6 +36,8 @@ ElementFn = Callable[..., fparith.FloatResult]
 
 RND = ("rn", "rz", "rm", "rp")
 FLOAT_TYPES = ("f32", "f64", "f16", "f16x2", "bf16", "bf16x2")
+ARITH_TYPES = FLOAT_TYPES + ("f32x2",)
+"""add/sub/mul/fma also exist on packed f32x2 (sm_100)."""
 
 
 def packed(t: PtxType, element: ElementFn) -> Callable[..., LaneValue]:
@@ -69,9 +72,11 @@ def _check_ftz(sp: Spelling, t: PtxType) -> bool:
 
 
 def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """add/sub/mul/fma/mad."""
+    """add/sub/mul/fma/mad (including packed f16x2/bf16x2/f32x2)."""
     fused = sp.opcode in ("fma", "mad")
-    sp.require({*RND, "ftz", "sat", "relu"}, FLOAT_TYPES)
+    if len(sp.types) == 2:
+        return _mixed(sp, inputs)
+    sp.require({*RND, "ftz", "sat", "relu"}, ARITH_TYPES)
     t = sp.type
     fmt = _element_format(t)
     mode = _rounding(sp, required=fused)
@@ -96,6 +101,39 @@ def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
 
     count = 3 if fused else 2
     return run_lanes(sp, packed(t, element), inputs, [t] * count, [t])
+
+
+def _mixed(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """Mixed precision ``add/sub{.rnd}{.sat}.f32.atype d, a, c`` and ``fma.rnd{.sat}.f32.abtype
+    d, a, b, c`` (PTX ISA 9.7.3, sm_100): the f16/bf16 operands widen exactly to f32 first."""
+    if sp.opcode not in ("add", "sub", "fma"):
+        raise ReferenceInputError(f"{sp.text}: no mixed-precision form of {sp.opcode}")
+    sp.require({*RND, "sat"}, ("f32", "f16", "bf16"))
+    dst, narrow = sp.types
+    if dst.name != "f32" or narrow.name not in ("f16", "bf16"):
+        raise ReferenceInputError(f"{sp.text}: expected .f32.f16 or .f32.bf16")
+    mode = _rounding(sp, required=sp.opcode == "fma")
+    small, f32 = _element_format(narrow), _element_format(dst)
+
+    def widen(x: int) -> int:
+        if small.is_nan(x):
+            return f32.canonical_nan
+        if small.is_inf(x):
+            return f32.infinity(small.is_negative(x))
+        significand, exponent = small.decode(x)
+        return round_dyadic(f32, significand, exponent, "rn", small.is_negative(x))
+
+    def element(*xs: int) -> fparith.FloatResult:
+        *narrow_ops, c = xs
+        a = [widen(x) for x in narrow_ops]
+        if sp.opcode == "fma":
+            r = fparith.fma(f32, a[0], a[1], c, mode)
+        else:
+            r = fparith.add(f32, a[0], c if sp.opcode == "add" else f32.negate(c), mode)
+        return fparith.finish(f32, r, False, sp.has("sat"))
+
+    in_types = [narrow, narrow, dst] if sp.opcode == "fma" else [narrow, dst]
+    return run_lanes(sp, element, inputs, in_types, [dst])
 
 
 def _relu(fmt: FloatFormat, r: fparith.FloatResult) -> fparith.FloatResult:

@@ -33,8 +33,14 @@ PRED = ptx_type("pred")
 
 
 def _add_sub(sp: Spelling, inputs: Sequence[object]) -> Result:
-    sp.require({"sat", "cc"}, INT_TYPES + ("b32", "b64"))
+    """add/sub incl. ``.sat.s32``, ``.cc`` and the packed ``.u16x2``/``.s16x2`` forms (wrapping per
+    half-word)."""
+    sp.require({"sat", "cc"}, INT_TYPES + ("b32", "b64", "u16x2", "s16x2"))
     t = sp.type
+    if t.lanes == 2:
+        if sp.has("sat") or sp.has("cc"):
+            raise ReferenceInputError(f"{sp.text}: packed add/sub take no .sat/.cc")
+        return _packed_add_sub(sp, inputs, t)
     sat, cc = sp.has("sat"), sp.has("cc")
     if sat and t.name != "s32":
         raise ReferenceInputError(f"{sp.text}: .sat applies to .s32 only")
@@ -51,6 +57,17 @@ def _add_sub(sp: Spelling, inputs: Sequence[object]) -> Result:
 
     outs = [t, PRED] if cc else [t]
     return run_lanes(sp, lane, inputs, [t, t], outs)
+
+
+def _packed_add_sub(sp: Spelling, inputs: Sequence[object], t: PtxType) -> Result:
+    sign = 1 if sp.opcode == "add" else -1
+    width = t.element_width
+
+    def lane(a: int, b: int) -> LaneValue:
+        pairs = zip(split(a, width, t.lanes), split(b, width, t.lanes))
+        return join([x + sign * y for x, y in pairs], width)
+
+    return run_lanes(sp, lane, inputs, [t, t], [t])
 
 
 def _carry_out(unsigned_result: int, width: int, sign: int) -> bool:

@@ -69,7 +69,7 @@ def _table() -> dict[str, PtxType]:
     types += [PtxType("f16", 16, "f"), PtxType("bf16", 16, "f"), PtxType("f32", 32, "f"),
               PtxType("f64", 64, "f"), PtxType("tf32", 32, "f"), PtxType("e4m3", 8, "f"),
               PtxType("e5m2", 8, "f")]
-    types += [PtxType("f16x2", 32, "f", 2), PtxType("bf16x2", 32, "f", 2),
+    types += [PtxType("f16x2", 32, "f", 2), PtxType("bf16x2", 32, "f", 2), PtxType("f32x2", 64, "f", 2),
               PtxType("u16x2", 32, "u", 2), PtxType("s16x2", 32, "s", 2),
               PtxType("e4m3x2", 16, "f", 2), PtxType("e5m2x2", 16, "f", 2)]
     return {t.name: t for t in types}

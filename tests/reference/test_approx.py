@@ -67,3 +67,12 @@ def test_sin_out_of_range_is_undefined_and_div_approx_range() -> None:
     assert not run("div.approx.f32", F(1), np.uint32(5).view(np.float32)).defined
     assert is_within("div.full.f32", F(1 / 3), F(1), F(3))
     assert not is_within("div.full.f32", F(0.34), F(1), F(3))
+
+
+def test_half_precision_approx_bounds() -> None:
+    x = (RNG.standard_normal(300) * 3).astype(np.float16)
+    with np.errstate(over="ignore"):
+        good_ex2 = np.exp2(x.astype(np.float64)).astype(np.float16)
+    assert is_within("ex2.approx.f16", good_ex2, x).all()
+    assert is_within("tanh.approx.f16", np.tanh(x.astype(np.float64)).astype(np.float16), x).all()
+    assert not is_within("tanh.approx.f16", np.float16(0.5), np.float16(0.0)).any()

@@ -125,3 +125,23 @@ def test_sqrt_of_exact_squares_and_negative() -> None:
     assert int(run("sqrt.rn.f32", F(-0.0)).value) == 0x80000000
     assert run("sqrt.rn.f32", F(-1)).matches(np.uint32(0xFFC00000))
     assert Fraction(4) == F32.exact(int(run("sqrt.rz.f32", F(16)).value))
+
+
+def test_packed_f32x2_matches_scalar_f32() -> None:
+    rng = np.random.default_rng(40)
+    a = rng.standard_normal(200).astype(np.float32)
+    b = rng.standard_normal(200).astype(np.float32)
+    got = run("mul.rz.f32x2", a.view(np.uint64), b.view(np.uint64)).value.view(np.uint32)
+    assert (got == run("mul.rz.f32", a, b).value).all()
+
+
+def test_mixed_precision_widens_exactly() -> None:
+    """fma.rn.f32.f16: the product of two f16 values is exact in f32 and adding an f32 in float64
+    is exact for these magnitudes, so numpy gives the single-rounding result."""
+    rng = np.random.default_rng(41)
+    a = rng.standard_normal(300).astype(np.float16)
+    b = rng.standard_normal(300).astype(np.float16)
+    c = rng.standard_normal(300).astype(np.float32)
+    exact = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    assert (run("fma.rn.f32.f16", a, b, c).value.view(np.float32) == exact.astype(np.float32)).all()
+    assert (run("sub.rn.f32.f16", a, c).value.view(np.float32) == (a.astype(np.float32) - c)).all()

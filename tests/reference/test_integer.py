@@ -124,3 +124,13 @@ def test_dp4a_dp2a() -> None:
     a2 = 0xFFFF0002  # halves: 2, -1 (signed)
     assert int(run("dp2a.lo.s32.u32", a2, b, 0).value) == 2 * 1 + (-1) * 2 & 0xFFFFFFFF
     assert int(run("dp2a.hi.s32.u32", a2, b, 0).value) == (2 * 3 + (-1) * 4) & 0xFFFFFFFF
+
+
+def test_packed_u16x2_add_sub_wrap_per_half() -> None:
+    a = (U32.astype(np.uint64)).astype(np.uint32)
+    lo = ((a & 0xFFFF) + (V32 & 0xFFFF)) & 0xFFFF
+    hi = ((a >> 16) + (V32 >> 16)) & 0xFFFF
+    assert (run("add.u16x2", a, V32).value == (hi << 16 | lo)).all()
+    lo = ((a & 0xFFFF).astype(np.int64) - (V32 & 0xFFFF)) & 0xFFFF
+    hi = ((a >> 16).astype(np.int64) - (V32 >> 16)) & 0xFFFF
+    assert (run("sub.s16x2", a, V32).value == (hi << 16 | lo)).all()
