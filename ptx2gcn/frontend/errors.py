@@ -137,12 +137,9 @@ def _missing_semicolon(token: Token | None, expected: set[str], source: SourceFi
     previous = _previous_end(source, end)
     if previous is None or (token.type != "$END" and previous.line >= (token.line or 0)):
         return None
-    if expected & {"EQUAL", "LT", "LSQB"}:
-        context = "declaration"
-    elif "COMMA" in expected:
-        context = "instruction"
-    else:
-        context = "statement"
+    # The statement that lacks its ';' starts the blamed line in practice: a directive or
+    # declaration starts with '.', anything else in a body is an instruction.
+    context = "declaration" if source.line_text(previous.line).lstrip().startswith(".") else "instruction"
     return Ptx2GcnError.at(previous, f"expected ';' after {context}")
 
 
