@@ -17,7 +17,7 @@ import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, scalar_reader, scalar_writer, unsupported
-from ptx2gcn.runtime.emulator.wave import MASK32, Wave, WaveState
+from ptx2gcn.runtime.emulator.wave import Wave, WaveState
 
 Cond = Callable[[Wave], bool]
 _CONDITIONS: dict[str, Cond] = {
@@ -143,10 +143,10 @@ _START = time.perf_counter_ns()
 
 
 def _bind_time(inst: Instruction) -> Handler:
+    """s_memtime / s_memrealtime: 64-bit counters, modelled as the host's monotonic clock at 100 MHz
+    (the emulator has no cycle model; only monotonicity is meaningful)."""
     write = scalar_writer(inst, inst.fields["sdata"], 64)
-    if inst.opcode == "s_memrealtime":  # the 100 MHz constant "REFCLK" counter
-        return lambda w: write(w, (time.perf_counter_ns() - _START) // 10)
-    return lambda w: write(w, w.steps + (time.perf_counter_ns() - _START) // 10 & MASK32)
+    return lambda w: write(w, (time.perf_counter_ns() - _START) // 10)
 
 
 def builders() -> dict[str, Builder]:

@@ -119,7 +119,6 @@ class Wave:
     exec_full: bool = False
     """Cached: all 64 lanes are active (writes can skip the EXEC mask)."""
     trap_status: int = 0
-    steps: int = 0
 
     @property
     def exec(self) -> int:

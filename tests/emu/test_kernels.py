@@ -532,3 +532,44 @@ def test_3d_grid_and_packed_workitem_ids(kernel: Kernel) -> None:
     z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
     expected = (x | y << 10 | z << 20).astype(np.uint32).ravel()
     np.testing.assert_array_equal(download(memory, out, nx * ny * nz, np.uint32), expected)
+
+
+DYNAMIC_LDS = DECLS + """
+@static = internal addrspace(3) global [16 x i32] poison, align 4
+@dyn = external addrspace(3) global [0 x i32], align 4
+
+define amdgpu_kernel void @dynlds(ptr addrspace(1) %out) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %s = getelementptr [16 x i32], ptr addrspace(3) @static, i32 0, i32 0
+  store volatile i32 77, ptr addrspace(3) %s
+  %p = getelementptr [0 x i32], ptr addrspace(3) @dyn, i32 0, i32 %tid
+  %v = mul i32 %tid, 10
+  store i32 %v, ptr addrspace(3) %p
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %r = sub i32 63, %tid
+  %q = getelementptr [0 x i32], ptr addrspace(3) @dyn, i32 0, i32 %r
+  %x = load i32, ptr addrspace(3) %q
+  %y = load volatile i32, ptr addrspace(3) %s
+  %z = add i32 %x, %y
+  %o = getelementptr i32, ptr addrspace(1) %out, i32 %tid
+  store i32 %z, ptr addrspace(1) %o
+  ret void
+}
+"""
+
+
+def test_dynamic_lds_follows_static_lds(kernel: Kernel) -> None:
+    from ptx2gcn.runtime.emulator.errors import EmulatorFault
+
+    program = kernel(DYNAMIC_LDS)
+    assert program.kernels["dynlds"].descriptor.group_segment_fixed_size == 64
+    memory = DeviceMemory()
+    out = upload(memory, np.zeros(64, np.int32))
+    launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=256,
+           memory=memory)
+    np.testing.assert_array_equal(download(memory, out, 64, np.int32), (63 - np.arange(64)) * 10 + 77)
+    with pytest.raises(EmulatorFault, match="outside the work-group's 128 bytes of LDS"):
+        launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=64,
+               memory=memory)
