@@ -292,6 +292,8 @@ def _mergeable(section: InputSection) -> bool:
     header = section.header
     if not header.flags & SHF_MERGE or not header.entsize or not header.size:
         return False
+    if header.type != elf.SHT_PROGBITS:
+        return False
     if header.size % header.entsize or header.flags & elf.SHF_WRITE:
         problem = ("is writable" if header.flags & elf.SHF_WRITE
                    else f"size is not a multiple of {header.entsize}")
@@ -446,6 +448,9 @@ def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Reloc
                                        "supported")
                 if target.output is not None and target.output.data:
                     raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
+                if target.header.type == elf.SHT_NOBITS:
+                    raise LinkError.of(obj.name, f"section {rela.name} relocates {target.name}, which has no "
+                                       "contents (SHT_NOBITS)")
                 if target.merged is not None:
                     raise LinkError.of(obj.name, f"relocations in mergeable section {target.name} are not "
                                        "supported")

@@ -198,3 +198,9 @@ def test_dynamic_section_in_a_relocatable_object(compile_kernel: Callable[..., b
     obj = patch_section_header(compile_kernel("vadd"), ".AMDGPU.gpr_maximums", 4, "<I", elf.SHT_DYNAMIC)
     assert link_error(obj) == ("<object 0>: error: section .AMDGPU.gpr_maximums: type 6 belongs in a linked "
                                "file, not in a relocatable object")
+
+
+def test_relocations_for_a_section_without_contents(compile_kernel: Callable[..., bytes]) -> None:
+    obj = patch_section_header(compile_kernel("calls"), ".data", 4, "<I", elf.SHT_NOBITS)
+    assert link_error(obj) == ("<object 0>: error: section .rela.data relocates .data, which has no contents "
+                               "(SHT_NOBITS)")
