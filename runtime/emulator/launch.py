@@ -1,5 +1,26 @@
 """Kernel launch: kernarg segment (explicit + hidden arguments), initial wave state, dispatch order.
 
+Public API of the emulator (what the runtime and the driver API build on)::
+
+    from ptx2gcn.runtime.emulator.loader import load            # load(hsaco_bytes, name) -> Program
+    from ptx2gcn.runtime.emulator.memory import DeviceMemory    # alloc/free/read/write
+    from ptx2gcn.runtime.emulator.launch import launch          # -> LaunchStats
+
+    program = load(hsaco_bytes, "k.hsaco")                      # CodeObjectError if malformed
+    memory = DeviceMemory()
+    a = memory.alloc(4 * n, align=256)                          # device address (>= 4 GiB)
+    memory.write(a, host_array.tobytes())
+    stats = launch(program, "kernel", grid=(gx, gy, gz), block=(bx, by, bz),
+                   kernarg=struct.pack("<Qi", a, n),            # explicit arguments only
+                   dynamic_lds=0, memory=memory, trace=False, step_budget=20_000_000)
+    result = memory.read(a, 4 * n)
+
+``kernarg`` holds the explicit arguments laid out as the metadata says (``program.kernels[name].meta``
+lists offsets and sizes); the hidden arguments are appended by ``launch``. Errors: ``LaunchError``
+(bad request, nothing ran), ``EmulatorFault`` (the kernel faulted: kernel, work-group, wave, lane, PC,
+instruction, address), ``UnknownInstruction``, ``KernelHang`` (step budget exhausted). Memory writes
+done before a fault stay done (as on a GPU); the faulting instruction itself writes nothing.
+
 Invariant: ``launch`` validates the whole request before running anything (``LaunchError``), then
 executes work-groups one after another in x-fastest order (deterministic) and returns
 ``LaunchStats``. Each wave starts exactly as AMDGPUUsage "Initial Kernel Execution State" says for
@@ -7,7 +28,9 @@ gfx942 (see ``/work/shared/docs/gfx942-launch-abi.md`` §5): user SGPRs dense fr
 then work-group ids / info, packed work-item ids in v0, EXEC = the wave's existing lanes, MODE from
 COMPUTE_PGM_RSRC1. Hidden kernel arguments are written at the offsets the metadata gives.
 
-``grid`` counts work-groups per dimension (CUDA's convention), ``block`` work-items per work-group.
+``grid`` counts work-groups per dimension (CUDA's convention), ``block`` work-items per work-group;
+so there are no partial work-groups and ``hidden_remainder_*`` are 0. Private memory per lane is
+PRIVATE_SEGMENT_FIXED_SIZE, plus ``dynamic_stack`` bytes when the kernel uses a dynamic stack.
 """
 
 from __future__ import annotations
