@@ -204,3 +204,29 @@ def test_relocations_for_a_section_without_contents(compile_kernel: Callable[...
     obj = patch_section_header(compile_kernel("calls"), ".data", 4, "<I", elf.SHT_NOBITS)
     assert link_error(obj) == ("<object 0>: error: section .rela.data relocates .data, which has no contents "
                                "(SHT_NOBITS)")
+
+
+_SHDR_FIELDS = [(0, "<I"), (4, "<I"), (8, "<Q"), (24, "<Q"), (32, "<Q"), (40, "<I"), (44, "<I"), (48, "<Q"),
+                (56, "<Q")]
+_INTERESTING = [0, 1, 2, 3, 4, 6, 7, 8, 9, 11, 14, 0x10, 0x20, 0x30, 0x40, 0xFF, 0x100, 0x1000, 0xFFFF, 0xFF00,
+                0xFFF1, 0xFFF2, 2**31, 2**32 - 1, 2**63, 2**64 - 1]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_corrupted_section_headers_give_link_errors(data: st.DataObject,
+                                                   compile_kernel: Callable[..., bytes]) -> None:
+    names = data.draw(st.sampled_from([("calls",), ("strings",), ("debug_info",), ("multi_main", "multi_lib")]))
+    obj = bytearray(compile_kernel(names[0]))
+    image = ElfFile(bytes(obj))
+    for _ in range(data.draw(st.integers(1, 3))):
+        index = data.draw(st.integers(0, len(image.sections) - 1))
+        offset, fmt = data.draw(st.sampled_from(_SHDR_FIELDS))
+        bits = 8 * struct.calcsize(fmt)
+        value = data.draw(st.sampled_from(_INTERESTING) | st.integers(0, 2**bits - 1)) & (2**bits - 1)
+        struct.pack_into(fmt, obj, image.shoff + index * 64 + offset, value)
+    try:
+        link_hsaco([bytes(obj), *(compile_kernel(name) for name in names[1:])])
+    except LinkError:
+        pass
