@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ptx2gcn.elf import EM_AARCH64, EM_X86_64, ELF_MAGIC, ET_REL, SHT_NOBITS, ElfError, ElfFile, Section
-from ptx2gcn.runtime.fatbin import (
+from ptx2gcn.runtime.fatbin_container import (
     CONTAINER_HEADER_SIZE,
     CONTAINER_MAGIC,
     Container,

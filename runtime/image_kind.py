@@ -15,7 +15,7 @@ import struct
 from enum import Enum
 
 from ptx2gcn.elf import EM_AMDGPU, ELF_MAGIC
-from ptx2gcn.runtime.fatbin import CONTAINER_MAGIC
+from ptx2gcn.runtime.fatbin_container import CONTAINER_MAGIC
 from ptx2gcn.runtime.fatbin_image import EM_CUDA, WRAPPER_MAGIC
 
 _PTX_START = re.compile(rb"^\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\.version\s+\d+\.\d+", re.DOTALL)

@@ -16,9 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.fatbin import Container, EntryFlags, FatbinEntry
-from ptx2gcn.runtime.fatbin_image import Fatbin, read_fatbin_file
-from ptx2gcn.runtime.fatbin_select import module_containers, select_ptx
+from ptx2gcn.runtime.fatbin import (
+    Container,
+    EntryFlags,
+    Fatbin,
+    FatbinEntry,
+    module_containers,
+    read_fatbin_file,
+    select_ptx,
+)
 
 _EXTENSIONS = {"ptx": "ptx", "elf": "cubin", "ltoir": "ltoir"}
 

@@ -9,9 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.runtime.fatbin import EntryKind, FatbinError
-from ptx2gcn.runtime.fatbin_image import read_fatbin, read_fatbin_file
-from ptx2gcn.runtime.fatbin_select import entry_options, module_containers, select_ptx
+from ptx2gcn.runtime.fatbin import (
+    EntryKind,
+    FatbinError,
+    ImageKind,
+    entry_options,
+    module_containers,
+    ptx_modules,
+    read_fatbin,
+    read_fatbin_file,
+    select_ptx,
+    sniff_image,
+)
 
 Build = Callable[..., Path]
 GENCODE_80_PTX = "-gencode=arch=compute_80,code=compute_80"
@@ -173,8 +182,6 @@ def test_sass_only_build_explains_how_to_rebuild(cuda_build: Build) -> None:
 
 
 def test_sniff_what_nvcc_writes(cuda_build: Build) -> None:
-    from ptx2gcn.runtime.image_kind import ImageKind, sniff_image
-
     products = {
         ImageKind.FATBIN: cuda_build(
             "saxpy-none.fatbin", "-fatbin", GENCODE_80_PTX, GENCODE_90_SASS, "-no-compress", "saxpy.cu"
@@ -279,8 +286,6 @@ def test_lld_linked_library_wrappers_resolve_through_dynamic_relocations(
 
 
 def test_ptx_modules_of_programs(cuda_build: Build, reference_ptx: list[str]) -> None:
-    from ptx2gcn.runtime.fatbin_select import ptx_modules
-
     exe = cuda_build("saxpy.exe", GENCODE_80_PTX, GENCODE_90_SASS, "saxpy.cu")
     (module,) = ptx_modules(read_fatbin_file(exe))
     assert not module.relocatable and normalise_ptx(module.ptx_text()) == reference_ptx

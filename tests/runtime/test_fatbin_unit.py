@@ -12,9 +12,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ptx2gcn.runtime.fatbin import EntryKind, FatbinError, parse_container
-from ptx2gcn.runtime.fatbin_image import fatbin_from_pointer, read_fatbin
-from ptx2gcn.runtime.fatbin_select import parse_ptxas_options, select_ptx
+from ptx2gcn.runtime.fatbin import (
+    EntryKind,
+    FatbinError,
+    ImageKind,
+    fatbin_from_pointer,
+    parse_container,
+    parse_ptxas_options,
+    ptx_modules,
+    read_fatbin,
+    select_ptx,
+    sniff_image,
+)
 
 Writer = Callable[..., bytes]
 PTX = b".version 8.5\n.target sm_80\n.address_size 64\n\n.visible .entry k()\n{\nret;\n}\n"
@@ -209,8 +218,6 @@ def test_mutated_fatbins_never_crash(fatbin_writer: Writer, entry_spec: Any, dat
 
 
 def test_sniff_images(fatbin_writer: Writer, entry_spec: Any) -> None:
-    from ptx2gcn.runtime.image_kind import ImageKind, sniff_image
-
     amdgpu = b"\x7fELF\x02\x01\x01\x40\x03" + bytes(9) + struct.pack("<H", 224) + bytes(44)
     cases = {
         fatbin_writer(entry_spec()): ImageKind.FATBIN,
@@ -226,8 +233,6 @@ def test_sniff_images(fatbin_writer: Writer, entry_spec: Any) -> None:
 
 
 def test_ptx_modules_strict_and_lenient(fatbin_writer: Writer, entry_spec: Any) -> None:
-    from ptx2gcn.runtime.fatbin_select import ptx_modules
-
     with_ptx = fatbin_writer(entry_spec(payload=PTX, options="--compile-only"))
     sass_only = fatbin_writer(entry_spec(kind=2, payload=b"\x7fELF", arch=90))
     fatbin = read_fatbin(with_ptx + sass_only, "two.fatbin")
