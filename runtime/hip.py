@@ -31,6 +31,7 @@ HIP_SUCCESS = 0
 HIP_ERROR_NO_DEVICE = 100
 HIP_ERROR_INVALID_DEVICE = 101
 HIP_ERROR_NOT_INITIALIZED = 3
+HIP_ERROR_NO_BINARY_FOR_GPU = 209
 
 _c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 _c_uint = ctypes.c_uint
@@ -194,7 +195,14 @@ class HipDevice:
     def load_module(self, code_object: bytes) -> Module:
         handle = ctypes.c_void_p()
         image = ctypes.create_string_buffer(code_object, len(code_object))
-        self.hip.call("hipModuleLoadData", ctypes.byref(handle), image)
+        status = self.hip.raw("hipModuleLoadData", ctypes.byref(handle), image)
+        if status == HIP_ERROR_NO_BINARY_FOR_GPU:
+            raise HipError.plain(
+                f"hipModuleLoadData failed: {self.hip.error_text(status)}: the code object "
+                f"was built for another GPU architecture than this {self.name()}"
+            )
+        if status != HIP_SUCCESS:
+            raise HipError.plain(f"hipModuleLoadData failed: {self.hip.error_text(status)}")
         return Module(int(handle.value or 0))
 
     def unload_module(self, module: Module) -> None:

@@ -17,7 +17,7 @@ from ptx2gcn.runtime.case import load_case
 from ptx2gcn.runtime.hip import HipDevice, HipError, library_candidates, run_case
 
 DATA = Path(__file__).resolve().parent / "data"
-FAKE_ELF = b"\x7fELF" + bytes(60)
+FAKE_ELF = b"\x7fELF" + bytes(14) + (224).to_bytes(2, "little") + bytes(44)  # e_machine = EM_AMDGPU
 LAYOUT = [(0, 8, 8), (8, 4, 4), (12, 4, 4)]  # add_scalar(u32* data, u32 n, u32 value)
 
 
@@ -99,6 +99,13 @@ def test_memory_and_module_calls(fake_hip: str) -> None:
     device.free(address)
     with pytest.raises(HipError, match=r"hipModuleLoadData failed: hipErrorInvalidImage \(200\)"):
         device.load_module(b"not an ELF")
+    x86_elf = FAKE_ELF[:18] + (62).to_bytes(2, "little") + FAKE_ELF[20:]
+    with pytest.raises(
+        HipError,
+        match=r"hipErrorNoBinaryForGpu \(209\): the code object was built for another "
+        r"GPU architecture than this Fake gfx942",
+    ):
+        device.load_module(x86_elf)
     module = device.load_module(FAKE_ELF)
     with pytest.raises(HipError, match=r"hipModuleGetFunction failed: hipErrorNotFound \(500\)"):
         device.get_function(module, "missing_kernel")

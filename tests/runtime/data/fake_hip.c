@@ -1,5 +1,5 @@
 /* A stand-in for libamdhip64 with no GPU behind it, for testing the ctypes layer of
- * ptx2gcn.runtime.hip: memory lives in host malloc, a "module" is any ELF image, and launching the
+ * ptx2gcn.runtime.hip: memory lives in host malloc, a "module" is any AMDGPU ELF image, and launching the
  * one known kernel, add_scalar(u32* data, u32 n, u32 value), runs it on the host from the packed
  * parameter buffer (HIP_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END = 1 / 2 / 3).
  * FAKE_HIP_DEVICES=0 in the environment makes it report no device. */
@@ -8,7 +8,8 @@
 #include <string.h>
 
 enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101,
-       hipErrorInvalidImage = 200, hipErrorNotFound = 500, hipErrorLaunchFailure = 719 };
+       hipErrorInvalidImage = 200, hipErrorNoBinaryForGpu = 209, hipErrorNotFound = 500,
+       hipErrorLaunchFailure = 719 };
 
 static const char kernel_name[] = "add_scalar";
 static int modules_loaded, modules_live, allocations_live;
@@ -34,6 +35,7 @@ int hipDeviceSynchronize(void) { return hipSuccess; }
 
 int hipModuleLoadData(void** module, const void* image) {
     if (memcmp(image, "\x7f" "ELF", 4) != 0) return hipErrorInvalidImage;
+    if (((const unsigned char*)image)[18] != 224) return hipErrorNoBinaryForGpu; /* e_machine: EM_AMDGPU */
     *module = (void*)(uintptr_t)(0x1000 + ++modules_loaded);
     modules_live++;
     return hipSuccess;
@@ -69,6 +71,7 @@ const char* hipGetErrorName(int e) {
     case hipErrorNoDevice: return "hipErrorNoDevice";
     case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
     case hipErrorInvalidImage: return "hipErrorInvalidImage";
+    case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
     case hipErrorNotFound: return "hipErrorNotFound";
     default: return "hipErrorUnknown";
     }
