@@ -17,11 +17,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.errors import UnknownInstruction, WaveFault
+from ptx2gcn.runtime.emulator.errors import UnknownInstruction
 from ptx2gcn.runtime.emulator.memory import PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE, APERTURE_SIZE
 from ptx2gcn.runtime.emulator.operands import (FLOAT_INLINE_BITS, LITERAL_CODE, inline_constant_bits,
                                                is_inline_constant, literal_bits)
-from ptx2gcn.runtime.emulator.wave import EXEC_HI, EXEC_LO, MASK32, NULL, VCC_HI, VCC_LO, Wave
+from ptx2gcn.runtime.emulator.wave import EXEC_HI, EXEC_LO, MASK32, NULL, Wave, mask_of
 
 Handler = Callable[[Wave], None]
 Builder = Callable[[Instruction], Handler]
@@ -123,9 +123,7 @@ def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool =
         return lambda w: w.v[row]
     scalar = scalar_reader(inst, code, bits, is_float, signed)
     if constant_bits(inst, code, bits, is_float, signed) is not None or code in _APERTURES:
-        constant = dtype(scalar(None))  # type: ignore[arg-type]
-        if bits == 16 and high and code >= 256:
-            constant = dtype(0)
+        constant = dtype(scalar(None))  # constants ignore the wave
         return lambda w: constant
     if bits == 16:
         shift = 16 if high else 0
@@ -172,28 +170,5 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False) -> VecWrite:
 
 def lane_mask_reader(inst: Instruction, code: int) -> Callable[[Wave], npt.NDArray[np.bool_]]:
     """A 64-bit lane mask source (VCC or an SGPR pair) as ``bool[64]``."""
-    from ptx2gcn.runtime.emulator.wave import mask_of
-
     read = scalar_reader(inst, code, 64)
     return lambda w: mask_of(read(w))
-
-
-def lane_mask_writer(inst: Instruction, code: int) -> Callable[[Wave, npt.NDArray[np.bool_]], None]:
-    """Writes a per-lane bool result as a 64-bit mask; inactive lanes read as 0 (CDNA3 VOPC rule)."""
-    from ptx2gcn.runtime.emulator.wave import bits_of
-
-    write = scalar_writer(inst, code, 64)
-    return lambda w, lanes: write(w, bits_of(lanes & w.exec_mask))
-
-
-def vcc_code(inst: Instruction) -> int:
-    return VCC_LO
-
-
-def require_lane(w: Wave, lane: int) -> int:
-    if not 0 <= lane < 64:
-        raise WaveFault(f"lane select {lane} outside 0..63")
-    return lane
-
-
-__all__ = ["VCC_HI"]

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.semantics_common import (F32, F64, I64, U32, U64, Builder, Handler, lane_mask_reader,
                                                        scalar_reader, scalar_writer, unsupported, vector_reader,
                                                        vgpr_writer)
@@ -345,12 +344,6 @@ def _bind_accvgpr(inst: Instruction) -> Handler:
 
 def _nop(inst: Instruction) -> Handler:
     return lambda w: None
-
-
-def _fault(message: str) -> Handler:
-    def run(w: Wave) -> None:
-        raise WaveFault(message)
-    return run
 
 
 BUILDERS: dict[str, Builder] = {

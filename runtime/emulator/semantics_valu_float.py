@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32, U64
-from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max, quiet, trig_preop
+from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32
+from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max, trig_preop
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
 from ptx2gcn.runtime.emulator.wave import Wave
 
