@@ -193,7 +193,9 @@ class _Loader:
             raise self.error(
                 field, f"{path.name} holds {array.dtype}, but the element type is {element} ({want})"
             )
-        return np.ascontiguousarray(array).reshape(-1).view(want.newbyteorder("<"))
+        # Byte-swap big-endian files to little-endian values first; then (b types) reinterpret the bits.
+        little = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+        return little.reshape(-1).view(want)
 
 
 def load_case(path: str | Path) -> Case:

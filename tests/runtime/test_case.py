@@ -181,6 +181,13 @@ def test_array_files_are_checked(case_dir: Path) -> None:
         load_case(case_dir / "case.toml")
 
 
+def test_big_endian_and_multidimensional_arrays(case_dir: Path) -> None:
+    np.save(case_dir / "y.npy", np.arange(1000, dtype=">f4").reshape(10, 100))
+    (_, _, y, _, _) = load_case(case_dir / "case.toml").args
+    assert isinstance(y, BufferArg) and y.initial.dtype == np.dtype("<f4")
+    assert y.initial.tolist() == list(range(1000))
+
+
 def test_bit_typed_buffers_accept_signed_arrays(case_dir: Path) -> None:
     np.save(case_dir / "bits.npy", np.array([-1, 2], dtype=np.int32))
     path = write_case(
