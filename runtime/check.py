@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -99,7 +100,8 @@ def _compare(
 ) -> OutputCheck:
     if got_like is None:
         return OutputCheck(name, False, problem="no such output")
-    got = np.asarray(got_like)
+    # Compare values, not storage: bring both to native byte order first.
+    want, got = _native(np.asarray(want)), _native(np.asarray(got_like))
     if got.dtype != want.dtype:
         return OutputCheck(name, False, problem=f"dtype {got.dtype} differs from expected {want.dtype}")
     if got.shape != want.shape:
@@ -120,6 +122,10 @@ def _compare(
         Mismatch(tuple(int(i) for i in index), want[index].item(), got[index].item()) for index in indices
     )
     return OutputCheck(name, False, count, mismatches, first, abs_err, rel_err)
+
+
+def _native(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    return array.astype(array.dtype.newbyteorder("="), copy=False)
 
 
 def _float_mismatches(

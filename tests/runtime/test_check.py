@@ -72,3 +72,9 @@ def test_multidimensional_indices() -> None:
     got[1, 2] = 9
     (check,) = compare_outputs({"m": want}, {"m": got}).outputs
     assert check.first[0].index == (1, 2) and "[1,2] expected 0, got 9" in check.render()
+
+
+def test_byte_order_is_not_a_difference() -> None:
+    want = np.array([1.5, -0.0, np.nan], dtype=">f8")
+    assert compare_outputs({"y": want}, {"y": np.array([1.5, -0.0, np.nan], dtype="<f8")}).ok
+    assert not compare_outputs({"y": want}, {"y": np.array([1.5, 0.0, np.nan], dtype="<f8")}).ok
