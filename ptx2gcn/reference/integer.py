@@ -20,8 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ptx2gcn.reference.errors import ReferenceInputError
-from ptx2gcn.reference.ptxtypes import (PtxType, join, mask, ptx_type, saturate, split, to_signed,
-                                        value_of, wrap)
+from ptx2gcn.reference.ptxtypes import (
+    PtxType,
+    join,
+    mask,
+    ptx_type,
+    saturate,
+    split,
+    to_signed,
+    value_of,
+    wrap,
+)
 from ptx2gcn.reference.result import Result
 from ptx2gcn.reference.spelling import UNDEFINED, LaneValue, Spelling, run_lanes
 

@@ -10,6 +10,7 @@ inclusive ``[lo, hi]`` interval built from the manual's error bound. Everything 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,7 @@ from ptx2gcn.reference.floatformat import float_format
 from ptx2gcn.reference.ptxtypes import PtxType, ptx_type, split
 
 BoolArray = npt.NDArray[np.bool_]
+G = TypeVar("G", bound=np.generic)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class Output:
 
     def broadcast(self, shape: tuple[int, ...]) -> Output:
         """The same expectation repeated over ``shape`` (e.g. one input, many candidate results)."""
-        def grow(a: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+        def grow(a: npt.NDArray[G]) -> npt.NDArray[G]:
             return np.broadcast_to(a, shape).copy()
         interval = None if self.interval is None else (grow(self.interval[0]), grow(self.interval[1]))
         bounded = None if self.bounded is None else grow(self.bounded)
@@ -129,8 +131,8 @@ class Result:
 
 
 def make_output(type_name: str | PtxType, bits: npt.NDArray[np.object_],
-                defined: npt.NDArray[np.object_] | BoolArray | None = None,
-                any_nan: npt.NDArray[np.object_] | None = None) -> Output:
+                defined: npt.NDArray[np.generic] | None = None,
+                any_nan: npt.NDArray[np.generic] | None = None) -> Output:
     """Build an ``Output`` from object arrays of Python ints/bools (the model's working form)."""
     t = type_name if isinstance(type_name, PtxType) else ptx_type(type_name)
     shape = np.shape(bits)

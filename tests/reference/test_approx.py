@@ -8,7 +8,10 @@ import pytest
 
 from ptx2gcn.reference import is_within, run
 
-F = np.float32
+
+def F(value: object) -> np.ndarray:
+    """A float32 array (scalar or list): the operand form the model takes for .f32."""
+    return np.asarray(value, dtype=np.float32)
 RNG = np.random.default_rng(21)
 POSITIVE = (RNG.random(500) * 2.0 ** RNG.integers(-30, 30, 500)).astype(np.float32)
 SIGNED = (RNG.standard_normal(500) * 3).astype(np.float32)

@@ -75,9 +75,10 @@ def test_logic_ops() -> None:
     assert run("or.pred", np.array([True, False]), np.array([False, False])).value.tolist() == [True, False]
 
 
-@pytest.mark.parametrize("lut,fn", [(0x80, lambda a, b, c: a & b & c), (0xFE, lambda a, b, c: a | b | c),
-                                    (0x40, lambda a, b, c: a & b & ~c), (0x1A, lambda a, b, c: (a & b | c) ^ a),
-                                    (0x96, lambda a, b, c: a ^ b ^ c)])
+@pytest.mark.parametrize("lut,fn", [
+    (0x80, lambda a, b, c: a & b & c), (0xFE, lambda a, b, c: a | b | c),
+    (0x40, lambda a, b, c: a & b & ~c), (0x1A, lambda a, b, c: (a & b | c) ^ a),
+    (0x96, lambda a, b, c: a ^ b ^ c)])
 def test_lop3_manual_luts(lut: int, fn: object) -> None:
     c = A ^ B
     want = np.array([fn(int(x), int(y), int(z)) & 0xFFFFFFFF for x, y, z in zip(A, B, c)], dtype=np.uint32)  # type: ignore[operator]

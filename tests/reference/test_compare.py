@@ -7,7 +7,10 @@ import pytest
 
 from ptx2gcn.reference import run
 
-F = np.float32
+
+def F(value: object) -> np.ndarray:
+    """A float32 array (scalar or list): the operand form the model takes for .f32."""
+    return np.asarray(value, dtype=np.float32)
 VALUES = F([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, 2.5])
 A, B = (x.ravel() for x in np.meshgrid(VALUES, VALUES))
 

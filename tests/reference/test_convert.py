@@ -6,7 +6,10 @@ import numpy as np
 
 from ptx2gcn.reference import run
 
-F = np.float32
+
+def F(value: object) -> np.ndarray:
+    """A float32 array (scalar or list): the operand form the model takes for .f32."""
+    return np.asarray(value, dtype=np.float32)
 
 
 def test_float_to_int_rounding_saturation_nan() -> None:

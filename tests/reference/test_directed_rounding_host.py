@@ -38,9 +38,11 @@ def _module_text() -> str:
     for t in ("f32", "f64"):
         ll = LL_TYPE[t]
         for op in ("fadd", "fsub", "fmul", "fdiv"):
-            lines.append(f"declare {ll} @llvm.experimental.constrained.{op}.{t}({ll}, {ll}, metadata, metadata)")
+            lines.append(f"declare {ll} @llvm.experimental.constrained.{op}.{t}({ll}, {ll}, "
+                         "metadata, metadata)")
         lines.append(f"declare {ll} @llvm.experimental.constrained.sqrt.{t}({ll}, metadata, metadata)")
-        lines.append(f"declare {ll} @llvm.experimental.constrained.fma.{t}({ll}, {ll}, {ll}, metadata, metadata)")
+        lines.append(f"declare {ll} @llvm.experimental.constrained.fma.{t}({ll}, {ll}, {ll}, "
+                     "metadata, metadata)")
         lines.append(f"declare {ll} @llvm.experimental.constrained.sitofp.{t}.i64(i64, metadata, metadata)")
     lines.append("declare float @llvm.experimental.constrained.fptrunc.f32.f64(double, metadata, metadata)")
     funcs = []
@@ -64,7 +66,7 @@ def _module_text() -> str:
 
 @pytest.fixture(scope="module")
 def host() -> Iterator[Callable[[str], int]]:
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm  # type: ignore[import-untyped]
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -87,9 +89,9 @@ def _call(host: Callable[[str], int], name: str, ctype: type, argtypes: list[typ
 
 def _inputs(rng: np.random.Generator, dtype: type, n: int) -> np.ndarray:
     bits = np.uint32 if dtype is np.float32 else np.uint64
-    raw = rng.integers(0, np.iinfo(bits).max, size=n, dtype=bits, endpoint=True).view(dtype)
-    near = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(dtype)
-    tiny = (rng.standard_normal(n) * np.finfo(dtype).tiny * 4).astype(dtype)
+    raw: np.ndarray = rng.integers(0, np.iinfo(bits).max, size=n, dtype=bits, endpoint=True).view(dtype)
+    near: np.ndarray = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(dtype)
+    tiny: np.ndarray = (rng.standard_normal(n) * np.finfo(dtype).tiny * 4).astype(dtype)
     return np.concatenate([raw, near, tiny])
 
 
@@ -123,7 +125,8 @@ def test_f64_to_f32_conversion_matches_host(host: Callable[[str], int], mode: st
     rng = np.random.default_rng(5)
     a = _inputs(rng, np.float64, 300)
     a = np.concatenate([a, (rng.standard_normal(300) * 1e-39), rng.standard_normal(300) * 1e38 * 3])
-    expected = np.array(_call(host, f"fptrunc_{mode}", ctypes.c_float, [ctypes.c_double], [a]), dtype=np.float32)
+    host_result = _call(host, f"fptrunc_{mode}", ctypes.c_float, [ctypes.c_double], [a])
+    expected = np.array(host_result, dtype=np.float32)
     _agree(expected, run(f"cvt.{mode}.f32.f64", a).matches(expected))
 
 

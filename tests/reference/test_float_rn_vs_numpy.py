@@ -15,8 +15,8 @@ SPECIALS32 = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e
 def random_floats(rng: np.random.Generator, n: int, dtype: type) -> np.ndarray:
     bits_type = np.uint32 if dtype is np.float32 else np.uint64
     info = np.iinfo(bits_type)
-    raw = rng.integers(0, info.max, size=n, dtype=bits_type, endpoint=True).view(dtype)
-    near = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
+    raw: np.ndarray = rng.integers(0, info.max, size=n, dtype=bits_type, endpoint=True).view(dtype)
+    near: np.ndarray = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
     return np.concatenate([raw, near])
 
 
@@ -31,7 +31,7 @@ def test_binary_rn_matches_numpy(dtype: type, name: str, op: str) -> None:
     rng = np.random.default_rng(1234)
     a = random_floats(rng, 300, dtype)
     b = np.concatenate([random_floats(rng, 300, dtype)])
-    specials = SPECIALS32.astype(dtype)
+    specials: np.ndarray = SPECIALS32.astype(dtype)
     sa, sb = np.meshgrid(specials, specials)
     a = np.concatenate([a, sa.ravel(), a[:300]])
     with np.errstate(all="ignore"):

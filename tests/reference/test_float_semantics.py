@@ -11,7 +11,10 @@ import pytest
 from ptx2gcn.reference import run
 from ptx2gcn.reference.floatformat import F32
 
-F = np.float32
+
+def F(value: object) -> np.ndarray:
+    """A float32 array (scalar or list): the operand form the model takes for .f32."""
+    return np.asarray(value, dtype=np.float32)
 
 
 def bits(x: float) -> int:

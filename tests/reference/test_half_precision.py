@@ -90,7 +90,9 @@ def test_bf16_add_is_f32_add_rounded_once() -> None:
     b = (rng.standard_normal(3000)).astype(np.float32)
     a_bits = bf16_rne(a.view(np.uint32))
     b_bits = bf16_rne(b.view(np.uint32))
-    exact = (a_bits.astype(np.uint32) << 16).view(np.float32) + (b_bits.astype(np.uint32) << 16).view(np.float32)
+    a32 = (a_bits.astype(np.uint32) << 16).view(np.float32)
+    b32 = (b_bits.astype(np.uint32) << 16).view(np.float32)
+    exact = a32 + b32
     assert (run("add.rn.bf16", a_bits, b_bits).value == bf16_rne(exact.view(np.uint32))).all()
 
 
