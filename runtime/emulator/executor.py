@@ -22,6 +22,7 @@ from ptx2gcn.runtime.emulator.errors import (AccessFault, EmulatorError, Emulato
                                              UnknownInstruction, WaveFault)
 from ptx2gcn.runtime.emulator.decoder import DecodeError, Instruction, decode
 from ptx2gcn.runtime.emulator.disasm import disassemble
+from ptx2gcn.runtime.emulator.encodings import classify
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.semantics import Handler, bind
 from ptx2gcn.runtime.emulator.trace import Tracer
@@ -61,12 +62,18 @@ class CodeTable:
                 try:
                     inst = decode(code, pc)
                 except DecodeError as error:
-                    failure = UnknownInstruction(base + pc, "?", error.why)
+                    words = " ".join(f"{word:08X}" for word in error.words)
+                    failure = UnknownInstruction(base + pc, _format_name(code, pc), f"[{words}] {error.why}")
                     self.entries[base + pc] = BoundInstruction(_raise(failure), 4, f"<undecodable: {error.why}>")
                     pc += 4
                     continue
                 self.entries[base + pc] = BoundInstruction(bind(inst, base + pc), inst.size, _text(inst))
                 pc += inst.size
+
+
+def _format_name(code: bytes, pc: int) -> str:
+    fmt = classify(int.from_bytes(code[pc:pc + 4], "little")) if pc + 4 <= len(code) else None
+    return fmt.name if fmt is not None else "reserved-encoding"
 
 
 def _text(inst: Instruction) -> str:
@@ -114,28 +121,26 @@ class Executor:
         try:
             while steps < limit and wave.state is WaveState.RUNNING:
                 pc = wave.pc
-                entry = table[pc]
+                try:
+                    entry = table[pc]
+                except KeyError:
+                    raise EmulatorFault(self._site(wave, pc), f"pc 0x{pc:x} is not the start of a decoded "
+                                        "instruction (jump outside the code?)") from None
                 wave.pc = pc + entry.size
                 if tracer is None:
                     entry.handler(wave)
                 else:
                     tracer.step(wave, pc, entry.text, entry.handler)
                 steps += 1
-        except KeyError:
-            if pc in table:
-                raise
-            raise EmulatorFault(self._site(wave, pc), f"pc 0x{pc:x} is not the start of a decoded instruction "
-                                "(jump outside the code?)") from None
         except AccessFault as fault:
             raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane, fault.address) from None
         except WaveFault as fault:
             raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane) from None
-        except UnknownInstruction:
-            raise
         except EmulatorError:
             raise
-        except (ArithmeticError, IndexError, ValueError, TypeError) as exc:
-            raise EmulatorFault(self._site(wave, pc), f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # a defect in the emulator itself: still report where it happened
+            raise EmulatorFault(self._site(wave, pc), f"internal emulator error {type(exc).__name__}: {exc}") \
+                from exc
         return steps
 
     def run_group(self, group: WorkGroup, counters: RunCounters) -> None:

@@ -128,3 +128,16 @@ def test_trace_prints_instructions_and_register_changes(kernel: Kernel) -> None:
     assert any(line.strip().startswith("s0: ") for line in lines[1:3])
     assert any("global_store_dword" in line for line in lines)
     assert lines[-1].endswith("s_endpgm")
+
+
+def test_undecodable_machine_code_faults_only_when_executed(kernel: Kernel) -> None:
+    """Patch the first instruction of the kernel into an SMEM opcode that gfx942 does not have."""
+    import dataclasses
+
+    program = kernel(STORE)
+    entry = program.kernels["store"].entry_address
+    image = bytearray(program.image)
+    image[entry:entry + 8] = bytes([0x00, 0x00, 0xFC, 0xC3, 0, 0, 0, 0])  # SMEM opcode 0xFF: none
+    patched = dataclasses.replace(program, image=bytes(image))
+    with pytest.raises(UnknownInstruction, match=r"pc 0x[0-9a-f]+: unknown SMEM instruction: \[C3FC0000\] "):
+        launch(patched, "store", grid=(1,), block=(1,), kernarg=struct.pack("<Q", 0), memory=DeviceMemory())
