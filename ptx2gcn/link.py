@@ -10,8 +10,8 @@ and relocation scanner (read for reference, not copied).
 
 Deliberate differences from ld.lld: an undefined symbol is an error (a code object imports
 nothing); several ``NT_AMDGPU_METADATA`` notes (one per input object) are merged into one, since
-loaders read a single metadata map; no ``.comment``; ``e_flags`` of all inputs must be identical;
-relocations inside SHF_MERGE sections are rejected. Not supported: COMMON symbols, SHT_REL,
+loaders read a single metadata map; no ``.comment``; relocations inside SHF_MERGE sections are
+rejected. ``e_flags`` are merged by ld.lld's rules (same machine; xnack/sramecc "any" yields). Not supported: COMMON symbols, SHT_REL,
 ``-z``/script options (there are none: this is ld.lld's default ``-shared`` link only).
 """
 
@@ -59,6 +59,10 @@ _WIDTH = {elf.R_AMDGPU_ABS32: 4, elf.R_AMDGPU_ABS64: 8, elf.R_AMDGPU_REL32: 4, e
 _HIGH_HALF = {elf.R_AMDGPU_REL32_HI, elf.R_AMDGPU_GOTPCREL32_HI}
 _RELOC_NAMES = {getattr(elf, n): n for n in dir(elf) if n.startswith("R_AMDGPU_")}
 _MASK64 = (1 << 64) - 1
+# e_flags fields (AMDGPUUsage "ELF Header"): machine, and the v4+ target-feature settings.
+_EF_MACH, _EF_GENERIC_VERSION = 0xFF, 0xFF000000
+_EF_XNACK, _EF_XNACK_ANY = 0x300, 0x100
+_EF_SRAMECC, _EF_SRAMECC_ANY = 0xC00, 0x400
 _MAX_ALIGN = 1 << 16
 _MAX_SECTION = 1 << 32
 
@@ -574,15 +578,34 @@ def _static_symbols(objects: Sequence[InputObject], table: dict[str, LinkSymbol]
     return entries, first_global, strings
 
 
-def _check_headers(objects: Sequence[InputObject]) -> None:
-    first = objects[0].elf
+_FEATURES = ((_EF_XNACK, _EF_XNACK_ANY, "xnack"), (_EF_SRAMECC, _EF_SRAMECC_ANY, "sramecc"))
+
+
+def _merged_flags(objects: Sequence[InputObject]) -> int:
+    """The output e_flags, by ld.lld's rules: identical flags before code object v4; from v4 on the
+    same machine, and per feature (xnack, sramecc) "any" yields to a specific setting, which must
+    otherwise agree; from v6 on also the same generic version."""
+    first = objects[0]
+    abi = first.elf.abiversion
+    if abi not in (0, 1, 2, 3, 4):
+        raise LinkError.of(first.name, f"unknown AMDGPU code object ABI version {abi}")
+    flags = first.elf.flags
     for obj in objects[1:]:
-        if obj.elf.flags != first.flags:
-            raise LinkError.of(obj.name, f"e_flags 0x{obj.elf.flags:x} do not match 0x{first.flags:x} of "
-                               f"{objects[0].name}")
-        if obj.elf.abiversion != first.abiversion:
-            raise LinkError.of(obj.name, f"ABI version {obj.elf.abiversion} does not match "
-                               f"{first.abiversion} of {objects[0].name}")
+        other = obj.elf.flags
+        if obj.elf.abiversion != abi:
+            raise LinkError.of(obj.name, f"ABI version {obj.elf.abiversion} does not match {abi} of "
+                               f"{first.name}")
+        fixed = _EF_MACH | (_EF_GENERIC_VERSION if abi >= 4 else 0) if abi >= 2 else ~0
+        if (other ^ flags) & fixed:
+            raise LinkError.of(obj.name, f"e_flags 0x{other:x} do not match 0x{flags:x} of {first.name}")
+        for mask, any_value, feature in _FEATURES:
+            mine, theirs = flags & mask, other & mask
+            if mine == any_value:
+                flags = flags & ~mask | theirs
+            elif theirs != any_value and theirs != mine or mine == 0 and theirs != 0:
+                raise LinkError.of(obj.name, f"e_flags 0x{other:x}: the {feature} setting conflicts with "
+                                   f"0x{flags:x} of {first.name}")
+    return flags
 
 
 def _fill_inputs(placed: Sequence[OutputSection], relocs: Relocations, got: OutputSection | None) -> None:
@@ -623,10 +646,11 @@ def _fill_synthetic(s: SyntheticSections, dyn: _DynamicSymbols, relocs: Relocati
 
 
 def _resolve_all(objects: Sequence[bytes], labels: Sequence[str]
-                 ) -> tuple[list[InputObject], dict[str, LinkSymbol], list[OutputSection], Relocations]:
-    """Read the objects, resolve symbols, group sections and scan relocations (no addresses yet)."""
+                 ) -> tuple[list[InputObject], int, dict[str, LinkSymbol], list[OutputSection], Relocations]:
+    """Read the objects, merge e_flags, resolve symbols, group sections and scan relocations (no
+    addresses yet)."""
     inputs = [_read_object(bytes(data), label) for data, label in zip(objects, labels, strict=True)]
-    _check_headers(inputs)
+    flags = _merged_flags(inputs)
     table: dict[str, LinkSymbol] = {}
     for obj in inputs:
         with _reading(obj.name):
@@ -639,7 +663,7 @@ def _resolve_all(objects: Sequence[bytes], labels: Sequence[str]
     for symbol in table.values():
         if not symbol.defined and symbol.binding != elf.STB_WEAK:
             raise LinkError.of(symbol.where, f"undefined symbol '{symbol.name}'")
-    return inputs, table, placed, relocs
+    return inputs, flags, table, placed, relocs
 
 
 def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> bytes:
@@ -650,7 +674,7 @@ def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> 
     if not objects:
         raise LinkError.of("<link>", "no input objects")
     labels = list(names) if names is not None else [f"<object {i}>" for i in range(len(objects))]
-    inputs, table, placed, relocs = _resolve_all(objects, labels)
+    inputs, flags, table, placed, relocs = _resolve_all(objects, labels)
     dyn = _dynamic_symbols(table)
     # Names and counts do not depend on addresses, so every size is known before layout.
     symtab_count = 2 + sum(len(obj.locals) for obj in inputs) + sum(1 for s in table.values() if s.defined)
@@ -670,7 +694,7 @@ def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> 
     synthetic.symtab.data, synthetic.symtab.info = pack_symbols(entries), first_global
     synthetic.strtab.data = strings.data()
     first = inputs[0].elf
-    header = FileHeader(first.osabi, first.abiversion, first.flags, len(plan.phdrs), plan.shoff,
+    header = FileHeader(first.osabi, first.abiversion, flags, len(plan.phdrs), plan.shoff,
                         len(sections) + 1, synthetic.shstrtab.index)
     pieces = [(section.offset, section.data) for section in sections if not section.nobits]
     return assemble(header, plan.phdrs, pieces, section_headers(sections, shstrtab))

@@ -25,7 +25,7 @@ import pytest
 
 from ptx2gcn import elf
 from ptx2gcn.elf import ElfFile
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.link import LinkError, link_hsaco
 
 CASES: dict[str, tuple[str, ...]] = {
     "vadd": ("vadd",),
@@ -336,3 +336,41 @@ def test_debug_info_reads_the_same(pair: Callable[[str], tuple[ElfFile, ElfFile]
         dumps.append(run.stdout.replace(str(path), "FILE"))
     assert dumps[0] == dumps[1]
     assert '"kernel.ptx"' in dumps[0] and "DW_AT_low_pc" in dumps[0] and "0x0000000000001600" in dumps[0]
+
+
+# -- e_flags of several objects (code object v5: per-feature "any" yields to a specific setting) ---
+
+def with_flags(obj: bytes, flags: int) -> bytes:
+    patched = bytearray(obj)
+    struct.pack_into("<I", patched, 0x30, flags)
+    return bytes(patched)
+
+
+GFX942, XNACK_ANY, XNACK_OFF, XNACK_ON, SRAMECC_ANY, SRAMECC_ON = 0x4C, 0x100, 0x200, 0x300, 0x400, 0xC00
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    (GFX942 | XNACK_ANY | SRAMECC_ANY, GFX942 | XNACK_ON | SRAMECC_ANY),
+    (GFX942 | XNACK_OFF | SRAMECC_ANY, GFX942 | XNACK_ANY | SRAMECC_ON),
+    (GFX942 | XNACK_ON | SRAMECC_ON, GFX942 | XNACK_ON | SRAMECC_ON),
+])
+def test_compatible_e_flags_merge_as_lld(first: int, second: int, compile_kernel: Callable[..., bytes],
+                                         lld_link: Callable[[Sequence[bytes]], bytes]) -> None:
+    objects = [with_flags(compile_kernel("multi_main"), first),
+               with_flags(without_metadata_note(compile_kernel("multi_lib")), second)]
+    assert ElfFile(link_hsaco(objects)).flags == ElfFile(lld_link(objects)).flags
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    (GFX942 | XNACK_ON | SRAMECC_ANY, GFX942 | XNACK_OFF | SRAMECC_ANY),
+    (GFX942 | XNACK_ANY | SRAMECC_ON, GFX942 | XNACK_ANY),  # sramecc unsupported in the second
+    (GFX942 | XNACK_ANY | SRAMECC_ANY, 0x4A | XNACK_ANY | SRAMECC_ANY),  # another machine
+])
+def test_incompatible_e_flags_fail_as_in_lld(first: int, second: int, compile_kernel: Callable[..., bytes],
+                                             lld_link: Callable[[Sequence[bytes]], bytes]) -> None:
+    objects = [with_flags(compile_kernel("multi_main"), first),
+               with_flags(without_metadata_note(compile_kernel("multi_lib")), second)]
+    with pytest.raises(subprocess.CalledProcessError):
+        lld_link(objects)
+    with pytest.raises(LinkError, match=r"^<object 1>: error: e_flags 0x"):
+        link_hsaco(objects)
