@@ -11,8 +11,8 @@ and relocation scanner (read for reference, not copied).
 Deliberate differences from ld.lld: an undefined symbol is an error (a code object imports
 nothing); several ``NT_AMDGPU_METADATA`` notes (one per input object) are merged into one, since
 loaders read a single metadata map; no ``.comment``; relocations inside SHF_MERGE sections are
-rejected. ``e_flags`` are merged by ld.lld's rules (same machine; xnack/sramecc "any" yields). Not supported: COMMON symbols, SHT_REL,
-``-z``/script options (there are none: this is ld.lld's default ``-shared`` link only).
+rejected. ``e_flags`` are merged by ld.lld's rules (same machine; xnack/sramecc "any" yields).
+Not supported: COMMON symbols, SHT_REL, and any ld.lld option: this is its default ``-shared`` link.
 """
 
 from __future__ import annotations
