@@ -202,6 +202,28 @@ def ptxas_check(ptxas: str, path: Path) -> str | None:
     return None if result.returncode == 0 else f"{path}: ptxas: {result.stderr.strip()}"
 
 
+def ptxas_chooser(args: argparse.Namespace, wanted: set[str]) -> Callable[[Path], str]:
+    """The ptxas that judges each output: the toolkit's, except for Triton's PTX.
+
+    Triton 3.9 sets ``.version`` from the ptxas it bundles and uses (CUDA 12.9 below sm_90, so PTX 8.8;
+    CUDA 13.4 ``ptxas-blackwell`` from sm_90 on, so PTX 9.4, which CUDA 13.0's ptxas refuses), so its
+    files are assembled with that same bundled ptxas.
+    """
+    toolkit = str(Path(args.nvcc).with_name("ptxas"))
+    triton_bin = Path()
+    if "triton" in wanted:
+        found = subprocess.run([args.python, "-c", "import os, triton; print(os.path.dirname(triton.__file__))"],
+                               capture_output=True, text=True, check=True)
+        triton_bin = Path(found.stdout.strip()) / "backends" / "nvidia" / "bin"
+
+    def choose(output: Path) -> str:
+        if output.parts[0] != "triton":
+            return toolkit
+        return str(triton_bin / ("ptxas" if output.parts[1] < "sm_90" else "ptxas-blackwell"))
+
+    return choose
+
+
 def tool_version(command: list[str], pattern: str) -> str:
     try:
         result = subprocess.run(command, capture_output=True, text=True)
@@ -255,8 +277,8 @@ def build(args: argparse.Namespace, wanted: set[str], stage: Path, tmp: Path) ->
             for f in files:
                 print(f"  wrote {f}", file=sys.stderr)
         if not args.no_ptxas:
-            ptxas = str(Path(args.nvcc).with_name("ptxas"))
-            for problem in pool.map(lambda p: ptxas_check(ptxas, stage / p), written):
+            choose = ptxas_chooser(args, wanted)
+            for problem in pool.map(lambda p: ptxas_check(choose(p), stage / p), written):
                 if problem:
                     errors.append(problem)
     if errors:

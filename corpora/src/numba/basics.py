@@ -95,10 +95,14 @@ def device_calls(x, out):
 
 
 def polynomial_c(x):
-    """Compiled on its own as a device function with the C ABI: a ``.visible .func`` with a return value."""
+    """Compiled on its own as a device function with the C ABI: a ``.visible .func`` with a return value.
+
+    (Iterating over a tuple of constants here, as ``polynomial`` does, makes numba-cuda 0.30.4 hand NVVM
+    invalid IR for the C ABI; a counted loop works.)
+    """
     acc = 0.0
-    for c in (1.0, -0.5, 0.25, -0.125):
-        acc = acc * x + c
+    for k in range(4):
+        acc = acc * x + (-0.5) ** k
     return acc
 
 
