@@ -14,6 +14,7 @@ freed ranges are never reused, so stray and dangling pointers fault instead of a
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -135,9 +136,28 @@ class DeviceMemory:
         data, offsets = self._locate(addrs, width, lanes)
         data[offsets[:, None] + _BYTE_OFFSETS[width]] = values
 
+    def rmw(self, addrs: Addrs, width: int, lanes: Lanes, update: Update) -> list[int]:
+        """Atomic read-modify-write, lane by lane in order; returns the old values (little-endian ints)."""
+        if addrs.size == 0:
+            return []
+        data, offsets = self._locate(addrs, width, lanes)
+        return _rmw(memoryview(data), offsets.tolist(), width, update)
+
     def scalar_load(self, address: int, nbytes: int) -> U8:
         region = self._region(address, nbytes)
         return region.data[address - region.start:address - region.start + nbytes]
+
+
+Update = Callable[[int, int], int]  # (lane position, old value) -> new value
+
+
+def _rmw(view: memoryview, offsets: list[int], width: int, update: Update) -> list[int]:
+    olds = []
+    for position, offset in enumerate(offsets):
+        old = int.from_bytes(view[offset:offset + width], "little")
+        view[offset:offset + width] = (update(position, old) & ((1 << 8 * width) - 1)).to_bytes(width, "little")
+        olds.append(old)
+    return olds
 
 
 class Lds:
@@ -163,6 +183,10 @@ class Lds:
     def store(self, addrs: Addrs, values: U8, lanes: Lanes) -> None:
         self.data[self._offsets(addrs, values.shape[1], lanes)] = values
 
+    def rmw(self, addrs: Addrs, width: int, lanes: Lanes, update: Update) -> list[int]:
+        self._offsets(addrs, width, lanes)  # bounds check
+        return _rmw(memoryview(self.data), addrs.tolist(), width, update)
+
 
 class Scratch:
     """One wave's private memory: ``per_lane`` bytes for each of its 64 lanes, addressed from 0."""
@@ -187,3 +211,9 @@ class Scratch:
 
     def store(self, addrs: Addrs, values: U8, lanes: Lanes) -> None:
         self.data[lanes[:, None], self._offsets(addrs, values.shape[1], lanes)] = values
+
+    def rmw(self, addrs: Addrs, width: int, lanes: Lanes, update: Update) -> list[int]:
+        self._offsets(addrs, width, lanes)  # bounds check
+        row_bytes = self.data.shape[1]
+        flat = [lane * row_bytes + address for lane, address in zip(lanes.tolist(), addrs.tolist())]
+        return _rmw(memoryview(self.data.reshape(-1)), flat, width, update)

@@ -149,24 +149,24 @@ def _bind_atomic(inst: Instruction) -> Handler:
     width = op.bytes
     words = width // 4
 
-    def value(w: Wave, row: int, lane: int) -> int:
-        return int(w.v[row, lane]) | (int(w.v[row + 1, lane]) << 32 if words == 2 else 0)
+    def operand(w: Wave, row: int, lanes: npt.NDArray[np.intp]) -> list[int]:
+        low = w.v[row, lanes].astype(U64)
+        if words == 2:
+            low = low | w.v[row + 1, lanes].astype(U64) << U64(32)
+        return [int(v) for v in low.tolist()]
 
     def run(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
+        if not lanes.size:
+            return
         addrs = _addresses(w, addr, lanes, offset)
-        olds = []
-        for address, lane in zip(addrs.tolist(), lanes.tolist()):
-            one, who = np.array([address], dtype=U64), np.array([lane])
-            old = int.from_bytes(w.group.lds.load(one, width, who).tobytes(), "little")
-            if op.two_operands:  # DS cmpst: data0 is the compare value, data1 the new value
-                new = op.apply(old, value(w, data1, lane), value(w, data0, lane))
-            else:
-                new = op.apply(old, value(w, data0, lane), 0)
-            raw = np.frombuffer(new.to_bytes(width, "little"), dtype=np.uint8).reshape(1, width)
-            w.group.lds.store(one, raw, who)
-            olds.append(old)
-        if returns and lanes.size:
+        first = operand(w, data0, lanes)
+        if op.two_operands:  # DS cmpst: data0 is the compare value, data1 the new value
+            second = operand(w, data1, lanes)
+            olds = w.group.lds.rmw(addrs, width, lanes, lambda k, old: op.apply(old, second[k], first[k]))
+        else:
+            olds = w.group.lds.rmw(addrs, width, lanes, lambda k, old: op.apply(old, first[k], 0))
+        if returns:
             values = np.array(olds, dtype=U64)
             w.v[dst, lanes] = (values & U64(0xFFFFFFFF)).astype(U32)
             if words == 2:

@@ -194,28 +194,26 @@ def _bind_atomic(inst: Instruction) -> Handler:
     operands = words * (2 if op.two_operands else 1)
 
     def run(w: Wave) -> None:
-        lanes = np.flatnonzero(w.exec_mask)
+        lanes = active_lanes(w)
         if lanes.size == 0:
             return
         addrs = address(w, lanes)
-        sources = w.v[data:data + operands, lanes].T.astype(U64)
-        olds = np.zeros((lanes.size, words), dtype=U32)
+        sources = w.v[data:data + operands, lanes].T.astype(U64).tolist()
+        values = [s[0] | (s[1] << 32 if words == 2 else 0) for s in sources]
+        compares = [s[words] | (s[words + 1] << 32 if words == 2 else 0) for s in sources] if op.two_operands \
+            else [0] * len(sources)
+        olds = [0] * lanes.size
         for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
-            for addr, lane, pos in zip(sub_addrs.tolist(), sub_lanes.tolist(), positions.tolist()):
-                one = np.array([addr], dtype=U64)
-                who = np.array([lane])
-                old_bytes = space.load(one, width, who)
-                old = int.from_bytes(old_bytes.tobytes(), "little")
-                src = sources[pos]
-                value = int(src[0]) | (int(src[1]) << 32 if words == 2 else 0)
-                compare = 0
-                if op.two_operands:
-                    compare = int(src[words]) | (int(src[words + 1]) << 32 if words == 2 else 0)
-                new = op.apply(old, value, compare) & ((1 << (8 * width)) - 1)
-                space.store(one, np.frombuffer(new.to_bytes(width, "little"), dtype=np.uint8).reshape(1, width), who)
-                olds[pos] = np.frombuffer(old.to_bytes(width, "little"), dtype=U32)
+            index = positions.tolist()
+            results = space.rmw(sub_addrs, width, sub_lanes,
+                                lambda k, old: op.apply(old, values[index[k]], compares[index[k]]))
+            for k, old in zip(index, results):
+                olds[k] = old
         if returns:
-            w.v[dst:dst + words, lanes] = olds.T
+            old_array = np.array(olds, dtype=U64)
+            w.v[dst, lanes] = (old_array & U64(0xFFFFFFFF)).astype(U32)
+            if words == 2:
+                w.v[dst + 1, lanes] = (old_array >> U64(32)).astype(U32)
     return run
 
 

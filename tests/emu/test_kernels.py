@@ -573,3 +573,59 @@ def test_dynamic_lds_follows_static_lds(kernel: Kernel) -> None:
     with pytest.raises(EmulatorFault, match="outside the work-group's 128 bytes of LDS"):
         launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=64,
                memory=memory)
+
+
+HISTOGRAM = DECLS + """
+@bins = internal addrspace(3) global [16 x i32] poison, align 4
+
+define amdgpu_kernel void @histogram(ptr addrspace(1) %data, ptr addrspace(1) %hist, ptr addrspace(1) %slot) {
+""" + GID_X + """
+  %p = getelementptr i32, ptr addrspace(1) %data, i32 %gid
+  %v = load i32, ptr addrspace(1) %p
+  %bin = and i32 %v, 15
+  %first = icmp ult i32 %tid, 16
+  br i1 %first, label %clear, label %go
+clear:
+  %cp = getelementptr [16 x i32], ptr addrspace(3) @bins, i32 0, i32 %tid
+  store i32 0, ptr addrspace(3) %cp
+  br label %go
+go:
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %lp = getelementptr [16 x i32], ptr addrspace(3) @bins, i32 0, i32 %bin
+  %old = atomicrmw add ptr addrspace(3) %lp, i32 1 monotonic, align 4
+  %sp = getelementptr i32, ptr addrspace(1) %slot, i32 %gid
+  store i32 %old, ptr addrspace(1) %sp
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  br i1 %first, label %flush, label %done
+flush:
+  %fp = getelementptr [16 x i32], ptr addrspace(3) @bins, i32 0, i32 %tid
+  %count = load i32, ptr addrspace(3) %fp
+  %hp = getelementptr i32, ptr addrspace(1) %hist, i32 %tid
+  %unused = atomicrmw add ptr addrspace(1) %hp, i32 %count syncscope("agent") monotonic, align 4
+  br label %done
+done:
+  ret void
+}
+"""
+
+
+def test_histogram_with_scattered_lds_and_global_atomics(kernel: Kernel) -> None:
+    program = kernel(HISTOGRAM)
+    memory = DeviceMemory()
+    n, block = 512, 128
+    data = np.random.default_rng(12).integers(0, 1 << 20, n).astype(np.int32)
+    pdata, hist = upload(memory, data), upload(memory, np.zeros(16, np.int32))
+    slot = upload(memory, np.zeros(n, np.int32))
+    launch(program, "histogram", grid=(n // block,), block=(block,), kernarg=struct.pack("<3Q", pdata, hist, slot),
+           memory=memory)
+    np.testing.assert_array_equal(download(memory, hist, 16, np.int32), np.bincount(data & 15, minlength=16))
+    slots = download(memory, slot, n, np.int32)
+    for group in range(n // block):  # per work-group, each bin hands out 0..count-1 exactly once
+        bins = data[group * block:(group + 1) * block] & 15
+        for b in range(16):
+            got = np.sort(slots[group * block:(group + 1) * block][bins == b])
+            np.testing.assert_array_equal(got, np.arange(np.count_nonzero(bins == b)))
