@@ -8,12 +8,16 @@ numpy arrays (float arrays of the matching width or raw bit patterns), the answe
 whose ``outputs`` hold the expected bits, the lanes PTX leaves undefined, NaN results with open
 payload, and ``.approx`` intervals; ``Result.matches(*actual)`` compares per lane.
 Family modules: integer, bits, floats (with fparith, rounding, floatformat), compare, convert,
-approx, atomics, warp.
+approx, atomics, warp; ``opcodes()`` lists what is modelled.
+
+Cost: lanes are evaluated one at a time in exact Python integer arithmetic (no float is trusted
+for a result): about 3-5 us per lane for integer/bit ops, 15-25 us for f32/f64 arithmetic and
+conversions (measured on the development machine), so 10^5 lanes take seconds, not minutes.
 """
 
 from ptx2gcn.reference.approx import is_within
 from ptx2gcn.reference.errors import ReferenceInputError
-from ptx2gcn.reference.evaluate import evaluate, run
+from ptx2gcn.reference.evaluate import evaluate, opcodes, run
 from ptx2gcn.reference.result import Output, Result
 
-__all__ = ["Output", "ReferenceInputError", "Result", "evaluate", "is_within", "run"]
+__all__ = ["Output", "ReferenceInputError", "Result", "evaluate", "is_within", "opcodes", "run"]

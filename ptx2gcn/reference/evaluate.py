@@ -18,14 +18,23 @@ from ptx2gcn.reference.spelling import Spelling
 Handler = Callable[[Spelling, Sequence[object]], Result]
 
 _SHARED = set(integer.HANDLERS) & set(floats.HANDLERS)
+_TABLES: tuple[dict[str, Handler], ...] = (integer.HANDLERS, floats.HANDLERS, bits.HANDLERS,
+                                           compare.HANDLERS, convert.HANDLERS, atomics.HANDLERS)
+
+
+def opcodes() -> list[str]:
+    """Every opcode the model evaluates (each still checks its own modifiers and types)."""
+    names = set(warp.HANDLERS)
+    for table in _TABLES:
+        names |= set(table)
+    return sorted(names)
 
 
 def _family(sp: Spelling) -> Handler:
     if sp.opcode in _SHARED:
         table = floats.HANDLERS if sp.type.is_float else integer.HANDLERS
         return table[sp.opcode]
-    for table in (integer.HANDLERS, floats.HANDLERS, bits.HANDLERS, compare.HANDLERS,
-                  convert.HANDLERS, atomics.HANDLERS):
+    for table in _TABLES:
         if sp.opcode in table:
             return table[sp.opcode]
     raise ReferenceInputError(f"{sp.text}: opcode '{sp.opcode}' is not modelled")

@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from ptx2gcn.reference import ReferenceInputError, evaluate, run
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.reference import ReferenceInputError, evaluate, opcodes, run
 
 
 def test_evaluate_and_run_agree() -> None:
@@ -62,3 +63,12 @@ def test_reference_imports_nothing_from_the_compiler() -> None:
             "print(bad); sys.exit(1 if bad else 0)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_opcode_catalogue_and_error_type() -> None:
+    names = opcodes()
+    for expected in ("add", "cvt", "shfl", "prmt", "atom", "testp", "tanh", "elect"):
+        assert expected in names
+    with pytest.raises(Ptx2GcnError) as caught:
+        run("frobnicate.u32", 1)
+    assert caught.value.render().startswith("error: reference model: frobnicate.u32")
