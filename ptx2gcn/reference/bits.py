@@ -205,15 +205,26 @@ def lop3_value(a: int, b: int, c: int, lut: int, width: int = 32) -> int:
     return d
 
 
-def _lop3(sp: Spelling, inputs: Sequence[object]) -> Result:
-    sp.require(set(), ("b32",))
+_BOOL_OPS: dict[str, Callable[[bool, bool], bool]] = {
+    "and": lambda x, y: x and y, "or": lambda x, y: x or y}
 
-    def lane(a: int, b: int, c: int, lut: int) -> LaneValue:
+
+def _lop3(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """``lop3.b32 d, a, b, c, immLut`` and ``lop3.BoolOp.b32 d|p, a, b, c, immLut, q`` with
+    ``p = (d != 0) BoolOp q``."""
+    sp.require(set(_BOOL_OPS), ("b32",))
+    bool_ops = [m for m in sp.modifiers if m in _BOOL_OPS]
+    combine = _BOOL_OPS[sp.one_of(_BOOL_OPS)] if bool_ops else None
+
+    def lane(a: int, b: int, c: int, lut: int, q: bool = False) -> LaneValue | tuple[LaneValue, ...]:
         if lut > 0xFF:
             raise ReferenceInputError(f"{sp.text}: immLut {lut} is not in 0..255")
-        return lop3_value(a, b, c, lut)
+        d = lop3_value(a, b, c, lut)
+        return d if combine is None else (d, combine(d != 0, q))
 
-    return run_lanes(sp, lane, inputs, [B32, B32, B32, U32], [B32])
+    if combine is None:
+        return run_lanes(sp, lane, inputs, [B32, B32, B32, U32], [B32])
+    return run_lanes(sp, lane, inputs, [B32, B32, B32, U32, PRED], [B32, PRED])
 
 
 def _shf(sp: Spelling, inputs: Sequence[object]) -> Result:

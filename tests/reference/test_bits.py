@@ -120,3 +120,10 @@ def test_prmt_all_modes() -> None:
     }
     for mode, values in expected.items():
         assert [int(run(f"prmt.b32.{mode}", a, b, s).value) for s in range(4)] == values, mode
+
+
+def test_lop3_bool_op_predicate() -> None:
+    d, p = run("lop3.or.b32", 0xF0, 0xCC, 0xAA, 0x80, False).outputs  # a & b & c = 0x80
+    assert int(d.bits) == 0x80 and bool(p.bits)
+    d, p = run("lop3.and.b32", 0x0F, 0xF0, 0, 0x80, True).outputs   # result 0 -> p false
+    assert int(d.bits) == 0 and not bool(p.bits)
