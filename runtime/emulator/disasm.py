@@ -157,7 +157,7 @@ def _src_types(inst: Instruction) -> tuple[DType, ...]:
 
 # Their source is printed as a plain value even when it is a literal (no lit()).
 _LITERAL_AS_VALUE = frozenset({"s_movrels_b32", "s_movrels_b64", "v_accvgpr_mov_b32", "s_setpc_b64",
-                               "s_rfe_b64", "s_cbranch_join"})
+                               "s_rfe_b64", "s_cbranch_join", "v_swap_b32", "v_readfirstlane_b32"})
 
 
 def _value_literal_text(value: int) -> str:
@@ -610,7 +610,7 @@ def _flags(fields: Mapping[str, int], names: tuple[str, ...]) -> list[str]:
 def swizzle_text(offset: int) -> str:
     """``offset:swizzle(...)`` of ds_swizzle_b32, in LLVM's macro spelling (QUAD_PERM, SWAP,
     REVERSE, BROADCAST, BITMASK_PERM, FFT, ROTATE); other values print as a decimal offset."""
-    if offset & 0xC000 == 0x8000:
+    if offset & 0xFF00 == 0x8000:
         return "offset:swizzle(QUAD_PERM," + ",".join(str(offset >> (2 * i) & 3) for i in range(4)) + ")"
     if offset & 0x8000 == 0:
         return f"offset:swizzle({_bitmask_swizzle(offset & 0x1F, (offset >> 5) & 0x1F, (offset >> 10) & 0x1F)})"
