@@ -11,7 +11,7 @@ and relocation scanner (read for reference, not copied).
 Deliberate differences from ld.lld: an undefined symbol is an error (a code object imports
 nothing); several ``NT_AMDGPU_METADATA`` notes (one per input object) are merged into one, since
 loaders read a single metadata map; no ``.comment``; relocations inside SHF_MERGE sections are
-rejected. ``e_flags`` are merged by ld.lld's rules (same machine; xnack/sramecc "any" yields).
+rejected; R_AMDGPU_NONE is ignored (ld.lld rejects it). ``e_flags`` are merged by ld.lld's rules (same machine; xnack/sramecc "any" yields).
 Not supported: COMMON symbols, SHT_REL, and any ld.lld option: this is its default ``-shared`` link.
 """
 
@@ -441,27 +441,31 @@ def _scan(objects: Sequence[InputObject], table: dict[str, LinkSymbol]) -> Reloc
     for obj in objects:
         with _reading(obj.name):
             for rela in obj.elf.relocation_sections():
-                target = obj.sections.get(rela.info)
-                if target is None:
-                    if not 0 < rela.info < len(obj.elf.sections):
-                        raise LinkError.of(obj.name, f"section {rela.name} applies to missing section "
-                                           f"#{rela.info}")
-                    continue  # relocations for a section the link drops (.note.GNU-stack, groups)
-                if rela.type != elf.SHT_RELA:
-                    raise LinkError.of(obj.name, f"section {rela.name}: SHT_REL relocations are not "
-                                       "supported")
-                if target.output is not None and target.output.data:
-                    raise LinkError.of(obj.name, f"relocations against merged metadata note {target.name}")
-                if target.header.type == elf.SHT_NOBITS:
-                    raise LinkError.of(obj.name, f"section {rela.name} relocates {target.name}, which has no "
-                                       "contents (SHT_NOBITS)")
-                if target.merged is not None:
-                    raise LinkError.of(obj.name, f"relocations in mergeable section {target.name} are not "
-                                       "supported")
-                for reloc in obj.elf.relocations(rela):
+                target = _relocated_section(obj, rela)
+                for reloc in obj.elf.relocations(rela) if target is not None else []:
                     _scan_one(relocs, target, reloc)
     relocs.assign_got([*table.values(), *(s for obj in objects for s in obj.symbols)])
     return relocs
+
+
+def _relocated_section(obj: InputObject, rela: Section) -> InputSection | None:
+    """The section ``rela`` applies to (``None`` for one the link drops, e.g. .note.GNU-stack)."""
+    target = obj.sections.get(rela.info)
+    problem = ""
+    if target is None:
+        if not 0 < rela.info < len(obj.elf.sections):
+            problem = f"applies to missing section #{rela.info}"
+    elif rela.type != elf.SHT_RELA:
+        problem = "holds SHT_REL relocations, which are not supported"
+    elif target.output is not None and target.output.data:
+        problem = f"relocates the merged metadata note {target.name}"
+    elif target.header.type == elf.SHT_NOBITS:
+        problem = f"relocates {target.name}, which has no contents (SHT_NOBITS)"
+    elif target.merged is not None:
+        problem = f"relocates mergeable section {target.name}, which is not supported"
+    if problem:
+        raise LinkError.of(obj.name, f"section {rela.name} {problem}")
+    return target
 
 
 def _scan_one(relocs: Relocations, section: InputSection, reloc: elf.Relocation) -> None:

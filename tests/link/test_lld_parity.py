@@ -374,3 +374,40 @@ def test_incompatible_e_flags_fail_as_in_lld(first: int, second: int, compile_ke
         lld_link(objects)
     with pytest.raises(LinkError, match=r"^<object 1>: error: e_flags 0x"):
         link_hsaco(objects)
+
+
+# -- relocation types LLVM rarely emits, on the same site: compared with ld.lld -------------------
+
+def with_first_text_relocation(obj: bytes, kind: int) -> bytes:
+    """``calls`` with its first .text relocation (REL32_LO against .text+0x1c) turned into ``kind``."""
+    image = ElfFile(obj)
+    rela = image.section(".rela.text")
+    assert rela is not None and image.relocations(rela)[0].type == elf.R_AMDGPU_REL32_LO
+    patched = bytearray(obj)
+    info = struct.unpack_from("<Q", patched, rela.offset + 8)[0]
+    struct.pack_into("<Q", patched, rela.offset + 8, (info & ~0xFFFFFFFF) | kind)
+    return bytes(patched)
+
+
+@pytest.mark.parametrize("kind", [elf.R_AMDGPU_REL16, elf.R_AMDGPU_REL32, elf.R_AMDGPU_REL64,
+                                  elf.R_AMDGPU_GOTPCREL, elf.R_AMDGPU_GOTPCREL32_LO])
+def test_other_relocation_types_as_lld(kind: int, compile_kernel: Callable[..., bytes],
+                                       lld_link: Callable[[Sequence[bytes]], bytes]) -> None:
+    """GOTPCREL against a local section symbol also gives a GOT slot with a RELATIVE64 relocation."""
+    objects = [with_first_text_relocation(compile_kernel("calls"), kind)]
+    ours, lld = ElfFile(link_hsaco(objects)), ElfFile(lld_link(objects))
+    assert ours.segments == lld.segments
+    assert dynamic_relocations(ours) == dynamic_relocations(lld)
+    assert loaded_segments(ours, BASE) == loaded_segments(lld, BASE)
+
+
+def test_none_relocation_is_ignored(compile_kernel: Callable[..., bytes]) -> None:
+    """ld.lld rejects R_AMDGPU_NONE ("unknown relocation (0)"); AMDGPUUsage defines it as no-op."""
+    obj = with_first_text_relocation(compile_kernel("calls"), elf.R_AMDGPU_NONE)
+    image = ElfFile(link_hsaco([obj]))
+    rela = ElfFile(obj).section(".rela.text")
+    assert rela is not None
+    site = ElfFile(obj).relocations(rela)[0].offset
+    text_in, text_out = ElfFile(obj).section(".text"), image.section(".text")
+    assert text_in is not None and text_out is not None
+    assert image.section_data(text_out)[site:site + 4] == ElfFile(obj).section_data(text_in)[site:site + 4]
