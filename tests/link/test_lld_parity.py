@@ -15,8 +15,10 @@ offset) pairs. For the exact comparisons, objects after the first have their not
 
 from __future__ import annotations
 
+import os
 import struct
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -227,9 +229,21 @@ def test_llvm_tools_read_it_cleanly(case: str, pair: Callable[[str], tuple[ElfFi
     assert "s_endpgm" in outputs[0][1]
 
 
-def test_deterministic(case_objects: Callable[[str], list[bytes]]) -> None:
-    objects = case_objects("calls")
-    assert link_hsaco(objects) == link_hsaco(list(objects))
+def test_deterministic(case_objects: Callable[[str], list[bytes]], tmp_path: Any) -> None:
+    """Same bytes for the same inputs, also across processes with different string-hash seeds."""
+    objects = case_objects("five_objects")
+    expected = link_hsaco(objects)
+    assert link_hsaco(list(objects)) == expected
+    paths = []
+    for index, data in enumerate(objects):
+        paths.append(tmp_path / f"{index}.o")
+        paths[-1].write_bytes(data)
+    script = ("import sys; from ptx2gcn.link import link_hsaco; "
+              "sys.stdout.buffer.write(link_hsaco([open(p, 'rb').read() for p in sys.argv[1:]]))")
+    for seed in ("1", "2"):
+        run = subprocess.run([sys.executable, "-c", script, *map(str, paths)], capture_output=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed})
+        assert run.stdout == expected
 
 
 def test_globals_case_has_every_relocation_kind(pair: Callable[[str], tuple[ElfFile, ElfFile]]) -> None:
