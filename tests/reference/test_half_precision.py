@@ -117,3 +117,38 @@ def test_cvt_rn_f16_from_f64_matches_numpy() -> None:
     with np.errstate(all="ignore"):
         expected = d.astype(np.float16)
     assert run("cvt.rn.f16.f64", d).matches(expected).all()
+
+
+def _directed_from_nearest(exact: np.ndarray, nearest: np.ndarray, mode: str) -> np.ndarray:
+    """Directed results derived independently of the model: the two f16 neighbours of the exact
+    value are the nearest result and its next value towards the exact value."""
+    toward = np.where(exact > nearest.astype(np.float64), np.float16(np.inf), np.float16(-np.inf))
+    other = np.nextafter(nearest, toward.astype(np.float16))
+    exact_hit = nearest.astype(np.float64) == exact
+    lo = np.where(exact_hit, nearest, np.minimum(nearest, other))
+    hi = np.where(exact_hit, nearest, np.maximum(nearest, other))
+    if mode == "rm":
+        return lo
+    if mode == "rp":
+        return hi
+    return np.where(exact >= 0, lo, hi)  # rz
+
+
+@pytest.mark.parametrize("mode", ["rz", "rm", "rp"])
+def test_f16_directed_rounding_from_exact_float64(mode: str) -> None:
+    """f16 + f16 and f16 * f16 are exact in float64; numpy rounds that to nearest, and the
+    directed results follow from the nearest one by one nextafter step."""
+    rng = np.random.default_rng(17)
+    with np.errstate(over="ignore"):
+        a = (rng.standard_normal(6000) * 2.0 ** rng.integers(-25, 16, 6000)).astype(np.float16)
+        b = (rng.standard_normal(6000) * 2.0 ** rng.integers(-25, 16, 6000)).astype(np.float16)
+    finite = np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0)
+    a, b = a[finite], b[finite]
+    for op, exact in (("add", a.astype(np.float64) + b.astype(np.float64)),
+                      ("mul", a.astype(np.float64) * b.astype(np.float64))):
+        keep = exact != 0
+        with np.errstate(over="ignore"):
+            nearest = exact[keep].astype(np.float16)
+        expected = _directed_from_nearest(exact[keep], nearest, mode)
+        got = run(f"{op}.{mode}.f16", a[keep], b[keep]).value
+        assert (got == expected.view(np.uint16)).all(), op
