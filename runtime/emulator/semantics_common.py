@@ -131,8 +131,11 @@ def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool =
     return lambda w: dtype(scalar(w))
 
 
-def vgpr_writer(row: int, bits: int = 32, high: bool = False) -> VecWrite:
-    """Writes ``bits``-wide unsigned results to active lanes of VGPR ``row`` (and ``row+1`` for 64)."""
+def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = False) -> VecWrite:
+    """Writes ``bits``-wide unsigned results to active lanes of VGPR ``row`` (and ``row+1`` for 64).
+
+    A 16-bit result goes to the low half (``high``: the high half, keeping the low one); the other
+    half is zeroed, as most gfx9 16-bit VALU ops do, unless ``preserve`` (v_mac/madak/madmk_f16)."""
     if bits == 64:
         def write64(w: Wave, value: Vec) -> None:
             value = np.asarray(value, dtype=U64)
@@ -155,9 +158,11 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False) -> VecWrite:
                 np.copyto(w.v[row], merged, where=w.exec_mask)
             return write_hi
 
+        keep = U32(0xFFFF0000 if preserve else 0)
+
         def write_lo16(w: Wave, value: Vec) -> None:
-            # gfx9 VOP writes of 16-bit results zero the upper half (no d16 preservation).
-            np.copyto(w.v[row], np.asarray(value).astype(U32) & U32(0xFFFF), where=w.exec_mask)
+            merged = (w.v[row] & keep) | (np.asarray(value).astype(U32) & U32(0xFFFF))
+            np.copyto(w.v[row], merged, where=w.exec_mask)
         return write_lo16
 
     def write32(w: Wave, value: Vec) -> None:

@@ -36,6 +36,8 @@ _UNSIGNED = {16: U16, 32: U32, 64: U64}
 _SIGN = {16: 0x8000, 32: 0x80000000, 64: 0x8000000000000000}
 _EXP_MASK = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}
 _ROUNDING = {1: "toward +inf", 2: "toward -inf", 3: "toward zero"}
+#: 16-bit ops that keep the destination's high half on gfx9 (LLVM GCNSubtarget::zeroesHigh16BitsOfDest).
+PRESERVES_HIGH16 = frozenset({"v_mac_f16", "v_madak_f16", "v_madmk_f16", "v_fmac_f16"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +147,8 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     readers = _readers(inst, op)
     out_bits, out_float, _, _ = TYPES[op.dst]
     row = inst.fields["vdst"] if dst_row is None else dst_row
-    write = vgpr_writer(row, out_bits, high=bool(inst.fields.get("op_sel", 0) >> 3 & 1) and out_bits == 16)
+    write = vgpr_writer(row, out_bits, high=bool(inst.fields.get("op_sel", 0) >> 3 & 1) and out_bits == 16,
+                        preserve=inst.opcode in PRESERVES_HIGH16)
     post = _output_modifier(inst, op)
     fn, dst, src_types, needs_wave = op.fn, op.dst, op.srcs, op.needs_wave
     float_bits = [TYPES[t][0] if TYPES[t][1] else 0 for t in src_types]

@@ -384,3 +384,15 @@ def test_dpp_carry_and_cndmask(one_instruction: Run) -> None:
     one_instruction("v_cndmask_b32_dpp v3, v0, v1, vcc quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf", w)
     vcc = 0xF0F0F0F0_0F0F0F0F
     assert w.v[3].tolist() == [int(b[i]) if vcc >> i & 1 else int(a[i ^ 1]) for i in range(64)]
+
+
+def test_16_bit_results_zero_or_keep_the_high_half(one_instruction: Run) -> None:
+    """gfx9: v_add_f16 zeroes bits 31:16 of the destination, v_mac_f16 keeps them (LLVM's
+    GCNSubtarget::zeroesHigh16BitsOfDest)."""
+    one = int(np.float16(1.0).view(np.uint16))
+    w = wave_with(v0=np.full(64, one), v1=np.full(64, one), v2=np.full(64, 0xABCD0000 | one))
+    w.v[3] = 0x12340000
+    one_instruction("v_add_f16_e32 v3, v0, v1", w)
+    assert (w.v[3] == int(np.float16(2.0).view(np.uint16))).all()
+    one_instruction("v_mac_f16_e32 v2, v0, v1", w)
+    assert (w.v[2] == 0xABCD0000 | int(np.float16(2.0).view(np.uint16))).all()
