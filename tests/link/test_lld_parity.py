@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -212,7 +213,7 @@ def test_metadata_note(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]]
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_llvm_tools_read_it_cleanly(case: str, pair: Callable[[str], tuple[ElfFile, ElfFile]],
-                                    llvm_tool: Callable[[str], str], tmp_path: Any) -> None:
+                                    llvm_tool: Callable[[str], str], tmp_path: Path) -> None:
     ours, lld = pair(case)
     outputs: list[tuple[str, str]] = []
     for label, image in (("ours", ours), ("lld", lld)):
@@ -229,7 +230,7 @@ def test_llvm_tools_read_it_cleanly(case: str, pair: Callable[[str], tuple[ElfFi
     assert "s_endpgm" in outputs[0][1]
 
 
-def test_deterministic(case_objects: Callable[[str], list[bytes]], tmp_path: Any) -> None:
+def test_deterministic(case_objects: Callable[[str], list[bytes]], tmp_path: Path) -> None:
     """Same bytes for the same inputs, also across processes with different string-hash seeds."""
     objects = case_objects("five_objects")
     expected = link_hsaco(objects)
@@ -336,7 +337,7 @@ def test_string_references_resolve_to_the_same_strings(compile_kernel: Callable[
 
 
 def test_debug_info_reads_the_same(pair: Callable[[str], tuple[ElfFile, ElfFile]],
-                                   llvm_tool: Callable[[str], str], tmp_path: Any) -> None:
+                                   llvm_tool: Callable[[str], str], tmp_path: Path) -> None:
     dumps = []
     for label, image in zip(("ours", "lld"), pair("debug_info")):
         path = tmp_path / f"{label}.hsaco"
