@@ -27,6 +27,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 from ptx2gcn.runtime.emulator import encodings as enc
 from ptx2gcn.runtime.emulator.opcodes import OpInfo, lookup, native_form
@@ -75,14 +77,57 @@ _ALWAYS_LITERAL = frozenset({"v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_mad
                              "s_setreg_imm32_b32"})
 
 
-def _word(code: bytes, offset: int, pc: int, seen: tuple[int, ...]) -> int:
-    if offset < 0 or offset + 4 > len(code):
-        raise DecodeError(pc, seen, f"instruction runs past the end of the code ({len(code)} bytes)")
-    return int.from_bytes(code[offset:offset + 4], "little")
+class _Invalid(Exception):
+    """Raised inside the pure decoder; ``decode`` turns it into a located ``DecodeError``."""
+
+    def __init__(self, words: tuple[int, ...], why: str) -> None:
+        super().__init__(why)
+        self.words = words
+        self.why = why
+
+
+class _Truncated(_Invalid):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """Everything about an instruction except its PC and literal value (shared between equal words)."""
+
+    size: int
+    encoding: str
+    opcode: str
+    fields: Mapping[str, int]
+    form: str
+    info: OpInfo
+    has_literal: bool
+
+
+def _second_word(word1: int | None, words: tuple[int, ...]) -> int:
+    if word1 is None:
+        raise _Truncated(words, "instruction runs past the end of the code")
+    return word1
+
+
+_Layout = tuple[tuple[str, int, int, int, int], ...]
+_LAYOUTS: dict[enc.Format, _Layout] = {}
+
+
+def _layout(fmt: enc.Format) -> _Layout:
+    """(name, dword, shift, mask, sign bit or 0) per field: ``Field.extract`` unrolled for speed."""
+    layout = _LAYOUTS.get(fmt)
+    if layout is None:
+        layout = _LAYOUTS[fmt] = tuple(
+            (f.name, f.word, f.lo, (1 << f.width) - 1, 1 << (f.width - 1) if f.signed else 0) for f in fmt.fields)
+    return layout
 
 
 def _extract(fmt: enc.Format, words: tuple[int, ...]) -> dict[str, int]:
-    return {field.name: field.extract(words) for field in fmt.fields}
+    fields = {}
+    for name, word, shift, mask, sign in _layout(fmt):
+        value = (words[word] >> shift) & mask
+        fields[name] = value - (sign << 1) if value & sign else value
+    return fields
 
 
 def _vop_extension(fields: dict[str, int], word1: int, encoding: str) -> str:
@@ -115,8 +160,8 @@ def _identify(fmt: enc.Format, word0: int) -> tuple[enc.Format, OpInfo | None]:
         return _vop3_format(word0)
     if fmt.name == "VOP3P":
         return _vop3p_format(word0)
-    op = next(f for f in fmt.fields if f.name == fmt.opcode_field).extract((word0,))
-    return fmt, lookup(fmt.name, op)
+    _, _, shift, mask, _ = next(entry for entry in _layout(fmt) if entry[0] == fmt.opcode_field)
+    return fmt, lookup(fmt.name, (word0 >> shift) & mask)
 
 
 def _form(fmt: enc.Format, info: OpInfo) -> str:
@@ -137,39 +182,67 @@ def _needs_literal(fmt: enc.Format, fields: Mapping[str, int], info: OpInfo) -> 
     return any(fields.get(name) == LITERAL_CODE for name in names[:len(info.srcs)])
 
 
-def decode(code: bytes, pc: int) -> Instruction:
-    """Decode the instruction at byte offset ``pc`` of ``code``; raises ``DecodeError``."""
-    word0 = _word(code, pc, pc, ())
+@lru_cache(maxsize=1 << 16)
+def _shape(word0: int, word1: int | None) -> _Shape:
+    """Decode the first one or two dwords (``word1`` is None past the end of the code)."""
     fmt = enc.classify(word0)
     if fmt is None:
-        raise DecodeError(pc, (word0,), "not a gfx942 encoding (MIMG/MTBUF/EXP or reserved)")
+        raise _Invalid((word0,), "not a gfx942 encoding (MIMG/MTBUF/EXP or reserved)")
     fmt, info = _identify(fmt, word0)
     if info is None:
         op = _extract(fmt, (word0, 0))["op"]
-        raise DecodeError(pc, (word0,), f"unknown {fmt.name} opcode {op} (0x{op:X})")
+        raise _Invalid((word0,), f"unknown {fmt.name} opcode {op} (0x{op:X})")
     words: tuple[int, ...] = (word0,)
     if fmt.size == 8:
-        words = (word0, _word(code, pc + 4, pc, words))
+        words = (word0, _second_word(word1, words))
     fields = _extract(fmt, words if fmt.size == 8 else (word0, 0))
     size = fmt.size
     form = _form(fmt, info)
     # v_nop has a DPP form (but no SDWA form); other VOP1 opcodes without sources have neither.
     markers = (enc.SRC0_DPP, enc.SRC0_SDWA) if info.srcs else (enc.SRC0_DPP,) if info.name == "v_nop" else ()
     if form == "e32" and fields["src0"] in markers:
-        words = (word0, _word(code, pc + 4, pc, words))
+        words = (word0, _second_word(word1, words))
         if info.name != "v_nop" or not (words[1] >> 20) & 0xF:  # v_nop DPP takes no modifiers
             form = _vop_extension(fields, words[1], fmt.name)
             size = 8
     if fmt.name == "MUBUF" and fields["soffset"] == LITERAL_CODE:
-        raise DecodeError(pc, words, f"{info.name}: a literal soffset does not exist on gfx942")
+        raise _Invalid(words, f"{info.name}: a literal soffset does not exist on gfx942")
     _normalise(fmt, fields, form, info)
+    has_literal = _needs_literal(fmt, fields, info)
+    if has_literal and fmt.name in ("VOP3", "VOP3P"):
+        raise _Invalid(words, f"{info.name}: VOP3 literal operands do not exist on gfx942")
+    return _Shape(size, fmt.name, info.name, MappingProxyType(fields), form, info, has_literal)
+
+
+def _dword(code: bytes, offset: int) -> int | None:
+    if offset < 0 or offset + 4 > len(code):
+        return None
+    return int.from_bytes(code[offset:offset + 4], "little")
+
+
+def decode(code: bytes, pc: int) -> Instruction:
+    """Decode the instruction at byte offset ``pc`` of ``code``; raises ``DecodeError``.
+
+    Equal instruction words share one decoded shape (an LRU cache of 64 Ki entries), so
+    ``fields`` is a read-only mapping."""
+    word0 = _dword(code, pc)
+    if word0 is None:
+        raise DecodeError(pc, (), f"instruction runs past the end of the code ({len(code)} bytes)")
+    try:
+        shape = _shape(word0, _dword(code, pc + 4))
+    except _Truncated as error:
+        raise DecodeError(pc, error.words, f"{error.why} ({len(code)} bytes)") from None
+    except _Invalid as error:
+        raise DecodeError(pc, error.words, error.why) from None
     literal = None
-    if _needs_literal(fmt, fields, info):
-        if fmt.name in ("VOP3", "VOP3P"):
-            raise DecodeError(pc, words, f"{info.name}: VOP3 literal operands do not exist on gfx942")
-        literal = _word(code, pc + size, pc, words)
+    size = shape.size
+    if shape.has_literal:
+        literal = _dword(code, pc + size)
+        if literal is None:
+            words = struct.unpack_from(f"<{size // 4}I", code, pc)
+            raise DecodeError(pc, words, f"instruction runs past the end of the code ({len(code)} bytes)")
         size += 4
-    return Instruction(pc, size, fmt.name, info.name, fields, literal, form, info)
+    return Instruction(pc, size, shape.encoding, shape.opcode, shape.fields, literal, shape.form, shape.info)
 
 
 def _normalise(fmt: enc.Format, fields: dict[str, int], form: str, info: OpInfo) -> None:

@@ -37,9 +37,10 @@ class Field:
         return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Format:
-    """An encoding: name, base size (4 or 8 bytes, before any literal), fields, opcode field name."""
+    """An encoding: name, base size (4 or 8 bytes, before any literal), fields, opcode field name.
+    Formats are singletons compared by identity (cheap to hash as dictionary keys)."""
 
     name: str
     size: int
