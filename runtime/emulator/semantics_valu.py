@@ -128,12 +128,28 @@ def _output_modifier(inst: Instruction, op: VOp) -> Callable[[Wave, Vec], Vec] |
         if clamp and is_float:
             nan_to = dtype(0) if w.mode.dx10_clamp else value
             value = np.where(np.isnan(value), nan_to, np.clip(value, dtype(0), dtype(1))).astype(dtype)
-        elif clamp:
-            raise unsupported(inst, "integer clamp (saturation) is not implemented")
         return value
     if not is_float and omod:
         raise unsupported(inst, "omod on an integer result")
+    if not is_float:
+        return None  # integer clamp is folded into the operation (``_saturating``)
     return apply
+
+
+_SATURATING_PREFIXES = ("v_add_", "v_sub_", "v_subrev_", "v_mad_u", "v_mad_i")
+
+
+def _saturating(inst: Instruction, op: VOp) -> VOp:
+    """Integer ``clamp``: evaluate in int64 (no wrap-around) and saturate to the result type's range."""
+    bits, is_float, signed, _ = TYPES[op.dst]
+    if not inst.opcode.startswith(_SATURATING_PREFIXES) or bits == 64 or op.needs_wave:
+        raise unsupported(inst, "integer clamp on this instruction")
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    fn = op.fn
+
+    def saturated(*args: Vec) -> Vec:
+        return np.clip(fn(*(np.asarray(a).astype(np.int64) for a in args)), low, high)
+    return VOp(saturated, op.dst, op.srcs, float_mods=op.float_mods)
 
 
 def _mode_denorm(w: Wave, bits: int) -> int:
@@ -150,6 +166,8 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     write = vgpr_writer(row, out_bits, high=bool(inst.fields.get("op_sel", 0) >> 3 & 1) and out_bits == 16,
                         preserve=inst.opcode in PRESERVES_HIGH16)
     post = _output_modifier(inst, op)
+    if inst.fields.get("clamp", 0) and not out_float:
+        op = _saturating(inst, op)
     fn, dst, src_types, needs_wave = op.fn, op.dst, op.srcs, op.needs_wave
     float_bits = [TYPES[t][0] if TYPES[t][1] else 0 for t in src_types]
     check_denorm = any(float_bits) or out_float

@@ -396,3 +396,15 @@ def test_16_bit_results_zero_or_keep_the_high_half(one_instruction: Run) -> None
     assert (w.v[3] == int(np.float16(2.0).view(np.uint16))).all()
     one_instruction("v_mac_f16_e32 v2, v0, v1", w)
     assert (w.v[2] == 0xABCD0000 | int(np.float16(2.0).view(np.uint16))).all()
+
+
+def test_integer_clamp_saturates(one_instruction: Run) -> None:
+    a, b = lanes(EDGE32), lanes(EDGE32[::-1])
+    w = wave_with(v0=a, v1=b)
+    one_instruction("v_add_u32_e64 v2, v0, v1 clamp", w)
+    one_instruction("v_sub_u32_e64 v3, v0, v1 clamp", w)
+    one_instruction("v_add_i32 v4, v0, v1 clamp", w)
+    for i in range(64):
+        x, y = int(a[i]), int(b[i])
+        assert w.v[2, i] == min(x + y, M32) and w.v[3, i] == max(x - y, 0)
+        assert w.v[4, i] == max(-2**31, min(2**31 - 1, s32(x) + s32(y))) & M32
