@@ -63,6 +63,8 @@ def join_span(first: Span, last: Span) -> Span:
 def int_value(text: str, span: Span) -> int:
     """The value of an INT spelling: ``0x``/``0X`` hex, ``0b`` binary, ``0``-led octal, decimal,
     each with an optional ``U`` suffix and (when passed in) a leading ``-``."""
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):  # plain decimal: the common case
+        return int(text)
     body = text.lstrip("-").rstrip("uU")
     sign = -1 if text.startswith("-") else 1
     prefix = body[:2].lower()
@@ -96,29 +98,20 @@ def float_value(text: str, span: Span) -> float:
         raise Ptx2GcnError.at(span, f"invalid floating-point constant '{text}'") from None
 
 
-_NameKind = tuple[type[ast.Register] | type[ast.SpecialRegister] | type[ast.Symbol], str, str | None]
-_NAME_KINDS: dict[str, _NameKind] = {}
-
-
-def _classify_name(text: str) -> _NameKind:
-    base, dot, component = text.partition(".")
-    comp = component if dot else None
-    if base[0] == "%":
-        return (ast.SpecialRegister if is_special_register(base) else ast.Register), base, comp
-    return (ast.Symbol if comp is None else ast.Register), base, comp
-
-
 def name_operand(text: str, span: Span) -> ast.Operand:
     """REGISTER → Register/SpecialRegister; IDENT → Symbol, or Register when it has a component."""
-    kind = _NAME_KINDS.get(text)
-    if kind is None:
-        kind = _classify_name(text)
-        if len(_NAME_KINDS) < 65536:  # bounded: junk input must not grow memory without limit
-            _NAME_KINDS[text] = kind
-    cls, base, comp = kind
-    if cls is ast.Symbol:
-        return ast.Symbol(span, base)
-    return cls(span, base, comp)
+    if "." in text:
+        base, _, component = text.partition(".")
+        comp: str | None = component
+    else:
+        base, comp = text, None
+    if base[0] == "%":
+        if base in SPECIAL_REGISTERS or (base[1:2] in ("e", "p") and is_special_register(base)):
+            return ast.SpecialRegister(span, base, comp)
+        return ast.Register(span, base, comp)
+    if comp is not None:
+        return ast.Register(span, base, comp)
+    return ast.Symbol(span, base)
 
 
 def token_operand(tok: Token, file: str, source: SourceFile, negate: bool = False) -> ast.Operand:
