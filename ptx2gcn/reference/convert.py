@@ -3,9 +3,10 @@ tf32, e4m3, e5m2 and the packed x2 forms) and ``cvt.pack``.
 
 Invariant: a conversion is "exact value of the source, then one rounding into the destination"
 (PTX ISA 9.7.9.21 cvt), with these manual rules layered on top:
-- float -> int needs ``.rni .rzi .rmi .rpi``, always saturates to the destination range, and maps
-  NaN to 0 ("for float-to-integer conversions, the result is clamped to the destination range by
-  default"); int -> float and narrowing float -> float need ``.rn .rz .rm .rp`` (tf32 also ``.rna``).
+- float -> int needs ``.rni .rzi .rmi .rpi`` and always saturates to the destination range ("for
+  float-to-integer conversions, the result is clamped to the destination range by default"); NaN
+  becomes 0, except from .f64 or into a 64-bit type, where it becomes ``1 << (width - 1)``;
+  int -> float and narrowing float -> float need ``.rn .rz .rm .rp`` (tf32 also ``.rna``).
 - float -> float with ``.rni`` etc. (same type) rounds to an integral value, keeping the sign of zero.
 - int -> int without ``.sat`` sign/zero-extends by the source type then keeps the destination's
   low bits; ``.sat`` clamps the exact source value.
@@ -15,9 +16,10 @@ Invariant: a conversion is "exact value of the source, then one rounding into th
   value of the same sign and keeps NaN a NaN.
 - Packed results: for ``cvt.*.f16x2.f32 d, a, b`` (and bf16x2, e4m3x2, e5m2x2) ``a`` lands in the
   upper half; ``e4m3x2/e5m2x2 -> f16x2`` keeps element order.
-- ``cvt.pack.sat.{u16,s16}.s32 d, a, b``: ``d = sat(a) << 16 | sat(b)``;
-  ``cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c``: ``d = c[15:0] << 16 | sat(a) << 8 | sat(b)``.
-Other NaN results are NaNs of unspecified payload.
+- ``cvt.pack`` (9.7.9.22): n-bit saturated fields ``d = c << 2n | sat(a) << n | sat(b)``.
+- fp8 destinations require ``.satfinite``; fp4/fp6/ue8m0/s2f6 formats and ``.rs`` are not modelled.
+Other NaN results are NaNs of unspecified payload (e.g. "for cvt.f32.bf16, NaN input yields
+unspecified NaN").
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ FLOAT_ROUNDING = ("rn", "rz", "rm", "rp", "rna")
 CVT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64",
              "tf32", "e4m3", "e5m2", "f16x2", "bf16x2", "e4m3x2", "e5m2x2")
 PACKED_PAIRS = {("f16x2", "f32"), ("bf16x2", "f32"), ("e4m3x2", "f32"), ("e5m2x2", "f32"),
-                ("e4m3x2", "f16x2"), ("e5m2x2", "f16x2"), ("f16x2", "e4m3x2"), ("f16x2", "e5m2x2")}
+                ("e4m3x2", "f16x2"), ("e5m2x2", "f16x2"), ("e4m3x2", "bf16x2"), ("e5m2x2", "bf16x2"),
+                ("f16x2", "e4m3x2"), ("f16x2", "e5m2x2")}
 """(destination, source) pairs of the packed cvt forms (PTX ISA 9.7.9.21)."""
 
 
@@ -68,7 +71,9 @@ def to_int(opts: Options, src: FloatFormat, dst: PtxType, bits: int) -> LaneValu
         bits = src.flush_subnormal(bits)
     cls = src.classify(bits)
     if cls is FpClass.NAN:
-        return 0
+        # "Zero if source is not .f64 and destination is not .s64, .u64. Otherwise
+        # 1 << (BitWidth(dst) - 1)" (9.7.9.21 cvt, Integer Notes).
+        return 1 << (dst.width - 1) if src.width == 64 or dst.width == 64 else 0
     if cls is FpClass.INF:
         return saturate(-(1 << 200) if src.is_negative(bits) else 1 << 200, dst.width, dst.signed)
     return saturate(round_to_integer(_float_exact(src, bits), opts.integral), dst.width, dst.signed)
@@ -178,6 +183,8 @@ def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
     opts = Options(sp)
     if (dst.lanes > 1 or src.lanes > 1) and (dst.name, src.name) not in PACKED_PAIRS:
         raise ReferenceInputError(f"{sp.text}: no packed conversion from .{src.name} to .{dst.name}")
+    if dst.element in ("e4m3", "e5m2") and not opts.satfinite:
+        raise ReferenceInputError(f"{sp.text}: .satfinite is mandatory for fp8 destinations")
     if dst.lanes == 2 and src.lanes == 1:  # two f32 sources, a -> upper element
         convert = _element(opts, src, ptx_type(dst.element))
 
@@ -201,28 +208,27 @@ def _register(t: PtxType) -> PtxType:
     return ptx_type("b32") if t.name == "tf32" else t
 
 
+PACK_WIDTHS = {"u16": 16, "s16": 16, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "u2": 2, "s2": 2}
+
+
 def _cvt_pack(sp: Spelling, inputs: Sequence[object]) -> Result:
-    if sp.modifiers[:1] != ("pack",):
-        raise ReferenceInputError(f"{sp.text}: expected cvt.pack")
-    rest = Spelling(sp.opcode, sp.modifiers[1:])
-    rest.require({"sat"}, ("u16", "s16", "u8", "s8", "s32", "b32"))
-    types = rest.types
-    narrow = types[0]
+    """9.7.9.22: ``d = c << 2n | sat(a) << n | sat(b)`` (n-bit fields, c only for n < 16)."""
+    parts = sp.modifiers
+    if len(parts) not in (4, 5) or parts[:2] != ("pack", "sat") or parts[2] not in PACK_WIDTHS \
+            or parts[3] != "s32" or parts[4:] not in ((), ("b32",)):
+        raise ReferenceInputError(
+            f"{sp.text}: expected cvt.pack.sat.{{u16,s16}}.s32 or cvt.pack.sat.{{u8,s8,u4,s4,u2,s2}}.s32.b32")
+    size, signed = PACK_WIDTHS[parts[2]], parts[2].startswith("s")
+    if (size == 16) != (len(parts) == 4):
+        raise ReferenceInputError(f"{sp.text}: .b32 c operand goes with the 8/4/2-bit forms only")
     s32, b32 = ptx_type("s32"), ptx_type("b32")
-    if not rest.has("sat") or types[1].name != "s32":
-        raise ReferenceInputError(f"{sp.text}: expected cvt.pack.sat.<type>.s32")
-    if narrow.width == 16:
-        def lane16(a: int, b: int) -> LaneValue:
-            return saturate(value_of(a, s32), 16, narrow.signed) << 16 | \
-                saturate(value_of(b, s32), 16, narrow.signed)
 
-        return run_lanes(sp, lane16, inputs, [s32, s32], [b32])
+    def lane(a: int, b: int, c: int = 0) -> LaneValue:
+        fields = saturate(value_of(a, s32), size, signed) << size | saturate(value_of(b, s32), size, signed)
+        return (c << 2 * size | fields) & 0xFFFFFFFF
 
-    def lane8(a: int, b: int, c: int) -> LaneValue:
-        return (c & 0xFFFF) << 16 | saturate(value_of(a, s32), 8, narrow.signed) << 8 | \
-            saturate(value_of(b, s32), 8, narrow.signed)
-
-    return run_lanes(sp, lane8, inputs, [s32, s32, b32], [b32])
+    in_types = [s32, s32] if size == 16 else [s32, s32, b32]
+    return run_lanes(sp, lane, inputs, in_types, [b32])
 
 
 def _dispatch(sp: Spelling, inputs: Sequence[object]) -> Result:

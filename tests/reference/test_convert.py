@@ -21,6 +21,11 @@ def test_float_to_int_rounding_saturation_nan() -> None:
     assert run("cvt.rpi.s32.f32", a).value.view(np.int32)[:4].tolist() == [2, 3, -1, 0]
     assert run("cvt.rzi.u32.f32", F([-5, 5e9])).value.tolist() == [0, 2 ** 32 - 1]
     assert run("cvt.rzi.u8.f32", F([300, -1])).value.tolist() == [255, 0]
+    # NaN: 0, except from .f64 or into 64-bit types: 1 << (width - 1)
+    assert int(run("cvt.rzi.s32.f64", np.float64(np.nan)).value) == 0x80000000
+    assert int(run("cvt.rzi.u32.f64", np.float64(np.nan)).value) == 0x80000000
+    assert int(run("cvt.rni.s64.f32", F(np.nan)).value) == 1 << 63
+    assert int(run("cvt.rni.u16.f16", np.float16(np.nan)).value) == 0
 
 
 def test_ftz_matters_for_rpi() -> None:
@@ -90,3 +95,5 @@ def test_cvt_pack() -> None:
     assert int(run("cvt.pack.sat.u16.s32", 70000, -3).value) == 0xFFFF0000
     assert int(run("cvt.pack.sat.s16.s32", -70000, 5).value) == 0x80000005
     assert int(run("cvt.pack.sat.u8.s32.b32", 300, 7, 0x1234).value) == 0x1234FF07
+    assert int(run("cvt.pack.sat.s4.s32.b32", -9, 3, 0xABCDEF).value) == 0xABCDEF83  # -9 sat -8 = 0x8
+    assert int(run("cvt.pack.sat.u2.s32.b32", 5, 1, 0x1).value) == 0x1D  # c << 4 | 3 << 2 | 1

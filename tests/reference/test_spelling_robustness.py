@@ -69,7 +69,7 @@ SUPPORTED = {  # spelling: source operand count (warp ops: plus membermask)
     "selp.f64": 3, "slct.ftz.s32.f32": 3, "cvt.rni.sat.f32.f32": 1, "cvt.rpi.u64.f64": 1,
     "cvt.rz.f16.f64": 1, "cvt.rn.relu.satfinite.bf16.f32": 1, "cvt.rz.satfinite.tf32.f32": 1,
     "cvt.rn.satfinite.relu.e5m2x2.f32": 2, "cvt.rn.satfinite.e4m3x2.f16x2": 1,
-    "cvt.rn.relu.f16x2.e5m2x2": 1, "cvt.s8.u64": 1, "cvt.pack.sat.s8.s32.b32": 3,
+    "cvt.rn.relu.f16x2.e5m2x2": 1, "cvt.s8.u64": 1, "cvt.pack.sat.s8.s32.b32": 3, "cvt.rn.satfinite.e4m3x2.bf16x2": 1,
     "atom.global.gpu.acq_rel.max.s64": 2, "atom.shared.xor.b32": 2, "atom.cas.b64": 3,
     "atom.add.noftz.bf16x2": 2, "red.global.add.f64": 2, "red.min.u32": 2,
     "shfl.sync.idx.b32": 4, "vote.sync.uni.pred": 2, "match.all.sync.b64": 2,
