@@ -16,6 +16,13 @@ these normalised entries so that an executor reads every VOP form the same way:
   form, the SDWA ``sdst`` field (or 106 = vcc_lo when its ``sd`` bit is clear); e32/DPP compares
   write VCC implicitly and have no ``sdst``.
 * Modifier fields absent from a form read as absent, not as 0 (use ``fields.get(name, 0)``).
+  SDWA adds ``src0_sel``/``src1_sel``/``dst_sel``/``dst_unused``/``src*_sext``/``src*_neg``/
+  ``src*_abs``/``src*_sgpr``; DPP adds ``dpp_ctrl``/``row_mask``/``bank_mask``/``bound_ctrl``/
+  ``src*_neg``/``src*_abs``.
+
+``fields`` is a read-only mapping shared by every instruction with the same words: decoding goes
+through an LRU cache keyed by the first two dwords, so a program's repeated instructions (and a
+program loaded twice) decode once.
 
 ``Instruction.form`` tells which VALU form was used: ``"e32"`` (VOP1/VOP2/VOPC), ``"e64"`` (VOP3 of
 a VOPC/VOP2/VOP1 opcode), ``"dpp"``, ``"sdwa"``, or ``""`` (every other instruction, VOP3-only and
@@ -46,6 +53,9 @@ class DecodeError(Exception):
         self.why = why
         shown = " ".join(f"{word:08X}" for word in words) or "<no bytes>"
         super().__init__(f"pc 0x{pc:X}: cannot decode instruction [{shown}]: {why}")
+
+    def __reduce__(self) -> tuple[type[DecodeError], tuple[int, tuple[int, ...], str]]:
+        return (DecodeError, (self.pc, self.words, self.why))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.opcodes import DType
-from ptx2gcn.runtime.emulator.opcodes import NO_VOP3_FORM, native_form
+from ptx2gcn.runtime.emulator.opcodes import NO_VOP3_FORM, DType, native_form
 from ptx2gcn.runtime.emulator.operands import (FLOAT_INLINE_TEXT, LITERAL_CODE, SPECIAL_CODE, VGPR_BASE,
                                                inline_constant_bits)
 
@@ -91,7 +90,7 @@ def literal_text(value: int, dtype: DType | None) -> str:
     bits = dtype.bits if dtype is not None else 32
     if bits == 64 and dtype is not None and dtype.is_float:
         return inline_value_text(value << 32, 64) if _inlinable(value << 32, 64) else f"0x{value:x}"
-    if dtype is not None and dtype.value[2] == "packed":  # float: an integer or an f16 constant
+    if dtype is not None and dtype.is_packed:
         signed = value - (1 << 32) if value >> 31 else value
         f16_constant = any(inline_constant_bits(code, 16) == value for code in FLOAT_INLINE_TEXT)
         packed = (-16 <= signed <= 64 or f16_constant) if dtype in _FLOAT_PACKED else _inlinable(value, 32)
@@ -563,7 +562,7 @@ def _vop3p(inst: Instruction) -> str:
                    for i, text in enumerate(sources)]
     parts = [f"{_mnemonic(inst)} {', '.join([_vdst_text(inst), *sources])}"]
     full = (1 << count) - 1
-    if mix or any(t.value[2] == "packed" for t in _src_types(inst)):
+    if mix or any(t.is_packed for t in _src_types(inst)):
         if f["op_sel"] & full:
             parts.append(_bits_list("op_sel", f["op_sel"], count))
         if (f["op_sel_hi"] & full) != (0 if mix else full):

@@ -65,6 +65,11 @@ class DType(enum.Enum):
         return self.value[2] == "float"
 
     @property
+    def is_packed(self) -> bool:
+        """Two lanes in one operand (``V2F16``, ``V2I16``, ``V2F32``...)."""
+        return self.value[2] == "packed"
+
+    @property
     def is_signed(self) -> bool:
         return self.value[2] == "int"
 

@@ -231,7 +231,7 @@ def random_encoding(rng: random.Random, info: OpInfo) -> bytes:
         value = _random_value(rng, field, info)
         if value is not None:
             values[field.name] = value
-    if info.encoding == "VOP3" and not all(t.is_float or t.value[2] == "packed" for t in info.srcs):
+    if info.encoding == "VOP3" and not all(t.is_float or t.is_packed for t in info.srcs):
         values.update(neg=0, abs=0)  # LLVM 22's objdump crashes on neg/abs of integer sources
     extension = None
     if info.encoding in ("VOP1", "VOP2", "VOPC") and rng.random() < 0.4:

@@ -272,3 +272,41 @@ def test_table_covers_the_opcodes_llvm_emits() -> None:
     names = {info.name for info in opcodes.all_opcodes()}
     assert not [name for name in ABI_NOTE_OPCODES if name not in names]
     assert len(names) >= 250
+
+
+# ---------------------------------------------------------------- robustness
+
+def test_arbitrary_words_decode_or_raise_decode_error() -> None:
+    """Any byte sequence either decodes (and then disassembles without error) or raises DecodeError:
+    never another exception.  Words are random with each encoding's prefix forced in turn."""
+    import random
+
+    rng = random.Random(7)
+    # (fixed top bits, how many): VOP2, VOP1, VOPC, SOP2, SOPK, SOP1, SOPC, SOPP, SMEM, VOP3, VOP3P, DS,
+    # FLAT, MUBUF, and the MTBUF/MIMG encodings gfx942 code never contains.
+    prefixes = [(0, 1), (0x3F << 25, 7), (0x3E << 25, 7), (0b10 << 30, 2), (0b1011 << 28, 4), (0x17D << 23, 9),
+                (0x17E << 23, 9), (0x17F << 23, 9), (0b110000 << 26, 6), (0b110100 << 26, 6), (0x1A7 << 23, 9),
+                (0b110110 << 26, 6), (0b110111 << 26, 6), (0b111000 << 26, 6), (0b111010 << 26, 6),
+                (0b111100 << 26, 6)]
+    decoded = 0
+    for _ in range(20000):
+        prefix, fixed = rng.choice(prefixes)
+        word0 = prefix | (rng.getrandbits(32) & ((1 << (32 - fixed)) - 1))
+        code = words(word0, rng.getrandbits(32), rng.getrandbits(32))[: rng.choice((4, 8, 12))]
+        try:
+            inst = decode(code, 0)
+        except DecodeError as error:
+            assert error.pc == 0 and error.why
+            continue
+        decoded += 1
+        assert inst.size <= len(code)
+        assert disassemble(inst).startswith(inst.opcode)
+    assert decoded > 5000
+
+
+def test_decode_error_pickles() -> None:
+    import pickle
+
+    error = DecodeError(8, (0xDEADBEEF,), "why")
+    copy = pickle.loads(pickle.dumps(error))
+    assert (copy.pc, copy.words, copy.why, str(copy)) == (8, (0xDEADBEEF,), "why", str(error))
