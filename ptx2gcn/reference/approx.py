@@ -7,18 +7,24 @@ range the manual guarantees are ``defined == False``. The exact value comes from
 on float64 (error below 2^-52 relative, far inside every bound here); the interval is widened by a
 further 2^-50 relative so that error can never reject a correct result.
 
-Bounds (PTX ISA 9.7.3 sections for each instruction; re-read them when a CUDA golden disagrees):
+Bounds and special values as the manual states them (PTX ISA 9.7.3.8 div, 9.7.3.13 rcp, 9.7.3.14
+rcp.approx.ftz.f64, 9.7.3.15 sqrt, 9.7.3.16 rsqrt, 9.7.3.17 rsqrt.approx.ftz.f64, 9.7.3.18 sin,
+9.7.3.19 cos, 9.7.3.20 lg2, 9.7.3.21 ex2, 9.7.3.22 tanh, 9.7.4.9 tanh, 9.7.4.10 ex2):
   rcp.approx.f32     1 ulp, full range           div.full.f32    2 ulp, full range
   div.approx.f32     2 ulp for 2^-126 <= |b| <= 2^126; 2^126 < |b| < 2^128 gives 0 (NaN if a is
                      infinite); smaller |b| unspecified
   sqrt.approx.f32    relative 2^-23              rsqrt.approx.f32  relative 2^-22.9
-  sin/cos.approx.f32 absolute 2^-20.5 on [-pi, pi], 2^-14.7 on [-100pi, 100pi], else unspecified
-  lg2.approx.f32     absolute 2^-22 on log2 of the significand, plus 1 ulp of the result for the
-                     exponent part's final rounding      ex2.approx.f32  2 ulp, full range
-  tanh.approx.f32    relative 2^-10.987
+  sin/cos.approx.f32 absolute 2^-20.5 on [-2pi, 2pi], 2^-14.7 on [-100pi, 100pi], no guarantee
+                     outside (undefined lanes)
+  lg2.approx.f32     absolute 2^-22 for inputs in (0.5, 2), relative 2^-22 elsewhere
+  ex2.approx.f32     2 ulp from the correctly rounded result, full range
+  tanh.approx.f32    relative 2^-11; subnormal inputs pass through unchanged
   tanh.approx.f16/.bf16  absolute 2^-10.987 / 2^-8;  ex2.approx.f16/.bf16  relative 2^-9.9 / 2^-7
-  rcp.approx.ftz.f64, rsqrt.approx.f64: the manual states no figure; the model uses relative
-  2^-20 as a working bound (marked in the result's notes).
+  rcp.approx.ftz.f64 / rsqrt.approx.ftz.f64: computed from the upper 32 bits of ``a`` (1.11.20),
+                     the low 32 bits of ``d`` are zero, NaN gives exactly 0x7fffffff00000000; the
+                     manual gives no error figure ("gross approximation", 20 mantissa bits): the
+                     model assumes relative 2^-19 and says so in the result's notes.
+  rsqrt.approx.f64   "emulated in software", no figure: relative 2^-20 assumed (noted).
 """
 
 from __future__ import annotations
@@ -45,8 +51,6 @@ class Bound:
     kind: str  # "ulp", "rel" or "abs"
     amount: float
     note: str = ""
-    plus_ulps: float = 0.0
-    """Extra ulps of the result on top of an absolute bound (the final rounding to f32)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,18 +68,23 @@ BOUNDS: dict[tuple[str, str], Bound] = {
     ("div", "f32"): Bound("ulp", 2),
     ("sqrt", "f32"): Bound("rel", 2.0 ** -23),
     ("rsqrt", "f32"): Bound("rel", 2.0 ** -22.9),
-    ("lg2", "f32"): Bound("abs", 2.0 ** -22, plus_ulps=1.0),
+    ("lg2", "f32"): Bound("rel", 2.0 ** -22),
     ("ex2", "f32"): Bound("ulp", 2),
-    ("tanh", "f32"): Bound("rel", 2.0 ** -10.987),
+    ("tanh", "f32"): Bound("rel", 2.0 ** -11),
     ("sin", "f32"): Bound("abs", 2.0 ** -20.5),
     ("cos", "f32"): Bound("abs", 2.0 ** -20.5),
     ("tanh", "f16"): Bound("abs", 2.0 ** -10.987),
     ("tanh", "bf16"): Bound("abs", 2.0 ** -8),
     ("ex2", "f16"): Bound("rel", 2.0 ** -9.9),
     ("ex2", "bf16"): Bound("rel", 2.0 ** -7),
-    ("rcp", "f64"): Bound("rel", 2.0 ** -20, "rcp.approx.ftz.f64: no bound in the manual; 2^-20 assumed"),
+    ("rcp", "f64"): Bound("rel", 2.0 ** -19, "rcp.approx.ftz.f64: no bound in the manual; 2^-19 assumed"),
     ("rsqrt", "f64"): Bound("rel", 2.0 ** -20, "rsqrt.approx.f64: no bound in the manual; 2^-20 assumed"),
+    ("rsqrt", "f64-gross"): Bound("rel", 2.0 ** -19,
+                                  "rsqrt.approx.ftz.f64: no bound in the manual; 2^-19 assumed"),
 }
+GROSS_NAN = 0x7FFFFFFF00000000
+"""The NaN rcp/rsqrt.approx.ftz.f64 return for any NaN input (a fixed encoding, per the manual)."""
+LOW_WORD = 0xFFFFFFFF
 
 _FUNCTIONS: dict[str, Callable[[float], float]] = {
     "rcp": lambda x: 1.0 / x, "sqrt": math.sqrt, "rsqrt": lambda x: 1.0 / math.sqrt(x),
@@ -114,7 +123,7 @@ def interval(fmt: FloatFormat, exact: float, bound: Bound, ftz: bool) -> Interva
     elif bound.kind == "rel":
         err = bound.amount * abs(exact)
     else:
-        err = bound.amount + bound.plus_ulps * _ulp(fmt, exact)
+        err = bound.amount
     err += SLACK * abs(exact)
     lo, hi = exact - err, exact + err
     tiny = 2.0 ** fmt.emin
@@ -139,13 +148,17 @@ def _special(op: str, fmt: FloatFormat, x: int) -> LaneValue | None:
                           fmt.zero() if cls is FpClass.INF else None),
         "sin": lambda: (AnyNaN(fmt.canonical_nan) if cls is FpClass.INF else
                         x if cls is FpClass.ZERO else None),
-        "cos": lambda: AnyNaN(fmt.canonical_nan) if cls is FpClass.INF else None,
+        "cos": lambda: (AnyNaN(fmt.canonical_nan) if cls is FpClass.INF else
+                        fmt.one if cls is FpClass.ZERO else None),
         "lg2": lambda: (fmt.infinity(True) if cls is FpClass.ZERO else
                         AnyNaN(fmt.canonical_nan) if neg else
                         x if cls is FpClass.INF else None),
-        "ex2": lambda: ((fmt.zero() if neg else x) if cls is FpClass.INF else None),
-        "tanh": lambda: (_bits(fmt, -1.0 if neg else 1.0) if cls is FpClass.INF else
-                         x if cls is FpClass.ZERO else None),
+        "ex2": lambda: ((fmt.zero() if neg else x) if cls is FpClass.INF else
+                        fmt.one if cls is FpClass.ZERO else None),
+        # f32 tanh: "subnormal inputs gets passed through to the output"
+        "tanh": lambda: (fmt.with_sign(fmt.one, neg) if cls is FpClass.INF else
+                         x if cls is FpClass.ZERO or (cls is FpClass.SUBNORMAL and fmt.width == 32)
+                         else None),
     }
     return table[op]()
 
@@ -160,8 +173,10 @@ def _unary_lane(op: str, fmt: FloatFormat, bound: Bound, ftz: bool, x: int) -> A
     if op in ("sin", "cos"):
         if abs(value) > 100 * math.pi:
             return UNDEFINED
-        if abs(value) > math.pi:
+        if abs(value) > 2 * math.pi:
             bound = Bound("abs", 2.0 ** -14.7)
+    if op == "lg2" and 0.5 < value < 2:
+        bound = Bound("abs", 2.0 ** -22)
     try:
         exact = _FUNCTIONS[op](value)
     except OverflowError:
@@ -206,10 +221,13 @@ def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
     sp.require(allowed, ("f32", "f64", "f16", "bf16"))
     t = sp.type
     fmt = float_format(t.name)
-    bound = BOUNDS.get((op, t.name))
+    ftz = sp.has("ftz")
+    gross = t.name == "f64" and ftz
+    if t.name == "f64" and op == "rcp" and not ftz:
+        raise ReferenceInputError(f"{sp.text}: the f64 reciprocal approximation is rcp.approx.ftz.f64")
+    bound = BOUNDS.get((op, "f64-gross" if gross and op == "rsqrt" else t.name))
     if bound is None:
         raise ReferenceInputError(f"{sp.text}: no approximate form modelled for .{t.name}")
-    ftz = sp.has("ftz")
     arrays = operands(inputs, [t] * (2 if op == "div" else 1), sp)
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
@@ -217,13 +235,27 @@ def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
     for i in range(flat[0].size):
         if op == "div":
             lanes.append(_div_lane(sp.has("full"), fmt, ftz, flat[0][i], flat[1][i]))
+        elif gross:
+            lanes.append(_gross_lane(op, fmt, bound, flat[0][i]))
         else:
             lanes.append(_unary_lane(op, fmt, bound, ftz, flat[0][i]))
     notes = (bound.note,) if bound.note else ()
-    return Result((_output(t, lanes, shape),), notes)
+    return Result((_output(t, lanes, shape, LOW_WORD if gross else 0),), notes)
 
 
-def _output(t: PtxType, lanes: list[Approx], shape: tuple[int, ...]) -> Output:
+def _gross_lane(op: str, fmt: FloatFormat, bound: Bound, x: int) -> Approx:
+    """rcp/rsqrt.approx.ftz.f64: only ``a[63:32]`` is read (a subnormal upper word flushes to
+    zero), NaN gives the fixed 0x7fffffff00000000, and ``d[31:0]`` is zero."""
+    x = fmt.flush_subnormal(x & ~LOW_WORD)
+    if fmt.is_nan(x):
+        return GROSS_NAN
+    result = _unary_lane(op, fmt, bound, True, x)
+    if isinstance(result, AnyNaN):
+        return GROSS_NAN
+    return result
+
+
+def _output(t: PtxType, lanes: list[Approx], shape: tuple[int, ...], zero_bits: int) -> Output:
     bits = np.empty(len(lanes), dtype=object)
     bits[:] = [x.nearest if isinstance(x, Interval) else x.bits if isinstance(x, AnyNaN)
                else 0 if x is UNDEFINED else x for x in lanes]
@@ -233,7 +265,7 @@ def _output(t: PtxType, lanes: list[Approx], shape: tuple[int, ...]) -> Output:
     lo = np.array([x.lo if isinstance(x, Interval) else 0.0 for x in lanes]).reshape(shape)
     hi = np.array([x.hi if isinstance(x, Interval) else 0.0 for x in lanes]).reshape(shape)
     bounded = np.array([isinstance(x, Interval) for x in lanes], dtype=np.bool_).reshape(shape)
-    return Output(base.type, base.bits, base.defined, base.any_nan, (lo, hi), bounded)
+    return Output(base.type, base.bits, base.defined, base.any_nan, (lo, hi), bounded, zero_bits)
 
 
 def is_within(spelling: str, result: object, *inputs: object) -> np.ndarray:

@@ -35,6 +35,8 @@ class Output:
     interval: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
     """For ``.approx`` results: accepted values ``lo <= x <= hi`` (as float64) where ``bounded``."""
     bounded: BoolArray | None = None
+    zero_bits: int = 0
+    """Bits an accepted ``bounded`` result must have clear (the low word of rcp.approx.ftz.f64)."""
 
     def matches(self, actual: object) -> BoolArray:
         """Per lane: does ``actual`` (bits or a float array of the type) satisfy the model?"""
@@ -47,7 +49,10 @@ class Output:
         nan_ok = self._nan_ok(got)
         ok = exact | nan_ok
         if self.interval is not None and self.bounded is not None:
-            ok = np.where(self.bounded, self._within(got), ok)
+            within = self._within(got)
+            if self.zero_bits:
+                within &= np.vectorize(lambda g: int(g) & self.zero_bits == 0, otypes=[np.bool_])(got)
+            ok = np.where(self.bounded, within, ok)
         return np.asarray(ok | ~self.defined, dtype=np.bool_)
 
     def broadcast(self, shape: tuple[int, ...]) -> Output:
@@ -56,7 +61,8 @@ class Output:
             return np.broadcast_to(a, shape).copy()
         interval = None if self.interval is None else (grow(self.interval[0]), grow(self.interval[1]))
         bounded = None if self.bounded is None else grow(self.bounded)
-        return Output(self.type, grow(self.bits), grow(self.defined), grow(self.any_nan), interval, bounded)
+        return Output(self.type, grow(self.bits), grow(self.defined), grow(self.any_nan), interval, bounded,
+                      self.zero_bits)
 
     def _nan_ok(self, got: npt.NDArray[np.generic]) -> BoolArray:
         if not self.any_nan.any():

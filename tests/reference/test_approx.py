@@ -79,3 +79,38 @@ def test_half_precision_approx_bounds() -> None:
     assert is_within("ex2.approx.f16", good_ex2, x).all()
     assert is_within("tanh.approx.f16", np.tanh(x.astype(np.float64)).astype(np.float16), x).all()
     assert not is_within("tanh.approx.f16", np.float16(0.5), np.float16(0.0)).any()
+
+
+def test_manual_special_values() -> None:
+    assert int(run("cos.approx.f32", F(-0.0)).value) == 0x3F800000          # exactly +1.0
+    assert not run("cos.approx.f32", F(-0.0)).matches(np.float32(np.nextafter(F(1), F(0))))
+    assert int(run("ex2.approx.f32", F(0.0)).value) == 0x3F800000
+    tiny = np.uint32(0x80000005).view(np.float32)
+    assert int(run("tanh.approx.f32", tiny).value) == 0x80000005           # passed through
+    assert int(run("tanh.approx.f32", F(-np.inf)).value) == 0xBF800000
+    assert int(run("ex2.approx.ftz.bf16", np.uint16(0x8001)).value) == 0x3F80  # -subnormal -> 1.0
+
+
+def test_sin_bound_switches_at_two_pi() -> None:
+    x = F(6.0)  # inside [-2pi, 2pi]: 2^-20.5 absolute
+    assert not is_within("sin.approx.f32", F(np.sin(6.0) + 2.0 ** -17), x)
+    y = F(10.0)  # beyond 2pi: 2^-14.7 absolute
+    assert is_within("sin.approx.f32", F(np.sin(10.0) + 2.0 ** -17), y)
+
+
+def test_lg2_absolute_near_one_relative_elsewhere() -> None:
+    x = F(1.0000001)  # log2 is ~1.7e-7: an absolute 2^-22 bound allows 2.4e-7 of error
+    assert is_within("lg2.approx.f32", F(np.log2(np.float64(x)) + 2.0e-7), x)
+    big = F(1e30)  # relative 2^-22 of ~99.66 is ~2.4e-5
+    assert not is_within("lg2.approx.f32", F(np.log2(1e30) + 1e-4), big)
+
+
+def test_gross_f64_reciprocal_reads_the_upper_word() -> None:
+    a = np.float64(3.0).view(np.uint64) | np.uint64(0xFFFFFFFF)  # low word is ignored
+    good = (np.float64(1 / 3).view(np.uint64) & ~np.uint64(0xFFFFFFFF))
+    res = run("rcp.approx.ftz.f64", a)
+    assert res.matches(good)
+    assert not res.matches(good | np.uint64(1))                  # low word must be zero
+    assert int(run("rcp.approx.ftz.f64", np.float64(np.nan)).value) == 0x7FFFFFFF00000000
+    assert int(run("rcp.approx.ftz.f64", np.uint64(0x000FFFFF00000000)).value) == 0x7FF0000000000000
+    assert "assumed" in run("rsqrt.approx.ftz.f64", np.float64(4)).notes[0]
