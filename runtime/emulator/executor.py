@@ -118,8 +118,9 @@ class Executor:
         steps = 0
         pc = wave.pc
         tracer = self.tracer
+        running = WaveState.RUNNING
         try:
-            while steps < limit and wave.state is WaveState.RUNNING:
+            while steps < limit and wave.state is running:
                 pc = wave.pc
                 try:
                     entry = table[pc]

@@ -124,7 +124,11 @@ def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool =
     scalar = scalar_reader(inst, code, bits, is_float, signed)
     if constant_bits(inst, code, bits, is_float, signed) is not None or code in _APERTURES:
         constant = dtype(scalar(None))  # constants ignore the wave
-        return lambda w: constant
+
+        def read_constant(w: Wave) -> Vec:
+            return constant
+        read_constant.constant = constant  # type: ignore[attr-defined] - lets binders fold it
+        return read_constant
     if bits == 16:
         shift = 16 if high else 0
         return lambda w: U16(scalar(w) >> shift & 0xFFFF)

@@ -206,40 +206,56 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     return run
 
 
+def _typed(read: VecRead, src_bits: int, dtype: Any) -> VecRead:
+    """``read`` viewed as ``dtype`` (no view when it already is; constants converted once)."""
+    constant = getattr(read, "constant", None)
+    if constant is not None:
+        value = constant.view(dtype)
+        return lambda w: value
+    if dtype is _UNSIGNED[src_bits]:
+        return read
+    return lambda w: read(w).view(dtype)
+
+
 def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], None],
                   compute: Callable[[Wave, Sequence[Vec]], Vec], check_denorm: bool) -> Handler:
     """The common case without output modifiers: a few numpy calls, the generic ``compute`` only when
-    MODE flushes denormals."""
+    MODE is not the default (denormal flushing or directed rounding)."""
     fn = op.fn
-    views = [TYPES[t][3] for t in op.srcs]
+    typed_readers = [_typed(r, TYPES[t][0], TYPES[t][3]) for r, t in zip(readers, op.srcs)]
     out_type = TYPES[op.dst][3]
     out_bits = _UNSIGNED[TYPES[op.dst][0]]
+    if out_type is out_bits:
+        def finish(result: Vec) -> Vec:
+            return result.astype(out_bits, copy=False)
+    else:
+        def finish(result: Vec) -> Vec:
+            return result.astype(out_type, copy=False).view(out_bits)
     if len(readers) == 1:
-        (r0,), (t0,) = readers, views
+        (r0,), (t0,) = readers, typed_readers
 
         def run1(w: Wave) -> None:
             if check_denorm and not w.mode.is_default:
                 write(w, compute(w, (r0(w),)))
             else:
-                write(w, fn(r0(w).view(t0)).astype(out_type, copy=False).view(out_bits))
+                write(w, finish(fn(t0(w))))
         return run1
     if len(readers) == 2:
-        (r0, r1), (t0, t1) = readers, views
+        (r0, r1), (t0, t1) = readers, typed_readers
 
         def run2(w: Wave) -> None:
             if check_denorm and not w.mode.is_default:
                 write(w, compute(w, (r0(w), r1(w))))
             else:
-                write(w, fn(r0(w).view(t0), r1(w).view(t1)).astype(out_type, copy=False).view(out_bits))
+                write(w, finish(fn(t0(w), t1(w))))
         return run2
-    (r0, r1, r2), (t0, t1, t2) = readers, views
+    (r0, r1, r2), (t0, t1, t2) = readers, typed_readers
 
     def run3(w: Wave) -> None:
         if check_denorm and not w.mode.is_default:
             write(w, compute(w, (r0(w), r1(w), r2(w))))
         else:
-            result = fn(r0(w).view(t0), r1(w).view(t1), r2(w).view(t2))
-            write(w, result.astype(out_type, copy=False).view(out_bits))
+            write(w, finish(fn(t0(w), t1(w), t2(w))))
     return run3
 
 
