@@ -9,8 +9,9 @@ Collectives combine "all non-exited threads in membermask": inactive lanes are m
 threads, so they drop out of vote/match/redux (a diverged-but-live thread would make the others
 wait, which a single-instruction model cannot express).
 ``shfl.sync`` results read from an inactive source lane are undefined ("unpredictable"), while its
-predicate stays defined. ``elect.sync`` elects the lowest active lane of membermask (the model's
-choice; the manual only promises one leader).
+predicate stays defined. ``elect.sync``: the manual only promises one deterministic leader among the
+active members; the model's values pick the lowest such lane, and ``elect_matches`` checks the
+property itself for an implementation that picks another.
 Sections: PTX ISA 9.7.8.6 shfl.sync, 9.7.8.7 vote.sync, 9.7.8.9 match.sync, 9.7.8.10 redux.sync,
 9.7.8.12 activemask, 9.7.8.13 elect.sync.
 """
@@ -207,6 +208,19 @@ def _elect(sp: Spelling, inputs: Sequence[object]) -> Result:
         leader = (m & active & -(m & active)).bit_length() - 1
         lanes.append((leader, lane == leader))
     return build_result([U32, PRED], lanes, (WARP,))
+
+
+def elect_matches(d: object, p: object, membermask: int, active: int = mask(WARP)) -> bool:
+    """Does a warp's ``elect.sync d|p, membermask`` output satisfy the manual? One leader, an active
+    member, named in ``d`` by every executing member, whose ``p`` alone is true."""
+    executing = [lane for lane in range(WARP) if active >> lane & 1 and membermask >> lane & 1]
+    if not executing:
+        return True
+    d_lanes = np.broadcast_to(np.asarray(d), (WARP,))
+    p_lanes = np.broadcast_to(np.asarray(p, dtype=np.bool_), (WARP,))
+    leader = int(d_lanes[executing[0]])
+    return (leader in executing and all(int(d_lanes[lane]) == leader for lane in executing)
+            and all(bool(p_lanes[lane]) == (lane == leader) for lane in executing))
 
 
 HANDLERS: dict[str, Handler] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ptx2gcn.reference import run
+from ptx2gcn.reference.warp import elect_matches
 
 LANES = np.arange(32, dtype=np.uint32)
 
@@ -78,3 +79,12 @@ def test_redux_f32_min_max_rules() -> None:
     assert int(run("redux.sync.min.NaN.f32", values, 0xFFFFFFFF).value[0]) == 0x7FFFFFFF
     four = int(np.float32(4).view(np.uint32))
     assert int(run("redux.sync.max.abs.f32", values, 0xFFFFFFFF).value[0]) == four
+
+
+def test_elect_matches_checks_the_manual_property() -> None:
+    d, p = run("elect.sync", 0xFFFFFFF0).outputs
+    assert elect_matches(d.bits, p.bits, 0xFFFFFFF0)
+    other = np.full(32, 7, dtype=np.uint32)                  # lane 7 is also a valid leader
+    assert elect_matches(other, LANES == 7, 0xFFFFFFF0)
+    assert not elect_matches(other, LANES == 7, 0xFFFFFF00)  # 7 is not a member
+    assert not elect_matches(other, LANES >= 7, 0xFFFFFFF0)  # two leaders
