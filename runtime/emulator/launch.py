@@ -138,8 +138,10 @@ def _dispatch_packet(d: Dispatch, kernel_object: int) -> bytes:
                        d.lds_bytes, kernel_object, d.kernarg_address, 0, 0)
 
 
-def initial_sgprs(kd: KernelDescriptor, d: Dispatch, group_id: Dim3, first_wave: bool, waves: int) -> list[int]:
-    """SGPR values from s0 on, in the order of AMDGPUUsage "Initial Kernel Execution State"."""
+def initial_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: Dim3, first_wave: bool,
+                  waves: int) -> list[int]:
+    """SGPR values from s0 on, in the order of AMDGPUUsage "Initial Kernel Execution State"
+    (preloaded kernel arguments are the last user SGPRs)."""
     out: list[int] = []
 
     def pair(value: int) -> None:
@@ -158,8 +160,8 @@ def initial_sgprs(kd: KernelDescriptor, d: Dispatch, group_id: Dim3, first_wave:
         pair(0)
     if kd.enable_sgpr_private_segment_size:
         out.append(d.private_bytes)
-    if kd.kernarg_preload_spec_length:
-        raise LaunchError(f"kernel {d.kernel.name!r}: preloaded kernel arguments are not supported")
+    first = kd.kernarg_preload_spec_offset
+    out.extend(struct.unpack_from(f"<{kd.kernarg_preload_spec_length}I", kernarg, 4 * first))
     out = out[:16]
     out.extend([0] * (kd.rsrc2.user_sgpr_count - len(out)))
     rsrc2 = kd.rsrc2
@@ -172,7 +174,7 @@ def initial_sgprs(kd: KernelDescriptor, d: Dispatch, group_id: Dim3, first_wave:
     return out
 
 
-def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int) -> None:
+def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int, kernarg: bytes) -> None:
     kd = d.kernel.descriptor
     bx, by, bz = d.block
     threads = bx * by * bz
@@ -182,7 +184,7 @@ def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int)
         mode = Mode(rsrc1.float_round_mode_32, rsrc1.float_round_mode_16_64, rsrc1.float_denorm_mode_32,
                     rsrc1.float_denorm_mode_16_64, rsrc1.enable_dx10_clamp, rsrc1.enable_ieee_mode)
         wave = Wave(index, group, memory, Scratch(d.private_bytes), mode, pc=entry)
-        for code, value in enumerate(initial_sgprs(kd, d, group.id, index == 0, count)):
+        for code, value in enumerate(initial_sgprs(kd, d, kernarg, group.id, index == 0, count)):
             wave.s[code] = value
         lanes = min(WAVE_SIZE, threads - index * WAVE_SIZE)
         linear = [index * WAVE_SIZE + lane for lane in range(lanes)]
@@ -221,6 +223,12 @@ def launch(program: Program, kernel_name: str, grid: tuple[int, ...] | int, bloc
     packet = memory.alloc(DISPATCH_PACKET_SIZE, 64)
     d = Dispatch(kernel, grid3, block3, lds_bytes, private, kernarg_address, packet, queue)
     memory.write(packet, _dispatch_packet(d, base + kernel.descriptor_address))
+    kd = kernel.descriptor
+    if 4 * (kd.kernarg_preload_spec_offset + kd.kernarg_preload_spec_length) > len(segment):
+        raise LaunchError(f"kernel {kernel_name!r}: preloaded kernel arguments lie outside the kernarg segment")
+    # With preloaded arguments the CP skips the 256-byte compatibility prologue (AMDGPUUsage
+    # "Preloaded Kernel Arguments"); that prologue loads the same values for older firmware.
+    entry = base + kernel.entry_address + (256 if kd.kernarg_preload_spec_length else 0)
     executor = Executor(program, base, kernel, trace_sink if trace else None)
     counters = RunCounters(step_budget)
     start = time.perf_counter()
@@ -231,7 +239,7 @@ def launch(program: Program, kernel_name: str, grid: tuple[int, ...] | int, bloc
             for gy in range(grid3[1]):
                 for gx in range(grid3[0]):
                     group = WorkGroup((gx, gy, gz), Lds(lds_bytes))
-                    _make_waves(d, group, memory, base + kernel.entry_address)
+                    _make_waves(d, group, memory, entry, segment)
                     executor.run_group(group, counters)
                     groups += 1
                     waves += len(group.waves)

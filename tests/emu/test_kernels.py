@@ -629,3 +629,27 @@ def test_histogram_with_scattered_lds_and_global_atomics(kernel: Kernel) -> None
         for b in range(16):
             got = np.sort(slots[group * block:(group + 1) * block][bins == b])
             np.testing.assert_array_equal(got, np.arange(np.count_nonzero(bins == b)))
+
+
+PRELOAD = DECLS + """
+define amdgpu_kernel void @pre(ptr addrspace(1) inreg %out, i32 inreg %k) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %v = add i32 %t, %k
+  %p = getelementptr i32, ptr addrspace(1) %out, i32 %t
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
+def test_preloaded_kernel_arguments(kernel: Kernel) -> None:
+    program = kernel(PRELOAD)
+    kd = program.kernels["pre"].descriptor
+    assert kd.kernarg_preload_spec_length == 3 and kd.kernarg_preload_spec_offset == 0
+    memory = DeviceMemory()
+    out = upload(memory, np.zeros(64, np.int32))
+    lines: list[str] = []
+    launch(program, "pre", grid=(1,), block=(64,), kernarg=struct.pack("<Qi", out, 1000), memory=memory,
+           trace=True, trace_sink=lines.append)
+    np.testing.assert_array_equal(download(memory, out, 64, np.int32), np.arange(64) + 1000)
+    assert "s_load" not in lines[0]  # started past the compatibility prologue, SGPRs preloaded
