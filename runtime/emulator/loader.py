@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ptx2gcn.codeobject import CodeObject, CodeObjectError, Kernel, read_code_object
 from ptx2gcn.elf import (PT_LOAD, R_AMDGPU_ABS64, R_AMDGPU_NONE, R_AMDGPU_RELATIVE64, SHF_ALLOC,
-                         SHF_EXECINSTR, SHT_DYNSYM, SHT_RELA)
+                         SHF_EXECINSTR, SHN_ABS, SHT_DYNSYM, SHT_RELA)
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
 IMAGE_ALIGN = 4096
@@ -74,6 +74,16 @@ class Program:
         for reloc in self.relocations:
             struct.pack_into("<Q", image, reloc.offset, reloc.value(base) & (2**64 - 1))
         return bytes(image)
+
+    def symbol_address(self, memory: DeviceMemory, name: str) -> int:
+        """Device address of a defined symbol (a global variable, a kernel) once mapped into ``memory``;
+        ``LaunchError`` naming the symbol when it is not defined."""
+        from ptx2gcn.runtime.emulator.errors import LaunchError
+
+        for symbol in self.code_object.elf.symtab:
+            if symbol.name == name and symbol.defined and symbol.shndx != SHN_ABS:
+                return self.map_into(memory) + symbol.value
+        raise LaunchError(f"{self.name}: no symbol named {name!r} in the code object")
 
     def map_into(self, memory: DeviceMemory) -> int:
         """Device address of this program's image in ``memory`` (placed on first use)."""

@@ -653,3 +653,39 @@ def test_preloaded_kernel_arguments(kernel: Kernel) -> None:
            trace=True, trace_sink=lines.append)
     np.testing.assert_array_equal(download(memory, out, 64, np.int32), np.arange(64) + 1000)
     assert "s_load" not in lines[0]  # started past the compatibility prologue, SGPRs preloaded
+
+
+GLOBALS = DECLS + """
+@counter = addrspace(1) global i32 5, align 4
+@table = addrspace(1) global [4 x i32] [i32 10, i32 20, i32 30, i32 40], align 4
+@ptrs = addrspace(1) global [2 x ptr addrspace(1)] [ptr addrspace(1) @counter, ptr addrspace(1) @table], align 8
+
+define amdgpu_kernel void @globals(ptr addrspace(1) %out) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %i = and i32 %t, 3
+  %pt = getelementptr [4 x i32], ptr addrspace(1) @table, i32 0, i32 %i
+  %v = load i32, ptr addrspace(1) %pt
+  %pp = load ptr addrspace(1), ptr addrspace(1) getelementptr ([2 x ptr addrspace(1)], ptr addrspace(1) @ptrs, i32 0, i32 1)
+  %q = getelementptr i32, ptr addrspace(1) %pp, i32 %i
+  %w = load i32, ptr addrspace(1) %q
+  %s = add i32 %v, %w
+  %o = getelementptr i32, ptr addrspace(1) %out, i32 %t
+  store i32 %s, ptr addrspace(1) %o
+  %unused = atomicrmw add ptr addrspace(1) @counter, i32 1 monotonic, align 4
+  ret void
+}
+"""
+
+
+def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) -> None:
+    program = kernel(GLOBALS)
+    memory = DeviceMemory()
+    out = upload(memory, np.zeros(8, np.int32))
+    launch(program, "globals", grid=(1,), block=(8,), kernarg=struct.pack("<Q", out), memory=memory)
+    np.testing.assert_array_equal(download(memory, out, 8, np.int32), np.array([20, 40, 60, 80] * 2))
+    counter = program.symbol_address(memory, "counter")
+    assert np.frombuffer(memory.read(counter, 4), np.int32)[0] == 5 + 8
+    pointers = np.frombuffer(memory.read(program.symbol_address(memory, "ptrs"), 16), np.uint64)
+    assert pointers.tolist() == [counter, program.symbol_address(memory, "table")]  # RELATIVE64/ABS64 applied
+    launch(program, "globals", grid=(1,), block=(8,), kernarg=struct.pack("<Q", out), memory=memory)
+    assert np.frombuffer(memory.read(counter, 4), np.int32)[0] == 5 + 16  # state persists between launches
