@@ -51,7 +51,8 @@ def packed(t: PtxType, element: ElementFn) -> Callable[..., LaneValue]:
         results = [element(*(col[i] for col in columns)) for i in range(t.lanes)]
         bits = join([r.bits if isinstance(r, AnyNaN) else r for r in results], width)
         nan_mask = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN))
-        return AnyNaN(bits, nan_mask) if nan_mask else bits
+        payload = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN) and r.payload)
+        return AnyNaN(bits, nan_mask, payload) if nan_mask else bits
 
     return lane
 
@@ -224,7 +225,8 @@ def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _abs_neg(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """abs/neg change only the sign bit; a NaN result's payload is not specified."""
+    """abs/neg change only the sign bit; a NaN result is unspecified except for f64, whose NaN
+    payloads are supported (so the sign operation applies to the NaN bits too)."""
     sp.require({"ftz"}, FLOAT_TYPES)
     t = sp.type
     fmt = _element_format(t)
@@ -233,7 +235,7 @@ def _abs_neg(sp: Spelling, inputs: Sequence[object]) -> Result:
     def element(a: int) -> fparith.FloatResult:
         (a,) = fparith.flush_inputs(fmt, ftz, (a,))
         out = fmt.magnitude(a) if sp.opcode == "abs" else fmt.negate(a)
-        return AnyNaN(out) if fmt.is_nan(a) else out
+        return AnyNaN(out) if fmt.is_nan(a) and fmt.width != 64 else out
 
     return run_lanes(sp, packed(t, element), inputs, [t], [t])
 

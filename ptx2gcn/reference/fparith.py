@@ -3,7 +3,8 @@
 Invariant: finite operands are turned into exact rationals, the exact result is rounded once by
 ``rounding.round_to_format``; special operands follow IEEE 754-2019 sections 6 and 7 (invalid
 operations give NaN, exact zero sums are +0 except in round-toward-negative). A NaN result is
-returned as ``AnyNaN(canonical)`` because PTX does not fix the payload of arithmetic NaN results.
+an ``AnyNaN``: single-precision (and half) NaN results are unspecified, while f64 propagates the
+payload of a single NaN operand (``propagate_nan``).
 ``ftz`` flushes subnormal inputs before and subnormal results after rounding (PTX ISA 9.7.3
 "Floating-point instructions": "subnormal inputs and results are flushed to sign-preserving zero").
 """
@@ -20,7 +21,19 @@ FloatResult = int | AnyNaN
 
 
 def nan(fmt: FloatFormat) -> AnyNaN:
+    """The NaN an invalid operation produces (inf - inf, 0 * inf, ...): payload unspecified."""
     return AnyNaN(fmt.canonical_nan)
+
+
+def propagate_nan(fmt: FloatFormat, *operands: int) -> AnyNaN:
+    """The result when an operand is NaN. PTX ISA 9.7.3: "NaN payloads are supported for
+    double-precision instructions ... Single-precision instructions return an unspecified NaN."
+    So an f64 result with exactly one NaN operand is that NaN, quieted (sign not fixed: ``sub``
+    and ``neg`` modifiers may flip it); with several NaN operands the model does not pick one."""
+    nans = [x for x in operands if fmt.is_nan(x)]
+    if fmt.width == 64 and len(nans) == 1:
+        return AnyNaN(fmt.quiet(nans[0]), 1, payload=1)
+    return nan(fmt)
 
 
 def flush_inputs(fmt: FloatFormat, ftz: bool, operands: Sequence[int]) -> list[int]:
@@ -66,7 +79,7 @@ def _sum_of(fmt: FloatFormat, terms: Sequence[Signed], mode: str) -> int:
 def add(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
     ca, cb = fmt.classify(a), fmt.classify(b)
     if FpClass.NAN in (ca, cb):
-        return nan(fmt)
+        return propagate_nan(fmt, a, b)
     if ca is FpClass.INF and cb is FpClass.INF:
         return a if fmt.is_negative(a) == fmt.is_negative(b) else nan(fmt)
     if ca is FpClass.INF:
@@ -86,7 +99,7 @@ def mul(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
     ca, cb = fmt.classify(a), fmt.classify(b)
     negative = fmt.is_negative(a) != fmt.is_negative(b)
     if FpClass.NAN in (ca, cb):
-        return nan(fmt)
+        return propagate_nan(fmt, a, b)
     if FpClass.INF in (ca, cb):
         return nan(fmt) if FpClass.ZERO in (ca, cb) else fmt.infinity(negative)
     significand, exponent, _ = _product(fmt, a, b)
@@ -98,7 +111,7 @@ def fma(fmt: FloatFormat, a: int, b: int, c: int, mode: str) -> FloatResult:
     ca, cb, cc = fmt.classify(a), fmt.classify(b), fmt.classify(c)
     product_negative = fmt.is_negative(a) != fmt.is_negative(b)
     if FpClass.NAN in (ca, cb, cc):
-        return nan(fmt)
+        return propagate_nan(fmt, a, b, c)
     if FpClass.INF in (ca, cb):
         if FpClass.ZERO in (ca, cb):
             return nan(fmt)
@@ -114,7 +127,7 @@ def div(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
     ca, cb = fmt.classify(a), fmt.classify(b)
     negative = fmt.is_negative(a) != fmt.is_negative(b)
     if FpClass.NAN in (ca, cb):
-        return nan(fmt)
+        return propagate_nan(fmt, a, b)
     if ca is FpClass.INF:
         return nan(fmt) if cb is FpClass.INF else fmt.infinity(negative)
     if cb is FpClass.INF:
@@ -129,7 +142,7 @@ def div(fmt: FloatFormat, a: int, b: int, mode: str) -> FloatResult:
 def sqrt(fmt: FloatFormat, a: int, mode: str) -> FloatResult:
     cls = fmt.classify(a)
     if cls is FpClass.NAN:
-        return nan(fmt)
+        return propagate_nan(fmt, a)
     if cls is FpClass.ZERO:
         return a  # sqrt(-0) = -0 (IEEE 754 6.3)
     if fmt.is_negative(a):

@@ -37,6 +37,9 @@ class Output:
     bounded: BoolArray | None = None
     zero_bits: int = 0
     """Bits an accepted ``bounded`` result must have clear (the low word of rcp.approx.ftz.f64)."""
+    nan_payload: npt.NDArray[np.uint8] | None = None
+    """Bit ``k`` set (with ``any_nan``): element ``k`` must be a NaN with the expected fraction bits
+    (f64 arithmetic propagates NaN payloads; the sign is not fixed)."""
 
     def matches(self, actual: object) -> BoolArray:
         """Per lane: does ``actual`` (bits or a float array of the type) satisfy the model?"""
@@ -61,8 +64,9 @@ class Output:
             return np.broadcast_to(a, shape).copy()
         interval = None if self.interval is None else (grow(self.interval[0]), grow(self.interval[1]))
         bounded = None if self.bounded is None else grow(self.bounded)
+        payload = None if self.nan_payload is None else grow(self.nan_payload)
         return Output(self.type, grow(self.bits), grow(self.defined), grow(self.any_nan), interval, bounded,
-                      self.zero_bits)
+                      self.zero_bits, payload)
 
     def _nan_ok(self, got: npt.NDArray[np.generic]) -> BoolArray:
         if not self.any_nan.any():
@@ -74,10 +78,12 @@ class Output:
             flags = int(self.any_nan[index])
             if not flags:
                 continue
+            payload = 0 if self.nan_payload is None else int(self.nan_payload[index])
             got_parts = split(int(got[index]), width, self.type.lanes)
             want_parts = split(int(self.bits[index]), width, self.type.lanes)
             out[index] = all(
-                fmt.is_nan(g) if flags >> k & 1 else g == w
+                (fmt.is_nan(g) and (not payload >> k & 1 or fmt.magnitude(g) == fmt.magnitude(w)))
+                if flags >> k & 1 else g == w
                 for k, (g, w) in enumerate(zip(got_parts, want_parts)))
         return out
 
@@ -138,7 +144,8 @@ class Result:
 
 def make_output(type_name: str | PtxType, bits: npt.NDArray[np.object_],
                 defined: npt.NDArray[np.generic] | None = None,
-                any_nan: npt.NDArray[np.generic] | None = None) -> Output:
+                any_nan: npt.NDArray[np.generic] | None = None,
+                nan_payload: npt.NDArray[np.generic] | None = None) -> Output:
     """Build an ``Output`` from object arrays of Python ints/bools (the model's working form)."""
     t = type_name if isinstance(type_name, PtxType) else ptx_type(type_name)
     shape = np.shape(bits)
@@ -148,4 +155,7 @@ def make_output(type_name: str | PtxType, bits: npt.NDArray[np.object_],
     ok = np.ones(shape, dtype=np.bool_) if defined is None else np.asarray(defined).astype(np.bool_)
     nan = (np.zeros(shape, dtype=np.uint8) if any_nan is None
            else np.asarray(any_nan).astype(np.uint8))
-    return Output(t, storage, np.broadcast_to(ok, shape).copy(), np.broadcast_to(nan, shape).copy())
+    payload = None if nan_payload is None else np.broadcast_to(np.asarray(nan_payload).astype(np.uint8),
+                                                                shape).copy()
+    return Output(t, storage, np.broadcast_to(ok, shape).copy(), np.broadcast_to(nan, shape).copy(),
+                  nan_payload=payload)

@@ -40,10 +40,12 @@ UNDEFINED: Final = _Undefined()
 
 @dataclass(frozen=True, slots=True)
 class AnyNaN:
-    """A result whose packed elements flagged in ``elements`` are NaNs of unspecified payload."""
+    """A result whose packed elements flagged in ``elements`` are NaNs of unspecified payload --
+    except those also flagged in ``payload``, whose fraction bits must equal ``bits`` (sign free)."""
 
     bits: int
     elements: int = 1
+    payload: int = 0
 
 
 LaneValue = int | bool | _Undefined | AnyNaN
@@ -121,13 +123,13 @@ def operands(inputs: Sequence[object], types: Sequence[PtxType],
         raise ReferenceInputError(f"{spelling.text}: operand shapes do not broadcast: {err}") from None
 
 
-def _split_lane(value: LaneValue) -> tuple[int | bool, bool, int]:
+def _split_lane(value: LaneValue) -> tuple[int | bool, bool, int, int]:
     if value is UNDEFINED:
-        return 0, False, 0
+        return 0, False, 0, 0
     if isinstance(value, AnyNaN):
-        return value.bits, True, value.elements
+        return value.bits, True, value.elements, value.payload
     assert isinstance(value, (int, bool))
-    return value, True, 0
+    return value, True, 0, 0
 
 
 def build_result(out_types: Sequence[PtxType], lanes: Sequence[Sequence[LaneValue]],
@@ -140,7 +142,8 @@ def build_result(out_types: Sequence[PtxType], lanes: Sequence[Sequence[LaneValu
         bits[:] = [p[0] for p in parts]
         defined = np.array([p[1] for p in parts], dtype=np.bool_).reshape(shape)
         nan = np.array([p[2] for p in parts], dtype=np.uint8).reshape(shape)
-        outputs.append(make_output(t, bits.reshape(shape), defined, nan))
+        payload = np.array([p[3] for p in parts], dtype=np.uint8).reshape(shape)
+        outputs.append(make_output(t, bits.reshape(shape), defined, nan, payload))
     return Result(tuple(outputs), tuple(notes))
 
 

@@ -148,3 +148,17 @@ def test_mixed_precision_widens_exactly() -> None:
     exact = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
     assert (run("fma.rn.f32.f16", a, b, c).value.view(np.float32) == exact.astype(np.float32)).all()
     assert (run("sub.rn.f32.f16", a, c).value.view(np.float32) == (a.astype(np.float32) - c)).all()
+
+
+def test_f64_nan_payload_propagates_f32_does_not() -> None:
+    """PTX ISA 9.7.3: "NaN payloads are supported for double-precision instructions ...
+    Single-precision instructions return an unspecified NaN"."""
+    snan = np.uint64(0x7FF0000000001234).view(np.float64)      # signalling, payload 0x1234
+    res = run("add.rn.f64", snan, np.float64(1.0))
+    assert res.matches(np.uint64(0x7FF8000000001234))          # quieted, payload kept
+    assert res.matches(np.uint64(0xFFF8000000001234))          # sign is not fixed
+    assert not res.matches(np.uint64(0x7FF8000000000000))      # payload lost
+    assert run("mul.rn.f64", snan, snan).matches(np.uint64(0x7FF8000000000000))  # two NaNs: any
+    f32 = run("add.rn.f32", np.uint32(0x7F801234).view(np.float32), F(1))
+    assert f32.matches(np.uint32(0x7FFFFFFF))
+    assert int(run("neg.f64", snan).value) == 0xFFF0000000001234  # sign op on the bits
