@@ -76,10 +76,6 @@ class Instruction:
     info: OpInfo | None = None
     """Operand data types/widths of the opcode (never None for a decoded instruction)."""
 
-    @property
-    def words(self) -> int:
-        return self.size // 4
-
 
 _SCALAR_SOURCES = ("ssrc0", "ssrc1")
 _VECTOR_SOURCES = ("src0", "src1", "src2")

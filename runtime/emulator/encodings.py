@@ -85,13 +85,14 @@ VOP3P_MAI = Format("VOP3P", 8, (_f("vdst", 0, 7, 0), _f("cbsz", 0, 10, 8), _f("a
 DS = Format("DS", 8, (_f("offset0", 0, 7, 0), _f("offset1", 0, 15, 8), _f("gds", 0, 16, 16),
                       _f("op", 0, 24, 17), _f("acc", 0, 25, 25), _f("addr", 1, 7, 0),
                       _f("data0", 1, 15, 8), _f("data1", 1, 23, 16), _f("vdst", 1, 31, 24)))
-_FLAT_FIELDS = (_f("sve", 0, 13, 13), _f("seg", 0, 15, 14), _f("sc0", 0, 16, 16), _f("nt", 0, 17, 17),
-                _f("op", 0, 24, 18), _f("sc1", 0, 25, 25), _f("vaddr", 1, 7, 0), _f("vdata", 1, 15, 8),
-                _f("saddr", 1, 22, 16), _f("acc", 1, 23, 23), _f("vdst", 1, 31, 24))
+_FLAT_FIELDS = (_f("seg", 0, 15, 14), _f("sc0", 0, 16, 16), _f("nt", 0, 17, 17), _f("op", 0, 24, 18),
+                _f("sc1", 0, 25, 25), _f("vaddr", 1, 7, 0), _f("vdata", 1, 15, 8), _f("saddr", 1, 22, 16),
+                _f("acc", 1, 23, 23), _f("vdst", 1, 31, 24))
+# Bit 13 is ``sve`` (a VGPR address is present) for SCRATCH and ``lds`` (load to LDS) otherwise.
 # FLAT-segment offsets are 12-bit unsigned on gfx942; GLOBAL and SCRATCH offsets 13-bit signed.
-FLAT = Format("FLAT", 8, (_f("offset", 0, 11, 0), *_FLAT_FIELDS))
-SCRATCH = Format("SCRATCH", 8, (_f("offset", 0, 12, 0, signed=True), *_FLAT_FIELDS))
-GLOBAL = Format("GLOBAL", 8, (_f("offset", 0, 12, 0, signed=True), *_FLAT_FIELDS))
+FLAT = Format("FLAT", 8, (_f("offset", 0, 11, 0), _f("lds", 0, 13, 13), *_FLAT_FIELDS))
+SCRATCH = Format("SCRATCH", 8, (_f("offset", 0, 12, 0, signed=True), _f("sve", 0, 13, 13), *_FLAT_FIELDS))
+GLOBAL = Format("GLOBAL", 8, (_f("offset", 0, 12, 0, signed=True), _f("lds", 0, 13, 13), *_FLAT_FIELDS))
 MUBUF = Format("MUBUF", 8, (_f("offset", 0, 11, 0), _f("offen", 0, 12, 12), _f("idxen", 0, 13, 13),
                             _f("sc0", 0, 14, 14), _f("sc1", 0, 15, 15), _f("lds", 0, 16, 16),
                             _f("nt", 0, 17, 17), _f("op", 0, 24, 18), _f("vaddr", 1, 7, 0),

@@ -6,8 +6,10 @@ opcode (data types and widths of its destination and sources, VOP3b carry-out, M
 that name by the rules in ``_signature`` plus the explicit ``_OVERRIDES`` table, so one edit changes
 one instruction everywhere.  ``lookup(encoding, op)`` returns the ``OpInfo`` or ``None``.
 
-The rows were taken from the CDNA3 ISA opcode tables and checked against LLVM's disassembler
-(``tests/emu/test_decoder_opcodes.py`` re-checks every row and every operand width with llvm-mc).
+The rows were produced by running every opcode number of every encoding through LLVM 22's gfx942
+disassembler once, offline; ``tests/emu/test_decoder_llvm.py`` re-checks every row, its operand
+register widths (through the printed register ranges) and its text against llvm-objdump and
+llvm-mc.  MFMA/SMFMAC operand widths follow from the shape in the name (``_mfma_signature``).
 VOP3 rows hold only VOP3-only opcodes; the promoted VOPC/VOP2/VOP1 forms live at 0x000+op,
 0x100+op and 0x140+op of the VOP3 space and reuse the native row (``NO_VOP3_FORM`` lists the
 native opcodes that have no promoted form).  A VOP3 row is written ``name/N`` with N its number of
@@ -17,7 +19,10 @@ sources.
 SMEM data), whether it is a float (so that float inline constants and 64-bit literal expansion follow
 ``operands.inline_constant_bits``/``literal_bits``) and whether it is signed.  Packed types (``V2F16``,
 ``V2I16``, ``V2F32``...) are ``packed``.  For VOP instructions ``OpInfo.srcs`` lists src0, src1, src2
-in encoding order; for SALU ssrc0, ssrc1; for memory instructions the data operand(s).
+in encoding order; for SALU ssrc0, ssrc1; for memory instructions the data operand(s) (DS data0,
+data1; FLAT/GLOBAL/SCRATCH/MUBUF/SMEM vdata or sdata) and ``dst`` the returned data (``None`` for
+stores and non-returning forms; atomics return only when ``sc0``/``glc`` is set).  Types of 16-bit
+and fp8 operands follow LLVM's operand classes where the ISA is ambiguous (noted in ``_OVERRIDES``).
 """
 
 from __future__ import annotations
