@@ -3,8 +3,11 @@
 Invariant: a program's code is decoded once and every instruction is bound once to a handler
 ``(Wave) -> None`` with its operands resolved (``semantics.bind``); the inner loop only looks the
 PC up, advances it past the instruction, and calls the handler (branches overwrite ``Wave.pc``).
-Waves of a work-group run one at a time until they end or reach ``s_barrier``; when every live wave
-waits at the barrier, all are released (ended waves do not count, as on hardware). Any failure
+Waves of a work-group run one at a time until they end, reach ``s_barrier``, execute ``s_sleep`` or
+have run ``_CHUNK`` instructions (then the next wave gets a turn, so spin-waits between waves of a
+group terminate); when every live wave waits at the barrier, all are released (ended waves do not
+count, as on hardware). Work-groups run to completion one after another, so a work-group that waits
+for a later one never finishes and ends in ``KernelHang``. Any failure
 inside an instruction becomes an ``EmulatorFault`` naming kernel, work-group, wave, lane, PC and
 the disassembled instruction; running out of the step budget raises ``KernelHang``.
 """
@@ -30,6 +33,8 @@ from ptx2gcn.runtime.emulator.wave import Wave, WaveState, WorkGroup
 
 DEFAULT_STEP_BUDGET = 20_000_000
 _CHUNK = 1 << 16
+"""Wave-instructions a wave may run before the others of its group get a turn (spin-wait fairness)."""
+_UNFINISHED = (WaveState.RUNNING, WaveState.SLEEPING)
 
 
 @dataclass(slots=True)
@@ -148,10 +153,12 @@ class Executor:
         with np.errstate(all="ignore"):
             while True:
                 for wave in group.waves:
+                    if wave.state is WaveState.SLEEPING:
+                        wave.state = WaveState.RUNNING
                     if wave.state is WaveState.RUNNING:
                         left = counters.budget - counters.steps
                         counters.steps += self._run_wave(wave, min(left, _CHUNK))
-                        if counters.steps >= counters.budget and wave.state is WaveState.RUNNING:
+                        if counters.steps >= counters.budget and wave.state in _UNFINISHED:
                             self._hang(group, counters)
                 live = [w for w in group.waves if w.state is not WaveState.DONE]
                 if not live:

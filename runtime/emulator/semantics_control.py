@@ -30,7 +30,7 @@ _CONDITIONS: dict[str, Cond] = {
     "s_cbranch_execnz": lambda w: w.exec != 0,
 }
 _NOPS = ("s_nop", "s_waitcnt", "s_setprio", "s_sendmsg", "s_icache_inv", "s_incperflevel",
-         "s_decperflevel", "s_ttracedata", "s_wakeup", "s_sleep", "s_setkill",
+         "s_decperflevel", "s_ttracedata", "s_wakeup", "s_setkill",
          "s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol", "s_dcache_discard",
          "s_dcache_discard_x2", "s_atc_probe", "s_atc_probe_buffer", "buffer_wbl2", "buffer_inv",
          "s_cbranch_cdbgsys", "s_cbranch_cdbguser", "s_cbranch_cdbgsys_or_user", "s_cbranch_cdbgsys_and_user")
@@ -67,6 +67,10 @@ def _nop(w: Wave) -> None:
     return None
 
 
+def _sleep(w: Wave) -> None:
+    w.state = WaveState.SLEEPING  # a scheduling hint: let the other waves of the group run
+
+
 def _bind_trap(inst: Instruction) -> Handler:
     code = inst.fields.get("simm16", 0) & 0xFF
 
@@ -90,6 +94,8 @@ def _bind_simple(inst: Instruction) -> Handler:
         return _end
     if inst.opcode == "s_barrier":
         return _barrier
+    if inst.opcode == "s_sleep":
+        return _sleep
     return _nop
 
 
@@ -151,7 +157,7 @@ def _bind_time(inst: Instruction) -> Handler:
 
 def builders() -> dict[str, Builder]:
     table: dict[str, Builder] = {name: _bind_branch for name in _CONDITIONS}
-    for name in ("s_endpgm", "s_endpgm_saved", "s_endpgm_ordered_ps_done", "s_barrier", *_NOPS):
+    for name in ("s_endpgm", "s_endpgm_saved", "s_endpgm_ordered_ps_done", "s_barrier", "s_sleep", *_NOPS):
         table[name] = _bind_simple
     table["s_trap"] = _bind_trap
     table["s_sethalt"] = _bind_sethalt

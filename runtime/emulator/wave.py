@@ -48,6 +48,8 @@ def bits_of(mask: Mask) -> int:
 
 class WaveState(Enum):
     RUNNING = "running"
+    SLEEPING = "sleeping"
+    """Executed ``s_sleep``: yields to the other waves of the work-group, then runs on."""
     BARRIER = "barrier"
     DONE = "done"
 

@@ -689,3 +689,54 @@ def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) 
     assert pointers.tolist() == [counter, program.symbol_address(memory, "table")]  # RELATIVE64/ABS64 applied
     launch(program, "globals", grid=(1,), block=(8,), kernarg=struct.pack("<Q", out), memory=memory)
     assert np.frombuffer(memory.read(counter, 4), np.int32)[0] == 5 + 16  # state persists between launches
+
+
+SPIN_WAIT = DECLS + """
+declare void @llvm.amdgcn.s.sleep(i32)
+@flag = internal addrspace(3) global i32 poison, align 4
+
+define amdgpu_kernel void @handoff(ptr addrspace(1) %out) {
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %first = icmp eq i32 %t, 0
+  br i1 %first, label %init, label %wave
+init:
+  store volatile i32 0, ptr addrspace(3) @flag
+  br label %wave
+wave:
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %w0 = icmp ult i32 %t, 64
+  br i1 %w0, label %wait, label %signal
+wait:
+  %f = load atomic i32, ptr addrspace(3) @flag acquire, align 4
+  %ready = icmp ne i32 %f, 0
+  br i1 %ready, label %done, label %nap
+nap:
+  call void @llvm.amdgcn.s.sleep(i32 1)
+  br label %wait
+signal:
+  %is64 = icmp eq i32 %t, 64
+  br i1 %is64, label %set, label %done
+set:
+  store atomic i32 42, ptr addrspace(3) @flag release, align 4
+  br label %done
+done:
+  %v = load atomic i32, ptr addrspace(3) @flag acquire, align 4
+  %o = getelementptr i32, ptr addrspace(1) %out, i32 %t
+  store i32 %v, ptr addrspace(1) %o
+  ret void
+}
+"""
+
+
+def test_spin_wait_between_waves_of_a_group_terminates(kernel: Kernel) -> None:
+    """Wave 0 spins (with s_sleep) until wave 1 sets a flag in LDS: the scheduler must let wave 1 run."""
+    program = kernel(SPIN_WAIT)
+    memory = DeviceMemory()
+    out = upload(memory, np.zeros(128, np.int32))
+    stats = launch(program, "handoff", grid=(1,), block=(128,), kernarg=struct.pack("<Q", out), memory=memory,
+                   step_budget=100_000)
+    np.testing.assert_array_equal(download(memory, out, 128, np.int32)[:64], np.full(64, 42))
+    assert stats.wave_instructions < 1000  # s_sleep yielded at once instead of spinning for a quantum
