@@ -186,12 +186,17 @@ def _order_key(fmt: FloatFormat, x: int) -> tuple[Fraction | float, int]:
     return value, (-1 if value == 0 and fmt.is_negative(x) else 0)
 
 
-def select_min_max(fmt: FloatFormat, values: Sequence[int], want_min: bool, nan_wins: bool) -> int:
-    """min/max of already flushed values. NaNs are skipped unless ``nan_wins``; all-NaN (or a NaN
-    under ``.NaN``) gives the canonical NaN; -0.0 orders below +0.0 for every format."""
+def select_min_max(fmt: FloatFormat, values: Sequence[int], want_min: bool,
+                   nan_wins: bool) -> fparith.FloatResult:
+    """min/max of already flushed values, as the manual's ``min_num``/``min_nan`` applied left to
+    right: NaNs are skipped unless ``.NaN`` is given, which makes any NaN give the canonical NaN;
+    when all inputs are NaN the result is a NaN (canonical for f16/bf16, whose section says so;
+    unspecified for f32/f64). -0.0 orders below +0.0 for every format."""
     numbers = [x for x in values if not fmt.is_nan(x)]
-    if not numbers or (nan_wins and len(numbers) < len(values)):
+    if nan_wins and len(numbers) < len(values):
         return fmt.canonical_nan
+    if not numbers:
+        return fmt.canonical_nan if fmt.width == 16 else AnyNaN(fmt.canonical_nan)
     best = numbers[0]
     for x in numbers[1:]:
         kb, kx = _order_key(fmt, best), _order_key(fmt, x)
@@ -202,25 +207,30 @@ def select_min_max(fmt: FloatFormat, values: Sequence[int], want_min: bool, nan_
 
 
 def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
+    """``.xorsign`` needs ``.abs`` and two inputs; ``.abs`` alone is the three-input form's option."""
     sp.require({"ftz", "NaN", "xorsign", "abs"}, FLOAT_TYPES)
     t = sp.type
     fmt = _element_format(t)
     ftz = _check_ftz(sp, t)
-    nan_wins, xorsign = sp.has("NaN"), sp.has("xorsign")
-    if xorsign != sp.has("abs"):
-        raise ReferenceInputError(f"{sp.text}: .xorsign and .abs go together")
+    nan_wins, xorsign, absolute = sp.has("NaN"), sp.has("xorsign"), sp.has("abs")
+    if len(inputs) not in (2, 3):
+        raise ReferenceInputError(f"{sp.text}: takes 2 or 3 source operands")
+    if xorsign and (not absolute or len(inputs) == 3):
+        raise ReferenceInputError(f"{sp.text}: .xorsign needs .abs and two source operands")
+    if absolute and not xorsign and len(inputs) == 2:
+        raise ReferenceInputError(f"{sp.text}: .abs without .xorsign is the three-input form")
     want_min = sp.opcode == "min"
 
     def element(*xs: int) -> fparith.FloatResult:
         xs_ = fparith.flush_inputs(fmt, ftz, xs)
         sign = sum(fmt.is_negative(x) for x in xs_) % 2 == 1
-        if xorsign:
+        if absolute:
             xs_ = [fmt.magnitude(x) for x in xs_]
         best = select_min_max(fmt, xs_, want_min, nan_wins)
-        return fmt.with_sign(best, sign) if xorsign and not fmt.is_nan(best) else best
+        if isinstance(best, AnyNaN) or fmt.is_nan(best):  # NaN results ignore .xorsign/.abs
+            return best
+        return fmt.with_sign(best, sign) if xorsign else best
 
-    if len(inputs) not in (2, 3):
-        raise ReferenceInputError(f"{sp.text}: takes 2 or 3 source operands")
     return run_lanes(sp, packed(t, element), inputs, [t] * len(inputs), [t])
 
 

@@ -180,11 +180,20 @@ def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
         if t.is_float:
             if sp.has("abs"):
                 chosen = [F32.magnitude(x) for x in chosen]
-            lanes.append((select_min_max(F32, chosen, op == "min", sp.has("NaN")),))
+            lanes.append((_redux_float(chosen, op == "min", sp.has("NaN")),))
             continue
         xs = [to_signed(x, 32) if t.signed else x for x in chosen]
         lanes.append((_REDUX[op](xs) & mask(32),))
     return build_result([t], lanes, (WARP,))
+
+
+def _redux_float(values: list[int], want_min: bool, nan_wins: bool) -> LaneValue:
+    """redux.sync f32: "the result will be canonical NaN when all inputs are NaNs"."""
+    if all(F32.is_nan(x) for x in values):
+        return F32.canonical_nan
+    result = select_min_max(F32, values, want_min, nan_wins)
+    assert isinstance(result, int)
+    return result
 
 
 def _activemask(sp: Spelling, inputs: Sequence[object]) -> Result:

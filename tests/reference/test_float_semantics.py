@@ -81,8 +81,15 @@ def test_min_max_nan_and_zero_rules() -> None:
     nan = np.uint32(0x7FC01234).view(np.float32)
     assert run("min.f32", nan, F(2)).value.view(np.float32) == 2
     assert run("max.f32", F(2), nan).value.view(np.float32) == 2
-    assert int(run("min.f32", nan, nan).value) == 0x7FFFFFFF
-    assert int(run("min.NaN.f32", nan, F(1)).value) == 0x7FFFFFFF
+    assert run("min.f32", nan, nan).matches(np.uint32(0xFFC00001))     # f32: unspecified NaN
+    assert int(run("min.NaN.f32", nan, F(1)).value) == 0x7FFFFFFF       # .NaN: canonical
+    assert not run("min.NaN.f32", nan, F(1)).matches(np.uint32(0x7FC00000))
+    h_nan = np.uint16(0x7E01)
+    assert int(run("max.f16", h_nan, h_nan).value) == 0x7FFF            # f16: canonical
+    assert not run("max.f16", h_nan, h_nan).matches(h_nan)
+    # three inputs, .abs alone (PTX 8.8 form): max of magnitudes, sign dropped
+    assert int(run("max.abs.f32", F(-7), F(3), F(5)).value) == bits(7.0)
+    assert int(run("min.f32", F(2), F(np.nan), F(-1)).value) == bits(-1.0)
     assert int(run("min.f32", F(0.0), F(-0.0)).value) == 0x80000000
     assert int(run("max.f32", F(-0.0), F(0.0)).value) == 0
     assert int(run("min.xorsign.abs.f32", F(-5), F(3)).value) == bits(-3.0)
