@@ -5,8 +5,10 @@ Invariant: every result is computed on exact Python integers and then wrapped or
 destination width, exactly as the PTX pseudo-code reads. Lanes PTX leaves unspecified are
 ``UNDEFINED``: division (and remainder) by zero ("yields an unspecified, machine-specific value",
 PTX ISA 9.7.1.8 div / 9.7.1.9 rem) and signed ``div`` of INT_MIN by -1, whose quotient does not fit
-(the manual says nothing, so the model refuses to guess). ``abs``/``neg`` of INT_MIN wrap to INT_MIN
-(two's complement, the manual's ``d = |a|`` at the type's width).
+(the manual says nothing, so the model refuses to guess). Signed div/rem truncate toward zero (C
+semantics, what every GPU does; the rem section still carries the old note that negative operands
+are "machine-dependent"). ``abs``/``neg`` of INT_MIN wrap to INT_MIN (two's complement, the manual's
+``d = |a|`` at the type's width).
 
 Carry chains: ``.cc`` adds a ``.pred`` destination holding CC.CF after the instruction; ``addc``,
 ``subc`` and ``madc`` take CC.CF as an extra, last, ``.pred`` source. For subtraction CC.CF is the
@@ -205,22 +207,26 @@ def _div_rem(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _abs_neg(sp: Spelling, inputs: Sequence[object]) -> Result:
-    sp.require(set(), ("s16", "s32", "s64"))
+    """abs (.s16/.s32/.s64) and neg (also packed .s8x4, PTX ISA 9.2), wrapping at the width."""
+    sp.require(set(), ("s16", "s32", "s64") + (("s8x4",) if sp.opcode == "neg" else ()))
     t = sp.type
+    width = t.element_width
 
     def lane(a: int) -> LaneValue:
-        x = to_signed(a, t.width)
-        return wrap(abs(x) if sp.opcode == "abs" else -x, t.width)
+        parts = [to_signed(x, width) for x in split(a, width, t.lanes)]
+        return join([abs(x) if sp.opcode == "abs" else -x for x in parts], width)
 
     return run_lanes(sp, lane, inputs, [t], [t])
 
 
 def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
-    sp.require({"relu"}, INT_TYPES + ("u16x2", "s16x2"))
+    """Two-input integer min/max, incl. packed .u16x2/.s16x2/.u8x4/.s8x4 and ``.relu`` on the signed
+    .s32/.s16x2/.s8x4 forms (three-input min/max exists for floats only)."""
+    sp.require({"relu"}, INT_TYPES + ("u16x2", "s16x2", "u8x4", "s8x4"))
     t = sp.type
     relu = sp.has("relu")
-    if relu and t.name not in ("s32", "s16x2"):
-        raise ReferenceInputError(f"{sp.text}: .relu applies to .s32 and .s16x2 only")
+    if relu and t.name not in ("s32", "s16x2", "s8x4"):
+        raise ReferenceInputError(f"{sp.text}: .relu applies to .s32, .s16x2 and .s8x4 only")
     pick = min if sp.opcode == "min" else max
     width = t.element_width
     signed = t.signed
@@ -233,9 +239,7 @@ def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
         columns = [split(x, width, t.lanes) for x in xs]
         return join([element(*(col[i] for col in columns)) for i in range(t.lanes)], width)
 
-    if len(inputs) not in (2, 3):
-        raise ReferenceInputError(f"{sp.text}: takes 2 or 3 source operands")
-    return run_lanes(sp, lane, inputs, [t] * len(inputs), [t])
+    return run_lanes(sp, lane, inputs, [t, t], [t])
 
 
 def _dot(sp: Spelling, inputs: Sequence[object]) -> Result:

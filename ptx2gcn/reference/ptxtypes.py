@@ -71,6 +71,7 @@ def _table() -> dict[str, PtxType]:
               PtxType("e5m2", 8, "f")]
     types += [PtxType("f16x2", 32, "f", 2), PtxType("bf16x2", 32, "f", 2), PtxType("f32x2", 64, "f", 2),
               PtxType("u16x2", 32, "u", 2), PtxType("s16x2", 32, "s", 2),
+              PtxType("u8x4", 32, "u", 4), PtxType("s8x4", 32, "s", 4),
               PtxType("e4m3x2", 16, "f", 2), PtxType("e5m2x2", 16, "f", 2)]
     return {t.name: t for t in types}
 

@@ -108,7 +108,12 @@ def test_abs_neg_min_max() -> None:
     assert int(run("min.u32", 0xFFFFFFFF, 1).value) == 1
     assert int(run("min.s32", 0xFFFFFFFF, 1).value) == 0xFFFFFFFF
     assert int(run("max.relu.s32", -5, -7).value) == 0
-    assert int(run("max.s32", 1, 9, 4).value) == 9
+    with pytest.raises(ReferenceInputError, match="expected 2 source operands"):
+        run("max.s32", 1, 9, 4)
+    assert int(run("max.s8x4", 0x7F80FF01, 0x80017F00).value) == 0x7F017F01
+    assert int(run("min.relu.s8x4", 0x7F80FF01, 0x80017F00).value) == 0x00000000
+    assert int(run("min.u8x4", 0x7F80FF01, 0x80017F00).value) == 0x7F017F00
+    assert int(run("neg.s8x4", 0x80FF0102).value) == 0x8001FFFE
     # s16x2: halves compared independently: low (-1 vs 2), high (5 vs -3)
     a = (5 << 16) | 0xFFFF
     b = (0xFFFD << 16) | 2
