@@ -286,8 +286,15 @@ def _sopp(inst: Instruction) -> str:
     return f"{name} {imm_text(simm)}"
 
 
+_SMEM_NO_OPERANDS = frozenset({"s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol"})
+
+
 def _smem(inst: Instruction) -> str:
     f, name = inst.fields, inst.opcode
+    if name in _SMEM_NO_OPERANDS:
+        return name
+    if name in ("s_memtime", "s_memrealtime"):
+        return f"{name} {scalar_text(f['sdata'], 2)}"
     dwords = 4 if "buffer" in name else 2
     base = scalar_text(f["sbase"] * 2, dwords)
     data_type = (inst.info.srcs or (inst.info.dst,))[0] if inst.info is not None and (inst.info.srcs or inst.info.dst) else DType.B32
@@ -644,17 +651,18 @@ def _ds(inst: Instruction) -> str:
     operands = []
     if inst.info is not None and inst.info.dst is not None:
         operands.append(_vreg(f["vdst"], inst.info.dst, acc))
-    if not name.startswith(("ds_append", "ds_consume", "ds_read_addtid", "ds_write_addtid")):
+    if not name.startswith(("ds_append", "ds_consume", "ds_read_addtid", "ds_write_addtid", "ds_gws", "ds_nop")):
         operands.append(_vreg(f["addr"], None))
     operands += [_vreg(f[field], dtype, acc) for field, dtype in zip(("data0", "data1"), srcs)]
-    parts = [f"{name} {', '.join(operands)}"]
+    parts = [f"{name} {', '.join(operands)}" if operands else name]
     if name == "ds_swizzle_b32":
         parts += [swizzle_text(f["offset0"] | f["offset1"] << 8)] if f["offset0"] | f["offset1"] else []
     elif name.startswith(("ds_write2", "ds_read2", "ds_wrxchg2")):
         parts += _offset_text("offset0", f["offset0"]) + _offset_text("offset1", f["offset1"])
     else:
         parts += _offset_text("offset", f["offset0"] | f["offset1"] << 8)
-    return " ".join(parts)  # gfx942 has no GDS: LLVM ignores the bit, and so does the text
+    # gfx942 has no GDS: LLVM ignores the bit except on the GWS instructions, which always show it.
+    return " ".join(parts + (["gds"] if name.startswith("ds_gws") and f["gds"] else []))
 
 
 def _flat_address(inst: Instruction) -> list[str]:

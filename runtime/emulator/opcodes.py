@@ -176,7 +176,9 @@ SMEM_NAMES = _table("""
 00c s_buffer_load_dwordx16      010 s_store_dword               011 s_store_dwordx2
 012 s_store_dwordx4             015 s_scratch_store_dword       016 s_scratch_store_dwordx2
 017 s_scratch_store_dwordx4     018 s_buffer_store_dword        019 s_buffer_store_dwordx2
-01a s_buffer_store_dwordx4      026 s_atc_probe                 027 s_atc_probe_buffer
+01a s_buffer_store_dwordx4      020 s_dcache_inv                021 s_dcache_wb
+022 s_dcache_inv_vol            023 s_dcache_wb_vol             024 s_memtime
+025 s_memrealtime               026 s_atc_probe                 027 s_atc_probe_buffer
 028 s_dcache_discard            029 s_dcache_discard_x2         040 s_buffer_atomic_swap
 041 s_buffer_atomic_cmpswap     042 s_buffer_atomic_add         043 s_buffer_atomic_sub
 044 s_buffer_atomic_smin        045 s_buffer_atomic_umin        046 s_buffer_atomic_smax
@@ -384,7 +386,8 @@ DS_NAMES = _table("""
 009 ds_and_b32              00a ds_or_b32               00b ds_xor_b32
 00c ds_mskor_b32            00d ds_write_b32            00e ds_write2_b32
 00f ds_write2st64_b32       010 ds_cmpst_b32            011 ds_cmpst_f32
-012 ds_min_f32              013 ds_max_f32              015 ds_add_f32
+012 ds_min_f32              013 ds_max_f32              014 ds_nop
+015 ds_add_f32
 017 ds_pk_add_f16           018 ds_pk_add_bf16          01d ds_write_addtid_b32
 01e ds_write_b8             01f ds_write_b16            020 ds_add_rtn_u32
 021 ds_sub_rtn_u32          022 ds_rsub_rtn_u32         023 ds_inc_rtn_u32
@@ -415,7 +418,9 @@ DS_NAMES = _table("""
 06f ds_wrxchg2st64_rtn_b64  070 ds_cmpst_rtn_b64        071 ds_cmpst_rtn_f64
 072 ds_min_rtn_f64          073 ds_max_rtn_f64          076 ds_read_b64
 077 ds_read2_b64            078 ds_read2st64_b64        07c ds_add_rtn_f64
-07e ds_condxchg32_rtn_b64   0b6 ds_read_addtid_b32      0b7 ds_pk_add_rtn_f16
+07e ds_condxchg32_rtn_b64   098 ds_gws_sema_release_all 099 ds_gws_init
+09a ds_gws_sema_v           09b ds_gws_sema_br          09c ds_gws_sema_p
+09d ds_gws_barrier          0b6 ds_read_addtid_b32      0b7 ds_pk_add_rtn_f16
 0b8 ds_pk_add_rtn_bf16      0bd ds_consume              0be ds_append
 0de ds_write_b96            0df ds_write_b128           0fe ds_read_b96
 0ff ds_read_b128
@@ -594,6 +599,19 @@ _OVERRIDES: dict[str, tuple[DType | None, tuple[DType, ...]]] = {
     "s_cbranch_join": (None, (_D.B32,)),
     "s_set_gpr_idx_idx": (None, (_D.B32,)),
     "s_set_gpr_idx_on": (None, (_D.B32,)),  # ssrc1 is an immediate mode mask, not a source
+    "s_memtime": (_D.B64, ()),
+    "s_memrealtime": (_D.B64, ()),
+    "s_dcache_inv": (None, ()),
+    "s_dcache_wb": (None, ()),
+    "s_dcache_inv_vol": (None, ()),
+    "s_dcache_wb_vol": (None, ()),
+    "ds_nop": (None, ()),
+    "ds_gws_init": (None, (_D.B32,)),
+    "ds_gws_sema_br": (None, (_D.B32,)),
+    "ds_gws_barrier": (None, (_D.B32,)),
+    "ds_gws_sema_release_all": (None, ()),
+    "ds_gws_sema_v": (None, ()),
+    "ds_gws_sema_p": (None, ()),
 }
 
 

@@ -137,6 +137,7 @@ _REGISTER_VARIANTS: tuple[dict[str, int], ...] = (
     {"addr": 2, "data0": 6, "data1": 4, "vaddr": 2, "vdata": 4, "src0": 258},
     {"addr": 2, "data0": 6},
     {},
+    {"gds": 1},  # the GWS instructions need the gds bit
 )
 
 
