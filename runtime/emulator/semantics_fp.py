@@ -4,13 +4,12 @@ Invariant: results are the correctly rounded (round-to-nearest-even) values the 
 computed without relying on host FMA or host FTZ/DAZ. f16/f32 FMA use a float64 evaluation made
 round-to-odd (exact product, TwoSum error, sticky LSB), which rounds correctly to any format of at
 most 51 bits; f64 FMA, whose product is not exact in float64, is computed lane by lane with Python
-integers (``int / int`` is correctly rounded in CPython, subnormals included).
+integers (``int / int`` and ``float(int)`` are correctly rounded in CPython, subnormals included).
 """
 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -39,16 +38,30 @@ def fma_narrow(a: A, b: A, c: A, dtype: Any) -> A:
     return _round_to_odd_sum(product, c64).astype(dtype)
 
 
+_TWO53 = 9007199254740992.0
+
+
 def _fma64_lane(a: float, b: float, c: float) -> float:
+    """a*b + c rounded once: both terms as exact integers times powers of two, summed exactly, then
+    converted by CPython's correctly rounded int -> float / int / int (subnormals and overflow too)."""
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
         return a * b + c  # specials, and exact zero products (sign rules of a*b + c hold)
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    if exact == 0:
+    ma, ea = math.frexp(a)
+    mb, eb = math.frexp(b)
+    total, exponent = int(ma * _TWO53) * int(mb * _TWO53), ea + eb - 106
+    if c != 0.0:
+        mc, ec = math.frexp(c)
+        addend, ec = int(mc * _TWO53), ec - 53
+        if exponent >= ec:
+            total, exponent = (total << (exponent - ec)) + addend, ec
+        else:
+            total += addend << (ec - exponent)
+    if total == 0:
         return 0.0
     try:
-        return exact.numerator / exact.denominator
+        return total / (1 << -exponent) if exponent < 0 else float(total << exponent)
     except OverflowError:
-        return math.copysign(math.inf, exact)
+        return math.inf if total > 0 else -math.inf
 
 
 def fma64(a: A, b: A, c: A) -> A:
