@@ -18,7 +18,6 @@ from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, ptx_type, split, to_signed
 from ptx2gcn.reference.result import Result
-from ptx2gcn.reference.rounding import round_fraction
 from ptx2gcn.reference.spelling import LaneValue, Spelling, run_lanes
 
 Handler = Callable[[Spelling, Sequence[object]], Result]
@@ -114,18 +113,20 @@ def _setp(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 def _set(sp: Spelling, inputs: Sequence[object]) -> Result:
     """``set.CmpOp.dtype.stype``: true gives 0xffffffff for integers and 1.0 for floats."""
-    sp.require(FLOAT_OPS | set(INT_OPS) | set(BOOL_OPS) | {"ftz"},
-               ("u32", "s32", "f32", "f16", "bf16", "f16x2", "bf16x2") + CMP_TYPES)
+    sp.require(FLOAT_OPS | set(INT_OPS) | set(BOOL_OPS) | {"ftz"}, CMP_TYPES)
     types = sp.types
     if len(types) != 2:
         raise ReferenceInputError(f"{sp.text}: needs .dtype and .stype")
     dtype, stype = types
+    if stype.lanes == 2 and dtype.lanes == 1 and dtype.width != 32:
+        raise ReferenceInputError(f"{sp.text}: a packed comparison needs a 32-bit destination")
     cmp, combine = _comparator(sp, stype), _combine(sp)
     if dtype.is_float:
         fmt = float_format(dtype.element)
-        true_bits, width = round_fraction(fmt, Fraction(1), "rn"), dtype.element_width
-    else:
-        true_bits, width = 0xFFFFFFFF, 32
+        true_bits, width = fmt.one, dtype.element_width
+    else:  # all ones per compared element: 0xffff halves for x2 sources (9.7.6.1 set)
+        width = 16 if stype.lanes == 2 else dtype.width
+        true_bits = (1 << width) - 1
 
     def lane(a: int, b: int, c: bool = False) -> LaneValue:
         out = 0

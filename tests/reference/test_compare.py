@@ -71,3 +71,12 @@ def test_set_selp_slct() -> None:
     assert int(run("slct.u32.f32", 1, 2, F(-0.0)).value) == 1
     assert int(run("slct.u32.f32", 1, 2, F(np.nan)).value) == 2
     assert int(run("slct.ftz.u32.f32", 1, 2, -np.uint32(1).view(np.float32)).value) == 1
+
+
+def test_half_set_true_values() -> None:
+    a = int(np.array([1, 5], dtype=np.float16).view(np.uint32)[0])
+    b = int(np.array([2, 3], dtype=np.float16).view(np.uint32)[0])
+    assert int(run("set.lt.u32.f16x2", a, b).value) == 0x0000FFFF      # per half: 0xffff
+    assert int(run("set.lt.f16x2.f16x2", a, b).value) == 0x00003C00    # per half: 1.0
+    assert int(run("set.lt.u16.f16", np.float16(1), np.float16(2)).value) == 0xFFFF
+    assert int(run("set.gt.bf16.f32", F(2), F(1)).value) == 0x3F80
