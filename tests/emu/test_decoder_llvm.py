@@ -175,6 +175,33 @@ def test_every_opcode_row_matches_llvm(llvm_tool: Callable[[str], str], tmp_path
     assert set(never) == set(LLVM_REJECTS_CANONICAL), never
 
 
+# Opcode-number range of each encoding (SOPK stops where SOP1/SOPC/SOPP prefixes begin; VOP2 below
+# the VOP1/VOPC prefixes; VOP3 below the VOP3P space).
+OPCODE_SPACE = {"SOP2": 0x60, "SOPK": 29, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256, "VOP2": 0x3E,
+                "VOP1": 256, "VOPC": 256, "VOP3": 0x380, "VOP3P": 128, "DS": 256, "FLAT": 128, "GLOBAL": 128,
+                "SCRATCH": 128, "MUBUF": 128}
+_UNMAPPED_VARIANTS: tuple[dict[str, int], ...] = (
+    {}, {"gds": 1}, {"vdst": 2}, {"vdst": 2, "addr": 1}, {"src0": 256}, {"glc": 1}, {"sdata": 2}, {"sdst": 2},
+    {"vdst": 2, "src0": 256, "src1": 256, "src2": 256}, {"addr": 1, "data0": 2}, *_REGISTER_VARIANTS)
+
+
+def test_no_opcode_llvm_knows_is_missing(llvm_tool: Callable[[str], str], tmp_path: Path) -> None:
+    """Every opcode number without a row: LLVM rejects it too (for a spread of operand fields), and we
+    raise DecodeError for it."""
+    blobs = []
+    for encoding, count in OPCODE_SPACE.items():
+        for op in range(count):
+            if opcodes.lookup(encoding, op) is None:
+                probe = OpInfo("?", encoding, op, None, ())
+                blobs += [(encoding, op, encode(probe, values)) for values in _UNMAPPED_VARIANTS]
+    accepted = llvm_disassemble(llvm_tool, tmp_path, [blob for _, _, blob in blobs])
+    known_to_llvm = sorted({f"{enc} 0x{op:x}: {got[0]}" for (enc, op, _), got in zip(blobs, accepted) if got})
+    assert not known_to_llvm
+    for _, _, blob in blobs[:: len(_UNMAPPED_VARIANTS)]:
+        with pytest.raises(DecodeError):
+            decode(blob, 0)
+
+
 def _assemble_each(llvm_tool: Callable[[str], str], lines: list[str]) -> list[tuple[str, bytes] | None]:
     """llvm-mc's (canonical text, bytes) per line, None for a line it refuses."""
     result = subprocess.run([llvm_tool("llvm-mc-22"), "-arch=amdgcn", "-mcpu=gfx942", "-show-encoding"],
