@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.core import Block, Function, Global, Module, Param
+from ptx2gcn.ir.core import Block, Function, Global, Module, Param, gc_paused
 from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
@@ -43,12 +43,14 @@ def build_module(tree: ast.Module) -> Module:
         elif isinstance(item, ast.Function):
             _declare_function(symbols, item)
     limit = sys.getrecursionlimit()
+    # SSA lookups recurse once per merge point between a use and its definitions.
     sys.setrecursionlimit(max(limit, 20000))
     try:
-        for item in tree.items:
-            if isinstance(item, ast.Function) and item.body is not None:
-                fn = symbols.functions[item.name]
-                _FunctionBuilder(symbols, fn, item).build()
+        with gc_paused():
+            for item in tree.items:
+                if isinstance(item, ast.Function) and item.body is not None:
+                    fn = symbols.functions[item.name]
+                    _FunctionBuilder(symbols, fn, item).build()
     finally:
         sys.setrecursionlimit(limit)
     return module
@@ -277,7 +279,8 @@ class _FunctionBuilder:
         self.reached.add(block)
         ctx.block = block
         if self.pending[block] == 0:
-            self._seal(block)
+            # Every branch here was built already: all predecessors come before this block.
+            ctx.ssa.seal(block, acyclic=True)
 
     def _declare(self, decl: ast.VariableDecl) -> None:
         ctx = self.ctx
@@ -364,7 +367,7 @@ class _FunctionBuilder:
         if ctx.block is not None:
             ctx.emit("br").add_successor(join)
             ssa.add_edge(ctx.block, join)
-        ssa.seal(join)
+        ssa.seal(join, acyclic=True)
         ssa.alias(join, before)
         self.fn.add_block(join)
         ctx.block = join

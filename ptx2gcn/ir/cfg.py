@@ -77,3 +77,38 @@ def _intersect(a: Block, b: Block, idom: dict[Block, Block], index: dict[Block, 
         while index[b] > index[a]:
             b = idom[b]
     return a
+
+
+class DominatorTree:
+    """Constant-time dominance queries from pre/post numbers of the dominator tree."""
+
+    def __init__(self, fn: Function) -> None:
+        self.idom = dominators(fn)
+        children: dict[Block, list[Block]] = {}
+        for block, parent in self.idom.items():
+            if parent is not block:
+                children.setdefault(parent, []).append(block)
+        self.children = children
+        self.enter: dict[Block, int] = {}
+        self.leave: dict[Block, int] = {}
+        if not fn.blocks or fn.entry not in self.idom:
+            return
+        clock = 0
+        stack: list[tuple[Block, bool]] = [(fn.entry, False)]
+        while stack:
+            block, done = stack.pop()
+            if done:
+                self.leave[block] = clock
+                clock += 1
+                continue
+            self.enter[block] = clock
+            clock += 1
+            stack.append((block, True))
+            for child in children.get(block, ()):
+                stack.append((child, False))
+
+    def dominates(self, a: Block, b: Block) -> bool:
+        """Whether block ``a`` dominates block ``b`` (both reachable; a block dominates itself)."""
+        if a not in self.enter or b not in self.enter:
+            return False
+        return self.enter[a] <= self.enter[b] and self.leave[b] <= self.leave[a]

@@ -12,11 +12,14 @@ Ops and blocks are mutable and compared by identity; types and attribute values 
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.ir.types import AddrSpace, Type
+from ptx2gcn.isa import is_terminator
 
 Attr = str | int | bool
 """An attribute value: an identifier-like string, an integer (float bit patterns too) or a flag."""
@@ -210,8 +213,6 @@ class Block:
     def terminator(self) -> Op | None:
         if not self.ops:
             return None
-        from ptx2gcn.isa import is_terminator
-
         last = self.ops[-1]
         return last if is_terminator(last.name) else None
 
@@ -359,3 +360,20 @@ class Module:
             if var.name == name:
                 return var
         return None
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building or parsing a large module.
+
+    IR graphs are cyclic (values ↔ uses ↔ ops) and built from tens of thousands of small objects;
+    the collector's repeated full scans while they are allocated made construction superlinear
+    (measured: 2x the time on a 12k-instruction kernel). Nothing is freed meanwhile that matters.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -9,6 +9,7 @@ types, zero-extended otherwise, as PTX specifies for ``ld``).
 
 from __future__ import annotations
 
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
@@ -49,6 +50,8 @@ def lower_ld(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
 
 def _write_loaded(ctx: FnCtx, dest: ast.Operand, loaded: Value, elem: Type, vec: int, signed: bool) -> None:
     if not vec:
+        if isinstance(dest, ast.Vector) and len(dest.elements) == 1:
+            dest = dest.elements[0]  # Triton writes scalar destinations as { %r1 }
         if isinstance(dest, ast.Vector):
             raise ctx.error(dest.span, "a braced destination needs a .v2/.v4 load")
         ctx.dst(dest, loaded, signed)
@@ -62,6 +65,8 @@ def _write_loaded(ctx: FnCtx, dest: ast.Operand, loaded: Value, elem: Type, vec:
 
 def _stored_value(ctx: FnCtx, source: ast.Operand, elem: Type, vec: int) -> Value:
     if not vec:
+        if isinstance(source, ast.Vector) and len(source.elements) == 1:
+            source = source.elements[0]
         if isinstance(source, ast.Vector):
             raise ctx.error(source.span, "a braced source needs a .v2/.v4 store")
         return ctx.src(source, elem)
@@ -121,6 +126,10 @@ def lower_fence(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
             raise ctx.error(ins.span, "membar needs a level (.cta, .gl, .sys)")
         ctx.emit("fence", (), (), sem="sc", scope={"gl": "gpu"}.get(level, level))
         return
+    if mods.take("proxy"):
+        raise UnsupportedError.feature(ins.span, "fence.proxy",
+                                       "proxy fences order asynchronous-proxy operations (TMA, "
+                                       "wgmma), which have no gfx942 equivalent")
     sem = mods.one_of(frozenset({"sc", "acq_rel", "acquire", "release"}))
     scope = mods.one_of(SCOPES)
     mods.done()

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
-from ptx2gcn.ir.core import Attr, Block, Function, Global, Module, Op, Param, Value
+from ptx2gcn.ir.core import Attr, Block, Function, Global, Module, Op, Param, Value, gc_paused
 from ptx2gcn.ir.types import AddrSpace, Type, parse_type
 from ptx2gcn.isa import OPS
 
@@ -45,21 +45,24 @@ class _Lexer:
         self.source = source
         self.lines: list[list[_Tok]] = []
         current: list[_Tok] = []
-        line, line_start, pos, text = 1, 0, 0, source.text
-        while pos < len(text):
-            match = _TOKEN_RE.match(text, pos)
-            if match is None:
-                raise _error(source, line, pos - line_start + 1, f"unexpected character {text[pos]!r}")
-            kind = match.lastgroup or ""
+        line, line_start, expected = 1, 0, 0
+        text = source.text
+        for match in _TOKEN_RE.finditer(text):
+            start = match.start()
+            if start != expected:
+                break  # a character no token matches: reported below
+            expected = match.end()
+            kind = match.lastgroup
             if kind == "nl":
                 if current:
                     self.lines.append(current)
                     current = []
                 line += 1
-                line_start = match.end()
+                line_start = expected
             elif kind != "ws":
-                current.append(_Tok(kind, match.group(), line, pos - line_start + 1))
-            pos = match.end()
+                current.append(_Tok(kind or "", match.group(), line, start - line_start + 1))
+        if expected != len(text):
+            raise _error(source, line, expected - line_start + 1, f"unexpected character {text[expected]!r}")
         if current:
             self.lines.append(current)
 
@@ -486,4 +489,5 @@ class _FunctionParser:
 
 def parse_module(text: str, filename: str = "<ir>") -> Module:
     """Parse IR text; raises ``Ptx2GcnError`` located in ``text`` when it is malformed."""
-    return _Parser(SourceFile(filename, text)).parse()
+    with gc_paused():
+        return _Parser(SourceFile(filename, text)).parse()

@@ -34,6 +34,8 @@ class _Names:
         self.blocks: dict[Block, str] = {}
         self._used: set[str] = set()
         self._used_blocks: set[str] = set()
+        self._suffix: dict[str, int] = {}
+        """The next suffix to try per hint (keeps naming linear for much-reassigned registers)."""
         self._counter = 0
 
     def _fresh(self, hint: str) -> str:
@@ -41,9 +43,10 @@ class _Names:
             self._used.add(hint)
             return hint
         if hint and _NAME_RE.match(hint):
-            suffix = 1
+            suffix = self._suffix.get(hint, 1)
             while f"{hint}.{suffix}" in self._used:
                 suffix += 1
+            self._suffix[hint] = suffix + 1
             name = f"{hint}.{suffix}"
         else:
             while str(self._counter) in self._used:
@@ -73,9 +76,10 @@ class _Names:
         name = base
         if not named or name in used:
             sep = "." if named else ""
-            index = 1 if named else 0
+            index = self._suffix.get("^" + base, 1 if named else 0)
             while f"{base}{sep}{index}" in used:
                 index += 1
+            self._suffix["^" + base] = index + 1
             name = f"{base}{sep}{index}"
         used.add(name)
         return name

@@ -41,6 +41,8 @@ class SsaBuilder:
         self.phi_arg: dict[Op, BlockArg] = {}
         self.phi_var: dict[BlockArg, Hashable] = {}
         self.forward: dict[Value, Value] = {}
+        self.acyclic: set[Block] = set()
+        """Sealed blocks all of whose predecessors were complete before them (no back edges)."""
         self.filling: set[BlockArg] = set()
         """Arguments whose incoming values are being collected (not yet judged trivial)."""
 
@@ -118,6 +120,17 @@ class SsaBuilder:
             value = self._undef(var)
             self.write(var, block, value)
             return value
+        if block in self.acyclic:
+            # No path leads from here back into a predecessor, so reading them cannot recurse into
+            # this block: look first, and create an argument only when the values differ.
+            values = [self.read(var, pred) for pred in self.preds[block]]
+            if all(v is values[0] for v in values):
+                self.write(var, block, values[0])
+                return values[0]
+            arg = self._new_arg(var, block)
+            phi = self.phis[arg]
+            phi.operands.extend(Use(phi, v) for v in values)
+            return arg
         return self._complete(self._new_arg(var, block))
 
     def _undef(self, var: Hashable) -> Value:
@@ -138,10 +151,14 @@ class SsaBuilder:
         self.filling.discard(arg)
         return self._remove_if_trivial(arg)
 
-    def seal(self, block: Block) -> None:
+    def seal(self, block: Block, acyclic: bool = False) -> None:
+        """Declare every predecessor edge of ``block`` known; ``acyclic``: all of them come from
+        blocks already complete (so no later block can reach a predecessor through ``block``)."""
         if block in self.sealed:
             return
         self.sealed.add(block)
+        if acyclic and block not in self.incomplete:
+            self.acyclic.add(block)
         for arg in self.incomplete.pop(block, []):
             if arg in self.phis:
                 self._complete(arg)

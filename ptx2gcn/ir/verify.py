@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
-from ptx2gcn.ir.cfg import dominators, reachable_blocks
+from ptx2gcn.ir.cfg import DominatorTree, reachable_blocks
 from ptx2gcn.ir.core import Block, Function, Module, Op, Value
 from ptx2gcn.ir.types import (
     PRED,
@@ -172,7 +172,7 @@ class _Checker:
 
     def dominance(self, fn: Function) -> None:
         reachable = reachable_blocks(fn)
-        idom = dominators(fn)
+        tree = DominatorTree(fn)
         defined_in: dict[Value, tuple[Block, int]] = {}
         for block in fn.blocks:
             for arg in block.args:
@@ -188,21 +188,17 @@ class _Checker:
                     where = defined_in.get(use.value)
                     if where is None:
                         self.report(op.loc, f"'{op.name}' uses a value defined outside this function")
-                    elif not _dominates(where, (block, index), idom):
+                    elif not _dominates(where, (block, index), tree):
                         self.report(op.loc, f"'{op.name}' uses %{use.value.name or '?'} where its "
                                     "definition does not dominate")
 
 
-def _dominates(def_at: tuple[Block, int], use_at: tuple[Block, int], idom: dict[Block, Block]) -> bool:
+def _dominates(def_at: tuple[Block, int], use_at: tuple[Block, int], tree: DominatorTree) -> bool:
     def_block, def_index = def_at
     use_block, use_index = use_at
     if def_block is use_block:
         return def_index < use_index
-    node: Block | None = use_block
-    while node is not None and node is not def_block:
-        parent = idom.get(node)
-        node = parent if parent is not node else None
-    return node is def_block
+    return tree.dominates(def_block, use_block)
 
 
 def _attr_ok(allowed: frozenset[str] | str, value: object) -> bool:
