@@ -7,6 +7,7 @@ checks without raising, or raise ``Ptx2GcnError`` with a rendered, located diagn
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -154,4 +155,4 @@ def test_parse_result_contains_only_ast_nodes() -> None:
             stack.extend(node)
         elif not isinstance(node, allowed):
             assert type(node).__module__ == ast.__name__, type(node)
-            stack.extend(getattr(node, f) for f in node.__slots__ if f != "span")  # type: ignore[attr-defined]
+            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "span")
