@@ -8,8 +8,10 @@ with ``atom`` returning ``old`` (PTX ISA 9.7.13.5 atom semantics:
 shared-memory form does not (as the manual states for the current implementation); ``.f16`` and
 ``.bf16`` adds need ``.noftz``. Operands: ``old`` (the memory value before), then the instruction's
 sources; destinations: ``d`` (the old value; absent for ``red``) and the new memory value.
-Ordering/scope qualifiers (``.relaxed .acquire .release .acq_rel .cta .gpu .sys``) do not change a
-single operation's values and are accepted and ignored.
+Ordering/scope/cache qualifiers (``.relaxed .acquire .release .acq_rel .cta .cluster .gpu .sys
+.L2::cache_hint``) do not change a single operation's values and are accepted and ignored (the
+cache-policy operand is not taken). Generic addressing is modelled as global memory for the f32 flush
+rule. Vector forms (``.v2.f32``, ``.v8.f16`` ...) and ``.b128`` are not modelled.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from ptx2gcn.reference.spelling import LaneValue, Spelling, run_lanes
 
 Handler = Callable[[Spelling, Sequence[object]], Result]
 
-QUALIFIERS = {"global", "shared", "cta", "cluster", "gpu", "sys", "relaxed", "acquire", "release",
-              "acq_rel", "sem", "noftz"}
+QUALIFIERS = {"global", "shared", "shared::cta", "shared::cluster", "cta", "cluster", "gpu", "sys",
+              "relaxed", "acquire", "release", "acq_rel", "noftz", "L2::cache_hint"}
+SHARED = {"shared", "shared::cta", "shared::cluster"}
 _INT_OPS: dict[str, Callable[[PtxType, int, int], int]] = {
     "and": lambda t, r, s: r & s,
     "or": lambda t, r, s: r | s,
@@ -40,7 +43,7 @@ _INT_OPS: dict[str, Callable[[PtxType, int, int], int]] = {
 }
 _OP_TYPES: dict[str, tuple[str, ...]] = {
     "and": ("b32", "b64"), "or": ("b32", "b64"), "xor": ("b32", "b64"),
-    "exch": ("b16", "b32", "b64", "b128"), "cas": ("b16", "b32", "b64", "b128"),
+    "exch": ("b32", "b64"), "cas": ("b16", "b32", "b64"),
     "add": ("u32", "s32", "u64", "f32", "f64", "f16", "f16x2", "bf16", "bf16x2"),
     "inc": ("u32",), "dec": ("u32",), "min": ("u32", "s32", "u64", "s64"),
     "max": ("u32", "s32", "u64", "s64"),
@@ -53,7 +56,7 @@ def _float_add(sp: Spelling, t: PtxType) -> Callable[[int, int], LaneValue]:
     fmt = float_format(t.element)
     if fmt.width == 16 and not sp.has("noftz"):
         raise ReferenceInputError(f"{sp.text}: 16-bit float atomic add needs .noftz")
-    ftz = t.name == "f32" and not sp.has("shared")
+    ftz = t.name == "f32" and not any(sp.has(space) for space in SHARED)
 
     def element(r: int, s: int) -> fparith.FloatResult:
         r, s = fparith.flush_inputs(fmt, ftz, (r, s))
