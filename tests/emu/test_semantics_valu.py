@@ -408,3 +408,28 @@ def test_integer_clamp_saturates(one_instruction: Run) -> None:
         x, y = int(a[i]), int(b[i])
         assert w.v[2, i] == min(x + y, M32) and w.v[3, i] == max(x - y, 0)
         assert w.v[4, i] == max(-2**31, min(2**31 - 1, s32(x) + s32(y))) & M32
+
+
+def _round_f64(exact: Fraction) -> float:
+    """Round a rational to float64 (RNE), overflow to infinity at the IEEE threshold (2 - 2^-53) * 2^1023."""
+    limit = (2 - Fraction(1, 2**53)) * 2**1023
+    if abs(exact) >= limit:
+        return math.inf if exact > 0 else -math.inf
+    return exact.numerator / exact.denominator  # int / int is correctly rounded in CPython
+
+
+def test_fma_f64_overflow_subnormal_and_cancellation_edges(one_instruction: Run) -> None:
+    tiny = 5e-324
+    cases = [(1e300, 1e300, -1e308), (1e300, -1e300, 1e308), (1.7976931348623157e308, 1.0000000000000002, -1e292),
+             (tiny, 0.5, 0.0), (tiny, 1.5, tiny), (3e-160, 3e-160, -9e-320), (1.0 + 2**-52, 1.0 - 2**-53, -1.0),
+             (2.0**600, 2.0**500, -(2.0**1023)), (0.1, 10.0, -1.0), (-0.0, 5.0, 0.0)]
+    a, b, c = (np.resize(np.array(column), 64) for column in zip(*cases))
+    w = wave_with()
+    for row, values in ((0, a), (2, b), (4, c)):
+        raw = values.view(np.uint64)
+        w.v[row], w.v[row + 1] = (raw & M32).astype(np.uint32), (raw >> 32).astype(np.uint32)
+    one_instruction("v_fma_f64 v[6:7], v[0:1], v[2:3], v[4:5]", w)
+    got = (w.v[6].astype(np.uint64) | w.v[7].astype(np.uint64) << 32).view(np.float64)
+    for i, (x, y, z) in enumerate(cases):
+        expected = z + x * y if x * y == 0 else _round_f64(Fraction(x) * Fraction(y) + Fraction(z))
+        assert got[i] == expected and math.copysign(1, got[i]) == math.copysign(1, expected), (x, y, z, got[i])
