@@ -201,6 +201,8 @@ def launch(program: Program, kernel_name: str, grid: tuple[int, ...] | int, bloc
     """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items."""
     kernel = program.kernel(kernel_name)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
+    if any(g >= 1 << 32 for g in grid3) or grid3[0] * grid3[1] * grid3[2] * block3[0] * block3[1] * block3[2] >= 1 << 64:
+        raise LaunchError(f"kernel {kernel_name!r}: grid {grid3} is too large (work-group counts are 32-bit)")
     threads = block3[0] * block3[1] * block3[2]
     if threads > min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size) or block3[0] > 1024 or block3[1] > 1024 \
             or block3[2] > 1024:

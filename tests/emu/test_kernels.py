@@ -740,3 +740,85 @@ def test_spin_wait_between_waves_of_a_group_terminates(kernel: Kernel) -> None:
                    step_budget=100_000)
     np.testing.assert_array_equal(download(memory, out, 128, np.int32)[:64], np.full(64, 42))
     assert stats.wave_instructions < 1000  # s_sleep yielded at once instead of spinning for a quantum
+
+
+SGEMM = DECLS + """
+@ta = internal addrspace(3) global [16 x [16 x float]] poison, align 4
+@tb = internal addrspace(3) global [16 x [16 x float]] poison, align 4
+
+define amdgpu_kernel void @sgemm(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, i32 %n) {
+entry:
+  %tx = call i32 @llvm.amdgcn.workitem.id.x()
+  %ty = call i32 @llvm.amdgcn.workitem.id.y()
+  %bx = call i32 @llvm.amdgcn.workgroup.id.x()
+  %by = call i32 @llvm.amdgcn.workgroup.id.y()
+  %col0 = shl i32 %bx, 4
+  %col = add i32 %col0, %tx
+  %row0 = shl i32 %by, 4
+  %row = add i32 %row0, %ty
+  %tiles = lshr i32 %n, 4
+  %pa_l = getelementptr [16 x [16 x float]], ptr addrspace(3) @ta, i32 0, i32 %ty, i32 %tx
+  %pb_l = getelementptr [16 x [16 x float]], ptr addrspace(3) @tb, i32 0, i32 %ty, i32 %tx
+  br label %tile
+tile:
+  %t = phi i32 [0, %entry], [%t1, %tile_end]
+  %acc = phi float [0.0, %entry], [%acc_k, %tile_end]
+  %k0 = shl i32 %t, 4
+  %acol = add i32 %k0, %tx
+  %ai0 = mul i32 %row, %n
+  %ai = add i32 %ai0, %acol
+  %pa = getelementptr float, ptr addrspace(1) %a, i32 %ai
+  %va = load float, ptr addrspace(1) %pa
+  store float %va, ptr addrspace(3) %pa_l
+  %brow = add i32 %k0, %ty
+  %bi0 = mul i32 %brow, %n
+  %bi = add i32 %bi0, %col
+  %pb = getelementptr float, ptr addrspace(1) %b, i32 %bi
+  %vb = load float, ptr addrspace(1) %pb
+  store float %vb, ptr addrspace(3) %pb_l
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  br label %inner
+inner:
+  %k = phi i32 [0, %tile], [%k1, %inner]
+  %s = phi float [%acc, %tile], [%s1, %inner]
+  %x_p = getelementptr [16 x [16 x float]], ptr addrspace(3) @ta, i32 0, i32 %ty, i32 %k
+  %y_p = getelementptr [16 x [16 x float]], ptr addrspace(3) @tb, i32 0, i32 %k, i32 %tx
+  %x = load float, ptr addrspace(3) %x_p
+  %y = load float, ptr addrspace(3) %y_p
+  %s1 = call float @llvm.fma.f32(float %x, float %y, float %s)
+  %k1 = add i32 %k, 1
+  %more_k = icmp ult i32 %k1, 16
+  br i1 %more_k, label %inner, label %tile_end
+tile_end:
+  %acc_k = phi float [%s1, %inner]
+  fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire
+  %t1 = add i32 %t, 1
+  %more_t = icmp ult i32 %t1, %tiles
+  br i1 %more_t, label %tile, label %done
+done:
+  %ci0 = mul i32 %row, %n
+  %ci = add i32 %ci0, %col
+  %pc = getelementptr float, ptr addrspace(1) %c, i32 %ci
+  store float %acc_k, ptr addrspace(1) %pc
+  ret void
+}
+declare float @llvm.fma.f32(float, float, float)
+"""
+
+
+def test_tiled_sgemm_with_lds_and_barriers(kernel: Kernel) -> None:
+    program = kernel(SGEMM)
+    memory = DeviceMemory()
+    n = 48
+    rng = np.random.default_rng(13)
+    a = rng.integers(-8, 8, (n, n)).astype(np.float32)  # small integers: every partial sum is exact
+    b = rng.integers(-8, 8, (n, n)).astype(np.float32)
+    pa, pb, pc = upload(memory, a), upload(memory, b), upload(memory, np.zeros((n, n), np.float32))
+    stats = launch(program, "sgemm", grid=(n // 16, n // 16), block=(16, 16),
+                   kernarg=struct.pack("<3Qi", pa, pb, pc, n), memory=memory)
+    np.testing.assert_array_equal(download(memory, pc, n * n, np.float32).reshape(n, n), a @ b)
+    assert stats.workgroups == 9 and stats.waves == 36
