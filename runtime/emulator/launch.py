@@ -54,6 +54,9 @@ MAX_BLOCK = 1024
 DEFAULT_DYNAMIC_STACK = 16 * 1024
 DISPATCH_PACKET_SIZE = 64
 QUEUE_SIZE = 256
+# hsa_packet_header: type KERNEL_DISPATCH (2), barrier bit (8), system-scope acquire (9:10) and release
+# (11:12) fences, as the ROCm runtime submits kernel dispatches.
+_AQL_DISPATCH_HEADER = 2 | 1 << 8 | 2 << 9 | 2 << 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +137,8 @@ def build_kernarg(kernel: Kernel, explicit: bytes, hidden: dict[str, int]) -> by
 def _dispatch_packet(d: Dispatch, kernel_object: int) -> bytes:
     """hsa_kernel_dispatch_packet_t (64 bytes) as the CP would see it."""
     grid_size = tuple(g * b for g, b in zip(d.grid, d.block))
-    return struct.pack("<HHHHHHIIIIIQQQQ", 2, d.grid_dims, *d.block, 0, *grid_size, d.private_bytes,
-                       d.lds_bytes, kernel_object, d.kernarg_address, 0, 0)
+    return struct.pack("<HHHHHHIIIIIQQQQ", _AQL_DISPATCH_HEADER, d.grid_dims, *d.block, 0, *grid_size,
+                       d.private_bytes, d.lds_bytes, kernel_object, d.kernarg_address, 0, 0)
 
 
 def initial_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: Dim3, first_wave: bool,

@@ -822,3 +822,45 @@ def test_tiled_sgemm_with_lds_and_barriers(kernel: Kernel) -> None:
                    kernarg=struct.pack("<3Qi", pa, pb, pc, n), memory=memory)
     np.testing.assert_array_equal(download(memory, pc, n * n, np.float32).reshape(n, n), a @ b)
     assert stats.workgroups == 9 and stats.waves == 36
+
+
+DISPATCH = DECLS + """
+declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
+define amdgpu_kernel void @dispatch(ptr addrspace(1) %out) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %first = icmp eq i32 %t, 0
+  br i1 %first, label %write, label %done
+write:
+  %dp = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
+  %h = load i32, ptr addrspace(4) %dp
+  %pw = getelementptr i8, ptr addrspace(4) %dp, i64 4
+  %w = load i16, ptr addrspace(4) %pw
+  %w32 = zext i16 %w to i32
+  %pg = getelementptr i8, ptr addrspace(4) %dp, i64 12
+  %g = load i32, ptr addrspace(4) %pg
+  %pk = getelementptr i8, ptr addrspace(4) %dp, i64 40
+  %k = load i64, ptr addrspace(4) %pk
+  store i32 %h, ptr addrspace(1) %out
+  %o1 = getelementptr i32, ptr addrspace(1) %out, i32 1
+  store i32 %w32, ptr addrspace(1) %o1
+  %o2 = getelementptr i32, ptr addrspace(1) %out, i32 2
+  store i32 %g, ptr addrspace(1) %o2
+  %o3 = getelementptr i64, ptr addrspace(1) %out, i32 2
+  store i64 %k, ptr addrspace(1) %o3
+  br label %done
+done:
+  ret void
+}
+"""
+
+
+def test_dispatch_packet_fields(kernel: Kernel) -> None:
+    program = kernel(DISPATCH)
+    assert program.kernels["dispatch"].descriptor.enable_sgpr_dispatch_ptr
+    memory = DeviceMemory()
+    out = upload(memory, np.zeros(6, np.uint32))
+    launch(program, "dispatch", grid=(3, 2), block=(96,), kernarg=struct.pack("<Q", out), memory=memory)
+    header, setup_and_size, grid_x, _, kernarg_lo, kernarg_hi = download(memory, out, 6, np.uint32).tolist()
+    assert header & 0xFF == 2 and header >> 16 == 2  # KERNEL_DISPATCH; setup = 2 dimensions
+    assert setup_and_size == 96 and grid_x == 3 * 96
+    assert kernarg_lo | kernarg_hi << 32 > 0  # the kernarg segment's device address
