@@ -2,7 +2,8 @@
 
 Invariant: every file is parsed even when an earlier one fails; each problem is printed as
 ``file:line:col: error: ...`` with the source line and a caret; the exit status is 0 only when every
-file parsed and (unless ``--no-check``) checked clean, 1 otherwise. ``--print`` writes the canonical
+file parsed and (unless ``--no-check``) checked without errors (warnings are printed but do not
+fail), 1 otherwise. ``--print`` writes the canonical
 PTX of each file that parsed to standard output.
 """
 
@@ -12,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.diagnostics import Ptx2GcnError, Severity
 from ptx2gcn.frontend import parse_bytes, parse_file
 from ptx2gcn.frontend.check import check_module
 from ptx2gcn.frontend.printer import print_module
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             diagnostics = check_module(module)
             for diagnostic in diagnostics:
                 sys.stderr.write(diagnostic.render())
-            if diagnostics:
+            if any(d.severity is Severity.ERROR for d in diagnostics):
                 status = 1
         if args.print_ptx:
             sys.stdout.write(print_module(module))

@@ -10,7 +10,8 @@ earlier declaration for duplicates), in source order per function. Checked:
   scope, a module-level variable or function, a call prototype or a branch/call-target list;
 * no name is declared twice in one scope (a function may be declared before it is defined once);
 * module directives: one ``.version`` first, one ``.target``, at most one ``.address_size``;
-  performance directives carry the number of values PTX allows, and only where PTX allows them.
+  performance directives carry the number of values PTX allows, and only where PTX allows them;
+* (warning) every ``.loc`` file index has a ``.file`` directive.
 """
 
 from __future__ import annotations
@@ -242,10 +243,32 @@ def _check_performance(function: ast.Function, out: list[Diagnostic]) -> None:
             out.append(_error(directive.span, f"{directive.name} values must be positive"))
 
 
+def _check_loc_files(module: ast.Module, out: list[Diagnostic]) -> None:
+    """A ``.loc`` naming a file index with no ``.file`` anywhere in the module is a warning (ptxas
+    warns too: the line information is incomplete). nvcc may put ``.file`` after its uses."""
+    files = {item.index for item in module.items if isinstance(item, ast.FileDirective)}
+    blocks = [f.body for f in module.functions if f.body is not None]
+    locs = [item for item in module.items if isinstance(item, ast.LocDirective)]
+    while blocks:
+        for stmt in blocks.pop().statements:
+            if isinstance(stmt, ast.LocDirective):
+                locs.append(stmt)
+            elif isinstance(stmt, ast.Block):
+                blocks.append(stmt)
+    reported: set[int] = set()
+    for loc in locs:
+        if loc.file_index not in files and loc.file_index not in reported:
+            reported.add(loc.file_index)
+            out.append(Diagnostic(Severity.WARNING, loc.span,
+                                  f".loc refers to file {loc.file_index}, which no .file directive declares"))
+
+
 def check_module(module: ast.Module) -> list[Diagnostic]:
-    """All semantic problems of ``module`` (empty when it is clean); see the module docstring."""
+    """All semantic problems of ``module`` (empty when it is clean); see the module docstring.
+    Errors have ``Severity.ERROR``; the only warning is a ``.loc`` without its ``.file``."""
     out: list[Diagnostic] = []
     _check_directives(module, out)
+    _check_loc_files(module, out)
     globals_ = _module_names(module, out)
     for function in module.functions:
         _check_performance(function, out)

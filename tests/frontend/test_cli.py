@@ -53,3 +53,11 @@ def test_no_files_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["parse"])
     assert exited.value.code == 2
+
+
+def test_warnings_are_printed_but_do_not_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ptx = tmp_path / "loc.ptx"
+    ptx.write_text(".version 8.5\n.target sm_90\n.entry k()\n{\n\t.loc 3 1 1\n\tret;\n}\n")
+    assert main(["parse", str(ptx)]) == 0
+    assert capsys.readouterr().err.startswith(
+        f"{ptx}:5:2: warning: .loc refers to file 3, which no .file directive declares\n")
