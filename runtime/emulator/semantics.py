@@ -12,7 +12,7 @@ import dataclasses
 from functools import cache
 
 from ptx2gcn.runtime.emulator import semantics_control, semantics_ds, semantics_lane, semantics_packed
-from ptx2gcn.runtime.emulator import semantics_salu, semantics_vmem, semantics_vopc
+from ptx2gcn.runtime.emulator import semantics_salu, semantics_sopk, semantics_vmem, semantics_vopc
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import UnknownInstruction
 from ptx2gcn.runtime.emulator.opcodes import all_opcodes
@@ -72,6 +72,7 @@ def _table() -> dict[str, Builder]:
     table.update(semantics_lane.BUILDERS)
     table.update(semantics_packed.BUILDERS)
     table.update(semantics_salu.builders())
+    table.update(semantics_sopk.builders())
     table.update(semantics_control.builders())
     table.update(semantics_vopc.builders(names))
     table.update(semantics_vmem.builders(names))

@@ -1,4 +1,4 @@
-"""Scalar ALU semantics: SOP2, SOP1, SOPC and SOPK (CDNA3 ISA ch. 4 and the SOP opcode tables).
+"""Scalar ALU semantics: SOP2, SOP1 and SOPC (CDNA3 ISA ch. 4 and the SOP opcode tables).
 
 Invariant: each opcode is one entry mapping unsigned Python-int sources to ``(result, scc)`` where
 ``scc`` is ``None`` when the instruction leaves SCC alone; results are masked to the destination
@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import (Builder, Handler, scalar_reader, scalar_writer,
-                                                       unsupported)
+from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, scalar_reader, scalar_writer
 from ptx2gcn.runtime.emulator.wave import M0, MASK32, MASK64, Wave
 
 Result = tuple[int, int | None]
@@ -27,7 +26,7 @@ def _s64(x: int) -> int:
     return x - (1 << 64) if x >> 63 & 1 else x
 
 
-def _sext(x: int, bits: int) -> int:
+def sext(x: int, bits: int) -> int:
     x &= (1 << bits) - 1
     return x - (1 << bits) if bits and x >> (bits - 1) & 1 else x
 
@@ -36,7 +35,7 @@ def _nz(d: int, mask: int = MASK32) -> Result:
     return d & mask, int(d & mask != 0)
 
 
-def _add_i32(a: int, b: int) -> Result:
+def add_i32(a: int, b: int) -> Result:
     r = _s32(a) + _s32(b)
     return r & MASK32, int(not -(1 << 31) <= r < 1 << 31)
 
@@ -51,7 +50,7 @@ def _bfe(value: int, control: int, bits: int, signed: bool) -> Result:
     width = control >> 16 & 0x7F
     field = value >> offset & ((1 << width) - 1) if width else 0
     if signed and width:
-        field = _sext(field, min(width, bits - offset)) & ((1 << bits) - 1)
+        field = sext(field, min(width, bits - offset)) & ((1 << bits) - 1)
     return _nz(field, (1 << bits) - 1)
 
 
@@ -65,7 +64,7 @@ def _shift_add(n: int) -> Op2:
 SOP2: dict[str, Op2] = {
     "s_add_u32": lambda a, b, c: ((a + b) & MASK32, int(a + b > MASK32)),
     "s_sub_u32": lambda a, b, c: ((a - b) & MASK32, int(b > a)),
-    "s_add_i32": lambda a, b, c: _add_i32(a, b),
+    "s_add_i32": lambda a, b, c: add_i32(a, b),
     "s_sub_i32": lambda a, b, c: _sub_i32(a, b),
     "s_addc_u32": lambda a, b, c: ((a + b + c) & MASK32, int(a + b + c > MASK32)),
     "s_subb_u32": lambda a, b, c: ((a - b - c) & MASK32, int(b + c > a)),
@@ -166,8 +165,8 @@ SOP1: dict[str, Op1] = {
     "s_flbit_i32_b64": lambda a, d, c: (_flbit(a, 64), None),
     "s_flbit_i32": lambda a, d, c: (_flbit_signed(a, 32), None),
     "s_flbit_i32_i64": lambda a, d, c: (_flbit_signed(a, 64), None),
-    "s_sext_i32_i8": lambda a, d, c: (_sext(a, 8) & MASK32, None),
-    "s_sext_i32_i16": lambda a, d, c: (_sext(a, 16) & MASK32, None),
+    "s_sext_i32_i8": lambda a, d, c: (sext(a, 8) & MASK32, None),
+    "s_sext_i32_i16": lambda a, d, c: (sext(a, 16) & MASK32, None),
     "s_bitset0_b32": lambda a, d, c: (d & ~(1 << (a & 31)) & MASK32, None),
     "s_bitset0_b64": lambda a, d, c: (d & ~(1 << (a & 63)) & MASK64, None),
     "s_bitset1_b32": lambda a, d, c: (d | 1 << (a & 31), None),
@@ -315,91 +314,6 @@ def _bind_sopc(inst: Instruction) -> Handler:
     return run
 
 
-_SOPK_CMP = {"eq": "eq", "lg": "lg", "gt": "gt", "ge": "ge", "lt": "lt", "le": "le"}
-
-
-def _bind_sopk(inst: Instruction) -> Handler:
-    f = inst.fields
-    name = inst.opcode
-    imm = f["simm16"]
-    simm = _sext(imm, 16)
-    sdst = f["sdst"]
-    if name.startswith("s_cmpk_"):
-        kind, sign = name.split("_")[2], name[-3:]
-        cmp = SOPC[f"s_cmp_{kind}_{sign}"]
-        k = simm & MASK32 if sign == "i32" else imm
-        read = scalar_reader(inst, sdst)
-
-        def cmpk(w: Wave) -> None:
-            w.scc = int(cmp(read(w), k))
-        return cmpk
-    write = scalar_writer(inst, sdst)
-    if name == "s_movk_i32":
-        return lambda w: write(w, simm)
-    read = scalar_reader(inst, sdst)
-    if name == "s_cmovk_i32":
-        return lambda w: write(w, simm) if w.scc else None
-    if name == "s_addk_i32":
-        def addk(w: Wave) -> None:
-            d, overflow = _add_i32(read(w), simm & MASK32)
-            write(w, d)
-            w.scc = int(overflow or 0)
-        return addk
-    if name == "s_mulk_i32":
-        return lambda w: write(w, read(w) * simm)
-    if name == "s_call_b64":
-        write64 = scalar_writer(inst, sdst, 64)
-
-        def call(w: Wave) -> None:
-            write64(w, w.pc)
-            w.pc = w.pc + simm * 4
-        return call
-    raise unsupported(inst, "no semantics")
-
-
-# Hardware registers (SIDefines.h ID_* for gfx9): readable ids -> value function; MODE is writable.
-HW_REG_MODE = 1
-_HW_READ: dict[int, Callable[[Wave], int]] = {
-    1: lambda w: w.mode.raw,
-    2: lambda w: 1 << 0 | int(w.exec == 0) << 9 | int(w.vcc == 0) << 10,  # STATUS: SCC unused, EXECZ, VCCZ
-    3: lambda w: w.trap_status,  # TRAPSTS
-    4: lambda w: w.index & 0xF,  # HW_ID: wave id in bits 3:0 (SIMD/CU/SE fields read as 0)
-    5: lambda w: 0, 6: lambda w: 0, 7: lambda w: 0,  # GPR_ALLOC, LDS_ALLOC, IB_STS
-}
-
-
-def _hwreg(simm16: int) -> tuple[int, int, int]:
-    """(id, offset, size) of a hwreg(...) operand."""
-    return simm16 & 0x3F, simm16 >> 6 & 0x1F, (simm16 >> 11 & 0x1F) + 1
-
-
-def _bind_getreg(inst: Instruction) -> Handler:
-    reg, offset, size = _hwreg(inst.fields["simm16"])
-    read = _HW_READ.get(reg)
-    if read is None:
-        raise unsupported(inst, f"hardware register {reg} is not modelled")
-    write = scalar_writer(inst, inst.fields["sdst"])
-    mask = (1 << size) - 1
-    return lambda w: write(w, read(w) >> offset & mask)
-
-
-def _bind_setreg(inst: Instruction) -> Handler:
-    reg, offset, size = _hwreg(inst.fields["simm16"])
-    if reg != HW_REG_MODE:
-        raise unsupported(inst, f"writing hardware register {reg} is not modelled (only MODE)")
-    if inst.opcode == "s_setreg_imm32_b32":
-        literal = inst.literal or 0
-        value: Callable[[Wave], int] = lambda w: literal  # noqa: E731
-    else:  # s_setreg_b32: the SDST field names the *source* SGPR
-        value = scalar_reader(inst, inst.fields["sdst"])
-    field = ((1 << size) - 1) << offset
-
-    def setreg(w: Wave) -> None:
-        raw = w.mode.raw
-        w.mode.set_raw((raw & ~field) | (value(w) << offset & field))
-    return setreg
-
-
 def builders() -> dict[str, Builder]:
     table: dict[str, Builder] = {}
     table.update({name: _bind_sop2 for name in SOP2})
@@ -410,10 +324,4 @@ def builders() -> dict[str, Builder]:
         table[name] = _bind_pc
     for name in ("s_movrels_b32", "s_movrels_b64", "s_movreld_b32", "s_movreld_b64"):
         table[name] = _bind_movrel
-    for name in ("s_movk_i32", "s_cmovk_i32", "s_addk_i32", "s_mulk_i32", "s_call_b64",
-                 *(f"s_cmpk_{k}_{t}" for k in _SOPK_CMP for t in ("i32", "u32"))):
-        table[name] = _bind_sopk
-    table["s_getreg_b32"] = _bind_getreg
-    table["s_setreg_b32"] = _bind_setreg
-    table["s_setreg_imm32_b32"] = _bind_setreg
     return table
