@@ -124,7 +124,8 @@ def _layout(fmt: enc.Format) -> _Layout:
     layout = _LAYOUTS.get(fmt)
     if layout is None:
         layout = _LAYOUTS[fmt] = tuple(
-            (f.name, f.word, f.lo, (1 << f.width) - 1, 1 << (f.width - 1) if f.signed else 0) for f in fmt.fields)
+            (f.name, f.word, f.lo, (1 << f.width) - 1, 1 << (f.width - 1) if f.signed else 0)
+            for f in fmt.fields)
     return layout
 
 

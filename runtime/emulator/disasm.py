@@ -154,6 +154,8 @@ def _src_types(inst: Instruction) -> tuple[DType, ...]:
     return inst.info.srcs if inst.info is not None else ()
 
 
+# LLVM types these 64-bit sources as 32-bit immediates when printing 1/(2*pi).
+_SHORT_INV2PI = frozenset({"s_rfe_b64", "s_movrels_b64", "s_setpc_b64"})
 # Their source is printed as a plain value even when it is a literal (no lit()).
 _LITERAL_AS_VALUE = frozenset({"s_movrels_b32", "s_movrels_b64", "v_accvgpr_mov_b32", "s_setpc_b64",
                                "s_rfe_b64", "s_cbranch_join", "v_swap_b32", "v_readfirstlane_b32"})
@@ -173,8 +175,6 @@ def _scalar_sources(inst: Instruction, names: tuple[str, ...]) -> list[str]:
             for i, name in enumerate(names)]
 
 
-# LLVM types these 64-bit sources as 32-bit immediates when printing 1/(2*pi).
-_SHORT_INV2PI = frozenset({"s_rfe_b64", "s_movrels_b64", "s_setpc_b64"})
 _SOP_NO_DST = frozenset({"s_setpc_b64", "s_rfe_b64", "s_cbranch_join", "s_set_gpr_idx_idx",
                          "s_cbranch_g_fork", "s_rfe_restore_b64"})
 
@@ -289,28 +289,28 @@ def _sopp(inst: Instruction) -> str:
 _SMEM_NO_OPERANDS = frozenset({"s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol"})
 
 
+def _smem_offset(f: Mapping[str, int]) -> str:
+    """imm=1: the signed 21-bit offset (plus ``soffset`` when soe=1); imm=0: an SGPR offset."""
+    if f["imm"]:
+        immediate = f"0x{f['offset']:x}" if f["offset"] >= 0 else f"-0x{-f['offset']:x}"
+        return f"{scalar_text(f['soffset'])} offset:{immediate}" if f["soe"] else immediate
+    return scalar_text(f["soffset"] if f["soe"] else f["offset"] & 0x7F)
+
+
 def _smem(inst: Instruction) -> str:
     f, name = inst.fields, inst.opcode
     if name in _SMEM_NO_OPERANDS:
         return name
     if name in ("s_memtime", "s_memrealtime"):
         return f"{name} {scalar_text(f['sdata'], 2)}"
-    dwords = 4 if "buffer" in name else 2
-    base = scalar_text(f["sbase"] * 2, dwords)
-    data_type = (inst.info.srcs or (inst.info.dst,))[0] if inst.info is not None and (inst.info.srcs or inst.info.dst) else DType.B32
-    if f["imm"]:
-        offset = f"0x{f['offset']:x}" if f["offset"] >= 0 else f"-0x{-f['offset']:x}"
-    else:
-        offset = scalar_text(f["offset"] & 0x7F)
-    if f["soe"]:
-        offset = f"{scalar_text(f['soffset'])} offset:{offset}" if f["imm"] else scalar_text(f["soffset"])
-    operands = [base, offset]
-    if not name.startswith(("s_dcache", "s_atc")):
-        operands.insert(0, scalar_text(f["sdata"], data_type.dwords))
-    elif name.startswith("s_atc_probe"):
+    operands = [scalar_text(f["sbase"] * 2, 4 if "buffer" in name else 2), _smem_offset(f)]
+    if name.startswith("s_atc_probe"):
         operands.insert(0, imm_text(f["sdata"]))
-    text = f"{name} {', '.join(operands)}"
-    return text + (" glc" if f["glc"] and not name.startswith(("s_dcache", "s_atc")) else "")
+    elif not name.startswith("s_dcache"):
+        data = _src_types(inst)[0] if _src_types(inst) else inst.info.dst if inst.info else None
+        operands.insert(0, scalar_text(f["sdata"], data.dwords if data is not None else 1))
+    glc = " glc" if f["glc"] and not name.startswith(("s_dcache", "s_atc")) else ""
+    return f"{name} {', '.join(operands)}{glc}"
 
 
 # ---------------------------------------------------------------- vector ALU
@@ -482,7 +482,9 @@ def _sdwa(inst: Instruction) -> str:
     parts = [f"{_mnemonic(inst)} {', '.join(_vop_operands(inst, sources))}"]
     if inst.encoding != "VOPC":
         parts += _clamp_omod(f)
-        parts += [f"dst_sel:{_sel(f['dst_sel'])}", f"dst_unused:{_SDWA_UNUSED[f['dst_unused']] if f['dst_unused'] < 3 else f['dst_unused']}"]
+        unused = f["dst_unused"]
+        parts += [f"dst_sel:{_sel(f['dst_sel'])}",
+                  f"dst_unused:{_SDWA_UNUSED[unused] if unused < len(_SDWA_UNUSED) else unused}"]
     parts += [f"src{i}_sel:{_sel(f[f'src{i}_sel'])}" for i in range(count)]
     return " ".join(parts)
 
@@ -523,7 +525,7 @@ def _vop3(inst: Instruction) -> str:
     if name in _NO_OPERANDS:
         return _mnemonic(inst)
     sources = _vop3_sources(inst, _vop3_count(inst))
-    if native_form(inst.info) == "VOPC" if inst.info is not None else False:
+    if inst.info is not None and inst.info.promoted_from == "VOPC":
         operands = [scalar_text(f["vdst"], 2), *sources]
     else:
         operands = [_vdst_text(inst)]
@@ -619,7 +621,8 @@ def swizzle_text(offset: int) -> str:
     if offset & 0xFF00 == 0x8000:
         return "offset:swizzle(QUAD_PERM," + ",".join(str(offset >> (2 * i) & 3) for i in range(4)) + ")"
     if offset & 0x8000 == 0:
-        return f"offset:swizzle({_bitmask_swizzle(offset & 0x1F, (offset >> 5) & 0x1F, (offset >> 10) & 0x1F)})"
+        masks = offset & 0x1F, (offset >> 5) & 0x1F, (offset >> 10) & 0x1F  # and, or, xor
+        return f"offset:swizzle({_bitmask_swizzle(*masks)})"
     if offset & 0xE000 == 0xE000:
         return f"offset:swizzle(FFT,{offset & 0x1F})"
     if offset & 0xF000 == 0xC000:
@@ -644,6 +647,9 @@ def _bitmask_swizzle(and_mask: int, or_mask: int, xor_mask: int) -> str:
     return 'BITMASK_PERM,"' + "".join(chars) + '"'
 
 
+_DS_NO_ADDRESS = ("ds_append", "ds_consume", "ds_read_addtid", "ds_write_addtid", "ds_gws", "ds_nop")
+
+
 def _ds(inst: Instruction) -> str:
     f, name = inst.fields, inst.opcode
     acc = bool(f.get("acc"))
@@ -651,7 +657,7 @@ def _ds(inst: Instruction) -> str:
     operands = []
     if inst.info is not None and inst.info.dst is not None:
         operands.append(_vreg(f["vdst"], inst.info.dst, acc))
-    if not name.startswith(("ds_append", "ds_consume", "ds_read_addtid", "ds_write_addtid", "ds_gws", "ds_nop")):
+    if not name.startswith(_DS_NO_ADDRESS):
         operands.append(_vreg(f["addr"], None))
     operands += [_vreg(f[field], dtype, acc) for field, dtype in zip(("data0", "data1"), srcs)]
     parts = [f"{name} {', '.join(operands)}" if operands else name]

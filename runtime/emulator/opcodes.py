@@ -97,6 +97,8 @@ class OpInfo:
     """VOP3 form carries an SGPR destination (carry-out / div_scale flag) in ``sdst``."""
     mai: bool = False
     """MFMA / ``v_accvgpr_*``: VOP3P-MAI modifier fields (cbsz, abid, blgp, acc)."""
+    promoted_from: str | None = None
+    """For a VOP3 row that is the ``_e64`` form of a VOPC/VOP2/VOP1 opcode: that encoding."""
 
 
 def _table(text: str) -> dict[int, str]:
@@ -754,7 +756,7 @@ def _all() -> dict[tuple[str, int], OpInfo]:
             if row not in NO_VOP3_FORM:
                 info = table[(native, op)]
                 table[("VOP3", base + op)] = OpInfo(info.name, "VOP3", base + op, info.dst, info.srcs,
-                                                   vop3b=info.vop3b, mai=info.mai)
+                                                   vop3b=info.vop3b, mai=info.mai, promoted_from=native)
     return table
 
 
@@ -770,10 +772,4 @@ def all_opcodes() -> list[OpInfo]:
 
 def native_form(info: OpInfo) -> str | None:
     """For a VOP3 row promoted from VOPC/VOP2/VOP1, that native encoding; else ``None``."""
-    if info.encoding != "VOP3":
-        return None
-    for native, base in VOP3_PROMOTED_BASE.items():
-        row = _NATIVE[native].get(info.op - base) if info.op >= base else None
-        if row is not None and row == info.name and info.op - base < (0x100 if native == "VOPC" else 0x40 if native == "VOP2" else 0x80):
-            return native
-    return None
+    return info.promoted_from

@@ -323,7 +323,8 @@ def objdump_listing(llvm_tool: Callable[[str], str], path: Path) -> dict[int, tu
     for line in out.splitlines():
         match = _LINE.match(line)
         if match:
-            listing[int(match.group(2), 16)] = (normalise_whitespace(match.group(1)), 4 * len(match.group(3).split()))
+            text, size = normalise_whitespace(match.group(1)), 4 * len(match.group(3).split())
+            listing[int(match.group(2), 16)] = (text, size)
     return listing
 
 
@@ -392,7 +393,8 @@ def test_objdump_lines_equal_llvm_objdump(llvm_tool: Callable[[str], str], code_
         match = _LINE.match(line)
         if match:
             address = int(match.group(2), 16)
-            expected[address] = f"{normalise_whitespace(match.group(1))} // {match.group(2)}: {match.group(3)}"
+            text = normalise_whitespace(match.group(1))
+            expected[address] = f"{text} // {match.group(2)}: {match.group(3)}"
     elf = ElfFile(code_object.read_bytes())
     text = elf.section(".text")
     assert text is not None
