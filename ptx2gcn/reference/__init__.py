@@ -17,7 +17,8 @@ conversions (measured on the development machine), so 10^5 lanes take seconds, n
 
 from ptx2gcn.reference.approx import is_within
 from ptx2gcn.reference.errors import ReferenceInputError
-from ptx2gcn.reference.evaluate import evaluate, opcodes, run
+from ptx2gcn.reference.evaluate import Signature, evaluate, opcodes, run, signature
 from ptx2gcn.reference.result import Output, Result
 
-__all__ = ["Output", "ReferenceInputError", "Result", "evaluate", "is_within", "opcodes", "run"]
+__all__ = ["Output", "ReferenceInputError", "Result", "Signature", "evaluate", "is_within", "opcodes", "run",
+           "signature"]

@@ -240,7 +240,8 @@ def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
         else:
             lanes.append(_unary_lane(op, fmt, bound, ftz, flat[0][i]))
     notes = (bound.note,) if bound.note else ()
-    return Result((_output(t, lanes, shape, LOW_WORD if gross else 0),), notes)
+    return Result((_output(t, lanes, shape, LOW_WORD if gross else 0),), notes,
+                  tuple([t] * (2 if op == "div" else 1)))
 
 
 def _gross_lane(op: str, fmt: FloatFormat, bound: Bound, x: int) -> Approx:

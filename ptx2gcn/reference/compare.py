@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.errors import OperandCountError, ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, ptx_type, split, to_signed
 from ptx2gcn.reference.result import Result
@@ -94,8 +94,9 @@ def _setp(sp: Spelling, inputs: Sequence[object]) -> Result:
     sp.require(FLOAT_OPS | set(INT_OPS) | set(BOOL_OPS) | {"ftz"}, CMP_TYPES)
     t = sp.type
     cmp, combine = _comparator(sp, t), _combine(sp)
-    if len(inputs) != (3 if combine else 2):
-        raise ReferenceInputError(f"{sp.text}: takes {'a, b, c' if combine else 'a, b'}")
+    count = 3 if combine else 2
+    if len(inputs) != count:
+        raise OperandCountError(f"{sp.text}: takes {'a, b, c' if combine else 'a, b'}", (count,))
 
     def lane(a: int, b: int, c: bool = False) -> tuple[LaneValue, ...]:
         results = cmp(a, b)

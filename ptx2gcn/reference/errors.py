@@ -20,3 +20,14 @@ class ReferenceInputError(UnsupportedError, ValueError):
         if isinstance(message, str):
             message = Diagnostic(Severity.ERROR, None, f"reference model: {message}")
         super().__init__(message)
+
+
+class OperandCountError(ReferenceInputError):
+    """The instruction was given the wrong number of source operands; ``expected`` lists the counts
+    it accepts (so a generator can discover an instruction's arity). Pickling keeps the message
+    only (``expected`` comes back empty)."""
+
+    def __init__(self, message: str | Diagnostic | Sequence[Diagnostic],
+                 expected: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.expected = expected

@@ -9,9 +9,13 @@ extra implicit operands (CC.CF for ``addc``/``subc``/``madc``) come last.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from ptx2gcn.reference import atomics, bits, compare, convert, floats, integer, warp
-from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.errors import OperandCountError, ReferenceInputError
+from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.result import Result
 from ptx2gcn.reference.spelling import Spelling
 
@@ -50,6 +54,29 @@ def evaluate(opcode: str, modifiers: Sequence[str] = (), *inputs: object) -> Res
     if sp.opcode in warp.HANDLERS:
         return warp.HANDLERS[sp.opcode](sp, inputs)
     return _family(sp)(sp, inputs)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a spelling reads and writes: source and destination types in PTX operand order."""
+
+    sources: tuple[PtxType, ...]
+    destinations: tuple[PtxType, ...]
+
+
+def signature(spelling: str) -> Signature:
+    """The operand types of ``spelling``, found by evaluating it on zeros (so every refusal the model
+    would give for real operands is raised here too)."""
+    sp = Spelling.parse(spelling)
+    try:
+        evaluate(sp.opcode, sp.modifiers)
+        counts: tuple[int, ...] = (0,)
+    except OperandCountError as err:
+        counts = err.expected
+    if not counts:
+        raise ReferenceInputError(f"{spelling}: operand count not discoverable")
+    result = evaluate(sp.opcode, sp.modifiers, *([np.uint64(0)] * counts[0]))
+    return Signature(result.sources, tuple(out.type for out in result.outputs))
 
 
 def run(spelling: str, *inputs: object) -> Result:

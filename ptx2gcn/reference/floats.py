@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from ptx2gcn.reference import approx, fparith
-from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.errors import OperandCountError, ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, join, ptx_type, split
 from ptx2gcn.reference.result import Result
@@ -214,7 +214,7 @@ def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
     ftz = _check_ftz(sp, t)
     nan_wins, xorsign, absolute = sp.has("NaN"), sp.has("xorsign"), sp.has("abs")
     if len(inputs) not in (2, 3):
-        raise ReferenceInputError(f"{sp.text}: takes 2 or 3 source operands")
+        raise OperandCountError(f"{sp.text}: takes 2 or 3 source operands", (2, 3))
     if xorsign and (not absolute or len(inputs) == 3):
         raise ReferenceInputError(f"{sp.text}: .xorsign needs .abs and two source operands")
     if absolute and not xorsign and len(inputs) == 2:

@@ -122,6 +122,8 @@ class Result:
     outputs: tuple[Output, ...]
     notes: tuple[str, ...] = field(default=())
     """Human-readable remarks (why lanes are undefined, which manual rule applied)."""
+    sources: tuple[PtxType, ...] = field(default=())
+    """The types the source operands were read as, in PTX order (implicit CC.CF last)."""
 
     @property
     def value(self) -> npt.NDArray[np.generic]:

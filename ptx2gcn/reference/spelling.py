@@ -16,7 +16,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.errors import OperandCountError, ReferenceInputError
 from ptx2gcn.reference.ptxtypes import TYPES, PtxType, ptx_type, to_bits_array
 from ptx2gcn.reference.result import Output, Result, make_output
 
@@ -114,8 +114,8 @@ def operands(inputs: Sequence[object], types: Sequence[PtxType],
              spelling: Spelling) -> list[npt.NDArray[np.object_]]:
     """Convert and broadcast the inputs; their count must match ``types``."""
     if len(inputs) != len(types):
-        raise ReferenceInputError(
-            f"{spelling.text}: expected {len(types)} source operands, got {len(inputs)}")
+        raise OperandCountError(
+            f"{spelling.text}: expected {len(types)} source operands, got {len(inputs)}", (len(types),))
     arrays = [to_bits_array(x, t) for x, t in zip(inputs, types)]
     try:
         return list(np.broadcast_arrays(*arrays))
@@ -133,7 +133,8 @@ def _split_lane(value: LaneValue) -> tuple[int | bool, bool, int, int]:
 
 
 def build_result(out_types: Sequence[PtxType], lanes: Sequence[Sequence[LaneValue]],
-                 shape: tuple[int, ...], notes: Sequence[str] = ()) -> Result:
+                 shape: tuple[int, ...], notes: Sequence[str] = (),
+                 sources: Sequence[PtxType] = ()) -> Result:
     """``lanes[i][k]`` is destination ``k`` of lane ``i`` (C order over ``shape``)."""
     outputs: list[Output] = []
     for k, t in enumerate(out_types):
@@ -144,7 +145,7 @@ def build_result(out_types: Sequence[PtxType], lanes: Sequence[Sequence[LaneValu
         nan = np.array([p[2] for p in parts], dtype=np.uint8).reshape(shape)
         payload = np.array([p[3] for p in parts], dtype=np.uint8).reshape(shape)
         outputs.append(make_output(t, bits.reshape(shape), defined, nan, payload))
-    return Result(tuple(outputs), tuple(notes))
+    return Result(tuple(outputs), tuple(notes), tuple(sources))
 
 
 LaneFn = Callable[..., LaneValue | tuple[LaneValue, ...]]
@@ -161,4 +162,4 @@ def run_lanes(spelling: Spelling, fn: LaneFn, inputs: Sequence[object], in_types
     for i in range(count):
         out = fn(*(a[i] for a in flat))
         lanes.append(out if isinstance(out, tuple) else (out,))
-    return build_result(out_types, lanes, shape, notes)
+    return build_result(out_types, lanes, shape, notes, in_types)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ptx2gcn.reference.errors import ReferenceInputError
+from ptx2gcn.reference.errors import OperandCountError, ReferenceInputError
 from ptx2gcn.reference.floatformat import F32
 from ptx2gcn.reference.floats import select_min_max
 from ptx2gcn.reference.ptxtypes import PtxType, mask, ptx_type, to_bits_array, to_signed
@@ -47,7 +47,8 @@ def _split_active(sp: Spelling, inputs: Sequence[object], count: int) -> tuple[S
         return inputs, mask(WARP)
     if len(inputs) == count + 1:
         return inputs[:count], int(np.asarray(inputs[count]).item()) & mask(WARP)
-    raise ReferenceInputError(f"{sp.text}: expected {count} operands (plus an optional active mask)")
+    raise OperandCountError(f"{sp.text}: expected {count} source operands (plus an optional active mask)",
+                            (count, count + 1))
 
 
 def _active(active: int, lane: int) -> bool:
@@ -92,7 +93,8 @@ def _shfl(sp: Spelling, inputs: Sequence[object]) -> Result:
         source_ok = _active(active, j) and bool(member[j] >> j & 1)
         lanes.append((a[j] if source_ok else UNDEFINED, pval))
     return build_result([B32, PRED], lanes, (WARP,),
-                        ["a source lane that is inactive or outside membermask gives an undefined d"])
+                        ["a source lane that is inactive or outside membermask gives an undefined d"],
+                        [B32, B32, B32, B32])
 
 
 def _vote(sp: Spelling, inputs: Sequence[object]) -> Result:
@@ -116,7 +118,7 @@ def _vote(sp: Spelling, inputs: Sequence[object]) -> Result:
             lanes.append((any(votes),))
         else:
             lanes.append((all(votes) or not any(votes),))
-    return build_result([B32 if mode == "ballot" else PRED], lanes, (WARP,))
+    return build_result([B32 if mode == "ballot" else PRED], lanes, (WARP,), (), [PRED, B32])
 
 
 def _match(sp: Spelling, inputs: Sequence[object]) -> Result:
@@ -139,7 +141,7 @@ def _match(sp: Spelling, inputs: Sequence[object]) -> Result:
             lanes.append((same, UNDEFINED))
         else:
             lanes.append((m if same == m else 0, same == m))
-    return build_result([B32, PRED], lanes, (WARP,), ["match.any has no predicate destination"])
+    return build_result([B32, PRED], lanes, (WARP,), ["match.any has no predicate destination"], [t, B32])
 
 
 _REDUX: dict[str, Callable[[list[int]], int]] = {
@@ -184,7 +186,7 @@ def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
             continue
         xs = [to_signed(x, 32) if t.signed else x for x in chosen]
         lanes.append((_REDUX[op](xs) & mask(32),))
-    return build_result([t], lanes, (WARP,))
+    return build_result([t], lanes, (WARP,), (), [t, B32])
 
 
 def _redux_float(values: list[int], want_min: bool, nan_wins: bool) -> LaneValue:
@@ -216,7 +218,7 @@ def _elect(sp: Spelling, inputs: Sequence[object]) -> Result:
             continue
         leader = (m & active & -(m & active)).bit_length() - 1
         lanes.append((leader, lane == leader))
-    return build_result([U32, PRED], lanes, (WARP,))
+    return build_result([U32, PRED], lanes, (WARP,), (), [B32])
 
 
 def elect_matches(d: object, p: object, membermask: int, active: int = mask(WARP)) -> bool:

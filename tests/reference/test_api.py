@@ -72,3 +72,17 @@ def test_opcode_catalogue_and_error_type() -> None:
     with pytest.raises(Ptx2GcnError) as caught:
         run("frobnicate.u32", 1)
     assert caught.value.render().startswith("error: reference model: frobnicate.u32")
+
+
+def test_signature_reports_operand_types() -> None:
+    from ptx2gcn.reference import signature
+
+    sig = signature("addc.cc.u32")
+    assert [t.name for t in sig.sources] == ["u32", "u32", "pred"]
+    assert [t.name for t in sig.destinations] == ["u32", "pred"]
+    assert [t.name for t in signature("mul.wide.s16").destinations] == ["s32"]
+    assert [t.name for t in signature("cvt.rn.f16x2.f32").sources] == ["f32", "f32"]
+    assert [t.name for t in signature("shfl.sync.bfly.b32").destinations] == ["b32", "pred"]
+    assert signature("activemask.b32").sources == ()
+    with pytest.raises(ReferenceInputError):
+        signature("add.wide.u32")
