@@ -27,7 +27,7 @@ from ptx2gcn.runtime.emulator.wave import Wave
 __all__ = ["Handler", "bind", "supported_opcodes"]
 
 # Accumulating forms: the destination is also the third source.
-_ACCUMULATE = frozenset({"v_fmac_f32", "v_fmac_f64", "v_mac_f32", "v_mac_f16", "v_dot2c_f32_f16",
+_ACCUMULATE = frozenset({"v_fmac_f32", "v_fmac_f64", "v_mac_f16", "v_dot2c_f32_f16",
                          *INT_ACCUMULATING})
 # K-constant forms (VOP2 with a mandatory literal): fmamk D = S0 * K + S1, fmaak D = S0 * S1 + K.
 _MADMK = {"v_fmamk_f32": "v_fma_f32", "v_madmk_f16": "v_mad_f16"}

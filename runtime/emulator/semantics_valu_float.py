@@ -200,7 +200,6 @@ OPS: dict[str, VOp] = {
     "v_frexp_exp_i16_f16": VOp(lambda x: _frexp_exp(x).astype(I16), "i16", ("f16",)),
     "v_mul_legacy_f32": _binary(_mul_legacy, "f32"),
     "v_fmac_f32": VOp(fma, "f32", ("f32", "f32", "f32")), "v_fmac_f64": VOp(fma, "f64", ("f64", "f64", "f64")),
-    "v_mac_f32": VOp(lambda a, b, c: a * b + c, "f32", ("f32",) * 3),
     "v_mac_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
     "v_mad_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
     # conversions
