@@ -85,6 +85,7 @@ def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
     sat, relu = sp.has("sat"), sp.has("relu")
     if relu and (fmt.name not in ("f16", "bf16") or not fused):
         raise ReferenceInputError(f"{sp.text}: .relu applies to fma on f16/bf16 types only")
+    _check_half_modifiers(sp, fmt, mode)
 
     def element(*xs: int) -> fparith.FloatResult:
         xs_ = fparith.flush_inputs(fmt, ftz, xs)
@@ -135,6 +136,16 @@ def _mixed(sp: Spelling, inputs: Sequence[object]) -> Result:
 
     in_types = [narrow, narrow, dst] if sp.opcode == "fma" else [narrow, dst]
     return run_lanes(sp, element, inputs, in_types, [dst])
+
+
+def _check_half_modifiers(sp: Spelling, fmt: FloatFormat, mode: str) -> None:
+    """Half-precision arithmetic (9.7.4.1-4) has only ``.rn``; bf16 has no ``.ftz``/``.sat``."""
+    if fmt.width != 16:
+        return
+    if mode != "rn":
+        raise ReferenceInputError(f"{sp.text}: half-precision arithmetic rounds with .rn only")
+    if fmt.name == "bf16" and (sp.has("ftz") or sp.has("sat")):
+        raise ReferenceInputError(f"{sp.text}: .bf16 arithmetic takes no .ftz/.sat")
 
 
 def _relu(fmt: FloatFormat, r: fparith.FloatResult) -> fparith.FloatResult:

@@ -60,7 +60,7 @@ SUPPORTED = {  # spelling: source operand count (warp ops: plus membermask)
     "brev.b32": 1, "bfe.s64": 3, "bfi.b64": 4, "szext.wrap.u32": 2, "bmsk.clamp.b32": 2,
     "xor.pred": 2, "not.pred": 1, "cnot.b16": 1, "lop3.b32": 4, "shf.l.wrap.b32": 3,
     "shl.b64": 2, "shr.s64": 2, "prmt.b32.ecl": 3, "add.rz.ftz.sat.f32": 2, "sub.rm.f64": 2,
-    "mul.rp.f16": 2, "fma.rn.sat.f16x2": 3, "fma.rn.relu.bf16x2": 3, "mad.rn.f64": 3,
+    "mul.rn.f16": 2, "fma.rn.sat.f16x2": 3, "fma.rn.relu.bf16x2": 3, "mad.rn.f64": 3,
     "div.full.ftz.f32": 2, "div.approx.f32": 2, "div.rp.f64": 2, "sqrt.rz.ftz.f32": 1,
     "rcp.rm.f64": 1, "rcp.approx.ftz.f64": 1, "rsqrt.approx.f64": 1, "lg2.approx.ftz.f32": 1,
     "tanh.approx.f32": 1, "min.NaN.bf16": 2, "max.ftz.NaN.f16x2": 2, "abs.bf16x2": 1,
