@@ -1,0 +1,161 @@
+"""``compile()``: PTX text or file → gfx942 HSA code object v5 with its parsed metadata.
+
+Invariant: ``compile`` either returns a ``CodeObject`` whose ``data`` is a complete, loadable code
+object (linked by ``ptx2gcn.link``, its metadata read back by ``ptx2gcn.codeobject``) or raises
+a ``Ptx2GcnError`` located at the PTX line at fault (syntax, check, unsupported feature, or an
+internal error while lowering an op). LLVM is handed only IR it has verified, so it never aborts
+the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ptx2gcn.codeobject import Kernel, read_code_object
+from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
+from ptx2gcn.emit.module import emit_llvm
+from ptx2gcn.emit.target import SUPPORTED_ARCHS, TargetOptions, emit_assembly, emit_object, optimise
+from ptx2gcn.frontend import parse_ptx
+from ptx2gcn.frontend.check import check_module
+from ptx2gcn.ir.builder import build_module
+from ptx2gcn.ir.core import Module
+from ptx2gcn.ir.load import read_text
+from ptx2gcn.ir.verify import verify
+from ptx2gcn.link import link_hsaco
+from ptx2gcn.options import Options
+from ptx2gcn.pipeline import run_passes
+
+STAGES = ("parse", "ir", "passes", "llvm-ir", "llvm-opt", "llvm-codegen", "link")
+
+
+class ArchError(Ptx2GcnError):
+    """An ``--arch`` that is not one of ``SUPPORTED_ARCHS``."""
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """What a launcher needs to know about one kernel (from the code object's metadata)."""
+
+    name: str
+    kernarg_size: int
+    """Total kernarg segment bytes, explicit arguments plus hidden ones."""
+    params: tuple[tuple[int, int], ...]
+    """(offset, size) of each explicit argument: CUDA's parameter buffer layout."""
+    lds_size: int
+    """Static LDS bytes (dynamic LDS is added at launch)."""
+    scratch_size: int
+    """Private bytes per work-item."""
+    sgpr_count: int
+    vgpr_count: int
+    agpr_count: int
+    max_flat_workgroup_size: int
+
+    @staticmethod
+    def of(kernel: Kernel) -> KernelInfo:
+        meta = kernel.meta
+        return KernelInfo(meta.name, meta.kernarg_segment_size,
+                          tuple((a.offset, a.size) for a in meta.explicit_args), meta.group_segment_fixed_size,
+                          meta.private_segment_fixed_size, meta.sgpr_count, meta.vgpr_count, meta.agpr_count,
+                          meta.max_flat_workgroup_size)
+
+
+@dataclass(frozen=True)
+class CodeObject:
+    """A compiled code object: its bytes and parsed metadata."""
+
+    data: bytes
+    arch: str
+    kernels: dict[str, KernelInfo]
+    llvm_ir: str = field(repr=False, default="")
+    """The optimised LLVM IR the object was generated from."""
+    timings: dict[str, float] = field(default_factory=lambda: {})
+    """Seconds spent in each of ``STAGES``."""
+
+    def __bytes__(self) -> bytes:
+        return self.data
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - self._last
+        self._last = now
+
+
+def check_arch(arch: str) -> None:
+    if arch not in SUPPORTED_ARCHS:
+        raise ArchError(Diagnostic(Severity.ERROR, None,
+                                   f"unsupported --arch {arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}"))
+
+
+def _source(ptx: str | os.PathLike[str]) -> tuple[str, str]:
+    """(text, file name) of PTX given as text or as a path."""
+    if isinstance(ptx, os.PathLike) or ("\n" not in ptx and os.path.exists(ptx)):
+        path = os.fspath(ptx)
+        return read_text(path), path
+    return ptx, "<input>"
+
+
+def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
+    """Parse, check, build and optimise the IR (the default pass pipeline)."""
+    clock = clock or _Clock()
+    tree = parse_ptx(text, filename)
+    problems = [d for d in check_module(tree) if d.severity is Severity.ERROR]
+    if problems:
+        raise Ptx2GcnError(problems)
+    clock.lap("parse")
+    module = build_module(tree)
+    verify(module)
+    clock.lap("ir")
+    run_passes(module, Options())
+    clock.lap("passes")
+    return module
+
+
+def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
+                 kernels: Iterable[str] | None = None, optimised: bool = True) -> str:
+    """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
+    check_arch(arch)
+    text, filename = _source(ptx)
+    llvm_ir = emit_llvm(to_ir(text, filename), arch, kernels)
+    return optimise(llvm_ir, TargetOptions(arch, opt)) if optimised else llvm_ir
+
+
+def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
+                     kernels: Iterable[str] | None = None) -> str:
+    return emit_assembly(compile_llvm(ptx, arch, opt, kernels), TargetOptions(arch, opt))
+
+
+def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
+                   kernels: Iterable[str] | None = None) -> bytes:
+    return emit_object(compile_llvm(ptx, arch, opt, kernels), TargetOptions(arch, opt))
+
+
+def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
+            kernels: Iterable[str] | None = None) -> CodeObject:
+    """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object."""
+    check_arch(arch)
+    if opt not in (0, 1, 2, 3):
+        raise ValueError(f"optimisation level must be 0..3, got {opt}")
+    clock = _Clock()
+    text, filename = _source(ptx)
+    module = to_ir(text, filename, clock)
+    llvm_ir = emit_llvm(module, arch, kernels)
+    clock.lap("llvm-ir")
+    options = TargetOptions(arch, opt)
+    optimised = optimise(llvm_ir, options)
+    clock.lap("llvm-opt")
+    obj = emit_object(optimised, options)
+    clock.lap("llvm-codegen")
+    data = link_hsaco([obj], [filename])
+    clock.lap("link")
+    parsed = read_code_object(data, filename)
+    kernels_info = {name: KernelInfo.of(k) for name, k in parsed.kernels.items()}
+    return CodeObject(data, arch, kernels_info, optimised, clock.timings)

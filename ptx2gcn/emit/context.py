@@ -1,0 +1,108 @@
+"""Per-function lowering state shared by every ``lower_*`` module.
+
+Invariant: ``FnContext`` maps each IR ``Value`` to exactly one LLVM value, defined before any use
+is lowered (blocks are lowered in dominance order, block arguments become ``phi``s created when
+their block is entered and completed after the whole function is lowered). All llvmlite calls
+that create intrinsics go through ``intrinsic`` so declarations are made once per module.
+Lowering functions receive ``(cx, op)`` and must ``define`` every result of ``op``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from llvmlite import ir
+
+from ptx2gcn.diagnostics import UnsupportedError
+from ptx2gcn.emit.llvm_types import I32, I64, llvm_type
+from ptx2gcn.ir.core import Block, Function, Op, Value
+
+
+@dataclass
+class ModuleContext:
+    """Module-wide state: the LLVM module, declared intrinsics, globals and functions by name."""
+
+    module: ir.Module
+    arch: str
+    globals: dict[str, ir.GlobalVariable] = field(default_factory=lambda: {})
+    functions: dict[str, ir.Function] = field(default_factory=lambda: {})
+    _intrinsics: dict[str, ir.Function] = field(default_factory=lambda: {})
+
+    def intrinsic(self, name: str, ret: ir.Type, args: Sequence[ir.Type],
+                  attrs: Sequence[str] = ()) -> ir.Function:
+        """The declaration of LLVM function ``name`` (created on first use)."""
+        fn = self._intrinsics.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, list(args)), name)
+            for attr in attrs:
+                fn.attributes.add(attr)
+            self._intrinsics[name] = fn
+        return fn
+
+
+@dataclass
+class FnContext:
+    """State while lowering one IR function into one LLVM function."""
+
+    mod: ModuleContext
+    fn: Function
+    llfn: ir.Function
+    builder: ir.IRBuilder
+    values: dict[Value, ir.Value] = field(default_factory=lambda: {})
+    blocks: dict[Block, ir.Block] = field(default_factory=lambda: {})
+    phis: dict[Block, list[ir.PhiInstr]] = field(default_factory=lambda: {})
+    op: Op | None = None
+    """The op being lowered (for diagnostics)."""
+    entry_allocas: ir.Block | None = None
+    is_kernel: bool = False
+
+    def get(self, value: Value) -> ir.Value:
+        return self.values[value]
+
+    def operand(self, op: Op, index: int) -> ir.Value:
+        return self.values[op.operands[index].value]
+
+    def operands(self, op: Op) -> list[ir.Value]:
+        return [self.values[u.value] for u in op.operands]
+
+    def define(self, op: Op, *results: ir.Value) -> None:
+        """Bind ``op``'s results, converting to the declared IR result types where the bits agree."""
+        for result, value in zip(op.results, results, strict=True):
+            self.values[result] = self.coerce(value, llvm_type(result.type))
+
+    def coerce(self, value: ir.Value, to: ir.Type) -> ir.Value:
+        """``value`` as type ``to`` by a same-width bitcast (or int resize); no-op when equal."""
+        if value.type == to:
+            return value
+        b = self.builder
+        if isinstance(value.type, ir.IntType) and isinstance(to, ir.IntType):
+            return b.zext(value, to) if to.width > value.type.width else b.trunc(value, to)
+        if isinstance(value.type, ir.PointerType) and isinstance(to, ir.PointerType):
+            return b.addrspacecast(value, to)
+        return b.bitcast(value, to)
+
+    def call(self, name: str, ret: ir.Type, args: Sequence[ir.Value], attrs: Sequence[str] = ()) -> ir.Value:
+        """Call intrinsic/runtime function ``name`` with ``args`` (declared from their types)."""
+        fn = self.mod.intrinsic(name, ret, [a.type for a in args], attrs)
+        return self.builder.call(fn, list(args))
+
+    def unsupported(self, what: str, why: str) -> UnsupportedError:
+        return UnsupportedError.feature(self.op.loc if self.op else None, what, why)
+
+    def attr(self, op: Op, name: str, default: str = "") -> str:
+        value = op.attrs.get(name, default)
+        return value if isinstance(value, str) else default
+
+    def flag(self, op: Op, name: str) -> bool:
+        return bool(op.attrs.get(name, False))
+
+    def i32(self, value: int) -> ir.Constant:
+        return ir.Constant(I32, value)
+
+    def i64(self, value: int) -> ir.Constant:
+        return ir.Constant(I64, value)
+
+
+Lowering = Callable[[FnContext, Op], None]
+"""A lowering function: emit LLVM IR for one op and ``define`` its results."""

@@ -1,0 +1,78 @@
+"""The kernel ABI: CUDA's parameter buffer as the kernarg segment, plus launch-bound attributes.
+
+Invariant: kernel parameter i is LLVM argument i, ``ptr addrspace(4) byref([size x i8]) align A``
+with PTX's size and alignment, so the AMDGPU back end places it at ``align_up(end of previous, A)``
+in the kernarg segment, which is exactly how CUDA lays out its parameter buffer (each ``.param`` at
+the next multiple of its alignment, ``.align N .b8 x[M]`` structs included). A CUDA launch's
+argument buffer can therefore be copied unchanged to the start of the kernarg segment; the COV5
+hidden arguments follow, placed and described in the metadata by LLVM.
+``.maxntid``/``.reqntid`` → ``amdgpu-flat-work-group-size``; ``.minnctapersm`` (with a known block
+size) → ``amdgpu-waves-per-eu``; ``.maxnreg`` is ignored (register allocation is LLVM's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from ptx2gcn.ir.core import Function, Param
+
+WAVE_SIZE = 64
+EUS_PER_CU = 4
+MAX_WAVES_PER_EU = 8
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSlot:
+    """Where one kernel parameter lives in the CUDA parameter buffer."""
+
+    name: str
+    offset: int
+    size: int
+    align: int
+
+
+def align_up(value: int, align: int) -> int:
+    return (value + align - 1) // align * align
+
+
+def param_layout(params: list[Param]) -> list[ParamSlot]:
+    """CUDA's parameter-buffer layout (the reference the LLVM layout must reproduce)."""
+    slots: list[ParamSlot] = []
+    offset = 0
+    for param in params:
+        align = max(param.align, 1)
+        offset = align_up(offset, align)
+        slots.append(ParamSlot(param.name, offset, param.size, align))
+        offset += param.size
+    return slots
+
+
+def byref_attribute(param: Param) -> str:
+    return f"byref([{max(param.size, 1)} x i8]) align {max(param.align, 1)}"
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _block_size(fn: Function) -> int | None:
+    for key in ("reqntid", "maxntid"):
+        dims = fn.directives.get(key)
+        if dims:
+            return prod(dims)
+    return None
+
+
+def kernel_attributes(fn: Function) -> dict[str, str]:
+    """LLVM string attributes for kernel ``fn`` from its performance directives."""
+    attrs = {"uniform-work-group-size": "true"}
+    block = _block_size(fn)
+    if block is not None:
+        low = block if "reqntid" in fn.directives else 1
+        attrs["amdgpu-flat-work-group-size"] = f"{low},{block}"
+        blocks = fn.directives.get("minnctapersm")
+        if blocks:
+            waves = _ceil_div(blocks[0] * _ceil_div(block, WAVE_SIZE), EUS_PER_CU)
+            attrs["amdgpu-waves-per-eu"] = str(min(max(waves, 1), MAX_WAVES_PER_EU))
+    return attrs

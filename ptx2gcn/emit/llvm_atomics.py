@@ -1,0 +1,74 @@
+"""LLVM memory-model instructions llvmlite cannot spell: atomics and fences with a ``syncscope``.
+
+Invariant: each class prints exactly one LLVM instruction in LangRef syntax
+(``load atomic``/``store atomic``/``atomicrmw``/``cmpxchg``/``fence`` with an optional
+``syncscope("...")``); the PTX scope → syncscope mapping lives in ``SYNCSCOPE`` only.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+SYNCSCOPE: dict[str, str] = {"cta": "workgroup", "cluster": "agent", "gpu": "agent", "sys": ""}
+"""PTX scope → AMDGPU sync scope (AMDGPUUsage "Memory Scopes"); '' is LLVM's system scope."""
+
+ORDERING: dict[str, str] = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
+                            "acq_rel": "acq_rel", "sc": "seq_cst"}
+"""PTX memory-ordering semantics → LLVM atomic ordering."""
+
+
+def _scope(scope: str) -> str:
+    return f' syncscope("{scope}")' if scope else ""
+
+
+class _Inst(ir.Instruction):  # pyright: ignore[reportUntypedBaseClass]
+    text: str = ""
+
+    def descr(self, buf: list[str]) -> None:
+        buf.append(self.text.format(*[o.get_reference() for o in self.operands],
+                                    *[str(o.type) for o in self.operands]))
+        buf.append(self._stringify_metadata(leading_comma=True) + "\n")
+
+
+def _insert(builder: ir.IRBuilder, inst: ir.Instruction) -> ir.Instruction:
+    builder._insert(inst)  # pyright: ignore[reportPrivateUsage]  # llvmlite's only insertion hook
+    return inst
+
+
+def atomic_load(builder: ir.IRBuilder, ptr: ir.Value, typ: ir.Type, ordering: str, scope: str,
+                align: int, volatile: bool = False) -> ir.Instruction:
+    inst = _Inst(builder.block, typ, "load", [ptr])
+    vol = "volatile " if volatile else ""
+    inst.text = f"load atomic {vol}{typ}, {{1}} {{0}}{_scope(scope)} {ordering}, align {align}"
+    return _insert(builder, inst)
+
+
+def atomic_store(builder: ir.IRBuilder, value: ir.Value, ptr: ir.Value, ordering: str, scope: str,
+                 align: int, volatile: bool = False) -> ir.Instruction:
+    inst = _Inst(builder.block, ir.VoidType(), "store", [value, ptr])
+    vol = "volatile " if volatile else ""
+    inst.text = f"store atomic {vol}{{2}} {{0}}, {{3}} {{1}}{_scope(scope)} {ordering}, align {align}"
+    return _insert(builder, inst)
+
+
+def atomic_rmw(builder: ir.IRBuilder, op: str, ptr: ir.Value, value: ir.Value, ordering: str,
+               scope: str) -> ir.Instruction:
+    inst = _Inst(builder.block, value.type, "atomicrmw", [ptr, value])
+    inst.text = f"atomicrmw {op} {{2}} {{0}}, {{3}} {{1}}{_scope(scope)} {ordering}"
+    return _insert(builder, inst)
+
+
+def cmpxchg(builder: ir.IRBuilder, ptr: ir.Value, expected: ir.Value, new: ir.Value, ordering: str,
+            scope: str) -> ir.Instruction:
+    """``cmpxchg``; returns the ``{T, i1}`` pair (old value, success)."""
+    failure = {"release": "monotonic", "acq_rel": "acquire"}.get(ordering, ordering)
+    inst = _Inst(builder.block, ir.LiteralStructType([expected.type, ir.IntType(1)]), "cmpxchg",
+                 [ptr, expected, new])
+    inst.text = f"cmpxchg {{3}} {{0}}, {{4}} {{1}}, {{5}} {{2}}{_scope(scope)} {ordering} {failure}"
+    return _insert(builder, inst)
+
+
+def fence(builder: ir.IRBuilder, ordering: str, scope: str) -> ir.Instruction:
+    inst = _Inst(builder.block, ir.VoidType(), "fence", [])
+    inst.text = f"fence{_scope(scope)} {ordering}"
+    return _insert(builder, inst)

@@ -1,0 +1,99 @@
+"""Lowering of control flow and calls: br/cbr (block arguments → phis), ret, exit, call, trap.
+
+Invariant: a successor's argument values become the incoming values of the target block's phis
+for the LLVM block that ends the predecessor (recorded at the branch, since lowering may split
+blocks); device functions follow the PTX call ABI as the IR states it: ``.param`` arguments and
+``.param`` return slots are addresses of caller-owned private memory, ``.reg`` values pass by
+value, several ``.reg`` results return as an LLVM struct. Recursion is ordinary LLVM recursion
+(the back end gives it a stack); indirect calls are rejected by the builder before they get here.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ptx2gcn.emit.context import FnContext, Lowering
+from ptx2gcn.emit.llvm_types import I32
+from ptx2gcn.ir.core import Op, Successor
+
+
+def _edge(cx: FnContext, succ: Successor) -> ir.Block:
+    target = cx.blocks[succ.block]
+    source = cx.builder.block
+    for phi, use in zip(cx.phis[succ.block], succ.args, strict=True):
+        phi.add_incoming(cx.get(use.value), source)
+    return target
+
+
+def lower_br(cx: FnContext, op: Op) -> None:
+    cx.builder.branch(_edge(cx, op.successors[0]))
+
+
+def lower_cbr(cx: FnContext, op: Op) -> None:
+    cond = cx.operand(op, 0)
+    then, other = op.successors
+    cx.builder.cbranch(cond, _edge(cx, then), _edge(cx, other))
+
+
+def lower_ret(cx: FnContext, op: Op) -> None:
+    values = cx.operands(op)
+    b = cx.builder
+    if not values:
+        b.ret_void()
+    elif len(values) == 1:
+        b.ret(values[0])
+    else:
+        ret_type = cx.llfn.function_type.return_type
+        agg: ir.Value = ir.Constant(ret_type, ir.Undefined)
+        for index, value in enumerate(values):
+            agg = b.insert_value(agg, value, index)
+        b.ret(agg)
+
+
+def lower_exit(cx: FnContext, op: Op) -> None:
+    if not cx.is_kernel:
+        raise cx.unsupported("exit", "exit inside a device function is not lowered yet "
+                                     "(only kernels can end the thread here)")
+    cx.builder.ret_void()
+
+
+def lower_unreachable(cx: FnContext, op: Op) -> None:
+    cx.builder.unreachable()
+
+
+def lower_call(cx: FnContext, op: Op) -> None:
+    callee_name = op.attrs["callee"]
+    assert isinstance(callee_name, str)
+    callee = cx.mod.functions[callee_name]
+    if callee.is_declaration:
+        raise cx.unsupported(f"call {callee_name}", "the callee has no definition in this module "
+                             "(external device functions such as vprintf are not provided yet)")
+    result = cx.builder.call(callee, cx.operands(op))
+    if len(op.results) == 1:
+        cx.define(op, result)
+    elif op.results:
+        cx.define(op, *[cx.builder.extract_value(result, i) for i in range(len(op.results))])
+
+
+def lower_trap(cx: FnContext, op: Op) -> None:
+    cx.call("llvm.trap", ir.VoidType(), [], ["noreturn"])
+
+
+def lower_brkpt(cx: FnContext, op: Op) -> None:
+    cx.call("llvm.debugtrap", ir.VoidType(), [])
+
+
+def lower_nanosleep(cx: FnContext, op: Op) -> None:
+    """PTX allows any sleep in [0, 2t] ns; one short ``s_sleep`` (64 clocks x 2) is a valid choice."""
+    cx.call("llvm.amdgcn.s.sleep", ir.VoidType(), [ir.Constant(I32, 2)])
+
+
+def lower_pmevent(cx: FnContext, op: Op) -> None:
+    """Performance-monitor events have no gfx942 counterpart; PTX gives them no visible effect."""
+
+
+LOWERINGS: dict[str, Lowering] = {
+    "br": lower_br, "cbr": lower_cbr, "ret": lower_ret, "exit": lower_exit,
+    "unreachable": lower_unreachable, "call": lower_call, "trap": lower_trap, "brkpt": lower_brkpt,
+    "nanosleep": lower_nanosleep, "pmevent": lower_pmevent,
+}

@@ -1,0 +1,215 @@
+"""Lowering of ld/st/atom/red/fence/prefetch and address ops (addr_of, alloca, ptradd, cvta, isspacep).
+
+Invariant: every access keeps PTX's width, vector shape and natural alignment (PTX requires
+addresses aligned to the access size); ``.volatile`` becomes an LLVM volatile access;
+``.relaxed``/``.acquire``/``.release`` accesses become atomic loads/stores with the ordering and
+sync scope of ``ptx2gcn.emit.llvm_atomics``; atomics without ``.sem`` are ``.relaxed`` and without
+a scope ``.gpu`` (PTX ISA "atom"). Cache hints (``.ca .cg .cs .lu .cv .nc``, ``L2::`` hints) are
+ignored deliberately: they change caching, not results, and the gfx942 memory model keeps
+these programs correct without them. Generic ↔ segment conversions use ``addrspacecast``, which
+the back end implements with the shared/private apertures.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ptx2gcn.emit.context import FnContext, Lowering
+from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
+from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
+from ptx2gcn.emit.lower_values import from_int, to_int
+from ptx2gcn.ir.core import Op
+from ptx2gcn.ir.types import AddrSpace, PtrType, is_signed
+
+_SCOPE_DEFAULT = "gpu"
+
+
+def _access(cx: FnContext, op: Op) -> tuple[str, str, bool]:
+    """(LLVM ordering or '', sync scope, volatile) of a load or store."""
+    sem = cx.attr(op, "sem")
+    volatile = cx.flag(op, "volatile") or sem == "volatile"
+    if sem in ("", "weak", "volatile"):
+        return "", "", volatile
+    return ORDERING[sem], SYNCSCOPE[cx.attr(op, "scope", "sys")], volatile
+
+
+def _align(t: ir.Type) -> int:
+    return max(scalar_bits(t) // 8, 1)
+
+
+def lower_ld(cx: FnContext, op: Op) -> None:
+    typ = llvm_type(op.result.type)
+    ptr = cx.operand(op, 0)
+    ordering, scope, volatile = _access(cx, op)
+    if ordering:
+        if isinstance(typ, ir.VectorType):
+            raise cx.unsupported("ld", f".{cx.attr(op, 'sem')} vector loads are not lowered yet")
+        cx.define(op, atomic_load(cx.builder, ptr, typ, ordering, scope, _align(typ), volatile))
+        return
+    load = cx.builder.load(ptr, typ=typ, align=_align(typ))
+    if volatile:
+        load.volatile = True  # pyright: ignore[reportAttributeAccessIssue]
+    if isinstance(op.operand(0).type, PtrType) and op.operand(0).type.space is AddrSpace.KPARAM:
+        load.set_metadata("invariant.load", cx.mod.module.add_metadata([]))
+    cx.define(op, load)
+
+
+def lower_st(cx: FnContext, op: Op) -> None:
+    ptr, value = cx.operands(op)
+    ordering, scope, volatile = _access(cx, op)
+    if ordering:
+        if isinstance(value.type, ir.VectorType):
+            raise cx.unsupported("st", f".{cx.attr(op, 'sem')} vector stores are not lowered yet")
+        atomic_store(cx.builder, value, ptr, ordering, scope, _align(value.type), volatile)
+        return
+    store = cx.builder.store(value, ptr, align=_align(value.type))
+    if volatile:
+        store.volatile = True  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _rmw_op(cx: FnContext, op: Op) -> str:
+    kind, ptx_type = cx.attr(op, "op"), cx.attr(op, "type")
+    is_float = ptx_type.startswith(("f", "bf"))
+    if kind == "add":
+        return "fadd" if is_float else "add"
+    if kind in ("min", "max"):
+        if is_float:
+            return f"f{kind}"
+        return kind if is_signed(ptx_type) else f"u{kind}"
+    return {"inc": "uinc_wrap", "dec": "udec_wrap", "and": "and", "or": "or", "xor": "xor",
+            "exch": "xchg"}.get(kind, "")
+
+
+def _atomic(cx: FnContext, op: Op) -> ir.Value:
+    ptr = cx.operand(op, 0)
+    ordering = ORDERING[cx.attr(op, "sem", "relaxed")] if cx.attr(op, "sem") not in ("", "weak") else "monotonic"
+    scope = SYNCSCOPE[cx.attr(op, "scope", _SCOPE_DEFAULT)]
+    if cx.attr(op, "op") == "cas":
+        pair = cmpxchg(cx.builder, ptr, to_int(cx, cx.operand(op, 1)), to_int(cx, cx.operand(op, 2)),
+                       ordering, scope)
+        return cx.builder.extract_value(pair, 0)
+    kind = _rmw_op(cx, op)
+    value = cx.operand(op, 1)
+    if cx.attr(op, "type") in ("f16x2", "bf16x2") or isinstance(value.type, ir.VectorType):
+        raise cx.unsupported(op.name, f"packed .{cx.attr(op, 'type')} atomics are not lowered yet")
+    if kind in ("and", "or", "xor", "xchg", "uinc_wrap", "udec_wrap"):
+        value = to_int(cx, value)
+    return atomic_rmw(cx.builder, kind, ptr, value, ordering, scope)
+
+
+def lower_atom(cx: FnContext, op: Op) -> None:
+    result = _atomic(cx, op)
+    cx.define(op, from_int(cx, result, llvm_type(op.result.type)) if isinstance(result.type, ir.IntType)
+              else result)
+
+
+def lower_red(cx: FnContext, op: Op) -> None:
+    _atomic(cx, op)
+
+
+def lower_fence(cx: FnContext, op: Op) -> None:
+    sem = cx.attr(op, "sem", "sc")
+    ordering = ORDERING.get(sem, "seq_cst") if sem not in ("relaxed", "weak") else "seq_cst"
+    fence(cx.builder, ordering, SYNCSCOPE[cx.attr(op, "scope", "sys")])
+
+
+def lower_prefetch(cx: FnContext, op: Op) -> None:
+    """Prefetches are hints; gfx942 has no data prefetch instruction, so nothing is emitted."""
+
+
+def lower_addr_of(cx: FnContext, op: Op) -> None:
+    sym = op.attrs["sym"]
+    assert isinstance(sym, str)
+    var = cx.mod.globals.get(sym)
+    if var is None:
+        raise cx.unsupported(f"address of {sym}", "taking the address of a function is not lowered yet")
+    cx.define(op, cx.coerce(var, llvm_type(op.result.type)))
+
+
+def lower_alloca(cx: FnContext, op: Op) -> None:
+    size, align = op.attrs["size"], op.attrs["align"]
+    assert isinstance(size, int) and isinstance(align, int)
+    assert cx.entry_allocas is not None
+    # Allocas go to the dedicated first block so that SROA/mem2reg see static allocations.
+    builder = ir.IRBuilder()
+    builder.position_at_start(cx.entry_allocas)
+    cx.define(op, _alloca5(builder, ir.ArrayType(I8, max(size, 1)), align))
+
+
+class _Alloca5(ir.Instruction):  # pyright: ignore[reportUntypedBaseClass]
+    """``alloca`` in the private address space (llvmlite only spells addrspace 0)."""
+
+    def __init__(self, parent: ir.Block, typ: ir.Type, align: int) -> None:
+        super().__init__(parent, pointer(5), "alloca", [])
+        self.allocated = typ
+        self.align = align
+
+    def descr(self, buf: list[str]) -> None:
+        buf.append(f"alloca {self.allocated}, align {self.align}, addrspace(5)")
+        buf.append(self._stringify_metadata(leading_comma=True) + "\n")
+
+
+def _alloca5(builder: ir.IRBuilder, typ: ir.Type, align: int) -> ir.Instruction:
+    inst = _Alloca5(builder.block, typ, align)
+    builder._insert(inst)  # pyright: ignore[reportPrivateUsage]
+    return inst
+
+
+def lower_ptradd(cx: FnContext, op: Op) -> None:
+    ptr, offset = cx.operands(op)
+    assert isinstance(ptr.type, ir.PointerType)
+    index_type = ir.IntType(POINTER_BITS[ptr.type.addrspace])
+    offset = cx.builder.sext(offset, index_type) if offset.type.width < index_type.width else (
+        cx.builder.trunc(offset, index_type) if offset.type.width > index_type.width else offset)
+    cx.define(op, cx.builder.gep(ptr, [offset], source_etype=I8))
+
+
+def lower_ptrtoint(cx: FnContext, op: Op) -> None:
+    to = llvm_type(op.result.type)
+    assert isinstance(to, ir.IntType)
+    cx.define(op, cx.builder.ptrtoint(cx.operand(op, 0), to))
+
+
+def lower_inttoptr(cx: FnContext, op: Op) -> None:
+    cx.define(op, cx.builder.inttoptr(cx.operand(op, 0), llvm_type(op.result.type)))
+
+
+_SEGMENT = {"shared": 3, "local": 5, "global": 1, "const": 4, "param": 4, "kparam": 4, "generic": 0}
+
+
+def lower_cvta(cx: FnContext, op: Op) -> None:
+    """cvta[.to].space: generic ↔ segment address conversion on integer registers."""
+    b = cx.builder
+    to = llvm_type(op.result.type)
+    assert isinstance(to, ir.IntType)
+    segment = _SEGMENT[cx.attr(op, "space")]
+    source, target = (0, segment) if cx.flag(op, "to") else (segment, 0)
+    value = cx.operand(op, 0)
+    if POINTER_BITS[source] == POINTER_BITS[target] and source in (0, 1, 4) and target in (0, 1, 4):
+        cx.define(op, cx.coerce(value, to))  # global/const/generic share one 64-bit address space
+        return
+    ptr = b.inttoptr(cx.coerce(value, ir.IntType(POINTER_BITS[source])), pointer(source))
+    cast = b.addrspacecast(ptr, pointer(target))
+    cx.define(op, cx.coerce(b.ptrtoint(cast, ir.IntType(POINTER_BITS[target])), to))
+
+
+def lower_isspacep(cx: FnContext, op: Op) -> None:
+    b = cx.builder
+    ptr = b.inttoptr(cx.coerce(cx.operand(op, 0), ir.IntType(64)), pointer(0))
+    space = cx.attr(op, "space")
+    shared = cx.call("llvm.amdgcn.is.shared", I1, [ptr])
+    private = cx.call("llvm.amdgcn.is.private", I1, [ptr])
+    if space == "shared":
+        cx.define(op, shared)
+    elif space == "local":
+        cx.define(op, private)
+    else:  # global, const and param memory all live in the global aperture on gfx942
+        cx.define(op, b.not_(b.or_(shared, private)))
+
+
+LOWERINGS: dict[str, Lowering] = {
+    "ld": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_red, "fence": lower_fence,
+    "prefetch": lower_prefetch, "addr_of": lower_addr_of, "alloca": lower_alloca,
+    "ptradd": lower_ptradd, "ptrtoint": lower_ptrtoint, "inttoptr": lower_inttoptr,
+    "cvta": lower_cvta, "isspacep": lower_isspacep,
+}

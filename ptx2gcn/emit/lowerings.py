@@ -1,0 +1,38 @@
+"""The dispatch table: IR op name → lowering function (no isinstance ladders).
+
+Invariant: every op name in ``ptx2gcn.isa.OPS`` either has an entry here or is reported as a
+located ``unsupported`` error by ``lower_op``; ops shared by integers and floats (``add``, ``setp``
+...) dispatch on whether their ``type`` attribute names a float type.
+"""
+
+from __future__ import annotations
+
+from ptx2gcn.emit import (lower_control, lower_convert, lower_float, lower_int, lower_memory, lower_special,
+                          lower_values, lower_warp)
+from ptx2gcn.emit.context import FnContext, Lowering
+from ptx2gcn.ir.core import Op
+from ptx2gcn.ir.types import is_float_name
+
+
+def _by_type(name: str) -> Lowering:
+    int_form, float_form = lower_int.INT_FORMS[name], lower_float.FLOAT_FORMS[name]
+
+    def lower(cx: FnContext, op: Op) -> None:
+        (float_form if is_float_name(cx.attr(op, "type")) else int_form)(cx, op)
+    return lower
+
+
+LOWERINGS: dict[str, Lowering] = {
+    **lower_values.LOWERINGS, **lower_int.LOWERINGS, **lower_float.LOWERINGS,
+    **lower_convert.LOWERINGS, **lower_memory.LOWERINGS, **lower_control.LOWERINGS,
+    **lower_special.LOWERINGS, **lower_warp.LOWERINGS,
+    **{name: _by_type(name) for name in lower_int.INT_FORMS},
+}
+
+
+def lower_op(cx: FnContext, op: Op) -> None:
+    lowering = LOWERINGS.get(op.name)
+    if lowering is None:
+        raise cx.unsupported(op.name, "no gfx942 lowering for this operation yet")
+    cx.op = op
+    lowering(cx, op)

@@ -1,0 +1,176 @@
+"""IR module → LLVM IR text for ``amdgcn-amd-amdhsa``: globals, LDS, constants, functions.
+
+Invariant: the text is complete LLVM IR (LLVM verifies it before code generation) in which
+- ``.global`` variables are ``addrspace(1)`` definitions (zero- or bit-exactly initialised),
+  ``.const`` variables ``addrspace(4)`` constants, static ``.shared`` variables ``addrspace(3)``
+  (undef-initialised: LDS cannot be initialised), and ``extern .shared`` arrays zero-sized
+  external ``addrspace(3)`` arrays, which the AMDGPU back end places as dynamic LDS after all
+  static LDS (AMDGPUUsage "Dynamic LDS");
+- kernels are ``amdgpu_kernel`` functions with the ABI of ``ptx2gcn.emit.kernel_abi``; device
+  functions are ordinary functions (internal unless ``.visible``/``.weak``);
+- every IR op is lowered by ``ptx2gcn.emit.lowerings``; an op it cannot lower is a located
+  ``unsupported`` error, and any other failure is reported with the op's location.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from llvmlite import ir
+
+from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, UnsupportedError
+from ptx2gcn.emit.context import FnContext, ModuleContext
+from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
+from ptx2gcn.emit.llvm_types import ADDRSPACE, llvm_type
+from ptx2gcn.emit.lowerings import lower_op
+from ptx2gcn.emit.target import TRIPLE
+from ptx2gcn.ir.cfg import reverse_postorder
+from ptx2gcn.ir.core import Function, Global, Module
+from ptx2gcn.ir.types import AddrSpace
+
+
+class _Patches:
+    """Text edits llvmlite cannot express: ``byref`` kernel arguments and string attributes."""
+
+    def __init__(self) -> None:
+        self.args: dict[str, str] = {}
+        self.attrs: dict[str, str] = {}
+
+    def apply(self, text: str) -> str:
+        if not self.args and not self.attrs:
+            return text
+        out: list[str] = []
+        for line in text.split("\n"):
+            if line.startswith("define "):
+                line = self._patch_define(line)
+            out.append(line)
+        return "\n".join(out)
+
+    def _patch_define(self, line: str) -> str:
+        match = re.search(r'@("(?:[^"\\]|\\.)*"|[\w.$]+)\(', line)
+        name = match.group(1).strip('"') if match else ""
+        for arg, attr in self.args.items():
+            if arg.startswith(f"{name}\0"):
+                arg_name = arg.split("\0", 1)[1]
+                line = line.replace(f'ptr addrspace(4) %"{arg_name}"', f'ptr addrspace(4) {attr} %"{arg_name}"')
+        if name in self.attrs:
+            line = f"{line} {self.attrs[name]}"
+        return line
+
+
+def _global_type(var: Global) -> ir.Type:
+    elem = ir.IntType(var.elem_size * 8)
+    return ir.ArrayType(elem, var.count) if var.count > 0 else elem
+
+
+def _initializer(var: Global, t: ir.Type) -> ir.Constant:
+    if var.init is None:
+        return ir.Constant(t, None)
+    if isinstance(t, ir.ArrayType):
+        values = list(var.init) + [0] * (var.count - len(var.init))
+        mask = (1 << t.element.width) - 1  # pyright: ignore[reportAttributeAccessIssue]
+        return ir.Constant(t, [ir.Constant(t.element, v & mask) for v in values])
+    return ir.Constant(t, var.init[0] & ((1 << t.width) - 1))  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _declare_global(mc: ModuleContext, var: Global) -> None:
+    if var.space not in (AddrSpace.GLOBAL, AddrSpace.CONST, AddrSpace.SHARED):
+        raise UnsupportedError.feature(var.loc, f".{var.space.value} variable {var.name}",
+                                       "module-scope variables in this state space are not lowered yet")
+    addrspace = ADDRSPACE[var.space]
+    if var.count < 0:  # extern .shared: dynamic LDS
+        gv = ir.GlobalVariable(mc.module, ir.ArrayType(ir.IntType(8), 0), var.name, addrspace)
+        gv.linkage = "external"
+    else:
+        t = _global_type(var)
+        gv = ir.GlobalVariable(mc.module, t, var.name, addrspace)
+        if var.space is AddrSpace.SHARED:
+            gv.initializer = ir.Constant(t, ir.Undefined)
+            gv.linkage = "internal"
+        elif var.linkage == "extern":
+            raise UnsupportedError.feature(var.loc, f".extern variable {var.name}",
+                                           "external variables cannot be resolved in a code object")
+        else:
+            gv.initializer = _initializer(var, t)
+            gv.global_constant = var.space is AddrSpace.CONST
+            gv.linkage = "" if var.linkage in ("visible", "weak", "common") else "internal"
+    gv.align = max(var.align, 1)
+    mc.globals[var.name] = gv
+
+
+def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> None:
+    kernel = fn.kind == "kernel"
+    params = [llvm_type(p.value_type) for p in fn.abi_params]
+    rets = [llvm_type(p.type) for p in fn.reg_returns]
+    ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
+    llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
+    for index, (arg, param) in enumerate(zip(llfn.args, fn.abi_params)):
+        arg.name = f"p{index}"
+        if kernel:
+            patches.args[f"{fn.name}\0p{index}"] = byref_attribute(param)
+    if kernel:
+        llfn.calling_convention = "amdgpu_kernel"
+        patches.attrs[fn.name] = " ".join(f'"{k}"="{v}"' for k, v in kernel_attributes(fn).items())
+    elif not fn.is_declaration and fn.linkage not in ("visible", "weak"):
+        llfn.linkage = "internal"
+    mc.functions[fn.name] = llfn
+
+
+def _lower_function(mc: ModuleContext, fn: Function) -> None:
+    llfn = mc.functions[fn.name]
+    entry = llfn.append_basic_block("allocas")
+    cx = FnContext(mc, fn, llfn, ir.IRBuilder(entry), entry_allocas=entry, is_kernel=fn.kind == "kernel")
+    order = reverse_postorder(fn)
+    for block in order:
+        cx.blocks[block] = llfn.append_basic_block(block.label or "bb")
+    cx.builder.branch(cx.blocks[fn.entry])
+    for arg, llarg in zip(fn.entry.args, llfn.args):
+        cx.values[arg] = llarg
+    for block in order:
+        cx.builder.position_at_end(cx.blocks[block])
+        if block is not fn.entry:
+            cx.phis[block] = [cx.builder.phi(llvm_type(a.type)) for a in block.args]
+            cx.values.update(zip(block.args, cx.phis[block]))
+        else:
+            cx.phis[block] = []
+    for block in order:
+        cx.builder.position_at_end(cx.blocks[block])
+        for op in block.ops:
+            _lower_located(cx, op)
+
+
+def _lower_located(cx: FnContext, op: object) -> None:
+    from ptx2gcn.ir.core import Op
+
+    assert isinstance(op, Op)
+    try:
+        lower_op(cx, op)
+    except Ptx2GcnError:
+        raise
+    except Exception as error:  # a bug in a lowering: report it at the PTX line, never a traceback
+        message = f"internal error while lowering '{op.name}': {type(error).__name__}: {error}"
+        raise Ptx2GcnError(Diagnostic(Severity.ERROR, op.loc, message)) from error
+
+
+def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | None = None) -> str:
+    """LLVM IR text for ``module`` (only the named kernels, when given; their callees stay)."""
+    wanted = set(kernels) if kernels is not None else None
+    mc = ModuleContext(ir.Module(name=module.source), arch)
+    mc.module.triple = TRIPLE
+    patches = _Patches()
+    for var in module.globals:
+        _declare_global(mc, var)
+    chosen = [fn for fn in module.functions
+              if fn.kind != "kernel" or wanted is None or fn.name in wanted]
+    if wanted is not None:
+        missing = wanted - {fn.name for fn in chosen if fn.kind == "kernel"}
+        if missing:
+            raise Ptx2GcnError(Diagnostic(Severity.ERROR, None,
+                                          f"no kernel named {', '.join(sorted(missing))} in {module.source}"))
+    for fn in chosen:
+        _declare_function(mc, fn, patches)
+    for fn in chosen:
+        if not fn.is_declaration:
+            _lower_function(mc, fn)
+    return patches.apply(str(mc.module))
