@@ -246,8 +246,8 @@ def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _abs_neg(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """abs/neg change only the sign bit; a NaN result is unspecified except for f64, whose NaN
-    payloads are supported (so the sign operation applies to the NaN bits too)."""
+    """abs/neg change only the sign bit of numbers. NaN inputs (9.7.3.9/10, 9.7.4.5/6): "yield an
+    unspecified NaN", except ``abs.f64``, where "NaN input is passed through unchanged"."""
     sp.require({"ftz"}, FLOAT_TYPES)
     t = sp.type
     fmt = _element_format(t)
@@ -256,7 +256,9 @@ def _abs_neg(sp: Spelling, inputs: Sequence[object]) -> Result:
     def element(a: int) -> fparith.FloatResult:
         (a,) = fparith.flush_inputs(fmt, ftz, (a,))
         out = fmt.magnitude(a) if sp.opcode == "abs" else fmt.negate(a)
-        return AnyNaN(out) if fmt.is_nan(a) and fmt.width != 64 else out
+        if fmt.is_nan(a):
+            return a if sp.opcode == "abs" and fmt.width == 64 else AnyNaN(out)
+        return out
 
     return run_lanes(sp, packed(t, element), inputs, [t], [t])
 

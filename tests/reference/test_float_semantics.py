@@ -168,4 +168,5 @@ def test_f64_nan_payload_propagates_f32_does_not() -> None:
     assert run("mul.rn.f64", snan, snan).matches(np.uint64(0x7FF8000000000000))  # two NaNs: any
     f32 = run("add.rn.f32", np.uint32(0x7F801234).view(np.float32), F(1))
     assert f32.matches(np.uint32(0x7FFFFFFF))
-    assert int(run("neg.f64", snan).value) == 0xFFF0000000001234  # sign op on the bits
+    assert int(run("abs.f64", -snan).value) == 0xFFF0000000001234  # abs.f64: NaN unchanged
+    assert run("neg.f64", snan).matches(np.uint64(0x7FF8000000000000))  # neg: unspecified NaN
