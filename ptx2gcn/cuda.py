@@ -1,0 +1,103 @@
+"""``ptx2gcn.cuda``: a CUDA driver API for PTX programs, call-compatible with cuda-python.
+
+Code written against ``from cuda.bindings import driver as cuda`` runs on ptx2gcn after changing only
+that import to ``from ptx2gcn import cuda``: the same function names, arguments, enum names and
+values, handle types, and return convention (every call returns a tuple starting with a
+``CUresult``; outputs follow, ``None`` on failure). PTX is recompiled for gfx942 through the JIT
+cache and run on the backend ``PTX2GCN_BACKEND`` names (``emulator``, ``hip`` or ``cuda``), read at
+``cuInit``.
+
+Extensions (not in CUDA): ``ptx2gcnGetLastErrorMessage()`` returns the sentence explaining the last
+failed call on this thread (compile diagnostics included); ``cuModuleLoadData`` also accepts AMDGPU
+code objects and ``str`` PTX.
+
+Invariant: this module is only the table below (name -> implementation in ``ptx2gcn.runtime.driver_*``
+and its number of outputs); no call raises, whatever its arguments.
+"""
+
+from __future__ import annotations
+
+from ptx2gcn.runtime import driver_device as _device
+from ptx2gcn.runtime import driver_launch as _launch
+from ptx2gcn.runtime import driver_memory as _memory
+from ptx2gcn.runtime import driver_module as _module
+from ptx2gcn.runtime import driver_stream as _stream
+from ptx2gcn.runtime.driver_args import enum_member as _enum_member
+from ptx2gcn.runtime.driver_enums import (CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                                          CU_LAUNCH_PARAM_END, CUctx_flags, CUdevice_attribute,
+                                          CUevent_flags, CUfunction_attribute, CUjit_option, CUresult,
+                                          CUstream_flags, error_description)
+from ptx2gcn.runtime.driver_errors import entry as _entry
+from ptx2gcn.runtime.driver_errors import last_error_message as _last_error_message
+from ptx2gcn.runtime.driver_types import (CUcontext, CUdevice, CUdeviceptr, CUevent, CUfunction, CUmodule,
+                                          CUstream)
+
+
+def _error_name(error: object) -> bytes:
+    return _enum_member(error, CUresult, "error").name.encode()
+
+
+def _error_string(error: object) -> bytes:
+    return error_description(_enum_member(error, CUresult, "error")).encode()
+
+
+# -- errors ---------------------------------------------------------------------------------------
+cuGetErrorName = _entry(_error_name, 1)
+cuGetErrorString = _entry(_error_string, 1)
+ptx2gcnGetLastErrorMessage = _entry(_last_error_message, 1)
+
+# -- initialisation, devices, contexts --------------------------------------------------------------
+cuInit = _entry(_device.init, 0)
+cuDriverGetVersion = _entry(_device.driver_get_version, 1)
+cuDeviceGet = _entry(_device.device_get, 1)
+cuDeviceGetCount = _entry(_device.device_get_count, 1)
+cuDeviceGetName = _entry(_device.device_get_name, 1)
+cuDeviceGetAttribute = _entry(_device.device_get_attribute, 1)
+cuDeviceTotalMem = _entry(_device.device_total_mem, 1)
+cuCtxCreate = _entry(_device.ctx_create, 1)
+cuCtxDestroy = _entry(_device.ctx_destroy, 0)
+cuCtxSynchronize = _entry(_device.ctx_synchronize, 0)
+cuCtxGetCurrent = _entry(_device.ctx_get_current, 1)
+cuCtxSetCurrent = _entry(_device.ctx_set_current, 0)
+
+# -- modules and functions --------------------------------------------------------------------------
+cuModuleLoad = _entry(_module.module_load, 1)
+cuModuleLoadData = _entry(_module.module_load_data, 1)
+cuModuleLoadDataEx = _entry(_module.module_load_data_ex, 1)
+cuModuleLoadFatBinary = _entry(_module.module_load_fat_binary, 1)
+cuModuleUnload = _entry(_module.module_unload, 0)
+cuModuleGetFunction = _entry(_module.module_get_function, 1)
+cuModuleGetGlobal = _entry(_module.module_get_global, 2)
+cuFuncGetAttribute = _entry(_module.func_get_attribute, 1)
+
+# -- memory ---------------------------------------------------------------------------------------
+cuMemAlloc = _entry(_memory.mem_alloc, 1)
+cuMemFree = _entry(_memory.mem_free, 0)
+cuMemAllocHost = _entry(_memory.mem_alloc_host, 1)
+cuMemFreeHost = _entry(_memory.mem_free_host, 0)
+cuMemcpyHtoD = _entry(_memory.memcpy_htod, 0)
+cuMemcpyDtoH = _entry(_memory.memcpy_dtoh, 0)
+cuMemcpyDtoD = _entry(_memory.memcpy_dtod, 0)
+cuMemcpyHtoDAsync = _entry(_memory.memcpy_htod_async, 0)
+cuMemcpyDtoHAsync = _entry(_memory.memcpy_dtoh_async, 0)
+cuMemcpyDtoDAsync = _entry(_memory.memcpy_dtod_async, 0)
+cuMemsetD8 = _entry(_memory.memset_d8, 0)
+cuMemsetD32 = _entry(_memory.memset_d32, 0)
+
+# -- execution, streams, events ---------------------------------------------------------------------
+cuLaunchKernel = _entry(_launch.launch_kernel, 0)
+cuStreamCreate = _entry(_stream.stream_create, 1)
+cuStreamSynchronize = _entry(_stream.stream_synchronize, 0)
+cuStreamDestroy = _entry(_stream.stream_destroy, 0)
+cuEventCreate = _entry(_stream.event_create, 1)
+cuEventRecord = _entry(_stream.event_record, 0)
+cuEventSynchronize = _entry(_stream.event_synchronize, 0)
+cuEventElapsedTime = _entry(_stream.event_elapsed_time, 1)
+cuEventDestroy = _entry(_stream.event_destroy, 0)
+
+__all__ = [
+    "CU_LAUNCH_PARAM_BUFFER_POINTER", "CU_LAUNCH_PARAM_BUFFER_SIZE", "CU_LAUNCH_PARAM_END",
+    "CUcontext", "CUctx_flags", "CUdevice", "CUdevice_attribute", "CUdeviceptr", "CUevent", "CUevent_flags",
+    "CUfunction", "CUfunction_attribute", "CUjit_option", "CUmodule", "CUresult", "CUstream", "CUstream_flags",
+    *sorted(name for name in globals() if name.startswith(("cu", "ptx2gcn"))),
+]

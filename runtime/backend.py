@@ -1,0 +1,185 @@
+"""The Backend protocol: what the driver API needs from a device, and how one is chosen.
+
+A backend is one opened device: memory (allocate, free, read, write, copy, fill), code (load a
+module, look up kernels and globals, unload) and execution (launch with a packed parameter buffer,
+synchronise). Three exist: ``emulator`` (ptx2gcn's gfx942 emulator, always available), ``hip`` (an
+AMD GPU through libamdhip64) and ``cuda`` (the original PTX on an NVIDIA GPU through cuda-python, for
+differential runs). The driver API never imports a backend module until it is chosen.
+
+Choice (``select_backend``): an explicit name wins, else ``PTX2GCN_BACKEND`` (read once, by the caller,
+at the edge: ``cuInit`` or the command line), else ``emulator`` when no AMD GPU is visible
+(``/dev/kfd`` absent), else ``hip``. An unknown name or an unavailable backend raises
+``BackendUnavailable`` saying what was tried.
+
+Invariant: every backend method either completes or raises ``BackendError`` (a fault in a kernel,
+a failing library call) or ``BackendUnavailable`` (nothing usable); no other exception escapes a
+backend for a valid request. Requests are validated by the driver layer first (sizes, handles,
+ranges); backends may assume valid requests but still refuse out-of-range memory accesses.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.runtime.kernargs import ParamSlot
+
+BackendName = Literal["emulator", "hip", "cuda"]
+BACKENDS: dict[str, str] = {
+    "emulator": "ptx2gcn.runtime.backend_emulator",
+    "hip": "ptx2gcn.runtime.backend_hip",
+    "cuda": "ptx2gcn.runtime.backend_cuda",
+}
+Dim3 = tuple[int, int, int]
+
+
+class BackendError(Ptx2GcnError):
+    """A backend operation failed (kernel fault, library error); ``kind`` says which CUresult fits."""
+
+    def __init__(self, message: str, kind: str = "launch") -> None:
+        super().__init__(Ptx2GcnError.at(None, message).diagnostics)
+        self.kind = kind
+        """``launch`` (the kernel failed), ``address`` (illegal memory access), ``hang`` (timeout),
+        ``instruction`` (illegal instruction), ``memory`` (out of memory), ``image`` (bad code)."""
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (type(self), (str(self), self.kind))
+
+
+class BackendUnavailable(Ptx2GcnError):
+    """The requested backend cannot run here (no library, no device)."""
+
+    @classmethod
+    def because(cls, message: str) -> BackendUnavailable:
+        return cls(Ptx2GcnError.at(None, message).diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceProperties:
+    """What ``cuDeviceGet*`` reports. Limits are the real ones of the device behind the backend."""
+
+    name: str
+    total_memory: int
+    multiprocessors: int
+    clock_khz: int
+    warp_size: int = 32
+    """Always 32: PTX programs are written for 32-lane warps; ptx2gcn maps them onto wave64."""
+    max_threads_per_block: int = 1024
+    max_block: Dim3 = (1024, 1024, 1024)
+    max_grid: Dim3 = (2**31 - 1, 65535, 65535)
+    shared_memory_per_block: int = 64 * 1024
+    registers_per_block: int = 65536
+    compute_capability: tuple[int, int] = (8, 0)
+    """The PTX target level the device accepts (ptx2gcn accepts PTX written for sm_80 and below)."""
+    extra: Mapping[int, int] = field(default_factory=dict)
+    """Further ``CUdevice_attribute`` values by number."""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelInfo:
+    """A kernel of a loaded module: its parameters and the ``cuFuncGetAttribute`` values."""
+
+    name: str
+    params: tuple[ParamSlot, ...]
+    param_buffer_size: int
+    max_threads_per_block: int
+    shared_bytes: int
+    local_bytes: int
+    registers: int
+    const_bytes: int = 0
+    ptx_version: int = 0
+    binary_version: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleCode:
+    """What a backend loads: the PTX (when there is PTX) and, for AMD backends, the code object."""
+
+    name: str
+    ptx: str | None
+    hsaco: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchResult:
+    """Counts from a launch, where the backend has them (the emulator does)."""
+
+    wave_instructions: int | None = None
+    waves: int | None = None
+    workgroups: int | None = None
+    seconds: float | None = None
+
+
+class LoadedModule(Protocol):
+    """A backend's handle for a loaded module (opaque to the driver)."""
+
+
+class Backend(Protocol):
+    name: str
+    code_format: Literal["hsaco", "ptx"]
+    """Which field of ``ModuleCode`` ``load`` needs."""
+    properties: DeviceProperties
+
+    def malloc(self, size: int) -> int: ...
+    def free(self, address: int) -> None: ...
+    def write(self, address: int, data: bytes | memoryview) -> None: ...
+    def read(self, address: int, size: int) -> bytes: ...
+    def copy(self, destination: int, source: int, size: int) -> None: ...
+    def fill(self, address: int, pattern: bytes, count: int) -> None: ...
+    def load(self, code: ModuleCode) -> LoadedModule: ...
+    def kernels(self, module: LoadedModule) -> Mapping[str, KernelInfo]: ...
+    def global_symbol(self, module: LoadedModule, name: str) -> tuple[int, int] | None: ...
+    def unload(self, module: LoadedModule) -> None: ...
+    def launch(
+        self,
+        module: LoadedModule,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,
+        shared_bytes: int,
+        parameters: bytes,
+    ) -> LaunchResult: ...
+    def synchronize(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class BackendFactory(Protocol):
+    """Opens devices of one kind: ``device_count()`` without side effects, ``open(ordinal)``."""
+
+    name: str
+
+    def device_count(self) -> int: ...
+    def open(self, ordinal: int) -> Backend: ...
+
+
+def default_backend_name(environ: Mapping[str, str] | None = None) -> str:
+    """``PTX2GCN_BACKEND`` if set, else ``hip`` where an AMD GPU is visible, else ``emulator``."""
+    env = os.environ if environ is None else environ
+    chosen = env.get("PTX2GCN_BACKEND", "").strip().lower()
+    if chosen:
+        return chosen
+    return "hip" if Path("/dev/kfd").exists() else "emulator"
+
+
+def select_backend(name: str | None = None, environ: Mapping[str, str] | None = None) -> BackendFactory:
+    """The factory of backend ``name`` (or the default one); ``BackendUnavailable`` if unknown."""
+    chosen = (name or default_backend_name(environ)).strip().lower()
+    module_name = BACKENDS.get(chosen)
+    if module_name is None:
+        raise BackendUnavailable.because(
+            f"unknown backend {chosen!r} (PTX2GCN_BACKEND or --backend): expected one of "
+            + ", ".join(BACKENDS)
+        )
+    module = importlib.import_module(module_name)
+    factory: BackendFactory = module.FACTORY
+    return factory
+
+
+def dims(values: Sequence[int]) -> Dim3:
+    padded = [*values, 1, 1, 1][:3]
+    return padded[0], padded[1], padded[2]

@@ -1,0 +1,119 @@
+"""From a module image to the code a backend loads: image sniffing, PTX selection, JIT via the cache.
+
+``module_code(data, name, options, backend_format)`` accepts what ``cuModuleLoadData`` may be handed:
+PTX text, a fatbin container, an ELF holding fatbins (host object, executable, shared library), or
+(ptx2gcn's extension) an AMDGPU code object. PTX is compiled with ``ptx2gcn.compiler`` (or the
+compiler the driver was configured with) through the JIT cache; the ``cuda`` backend gets the PTX.
+
+Invariant: the result or a ``CudaError`` with CUDA's code for the case: unreadable or unknown images
+``CUDA_ERROR_INVALID_IMAGE``; fatbins without PTX and NVIDIA cubins ``CUDA_ERROR_NO_BINARY_FOR_GPU``;
+PTX the compiler rejects ``CUDA_ERROR_INVALID_PTX`` with the rendered diagnostic as the message (what
+``CU_JIT_ERROR_LOG_BUFFER`` receives); no compiler in this build ``CUDA_ERROR_JIT_COMPILER_NOT_FOUND``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.runtime.backend import ModuleCode
+from ptx2gcn.runtime.cache import CacheKey, JitCache
+from ptx2gcn.runtime.driver_enums import CUresult
+from ptx2gcn.runtime.driver_errors import CudaError
+from ptx2gcn.runtime.driver_state import Compiler
+from ptx2gcn.runtime.fatbin import FatbinError, ImageKind, ptx_modules, read_fatbin, sniff_image
+
+
+@dataclass(frozen=True, slots=True)
+class JitOptions:
+    arch: str = "gfx942"
+    opt: int = 3
+    compiler: Compiler | None = None
+    cache: JitCache | None = None
+
+
+def default_compiler(ptx: str, source: str, opt: int) -> bytes:
+    """``ptx2gcn.compiler.compile`` for gfx942; the code object's bytes."""
+    try:
+        compiler: Any = importlib.import_module("ptx2gcn.compiler")
+    except ModuleNotFoundError:
+        raise CudaError(CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+                        "this ptx2gcn build has no PTX compiler (ptx2gcn.compiler is missing)") from None
+    path = Path(source)
+    given: object = path if path.is_file() and path.read_text(errors="replace") == ptx else ptx
+    result = compiler.compile(given, arch="gfx942", opt=opt)
+    return _code_bytes(result)
+
+
+def _code_bytes(result: object) -> bytes:
+    if isinstance(result, (bytes, bytearray)):
+        return bytes(result)
+    for attribute in ("data", "hsaco", "image", "code", "bytes"):
+        value = getattr(result, attribute, None)
+        if isinstance(value, (bytes, bytearray)):
+            return bytes(value)
+    raise CudaError(CUresult.CUDA_ERROR_UNKNOWN,
+                    f"ptx2gcn.compiler.compile returned a {type(result).__name__} without code object bytes")
+
+
+def compile_ptx(ptx: str, source: str, options: JitOptions) -> bytes:
+    """The code object for ``ptx``, from the cache or freshly compiled."""
+    compiler = options.compiler or default_compiler
+    cache = options.cache or _shared_cache()
+    key = CacheKey.for_ptx(ptx, options.arch, {"opt": options.opt})
+    try:
+        return cache.get_or_build(key, lambda: compiler(ptx, source, options.opt))
+    except Ptx2GcnError as error:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_PTX, error.render().rstrip("\n")) from None
+
+
+_cache: JitCache | None = None
+
+
+def _shared_cache() -> JitCache:
+    global _cache
+    if _cache is None:
+        _cache = JitCache()
+    return _cache
+
+
+def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
+    try:
+        modules = ptx_modules(read_fatbin(data, name))
+    except FatbinError as error:
+        message = str(error)
+        code = CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU if "no PTX" in message else CUresult.CUDA_ERROR_INVALID_IMAGE
+        raise CudaError(code, message) from None
+    if len(modules) != 1:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE,
+                        f"{name}: holds {len(modules)} fatbin modules; a module load takes one "
+                        "(load each translation unit's container separately)")
+    module = modules[0]
+    return module.ptx_text(), f"{name} ({module.entry.arch_name} PTX)"
+
+
+def module_code(data: bytes, name: str, options: JitOptions, backend_format: str) -> ModuleCode:
+    kind = sniff_image(data)
+    if kind is ImageKind.PTX:
+        text = data.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+        source = name
+    elif kind in (ImageKind.FATBIN, ImageKind.ELF_HOST):
+        text, source = _ptx_of_fatbin(data, name)
+    elif kind is ImageKind.ELF_AMDGPU:
+        if backend_format == "ptx":
+            raise CudaError(CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                            f"{name}: an AMDGPU code object cannot run on the cuda backend")
+        return ModuleCode(name, None, data)
+    elif kind is ImageKind.ELF_CUBIN:
+        raise CudaError(CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                        f"{name}: an NVIDIA cubin holds SASS machine code, which ptx2gcn cannot recompile; "
+                        "load PTX or a fatbin with PTX (nvcc -gencode arch=compute_XX,code=compute_XX)")
+    else:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE,
+                        f"{name}: not PTX, a fatbin or a code object ({kind.value} image)")
+    if backend_format == "ptx":
+        return ModuleCode(source, text, None)
+    return ModuleCode(source, text, compile_ptx(text, source, options))

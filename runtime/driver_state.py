@@ -1,0 +1,248 @@
+"""The driver's state: initialisation, devices, contexts and every live handle.
+
+One ``Driver`` per process (``driver()``); tests replace it with ``reset(DriverConfig(...))``. Handles
+are integers from one counter that never repeats, so a destroyed or unloaded handle can never alias a
+live one: using it is ``CUDA_ERROR_INVALID_HANDLE`` (``CUDA_ERROR_INVALID_CONTEXT`` for contexts).
+Each thread has its own stack of current contexts, as in CUDA.
+
+Invariant: every record in the tables belongs to a live context (destroying a context removes its
+modules, functions, streams, events and allocations); lookups raise ``CudaError`` with the code CUDA
+documents, never ``KeyError``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ptx2gcn.runtime.backend import Backend, BackendFactory, BackendUnavailable, KernelInfo, LoadedModule, select_backend
+from ptx2gcn.runtime.cache import JitCache
+from ptx2gcn.runtime.driver_enums import CUresult
+from ptx2gcn.runtime.driver_errors import CudaError
+
+Compiler = Callable[[str, str, int], bytes]
+"""(PTX text, source name, optimisation level) -> code object bytes."""
+
+_FIRST_HANDLE = 0x7C0000
+
+
+@dataclass(frozen=True, slots=True)
+class DriverConfig:
+    """How the driver is set up; ``None`` fields are decided at ``cuInit`` from the environment."""
+
+    backend: str | None = None
+    factory: BackendFactory | None = None
+    compiler: Compiler | None = None
+    cache: JitCache | None = None
+    arch: str = "gfx942"
+    opt: int = 3
+
+
+@dataclass(eq=False)
+class Context:
+    handle: int
+    device: int
+    flags: int
+    backend: Backend
+    allocations: dict[int, int] = field(default_factory=dict)
+    """Device address -> size of each ``cuMemAlloc`` block."""
+    symbols: dict[int, int] = field(default_factory=dict)
+    """Device address -> size of module globals handed out by ``cuModuleGetGlobal``."""
+    host_blocks: dict[int, ctypes.Array[ctypes.c_char]] = field(default_factory=dict)
+    modules: set[int] = field(default_factory=set)
+    streams: set[int] = field(default_factory=set)
+    events: set[int] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class ModuleRecord:
+    handle: int
+    context: Context
+    name: str
+    loaded: LoadedModule
+    kernels: dict[str, KernelInfo]
+    functions: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class FunctionRecord:
+    handle: int
+    module: ModuleRecord
+    info: KernelInfo
+
+
+@dataclass(eq=False)
+class StreamRecord:
+    handle: int
+    context: Context
+    flags: int
+
+
+@dataclass(eq=False)
+class EventRecord:
+    handle: int
+    context: Context
+    flags: int
+    time: float | None = None
+    """``time.perf_counter()`` when last recorded (None: never recorded)."""
+
+
+class Driver:
+    """All driver state of one process."""
+
+    def __init__(self, config: DriverConfig | None = None) -> None:
+        self.config = config or DriverConfig()
+        self.factory: BackendFactory | None = None
+        self.contexts: dict[int, Context] = {}
+        self.modules: dict[int, ModuleRecord] = {}
+        self.functions: dict[int, FunctionRecord] = {}
+        self.streams: dict[int, StreamRecord] = {}
+        self.events: dict[int, EventRecord] = {}
+        self.lock = threading.RLock()
+        self._next = _FIRST_HANDLE
+        self._threads = threading.local()
+
+    # -- initialisation -------------------------------------------------------------------------
+    def initialise(self) -> None:
+        with self.lock:
+            if self.factory is not None:
+                return
+            try:
+                self.factory = self.config.factory or select_backend(self.config.backend)
+            except BackendUnavailable as error:
+                raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, str(error)) from None
+
+    def initialised(self) -> BackendFactory:
+        if self.factory is None:
+            raise CudaError(CUresult.CUDA_ERROR_NOT_INITIALIZED, "cuInit(0) has not been called")
+        return self.factory
+
+    def new_handle(self) -> int:
+        with self.lock:
+            self._next += 0x10
+            return self._next
+
+    # -- devices --------------------------------------------------------------------------------
+    def device_count(self) -> int:
+        try:
+            return self.initialised().device_count()
+        except BackendUnavailable as error:
+            raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, str(error)) from None
+
+    def check_device(self, ordinal: int) -> int:
+        count = self.device_count()
+        if not 0 <= ordinal < count:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_DEVICE,
+                            f"device {ordinal} requested, but the {self.initialised().name} backend has {count}")
+        return ordinal
+
+    # -- current context ------------------------------------------------------------------------
+    def _stack(self) -> list[int]:
+        stack: list[int] | None = getattr(self._threads, "stack", None)
+        if stack is None:
+            stack = []
+            self._threads.stack = stack
+        return stack
+
+    def current(self) -> Context | None:
+        stack = self._stack()
+        while stack and stack[-1] not in self.contexts:
+            stack.pop()  # destroyed on another thread
+        return self.contexts[stack[-1]] if stack else None
+
+    def require_current(self) -> Context:
+        self.initialised()
+        context = self.current()
+        if context is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                            "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)")
+        return context
+
+    def push(self, context: Context) -> None:
+        self._stack().append(context.handle)
+
+    def set_current(self, context: Context | None) -> None:
+        stack = self._stack()
+        if stack:
+            stack.pop()
+        if context is not None:
+            stack.append(context.handle)
+
+    # -- lookups --------------------------------------------------------------------------------
+    def context(self, handle: int) -> Context:
+        found = self.contexts.get(handle)
+        if found is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"context 0x{handle:x} does not exist "
+                            "(never created, or destroyed)")
+        return found
+
+    def module(self, handle: int) -> ModuleRecord:
+        found = self.modules.get(handle)
+        if found is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"module 0x{handle:x} is not loaded "
+                            "(never loaded, or unloaded)")
+        return found
+
+    def function(self, handle: int) -> FunctionRecord:
+        found = self.functions.get(handle)
+        if found is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"function 0x{handle:x} does not exist "
+                            "(or its module was unloaded)")
+        return found
+
+    def stream(self, handle: int) -> StreamRecord | None:
+        """The stream record; None for the NULL, legacy (1) and per-thread (2) default streams."""
+        if handle in (0, 1, 2):
+            return None
+        found = self.streams.get(handle)
+        if found is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"stream 0x{handle:x} does not exist "
+                            "(never created, or destroyed)")
+        return found
+
+    def event(self, handle: int) -> EventRecord:
+        found = self.events.get(handle)
+        if found is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"event 0x{handle:x} does not exist "
+                            "(never created, or destroyed)")
+        return found
+
+    # -- teardown -------------------------------------------------------------------------------
+    def forget_module(self, record: ModuleRecord) -> None:
+        for function in record.functions.values():
+            self.functions.pop(function, None)
+        self.modules.pop(record.handle, None)
+        record.context.modules.discard(record.handle)
+
+    def forget_context(self, context: Context) -> None:
+        for handle in list(context.modules):
+            self.forget_module(self.modules[handle])
+        for handle in context.streams:
+            self.streams.pop(handle, None)
+        for handle in context.events:
+            self.events.pop(handle, None)
+        self.contexts.pop(context.handle, None)
+        stack = self._stack()
+        stack[:] = [h for h in stack if h != context.handle]
+
+
+_driver = Driver()
+
+
+def driver() -> Driver:
+    return _driver
+
+
+def reset(config: DriverConfig | None = None) -> Driver:
+    """Drop all state (contexts, modules, memory) and start over with ``config``: for tests and tools."""
+    global _driver
+    with _driver.lock:
+        for context in list(_driver.contexts.values()):
+            try:
+                context.backend.close()
+            except Exception:  # noqa: BLE001 - best effort on teardown
+                pass
+        _driver = Driver(config)
+    return _driver
