@@ -23,6 +23,7 @@ from ptx2gcn.runtime.backend import (BackendError, DeviceProperties, Dim3, Kerne
                                      ModuleCode)
 from ptx2gcn.runtime.emulator.errors import (AccessFault, EmulatorError, EmulatorFault, KernelHang,
                                              LaunchError, UnknownInstruction)
+from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET
 from ptx2gcn.runtime.emulator.launch import MAX_LDS_BYTES, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
@@ -134,7 +135,7 @@ class EmulatorBackend:
         try:
             program = load(code.hsaco, code.name)
         except CodeObjectError as error:
-            raise BackendError(str(error), "image") from None
+            raise BackendError(plain(error), "image") from None
         program.map_into(self.memory)
         return EmulatorModule(program, {name: kernel_info(k) for name, k in program.kernels.items()})
 
@@ -166,7 +167,7 @@ class EmulatorBackend:
             raise BackendError(str(error), "instruction") from None
         except EmulatorFault as error:
             kind = "address" if error.address is not None or "access" in str(error) else "launch"
-            raise BackendError(str(error), kind) from None
+            raise BackendError(plain(error), kind) from None
         except EmulatorError as error:
             raise BackendError(str(error), "launch") from None
         return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ptx2gcn.runtime.backend import BackendError, BackendUnavailable, DeviceProperties
 from ptx2gcn.runtime.driver_args import enum_member, handle, integer, invalid
 from ptx2gcn.runtime.driver_enums import CUctx_flags, CUdevice_attribute, CUresult
-from ptx2gcn.runtime.driver_errors import CudaError, from_backend
+from ptx2gcn.runtime.driver_errors import CudaError, from_backend, plain
 from ptx2gcn.runtime.driver_state import Context, driver
 from ptx2gcn.runtime.driver_types import CUcontext, CUdevice
 
@@ -83,9 +83,9 @@ def _open(ordinal: int):  # type: ignore[no-untyped-def]
     try:
         return driver().initialised().open(ordinal)
     except BackendUnavailable as error:
-        raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, str(error)) from None
+        raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, plain(error)) from None
     except BackendError as error:
-        raise from_backend(error.kind, str(error)) from None
+        raise from_backend(error.kind, plain(error)) from None
 
 
 def device_get_name(length: object, dev: object) -> bytes:
@@ -136,7 +136,10 @@ def ctx_destroy(ctx: object) -> None:
     context = state.context(handle(ctx, CUcontext, "ctx"))
     with state.lock:
         state.forget_context(context)
-    context.backend.close()
+    try:
+        context.backend.close()
+    except BackendError as error:
+        raise from_backend(error.kind, plain(error)) from None
 
 
 def ctx_synchronize() -> None:
@@ -144,7 +147,7 @@ def ctx_synchronize() -> None:
     try:
         backend.synchronize()
     except BackendError as error:
-        raise from_backend(error.kind, str(error)) from None
+        raise from_backend(error.kind, plain(error)) from None
 
 
 def ctx_get_current() -> CUcontext:

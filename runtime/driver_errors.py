@@ -96,3 +96,11 @@ _BACKEND_RESULTS: dict[str, CUresult] = {
 def from_backend(kind: str, message: str) -> CudaError:
     """The ``CudaError`` for a ``BackendError`` of ``kind`` (see ``ptx2gcn.runtime.backend``)."""
     return CudaError(_BACKEND_RESULTS.get(kind, CUresult.CUDA_ERROR_UNKNOWN), message)
+
+
+def plain(error: Ptx2GcnError) -> str:
+    """An error's text for a driver message: located diagnostics rendered in full, bare ones as their
+    sentence (without the ``error:`` prefix)."""
+    if all(d.span is None and not d.notes for d in error.diagnostics):
+        return "; ".join(d.message for d in error.diagnostics)
+    return error.render().rstrip("\n")

@@ -22,7 +22,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.backend import ModuleCode
 from ptx2gcn.runtime.cache import CacheKey, JitCache
 from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError
+from ptx2gcn.runtime.driver_errors import CudaError, plain
 from ptx2gcn.runtime.driver_state import Compiler
 from ptx2gcn.runtime.fatbin import FatbinError, ImageKind, ptx_modules, read_fatbin, sniff_image
 
@@ -84,7 +84,7 @@ def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
     try:
         modules = ptx_modules(read_fatbin(data, name))
     except FatbinError as error:
-        message = str(error)
+        message = plain(error)
         code = CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU if "no PTX" in message else CUresult.CUDA_ERROR_INVALID_IMAGE
         raise CudaError(code, message) from None
     if len(modules) != 1:

@@ -19,7 +19,7 @@ from typing import TypeVar
 from ptx2gcn.runtime.backend import BackendError
 from ptx2gcn.runtime.driver_args import handle, integer, invalid
 from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError, from_backend
+from ptx2gcn.runtime.driver_errors import CudaError, from_backend, plain
 from ptx2gcn.runtime.driver_host import readable, writable
 from ptx2gcn.runtime.driver_state import Context, driver
 from ptx2gcn.runtime.driver_types import CUdeviceptr, CUstream
@@ -31,7 +31,7 @@ def backend_call(action: Callable[[], T]) -> T:
     try:
         return action()
     except BackendError as error:
-        raise from_backend(error.kind, str(error)) from None
+        raise from_backend(error.kind, plain(error)) from None
 
 
 def check_range(context: Context, address: int, size: int, what: str) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ptx2gcn.runtime.backend import Backend, BackendFactory, BackendUnavailable, KernelInfo, LoadedModule, select_backend
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError
+from ptx2gcn.runtime.driver_errors import CudaError, plain
 
 Compiler = Callable[[str, str, int], bytes]
 """(PTX text, source name, optimisation level) -> code object bytes."""
@@ -110,9 +110,11 @@ class Driver:
             if self.factory is not None:
                 return
             try:
-                self.factory = self.config.factory or select_backend(self.config.backend)
+                factory = self.config.factory or select_backend(self.config.backend)
+                factory.device_count()  # a backend without devices fails cuInit, as CUDA does
+                self.factory = factory
             except BackendUnavailable as error:
-                raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, str(error)) from None
+                raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, plain(error)) from None
 
     def initialised(self) -> BackendFactory:
         if self.factory is None:
@@ -129,7 +131,7 @@ class Driver:
         try:
             return self.initialised().device_count()
         except BackendUnavailable as error:
-            raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, str(error)) from None
+            raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, plain(error)) from None
 
     def check_device(self, ordinal: int) -> int:
         count = self.device_count()

@@ -1,0 +1,145 @@
+"""The ``hip`` backend: an AMD GPU through ``ptx2gcn.runtime.hip`` (ctypes over libamdhip64).
+
+Code objects are loaded with ``hipModuleLoadData``; kernels' parameter layouts come from the code
+object's own metadata (``ptx2gcn.codeobject``), launches go through ``hipModuleLaunchKernel`` with
+the packed parameter buffer and are waited for (``hipDeviceSynchronize``), so the driver layer sees
+finished work as with the emulator. Device-to-device copies and fills go through host memory
+(correct, not fast).
+
+Invariant: without libamdhip64 or without a GPU, ``device_count``/``open`` raise
+``BackendUnavailable`` carrying HipError's explanation (what was tried); HIP call failures later are
+``BackendError``. Nothing here loads HIP at import time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from ptx2gcn.codeobject import CodeObjectError, read_code_object
+from ptx2gcn.runtime.backend import (BackendError, BackendUnavailable, DeviceProperties, Dim3, KernelInfo,
+                                     LaunchResult, ModuleCode)
+from ptx2gcn.runtime.backend_emulator import MI300X_CLOCK_KHZ, MI300X_COMPUTE_UNITS, kernel_info
+from ptx2gcn.runtime.driver_enums import CUdevice_attribute
+from ptx2gcn.runtime.driver_errors import plain
+from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Module
+
+HIP_SUCCESS = 0
+
+
+@dataclass(eq=False)
+class HipModule:
+    module: Module
+    functions: dict[str, Function]
+    kernels: dict[str, KernelInfo]
+
+
+class HipBackend:
+    name = "hip"
+    code_format: Literal["hsaco", "ptx"] = "hsaco"
+
+    def __init__(self, device: HipDevice) -> None:
+        self.device = device
+        total = ctypes.c_size_t(0)
+        status = device.hip.raw("hipDeviceTotalMem", ctypes.byref(total), device.ordinal)
+        self.properties = DeviceProperties(
+            name=device.name(),
+            total_memory=int(total.value) if status == HIP_SUCCESS else 0,
+            multiprocessors=MI300X_COMPUTE_UNITS,
+            clock_khz=MI300X_CLOCK_KHZ,
+            max_block=(1024, 1024, 1024),
+            extra={CUdevice_attribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
+                   CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1},
+        )
+
+    def _hip(self, action, kind: str = "launch"):  # type: ignore[no-untyped-def]
+        try:
+            return action()
+        except HipError as error:
+            raise BackendError(plain(error), kind) from None
+
+    def malloc(self, size: int) -> int:
+        return int(self._hip(lambda: self.device.malloc(size), "memory"))
+
+    def free(self, address: int) -> None:
+        self._hip(lambda: self.device.free(address))
+
+    def write(self, address: int, data: bytes | memoryview) -> None:
+        self._hip(lambda: self.device.copy_to_device(address, bytes(data)))
+
+    def read(self, address: int, size: int) -> bytes:
+        return bytes(self._hip(lambda: self.device.copy_from_device(address, size)))
+
+    def copy(self, destination: int, source: int, size: int) -> None:
+        self.write(destination, self.read(source, size))
+
+    def fill(self, address: int, pattern: bytes, count: int) -> None:
+        self.write(address, pattern * count)
+
+    def load(self, code: ModuleCode) -> HipModule:
+        if code.hsaco is None:
+            raise BackendError(f"{code.name}: no code object to load", "image")
+        try:
+            parsed = read_code_object(code.hsaco, code.name)
+        except CodeObjectError as error:
+            raise BackendError(plain(error), "image") from None
+        module = self._hip(lambda: self.device.load_module(code.hsaco), "image")
+        functions = {name: self._hip(lambda n=name: self.device.get_function(module, n), "image")
+                     for name in parsed.kernels}
+        return HipModule(module, functions, {n: kernel_info(k) for n, k in parsed.kernels.items()})
+
+    def kernels(self, module: HipModule) -> Mapping[str, KernelInfo]:  # type: ignore[override]
+        return module.kernels
+
+    def global_symbol(self, module: HipModule, name: str) -> tuple[int, int] | None:  # type: ignore[override]
+        pointer, size = ctypes.c_void_p(), ctypes.c_size_t()
+        status = self.device.hip.raw("hipModuleGetGlobal", ctypes.byref(pointer), ctypes.byref(size),
+                                     ctypes.c_void_p(module.module.handle), name.encode())
+        return (int(pointer.value or 0), int(size.value)) if status == HIP_SUCCESS else None
+
+    def unload(self, module: HipModule) -> None:  # type: ignore[override]
+        self._hip(lambda: self.device.unload_module(module.module))
+
+    def launch(self, module: HipModule, kernel: str, grid: Dim3, block: Dim3,  # type: ignore[override]
+               shared_bytes: int, parameters: bytes) -> LaunchResult:
+        function = module.functions[kernel]
+        self._hip(lambda: self.device.launch(function, grid, block, parameters, shared_bytes))
+        self.synchronize()
+        return LaunchResult()
+
+    def synchronize(self) -> None:
+        self._hip(self.device.synchronize)
+
+    def close(self) -> None:
+        """HIP releases the context's memory when the process ends; nothing to do per context."""
+
+
+class HipFactory:
+    name = "hip"
+
+    def __init__(self, library: str | None = None) -> None:
+        self.library = library
+
+    def device_count(self) -> int:
+        try:
+            hip = HipLibrary(self.library)
+        except HipError as error:
+            raise BackendUnavailable.because(f"hip backend: {error}") from None
+        hip.raw("hipInit", 0)
+        count = ctypes.c_int(0)
+        status = hip.raw("hipGetDeviceCount", ctypes.byref(count))
+        if status != HIP_SUCCESS or count.value == 0:
+            detail = hip.error_text(status) if status != HIP_SUCCESS else "0 devices"
+            raise BackendUnavailable.because(f"hip backend: no AMD GPU found: hipGetDeviceCount returned {detail}")
+        return int(count.value)
+
+    def open(self, ordinal: int) -> HipBackend:
+        try:
+            return HipBackend(HipDevice.open(ordinal, self.library))
+        except HipError as error:
+            raise BackendUnavailable.because(f"hip backend: {error}") from None
+
+
+FACTORY = HipFactory()
