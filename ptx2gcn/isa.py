@@ -131,6 +131,10 @@ _op("popc", "T", "i32", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-popc")
 _op("clz", "T", "i32", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-clz")
 _op("bfind", "T", "i32", {"type": INT_TYPES, "shiftamt": FLAG}, "type", "", f"{_INT_ARITH}-bfind")
 _op("brev", "T", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-brev")
+_op("dp4a", "i32 i32 i32", "i32", {"atype": _words("u32 s32"), "btype": _words("u32 s32")}, "atype btype",
+    "", f"{_INT_ARITH}-dp4a")
+_op("dp2a", "i32 i32 i32", "i32", {"atype": _words("u32 s32"), "btype": _words("u32 s32"),
+                                   "mode": _words("lo hi")}, "atype btype mode", "", f"{_INT_ARITH}-dp2a")
 _op("bfe", "T i32 i32", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-bfe")
 _op("bfi", "T T i32 i32", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-bfi")
 
@@ -208,6 +212,8 @@ _op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_
 # Calls, effects, control flow.
 _op("call", "*", "*", {"callee": SYM, "uni": FLAG}, "callee", "side_effects convergent",
     "control-flow-instructions-call")
+_op("call_indirect", "int *", "*", {"proto": SYM, "uni": FLAG}, "proto", "side_effects convergent",
+    "control-flow-instructions-call")
 _op("trap", "", "", {}, "", "side_effects", "miscellaneous-instructions-trap")
 _op("brkpt", "", "", {}, "", "side_effects", "miscellaneous-instructions-brkpt")
 _op("nanosleep", "i32", "", {}, "", "side_effects", "miscellaneous-instructions-nanosleep")
@@ -260,8 +266,15 @@ UNSUPPORTED: dict[str, str] = {
     "vmin": "SIMD video instructions are not translated yet",
     "vmax": "SIMD video instructions are not translated yet",
     "vabsdiff": "SIMD video instructions are not translated yet",
-    "dp4a": "integer dot products are not translated yet",
-    "dp2a": "integer dot products are not translated yet",
+    **{f"{name}{lanes}": "SIMD video instructions are not translated yet"
+       for name in ("vabsdiff", "vadd", "vsub", "vavrg", "vmin", "vmax", "vset") for lanes in (2, 4)},
+    "fns": "find-nth-set-bit is not translated yet",
+    "szext": "sign/zero extension of bit fields is not translated yet",
+    "mapa": "distributed shared memory has no gfx942 equivalent",
+    "getctarank": "thread-block clusters have no gfx942 equivalent",
+    "multimem": "multimem operations have no gfx942 equivalent",
+    "tcgen05": "tensor-core generation 5 operations have no gfx942 equivalent",
+    "clusterlaunchcontrol": "thread-block clusters have no gfx942 equivalent",
     "griddepcontrol": "programmatic dependent launch has no gfx942 equivalent",
     "elect": "elect.sync is not translated yet",
     "setmaxnreg": "register reallocation has no gfx942 equivalent",

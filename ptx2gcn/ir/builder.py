@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.core import Block, Function, Global, Module, Param, gc_paused
+from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef, gc_paused
 from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
@@ -97,9 +97,9 @@ def _globals(decl: ast.VariableDecl, space_name: str, prefix: str = "") -> Itera
                      init, d.span)
 
 
-def _initializer(d: ast.Declarator, ptx_type: str) -> tuple[int, ...]:
+def _initializer(d: ast.Declarator, ptx_type: str) -> tuple[InitItem, ...]:
     want = PTX_TYPES[ptx_type]
-    values: list[int] = []
+    values: list[InitItem] = []
 
     def walk(item: ast.Initializer) -> None:
         if isinstance(item, ast.InitList):
@@ -107,15 +107,29 @@ def _initializer(d: ast.Declarator, ptx_type: str) -> tuple[int, ...]:
                 walk(sub)
         elif isinstance(item, ast.FloatImmediate):
             values.append(float_bits(item, want))
+        elif (ref := _symbol_ref(item)) is not None:
+            values.append(ref)
         elif isinstance(item, (ast.IntImmediate, ast.UnaryExpr, ast.BinaryExpr, ast.ParenExpr)):
             values.append(int_bits(_const(item), want))
         else:
-            raise UnsupportedError.feature(item.span, "initializer",
-                                           "addresses of symbols in initializers are not translated yet")
+            raise Ptx2GcnError.at(item.span, "expected a constant or a symbol address in an initializer")
 
     assert d.initializer is not None
     walk(d.initializer)
     return tuple(values)
+
+
+def _symbol_ref(item: ast.Initializer) -> SymbolRef | None:
+    """``sym``, ``generic(sym)``, optionally ``+ imm``/``- imm``, as an address initializer."""
+    offset = 0
+    if isinstance(item, ast.BinaryExpr) and item.op in ("+", "-") and isinstance(item.rhs, ast.IntImmediate):
+        offset = item.rhs.value if item.op == "+" else -item.rhs.value
+        item = item.lhs
+    if isinstance(item, ast.Generic):
+        return SymbolRef(item.symbol.name, True, offset)
+    if isinstance(item, (ast.Symbol, ast.Register)):
+        return SymbolRef(item.name, False, offset)
+    return None
 
 
 def _const(expr: ast.Operand) -> int:
@@ -126,6 +140,11 @@ def _const(expr: ast.Operand) -> int:
             return Ptx2GcnError.at(span, message)
 
     return const_eval(expr, _Ctx())  # type: ignore[arg-type]
+
+
+def param_of(p: ast.Param, space: str) -> Param:
+    """The IR view of a PTX parameter declaration (``space``: kparam or param; ``.reg`` wins)."""
+    return _param(p, space)
 
 
 def _param(p: ast.Param, space: str) -> Param:
@@ -185,12 +204,20 @@ class _FunctionBuilder:
         entry = ctx.current()
         for param in self.fn.abi_params:
             arg = entry.add_arg(param.value_type, param.name)
-            if param.space == "reg":
-                ctx.write_var(ctx.declare(param.name, param.type), arg)
-            else:
+            if param.space != "reg":
                 ctx.locals[param.name] = arg
+            elif param.count:
+                ctx.declare_vector(param.name, param.type, param.count)
+                parts = ctx.emit("unpack", (arg,), [param.type] * param.count).results
+                for var, part in zip(ctx.vectors[param.name], parts):
+                    ctx.write_var(var, part)
+            else:
+                ctx.write_var(ctx.declare(param.name, param.type), arg)
         for ret in self.fn.reg_returns:
-            ctx.declare(ret.name, ret.type)
+            if ret.count:
+                ctx.declare_vector(ret.name, ret.type, ret.count)
+            else:
+                ctx.declare(ret.name, ret.type)
         assert self.item.body is not None
         self._collect_labels(self.item.body)
         self._block(self.item.body)
@@ -221,6 +248,8 @@ class _FunctionBuilder:
             for stmt in block.statements:
                 if isinstance(stmt, ast.Block):
                     enter(stmt)
+                elif isinstance(stmt, ast.CallPrototype):
+                    self.ctx.prototypes[stmt.name] = stmt
                 elif isinstance(stmt, ast.Instruction) and stmt.opcode == "bra":
                     target = _resolve(scopes, stmt)
                     if target is not None:
@@ -289,9 +318,13 @@ class _FunctionBuilder:
             ptx_type = decl.type.lstrip(".")
             if ptx_type not in PTX_TYPES:
                 raise UnsupportedError.feature(decl.span, f".reg {decl.type}", "unknown register type")
+            lanes = int(decl.vector[2:]) if decl.vector else 0
             for d in decl.declarators:
                 for name in d.names():
-                    ctx.declare(name, _reg_type(ptx_type, decl))
+                    if lanes:
+                        ctx.declare_vector(name, PTX_TYPES[ptx_type], lanes)
+                    else:
+                        ctx.declare(name, PTX_TYPES[ptx_type])
         elif space in (".local", ".param"):
             target = AddrSpace.LOCAL if space == ".local" else AddrSpace.PARAM
             for var in _globals(decl, ".local"):
@@ -373,13 +406,6 @@ class _FunctionBuilder:
         ctx.block = join
         for var in dict.fromkeys(ctx.written):
             ssa.merge(var, join)
-
-
-def _reg_type(ptx_type: str, decl: ast.VariableDecl) -> Type:
-    if decl.vector:
-        raise UnsupportedError.feature(decl.span, f".reg {decl.vector} {decl.type}",
-                                       "vector registers are not translated yet")
-    return PTX_TYPES[ptx_type]
 
 
 def _resolve(scopes: list[dict[str, Block]], ins: ast.Instruction) -> Block | None:

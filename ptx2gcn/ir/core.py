@@ -258,13 +258,13 @@ class Param:
     @property
     def value_type(self) -> Type:
         """The type of the entry-block argument that stands for this parameter."""
-        from ptx2gcn.ir.types import PtrType
+        from ptx2gcn.ir.types import PtrType, VectorType
 
         if self.space == "kparam":
             return PtrType(AddrSpace.KPARAM)
         if self.space == "param":
             return PtrType(AddrSpace.PARAM)
-        return self.type
+        return VectorType(self.type, self.count) if self.count else self.type
 
 
 @dataclass(eq=False, slots=True)
@@ -311,6 +311,24 @@ class Function:
             yield from block.ops
 
 
+@dataclass(frozen=True, slots=True)
+class SymbolRef:
+    """An address in an initializer: ``@name`` (in the symbol's own space), ``generic(@name)``,
+    either plus a byte ``offset``."""
+
+    name: str
+    generic: bool = False
+    offset: int = 0
+
+    def __str__(self) -> str:
+        text = f"generic(@{self.name})" if self.generic else f"@{self.name}"
+        return text + (f"+{self.offset}" if self.offset > 0 else f"{self.offset}" if self.offset else "")
+
+
+InitItem = int | SymbolRef
+"""One initializer element: a bit pattern or the address of a symbol."""
+
+
 @dataclass(eq=False, slots=True)
 class Global:
     """A module-level variable in ``space`` (global, shared, const, local)."""
@@ -323,8 +341,8 @@ class Global:
     """Number of elements (flattened); 0 for a scalar, -1 for an unsized extern array."""
     align: int
     linkage: str = ""
-    init: tuple[int, ...] | None = None
-    """Element bit patterns in order (shorter than ``count``: the rest is zero), or None."""
+    init: tuple[InitItem, ...] | None = None
+    """Elements in order (shorter than ``count``: the rest is zero), or None for no initializer."""
     loc: Span | None = None
 
     @property

@@ -28,9 +28,14 @@ from ptx2gcn.ir.types import (
     PredType,
     PtrType,
     Type,
+    VectorType,
     int_type,
 )
 from ptx2gcn.isa import SPECIAL_REGS
+
+
+COMPONENTS = ("x", "y", "z", "w")
+"""Component names of vector registers (``%v.x``); ``.v8`` registers are not part of PTX."""
 
 
 class Var:
@@ -61,12 +66,16 @@ class FnCtx:
         self.block: Block | None = entry
         self.ssa = SsaBuilder(entry)
         self.regs: list[dict[str, Var]] = [{}]
+        self.vectors: dict[str, list[Var]] = {}
+        """Vector registers and their component variables."""
         self.locals: dict[str, Value | Global] = {}
         """Function-scope symbols: parameters (their addresses), ``.local``/``.param`` allocations."""
         self.loc: Span | None = None
         self.written: list[Var] = []
         """Variables written by the instruction being lowered (for guard lowering)."""
         self.capture: dict[Var, Value] | None = None
+        self.prototypes: dict[str, ast.CallPrototype] = {}
+        """``.callprototype`` declarations of this function, by label (for indirect calls)."""
         self.cc = Var("%cc", PRED)
         self.ssa.declare(self.cc, PRED, "cc")
 
@@ -109,6 +118,17 @@ class FnCtx:
         self.regs[-1][name] = var
         self.ssa.declare(var, type, name.lstrip("%"))
         return var
+
+    def declare_vector(self, name: str, elem: Type, lanes: int) -> None:
+        """A ``.reg .vN`` register: one variable per component (``%v.x`` ...), read whole as a pack."""
+        self.vectors[name] = [self.declare(f"{name}.{c}", elem) for c in COMPONENTS[:lanes]]
+
+    def components(self, operand: ast.Operand) -> tuple[ast.Operand, ...] | None:
+        """The component registers of a whole vector-register operand (None for anything else)."""
+        if isinstance(operand, ast.Register) and operand.component is None and operand.name in self.vectors:
+            return tuple(ast.Register(operand.span, operand.name, c)
+                         for c in COMPONENTS[:len(self.vectors[operand.name])])
+        return None
 
     def lookup(self, name: str) -> Var | None:
         for scope in reversed(self.regs):
@@ -156,11 +176,21 @@ class FnCtx:
     def src(self, operand: ast.Operand, want: Type, signed: bool = False) -> Value:
         """The value of a source operand as ``want`` (PTX type rules applied)."""
         match operand:
+            case ast.Register(name=name, component=None) if name in self.vectors:
+                parts = self.components(operand) or ()
+                if not isinstance(want, VectorType) or want.count != len(parts):
+                    raise self.error(operand.span, f"vector register {name} used as {want}")
+                values = [self.src(p, want.elem, signed) for p in parts]
+                return self.value("pack", values, want)
             case ast.Register(name=name, component=None):
                 var = self.lookup(name)
                 if var is not None:
                     return self.coerce(self.read_var(var), want, signed, operand.span)
                 return self.symbol_value(operand.span, name, want)
+            case ast.Register(name=name, component=str(c)) if self.lookup(f"{name}.{c}") is not None:
+                var = self.lookup(f"{name}.{c}")
+                assert var is not None
+                return self.coerce(self.read_var(var), want, signed, operand.span)
             case ast.Symbol(name=name):
                 var = self.lookup(name)
                 if var is not None:
@@ -196,6 +226,17 @@ class FnCtx:
         match operand:
             case ast.Sink():
                 return
+            case ast.Register(name=name, component=None) if name in self.vectors:
+                parts = self.components(operand) or ()
+                if not isinstance(value.type, VectorType) or value.type.count != len(parts):
+                    raise self.error(operand.span, f"vector register {name} cannot hold {value.type}")
+                pieces = self.emit("unpack", (value,), [value.type.elem] * len(parts)).results
+                for part, piece in zip(parts, pieces):
+                    self.dst(part, piece, signed)
+            case ast.Register(name=name, component=str(c)) if self.lookup(f"{name}.{c}") is not None:
+                var = self.lookup(f"{name}.{c}")
+                assert var is not None
+                self.write_var(var, self.coerce(value, var.type, signed, operand.span))
             case ast.Register(name=name, component=None) | ast.Symbol(name=name):
                 var = self.lookup(name)
                 if var is None:

@@ -191,6 +191,20 @@ def lower_bmsk(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     ctx.dst(d, ctx.value("bmsk", (ctx.src(a, I32), ctx.src(b, I32)), I32, mode=mode))
 
 
+def lower_dot(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """dp4a.atype.btype d, a, b, c and dp2a.lo|hi.atype.btype d, a, b, c."""
+    mode = mods.one_of(frozenset({"lo", "hi"})) if ins.opcode == "dp2a" else None
+    types = mods.types()
+    mods.done()
+    if len(types) != 2 or not set(types) <= {"u32", "s32"}:
+        raise ctx.error(ins.span, f"{ins.opcode} needs two types, each .u32 or .s32")
+    if ins.opcode == "dp2a" and mode is None:
+        raise ctx.error(ins.span, "dp2a needs .lo or .hi")
+    d, a, b, c = operands(ctx, ins, 4)
+    values = [ctx.src(o, I32) for o in (a, b, c)]
+    ctx.dst(d, ctx.value(ins.opcode, values, I32, atype=types[0], btype=types[1], mode=mode))
+
+
 def lower_prmt(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mode = mods.one_of(frozenset({"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"}))
     mods.type()
@@ -324,8 +338,10 @@ def lower_mov(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mods.done()
     t = ptx_type(t_name)
     d, a = operands(ctx, ins, 2)
+    d = ast.Vector(d.span, parts) if (parts := ctx.components(d)) is not None else d
+    a = ast.Vector(a.span, parts) if (parts := ctx.components(a)) is not None else a
     if vec:
-        # mov.vN: an element-wise copy between braced lists.
+        # mov.vN: an element-wise copy between braced lists (or whole vector registers).
         if not (isinstance(d, ast.Vector) and isinstance(a, ast.Vector)
                 and len(d.elements) == len(a.elements) == vec):
             raise ctx.error(ins.span, f"mov.v{vec} needs {vec} destinations and {vec} sources in braces")
@@ -408,7 +424,7 @@ ALU: dict[str, Lowering] = {
     **{name: lower_unary for name in ("abs", "neg", "not", "cnot", "brev", "popc", "clz", "bfind",
                                       "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh")},
     "testp": lower_testp, "bfe": lower_bits, "bfi": lower_bits, "shl": lower_shift, "shr": lower_shift,
-    "shf": lower_shf, "bmsk": lower_bmsk, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
+    "shf": lower_shf, "bmsk": lower_bmsk, "dp4a": lower_dot, "dp2a": lower_dot, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
     "selp": lower_selp, "slct": lower_slct, "mov": lower_mov, "cvt": lower_cvt, "cvta": lower_cvta,
     "isspacep": lower_isspacep,
 }

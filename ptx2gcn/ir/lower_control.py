@@ -18,7 +18,7 @@ from ptx2gcn.ir.core import Block, Function, Value
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_alu import Lowering, operands
 from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.types import PRED, I32, AddrSpace, PtrType, ptx_type
+from ptx2gcn.ir.types import PRED, I32, I64, AddrSpace, PtrType, VectorType, ptx_type
 
 
 class Branches(Protocol):
@@ -68,6 +68,10 @@ def lower_bra(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: Branches,
 def emit_return(ctx: FnCtx, span: Span | None) -> None:
     values: list[Value] = []
     for ret in ctx.fn.reg_returns:
+        if ret.count:
+            parts = [ctx.read_var(v) for v in ctx.vectors[ret.name]]
+            values.append(ctx.value("pack", parts, VectorType(ret.type, ret.count)))
+            continue
         var = ctx.lookup(ret.name)
         assert var is not None
         values.append(ctx.read_var(var))
@@ -125,11 +129,13 @@ def lower_call(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     if ops and isinstance(ops[0], ast.ParenList):
         args = ops.pop(0).items  # type: ignore[union-attr]
     name = getattr(callee_op, "name", None)
+    if isinstance(name, str) and ctx.lookup(name) is not None:
+        _call_indirect(ctx, ins, uni, rets, callee_op, args, ops)
+        return
     callee = ctx.symbols.functions.get(name) if isinstance(name, str) else None
-    if callee is None or ops or (isinstance(name, str) and ctx.lookup(name) is not None):
-        if isinstance(name, str) and ctx.lookup(name) is not None:
-            raise UnsupportedError.feature(ins.span, "call", "indirect calls are not translated yet")
-        raise ctx.error(callee_op.span, f"undefined function {name}")
+    if callee is None or ops:
+        raise ctx.error(callee_op.span, f"undefined function {name}" if callee is None else
+                        "a direct call takes no prototype")
     param_rets = [p for p in callee.returns if p.space == "param"]
     if len(rets) != len(callee.returns):
         raise ctx.error(ins.span, f"{callee.name} returns {len(callee.returns)} values, the call "
@@ -140,10 +146,33 @@ def lower_call(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     values: list[Value] = []
     ret_ops = list(zip(callee.returns, rets))
     for param, operand in [*[(p, o) for p, o in ret_ops if p.space == "param"], *zip(callee.params, args)]:
-        values.append(_argument(ctx, param.space, param.type, param.size, param.align, operand))
+        values.append(_argument(ctx, param.space, param.value_type, param.size, param.align, operand))
     del param_rets
     reg_rets = [(p, o) for p, o in ret_ops if p.space != "param"]
-    op = ctx.emit("call", values, [p.type for p, _ in reg_rets], callee=callee.name, uni=uni)
+    op = ctx.emit("call", values, [p.value_type for p, _ in reg_rets], callee=callee.name, uni=uni)
+    for (_, operand), result in zip(reg_rets, op.results):
+        ctx.dst(operand, result)
+
+
+def _call_indirect(ctx: FnCtx, ins: ast.Instruction, uni: bool, rets: tuple[ast.Operand, ...],
+                   target: ast.Operand, args: tuple[ast.Operand, ...], rest: list[ast.Operand]) -> None:
+    """call (rets), %fptr, (args), prototype: the prototype says how each value is passed."""
+    from ptx2gcn.ir.builder import param_of
+
+    proto_name = getattr(rest[0], "name", None) if len(rest) == 1 else None
+    proto = ctx.prototypes.get(proto_name) if isinstance(proto_name, str) else None
+    if proto is None:
+        why = "calls through .calltargets lists" if isinstance(proto_name, str) else "a prototype"
+        raise ctx.error(ins.span, f"an indirect call needs a .callprototype label (not {why})")
+    params = [param_of(p, "param") for p in proto.params or ()]
+    returns = [param_of(p, "param") for p in proto.return_params or ()]
+    if len(params) != len(args) or len(returns) != len(rets):
+        raise ctx.error(ins.span, f"the call does not match prototype {proto.name}")
+    values = [ctx.src(target, I64)]
+    pairs = [*[(p, o) for p, o in zip(returns, rets) if p.space == "param"], *zip(params, args)]
+    values.extend(_argument(ctx, p.space, p.value_type, p.size, p.align, o) for p, o in pairs)
+    reg_rets = [(p, o) for p, o in zip(returns, rets) if p.space != "param"]
+    op = ctx.emit("call_indirect", values, [p.value_type for p, _ in reg_rets], proto=proto.name, uni=uni)
     for (_, operand), result in zip(reg_rets, op.results):
         ctx.dst(operand, result)
 

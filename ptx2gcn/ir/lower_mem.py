@@ -49,6 +49,9 @@ def lower_ld(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
 
 
 def _write_loaded(ctx: FnCtx, dest: ast.Operand, loaded: Value, elem: Type, vec: int, signed: bool) -> None:
+    parts = ctx.components(dest)
+    if parts is not None:
+        dest = ast.Vector(dest.span, parts)
     if not vec:
         if isinstance(dest, ast.Vector) and len(dest.elements) == 1:
             dest = dest.elements[0]  # Triton writes scalar destinations as { %r1 }
@@ -64,6 +67,9 @@ def _write_loaded(ctx: FnCtx, dest: ast.Operand, loaded: Value, elem: Type, vec:
 
 
 def _stored_value(ctx: FnCtx, source: ast.Operand, elem: Type, vec: int) -> Value:
+    parts = ctx.components(source)
+    if parts is not None:
+        source = ast.Vector(source.span, parts)
     if not vec:
         if isinstance(source, ast.Vector) and len(source.elements) == 1:
             source = source.elements[0]

@@ -14,7 +14,19 @@ import re
 from dataclasses import dataclass
 
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
-from ptx2gcn.ir.core import Attr, Block, Function, Global, Module, Op, Param, Value, gc_paused
+from ptx2gcn.ir.core import (
+    Attr,
+    Block,
+    Function,
+    Global,
+    InitItem,
+    Module,
+    Op,
+    Param,
+    SymbolRef,
+    Value,
+    gc_paused,
+)
 from ptx2gcn.ir.types import AddrSpace, Type, parse_type
 from ptx2gcn.isa import OPS
 
@@ -28,7 +40,7 @@ _TOKEN_RE = re.compile(r"""
   | (?P<int>-?(?:0x[0-9A-Fa-f]+|\d+))
   | (?P<word>[A-Za-z_$][A-Za-z0-9_$.:]*)
   | (?P<arrow>->)
-  | (?P<punct>[(){}\[\]<>,:=*])
+  | (?P<punct>[(){}\[\]<>,:=*+])
 """, re.VERBOSE)
 
 
@@ -215,15 +227,33 @@ class _Parser:
             var.linkage = line.word()
         if line.accept("="):
             line.expect("[")
-            values: list[int] = []
+            values: list[InitItem] = []
             while not line.accept("]"):
-                values.append(line.integer("an initializer value"))
+                values.append(self._init_item(line))
                 if not line.accept(","):
                     line.expect("]")
                     break
             var.init = tuple(values)
         line.end()
         return var
+
+    def _init_item(self, line: _Line) -> InitItem:
+        tok = line.peek()
+        if tok is not None and tok.kind == "int":
+            return line.integer()
+        generic = line.accept("generic")
+        if generic:
+            line.expect("(")
+        name = line.next("sym", "an integer or @symbol").text[1:]
+        if generic:
+            line.expect(")")
+        offset = 0
+        tok = line.peek()
+        if tok is not None and tok.kind == "int" and tok.text.startswith("-"):
+            offset = line.integer()
+        elif line.accept("+"):
+            offset = line.integer("an offset")
+        return SymbolRef(name, generic, offset)
 
     def _ptx_type(self, line: _Line) -> tuple[str, int]:
         ptx_type = line.word("a PTX type")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.ir.cfg import DominatorTree, reachable_blocks
-from ptx2gcn.ir.core import Block, Function, Module, Op, Value
+from ptx2gcn.ir.core import Block, Function, Module, Op, SymbolRef, Value
 from ptx2gcn.ir.types import (
     PRED,
     I32,
@@ -59,6 +59,15 @@ class _Checker:
             if var.name in names:
                 self.report(var.loc, f"symbol @{var.name} is defined twice")
             names.add(var.name)
+        for var in self.module.globals:
+            for item in var.init or ():
+                if isinstance(item, SymbolRef) and self.module.global_(item.name) is None and (
+                        self.module.function(item.name) is None):
+                    self.report(var.loc, f"@{var.name} is initialized with undefined @{item.name}")
+                elif isinstance(item, SymbolRef) and ptx_type(var.ptx_type).bits < 32:
+                    self.report(var.loc, f"@{var.name} holds {var.ptx_type}, too narrow for an address")
+                elif isinstance(item, int) and not 0 <= item < (1 << max(ptx_type(var.ptx_type).bits, 8)):
+                    self.report(var.loc, f"@{var.name}: {item} is not a {var.ptx_type} bit pattern")
         for fn in self.module.functions:
             if fn.name in names:
                 self.report(fn.loc, f"symbol @{fn.name} is defined twice")
@@ -347,7 +356,7 @@ def _check_call(checker: _Checker, op: Op) -> str:
     got = [v.type for v in op.operand_values]
     if got != want:
         return f"passes ({_types(got)}) to @{callee}, which takes ({_types(want)})"
-    rets = [p.type for p in fn.reg_returns]
+    rets = [p.value_type for p in fn.reg_returns]
     if [r.type for r in op.results] != rets:
         return f"@{callee} returns ({_types(rets)})"
     return ""
@@ -355,7 +364,7 @@ def _check_call(checker: _Checker, op: Op) -> str:
 
 def _check_ret(checker: _Checker, op: Op) -> str:
     fn = checker.fn
-    want = [p.type for p in fn.reg_returns] if fn is not None else []
+    want = [p.value_type for p in fn.reg_returns] if fn is not None else []
     got = [v.type for v in op.operand_values]
     return "" if got == want else f"returns ({_types(got)}), the function returns ({_types(want)})"
 
