@@ -29,9 +29,11 @@ _last = threading.local()
 class CudaError(Exception):
     """A driver-API failure: the code to return and a sentence saying why."""
 
-    def __init__(self, result: CUresult, message: str = "") -> None:
+    def __init__(self, result: CUresult, message: str = "", diagnostic: Ptx2GcnError | None = None) -> None:
         self.result = result
         self.message = message or f"{result.name}"
+        self.diagnostic = diagnostic
+        """The located error behind this one (a compile error), for tools that print diagnostics."""
         super().__init__(f"{result.name}: {self.message}")
 
 

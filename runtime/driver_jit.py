@@ -67,7 +67,7 @@ def compile_ptx(ptx: str, source: str, options: JitOptions) -> bytes:
     try:
         return cache.get_or_build(key, lambda: compiler(ptx, source, options.opt))
     except Ptx2GcnError as error:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_PTX, error.render().rstrip("\n")) from None
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_PTX, error.render().rstrip("\n"), error) from None
 
 
 _cache: JitCache | None = None
@@ -86,7 +86,7 @@ def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
     except FatbinError as error:
         message = plain(error)
         code = CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU if "no PTX" in message else CUresult.CUDA_ERROR_INVALID_IMAGE
-        raise CudaError(code, message) from None
+        raise CudaError(code, message, error) from None
     if len(modules) != 1:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE,
                         f"{name}: holds {len(modules)} fatbin modules; a module load takes one "

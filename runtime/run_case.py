@@ -1,0 +1,83 @@
+"""Run one launch case (``runtime/case.py`` format) on a backend: ``ptx2gcn run CASE.toml``.
+
+The case's code (PTX, fatbin or code object) goes through the same path as ``cuModuleLoadData``
+(``ptx2gcn.runtime.driver_jit``: PTX selection, JIT cache), the buffers are allocated and filled,
+the parameter buffer is packed from the kernel's own metadata, the kernel runs, and every buffer's
+final contents come back as arrays of its element type.
+
+Invariant: ``run_case`` returns a ``CaseRun`` or raises ``Ptx2GcnError`` (located compile
+diagnostics, case-file errors, backend faults with the emulator's site); device memory and the module
+are released either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy.typing as npt
+
+from ptx2gcn.diagnostics import Ptx2GcnError, Span
+from ptx2gcn.runtime.backend import Backend, BackendFactory, LaunchResult, select_backend
+from ptx2gcn.runtime.backend_emulator import EmulatorFactory
+from ptx2gcn.runtime.cache import JitCache
+from ptx2gcn.runtime.case import Case, CaseError, CheckReport
+from ptx2gcn.runtime.driver_errors import CudaError
+from ptx2gcn.runtime.driver_jit import JitOptions, module_code
+from ptx2gcn.runtime.driver_state import Compiler
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRun:
+    case: Case
+    backend: str
+    outputs: dict[str, npt.NDArray[Any]]
+    launch: LaunchResult
+
+    def check(self) -> CheckReport:
+        return self.case.check(self.outputs)
+
+
+def open_backend(name: str | None, trace: Callable[[str], None] | None = None) -> tuple[str, Backend]:
+    factory: BackendFactory = select_backend(name)
+    if trace is not None and isinstance(factory, EmulatorFactory):
+        factory = EmulatorFactory(trace)
+    factory.device_count()
+    return factory.name, factory.open(0)
+
+
+def _error(case: Case, message: str) -> Ptx2GcnError:
+    return Ptx2GcnError.at(Span.unknown(str(case.source)), message)
+
+
+def run_case(case: Case, backend_name: str | None = None, *, trace: Callable[[str], None] | None = None,
+             compiler: Compiler | None = None, cache: JitCache | None = None) -> CaseRun:
+    name, backend = open_backend(backend_name, trace)
+    try:
+        code = module_code(case.source.read_bytes(), str(case.source), JitOptions(compiler=compiler, cache=cache),
+                           backend.code_format)
+    except CudaError as error:
+        raise (error.diagnostic or _error(case, error.message)) from None
+    except OSError as error:
+        raise _error(case, f"cannot read: {error.strerror or error}") from None
+    module = backend.load(code)
+    addresses: dict[str, int] = {}
+    try:
+        kernels = backend.kernels(module)
+        info = kernels.get(case.kernel)
+        if info is None:
+            raise CaseError.located(Span.unknown(str(case.path)), f"kernel: {case.source.name} has no kernel "
+                                    f"{case.kernel!r} (kernels: {', '.join(sorted(kernels)) or 'none'})")
+        for buffer in case.buffers():
+            addresses[buffer.name] = backend.malloc(max(buffer.nbytes, 1))
+            backend.write(addresses[buffer.name], buffer.initial.tobytes())
+        parameters = case.parameter_buffer(info.params, addresses, info.param_buffer_size)
+        launched = backend.launch(module, case.kernel, case.grid, case.block, case.shared_bytes, parameters)
+        raw = {b.name: backend.read(addresses[b.name], b.nbytes) for b in case.buffers()}
+    finally:
+        for address in addresses.values():
+            backend.free(address)
+        backend.unload(module)
+        backend.close()
+    return CaseRun(case, name, case.decode_outputs(raw), launched)
