@@ -6,7 +6,8 @@ Usage: ``.venv/bin/python benchmarks/emulator.py [--groups G] [--iterations N] [
 Each kernel runs once to warm up (decode and bind the code object), then ``--repeat`` times; the
 figure is the best wave-instructions/s of those runs (the machine is shared, so the best run is the
 least disturbed), by wall-clock time and by process CPU time (which excludes time spent waiting for
-a core on a loaded machine, i.e. the single-core rate). ``--profile`` prints the top of a cProfile of one run of each kernel.
+a core on a loaded machine, i.e. the single-core rate). ``--profile`` prints the top of a cProfile
+of one run of each kernel.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ import struct
 import time
 
 import numpy as np
-
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.link import link_hsaco
 from ptx2gcn.runtime.emulator.launch import LaunchStats, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
+
+from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.link import link_hsaco
 
 ALU = """
 declare i32 @llvm.amdgcn.workitem.id.x()
@@ -106,8 +107,9 @@ def run_memory(program: Program, groups: int, iterations: int) -> LaunchStats:
     data = np.arange(size, dtype=np.float32)
     src, dst = memory.alloc(size * 4), memory.alloc(size * 4)
     memory.write(src, data.tobytes())
-    return launch(program, "mem", (groups,), (256,), struct.pack("<QQII", src, dst, iterations, threads),
-                  memory=memory)
+    return launch(
+        program, "mem", (groups,), (256,), struct.pack("<QQII", src, dst, iterations, threads), memory=memory
+    )
 
 
 def main() -> None:
@@ -126,9 +128,11 @@ def main() -> None:
             stats = runner(program, args.groups, args.iterations)
             runs.append((stats, time.process_time() - cpu))
         best, cpu_seconds = max(runs, key=lambda run: run[0].wave_instructions_per_second)
-        print(f"{name:7s} {best.wave_instructions:9d} wave-instructions: wall {best.seconds:6.3f} s "
-              f"({best.wave_instructions_per_second:8.0f}/s), CPU {cpu_seconds:6.3f} s "
-              f"({best.wave_instructions / max(cpu_seconds, 1e-9):8.0f}/s)")
+        print(
+            f"{name:7s} {best.wave_instructions:9d} wave-instructions: wall {best.seconds:6.3f} s "
+            f"({best.wave_instructions_per_second:8.0f}/s), CPU {cpu_seconds:6.3f} s "
+            f"({best.wave_instructions / max(cpu_seconds, 1e-9):8.0f}/s)"
+        )
         if args.profile:
             profiler = cProfile.Profile()
             profiler.runcall(runner, program, args.groups, args.iterations)

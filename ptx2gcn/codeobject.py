@@ -42,25 +42,44 @@ class Rsrc1:
     raw: int
 
     @property
-    def granulated_workitem_vgpr_count(self) -> int: return _bits(self.raw, 0, 6)
+    def granulated_workitem_vgpr_count(self) -> int:
+        return _bits(self.raw, 0, 6)
+
     @property
-    def granulated_wavefront_sgpr_count(self) -> int: return _bits(self.raw, 6, 4)
+    def granulated_wavefront_sgpr_count(self) -> int:
+        return _bits(self.raw, 6, 4)
+
     @property
-    def priority(self) -> int: return _bits(self.raw, 10, 2)
+    def priority(self) -> int:
+        return _bits(self.raw, 10, 2)
+
     @property
-    def float_round_mode_32(self) -> int: return _bits(self.raw, 12, 2)
+    def float_round_mode_32(self) -> int:
+        return _bits(self.raw, 12, 2)
+
     @property
-    def float_round_mode_16_64(self) -> int: return _bits(self.raw, 14, 2)
+    def float_round_mode_16_64(self) -> int:
+        return _bits(self.raw, 14, 2)
+
     @property
-    def float_denorm_mode_32(self) -> int: return _bits(self.raw, 16, 2)
+    def float_denorm_mode_32(self) -> int:
+        return _bits(self.raw, 16, 2)
+
     @property
-    def float_denorm_mode_16_64(self) -> int: return _bits(self.raw, 18, 2)
+    def float_denorm_mode_16_64(self) -> int:
+        return _bits(self.raw, 18, 2)
+
     @property
-    def enable_dx10_clamp(self) -> bool: return bool(_bits(self.raw, 21, 1))
+    def enable_dx10_clamp(self) -> bool:
+        return bool(_bits(self.raw, 21, 1))
+
     @property
-    def enable_ieee_mode(self) -> bool: return bool(_bits(self.raw, 23, 1))
+    def enable_ieee_mode(self) -> bool:
+        return bool(_bits(self.raw, 23, 1))
+
     @property
-    def fp16_ovfl(self) -> bool: return bool(_bits(self.raw, 26, 1))
+    def fp16_ovfl(self) -> bool:
+        return bool(_bits(self.raw, 26, 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,25 +89,44 @@ class Rsrc2:
     raw: int
 
     @property
-    def enable_private_segment(self) -> bool: return bool(_bits(self.raw, 0, 1))
+    def enable_private_segment(self) -> bool:
+        return bool(_bits(self.raw, 0, 1))
+
     @property
-    def user_sgpr_count(self) -> int: return _bits(self.raw, 1, 5)
+    def user_sgpr_count(self) -> int:
+        return _bits(self.raw, 1, 5)
+
     @property
-    def enable_trap_handler(self) -> bool: return bool(_bits(self.raw, 6, 1))
+    def enable_trap_handler(self) -> bool:
+        return bool(_bits(self.raw, 6, 1))
+
     @property
-    def enable_sgpr_workgroup_id_x(self) -> bool: return bool(_bits(self.raw, 7, 1))
+    def enable_sgpr_workgroup_id_x(self) -> bool:
+        return bool(_bits(self.raw, 7, 1))
+
     @property
-    def enable_sgpr_workgroup_id_y(self) -> bool: return bool(_bits(self.raw, 8, 1))
+    def enable_sgpr_workgroup_id_y(self) -> bool:
+        return bool(_bits(self.raw, 8, 1))
+
     @property
-    def enable_sgpr_workgroup_id_z(self) -> bool: return bool(_bits(self.raw, 9, 1))
+    def enable_sgpr_workgroup_id_z(self) -> bool:
+        return bool(_bits(self.raw, 9, 1))
+
     @property
-    def enable_sgpr_workgroup_info(self) -> bool: return bool(_bits(self.raw, 10, 1))
+    def enable_sgpr_workgroup_info(self) -> bool:
+        return bool(_bits(self.raw, 10, 1))
+
     @property
-    def enable_vgpr_workitem_id(self) -> int: return _bits(self.raw, 11, 2)
+    def enable_vgpr_workitem_id(self) -> int:
+        return _bits(self.raw, 11, 2)
+
     @property
-    def granulated_lds_size(self) -> int: return _bits(self.raw, 15, 9)
+    def granulated_lds_size(self) -> int:
+        return _bits(self.raw, 15, 9)
+
     @property
-    def exception_enables(self) -> int: return _bits(self.raw, 24, 7)
+    def exception_enables(self) -> int:
+        return _bits(self.raw, 24, 7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +141,8 @@ class Rsrc3:
         return 4 * (_bits(self.raw, 0, 6) + 1)
 
     @property
-    def tg_split(self) -> bool: return bool(_bits(self.raw, 16, 1))
+    def tg_split(self) -> bool:
+        return bool(_bits(self.raw, 16, 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,34 +164,56 @@ class KernelDescriptor:
         if len(raw) != KERNEL_DESCRIPTOR_SIZE:
             raise ValueError(f"kernel descriptor must be {KERNEL_DESCRIPTOR_SIZE} bytes, got {len(raw)}")
         (group, private, kernarg, _r0, entry, _r1, rsrc3, rsrc1, rsrc2, props, preload, _r2) = _KD.unpack(raw)
-        return KernelDescriptor(group, private, kernarg, entry, Rsrc3(rsrc3), Rsrc1(rsrc1), Rsrc2(rsrc2),
-                                props, preload)
+        return KernelDescriptor(
+            group, private, kernarg, entry, Rsrc3(rsrc3), Rsrc1(rsrc1), Rsrc2(rsrc2), props, preload
+        )
 
     def _prop(self, bit: int) -> bool:
         return bool(self.kernel_code_properties >> bit & 1)
 
     @property
-    def enable_sgpr_private_segment_buffer(self) -> bool: return self._prop(0)
+    def enable_sgpr_private_segment_buffer(self) -> bool:
+        return self._prop(0)
+
     @property
-    def enable_sgpr_dispatch_ptr(self) -> bool: return self._prop(1)
+    def enable_sgpr_dispatch_ptr(self) -> bool:
+        return self._prop(1)
+
     @property
-    def enable_sgpr_queue_ptr(self) -> bool: return self._prop(2)
+    def enable_sgpr_queue_ptr(self) -> bool:
+        return self._prop(2)
+
     @property
-    def enable_sgpr_kernarg_segment_ptr(self) -> bool: return self._prop(3)
+    def enable_sgpr_kernarg_segment_ptr(self) -> bool:
+        return self._prop(3)
+
     @property
-    def enable_sgpr_dispatch_id(self) -> bool: return self._prop(4)
+    def enable_sgpr_dispatch_id(self) -> bool:
+        return self._prop(4)
+
     @property
-    def enable_sgpr_flat_scratch_init(self) -> bool: return self._prop(5)
+    def enable_sgpr_flat_scratch_init(self) -> bool:
+        return self._prop(5)
+
     @property
-    def enable_sgpr_private_segment_size(self) -> bool: return self._prop(6)
+    def enable_sgpr_private_segment_size(self) -> bool:
+        return self._prop(6)
+
     @property
-    def enable_wavefront_size32(self) -> bool: return self._prop(10)
+    def enable_wavefront_size32(self) -> bool:
+        return self._prop(10)
+
     @property
-    def uses_dynamic_stack(self) -> bool: return self._prop(11)
+    def uses_dynamic_stack(self) -> bool:
+        return self._prop(11)
+
     @property
-    def kernarg_preload_spec_length(self) -> int: return _bits(self.kernarg_preload, 0, 7)
+    def kernarg_preload_spec_length(self) -> int:
+        return _bits(self.kernarg_preload, 0, 7)
+
     @property
-    def kernarg_preload_spec_offset(self) -> int: return _bits(self.kernarg_preload, 7, 9)
+    def kernarg_preload_spec_offset(self) -> int:
+        return _bits(self.kernarg_preload, 7, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,9 +295,14 @@ def _meta_field(raw: dict[str, Any], key: str, kind: type, where: str, default: 
 def _decode_arg(raw: Any, where: str) -> KernelArg:
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: argument entry is not a map")
-    return KernelArg(offset=_meta_field(raw, ".offset", int, where), size=_meta_field(raw, ".size", int, where),
-                     value_kind=_meta_field(raw, ".value_kind", str, where), name=str(raw.get(".name", "")),
-                     type_name=str(raw.get(".type_name", "")), address_space=str(raw.get(".address_space", "")))
+    return KernelArg(
+        offset=_meta_field(raw, ".offset", int, where),
+        size=_meta_field(raw, ".size", int, where),
+        value_kind=_meta_field(raw, ".value_kind", str, where),
+        name=str(raw.get(".name", "")),
+        type_name=str(raw.get(".type_name", "")),
+        address_space=str(raw.get(".address_space", "")),
+    )
 
 
 def _decode_kernel_meta(raw: Any) -> KernelMeta:
@@ -248,15 +314,22 @@ def _decode_kernel_meta(raw: Any) -> KernelMeta:
     if not isinstance(args_raw, list):
         raise ValueError(f"{where}: .args is not a list")
     args = tuple(_decode_arg(a, f"{where} argument {i}") for i, a in enumerate(args_raw))
-    field = lambda key, default=None: _meta_field(raw, key, int, where, default)  # noqa: E731
+    field = lambda key, default=None: _meta_field(raw, key, int, where, default)
     return KernelMeta(
-        name=name, symbol=_meta_field(raw, ".symbol", str, where), args=args,
-        kernarg_segment_size=field(".kernarg_segment_size"), kernarg_segment_align=field(".kernarg_segment_align"),
+        name=name,
+        symbol=_meta_field(raw, ".symbol", str, where),
+        args=args,
+        kernarg_segment_size=field(".kernarg_segment_size"),
+        kernarg_segment_align=field(".kernarg_segment_align"),
         group_segment_fixed_size=field(".group_segment_fixed_size"),
         private_segment_fixed_size=field(".private_segment_fixed_size"),
-        wavefront_size=field(".wavefront_size"), sgpr_count=field(".sgpr_count"), vgpr_count=field(".vgpr_count"),
-        agpr_count=field(".agpr_count", 0), max_flat_workgroup_size=field(".max_flat_workgroup_size", 1024),
-        uses_dynamic_stack=bool(raw.get(".uses_dynamic_stack", False)))
+        wavefront_size=field(".wavefront_size"),
+        sgpr_count=field(".sgpr_count"),
+        vgpr_count=field(".vgpr_count"),
+        agpr_count=field(".agpr_count", 0),
+        max_flat_workgroup_size=field(".max_flat_workgroup_size", 1024),
+        uses_dynamic_stack=bool(raw.get(".uses_dynamic_stack", False)),
+    )
 
 
 def decode_metadata(blob: bytes) -> tuple[str, tuple[int, ...], list[KernelMeta]]:
@@ -271,14 +344,18 @@ def decode_metadata(blob: bytes) -> tuple[str, tuple[int, ...], list[KernelMeta]
     kernels = doc.get("amdhsa.kernels", [])
     if not isinstance(kernels, list) or not isinstance(version, list):
         raise ValueError("amdhsa.kernels / amdhsa.version missing or malformed")
-    return str(doc.get("amdhsa.target", "")), tuple(int(v) for v in version), [_decode_kernel_meta(k) for k in kernels]
+    return (
+        str(doc.get("amdhsa.target", "")),
+        tuple(int(v) for v in version),
+        [_decode_kernel_meta(k) for k in kernels],
+    )
 
 
 def _read_bytes(elf: ElfFile, address: int, size: int) -> bytes | None:
     offset = elf.vaddr_to_offset(address)
     if offset is None or offset + size > len(elf.data):
         return None
-    return elf.data[offset:offset + size]
+    return elf.data[offset : offset + size]
 
 
 def read_code_object(data: bytes, name: str = "<code object>") -> CodeObject:
@@ -301,9 +378,13 @@ def read_code_object(data: bytes, name: str = "<code object>") -> CodeObject:
     for meta in metas:
         symbol = symbols.get(meta.symbol)
         if symbol is None:
-            raise CodeObjectError.make(name, f"kernel {meta.name!r}: descriptor symbol {meta.symbol!r} not defined")
+            raise CodeObjectError.make(
+                name, f"kernel {meta.name!r}: descriptor symbol {meta.symbol!r} not defined"
+            )
         raw = _read_bytes(elf, symbol.value, KERNEL_DESCRIPTOR_SIZE)
         if raw is None:
-            raise CodeObjectError.make(name, f"kernel {meta.name!r}: descriptor at 0x{symbol.value:x} outside the image")
+            raise CodeObjectError.make(
+                name, f"kernel {meta.name!r}: descriptor at 0x{symbol.value:x} outside the image"
+            )
         kernels[meta.name] = Kernel(meta, KernelDescriptor.decode(raw), symbol.value)
     return CodeObject(elf, target, version, kernels)

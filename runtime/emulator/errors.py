@@ -32,7 +32,8 @@ class FaultSite:
 
     def describe(self) -> str:
         wg = ",".join(str(v) for v in self.workgroup)
-        return f"kernel {self.kernel!r}, work-group ({wg}), wave {self.wave}, pc 0x{self.pc:x}: {self.instruction}"
+        where = f"kernel {self.kernel!r}, work-group ({wg}), wave {self.wave}"
+        return f"{where}, pc 0x{self.pc:x}: {self.instruction}"
 
 
 class AccessFault(EmulatorError):
@@ -83,4 +84,6 @@ class KernelHang(EmulatorError):
         self.steps = steps
         self.waiting = waiting
         shown = "; ".join(waiting[:8]) + (f"; ... {len(waiting) - 8} more" if len(waiting) > 8 else "")
-        super().__init__(f"kernel {kernel!r} did not finish after {steps} wave-instructions: waves waiting at {shown}")
+        super().__init__(
+            f"kernel {kernel!r} did not finish after {steps} wave-instructions: waves waiting at {shown}"
+        )

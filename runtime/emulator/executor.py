@@ -19,17 +19,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-
-from ptx2gcn.codeobject import Kernel
-from ptx2gcn.runtime.emulator.errors import (AccessFault, EmulatorError, EmulatorFault, FaultSite, KernelHang,
-                                             UnknownInstruction, WaveFault)
 from ptx2gcn.runtime.emulator.decoder import DecodeError, Instruction, decode
 from ptx2gcn.runtime.emulator.disasm import disassemble
 from ptx2gcn.runtime.emulator.encodings import classify
+from ptx2gcn.runtime.emulator.errors import (
+    AccessFault,
+    EmulatorError,
+    EmulatorFault,
+    FaultSite,
+    KernelHang,
+    UnknownInstruction,
+    WaveFault,
+)
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.semantics import Handler, bind
 from ptx2gcn.runtime.emulator.trace import Tracer
 from ptx2gcn.runtime.emulator.wave import Wave, WaveState, WorkGroup
+
+from ptx2gcn.codeobject import Kernel
 
 DEFAULT_STEP_BUDGET = 20_000_000
 _CHUNK = 1 << 16
@@ -61,7 +68,7 @@ class CodeTable:
     def __init__(self, program: Program, base: int) -> None:
         self.entries: dict[int, BoundInstruction] = {}
         for text in program.text:
-            code = program.image[:text.end]
+            code = program.image[: text.end]
             pc = text.start
             while pc + 4 <= text.end:
                 try:
@@ -69,7 +76,9 @@ class CodeTable:
                 except DecodeError as error:
                     words = " ".join(f"{word:08X}" for word in error.words)
                     failure = UnknownInstruction(base + pc, _format_name(code, pc), f"[{words}] {error.why}")
-                    self.entries[base + pc] = BoundInstruction(_raise(failure), 4, f"<undecodable: {error.why}>")
+                    self.entries[base + pc] = BoundInstruction(
+                        _raise(failure), 4, f"<undecodable: {error.why}>"
+                    )
                     pc += 4
                     continue
                 self.entries[base + pc] = BoundInstruction(bind(inst, base + pc), inst.size, _text(inst))
@@ -77,20 +86,21 @@ class CodeTable:
 
 
 def _format_name(code: bytes, pc: int) -> str:
-    fmt = classify(int.from_bytes(code[pc:pc + 4], "little")) if pc + 4 <= len(code) else None
+    fmt = classify(int.from_bytes(code[pc : pc + 4], "little")) if pc + 4 <= len(code) else None
     return fmt.name if fmt is not None else "reserved-encoding"
 
 
 def _text(inst: Instruction) -> str:
     try:
         return disassemble(inst)
-    except Exception:  # noqa: BLE001 - disassembly is only for messages; never fail a run on it
+    except Exception:
         return inst.opcode
 
 
 def _raise(error: EmulatorError) -> Handler:
     def run(wave: Wave) -> None:
         raise error
+
     return run
 
 
@@ -109,14 +119,18 @@ def code_table(program: Program, base: int) -> CodeTable:
 class Executor:
     """Runs the work-groups of one launch of ``kernel``."""
 
-    def __init__(self, program: Program, base: int, kernel: Kernel, trace: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, program: Program, base: int, kernel: Kernel, trace: Callable[[str], None] | None
+    ) -> None:
         self.kernel = kernel
         self.table = code_table(program, base).entries
         self.tracer = Tracer(trace) if trace is not None else None
 
     def _site(self, wave: Wave, pc: int) -> FaultSite:
         entry = self.table.get(pc)
-        return FaultSite(self.kernel.name, wave.group.id, wave.index, pc, entry.text if entry else "<no instruction>")
+        return FaultSite(
+            self.kernel.name, wave.group.id, wave.index, pc, entry.text if entry else "<no instruction>"
+        )
 
     def _run_wave(self, wave: Wave, limit: int) -> int:
         table = self.table
@@ -130,8 +144,10 @@ class Executor:
                 try:
                     entry = table[pc]
                 except KeyError:
-                    raise EmulatorFault(self._site(wave, pc), f"pc 0x{pc:x} is not the start of a decoded "
-                                        "instruction (jump outside the code?)") from None
+                    raise EmulatorFault(
+                        self._site(wave, pc),
+                        f"pc 0x{pc:x} is not the start of a decoded instruction (jump outside the code?)",
+                    ) from None
                 wave.pc = pc + entry.size
                 if tracer is None:
                     entry.handler(wave)
@@ -145,8 +161,9 @@ class Executor:
         except EmulatorError:
             raise
         except Exception as exc:  # a defect in the emulator itself: still report where it happened
-            raise EmulatorFault(self._site(wave, pc), f"internal emulator error {type(exc).__name__}: {exc}") \
-                from exc
+            raise EmulatorFault(
+                self._site(wave, pc), f"internal emulator error {type(exc).__name__}: {exc}"
+            ) from exc
         return steps
 
     def run_group(self, group: WorkGroup, counters: RunCounters) -> None:
@@ -168,7 +185,10 @@ class Executor:
                         wave.state = WaveState.RUNNING
 
     def _hang(self, group: WorkGroup, counters: RunCounters) -> None:
-        waiting = [f"work-group {group.id} wave {w.index} {w.state.value} at pc 0x{w.pc:x}"
-                   f" ({self.table[w.pc].text if w.pc in self.table else '?'})"
-                   for w in group.waves if w.state is not WaveState.DONE]
+        waiting = [
+            f"work-group {group.id} wave {w.index} {w.state.value} at pc 0x{w.pc:x}"
+            f" ({self.table[w.pc].text if w.pc in self.table else '?'})"
+            for w in group.waves
+            if w.state is not WaveState.DONE
+        ]
         raise KernelHang(self.kernel.name, counters.steps, waiting)

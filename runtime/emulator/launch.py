@@ -40,13 +40,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ptx2gcn.codeobject import Kernel, KernelDescriptor
 from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters
 from ptx2gcn.runtime.emulator.loader import Program
-from ptx2gcn.runtime.emulator.memory import (PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE, DeviceMemory, Lds,
-                                             Scratch)
+from ptx2gcn.runtime.emulator.memory import (
+    PRIVATE_APERTURE_BASE,
+    SHARED_APERTURE_BASE,
+    DeviceMemory,
+    Lds,
+    Scratch,
+)
 from ptx2gcn.runtime.emulator.wave import WAVE_SIZE, Mode, Wave, WorkGroup
+
+from ptx2gcn.codeobject import Kernel, KernelDescriptor
 
 Dim3 = tuple[int, int, int]
 MAX_LDS_BYTES = 64 * 1024
@@ -123,26 +129,41 @@ def build_kernarg(kernel: Kernel, explicit: bytes, hidden: dict[str, int]) -> by
     explicit_end = max((a.offset + a.size for a in meta.explicit_args), default=0)
     hidden_start = min((a.offset for a in meta.args if a.hidden), default=meta.kernarg_segment_size)
     if not explicit_end <= len(explicit) <= max(hidden_start, explicit_end):
-        raise LaunchError(f"kernel {meta.name!r}: kernarg has {len(explicit)} bytes; its explicit arguments "
-                          f"need {explicit_end} (at most {hidden_start} before the hidden arguments)")
+        raise LaunchError(
+            f"kernel {meta.name!r}: kernarg has {len(explicit)} bytes; its explicit arguments "
+            f"need {explicit_end} (at most {hidden_start} before the hidden arguments)"
+        )
     segment = bytearray(max(meta.kernarg_segment_size, kernel.descriptor.kernarg_size, len(explicit)))
-    segment[:len(explicit)] = explicit
+    segment[: len(explicit)] = explicit
     for arg in meta.args:
         if arg.hidden and arg.size in (1, 2, 4, 8):
             value = hidden.get(arg.value_kind, 0) & ((1 << 8 * arg.size) - 1)
-            segment[arg.offset:arg.offset + arg.size] = value.to_bytes(arg.size, "little")
+            segment[arg.offset : arg.offset + arg.size] = value.to_bytes(arg.size, "little")
     return bytes(segment)
 
 
 def _dispatch_packet(d: Dispatch, kernel_object: int) -> bytes:
     """hsa_kernel_dispatch_packet_t (64 bytes) as the CP would see it."""
     grid_size = tuple(g * b for g, b in zip(d.grid, d.block))
-    return struct.pack("<HHHHHHIIIIIQQQQ", _AQL_DISPATCH_HEADER, d.grid_dims, *d.block, 0, *grid_size,
-                       d.private_bytes, d.lds_bytes, kernel_object, d.kernarg_address, 0, 0)
+    return struct.pack(
+        "<HHHHHHIIIIIQQQQ",
+        _AQL_DISPATCH_HEADER,
+        d.grid_dims,
+        *d.block,
+        0,
+        *grid_size,
+        d.private_bytes,
+        d.lds_bytes,
+        kernel_object,
+        d.kernarg_address,
+        0,
+        0,
+    )
 
 
-def initial_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: Dim3, first_wave: bool,
-                  waves: int) -> list[int]:
+def initial_sgprs(
+    kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: Dim3, first_wave: bool, waves: int
+) -> list[int]:
     """SGPR values from s0 on, in the order of AMDGPUUsage "Initial Kernel Execution State"
     (preloaded kernel arguments are the last user SGPRs)."""
     out: list[int] = []
@@ -151,8 +172,10 @@ def initial_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: D
         out.extend((value & 0xFFFFFFFF, value >> 32 & 0xFFFFFFFF))
 
     if kd.enable_sgpr_private_segment_buffer or kd.enable_sgpr_flat_scratch_init:
-        raise LaunchError(f"kernel {d.kernel.name!r}: private segment buffer / flat scratch init are not "
-                          "supported on gfx942 (architected flat scratch)")
+        raise LaunchError(
+            f"kernel {d.kernel.name!r}: private segment buffer / flat scratch init are not "
+            "supported on gfx942 (architected flat scratch)"
+        )
     if kd.enable_sgpr_dispatch_ptr:
         pair(d.dispatch_packet)
     if kd.enable_sgpr_queue_ptr:
@@ -168,8 +191,11 @@ def initial_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: D
     out = out[:16]
     out.extend([0] * (kd.rsrc2.user_sgpr_count - len(out)))
     rsrc2 = kd.rsrc2
-    for enabled, value in ((rsrc2.enable_sgpr_workgroup_id_x, group_id[0]), (rsrc2.enable_sgpr_workgroup_id_y,
-                           group_id[1]), (rsrc2.enable_sgpr_workgroup_id_z, group_id[2])):
+    for enabled, value in (
+        (rsrc2.enable_sgpr_workgroup_id_x, group_id[0]),
+        (rsrc2.enable_sgpr_workgroup_id_y, group_id[1]),
+        (rsrc2.enable_sgpr_workgroup_id_z, group_id[2]),
+    ):
         if enabled:
             out.append(value)
     if rsrc2.enable_sgpr_workgroup_info:
@@ -184,8 +210,14 @@ def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int,
     count = -(-threads // WAVE_SIZE)
     rsrc1 = kd.rsrc1
     for index in range(count):
-        mode = Mode(rsrc1.float_round_mode_32, rsrc1.float_round_mode_16_64, rsrc1.float_denorm_mode_32,
-                    rsrc1.float_denorm_mode_16_64, rsrc1.enable_dx10_clamp, rsrc1.enable_ieee_mode)
+        mode = Mode(
+            rsrc1.float_round_mode_32,
+            rsrc1.float_round_mode_16_64,
+            rsrc1.float_denorm_mode_32,
+            rsrc1.float_denorm_mode_16_64,
+            rsrc1.enable_dx10_clamp,
+            rsrc1.enable_ieee_mode,
+        )
         wave = Wave(index, group, memory, Scratch(d.private_bytes), mode, pc=entry)
         for code, value in enumerate(initial_sgprs(kd, d, kernarg, group.id, index == 0, count)):
             wave.s[code] = value
@@ -197,23 +229,43 @@ def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int,
         group.waves.append(wave)
 
 
-def launch(program: Program, kernel_name: str, grid: tuple[int, ...] | int, block: tuple[int, ...] | int,
-           kernarg: bytes, dynamic_lds: int = 0, memory: DeviceMemory | None = None, trace: bool = False,
-           step_budget: int = DEFAULT_STEP_BUDGET, trace_sink: Callable[[str], None] = print,
-           dynamic_stack: int = DEFAULT_DYNAMIC_STACK) -> LaunchStats:
+def launch(
+    program: Program,
+    kernel_name: str,
+    grid: tuple[int, ...] | int,
+    block: tuple[int, ...] | int,
+    kernarg: bytes,
+    dynamic_lds: int = 0,
+    memory: DeviceMemory | None = None,
+    trace: bool = False,
+    step_budget: int = DEFAULT_STEP_BUDGET,
+    trace_sink: Callable[[str], None] = print,
+    dynamic_stack: int = DEFAULT_DYNAMIC_STACK,
+) -> LaunchStats:
     """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items."""
     kernel = program.kernel(kernel_name)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
-    if any(g >= 1 << 32 for g in grid3) or grid3[0] * grid3[1] * grid3[2] * block3[0] * block3[1] * block3[2] >= 1 << 64:
+    if (
+        any(g >= 1 << 32 for g in grid3)
+        or grid3[0] * grid3[1] * grid3[2] * block3[0] * block3[1] * block3[2] >= 1 << 64
+    ):
         raise LaunchError(f"kernel {kernel_name!r}: grid {grid3} is too large (work-group counts are 32-bit)")
     threads = block3[0] * block3[1] * block3[2]
-    if threads > min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size) or block3[0] > 1024 or block3[1] > 1024 \
-            or block3[2] > 1024:
-        raise LaunchError(f"kernel {kernel_name!r}: block {block3} has {threads} work-items; at most "
-                          f"{min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size)} allowed")
+    if (
+        threads > min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size)
+        or block3[0] > 1024
+        or block3[1] > 1024
+        or block3[2] > 1024
+    ):
+        raise LaunchError(
+            f"kernel {kernel_name!r}: block {block3} has {threads} work-items; at most "
+            f"{min(MAX_BLOCK, kernel.meta.max_flat_workgroup_size)} allowed"
+        )
     lds_bytes = kernel.descriptor.group_segment_fixed_size + dynamic_lds
     if dynamic_lds < 0 or lds_bytes > MAX_LDS_BYTES:
-        raise LaunchError(f"kernel {kernel_name!r}: {lds_bytes} bytes of LDS requested; gfx942 has {MAX_LDS_BYTES}")
+        raise LaunchError(
+            f"kernel {kernel_name!r}: {lds_bytes} bytes of LDS requested; gfx942 has {MAX_LDS_BYTES}"
+        )
     if memory is None:
         memory = DeviceMemory()
     private = kernel.descriptor.private_segment_fixed_size
@@ -230,7 +282,9 @@ def launch(program: Program, kernel_name: str, grid: tuple[int, ...] | int, bloc
     memory.write(packet, _dispatch_packet(d, base + kernel.descriptor_address))
     kd = kernel.descriptor
     if 4 * (kd.kernarg_preload_spec_offset + kd.kernarg_preload_spec_length) > len(segment):
-        raise LaunchError(f"kernel {kernel_name!r}: preloaded kernel arguments lie outside the kernarg segment")
+        raise LaunchError(
+            f"kernel {kernel_name!r}: preloaded kernel arguments lie outside the kernarg segment"
+        )
     # With preloaded arguments the CP skips the 256-byte compatibility prologue (AMDGPUUsage
     # "Preloaded Kernel Arguments"); that prologue loads the same values for older firmware.
     entry = base + kernel.entry_address + (256 if kd.kernarg_preload_spec_length else 0)

@@ -13,10 +13,20 @@ import struct
 import weakref
 from dataclasses import dataclass, field
 
-from ptx2gcn.codeobject import CodeObject, CodeObjectError, Kernel, read_code_object
-from ptx2gcn.elf import (PT_LOAD, R_AMDGPU_ABS64, R_AMDGPU_NONE, R_AMDGPU_RELATIVE64, SHF_ALLOC,
-                         SHF_EXECINSTR, SHN_ABS, SHT_DYNSYM, SHT_RELA)
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
+
+from ptx2gcn.codeobject import CodeObject, CodeObjectError, Kernel, read_code_object
+from ptx2gcn.elf import (
+    PT_LOAD,
+    R_AMDGPU_ABS64,
+    R_AMDGPU_NONE,
+    R_AMDGPU_RELATIVE64,
+    SHF_ALLOC,
+    SHF_EXECINSTR,
+    SHN_ABS,
+    SHT_DYNSYM,
+    SHT_RELA,
+)
 
 IMAGE_ALIGN = 4096
 
@@ -104,7 +114,7 @@ def _image(code: CodeObject, name: str) -> bytes:
     for seg in loads:
         if seg.filesz > seg.memsz or seg.offset + seg.filesz > len(code.elf.data):
             raise CodeObjectError.make(name, f"PT_LOAD at 0x{seg.vaddr:x} has inconsistent sizes")
-        image[seg.vaddr:seg.vaddr + seg.filesz] = code.elf.data[seg.offset:seg.offset + seg.filesz]
+        image[seg.vaddr : seg.vaddr + seg.filesz] = code.elf.data[seg.offset : seg.offset + seg.filesz]
     return bytes(image)
 
 
@@ -125,12 +135,20 @@ def _relocations(code: CodeObject, name: str, image_size: int) -> tuple[DynamicR
                 out.append(DynamicRelocation(reloc.offset, reloc.type, None, reloc.addend))
             elif reloc.type == R_AMDGPU_ABS64:
                 if not 0 < reloc.symbol < len(symbols) or not symbols[reloc.symbol].defined:
-                    raise CodeObjectError.make(name, f"relocation at 0x{reloc.offset:x} names an undefined "
-                                               f"symbol (index {reloc.symbol}); the emulator links nothing")
-                out.append(DynamicRelocation(reloc.offset, reloc.type, symbols[reloc.symbol].value, reloc.addend))
+                    raise CodeObjectError.make(
+                        name,
+                        f"relocation at 0x{reloc.offset:x} names an undefined "
+                        f"symbol (index {reloc.symbol}); the emulator links nothing",
+                    )
+                out.append(
+                    DynamicRelocation(reloc.offset, reloc.type, symbols[reloc.symbol].value, reloc.addend)
+                )
             else:
-                raise CodeObjectError.make(name, f"unsupported dynamic relocation type {reloc.type} "
-                                           f"at 0x{reloc.offset:x} in {section.name}")
+                raise CodeObjectError.make(
+                    name,
+                    f"unsupported dynamic relocation type {reloc.type} "
+                    f"at 0x{reloc.offset:x} in {section.name}",
+                )
     return tuple(out)
 
 
@@ -138,10 +156,15 @@ def load(hsaco: bytes, name: str = "<code object>") -> Program:
     """Parse and prepare a code object (``ld.lld -shared`` output or the project's own linker's)."""
     code = read_code_object(hsaco, name)
     image = _image(code, name)
-    text = tuple(TextRange(s.addr, s.addr + s.size) for s in code.elf.sections
-                 if s.flags & SHF_EXECINSTR and s.flags & SHF_ALLOC and s.size)
+    text = tuple(
+        TextRange(s.addr, s.addr + s.size)
+        for s in code.elf.sections
+        if s.flags & SHF_EXECINSTR and s.flags & SHF_ALLOC and s.size
+    )
     for kernel in code.kernels.values():
         if not any(r.start <= kernel.entry_address < r.end for r in text):
-            raise CodeObjectError.make(name, f"kernel {kernel.name!r}: entry 0x{kernel.entry_address:x} "
-                                       "is not in an executable section")
+            raise CodeObjectError.make(
+                name,
+                f"kernel {kernel.name!r}: entry 0x{kernel.entry_address:x} is not in an executable section",
+            )
     return Program(name, code, image, _relocations(code, name, len(image)), text)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-
 from ptx2gcn.runtime.emulator.errors import AccessFault, EmulatorError
 
 U8 = npt.NDArray[np.uint8]
@@ -81,13 +80,15 @@ class DeviceMemory:
             self._last = None
 
     def write(self, address: int, data: bytes | bytearray | memoryview | npt.NDArray[np.generic]) -> None:
-        raw = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), dtype=np.uint8)
+        raw = np.frombuffer(
+            bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), dtype=np.uint8
+        )
         region = self._region(address, raw.size)
-        region.data[address - region.start:address - region.start + raw.size] = raw
+        region.data[address - region.start : address - region.start + raw.size] = raw
 
     def read(self, address: int, nbytes: int) -> bytes:
         region = self._region(address, nbytes)
-        return region.data[address - region.start:address - region.start + nbytes].tobytes()
+        return region.data[address - region.start : address - region.start + nbytes].tobytes()
 
     def allocations(self) -> list[tuple[int, int]]:
         """(address, size) of every live allocation, in address order."""
@@ -107,8 +108,13 @@ class DeviceMemory:
             where = f"the allocation 0x{region.start:x}+0x{region.end - region.start:x}"
             if address < region.end:
                 raise AccessFault("global", address, size, lane, f"runs past the end of {where}")
-            raise AccessFault("global", address, size, lane,
-                              f"unmapped ({address - region.end} bytes past the end of {where})")
+            raise AccessFault(
+                "global",
+                address,
+                size,
+                lane,
+                f"unmapped ({address - region.end} bytes past the end of {where})",
+            )
         raise AccessFault("global", address, size, lane)
 
     def _locate(self, addrs: Addrs, width: int, lanes: Lanes) -> tuple[U8, npt.NDArray[np.uint64]]:
@@ -145,7 +151,7 @@ class DeviceMemory:
 
     def scalar_load(self, address: int, nbytes: int) -> U8:
         region = self._region(address, nbytes)
-        return region.data[address - region.start:address - region.start + nbytes]
+        return region.data[address - region.start : address - region.start + nbytes]
 
 
 Update = Callable[[int, int], int]  # (lane position, old value) -> new value
@@ -154,8 +160,10 @@ Update = Callable[[int, int], int]  # (lane position, old value) -> new value
 def _rmw(view: memoryview, offsets: list[int], width: int, update: Update) -> list[int]:
     olds = []
     for position, offset in enumerate(offsets):
-        old = int.from_bytes(view[offset:offset + width], "little")
-        view[offset:offset + width] = (update(position, old) & ((1 << 8 * width) - 1)).to_bytes(width, "little")
+        old = int.from_bytes(view[offset : offset + width], "little")
+        view[offset : offset + width] = (update(position, old) & ((1 << 8 * width) - 1)).to_bytes(
+            width, "little"
+        )
         olds.append(old)
     return olds
 
@@ -174,7 +182,9 @@ class Lds:
             bad = addrs + np.uint64(width) > np.uint64(self.size)
             lane = _first_bad(bad, lanes)
             address = int(addrs[int(np.argmax(bad))])
-            raise AccessFault("lds", address, width, lane, f"outside the work-group's {self.size} bytes of LDS")
+            raise AccessFault(
+                "lds", address, width, lane, f"outside the work-group's {self.size} bytes of LDS"
+            )
         return addrs[:, None] + _BYTE_OFFSETS[width]
 
     def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
@@ -202,8 +212,9 @@ class Scratch:
             bad = addrs + np.uint64(width) > np.uint64(self.per_lane)
             lane = _first_bad(bad, lanes)
             address = int(addrs[int(np.argmax(bad))])
-            raise AccessFault("private", address, width, lane,
-                              f"outside the lane's {self.per_lane} bytes of private memory")
+            raise AccessFault(
+                "private", address, width, lane, f"outside the lane's {self.per_lane} bytes of private memory"
+            )
         return addrs[:, None] + _BYTE_OFFSETS[width]
 
     def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:

@@ -11,8 +11,16 @@ from __future__ import annotations
 import dataclasses
 from functools import cache
 
-from ptx2gcn.runtime.emulator import semantics_control, semantics_ds, semantics_lane, semantics_packed
-from ptx2gcn.runtime.emulator import semantics_salu, semantics_sopk, semantics_vmem, semantics_vopc
+from ptx2gcn.runtime.emulator import (
+    semantics_control,
+    semantics_ds,
+    semantics_lane,
+    semantics_packed,
+    semantics_salu,
+    semantics_sopk,
+    semantics_vmem,
+    semantics_vopc,
+)
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import UnknownInstruction
 from ptx2gcn.runtime.emulator.opcodes import all_opcodes
@@ -27,8 +35,7 @@ from ptx2gcn.runtime.emulator.wave import Wave
 __all__ = ["Handler", "bind", "supported_opcodes"]
 
 # Accumulating forms: the destination is also the third source.
-_ACCUMULATE = frozenset({"v_fmac_f32", "v_fmac_f64", "v_mac_f16", "v_dot2c_f32_f16",
-                         *INT_ACCUMULATING})
+_ACCUMULATE = frozenset({"v_fmac_f32", "v_fmac_f64", "v_mac_f16", "v_dot2c_f32_f16", *INT_ACCUMULATING})
 # K-constant forms (VOP2 with a mandatory literal): fmamk D = S0 * K + S1, fmaak D = S0 * S1 + K.
 _MADMK = {"v_fmamk_f32": "v_fma_f32", "v_madmk_f16": "v_mad_f16"}
 _MADAK = {"v_fmaak_f32": "v_fma_f32", "v_madak_f16": "v_mad_f16"}
@@ -37,6 +44,7 @@ _MADAK = {"v_fmaak_f32": "v_fma_f32", "v_madak_f16": "v_mad_f16"}
 def _vop_builder(op: VOp) -> Builder:
     def build(inst: Instruction) -> Handler:
         return bind_vop(inst, op)
+
     return build
 
 
@@ -45,6 +53,7 @@ def _accumulate_builder(op: VOp) -> Builder:
         fields = dict(inst.fields)
         fields["src2"] = 256 + fields["vdst"]
         return bind_vop(dataclasses.replace(inst, fields=fields), op)
+
     return build
 
 
@@ -56,6 +65,7 @@ def _k_builder(op: VOp, k_position: int) -> Builder:
         else:
             fields["src2"] = LITERAL_CODE
         return bind_vop(dataclasses.replace(inst, fields=fields), op)
+
     return build
 
 
@@ -88,6 +98,7 @@ def supported_opcodes() -> frozenset[str]:
 def _raiser(error: UnknownInstruction) -> Handler:
     def run(w: Wave) -> None:
         raise error
+
     return run
 
 

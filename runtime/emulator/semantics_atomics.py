@@ -20,8 +20,9 @@ def _signed(x: int, bits: int) -> int:
 
 
 def _f32_add(a: int, b: int) -> int:
-    total = np.float32(struct.unpack("<f", a.to_bytes(4, "little"))[0]) + \
-        np.float32(struct.unpack("<f", b.to_bytes(4, "little"))[0])
+    total = np.float32(struct.unpack("<f", a.to_bytes(4, "little"))[0]) + np.float32(
+        struct.unpack("<f", b.to_bytes(4, "little"))[0]
+    )
     return int(np.float32(total).view(np.uint32))
 
 
@@ -77,8 +78,11 @@ def _int_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
         "rsub": lambda o, d, c: (d - o) & mask,
         "smin": lambda o, d, c: o if _signed(o, bits) <= _signed(d, bits) else d,
         "smax": lambda o, d, c: o if _signed(o, bits) >= _signed(d, bits) else d,
-        "umin": lambda o, d, c: min(o, d), "umax": lambda o, d, c: max(o, d),
-        "and": lambda o, d, c: o & d, "or": lambda o, d, c: o | d, "xor": lambda o, d, c: o ^ d,
+        "umin": lambda o, d, c: min(o, d),
+        "umax": lambda o, d, c: max(o, d),
+        "and": lambda o, d, c: o & d,
+        "or": lambda o, d, c: o | d,
+        "xor": lambda o, d, c: o ^ d,
         "inc": lambda o, d, c: 0 if o >= d else o + 1,
         "dec": lambda o, d, c: d if o == 0 or o > d else o - 1,
     }

@@ -15,12 +15,15 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import UnknownInstruction
-from ptx2gcn.runtime.emulator.memory import PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE, APERTURE_SIZE
-from ptx2gcn.runtime.emulator.operands import (FLOAT_INLINE_BITS, LITERAL_CODE, inline_constant_bits,
-                                               is_inline_constant, literal_bits)
+from ptx2gcn.runtime.emulator.memory import APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
+from ptx2gcn.runtime.emulator.operands import (
+    LITERAL_CODE,
+    inline_constant_bits,
+    is_inline_constant,
+    literal_bits,
+)
 from ptx2gcn.runtime.emulator.wave import EXEC_HI, EXEC_LO, MASK32, NULL, Wave, mask_of
 
 Handler = Callable[[Wave], None]
@@ -35,15 +38,16 @@ U16, U32, U64 = np.uint16, np.uint32, np.uint64
 I16, I32, I64 = np.int16, np.int32, np.int64
 F16, F32, F64 = np.float16, np.float32, np.float64
 UINT = {16: U16, 32: U32, 64: U64}
-SINT = {16: I16, 32: I32, 64: I64}
-FLOAT = {16: F16, 32: F32, 64: F64}
-SHIFT32 = U64(32)
-LOW32 = U64(MASK32)
 
 # Read-only special sources (value as 64 bits; 32-bit reads take the low dword, as the hardware
 # does for the aperture registers: LLVM reads them with 64-bit moves only).
-_APERTURES = {235: SHARED_APERTURE_BASE, 236: SHARED_APERTURE_BASE + APERTURE_SIZE - 1,
-              237: PRIVATE_APERTURE_BASE, 238: PRIVATE_APERTURE_BASE + APERTURE_SIZE - 1, 239: 0}
+_APERTURES = {
+    235: SHARED_APERTURE_BASE,
+    236: SHARED_APERTURE_BASE + APERTURE_SIZE - 1,
+    237: PRIVATE_APERTURE_BASE,
+    238: PRIVATE_APERTURE_BASE + APERTURE_SIZE - 1,
+    239: 0,
+}
 SCC_CODE, EXECZ_CODE, VCCZ_CODE = 253, 252, 251
 
 
@@ -51,11 +55,11 @@ def unsupported(inst: Instruction, why: str) -> UnknownInstruction:
     return UnknownInstruction(inst.pc, inst.encoding, f"{inst.opcode}: {why}")
 
 
-def constant_bits(inst: Instruction, code: int, bits: int, is_float: bool, signed: bool = False) -> int | None:
+def constant_bits(
+    inst: Instruction, code: int, bits: int, is_float: bool, signed: bool = False
+) -> int | None:
     """The value of an inline constant or the literal as a ``bits``-wide operand (None for registers)."""
     if is_inline_constant(code):
-        if bits == 64 and not is_float and code in FLOAT_INLINE_BITS:
-            return inline_constant_bits(code, 64, False)
         return inline_constant_bits(code, max(bits, 16), is_float)
     if code == LITERAL_CODE:
         if inst.literal is None:
@@ -65,8 +69,9 @@ def constant_bits(inst: Instruction, code: int, bits: int, is_float: bool, signe
 
 
 # -- scalar operands ----------------------------------------------------------------------------
-def scalar_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool = False,
-                  signed: bool = False) -> ScalarRead:
+def scalar_reader(
+    inst: Instruction, code: int, bits: int = 32, is_float: bool = False, signed: bool = False
+) -> ScalarRead:
     """A reader for a scalar source (SGPR/special/constant) as an unsigned ``bits``-wide int."""
     value = constant_bits(inst, code, bits, is_float, signed)
     if value is not None:
@@ -94,28 +99,41 @@ def scalar_writer(inst: Instruction, code: int, bits: int = 32) -> ScalarWrite:
     if code >= 128:
         raise unsupported(inst, f"scalar destination code {code} is not writable")
     if code in (EXEC_LO, EXEC_HI) or (bits == 64 and code + 1 == EXEC_LO):
-        return (lambda w, value: w.set_sreg64(code, value)) if bits == 64 else (lambda w, value: w.set_sreg(code, value))
+        return (
+            (lambda w, value: w.set_sreg64(code, value))
+            if bits == 64
+            else (lambda w, value: w.set_sreg(code, value))
+        )
     if bits == 64:
+
         def write64(w: Wave, value: int) -> None:
             s = w.s
             s[code] = value & MASK32
             s[code + 1] = value >> 32 & MASK32
+
         return write64
 
     def write32(w: Wave, value: int) -> None:
         w.s[code] = value & MASK32
+
     return write32
 
 
 # -- vector operands ----------------------------------------------------------------------------
-def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool = False, signed: bool = False,
-                  high: bool = False) -> VecRead:
+def vector_reader(
+    inst: Instruction,
+    code: int,
+    bits: int = 32,
+    is_float: bool = False,
+    signed: bool = False,
+    high: bool = False,
+) -> VecRead:
     """A reader of a VALU source as unsigned ``bits``-wide lanes (``high``: upper half for 16 bits)."""
     dtype = UINT[bits]
     if code >= 256:
         row = code - 256
         if bits == 64:
-            return lambda w: np.ascontiguousarray(w.v[row:row + 2].T).view(U64).ravel()
+            return lambda w: np.ascontiguousarray(w.v[row : row + 2].T).view(U64).ravel()
         if bits == 16:
             if high:
                 return lambda w: (w.v[row] >> 16).astype(U16)
@@ -127,6 +145,7 @@ def vector_reader(inst: Instruction, code: int, bits: int = 32, is_float: bool =
 
         def read_constant(w: Wave) -> Vec:
             return constant
+
         read_constant.constant = constant  # type: ignore[attr-defined] - lets binders fold it
         return read_constant
     if bits == 16:
@@ -141,6 +160,7 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = F
     A 16-bit result goes to the low half (``high``: the high half, keeping the low one); the other
     half is zeroed, as most gfx9 16-bit VALU ops do, unless ``preserve`` (v_mac/madak/madmk_f16)."""
     if bits == 64:
+
         def write64(w: Wave, value: Vec) -> None:
             value = np.asarray(value, dtype=U64)
             if value.ndim == 0:
@@ -154,12 +174,15 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = F
             else:
                 np.copyto(w.v[row], lo, where=w.exec_mask)
                 np.copyto(w.v[row + 1], hi, where=w.exec_mask)
+
         return write64
     if bits == 16:
         if high:
+
             def write_hi(w: Wave, value: Vec) -> None:
                 merged = (w.v[row] & U32(0xFFFF)) | (np.asarray(value).astype(U32) << U32(16))
                 np.copyto(w.v[row], merged, where=w.exec_mask)
+
             return write_hi
 
         keep = U32(0xFFFF0000 if preserve else 0)
@@ -167,6 +190,7 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = F
         def write_lo16(w: Wave, value: Vec) -> None:
             merged = (w.v[row] & keep) | (np.asarray(value).astype(U32) & U32(0xFFFF))
             np.copyto(w.v[row], merged, where=w.exec_mask)
+
         return write_lo16
 
     def write32(w: Wave, value: Vec) -> None:
@@ -174,6 +198,7 @@ def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = F
             w.v[row] = value
         else:
             np.copyto(w.v[row], value, where=w.exec_mask, casting="unsafe")
+
     return write32
 
 

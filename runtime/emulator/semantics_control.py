@@ -13,10 +13,15 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault
-from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, scalar_reader, scalar_writer, unsupported
+from ptx2gcn.runtime.emulator.semantics_common import (
+    Builder,
+    Handler,
+    scalar_reader,
+    scalar_writer,
+    unsupported,
+)
 from ptx2gcn.runtime.emulator.wave import Wave, WaveState
 
 Cond = Callable[[Wave], bool]
@@ -29,11 +34,32 @@ _CONDITIONS: dict[str, Cond] = {
     "s_cbranch_execz": lambda w: w.exec == 0,
     "s_cbranch_execnz": lambda w: w.exec != 0,
 }
-_NOPS = ("s_nop", "s_waitcnt", "s_setprio", "s_sendmsg", "s_icache_inv", "s_incperflevel",
-         "s_decperflevel", "s_ttracedata", "s_wakeup", "s_setkill",
-         "s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol", "s_dcache_wb_vol", "s_dcache_discard",
-         "s_dcache_discard_x2", "s_atc_probe", "s_atc_probe_buffer", "buffer_wbl2", "buffer_inv",
-         "s_cbranch_cdbgsys", "s_cbranch_cdbguser", "s_cbranch_cdbgsys_or_user", "s_cbranch_cdbgsys_and_user")
+_NOPS = (
+    "s_nop",
+    "s_waitcnt",
+    "s_setprio",
+    "s_sendmsg",
+    "s_icache_inv",
+    "s_incperflevel",
+    "s_decperflevel",
+    "s_ttracedata",
+    "s_wakeup",
+    "s_setkill",
+    "s_dcache_inv",
+    "s_dcache_wb",
+    "s_dcache_inv_vol",
+    "s_dcache_wb_vol",
+    "s_dcache_discard",
+    "s_dcache_discard_x2",
+    "s_atc_probe",
+    "s_atc_probe_buffer",
+    "buffer_wbl2",
+    "buffer_inv",
+    "s_cbranch_cdbgsys",
+    "s_cbranch_cdbguser",
+    "s_cbranch_cdbgsys_or_user",
+    "s_cbranch_cdbgsys_and_user",
+)
 
 
 def _simm16(inst: Instruction) -> int:
@@ -45,13 +71,16 @@ def _bind_branch(inst: Instruction) -> Handler:
     cond = _CONDITIONS[inst.opcode]
     offset = 4 * _simm16(inst)
     if inst.opcode == "s_branch":
+
         def jump(w: Wave) -> None:
             w.pc += offset
+
         return jump
 
     def branch(w: Wave) -> None:
         if cond(w):
             w.pc += offset
+
     return branch
 
 
@@ -77,6 +106,7 @@ def _bind_trap(inst: Instruction) -> Handler:
     def trap(w: Wave) -> None:
         w.trap_status = code
         raise WaveFault(f"s_trap {code}: the kernel trapped (llvm.trap / abort / assert)")
+
     return trap
 
 
@@ -86,6 +116,7 @@ def _bind_sethalt(inst: Instruction) -> Handler:
     def sethalt(w: Wave) -> None:
         if halt:
             raise WaveFault("s_sethalt 1: the wave halted itself (debugger break / brkpt)")
+
     return sethalt
 
 
@@ -129,6 +160,7 @@ def _bind_sload(inst: Instruction) -> Handler:
         values = w.memory.scalar_load(address(w), 4 * count).view(np.uint32).tolist()
         for i, value in enumerate(values):
             w.set_sreg(sdata + i, value)
+
     return load
 
 
@@ -140,8 +172,9 @@ def _bind_sstore(inst: Instruction) -> Handler:
     sdata = inst.fields["sdata"]
 
     def store(w: Wave) -> None:
-        data = np.array(w.s[sdata:sdata + count], dtype=np.uint32)
+        data = np.array(w.s[sdata : sdata + count], dtype=np.uint32)
         w.memory.scalar_load(address(w), 4 * count)[:] = data.view(np.uint8)
+
     return store
 
 

@@ -15,9 +15,17 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import U16, U32, U64, Handler, Vec, VecRead, unsupported, vector_reader
+from ptx2gcn.runtime.emulator.semantics_common import (
+    U16,
+    U32,
+    U64,
+    Handler,
+    Vec,
+    VecRead,
+    unsupported,
+    vector_reader,
+)
 from ptx2gcn.runtime.emulator.wave import Wave
 
 Compute = Callable[[Wave, Sequence[Vec]], Vec]
@@ -91,6 +99,7 @@ def dpp_source(inst: Instruction, first: VecRead) -> DppSource:
         if bound_zero:
             return np.where(ok, moved, moved.dtype.type(0)), enable & w.exec_mask
         return moved, enable & ok & w.exec_mask
+
     return permuted
 
 
@@ -104,6 +113,7 @@ def dpp_wrap(inst: Instruction, readers: list[VecRead], compute: Compute, row: i
         moved, lanes = permuted(w)
         result = compute(w, [moved, *(r(w) for r in rest)])
         np.copyto(w.v[row], result, where=lanes, casting="unsafe")
+
     return run
 
 
@@ -145,13 +155,22 @@ def _place(result: Vec, old: Vec, sel: int, unused: int) -> Vec:
     return placed
 
 
-def sdwa_wrap(inst: Instruction, src_types: Sequence[tuple[int, bool]], compute: Compute, row: int,
-              bits: int, modify: Callable[[int, Vec], Vec]) -> Handler:
+def sdwa_wrap(
+    inst: Instruction,
+    src_types: Sequence[tuple[int, bool]],
+    compute: Compute,
+    row: int,
+    bits: int,
+    modify: Callable[[int, Vec], Vec],
+) -> Handler:
     """``src_types``: (bits, is_float) per source; ``modify(i, value)`` applies source i's abs/neg."""
     f = inst.fields
-    codes = [f["src0"], f.get("src1", 0)][:len(src_types)]
+    codes = [f["src0"], f.get("src1", 0)][: len(src_types)]
     readers = [vector_reader(inst, code, 32) for code in codes]
-    sels = [(f.get("src0_sel", 6), bool(f.get("src0_sext", 0))), (f.get("src1_sel", 6), bool(f.get("src1_sext", 0)))]
+    sels = [
+        (f.get("src0_sel", 6), bool(f.get("src0_sext", 0))),
+        (f.get("src1_sel", 6), bool(f.get("src1_sext", 0))),
+    ]
     dst_sel, unused = f.get("dst_sel", 6), f.get("dst_unused", 0)
     if bits == 64 or any(b == 64 for b, _ in src_types):
         raise unsupported(inst, "SDWA with 64-bit operands")
@@ -164,6 +183,7 @@ def sdwa_wrap(inst: Instruction, src_types: Sequence[tuple[int, bool]], compute:
             raws.append(modify(i, _select(read(w), sel, sext).astype(narrow[width])))
         result = np.asarray(compute(w, raws)).astype(U32)
         np.copyto(w.v[row], _place(result, w.v[row], dst_sel, unused), where=w.exec_mask)
+
     return run
 
 

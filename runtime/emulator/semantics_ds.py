@@ -14,22 +14,54 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS
 from ptx2gcn.runtime.emulator.semantics_common import U32, U64, Builder, Handler, unsupported
 from ptx2gcn.runtime.emulator.semantics_vmem import _extend
 from ptx2gcn.runtime.emulator.wave import Wave
 
-_READ = {"b32": (4, False), "b64": (8, False), "b96": (12, False), "b128": (16, False), "u8": (1, False),
-         "i8": (1, True), "u16": (2, False), "i16": (2, True)}
-_WRITE = {"b32": (4, 0), "b64": (8, 0), "b96": (12, 0), "b128": (16, 0), "b8": (1, 0), "b16": (2, 0),
-          "b8_d16_hi": (1, 2), "b16_d16_hi": (2, 2)}
+_READ = {
+    "b32": (4, False),
+    "b64": (8, False),
+    "b96": (12, False),
+    "b128": (16, False),
+    "u8": (1, False),
+    "i8": (1, True),
+    "u16": (2, False),
+    "i16": (2, True),
+}
+_WRITE = {
+    "b32": (4, 0),
+    "b64": (8, 0),
+    "b96": (12, 0),
+    "b128": (16, 0),
+    "b8": (1, 0),
+    "b16": (2, 0),
+    "b8_d16_hi": (1, 2),
+    "b16_d16_hi": (2, 2),
+}
 # DS atomic names -> names in ATOMICS (32-bit; "_u64"/"_b64"/"_i64" select the 64-bit variant).
-_DS_ATOMIC = {"add": "add", "sub": "sub", "rsub": "rsub", "inc": "inc", "dec": "dec", "min_i": "smin",
-              "max_i": "smax", "min_u": "umin", "max_u": "umax", "and": "and", "or": "or", "xor": "xor",
-              "wrxchg": "swap", "cmpst": "cmpswap", "add_f": "add_f32", "min_f": "min_f32", "max_f": "max_f32",
-              "pk_add_f": "pk_add_f16", "pk_add_bf": "pk_add_bf16"}
+_DS_ATOMIC = {
+    "add": "add",
+    "sub": "sub",
+    "rsub": "rsub",
+    "inc": "inc",
+    "dec": "dec",
+    "min_i": "smin",
+    "max_i": "smax",
+    "min_u": "umin",
+    "max_u": "umax",
+    "and": "and",
+    "or": "or",
+    "xor": "xor",
+    "wrxchg": "swap",
+    "cmpst": "cmpswap",
+    "add_f": "add_f32",
+    "min_f": "min_f32",
+    "max_f": "max_f32",
+    "pk_add_f": "pk_add_f16",
+    "pk_add_bf": "pk_add_bf16",
+}
 # 64-bit float DS atomics map to these ATOMICS names.
 _DS_ATOMIC64_FLOAT = {"add_f": "add_f64", "min_f": "min_f64", "max_f": "max_f64"}
 
@@ -62,9 +94,12 @@ def _bind_read(inst: Instruction) -> Handler:
         if d16:  # 16-bit result into one half, the other half preserved
             half = values[0] & U32(0xFFFF)
             old = w.v[row, lanes]
-            w.v[row, lanes] = (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
+            w.v[row, lanes] = (
+                (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
+            )
         else:
-            w.v[row:row + dwords, lanes] = values
+            w.v[row : row + dwords, lanes] = values
+
     return run
 
 
@@ -80,8 +115,11 @@ def _bind_write(inst: Instruction) -> Handler:
     def run(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
         if lanes.size:
-            raw = np.ascontiguousarray(w.v[data:data + dwords, lanes].T).view(np.uint8)[:, skip:skip + width]
+            raw = np.ascontiguousarray(w.v[data : data + dwords, lanes].T).view(np.uint8)[
+                :, skip : skip + width
+            ]
             w.group.lds.store(_addresses(w, addr, lanes, offset), raw, lanes)
+
     return run
 
 
@@ -103,7 +141,8 @@ def _bind_pair(inst: Instruction) -> Handler:
             if lanes.size:
                 for i, offset in enumerate(offsets):
                     raw = w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes)
-                    w.v[row + i * dwords:row + (i + 1) * dwords, lanes] = _extend(raw, width, False).T
+                    w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = _extend(raw, width, False).T
+
         return read
     sources = (f["data0"] + acc, f["data1"] + acc)
 
@@ -111,8 +150,9 @@ def _bind_pair(inst: Instruction) -> Handler:
         lanes = np.flatnonzero(w.exec_mask)
         if lanes.size:
             for source, offset in zip(sources, offsets):
-                raw = np.ascontiguousarray(w.v[source:source + dwords, lanes].T).view(np.uint8)
+                raw = np.ascontiguousarray(w.v[source : source + dwords, lanes].T).view(np.uint8)
                 w.group.lds.store(_addresses(w, addr, lanes, offset), raw, lanes)
+
     return write
 
 
@@ -171,6 +211,7 @@ def _bind_atomic(inst: Instruction) -> Handler:
             w.v[dst, lanes] = (values & U64(0xFFFFFFFF)).astype(U32)
             if words == 2:
                 w.v[dst + 1, lanes] = (values >> U64(32)).astype(U32)
+
     return run
 
 
@@ -195,12 +236,15 @@ def _bind_permute(inst: Instruction) -> Handler:
         def swizzle(w: Wave) -> None:
             values = np.where(w.exec_mask, w.v[addr], U32(0))
             np.copyto(w.v[dst], values[source], where=w.exec_mask)
+
         return swizzle
     if name == "ds_bpermute_b32":
+
         def bpermute(w: Wave) -> None:
             values = np.where(w.exec_mask, w.v[data], U32(0))
             index = ((w.v[addr].astype(U64) + U64(offset)) >> U64(2)) & U64(63)
             np.copyto(w.v[dst], values[index.astype(np.intp)], where=w.exec_mask)
+
         return bpermute
 
     def permute(w: Wave) -> None:
@@ -209,6 +253,7 @@ def _bind_permute(inst: Instruction) -> Handler:
         index = ((w.v[addr, lanes].astype(U64) + U64(offset)) >> U64(2)) & U64(63)
         result[index.astype(np.intp)] = w.v[data, lanes]
         np.copyto(w.v[dst], result, where=w.exec_mask)
+
     return permute
 
 
@@ -219,8 +264,10 @@ def builders(names: list[str]) -> dict[str, Builder]:
             continue
         if name.startswith(("ds_read2", "ds_write2")):
             table[name] = _bind_pair
-        elif name.startswith("ds_read_") and name.removeprefix("ds_read_").removesuffix("_hi").removesuffix(
-                "_d16") in _READ:
+        elif (
+            name.startswith("ds_read_")
+            and name.removeprefix("ds_read_").removesuffix("_hi").removesuffix("_d16") in _READ
+        ):
             table[name] = _bind_read
         elif name.startswith("ds_write_") and name.removeprefix("ds_write_") in _WRITE:
             table[name] = _bind_write

@@ -67,7 +67,9 @@ def _fma64_lane(a: float, b: float, c: float) -> float:
 def fma64(a: A, b: A, c: A) -> A:
     """Correctly rounded fma for float64 lanes."""
     a, b, c = np.broadcast_arrays(*(np.asarray(x, dtype=F64) for x in (a, b, c)))
-    flat = [_fma64_lane(x, y, z) for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())]
+    flat = [
+        _fma64_lane(x, y, z) for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())
+    ]
     return np.array(flat, dtype=F64).reshape(a.shape)
 
 
@@ -167,5 +169,6 @@ def struct_bits(x: float) -> int:
 
 def trig_preop(x: A, segment: A) -> A:
     x, segment = np.broadcast_arrays(np.asarray(x, dtype=F64), np.asarray(segment, dtype=np.uint32))
-    return np.array([trig_preop_lane(a, int(s)) for a, s in zip(x.ravel().tolist(), segment.ravel().tolist())],
-                    dtype=F64).reshape(x.shape)
+    return np.array(
+        [trig_preop_lane(a, int(s)) for a, s in zip(x.ravel().tolist(), segment.ravel().tolist())], dtype=F64
+    ).reshape(x.shape)

@@ -12,11 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import (F32, F64, I64, U32, U64, Builder, Handler, lane_mask_reader,
-                                                       scalar_reader, scalar_writer, unsupported, vector_reader,
-                                                       vgpr_writer)
+from ptx2gcn.runtime.emulator.semantics_common import (
+    F32,
+    F64,
+    I64,
+    U32,
+    U64,
+    Builder,
+    Handler,
+    lane_mask_reader,
+    scalar_reader,
+    scalar_writer,
+    unsupported,
+    vector_reader,
+    vgpr_writer,
+)
 from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
 from ptx2gcn.runtime.emulator.semantics_fp import fma, quiet
 from ptx2gcn.runtime.emulator.semantics_valu import bits_modifier
@@ -73,6 +84,7 @@ def _masked_writer(row: int, lanes: Any) -> Any:
 
     def write(w: Wave, value: Any) -> None:
         np.copyto(w.v[row], value, where=lanes(w), casting="unsafe")
+
     return write
 
 
@@ -100,6 +112,7 @@ def _bind_carry(inst: Instruction) -> Handler:
             flag = wide > U64(MASK32)
         write(w, (wide & U64(MASK32)).astype(U32))
         _write_mask(w, out, flag)
+
     return run
 
 
@@ -109,13 +122,22 @@ def _bind_cndmask(inst: Instruction) -> Handler:
     if inst.form in ("dpp", "sdwa"):
         a, b, lanes = _sources(inst)
     else:
-        a = _float_reader(inst, 0, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src0"])
-        b = _float_reader(inst, 1, 32) if f.get("abs", 0) or f.get("neg", 0) else vector_reader(inst, f["src1"])
+        a = (
+            _float_reader(inst, 0, 32)
+            if f.get("abs", 0) or f.get("neg", 0)
+            else vector_reader(inst, f["src0"])
+        )
+        b = (
+            _float_reader(inst, 1, 32)
+            if f.get("abs", 0) or f.get("neg", 0)
+            else vector_reader(inst, f["src1"])
+        )
     cond = _mask_in(inst)
     write = _masked_writer(f["vdst"], lanes)
 
     def run(w: Wave) -> None:
         write(w, np.where(cond(w), b(w), a(w)))
+
     return run
 
 
@@ -132,14 +154,19 @@ def _bind_mad64(inst: Instruction) -> Handler:
     def run(w: Wave) -> None:
         x, y, z = (np.broadcast_to(np.asarray(v), (64,)) for v in (a(w), b(w), c(w)))
         if signed:
-            exact = [int(p) * int(q) + int(r) for p, q, r in zip(x.view(np.int32).tolist(), y.view(np.int32).tolist(),
-                                                              z.astype(U64).view(I64).tolist())]
+            exact = [
+                int(p) * int(q) + int(r)
+                for p, q, r in zip(
+                    x.view(np.int32).tolist(), y.view(np.int32).tolist(), z.astype(U64).view(I64).tolist()
+                )
+            ]
             overflow = np.array([not -(1 << 63) <= v < 1 << 63 for v in exact])
         else:
             exact = [int(p) * int(q) + int(r) for p, q, r in zip(x.tolist(), y.tolist(), z.tolist())]
             overflow = np.array([v >> 64 != 0 for v in exact])
         write(w, np.array([v & 0xFFFFFFFFFFFFFFFF for v in exact], dtype=U64))
         _write_mask(w, out, overflow)
+
     return run
 
 
@@ -162,7 +189,9 @@ def div_scale(s0: A, s1: A, s2: A, bits: int) -> tuple[A, A]:
     down = np.ldexp(s0, -scale).astype(dtype)
     e1, e2 = _exponent(s1, bits), _exponent(s2, bits)
     with np.errstate(all="ignore"):
-        recip_denorm = np.abs(1.0 / s1.astype(F64)) < np.finfo(dtype).tiny if bits == 32 else np.abs(1.0 / s1) < tiny
+        recip_denorm = (
+            np.abs(1.0 / s1.astype(F64)) < np.finfo(dtype).tiny if bits == 32 else np.abs(1.0 / s1) < tiny
+        )
         quot = (s2 / s1).astype(dtype)
     quot_denorm = (np.abs(quot) < tiny) & (quot != 0)
     s1_denorm = (np.abs(s1) < tiny) & (s1 != 0)
@@ -204,9 +233,10 @@ def div_fixup(s0: A, s1: A, s2: A) -> A:
     inf = np.where(sign_neg, dtype(-np.inf), dtype(np.inf))
     zero = np.where(sign_neg, dtype(-0.0), dtype(0.0))
     default_nan = np.full(s0.shape, np.nan, dtype=dtype)
-    default_nan = (default_nan.view({2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])
-                   | np.array(1 << (s0.dtype.itemsize * 8 - 1)).astype(
-                       {2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])).view(dtype)
+    default_nan = (
+        default_nan.view({2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])
+        | np.array(1 << (s0.dtype.itemsize * 8 - 1)).astype({2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])
+    ).view(dtype)
     magnitude = np.where(sign_neg, -np.abs(s0), np.abs(s0))
     out = magnitude
     cases = [
@@ -235,6 +265,7 @@ def _bind_div_scale(inst: Instruction) -> Handler:
         d, vcc = div_scale(s0, s1, s2, bits)
         write(w, d.view(U32 if bits == 32 else U64))
         _write_mask(w, out, vcc)
+
     return run
 
 
@@ -248,6 +279,7 @@ def _bind_div_fmas(inst: Instruction) -> Handler:
         s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
         result = div_fmas(s0, s1, s2, mask_of(w.vcc), bits)
         write(w, np.asarray(result, dtype=dtype).view(U32 if bits == 32 else U64))
+
     return run
 
 
@@ -261,6 +293,7 @@ def _bind_div_fixup(inst: Instruction) -> Handler:
     def run(w: Wave) -> None:
         s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
         write(w, np.asarray(div_fixup(s0, s1, s2), dtype=dtype).view(unsigned))
+
     return run
 
 
@@ -284,6 +317,7 @@ def _bind_readfirstlane(inst: Instruction) -> Handler:
         active = np.flatnonzero(w.exec_mask)
         lane = int(active[0]) if active.size else 0
         write(w, int(np.broadcast_to(read(w), (64,))[lane]))
+
     return run
 
 
@@ -295,6 +329,7 @@ def _bind_writelane(inst: Instruction) -> Handler:
 
     def run(w: Wave) -> None:
         w.v[row, lane(w) & 63] = value(w)
+
     return run
 
 
@@ -311,6 +346,7 @@ def _bind_mbcnt(inst: Instruction) -> Handler:
 
     def run(w: Wave) -> None:
         write(w, popcount(np.asarray(mask(w), U32) & thread_masks) + add(w))
+
     return run
 
 
@@ -324,6 +360,7 @@ def _bind_swap(inst: Instruction) -> Handler:
         old_a, old_b = w.v[a].copy(), w.v[b].copy()
         np.copyto(w.v[a], old_b, where=w.exec_mask)
         np.copyto(w.v[b], old_a, where=w.exec_mask)
+
     return run
 
 
@@ -347,16 +384,36 @@ def _nop(inst: Instruction) -> Handler:
 
 
 BUILDERS: dict[str, Builder] = {
-    **{n: _bind_carry for n in ("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32",
-                                "v_subb_co_u32", "v_subbrev_co_u32")},
+    **{
+        n: _bind_carry
+        for n in (
+            "v_add_co_u32",
+            "v_sub_co_u32",
+            "v_subrev_co_u32",
+            "v_addc_co_u32",
+            "v_subb_co_u32",
+            "v_subbrev_co_u32",
+        )
+    },
     "v_cndmask_b32": _bind_cndmask,
-    "v_mad_u64_u32": _bind_mad64, "v_mad_i64_i32": _bind_mad64,
-    "v_div_scale_f32": _bind_div_scale, "v_div_scale_f64": _bind_div_scale,
-    "v_div_fmas_f32": _bind_div_fmas, "v_div_fmas_f64": _bind_div_fmas,
-    "v_div_fixup_f32": _bind_div_fixup, "v_div_fixup_f64": _bind_div_fixup, "v_div_fixup_f16": _bind_div_fixup,
-    "v_readlane_b32": _bind_readlane, "v_readfirstlane_b32": _bind_readfirstlane,
+    "v_mad_u64_u32": _bind_mad64,
+    "v_mad_i64_i32": _bind_mad64,
+    "v_div_scale_f32": _bind_div_scale,
+    "v_div_scale_f64": _bind_div_scale,
+    "v_div_fmas_f32": _bind_div_fmas,
+    "v_div_fmas_f64": _bind_div_fmas,
+    "v_div_fixup_f32": _bind_div_fixup,
+    "v_div_fixup_f64": _bind_div_fixup,
+    "v_div_fixup_f16": _bind_div_fixup,
+    "v_readlane_b32": _bind_readlane,
+    "v_readfirstlane_b32": _bind_readfirstlane,
     "v_writelane_b32": _bind_writelane,
-    "v_mbcnt_lo_u32_b32": _bind_mbcnt, "v_mbcnt_hi_u32_b32": _bind_mbcnt,
-    "v_swap_b32": _bind_swap, "v_nop": _nop, "v_clrexcp": _nop,
-    "v_accvgpr_read_b32": _bind_accvgpr, "v_accvgpr_write_b32": _bind_accvgpr, "v_accvgpr_mov_b32": _bind_accvgpr,
+    "v_mbcnt_lo_u32_b32": _bind_mbcnt,
+    "v_mbcnt_hi_u32_b32": _bind_mbcnt,
+    "v_swap_b32": _bind_swap,
+    "v_nop": _nop,
+    "v_clrexcp": _nop,
+    "v_accvgpr_read_b32": _bind_accvgpr,
+    "v_accvgpr_write_b32": _bind_accvgpr,
+    "v_accvgpr_mov_b32": _bind_accvgpr,
 }

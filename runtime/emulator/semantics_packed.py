@@ -11,10 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import F16, F32, I16, U16, U32, U64, Builder, Handler, unsupported
-from ptx2gcn.runtime.emulator.semantics_common import vector_reader, vgpr_writer
+from ptx2gcn.runtime.emulator.semantics_common import (
+    F16,
+    F32,
+    I16,
+    U16,
+    U32,
+    U64,
+    Builder,
+    Handler,
+    unsupported,
+    vector_reader,
+    vgpr_writer,
+)
 from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum, fma, ieee_min_max
 from ptx2gcn.runtime.emulator.wave import Wave
 
@@ -28,16 +38,22 @@ def _half(raw: A, high: bool) -> A:
 
 
 PK16: dict[str, tuple[Any, str, int]] = {
-    "v_pk_add_f16": (np.add, "f16", 2), "v_pk_mul_f16": (np.multiply, "f16", 2),
+    "v_pk_add_f16": (np.add, "f16", 2),
+    "v_pk_mul_f16": (np.multiply, "f16", 2),
     "v_pk_fma_f16": (fma, "f16", 3),
     "v_pk_min_f16": (lambda a, b: ieee_min_max(a, b, True, True), "f16", 2),
     "v_pk_max_f16": (lambda a, b: ieee_min_max(a, b, True, False), "f16", 2),
-    "v_pk_add_u16": (np.add, "u16", 2), "v_pk_sub_u16": (np.subtract, "u16", 2),
-    "v_pk_add_i16": (np.add, "i16", 2), "v_pk_sub_i16": (np.subtract, "i16", 2),
+    "v_pk_add_u16": (np.add, "u16", 2),
+    "v_pk_sub_u16": (np.subtract, "u16", 2),
+    "v_pk_add_i16": (np.add, "i16", 2),
+    "v_pk_sub_i16": (np.subtract, "i16", 2),
     "v_pk_mul_lo_u16": (np.multiply, "u16", 2),
-    "v_pk_mad_u16": (lambda a, b, c: a * b + c, "u16", 3), "v_pk_mad_i16": (lambda a, b, c: a * b + c, "i16", 3),
-    "v_pk_max_i16": (np.maximum, "i16", 2), "v_pk_min_i16": (np.minimum, "i16", 2),
-    "v_pk_max_u16": (np.maximum, "u16", 2), "v_pk_min_u16": (np.minimum, "u16", 2),
+    "v_pk_mad_u16": (lambda a, b, c: a * b + c, "u16", 3),
+    "v_pk_mad_i16": (lambda a, b, c: a * b + c, "i16", 3),
+    "v_pk_max_i16": (np.maximum, "i16", 2),
+    "v_pk_min_i16": (np.minimum, "i16", 2),
+    "v_pk_max_u16": (np.maximum, "u16", 2),
+    "v_pk_min_u16": (np.minimum, "u16", 2),
     "v_pk_lshlrev_b16": (lambda a, b: b << (a & _M4), "u16", 2),
     "v_pk_lshrrev_b16": (lambda a, b: b >> (a & _M4), "u16", 2),
     "v_pk_ashrrev_i16": (lambda a, b: b >> (a.view(U16) & _M4).astype(I16), "i16", 2),
@@ -77,6 +93,7 @@ def _bind_pk16(inst: Instruction) -> Handler:
         low = np.asarray(fn(*halves(raws, op_sel, neg_lo))).astype(dtype).view(U16)
         high = np.asarray(fn(*halves(raws, op_sel_hi, neg_hi))).astype(dtype).view(U16)
         write(w, low.astype(U32) | (high.astype(U32) << U32(16)))
+
     return run
 
 
@@ -88,8 +105,12 @@ def _bind_pk32(inst: Instruction) -> Handler:
     readers = [vector_reader(inst, f[f"src{i}"], 64, True) for i in range(count)]
     op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 7)
     neg_lo, neg_hi = f.get("neg", 0), f.get("neg_hi", 0)
-    fns = {"v_pk_fma_f32": fma, "v_pk_mul_f32": np.multiply, "v_pk_add_f32": np.add,
-           "v_pk_mov_b32": lambda a, b: (a, b)}
+    fns = {
+        "v_pk_fma_f32": fma,
+        "v_pk_mul_f32": np.multiply,
+        "v_pk_add_f32": np.add,
+        "v_pk_mov_b32": lambda a, b: (a, b),
+    }
     fn = fns[name]
     write = vgpr_writer(f["vdst"], 64)
 
@@ -109,6 +130,7 @@ def _bind_pk32(inst: Instruction) -> Handler:
         lo_bits = np.asarray(lo, dtype=F32).view(U32).astype(U64)
         hi_bits = np.asarray(hi, dtype=F32).view(U32).astype(U64)
         write(w, lo_bits | (hi_bits << U64(32)))
+
     return run
 
 
@@ -124,8 +146,11 @@ def _bind_dot2_f32_f16(inst: Instruction) -> Handler:
         x, y = np.asarray(a(w), U32), np.asarray(b(w), U32)
         lo = _half(x, False).view(F16).astype(F32) * _half(y, False).view(F16).astype(F32)
         hi = _half(x, True).view(F16).astype(F32) * _half(y, True).view(F16).astype(F32)
-        total = np.asarray(c(w), U32).view(F32).astype(np.float64) + lo.astype(np.float64) + hi.astype(np.float64)
+        total = (
+            np.asarray(c(w), U32).view(F32).astype(np.float64) + lo.astype(np.float64) + hi.astype(np.float64)
+        )
         write(w, total.astype(F32).view(U32))
+
     return run
 
 
@@ -159,13 +184,20 @@ def _bind_fma_mix(inst: Instruction) -> Handler:
             return
         half = exact.astype(F16).view(U16).astype(U32)
         old = np.broadcast_to(w.v[f["vdst"]], (64,))
-        merged = (old & U32(0xFFFF0000)) | half if name == "v_fma_mixlo_f16" else (old & U32(0xFFFF)) | half << U32(16)
+        merged = (
+            (old & U32(0xFFFF0000)) | half
+            if name == "v_fma_mixlo_f16"
+            else (old & U32(0xFFFF)) | half << U32(16)
+        )
         write(w, merged)
+
     return run
 
 
 BUILDERS: dict[str, Builder] = {
-    "v_fma_mix_f32": _bind_fma_mix, "v_fma_mixlo_f16": _bind_fma_mix, "v_fma_mixhi_f16": _bind_fma_mix,
+    "v_fma_mix_f32": _bind_fma_mix,
+    "v_fma_mixlo_f16": _bind_fma_mix,
+    "v_fma_mixhi_f16": _bind_fma_mix,
     **{name: _bind_pk16 for name in PK16},
     **{name: _bind_pk32 for name in ("v_pk_fma_f32", "v_pk_mul_f32", "v_pk_add_f32", "v_pk_mov_b32")},
     "v_dot2_f32_f16": _bind_dot2_f32_f16,

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum
 
 A = Any
@@ -54,10 +53,16 @@ ODD_EVALUATORS: dict[str, Callable[..., A]] = {
     "sub": lambda a, b: _add(a, -np.asarray(b, F64)),
     "subrev": lambda a, b: _add(b, -np.asarray(a, F64)),
     "mul": lambda a, b: np.asarray(a, F64) * np.asarray(b, F64),
-    "fma": _fma, "fmac": _fma, "mac": _fma, "mad": _fma,
-    "cvt_f16_f32": lambda a: np.asarray(a, F64), "cvt_f32_f64": lambda a: np.asarray(a, F64),
-    "cvt_f32_i32": lambda a: np.asarray(a, F64), "cvt_f32_u32": lambda a: np.asarray(a, F64),
-    "cvt_f16_u16": lambda a: np.asarray(a, F64), "cvt_f16_i16": lambda a: np.asarray(a, F64),
+    "fma": _fma,
+    "fmac": _fma,
+    "mac": _fma,
+    "mad": _fma,
+    "cvt_f16_f32": lambda a: np.asarray(a, F64),
+    "cvt_f32_f64": lambda a: np.asarray(a, F64),
+    "cvt_f32_i32": lambda a: np.asarray(a, F64),
+    "cvt_f32_u32": lambda a: np.asarray(a, F64),
+    "cvt_f16_u16": lambda a: np.asarray(a, F64),
+    "cvt_f16_i16": lambda a: np.asarray(a, F64),
 }
 
 

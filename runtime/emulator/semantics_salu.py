@@ -58,6 +58,7 @@ def _shift_add(n: int) -> Op2:
     def op(a: int, b: int, scc: int) -> Result:
         total = ((a << n) & MASK32) + b
         return total & MASK32, int(total >> 32 != 0 or a >> (32 - n) != 0)
+
     return op
 
 
@@ -74,14 +75,22 @@ SOP2: dict[str, Op2] = {
     "s_max_u32": lambda a, b, c: (max(a, b), int(a > b)),
     "s_cselect_b32": lambda a, b, c: (a if c else b, None),
     "s_cselect_b64": lambda a, b, c: (a if c else b, None),
-    "s_and_b32": lambda a, b, c: _nz(a & b), "s_and_b64": lambda a, b, c: _nz(a & b, MASK64),
-    "s_or_b32": lambda a, b, c: _nz(a | b), "s_or_b64": lambda a, b, c: _nz(a | b, MASK64),
-    "s_xor_b32": lambda a, b, c: _nz(a ^ b), "s_xor_b64": lambda a, b, c: _nz(a ^ b, MASK64),
-    "s_andn2_b32": lambda a, b, c: _nz(a & ~b), "s_andn2_b64": lambda a, b, c: _nz(a & ~b, MASK64),
-    "s_orn2_b32": lambda a, b, c: _nz(a | ~b), "s_orn2_b64": lambda a, b, c: _nz(a | ~b, MASK64),
-    "s_nand_b32": lambda a, b, c: _nz(~(a & b)), "s_nand_b64": lambda a, b, c: _nz(~(a & b), MASK64),
-    "s_nor_b32": lambda a, b, c: _nz(~(a | b)), "s_nor_b64": lambda a, b, c: _nz(~(a | b), MASK64),
-    "s_xnor_b32": lambda a, b, c: _nz(~(a ^ b)), "s_xnor_b64": lambda a, b, c: _nz(~(a ^ b), MASK64),
+    "s_and_b32": lambda a, b, c: _nz(a & b),
+    "s_and_b64": lambda a, b, c: _nz(a & b, MASK64),
+    "s_or_b32": lambda a, b, c: _nz(a | b),
+    "s_or_b64": lambda a, b, c: _nz(a | b, MASK64),
+    "s_xor_b32": lambda a, b, c: _nz(a ^ b),
+    "s_xor_b64": lambda a, b, c: _nz(a ^ b, MASK64),
+    "s_andn2_b32": lambda a, b, c: _nz(a & ~b),
+    "s_andn2_b64": lambda a, b, c: _nz(a & ~b, MASK64),
+    "s_orn2_b32": lambda a, b, c: _nz(a | ~b),
+    "s_orn2_b64": lambda a, b, c: _nz(a | ~b, MASK64),
+    "s_nand_b32": lambda a, b, c: _nz(~(a & b)),
+    "s_nand_b64": lambda a, b, c: _nz(~(a & b), MASK64),
+    "s_nor_b32": lambda a, b, c: _nz(~(a | b)),
+    "s_nor_b64": lambda a, b, c: _nz(~(a | b), MASK64),
+    "s_xnor_b32": lambda a, b, c: _nz(~(a ^ b)),
+    "s_xnor_b64": lambda a, b, c: _nz(~(a ^ b), MASK64),
     "s_lshl_b32": lambda a, b, c: _nz(a << (b & 31)),
     "s_lshl_b64": lambda a, b, c: _nz(a << (b & 63), MASK64),
     "s_lshr_b32": lambda a, b, c: _nz(a >> (b & 31)),
@@ -98,8 +107,10 @@ SOP2: dict[str, Op2] = {
     "s_bfe_u64": lambda a, b, c: _bfe(a, b, 64, False),
     "s_bfe_i64": lambda a, b, c: _bfe(a, b, 64, True),
     "s_absdiff_i32": lambda a, b, c: _nz(abs(_s32(a) - _s32(b))),
-    "s_lshl1_add_u32": _shift_add(1), "s_lshl2_add_u32": _shift_add(2),
-    "s_lshl3_add_u32": _shift_add(3), "s_lshl4_add_u32": _shift_add(4),
+    "s_lshl1_add_u32": _shift_add(1),
+    "s_lshl2_add_u32": _shift_add(2),
+    "s_lshl3_add_u32": _shift_add(3),
+    "s_lshl4_add_u32": _shift_add(4),
     "s_pack_ll_b32_b16": lambda a, b, c: ((a & 0xFFFF) | (b & 0xFFFF) << 16, None),
     "s_pack_lh_b32_b16": lambda a, b, c: ((a & 0xFFFF) | (b >> 16) << 16, None),
     "s_pack_hh_b32_b16": lambda a, b, c: ((a >> 16) | (b >> 16) << 16, None),
@@ -150,17 +161,24 @@ def _bitreplicate(value: int) -> int:
 Op1 = Callable[[int, int, int], Result]  # (s0, d_old, scc) -> (d, scc)
 
 SOP1: dict[str, Op1] = {
-    "s_mov_b32": lambda a, d, c: (a, None), "s_mov_b64": lambda a, d, c: (a, None),
-    "s_cmov_b32": lambda a, d, c: (a if c else d, None), "s_cmov_b64": lambda a, d, c: (a if c else d, None),
-    "s_not_b32": lambda a, d, c: _nz(~a), "s_not_b64": lambda a, d, c: _nz(~a, MASK64),
-    "s_wqm_b32": lambda a, d, c: _wqm(a, 32), "s_wqm_b64": lambda a, d, c: _wqm(a, 64),
-    "s_brev_b32": lambda a, d, c: (_brev(a, 32), None), "s_brev_b64": lambda a, d, c: (_brev(a, 64), None),
+    "s_mov_b32": lambda a, d, c: (a, None),
+    "s_mov_b64": lambda a, d, c: (a, None),
+    "s_cmov_b32": lambda a, d, c: (a if c else d, None),
+    "s_cmov_b64": lambda a, d, c: (a if c else d, None),
+    "s_not_b32": lambda a, d, c: _nz(~a),
+    "s_not_b64": lambda a, d, c: _nz(~a, MASK64),
+    "s_wqm_b32": lambda a, d, c: _wqm(a, 32),
+    "s_wqm_b64": lambda a, d, c: _wqm(a, 64),
+    "s_brev_b32": lambda a, d, c: (_brev(a, 32), None),
+    "s_brev_b64": lambda a, d, c: (_brev(a, 64), None),
     "s_bcnt0_i32_b32": lambda a, d, c: _nz(32 - a.bit_count()),
     "s_bcnt0_i32_b64": lambda a, d, c: _nz(64 - a.bit_count()),
     "s_bcnt1_i32_b32": lambda a, d, c: _nz(a.bit_count()),
     "s_bcnt1_i32_b64": lambda a, d, c: _nz(a.bit_count()),
-    "s_ff0_i32_b32": lambda a, d, c: (_ff(a, 32, 0), None), "s_ff0_i32_b64": lambda a, d, c: (_ff(a, 64, 0), None),
-    "s_ff1_i32_b32": lambda a, d, c: (_ff(a, 32, 1), None), "s_ff1_i32_b64": lambda a, d, c: (_ff(a, 64, 1), None),
+    "s_ff0_i32_b32": lambda a, d, c: (_ff(a, 32, 0), None),
+    "s_ff0_i32_b64": lambda a, d, c: (_ff(a, 64, 0), None),
+    "s_ff1_i32_b32": lambda a, d, c: (_ff(a, 32, 1), None),
+    "s_ff1_i32_b64": lambda a, d, c: (_ff(a, 64, 1), None),
     "s_flbit_i32_b32": lambda a, d, c: (_flbit(a, 32), None),
     "s_flbit_i32_b64": lambda a, d, c: (_flbit(a, 64), None),
     "s_flbit_i32": lambda a, d, c: (_flbit_signed(a, 32), None),
@@ -172,31 +190,47 @@ SOP1: dict[str, Op1] = {
     "s_bitset1_b32": lambda a, d, c: (d | 1 << (a & 31), None),
     "s_bitset1_b64": lambda a, d, c: (d | 1 << (a & 63), None),
     "s_abs_i32": lambda a, d, c: _nz(abs(_s32(a))),
-    "s_quadmask_b32": lambda a, d, c: _quadmask(a, 32), "s_quadmask_b64": lambda a, d, c: _quadmask(a, 64),
+    "s_quadmask_b32": lambda a, d, c: _quadmask(a, 32),
+    "s_quadmask_b64": lambda a, d, c: _quadmask(a, 64),
     "s_bitreplicate_b64_b32": lambda a, d, c: (_bitreplicate(a), None),
 }
 
 # saveexec family: (s0, exec) -> new exec; D = old EXEC (wrexec: D = new EXEC); SCC = new EXEC != 0.
 SAVEEXEC: dict[str, Callable[[int, int], int]] = {
-    "s_and_saveexec_b64": lambda s, e: s & e, "s_or_saveexec_b64": lambda s, e: s | e,
-    "s_xor_saveexec_b64": lambda s, e: s ^ e, "s_andn2_saveexec_b64": lambda s, e: s & ~e,
-    "s_orn2_saveexec_b64": lambda s, e: s | ~e, "s_nand_saveexec_b64": lambda s, e: ~(s & e),
-    "s_nor_saveexec_b64": lambda s, e: ~(s | e), "s_xnor_saveexec_b64": lambda s, e: ~(s ^ e),
-    "s_andn1_saveexec_b64": lambda s, e: ~s & e, "s_orn1_saveexec_b64": lambda s, e: ~s | e,
-    "s_andn1_wrexec_b64": lambda s, e: ~s & e, "s_andn2_wrexec_b64": lambda s, e: s & ~e,
+    "s_and_saveexec_b64": lambda s, e: s & e,
+    "s_or_saveexec_b64": lambda s, e: s | e,
+    "s_xor_saveexec_b64": lambda s, e: s ^ e,
+    "s_andn2_saveexec_b64": lambda s, e: s & ~e,
+    "s_orn2_saveexec_b64": lambda s, e: s | ~e,
+    "s_nand_saveexec_b64": lambda s, e: ~(s & e),
+    "s_nor_saveexec_b64": lambda s, e: ~(s | e),
+    "s_xnor_saveexec_b64": lambda s, e: ~(s ^ e),
+    "s_andn1_saveexec_b64": lambda s, e: ~s & e,
+    "s_orn1_saveexec_b64": lambda s, e: ~s | e,
+    "s_andn1_wrexec_b64": lambda s, e: ~s & e,
+    "s_andn2_wrexec_b64": lambda s, e: s & ~e,
 }
 
 Cmp = Callable[[int, int], bool]
 SOPC: dict[str, Cmp] = {
-    "s_cmp_eq_i32": lambda a, b: a == b, "s_cmp_lg_i32": lambda a, b: a != b,
-    "s_cmp_gt_i32": lambda a, b: _s32(a) > _s32(b), "s_cmp_ge_i32": lambda a, b: _s32(a) >= _s32(b),
-    "s_cmp_lt_i32": lambda a, b: _s32(a) < _s32(b), "s_cmp_le_i32": lambda a, b: _s32(a) <= _s32(b),
-    "s_cmp_eq_u32": lambda a, b: a == b, "s_cmp_lg_u32": lambda a, b: a != b,
-    "s_cmp_gt_u32": lambda a, b: a > b, "s_cmp_ge_u32": lambda a, b: a >= b,
-    "s_cmp_lt_u32": lambda a, b: a < b, "s_cmp_le_u32": lambda a, b: a <= b,
-    "s_cmp_eq_u64": lambda a, b: a == b, "s_cmp_lg_u64": lambda a, b: a != b,
-    "s_bitcmp0_b32": lambda a, b: not a >> (b & 31) & 1, "s_bitcmp1_b32": lambda a, b: bool(a >> (b & 31) & 1),
-    "s_bitcmp0_b64": lambda a, b: not a >> (b & 63) & 1, "s_bitcmp1_b64": lambda a, b: bool(a >> (b & 63) & 1),
+    "s_cmp_eq_i32": lambda a, b: a == b,
+    "s_cmp_lg_i32": lambda a, b: a != b,
+    "s_cmp_gt_i32": lambda a, b: _s32(a) > _s32(b),
+    "s_cmp_ge_i32": lambda a, b: _s32(a) >= _s32(b),
+    "s_cmp_lt_i32": lambda a, b: _s32(a) < _s32(b),
+    "s_cmp_le_i32": lambda a, b: _s32(a) <= _s32(b),
+    "s_cmp_eq_u32": lambda a, b: a == b,
+    "s_cmp_lg_u32": lambda a, b: a != b,
+    "s_cmp_gt_u32": lambda a, b: a > b,
+    "s_cmp_ge_u32": lambda a, b: a >= b,
+    "s_cmp_lt_u32": lambda a, b: a < b,
+    "s_cmp_le_u32": lambda a, b: a <= b,
+    "s_cmp_eq_u64": lambda a, b: a == b,
+    "s_cmp_lg_u64": lambda a, b: a != b,
+    "s_bitcmp0_b32": lambda a, b: not a >> (b & 31) & 1,
+    "s_bitcmp1_b32": lambda a, b: bool(a >> (b & 31) & 1),
+    "s_bitcmp0_b64": lambda a, b: not a >> (b & 63) & 1,
+    "s_bitcmp1_b64": lambda a, b: bool(a >> (b & 63) & 1),
 }
 
 
@@ -227,6 +261,7 @@ def _bind_sop2(inst: Instruction) -> Handler:
         write(w, d)
         if scc is not None:
             w.scc = scc
+
     return run
 
 
@@ -243,6 +278,7 @@ def _bind_sop1(inst: Instruction) -> Handler:
         write(w, d)
         if scc is not None:
             w.scc = scc
+
     return run
 
 
@@ -258,6 +294,7 @@ def _bind_saveexec(inst: Instruction) -> Handler:
         w.set_exec(new)
         write(w, new if wrexec else old)
         w.scc = int(new != 0)
+
     return run
 
 
@@ -270,8 +307,10 @@ def _bind_pc(inst: Instruction) -> Handler:
         return lambda w: write(w, w.pc)
     source = scalar_reader(inst, f["ssrc0"], 64)
     if name == "s_setpc_b64":
+
         def setpc(w: Wave) -> None:
             w.pc = source(w)
+
         return setpc
     write = scalar_writer(inst, f["sdst"], 64)
 
@@ -279,6 +318,7 @@ def _bind_pc(inst: Instruction) -> Handler:
         target = source(w)
         write(w, w.pc)
         w.pc = target
+
     return swappc
 
 
@@ -293,6 +333,7 @@ def _bind_movrel(inst: Instruction) -> Handler:
         def movrels(w: Wave) -> None:
             code = base + w.s[M0]
             write(w, w.s[code] | (w.s[code + 1] << 32 if step == 2 else 0))
+
         return movrels
     read = scalar_reader(inst, f["ssrc0"], bits)
 
@@ -301,6 +342,7 @@ def _bind_movrel(inst: Instruction) -> Handler:
         value = read(w)
         for i in range(step):
             w.set_sreg(code + i, value >> (32 * i))
+
     return movreld
 
 
@@ -311,6 +353,7 @@ def _bind_sopc(inst: Instruction) -> Handler:
 
     def run(w: Wave) -> None:
         w.scc = int(cmp(a(w), b(w)))
+
     return run
 
 

@@ -12,8 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import (Builder, Handler, scalar_reader, scalar_writer,
-                                                       unsupported)
+from ptx2gcn.runtime.emulator.semantics_common import (
+    Builder,
+    Handler,
+    scalar_reader,
+    scalar_writer,
+    unsupported,
+)
 from ptx2gcn.runtime.emulator.semantics_salu import SOPC, add_i32, sext
 from ptx2gcn.runtime.emulator.wave import MASK32, Wave
 
@@ -34,6 +39,7 @@ def _bind_sopk(inst: Instruction) -> Handler:
 
         def cmpk(w: Wave) -> None:
             w.scc = int(cmp(read(w), k))
+
         return cmpk
     write = scalar_writer(inst, sdst)
     if name == "s_movk_i32":
@@ -42,10 +48,12 @@ def _bind_sopk(inst: Instruction) -> Handler:
     if name == "s_cmovk_i32":
         return lambda w: write(w, simm) if w.scc else None
     if name == "s_addk_i32":
+
         def addk(w: Wave) -> None:
             d, overflow = add_i32(read(w), simm & MASK32)
             write(w, d)
             w.scc = int(overflow or 0)
+
         return addk
     if name == "s_mulk_i32":
         return lambda w: write(w, read(w) * simm)
@@ -55,6 +63,7 @@ def _bind_sopk(inst: Instruction) -> Handler:
         def call(w: Wave) -> None:
             write64(w, w.pc)
             w.pc = w.pc + simm * 4
+
         return call
     raise unsupported(inst, "no semantics")
 
@@ -66,7 +75,9 @@ _HW_READ: dict[int, Callable[[Wave], int]] = {
     2: lambda w: 1 << 0 | int(w.exec == 0) << 9 | int(w.vcc == 0) << 10,  # STATUS: SCC unused, EXECZ, VCCZ
     3: lambda w: w.trap_status,  # TRAPSTS
     4: lambda w: w.index & 0xF,  # HW_ID: wave id in bits 3:0 (SIMD/CU/SE fields read as 0)
-    5: lambda w: 0, 6: lambda w: 0, 7: lambda w: 0,  # GPR_ALLOC, LDS_ALLOC, IB_STS
+    5: lambda w: 0,
+    6: lambda w: 0,
+    7: lambda w: 0,  # GPR_ALLOC, LDS_ALLOC, IB_STS
 }
 
 
@@ -91,7 +102,7 @@ def _bind_setreg(inst: Instruction) -> Handler:
         raise unsupported(inst, f"writing hardware register {reg} is not modelled (only MODE)")
     if inst.opcode == "s_setreg_imm32_b32":
         literal = inst.literal or 0
-        value: Callable[[Wave], int] = lambda w: literal  # noqa: E731
+        value: Callable[[Wave], int] = lambda w: literal
     else:  # s_setreg_b32: the SDST field names the *source* SGPR
         value = scalar_reader(inst, inst.fields["sdst"])
     field = ((1 << size) - 1) << offset
@@ -99,13 +110,20 @@ def _bind_setreg(inst: Instruction) -> Handler:
     def setreg(w: Wave) -> None:
         raw = w.mode.raw
         w.mode.set_raw((raw & ~field) | (value(w) << offset & field))
+
     return setreg
 
 
 def builders() -> dict[str, Builder]:
     table: dict[str, Builder] = {}
-    for name in ("s_movk_i32", "s_cmovk_i32", "s_addk_i32", "s_mulk_i32", "s_call_b64",
-                 *(f"s_cmpk_{k}_{t}" for k in _SOPK_CMP for t in ("i32", "u32"))):
+    for name in (
+        "s_movk_i32",
+        "s_cmovk_i32",
+        "s_addk_i32",
+        "s_mulk_i32",
+        "s_call_b64",
+        *(f"s_cmpk_{k}_{t}" for k in _SOPK_CMP for t in ("i32", "u32")),
+    ):
         table[name] = _bind_sopk
     table["s_getreg_b32"] = _bind_getreg
     table["s_setreg_b32"] = _bind_setreg

@@ -18,19 +18,39 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault
+from ptx2gcn.runtime.emulator.semantics_common import (
+    F16,
+    F32,
+    F64,
+    I16,
+    I32,
+    I64,
+    U16,
+    U32,
+    U64,
+    Handler,
+    Vec,
+    VecRead,
+    unsupported,
+    vector_reader,
+    vgpr_writer,
+)
 from ptx2gcn.runtime.emulator.semantics_rounding import odd_evaluator, round_directed
-from ptx2gcn.runtime.emulator.semantics_common import (F16, F32, F64, I16, I32, I64, U16, U32, U64, Handler, Vec,
-                                                       VecRead, unsupported, vector_reader, vgpr_writer)
 from ptx2gcn.runtime.emulator.wave import Wave
 
 #: type name -> (bits, float?, signed?, numpy dtype of the value)
 TYPES: dict[str, tuple[int, bool, bool, Any]] = {
-    "u16": (16, False, False, U16), "i16": (16, False, True, I16), "f16": (16, True, False, F16),
-    "u32": (32, False, False, U32), "i32": (32, False, True, I32), "f32": (32, True, False, F32),
-    "u64": (64, False, False, U64), "i64": (64, False, True, I64), "f64": (64, True, False, F64),
+    "u16": (16, False, False, U16),
+    "i16": (16, False, True, I16),
+    "f16": (16, True, False, F16),
+    "u32": (32, False, False, U32),
+    "i32": (32, False, True, I32),
+    "f32": (32, True, False, F32),
+    "u64": (64, False, False, U64),
+    "i64": (64, False, True, I64),
+    "f64": (64, True, False, F64),
 }
 _UNSIGNED = {16: U16, 32: U32, 64: U64}
 _SIGN = {16: 0x8000, 32: 0x80000000, 64: 0x8000000000000000}
@@ -129,6 +149,7 @@ def _output_modifier(inst: Instruction, op: VOp) -> Callable[[Wave, Vec], Vec] |
             nan_to = dtype(0) if w.mode.dx10_clamp else value
             value = np.where(np.isnan(value), nan_to, np.clip(value, dtype(0), dtype(1))).astype(dtype)
         return value
+
     if not is_float and omod:
         raise unsupported(inst, "omod on an integer result")
     if not is_float:
@@ -149,6 +170,7 @@ def _saturating(inst: Instruction, op: VOp) -> VOp:
 
     def saturated(*args: Vec) -> Vec:
         return np.clip(fn(*(np.asarray(a).astype(np.int64) for a in args)), low, high)
+
     return VOp(saturated, op.dst, op.srcs, float_mods=op.float_mods)
 
 
@@ -163,8 +185,12 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     readers = _readers(inst, op)
     out_bits, out_float, _, _ = TYPES[op.dst]
     row = inst.fields["vdst"] if dst_row is None else dst_row
-    write = vgpr_writer(row, out_bits, high=bool(inst.fields.get("op_sel", 0) >> 3 & 1) and out_bits == 16,
-                        preserve=inst.opcode in PRESERVES_HIGH16)
+    write = vgpr_writer(
+        row,
+        out_bits,
+        high=bool(inst.fields.get("op_sel", 0) >> 3 & 1) and out_bits == 16,
+        preserve=inst.opcode in PRESERVES_HIGH16,
+    )
     post = _output_modifier(inst, op)
     if inst.fields.get("clamp", 0) and not out_float:
         op = _saturating(inst, op)
@@ -176,14 +202,18 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
 
     def compute(w: Wave, raws: Sequence[Vec]) -> Vec:
         if check_denorm and (w.mode.denorm_32 != 3 or w.mode.denorm_16_64 != 3):
-            raws = [flush_denormals(r, b) if b and _mode_denorm(w, b) in (0, 2) else r
-                    for r, b in zip(raws, float_bits)]
+            raws = [
+                flush_denormals(r, b) if b and _mode_denorm(w, b) in (0, 2) else r
+                for r, b in zip(raws, float_bits)
+            ]
         args = [r.view(TYPES[t][3]) for r, t in zip(raws, src_types)]
         rounding = (w.mode.round_32 if out_bits == 32 else w.mode.round_16_64) if out_float else 0
         if rounding:
             if evaluator is None or out_bits == 64:
-                raise WaveFault(f"{inst.opcode}: MODE rounding {_ROUNDING[rounding]} is not implemented "
-                                "for this instruction (only round to nearest even)")
+                raise WaveFault(
+                    f"{inst.opcode}: MODE rounding {_ROUNDING[rounding]} is not implemented "
+                    "for this instruction (only round to nearest even)"
+                )
             result = round_directed(evaluator(*args), TYPES[dst][3], rounding)
         else:
             result = fn(w, *args) if needs_wave else fn(*args)
@@ -203,6 +233,7 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
 
     def run(w: Wave) -> None:
         write(w, compute(w, [r(w) for r in readers]))
+
     return run
 
 
@@ -217,8 +248,13 @@ def _typed(read: VecRead, src_bits: int, dtype: Any) -> VecRead:
     return lambda w: read(w).view(dtype)
 
 
-def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], None],
-                  compute: Callable[[Wave, Sequence[Vec]], Vec], check_denorm: bool) -> Handler:
+def _fast_handler(
+    readers: list[VecRead],
+    op: VOp,
+    write: Callable[[Wave, Vec], None],
+    compute: Callable[[Wave, Sequence[Vec]], Vec],
+    check_denorm: bool,
+) -> Handler:
     """The common case without output modifiers: a few numpy calls, the generic ``compute`` only when
     MODE is not the default (denormal flushing or directed rounding)."""
     fn = op.fn
@@ -226,11 +262,14 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
     out_type = TYPES[op.dst][3]
     out_bits = _UNSIGNED[TYPES[op.dst][0]]
     if out_type is out_bits:
+
         def finish(result: Vec) -> Vec:
             return result.astype(out_bits, copy=False)
     else:
+
         def finish(result: Vec) -> Vec:
             return result.astype(out_type, copy=False).view(out_bits)
+
     if len(readers) == 1:
         (r0,), (t0,) = readers, typed_readers
 
@@ -239,6 +278,7 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
                 write(w, compute(w, (r0(w),)))
             else:
                 write(w, finish(fn(t0(w))))
+
         return run1
     if len(readers) == 2:
         (r0, r1), (t0, t1) = readers, typed_readers
@@ -248,6 +288,7 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
                 write(w, compute(w, (r0(w), r1(w))))
             else:
                 write(w, finish(fn(t0(w), t1(w))))
+
         return run2
     (r0, r1, r2), (t0, t1, t2) = readers, typed_readers
 
@@ -256,19 +297,26 @@ def _fast_handler(readers: list[VecRead], op: VOp, write: Callable[[Wave, Vec], 
             write(w, compute(w, (r0(w), r1(w), r2(w))))
         else:
             write(w, finish(fn(t0(w), t1(w), t2(w))))
+
     return run3
 
 
-def _bind_sdwa(inst: Instruction, op: VOp, compute: Callable[[Wave, Sequence[Vec]], Vec], row: int,
-               out_bits: int) -> Handler:
+def _bind_sdwa(
+    inst: Instruction, op: VOp, compute: Callable[[Wave, Sequence[Vec]], Vec], row: int, out_bits: int
+) -> Handler:
     from ptx2gcn.runtime.emulator.semantics_dpp import sdwa_wrap
 
     f = inst.fields
     types = [(TYPES[t][0], TYPES[t][1]) for t in op.srcs]
-    modifiers = [bits_modifier(bits, bool(f.get(f"src{i}_abs", 0)), bool(f.get(f"src{i}_neg", 0)))
-                 if is_float else None for i, (bits, is_float) in enumerate(types)]
+    modifiers = [
+        bits_modifier(bits, bool(f.get(f"src{i}_abs", 0)), bool(f.get(f"src{i}_neg", 0)))
+        if is_float
+        else None
+        for i, (bits, is_float) in enumerate(types)
+    ]
 
     def modify(i: int, value: Vec) -> Vec:
         modifier = modifiers[i]
         return value if modifier is None else modifier(value)
+
     return sdwa_wrap(inst, types, compute, row, out_bits, modify)

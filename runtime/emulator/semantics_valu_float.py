@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32
 from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max, trig_preop
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
@@ -36,8 +35,11 @@ def _fract(x: A) -> A:
 
 def _ldexp(x: A, n: A) -> A:
     dtype = np.asarray(x).dtype.type
-    return np.ldexp(np.asarray(x, dtype=F64), np.clip(np.asarray(n, dtype=np.int64), -2000, 2000)).astype(dtype) \
-        if dtype != F64 else _ldexp64(x, n)
+    return (
+        np.ldexp(np.asarray(x, dtype=F64), np.clip(np.asarray(n, dtype=np.int64), -2000, 2000)).astype(dtype)
+        if dtype != F64
+        else _ldexp64(x, n)
+    )
 
 
 def _ldexp64(x: A, n: A) -> A:
@@ -61,6 +63,7 @@ def _via64(fn: Any) -> Any:
     def op(x: A) -> A:
         dtype = np.asarray(x).dtype.type
         return fn(np.asarray(x, dtype=F64)).astype(dtype)
+
     return op
 
 
@@ -108,11 +111,11 @@ def _rndne(x: A) -> A:
 
 
 def _cvt_rpi(x: A) -> A:
-    return _to_int(np.floor(np.asarray(x, dtype=F64) + 0.5), -2**31, 2**31 - 1, I32)
+    return _to_int(np.floor(np.asarray(x, dtype=F64) + 0.5), -(2**31), 2**31 - 1, I32)
 
 
 def _cvt_flr(x: A) -> A:
-    return _to_int(np.floor(np.asarray(x, dtype=F64)), -2**31, 2**31 - 1, I32)
+    return _to_int(np.floor(np.asarray(x, dtype=F64)), -(2**31), 2**31 - 1, I32)
 
 
 def _ubyte(n: int) -> Any:
@@ -121,6 +124,7 @@ def _ubyte(n: int) -> Any:
 
 def _pkrtz(a: A, b: A) -> A:
     """Pack two f32 as f16 rounded toward zero."""
+
     def rtz(x: A) -> A:
         x = np.asarray(x, dtype=F32)
         rounded = x.astype(F16)
@@ -129,6 +133,7 @@ def _pkrtz(a: A, b: A) -> A:
         finite_x = np.isfinite(x)
         result = np.where(too_far & finite_x, toward_zero, rounded)
         return np.where(np.isnan(x), F16(np.nan), result).astype(F16)
+
     return rtz(a).view(U16).astype(U32) | (rtz(b).view(U16).astype(U32) << U32(16))
 
 
@@ -138,8 +143,10 @@ def _pack_f16(a: A, b: A) -> A:
 
 def _dot2_f16(a: A, b: A, c: A) -> A:
     """c + a.lo*b.lo + a.hi*b.hi with f16 halves; products exact in float64, one final rounding."""
+
     def half(x: A, shift: int) -> A:
         return ((np.asarray(x, U32) >> U32(shift)) & U32(0xFFFF)).astype(U16).view(F16).astype(F64)
+
     total = np.asarray(c, F32).astype(F64) + half(a, 0) * half(b, 0) + half(a, 16) * half(b, 16)
     return total.astype(F32)
 
@@ -169,45 +176,59 @@ def _binary(fn: Any, t: str) -> VOp:
     return VOp(fn, t, (t, t))
 
 
-def _family(name: str, fn: Any, arity: int, types: tuple[str, ...] = ("f16", "f32", "f64"),
-            needs_wave: bool = False) -> dict[str, VOp]:
+def _family(
+    name: str, fn: Any, arity: int, types: tuple[str, ...] = ("f16", "f32", "f64"), needs_wave: bool = False
+) -> dict[str, VOp]:
     return {f"{name}_{t}": VOp(fn, t, (t,) * arity, needs_wave=needs_wave) for t in types}
 
 
 OPS: dict[str, VOp] = {
-    **_family("v_add", np.add, 2), **_family("v_mul", np.multiply, 2),
+    **_family("v_add", np.add, 2),
+    **_family("v_mul", np.multiply, 2),
     **_family("v_sub", np.subtract, 2, ("f16", "f32")),
     **_family("v_subrev", lambda a, b: b - a, 2, ("f16", "f32")),
-    **_family("v_fma", fma, 3), **_family("v_min", _min, 2, needs_wave=True),
+    **_family("v_fma", fma, 3),
+    **_family("v_min", _min, 2, needs_wave=True),
     **_family("v_max", _max, 2, needs_wave=True),
     **_family("v_min3", _min3, 3, ("f16", "f32"), needs_wave=True),
     **_family("v_max3", _max3, 3, ("f16", "f32"), needs_wave=True),
     **_family("v_med3", _med3, 3, ("f16", "f32"), needs_wave=True),
-    **_family("v_floor", np.floor, 1), **_family("v_ceil", np.ceil, 1), **_family("v_trunc", np.trunc, 1),
-    **_family("v_rndne", _rndne, 1), **_family("v_fract", _fract, 1),
+    **_family("v_floor", np.floor, 1),
+    **_family("v_ceil", np.ceil, 1),
+    **_family("v_trunc", np.trunc, 1),
+    **_family("v_rndne", _rndne, 1),
+    **_family("v_fract", _fract, 1),
     **_family("v_sqrt", _via64(np.sqrt), 1, ("f16",)),
-    "v_sqrt_f32": _unary(np.sqrt, "f32"), "v_sqrt_f64": _unary(np.sqrt, "f64"),
+    "v_sqrt_f32": _unary(np.sqrt, "f32"),
+    "v_sqrt_f64": _unary(np.sqrt, "f64"),
     **_family("v_rcp", lambda x: np.divide(1, x).astype(np.asarray(x).dtype), 1),
     "v_rcp_iflag_f32": _unary(lambda x: F32(1) / x, "f32"),
-    **_family("v_rsq", _via64(_rsq64), 1, ("f16", "f32")), "v_rsq_f64": _unary(_rsq64, "f64"),
-    **_family("v_exp", _via64(np.exp2), 1, ("f16", "f32")), **_family("v_log", _via64(np.log2), 1, ("f16", "f32")),
-    "v_exp_legacy_f32": _unary(_via64(np.exp2), "f32"), "v_log_legacy_f32": _unary(_via64(np.log2), "f32"),
-    **_family("v_sin", _via64(_sin), 1, ("f16", "f32")), **_family("v_cos", _via64(_cos), 1, ("f16", "f32")),
-    "v_ldexp_f32": VOp(_ldexp, "f32", ("f32", "i32")), "v_ldexp_f64": VOp(_ldexp, "f64", ("f64", "i32")),
+    **_family("v_rsq", _via64(_rsq64), 1, ("f16", "f32")),
+    "v_rsq_f64": _unary(_rsq64, "f64"),
+    **_family("v_exp", _via64(np.exp2), 1, ("f16", "f32")),
+    **_family("v_log", _via64(np.log2), 1, ("f16", "f32")),
+    "v_exp_legacy_f32": _unary(_via64(np.exp2), "f32"),
+    "v_log_legacy_f32": _unary(_via64(np.log2), "f32"),
+    **_family("v_sin", _via64(_sin), 1, ("f16", "f32")),
+    **_family("v_cos", _via64(_cos), 1, ("f16", "f32")),
+    "v_ldexp_f32": VOp(_ldexp, "f32", ("f32", "i32")),
+    "v_ldexp_f64": VOp(_ldexp, "f64", ("f64", "i32")),
     "v_ldexp_f16": VOp(_ldexp, "f16", ("f16", "i16")),
     **_family("v_frexp_mant", _frexp_mant, 1),
-    "v_frexp_exp_i32_f32": VOp(_frexp_exp, "i32", ("f32",)), "v_frexp_exp_i32_f64": VOp(_frexp_exp, "i32", ("f64",)),
+    "v_frexp_exp_i32_f32": VOp(_frexp_exp, "i32", ("f32",)),
+    "v_frexp_exp_i32_f64": VOp(_frexp_exp, "i32", ("f64",)),
     "v_frexp_exp_i16_f16": VOp(lambda x: _frexp_exp(x).astype(I16), "i16", ("f16",)),
     "v_mul_legacy_f32": _binary(_mul_legacy, "f32"),
-    "v_fmac_f32": VOp(fma, "f32", ("f32", "f32", "f32")), "v_fmac_f64": VOp(fma, "f64", ("f64", "f64", "f64")),
+    "v_fmac_f32": VOp(fma, "f32", ("f32", "f32", "f32")),
+    "v_fmac_f64": VOp(fma, "f64", ("f64", "f64", "f64")),
     "v_mac_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
     "v_mad_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
     # conversions
     "v_cvt_f32_i32": VOp(lambda x: x.astype(F32), "f32", ("i32",)),
     "v_cvt_f32_u32": VOp(lambda x: x.astype(F32), "f32", ("u32",)),
-    "v_cvt_i32_f32": VOp(lambda x: _to_int(x, -2**31, 2**31 - 1, I32), "i32", ("f32",)),
+    "v_cvt_i32_f32": VOp(lambda x: _to_int(x, -(2**31), 2**31 - 1, I32), "i32", ("f32",)),
     "v_cvt_u32_f32": VOp(lambda x: _to_int(x, 0, 2**32 - 1, U32), "u32", ("f32",)),
-    "v_cvt_i32_f64": VOp(lambda x: _to_int(x, -2**31, 2**31 - 1, I32), "i32", ("f64",)),
+    "v_cvt_i32_f64": VOp(lambda x: _to_int(x, -(2**31), 2**31 - 1, I32), "i32", ("f64",)),
     "v_cvt_u32_f64": VOp(lambda x: _to_int(x, 0, 2**32 - 1, U32), "u32", ("f64",)),
     "v_cvt_f64_i32": VOp(lambda x: x.astype(F64), "f64", ("i32",)),
     "v_cvt_f64_u32": VOp(lambda x: x.astype(F64), "f64", ("u32",)),
@@ -221,8 +242,9 @@ OPS: dict[str, VOp] = {
     "v_cvt_i16_f16": VOp(lambda x: _to_int(x, -0x8000, 0x7FFF, I16), "i16", ("f16",)),
     "v_cvt_rpi_i32_f32": VOp(_cvt_rpi, "i32", ("f32",)),
     "v_cvt_flr_i32_f32": VOp(_cvt_flr, "i32", ("f32",)),
-    "v_cvt_off_f32_i4": VOp(lambda x: (((x & U32(15)) ^ U32(8)).astype(np.int32) - 8).astype(F32) / F32(16),
-                            "f32", ("u32",)),
+    "v_cvt_off_f32_i4": VOp(
+        lambda x: (((x & U32(15)) ^ U32(8)).astype(np.int32) - 8).astype(F32) / F32(16), "f32", ("u32",)
+    ),
     **{f"v_cvt_f32_ubyte{n}": VOp(_ubyte(n), "f32", ("u32",)) for n in range(4)},
     "v_cvt_pkrtz_f16_f32": VOp(_pkrtz, "u32", ("f32", "f32")),
     "v_pack_b32_f16": VOp(_pack_f16, "u32", ("f16", "f16")),

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.semantics_common import I32, I64, U16, U32, U64
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
 
@@ -83,7 +82,7 @@ def _perm_byte(s0: A, s1: A, sel: A) -> A:
     data = (s0.astype(U64) << U64(32)) | s1.astype(U64)
     sel = sel.astype(U64)
     byte = (data >> ((sel & U64(7)) * U64(8))) & U64(0xFF)
-    sign_of = lambda i: np.where((data >> U64(8 * i + 7)) & U64(1) != 0, U64(0xFF), U64(0))  # noqa: E731
+    sign_of = lambda i: np.where((data >> U64(8 * i + 7)) & U64(1) != 0, U64(0xFF), U64(0))
     out = np.where(sel < 8, byte, U64(0))
     out = np.where(sel == 8, sign_of(1), out)
     out = np.where(sel == 9, sign_of(3), out)
@@ -188,8 +187,10 @@ U32_OPS: dict[str, VOp] = {
     "v_mul_hi_u32_u24": VOp(lambda a, b: (_u24(a) * _u24(b)) >> U64(32), "u32", ("u32", "u32")),
     "v_mad_i32_i24": VOp(lambda a, b, c: _sext24(a) * _sext24(b) + c, "i32", ("i32", "i32", "i32")),
     "v_mad_u32_u24": VOp(lambda a, b, c: _u24(a) * _u24(b) + c, "u32", ("u32", "u32", "u32")),
-    "v_min_i32": VOp(np.minimum, "i32", ("i32", "i32")), "v_max_i32": VOp(np.maximum, "i32", ("i32", "i32")),
-    "v_min_u32": VOp(np.minimum, "u32", ("u32", "u32")), "v_max_u32": VOp(np.maximum, "u32", ("u32", "u32")),
+    "v_min_i32": VOp(np.minimum, "i32", ("i32", "i32")),
+    "v_max_i32": VOp(np.maximum, "i32", ("i32", "i32")),
+    "v_min_u32": VOp(np.minimum, "u32", ("u32", "u32")),
+    "v_max_u32": VOp(np.maximum, "u32", ("u32", "u32")),
     "v_lshrrev_b32": VOp(lambda a, b: b >> (a & _M5), "u32", ("u32", "u32")),
     "v_ashrrev_i32": VOp(lambda a, b: b >> (a.view(U32) & _M5).astype(I32), "i32", ("i32", "i32")),
     "v_lshlrev_b32": VOp(lambda a, b: b << (a & _M5), "u32", ("u32", "u32")),
@@ -200,17 +201,27 @@ U32_OPS: dict[str, VOp] = {
     "v_bfe_u32": VOp(_bfe_u, "u32", ("u32", "u32", "u32")),
     "v_bfe_i32": VOp(_bfe_i, "u32", ("u32", "u32", "u32")),
     "v_bfi_b32": VOp(lambda a, b, c: (a & b) | (~a & c), "u32", ("u32", "u32", "u32")),
-    "v_bfm_b32": VOp(lambda a, b: ((U64(1) << (a & _M5).astype(U64)) - U64(1)) << (b & _M5).astype(U64),
-                     "u32", ("u32", "u32")),
-    "v_alignbit_b32": VOp(lambda a, b, c: ((a.astype(U64) << U64(32) | b.astype(U64)) >> (c & _M5).astype(U64)),
-                          "u32", ("u32", "u32", "u32")),
-    "v_alignbyte_b32": VOp(lambda a, b, c: ((a.astype(U64) << U64(32) | b.astype(U64))
-                                            >> ((c & U32(3)) * U32(8)).astype(U64)), "u32", ("u32", "u32", "u32")),
+    "v_bfm_b32": VOp(
+        lambda a, b: ((U64(1) << (a & _M5).astype(U64)) - U64(1)) << (b & _M5).astype(U64),
+        "u32",
+        ("u32", "u32"),
+    ),
+    "v_alignbit_b32": VOp(
+        lambda a, b, c: (a.astype(U64) << U64(32) | b.astype(U64)) >> (c & _M5).astype(U64),
+        "u32",
+        ("u32", "u32", "u32"),
+    ),
+    "v_alignbyte_b32": VOp(
+        lambda a, b, c: (a.astype(U64) << U64(32) | b.astype(U64)) >> ((c & U32(3)) * U32(8)).astype(U64),
+        "u32",
+        ("u32", "u32", "u32"),
+    ),
     "v_min3_i32": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i32", ("i32",) * 3),
     "v_min3_u32": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u32", ("u32",) * 3),
     "v_max3_i32": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "i32", ("i32",) * 3),
     "v_max3_u32": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "u32", ("u32",) * 3),
-    "v_med3_i32": VOp(_med3, "i32", ("i32",) * 3), "v_med3_u32": VOp(_med3, "u32", ("u32",) * 3),
+    "v_med3_i32": VOp(_med3, "i32", ("i32",) * 3),
+    "v_med3_u32": VOp(_med3, "u32", ("u32",) * 3),
     "v_sad_u32": VOp(lambda a, b, c: _sad(a, b) + c, "u32", ("u32",) * 3),
     "v_sad_u8": VOp(_sad_u8, "u32", ("u32",) * 3),
     "v_sad_hi_u8": VOp(lambda a, b, c: (_sad_u8(a, b, U32(0)) << U32(16)) + c, "u32", ("u32",) * 3),
@@ -232,10 +243,14 @@ U32_OPS: dict[str, VOp] = {
     "v_lshrrev_b64": VOp(lambda a, b: b >> (a & _M6).astype(U64), "u64", ("u32", "u64")),
     "v_ashrrev_i64": VOp(lambda a, b: b >> (a & _M6).astype(I64), "i64", ("u32", "i64")),
     "v_lshl_add_u64": VOp(lambda a, b, c: (a << (b & _M3).astype(U64)) + c, "u64", ("u64", "u32", "u64")),
-    "v_cvt_pk_u16_u32": VOp(lambda a, b: _pack16(np.minimum(a, U32(0xFFFF)), np.minimum(b, U32(0xFFFF))),
-                            "u32", ("u32", "u32")),
-    "v_cvt_pk_i16_i32": VOp(lambda a, b: _pack16(np.clip(a, -32768, 32767).astype(U32),
-                                                 np.clip(b, -32768, 32767).astype(U32)), "u32", ("i32", "i32")),
+    "v_cvt_pk_u16_u32": VOp(
+        lambda a, b: _pack16(np.minimum(a, U32(0xFFFF)), np.minimum(b, U32(0xFFFF))), "u32", ("u32", "u32")
+    ),
+    "v_cvt_pk_i16_i32": VOp(
+        lambda a, b: _pack16(np.clip(a, -32768, 32767).astype(U32), np.clip(b, -32768, 32767).astype(U32)),
+        "u32",
+        ("i32", "i32"),
+    ),
     "v_mad_u32_u16": VOp(lambda a, b, c: a.astype(U32) * b.astype(U32) + c, "u32", ("u16", "u16", "u32")),
     "v_mad_i32_i16": VOp(lambda a, b, c: a.astype(I32) * b.astype(I32) + c, "i32", ("i16", "i16", "i32")),
 }
@@ -250,15 +265,18 @@ U16_OPS: dict[str, VOp] = {
     "v_lshlrev_b16": VOp(lambda a, b: b << (a & _M4), "u16", ("u16", "u16")),
     "v_lshrrev_b16": VOp(lambda a, b: b >> (a & _M4), "u16", ("u16", "u16")),
     "v_ashrrev_i16": VOp(lambda a, b: b >> (a.view(U16) & _M4).astype(np.int16), "i16", ("i16", "i16")),
-    "v_max_u16": VOp(np.maximum, "u16", ("u16", "u16")), "v_min_u16": VOp(np.minimum, "u16", ("u16", "u16")),
-    "v_max_i16": VOp(np.maximum, "i16", ("i16", "i16")), "v_min_i16": VOp(np.minimum, "i16", ("i16", "i16")),
+    "v_max_u16": VOp(np.maximum, "u16", ("u16", "u16")),
+    "v_min_u16": VOp(np.minimum, "u16", ("u16", "u16")),
+    "v_max_i16": VOp(np.maximum, "i16", ("i16", "i16")),
+    "v_min_i16": VOp(np.minimum, "i16", ("i16", "i16")),
     "v_mad_u16": VOp(lambda a, b, c: a * b + c, "u16", ("u16",) * 3),
     "v_mad_i16": VOp(lambda a, b, c: a * b + c, "i16", ("i16",) * 3),
     "v_min3_i16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i16", ("i16",) * 3),
     "v_min3_u16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u16", ("u16",) * 3),
     "v_max3_i16": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "i16", ("i16",) * 3),
     "v_max3_u16": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "u16", ("u16",) * 3),
-    "v_med3_i16": VOp(_med3, "i16", ("i16",) * 3), "v_med3_u16": VOp(_med3, "u16", ("u16",) * 3),
+    "v_med3_i16": VOp(_med3, "i16", ("i16",) * 3),
+    "v_med3_u16": VOp(_med3, "u16", ("u16",) * 3),
     "v_sad_u16": VOp(lambda a, b, c: _sad(a, b).astype(U32) + c.astype(U32), "u32", ("u16", "u16", "u32")),
 }
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.memory import APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
 from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS, AtomicOp
@@ -39,7 +38,7 @@ def active_lanes(w: Wave) -> Lanes:
 
 def _vgpr64(w: Wave, row: int, lanes: Lanes) -> npt.NDArray[np.uint64]:
     if lanes is ALL_LANES:
-        return np.ascontiguousarray(w.v[row:row + 2].T).view(U64).ravel()
+        return np.ascontiguousarray(w.v[row : row + 2].T).view(U64).ravel()
     return w.v[row, lanes].astype(U64) | (w.v[row + 1, lanes].astype(U64) << U64(32))
 
 
@@ -53,20 +52,22 @@ def address_fn(inst: Instruction) -> AddressFn:
         if saddr == OFF:
             return lambda w, lanes: _vgpr64(w, vaddr, lanes) + U64(offset & (2**64 - 1))
         base = scalar_reader(inst, saddr, 64)
-        return lambda w, lanes: (U64(base(w)) + w.v[vaddr, lanes].astype(U64) + U64(offset & (2**64 - 1)))
+        return lambda w, lanes: U64(base(w)) + w.v[vaddr, lanes].astype(U64) + U64(offset & (2**64 - 1))
     # SCRATCH: a per-lane private offset
     base = scalar_reader(inst, saddr) if saddr != OFF else (lambda w: 0)
     if f.get("sve", 0):
-        return lambda w, lanes: (w.v[vaddr, lanes].astype(U64) + U64(base(w)) + U64(offset & (2**64 - 1))) \
-            & U64(0xFFFFFFFF)
+        return lambda w, lanes: (
+            (w.v[vaddr, lanes].astype(U64) + U64(base(w)) + U64(offset & (2**64 - 1))) & U64(0xFFFFFFFF)
+        )
     return lambda w, lanes: np.full(lanes.size, (base(w) + offset) & 0xFFFFFFFF, dtype=U64)
 
 
 Space = Any  # DeviceMemory | Lds | Scratch
 
 
-def _route(inst: Instruction, w: Wave, addrs: npt.NDArray[np.uint64], lanes: Lanes
-           ) -> list[tuple[Space, npt.NDArray[np.uint64], Lanes, npt.NDArray[np.intp]]]:
+def _route(
+    inst: Instruction, w: Wave, addrs: npt.NDArray[np.uint64], lanes: Lanes
+) -> list[tuple[Space, npt.NDArray[np.uint64], Lanes, npt.NDArray[np.intp]]]:
     """(memory, addresses in it, lanes, positions in ``lanes``) for each address space touched."""
     if inst.encoding == "GLOBAL":
         return [(w.memory, addrs, lanes, np.arange(lanes.size))]
@@ -77,9 +78,11 @@ def _route(inst: Instruction, w: Wave, addrs: npt.NDArray[np.uint64], lanes: Lan
     if not shared.any() and not private.any():
         return [(w.memory, addrs, lanes, np.arange(lanes.size))]
     out = []
-    for space, select, base in ((w.group.lds, shared, SHARED_APERTURE_BASE),
-                                (w.scratch, private, PRIVATE_APERTURE_BASE),
-                                (w.memory, ~(shared | private), 0)):
+    for space, select, base in (
+        (w.group.lds, shared, SHARED_APERTURE_BASE),
+        (w.scratch, private, PRIVATE_APERTURE_BASE),
+        (w.memory, ~(shared | private), 0),
+    ):
         positions = np.flatnonzero(select)
         if positions.size:
             out.append((space, addrs[positions] - U64(base), lanes[positions], positions))
@@ -87,19 +90,41 @@ def _route(inst: Instruction, w: Wave, addrs: npt.NDArray[np.uint64], lanes: Lan
 
 
 # -- loads and stores -----------------------------------------------------------------------------
-_LOAD_KIND = {"ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True),
-              "dword": (4, False), "dwordx2": (8, False), "dwordx3": (12, False), "dwordx4": (16, False),
-              "ubyte_d16": (1, False), "sbyte_d16": (1, True), "short_d16": (2, False),
-              "ubyte_d16_hi": (1, False), "sbyte_d16_hi": (1, True), "short_d16_hi": (2, False)}
-_STORE_KIND = {"byte": (1, 0), "short": (2, 0), "dword": (4, 0), "dwordx2": (8, 0), "dwordx3": (12, 0),
-               "dwordx4": (16, 0), "byte_d16_hi": (1, 2), "short_d16_hi": (2, 2)}
+_LOAD_KIND = {
+    "ubyte": (1, False),
+    "sbyte": (1, True),
+    "ushort": (2, False),
+    "sshort": (2, True),
+    "dword": (4, False),
+    "dwordx2": (8, False),
+    "dwordx3": (12, False),
+    "dwordx4": (16, False),
+    "ubyte_d16": (1, False),
+    "sbyte_d16": (1, True),
+    "short_d16": (2, False),
+    "ubyte_d16_hi": (1, False),
+    "sbyte_d16_hi": (1, True),
+    "short_d16_hi": (2, False),
+}
+_STORE_KIND = {
+    "byte": (1, 0),
+    "short": (2, 0),
+    "dword": (4, 0),
+    "dwordx2": (8, 0),
+    "dwordx3": (12, 0),
+    "dwordx4": (16, 0),
+    "byte_d16_hi": (1, 2),
+    "short_d16_hi": (2, 2),
+}
 
 
 def _extend(raw: npt.NDArray[np.uint8], width: int, signed: bool) -> npt.NDArray[np.uint32]:
     """Bytes of each lane -> dwords (n, max(1, width/4)), zero- or sign-extended below 4 bytes."""
     if width >= 4:
         return np.ascontiguousarray(raw).view(U32).reshape(raw.shape[0], width // 4)
-    value = raw[:, 0].astype(U32) if width == 1 else np.ascontiguousarray(raw).view(np.uint16)[:, 0].astype(U32)
+    value = (
+        raw[:, 0].astype(U32) if width == 1 else np.ascontiguousarray(raw).view(np.uint16)[:, 0].astype(U32)
+    )
     if signed:
         sign = U32(1 << (8 * width - 1))
         value = (value ^ sign) - sign
@@ -131,13 +156,16 @@ def _bind_load(inst: Instruction) -> Handler:
             for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
                 values[positions] = _extend(space.load(sub_addrs, width, sub_lanes), width, signed)
         if lanes is ALL_LANES and not d16:
-            w.v[row:row + dwords] = values.T
+            w.v[row : row + dwords] = values.T
         elif d16:
             old = w.v[row, lanes]
             half = values[:, 0] & U32(0xFFFF)
-            w.v[row, lanes] = (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
+            w.v[row, lanes] = (
+                (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
+            )
         else:
-            w.v[row:row + dwords, lanes] = values.T
+            w.v[row : row + dwords, lanes] = values.T
+
     return run
 
 
@@ -157,15 +185,16 @@ def _bind_store(inst: Instruction) -> Handler:
         if lanes.size == 0:
             return
         addrs = address(w, lanes)
-        rows = w.v[data:data + dwords] if lanes is ALL_LANES else w.v[data:data + dwords, lanes]
+        rows = w.v[data : data + dwords] if lanes is ALL_LANES else w.v[data : data + dwords, lanes]
         raw = np.ascontiguousarray(rows.T).view(np.uint8)
         if width != 4 * dwords or byte_offset:
-            raw = raw[:, byte_offset:byte_offset + width]
+            raw = raw[:, byte_offset : byte_offset + width]
         if single is not None:
             single(w).store(addrs, raw, lanes)
             return
         for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
             space.store(sub_addrs, raw[positions], sub_lanes)
+
     return run
 
 
@@ -198,15 +227,22 @@ def _bind_atomic(inst: Instruction) -> Handler:
         if lanes.size == 0:
             return
         addrs = address(w, lanes)
-        sources = w.v[data:data + operands, lanes].T.astype(U64).tolist()
+        sources = w.v[data : data + operands, lanes].T.astype(U64).tolist()
         values = [s[0] | (s[1] << 32 if words == 2 else 0) for s in sources]
-        compares = [s[words] | (s[words + 1] << 32 if words == 2 else 0) for s in sources] if op.two_operands \
+        compares = (
+            [s[words] | (s[words + 1] << 32 if words == 2 else 0) for s in sources]
+            if op.two_operands
             else [0] * len(sources)
+        )
         olds = [0] * lanes.size
         for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
             index = positions.tolist()
-            results = space.rmw(sub_addrs, width, sub_lanes,
-                                lambda k, old: op.apply(old, values[index[k]], compares[index[k]]))
+            results = space.rmw(
+                sub_addrs,
+                width,
+                sub_lanes,
+                lambda k, old: op.apply(old, values[index[k]], compares[index[k]]),
+            )
             for k, old in zip(index, results):
                 olds[k] = old
         if returns:
@@ -214,6 +250,7 @@ def _bind_atomic(inst: Instruction) -> Handler:
             w.v[dst, lanes] = (old_array & U64(0xFFFFFFFF)).astype(U32)
             if words == 2:
                 w.v[dst + 1, lanes] = (old_array >> U64(32)).astype(U32)
+
     return run
 
 

@@ -1,10 +1,11 @@
 """Vector compares (VOPC and their VOP3 forms): ``v_cmp_*``, ``v_cmpx_*``, ``v_cmp_class_*``.
 
 Invariant: a compare writes one bit per lane to VCC (e32/DPP/SDWA) or to the SGPR pair ``sdst``
-(e64); bits of inactive lanes are written 0. ``v_cmpx_*`` (GFX9 semantics) writes the same mask
-to EXEC as well. SDWA compares select bytes/words of their sources; DPP compares permute src0
-(lanes whose DPP source is invalid without ``bound_ctrl`` compare as false). Float predicates follow IEEE ordered/unordered rules: ``lt/eq/le/gt/lg/ge/o`` are
-false on NaN, their negations ``nge/nlg/ngt/nle/neq/nlt`` and ``u`` are true on NaN.
+(e64); bits of inactive lanes are written 0. ``v_cmpx_*`` (GFX9 semantics) writes the same mask to
+EXEC as well. SDWA compares select bytes/words of their sources; DPP compares permute src0 (lanes
+whose DPP source is invalid without ``bound_ctrl`` compare as false). Float predicates follow IEEE
+ordered/unordered rules: ``lt/eq/le/gt/lg/ge/o`` are false on NaN, their negations
+``nge/nlg/ngt/nle/neq/nlt`` and ``u`` are true on NaN.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, unsupported, vector_reader
 from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
@@ -27,11 +27,21 @@ PREDICATES: dict[str, Callable[[A, A], A]] = {
     "f": lambda a, b: np.zeros(np.broadcast(a, b).shape or (64,), dtype=bool),
     "t": lambda a, b: np.ones(np.broadcast(a, b).shape or (64,), dtype=bool),
     "tru": lambda a, b: np.ones(np.broadcast(a, b).shape or (64,), dtype=bool),
-    "lt": np.less, "eq": np.equal, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
-    "ne": np.not_equal, "lg": lambda a, b: (a < b) | (a > b),
-    "o": lambda a, b: ~(np.isnan(a) | np.isnan(b)), "u": lambda a, b: np.isnan(a) | np.isnan(b),
-    "nge": lambda a, b: ~(a >= b), "nlg": lambda a, b: ~((a < b) | (a > b)), "ngt": lambda a, b: ~(a > b),
-    "nle": lambda a, b: ~(a <= b), "neq": lambda a, b: ~(a == b), "nlt": lambda a, b: ~(a < b),
+    "lt": np.less,
+    "eq": np.equal,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "ne": np.not_equal,
+    "lg": lambda a, b: (a < b) | (a > b),
+    "o": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
+    "u": lambda a, b: np.isnan(a) | np.isnan(b),
+    "nge": lambda a, b: ~(a >= b),
+    "nlg": lambda a, b: ~((a < b) | (a > b)),
+    "ngt": lambda a, b: ~(a > b),
+    "nle": lambda a, b: ~(a <= b),
+    "neq": lambda a, b: ~(a == b),
+    "nlt": lambda a, b: ~(a < b),
 }
 
 
@@ -57,18 +67,22 @@ def _compare(inst: Instruction) -> Callable[[Wave], A]:
         width = bits if predicate != "class" or i == 0 else 32
         if inst.form == "sdwa":
             selected = sdwa_source(inst, i)
-            read = (lambda w, r=selected, t=unsigned[width]: np.asarray(r(w)).astype(t))
+            read = lambda w, r=selected, t=unsigned[width]: np.asarray(r(w)).astype(t)
         else:
             read = vector_reader(inst, f[f"src{i}"], width, is_float, signed)
-        modifier = bits_modifier(width, bool(abs_bits >> i & 1), bool(neg_bits >> i & 1)) if is_float else None
+        modifier = (
+            bits_modifier(width, bool(abs_bits >> i & 1), bool(neg_bits >> i & 1)) if is_float else None
+        )
         readers.append(read if modifier is None else (lambda w, r=read, m=modifier: m(r(w))))
     if inst.form == "dpp":
         permuted = dpp_source(inst, readers[0])
         readers[0] = lambda w: permuted(w)[0]
     r0, r1 = readers
     if predicate == "class":
+
         def classify(w: Wave) -> A:
             return (float_class_mask(r0(w).view(dtype)) & np.asarray(r1(w), dtype=np.uint32)) != 0
+
         return classify
     test = PREDICATES[predicate]
     return lambda w: np.broadcast_to(test(r0(w).view(dtype), r1(w).view(dtype)), (64,))
@@ -92,6 +106,7 @@ def bind_cmp(inst: Instruction) -> Handler:
             w.set_exec(mask)
         elif dst in (126,):
             w.set_exec(mask)
+
     return run
 
 

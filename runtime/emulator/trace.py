@@ -11,12 +11,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.wave import Wave
 
 MAX_LANES = 4
-_SGPR_NAMES = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo", 105: "xnack_mask_hi",
-               106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo", 127: "exec_hi"}
+_SGPR_NAMES = {
+    102: "flat_scratch_lo",
+    103: "flat_scratch_hi",
+    104: "xnack_mask_lo",
+    105: "xnack_mask_hi",
+    106: "vcc_lo",
+    107: "vcc_hi",
+    124: "m0",
+    126: "exec_lo",
+    127: "exec_hi",
+}
 
 
 def sgpr_name(code: int) -> str:
@@ -49,7 +57,9 @@ class Tracer:
             self.sink(f"    scc: {scc_before} -> {wave.scc}")
         for row in np.flatnonzero((v_before != wave.v).any(axis=1)).tolist():
             lanes = np.flatnonzero(v_before[row] != wave.v[row])
-            shown = ", ".join(f"[{lane}]={int(v_before[row, lane]):#x}->{int(wave.v[row, lane]):#x}"
-                              for lane in lanes[:MAX_LANES].tolist())
+            shown = ", ".join(
+                f"[{lane}]={int(v_before[row, lane]):#x}->{int(wave.v[row, lane]):#x}"
+                for lane in lanes[:MAX_LANES].tolist()
+            )
             more = f", ... {lanes.size - MAX_LANES} more lanes" if lanes.size > MAX_LANES else ""
             self.sink(f"    {vgpr_name(row)}: {shown}{more}")

@@ -16,7 +16,6 @@ from enum import Enum
 
 import numpy as np
 import numpy.typing as npt
-
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 
 WAVE_SIZE = 64
@@ -71,8 +70,9 @@ class Mode:
         self._update()
 
     def _update(self) -> None:
-        self.is_default = (self.denorm_32 == 3 and self.denorm_16_64 == 3 and self.round_32 == 0
-                           and self.round_16_64 == 0)
+        self.is_default = (
+            self.denorm_32 == 3 and self.denorm_16_64 == 3 and self.round_32 == 0 and self.round_16_64 == 0
+        )
 
     other_bits: int = field(default=0, init=False)
     """MODE bits above IEEE (LOD_CLAMPED, DEBUG, EXCP_EN, FP16_OVFL...): kept, not interpreted."""
@@ -80,8 +80,15 @@ class Mode:
     @property
     def raw(self) -> int:
         """The MODE register bits (gfx9: FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP 8, IEEE 9)."""
-        return (self.round_32 | self.round_16_64 << 2 | self.denorm_32 << 4 | self.denorm_16_64 << 6
-                | int(self.dx10_clamp) << 8 | int(self.ieee) << 9 | self.other_bits)
+        return (
+            self.round_32
+            | self.round_16_64 << 2
+            | self.denorm_32 << 4
+            | self.denorm_16_64 << 6
+            | int(self.dx10_clamp) << 8
+            | int(self.ieee) << 9
+            | self.other_bits
+        )
 
     def set_raw(self, raw: int) -> None:
         self.other_bits = raw & ~0x3FF & 0xFFFFFFFF

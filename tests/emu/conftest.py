@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
 from ptx2gcn.runtime.emulator.decoder import decode
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 from ptx2gcn.runtime.emulator.semantics import bind
 from ptx2gcn.runtime.emulator.wave import Mode, Wave, WorkGroup
+
+from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
 
 _CACHE: dict[str, bytes] = {}
 
@@ -55,8 +55,12 @@ _ENCODING = re.compile(r"encoding: \[([^\]]*)\]")
 
 def assemble(mc: str, text: str) -> bytes:
     """Machine code of one gfx942 instruction, from llvm-mc."""
-    done = subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding"], input=text,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-show-encoding"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, f"llvm-mc rejected {text!r}: {done.stderr}"
     match = _ENCODING.search(done.stdout)
     assert match, done.stdout + done.stderr
@@ -87,6 +91,7 @@ def one_instruction(llvm_tool: Callable[[str], str]) -> Callable[[str, Wave], Wa
         with np.errstate(all="ignore"):  # as the executor runs handlers
             bind(inst, 0)(wave)
         return wave
+
     return run
 
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from ptx2gcn.runtime.emulator.loader import load
 
 from ptx2gcn.codeobject import CodeObjectError, KernelDescriptor, read_code_object
 from ptx2gcn.elf import ElfFile
-from ptx2gcn.runtime.emulator.loader import load
 
 KERNELS = """
 declare i32 @llvm.amdgcn.workitem.id.x()
@@ -75,14 +75,21 @@ DIRECTIVES: dict[str, Callable[[KernelDescriptor], int]] = {
 
 
 def objdump_directives(objdump: str, path: Path, kernel: str) -> dict[str, int]:
-    text = subprocess.run([objdump, "-D", "--mcpu=gfx942", f"--disassemble-symbols={kernel}.kd", str(path)],
-                          capture_output=True, text=True, check=True).stdout
-    return {m.group(1): int(m.group(2), 0) for m in re.finditer(r"\.amdhsa_(\w+) (0x[0-9a-f]+|\d+)$", text, re.M)}
+    text = subprocess.run(
+        [objdump, "-D", "--mcpu=gfx942", f"--disassemble-symbols={kernel}.kd", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {
+        m.group(1): int(m.group(2), 0) for m in re.finditer(r"\.amdhsa_(\w+) (0x[0-9a-f]+|\d+)$", text, re.M)
+    }
 
 
 @pytest.mark.parametrize("name", ["plain", "fancy"])
-def test_descriptor_fields_match_llvm_objdump(hsaco: Callable[[str], bytes], llvm_tool: Callable[[str], str],
-                                              name: str) -> None:
+def test_descriptor_fields_match_llvm_objdump(
+    hsaco: Callable[[str], bytes], llvm_tool: Callable[[str], str], name: str
+) -> None:
     data = hsaco(KERNELS)
     code = read_code_object(data)
     with tempfile.TemporaryDirectory() as tmp:
@@ -102,21 +109,28 @@ def test_descriptor_fields_match_llvm_objdump(hsaco: Callable[[str], bytes], llv
         assert kd.group_segment_fixed_size == 400
 
 
-def test_metadata_matches_llvm_readelf(hsaco: Callable[[str], bytes], llvm_tool: Callable[[str], str]) -> None:
+def test_metadata_matches_llvm_readelf(
+    hsaco: Callable[[str], bytes], llvm_tool: Callable[[str], str]
+) -> None:
     data = hsaco(KERNELS)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "k.hsaco"
         path.write_bytes(data)
-        notes = subprocess.run([llvm_tool("llvm-readelf-22"), "--notes", str(path)], capture_output=True, text=True,
-                               check=True).stdout
+        notes = subprocess.run(
+            [llvm_tool("llvm-readelf-22"), "--notes", str(path)], capture_output=True, text=True, check=True
+        ).stdout
     code = read_code_object(data)
     plain = code.kernels["plain"].meta
-    # llvm-readelf prints the msgpack note as YAML: one "- .offset: N / .size: N / .value_kind: K" per argument.
+    # llvm-readelf prints the msgpack note as YAML: ".offset: N / .size: N / .value_kind: K" per argument.
     yaml_args = re.findall(r"\.offset:\s+(\d+)\s+\.size:\s+(\d+)\s+\.value_kind:\s+(\w+)", notes)
     ours = {(str(a.offset), str(a.size), a.value_kind) for k in code.kernels.values() for a in k.meta.args}
     assert set(yaml_args) == ours
     assert [(a.name, a.offset, a.size, a.value_kind) for a in plain.explicit_args] == [
-        ("out", 0, 8, "global_buffer"), ("n", 8, 4, "by_value"), ("h", 12, 2, "by_value"), ("d", 16, 8, "by_value")]
+        ("out", 0, 8, "global_buffer"),
+        ("n", 8, 4, "by_value"),
+        ("h", 12, 2, "by_value"),
+        ("d", 16, 8, "by_value"),
+    ]
     assert plain.wavefront_size == 64 and all(a.hidden for a in plain.args[4:])
     assert code.target == "amdgcn-amd-amdhsa--gfx942" and code.version == (1, 2)
     assert code.kernels["plain"].entry_address % 256 == 0
@@ -134,4 +148,4 @@ def test_bad_code_objects_are_located_errors() -> None:
 def test_truncated_code_object(hsaco: Callable[[str], bytes]) -> None:
     data = hsaco(KERNELS)
     with pytest.raises(CodeObjectError, match="error: "):
-        load(data[:len(data) // 3], "cut.hsaco")
+        load(data[: len(data) // 3], "cut.hsaco")

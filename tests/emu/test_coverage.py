@@ -4,7 +4,6 @@ PTX-like kernels, and the ones it expects next, has semantics in the emulator.""
 from __future__ import annotations
 
 import pytest
-
 from ptx2gcn.runtime.emulator.opcodes import all_opcodes
 from ptx2gcn.runtime.emulator.semantics import supported_opcodes
 
@@ -57,5 +56,11 @@ def test_semantics_only_for_real_opcodes() -> None:
     """No typo'd entries: every name with semantics is an opcode of the gfx942 tables."""
     known = {info.name for info in all_opcodes()}
     extra = sorted(supported_opcodes() - known)
-    assert set(extra) <= {"s_memtime", "s_memrealtime", "s_dcache_inv", "s_dcache_wb", "s_dcache_inv_vol",
-                          "s_dcache_wb_vol"}, extra
+    assert set(extra) <= {
+        "s_memtime",
+        "s_memrealtime",
+        "s_dcache_inv",
+        "s_dcache_wb",
+        "s_dcache_inv_vol",
+        "s_dcache_wb_vol",
+    }, extra

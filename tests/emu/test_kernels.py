@@ -11,7 +11,6 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
@@ -56,9 +55,13 @@ def download(memory: DeviceMemory, address: int, count: int, dtype: object) -> n
     return np.frombuffer(memory.read(address, count * np.dtype(dtype).itemsize), dtype=dtype)
 
 
-VADD = DECLS + """
+VADD = (
+    DECLS
+    + """
 define amdgpu_kernel void @vadd(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, i32 %n) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %ok = icmp slt i32 %gid, %n
   br i1 %ok, label %do, label %done
 do:
@@ -74,6 +77,7 @@ done:
   ret void
 }
 """
+)
 
 
 @pytest.mark.parametrize("n, block", [(1000, 256), (1000, 100), (37, 64)])
@@ -84,13 +88,21 @@ def test_vector_add_with_hidden_group_size_and_partial_waves(kernel: Kernel, n: 
     a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
     pa, pb = upload(memory, a), upload(memory, b)
     pc = upload(memory, np.full(n, -7.0, dtype=np.float32))
-    stats = launch(program, "vadd", grid=(-(-n // block),), block=(block,),
-                   kernarg=struct.pack("<QQQi", pa, pb, pc, n), memory=memory)
+    stats = launch(
+        program,
+        "vadd",
+        grid=(-(-n // block),),
+        block=(block,),
+        kernarg=struct.pack("<QQQi", pa, pb, pc, n),
+        memory=memory,
+    )
     np.testing.assert_array_equal(download(memory, pc, n, np.float32), a + b)
     assert stats.waves == -(-n // block) * -(-block // 64)
 
 
-REDUCE = DECLS + """
+REDUCE = (
+    DECLS
+    + """
 @lds = internal addrspace(3) global [256 x float] poison, align 4
 
 define amdgpu_kernel void @reduce(ptr addrspace(1) %in, ptr addrspace(1) %out) {
@@ -135,6 +147,7 @@ exit:
   ret void
 }
 """
+)
 
 
 def _tree_sum(values: np.ndarray) -> np.float32:
@@ -142,7 +155,7 @@ def _tree_sum(values: np.ndarray) -> np.float32:
     work = values.astype(np.float32).copy()
     stride = 128
     while stride:
-        work[:stride] = work[:stride] + work[stride:2 * stride]
+        work[:stride] = work[:stride] + work[stride : 2 * stride]
         stride //= 2
     return work[0]
 
@@ -153,14 +166,18 @@ def test_lds_tree_reduction_with_barriers(kernel: Kernel) -> None:
     data = np.random.default_rng(2).standard_normal(3 * 256).astype(np.float32)
     pin, pout = upload(memory, data), upload(memory, np.zeros(3, dtype=np.float32))
     launch(program, "reduce", grid=(3,), block=(256,), kernarg=struct.pack("<QQ", pin, pout), memory=memory)
-    expected = [_tree_sum(data[i * 256:(i + 1) * 256]) for i in range(3)]
+    expected = [_tree_sum(data[i * 256 : (i + 1) * 256]) for i in range(3)]
     np.testing.assert_array_equal(download(memory, pout, 3, np.float32), np.array(expected, dtype=np.float32))
 
 
-LANE_OPS = DECLS + """
+LANE_OPS = (
+    DECLS
+    + """
 define amdgpu_kernel void @lanes(ptr addrspace(1) %in, ptr addrspace(1) %rot, ptr addrspace(1) %cnt,
                                  ptr addrspace(1) %rank) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
   %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)
   %p = getelementptr i32, ptr addrspace(1) %in, i32 %gid
@@ -188,6 +205,7 @@ define amdgpu_kernel void @lanes(ptr addrspace(1) %in, ptr addrspace(1) %rot, pt
   ret void
 }
 """
+)
 
 
 def test_bpermute_rotation_ballot_counts_and_mbcnt(kernel: Kernel) -> None:
@@ -207,10 +225,14 @@ def test_bpermute_rotation_ballot_counts_and_mbcnt(kernel: Kernel) -> None:
     np.testing.assert_array_equal(rank.reshape(2, 64), expected_rank)
 
 
-LOOP64 = DECLS + """
+LOOP64 = (
+    DECLS
+    + """
 define amdgpu_kernel void @loop64(ptr addrspace(1) %out, i32 %n) {
 entry:
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %start = zext i32 %gid to i64
   %trip = add i32 %n, %gid
   br label %loop
@@ -233,6 +255,7 @@ done:
   ret void
 }
 """
+)
 
 
 def _loop64_model(gid: int, n: int) -> int:
@@ -257,10 +280,14 @@ def test_divergent_64_bit_loop_with_udiv_srem(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, out, n, np.uint64), expected)
 
 
-FDIV = DECLS + """
+FDIV = (
+    DECLS
+    + """
 define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %q64,
                                 ptr addrspace(1) %fa, ptr addrspace(1) %fb, ptr addrspace(1) %q32) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %pa = getelementptr double, ptr addrspace(1) %a, i32 %gid
   %pb = getelementptr double, ptr addrspace(1) %b, i32 %gid
   %x = load double, ptr addrspace(1) %pa
@@ -278,6 +305,7 @@ define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr ad
   ret void
 }
 """
+)
 
 
 def _division_operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -285,11 +313,36 @@ def _division_operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
     info = np.finfo(dtype)
     a = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
     b = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
-    special_a = [1.0, -0.0, np.inf, np.nan, 1.0, info.max, info.tiny, info.smallest_subnormal, 3.0, info.max, 1.0,
-                 info.tiny * 3]
-    special_b = [0.0, 5.0, np.inf, 1.0, info.smallest_subnormal, info.tiny, info.max, 3.0, 7.0, 0.5, 3.0, info.max]
-    a[:len(special_a)] = special_a
-    b[:len(special_b)] = special_b
+    special_a = [
+        1.0,
+        -0.0,
+        np.inf,
+        np.nan,
+        1.0,
+        info.max,
+        info.tiny,
+        info.smallest_subnormal,
+        3.0,
+        info.max,
+        1.0,
+        info.tiny * 3,
+    ]
+    special_b = [
+        0.0,
+        5.0,
+        np.inf,
+        1.0,
+        info.smallest_subnormal,
+        info.tiny,
+        info.max,
+        3.0,
+        7.0,
+        0.5,
+        3.0,
+        info.max,
+    ]
+    a[: len(special_a)] = special_a
+    b[: len(special_b)] = special_b
     return a, b
 
 
@@ -301,17 +354,27 @@ def test_f64_and_f32_division_are_correctly_rounded(kernel: Kernel) -> None:
     fa, fb = _division_operands(np.float32, n)
     pa, pb, pq = upload(memory, a), upload(memory, b), upload(memory, np.zeros(n))
     pfa, pfb, pfq = upload(memory, fa), upload(memory, fb), upload(memory, np.zeros(n, dtype=np.float32))
-    launch(program, "fdiv", grid=(1,), block=(n,), kernarg=struct.pack("<6Q", pa, pb, pq, pfa, pfb, pfq),
-           memory=memory)
+    launch(
+        program,
+        "fdiv",
+        grid=(1,),
+        block=(n,),
+        kernarg=struct.pack("<6Q", pa, pb, pq, pfa, pfb, pfq),
+        memory=memory,
+    )
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(download(memory, pq, n, np.float64), a / b)
         np.testing.assert_array_equal(download(memory, pfq, n, np.float32), fa / fb)
 
 
-ATOMICS = DECLS + """
+ATOMICS = (
+    DECLS
+    + """
 define amdgpu_kernel void @atomics(ptr addrspace(1) %ctr, ptr addrspace(1) %old, ptr addrspace(1) %fsum,
                                    ptr addrspace(1) %mx, ptr addrspace(1) %big, ptr addrspace(1) %cas) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %o = atomicrmw add ptr addrspace(1) %ctr, i32 1 seq_cst, align 4
   %po = getelementptr i32, ptr addrspace(1) %old, i32 %gid
   store i32 %o, ptr addrspace(1) %po
@@ -326,6 +389,7 @@ define amdgpu_kernel void @atomics(ptr addrspace(1) %ctr, ptr addrspace(1) %old,
   ret void
 }
 """
+)
 
 
 def test_atomics_return_pre_op_values(kernel: Kernel) -> None:
@@ -335,8 +399,14 @@ def test_atomics_return_pre_op_values(kernel: Kernel) -> None:
     ctr, old = upload(memory, np.array([10], np.uint32)), upload(memory, np.zeros(n, np.uint32))
     fsum, mx = upload(memory, np.zeros(1, np.float32)), upload(memory, np.array([-1000], np.int32))
     big, cas = upload(memory, np.zeros(1, np.uint64)), upload(memory, np.zeros(1, np.uint32))
-    launch(program, "atomics", grid=(2,), block=(48,), kernarg=struct.pack("<6Q", ctr, old, fsum, mx, big, cas),
-           memory=memory)
+    launch(
+        program,
+        "atomics",
+        grid=(2,),
+        block=(48,),
+        kernarg=struct.pack("<6Q", ctr, old, fsum, mx, big, cas),
+        memory=memory,
+    )
     assert download(memory, ctr, 1, np.uint32)[0] == 10 + n
     np.testing.assert_array_equal(np.sort(download(memory, old, n, np.uint32)), np.arange(10, 10 + n))
     assert download(memory, fsum, 1, np.float32)[0] == sum(range(n))  # exact: small integers
@@ -345,7 +415,9 @@ def test_atomics_return_pre_op_values(kernel: Kernel) -> None:
     assert download(memory, cas, 1, np.uint32)[0] in range(n)
 
 
-CALLS = DECLS + """
+CALLS = (
+    DECLS
+    + """
 define internal i32 @helper(i32 %x, i32 %k) #0 {
 entry:
   %arr = alloca [16 x i32], align 4, addrspace(5)
@@ -378,7 +450,9 @@ define internal i32 @load_generic(ptr %p) #0 {
 @shared = internal addrspace(3) global [64 x i32] poison, align 4
 
 define amdgpu_kernel void @calls(ptr addrspace(1) %out, ptr addrspace(1) %gen) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %r = call i32 @helper(i32 %gid, i32 %tid)
   %p = getelementptr i32, ptr addrspace(1) %out, i32 %gid
   store i32 %r, ptr addrspace(1) %p
@@ -400,6 +474,7 @@ define amdgpu_kernel void @calls(ptr addrspace(1) %out, ptr addrspace(1) %gen) {
 
 attributes #0 = { noinline }
 """
+)
 
 
 def test_device_calls_with_stack_and_generic_pointers(kernel: Kernel) -> None:
@@ -413,10 +488,14 @@ def test_device_calls_with_stack_and_generic_pointers(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, gen, n, np.int32), gid * 3 + gid + 500)
 
 
-HALF = DECLS + """
+HALF = (
+    DECLS
+    + """
 define amdgpu_kernel void @half(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %out,
                                 ptr addrspace(1) %vout) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %pa = getelementptr half, ptr addrspace(1) %a, i32 %gid
   %pb = getelementptr half, ptr addrspace(1) %b, i32 %gid
   %x = load half, ptr addrspace(1) %pa
@@ -434,6 +513,7 @@ define amdgpu_kernel void @half(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr ad
   ret void
 }
 """
+)
 
 
 def test_half_precision_scalar_and_packed(kernel: Kernel) -> None:
@@ -445,15 +525,21 @@ def test_half_precision_scalar_and_packed(kernel: Kernel) -> None:
     b = rng.standard_normal(n).astype(np.float16)
     pa, pb = upload(memory, a), upload(memory, b)
     out, vout = upload(memory, np.zeros(n, np.float16)), upload(memory, np.zeros(2 * n, np.float16))
-    launch(program, "half", grid=(1,), block=(n,), kernarg=struct.pack("<4Q", pa, pb, out, vout), memory=memory)
+    launch(
+        program, "half", grid=(1,), block=(n,), kernarg=struct.pack("<4Q", pa, pb, out, vout), memory=memory
+    )
     np.testing.assert_array_equal(download(memory, out, n, np.float16), (a[:n] * b) + a[:n])
     scale = np.tile(np.array([2.0, 0.5], np.float16), n)
     np.testing.assert_array_equal(download(memory, vout, 2 * n, np.float16), (a * scale) + a)
 
 
-DENORMAL = DECLS + """
+DENORMAL = (
+    DECLS
+    + """
 define amdgpu_kernel void @denorm(ptr addrspace(1) %in, ptr addrspace(1) %out) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %p = getelementptr float, ptr addrspace(1) %in, i32 %gid
   %x = load float, ptr addrspace(1) %p
   %y = fmul float %x, 1.5
@@ -463,6 +549,7 @@ define amdgpu_kernel void @denorm(ptr addrspace(1) %in, ptr addrspace(1) %out) {
   ret void
 }
 """
+)
 
 
 def test_denormals_are_kept(kernel: Kernel) -> None:
@@ -477,7 +564,9 @@ def test_denormals_are_kept(kernel: Kernel) -> None:
     assert (np.abs(expected[:3]) < np.finfo(np.float32).tiny).all()
 
 
-GRID3D = DECLS + """
+GRID3D = (
+    DECLS
+    + """
 define amdgpu_kernel void @grid3d(ptr addrspace(1) %out) {
   %tx = call i32 @llvm.amdgcn.workitem.id.x()
   %ty = call i32 @llvm.amdgcn.workitem.id.y()
@@ -520,6 +609,7 @@ define amdgpu_kernel void @grid3d(ptr addrspace(1) %out) {
   ret void
 }
 """
+)
 
 
 def test_3d_grid_and_packed_workitem_ids(kernel: Kernel) -> None:
@@ -534,7 +624,9 @@ def test_3d_grid_and_packed_workitem_ids(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, out, nx * ny * nz, np.uint32), expected)
 
 
-DYNAMIC_LDS = DECLS + """
+DYNAMIC_LDS = (
+    DECLS
+    + """
 @static = internal addrspace(3) global [16 x i32] poison, align 4
 @dyn = external addrspace(3) global [0 x i32], align 4
 
@@ -558,6 +650,7 @@ define amdgpu_kernel void @dynlds(ptr addrspace(1) %out) {
   ret void
 }
 """
+)
 
 
 def test_dynamic_lds_follows_static_lds(kernel: Kernel) -> None:
@@ -567,19 +660,37 @@ def test_dynamic_lds_follows_static_lds(kernel: Kernel) -> None:
     assert program.kernels["dynlds"].descriptor.group_segment_fixed_size == 64
     memory = DeviceMemory()
     out = upload(memory, np.zeros(64, np.int32))
-    launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=256,
-           memory=memory)
+    launch(
+        program,
+        "dynlds",
+        grid=(1,),
+        block=(64,),
+        kernarg=struct.pack("<Q", out),
+        dynamic_lds=256,
+        memory=memory,
+    )
     np.testing.assert_array_equal(download(memory, out, 64, np.int32), (63 - np.arange(64)) * 10 + 77)
     with pytest.raises(EmulatorFault, match="outside the work-group's 128 bytes of LDS"):
-        launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=64,
-               memory=memory)
+        launch(
+            program,
+            "dynlds",
+            grid=(1,),
+            block=(64,),
+            kernarg=struct.pack("<Q", out),
+            dynamic_lds=64,
+            memory=memory,
+        )
 
 
-HISTOGRAM = DECLS + """
+HISTOGRAM = (
+    DECLS
+    + """
 @bins = internal addrspace(3) global [16 x i32] poison, align 4
 
 define amdgpu_kernel void @histogram(ptr addrspace(1) %data, ptr addrspace(1) %hist, ptr addrspace(1) %slot) {
-""" + GID_X + """
+"""
+    + GID_X
+    + """
   %p = getelementptr i32, ptr addrspace(1) %data, i32 %gid
   %v = load i32, ptr addrspace(1) %p
   %bin = and i32 %v, 15
@@ -611,6 +722,7 @@ done:
   ret void
 }
 """
+)
 
 
 def test_histogram_with_scattered_lds_and_global_atomics(kernel: Kernel) -> None:
@@ -620,18 +732,26 @@ def test_histogram_with_scattered_lds_and_global_atomics(kernel: Kernel) -> None
     data = np.random.default_rng(12).integers(0, 1 << 20, n).astype(np.int32)
     pdata, hist = upload(memory, data), upload(memory, np.zeros(16, np.int32))
     slot = upload(memory, np.zeros(n, np.int32))
-    launch(program, "histogram", grid=(n // block,), block=(block,), kernarg=struct.pack("<3Q", pdata, hist, slot),
-           memory=memory)
+    launch(
+        program,
+        "histogram",
+        grid=(n // block,),
+        block=(block,),
+        kernarg=struct.pack("<3Q", pdata, hist, slot),
+        memory=memory,
+    )
     np.testing.assert_array_equal(download(memory, hist, 16, np.int32), np.bincount(data & 15, minlength=16))
     slots = download(memory, slot, n, np.int32)
     for group in range(n // block):  # per work-group, each bin hands out 0..count-1 exactly once
-        bins = data[group * block:(group + 1) * block] & 15
+        bins = data[group * block : (group + 1) * block] & 15
         for b in range(16):
-            got = np.sort(slots[group * block:(group + 1) * block][bins == b])
+            got = np.sort(slots[group * block : (group + 1) * block][bins == b])
             np.testing.assert_array_equal(got, np.arange(np.count_nonzero(bins == b)))
 
 
-PRELOAD = DECLS + """
+PRELOAD = (
+    DECLS
+    + """
 define amdgpu_kernel void @pre(ptr addrspace(1) inreg %out, i32 inreg %k) {
   %t = call i32 @llvm.amdgcn.workitem.id.x()
   %v = add i32 %t, %k
@@ -640,6 +760,7 @@ define amdgpu_kernel void @pre(ptr addrspace(1) inreg %out, i32 inreg %k) {
   ret void
 }
 """
+)
 
 
 def test_preloaded_kernel_arguments(kernel: Kernel) -> None:
@@ -649,23 +770,35 @@ def test_preloaded_kernel_arguments(kernel: Kernel) -> None:
     memory = DeviceMemory()
     out = upload(memory, np.zeros(64, np.int32))
     lines: list[str] = []
-    launch(program, "pre", grid=(1,), block=(64,), kernarg=struct.pack("<Qi", out, 1000), memory=memory,
-           trace=True, trace_sink=lines.append)
+    launch(
+        program,
+        "pre",
+        grid=(1,),
+        block=(64,),
+        kernarg=struct.pack("<Qi", out, 1000),
+        memory=memory,
+        trace=True,
+        trace_sink=lines.append,
+    )
     np.testing.assert_array_equal(download(memory, out, 64, np.int32), np.arange(64) + 1000)
     assert "s_load" not in lines[0]  # started past the compatibility prologue, SGPRs preloaded
 
 
-GLOBALS = DECLS + """
+GLOBALS = (
+    DECLS
+    + """
 @counter = addrspace(1) global i32 5, align 4
 @table = addrspace(1) global [4 x i32] [i32 10, i32 20, i32 30, i32 40], align 4
-@ptrs = addrspace(1) global [2 x ptr addrspace(1)] [ptr addrspace(1) @counter, ptr addrspace(1) @table], align 8
+@ptrs = addrspace(1) global [2 x ptr addrspace(1)]
+    [ptr addrspace(1) @counter, ptr addrspace(1) @table], align 8
 
 define amdgpu_kernel void @globals(ptr addrspace(1) %out) {
   %t = call i32 @llvm.amdgcn.workitem.id.x()
   %i = and i32 %t, 3
   %pt = getelementptr [4 x i32], ptr addrspace(1) @table, i32 0, i32 %i
   %v = load i32, ptr addrspace(1) %pt
-  %pp = load ptr addrspace(1), ptr addrspace(1) getelementptr ([2 x ptr addrspace(1)], ptr addrspace(1) @ptrs, i32 0, i32 1)
+  %pp = load ptr addrspace(1),
+        ptr addrspace(1) getelementptr ([2 x ptr addrspace(1)], ptr addrspace(1) @ptrs, i32 0, i32 1)
   %q = getelementptr i32, ptr addrspace(1) %pp, i32 %i
   %w = load i32, ptr addrspace(1) %q
   %s = add i32 %v, %w
@@ -675,6 +808,7 @@ define amdgpu_kernel void @globals(ptr addrspace(1) %out) {
   ret void
 }
 """
+)
 
 
 def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) -> None:
@@ -691,7 +825,9 @@ def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) 
     assert np.frombuffer(memory.read(counter, 4), np.int32)[0] == 5 + 16  # state persists between launches
 
 
-SPIN_WAIT = DECLS + """
+SPIN_WAIT = (
+    DECLS
+    + """
 declare void @llvm.amdgcn.s.sleep(i32)
 @flag = internal addrspace(3) global i32 poison, align 4
 
@@ -729,6 +865,7 @@ done:
   ret void
 }
 """
+)
 
 
 def test_spin_wait_between_waves_of_a_group_terminates(kernel: Kernel) -> None:
@@ -736,13 +873,22 @@ def test_spin_wait_between_waves_of_a_group_terminates(kernel: Kernel) -> None:
     program = kernel(SPIN_WAIT)
     memory = DeviceMemory()
     out = upload(memory, np.zeros(128, np.int32))
-    stats = launch(program, "handoff", grid=(1,), block=(128,), kernarg=struct.pack("<Q", out), memory=memory,
-                   step_budget=100_000)
+    stats = launch(
+        program,
+        "handoff",
+        grid=(1,),
+        block=(128,),
+        kernarg=struct.pack("<Q", out),
+        memory=memory,
+        step_budget=100_000,
+    )
     np.testing.assert_array_equal(download(memory, out, 128, np.int32)[:64], np.full(64, 42))
     assert stats.wave_instructions < 1000  # s_sleep yielded at once instead of spinning for a quantum
 
 
-SGEMM = DECLS + """
+SGEMM = (
+    DECLS
+    + """
 @ta = internal addrspace(3) global [16 x [16 x float]] poison, align 4
 @tb = internal addrspace(3) global [16 x [16 x float]] poison, align 4
 
@@ -808,6 +954,7 @@ done:
 }
 declare float @llvm.fma.f32(float, float, float)
 """
+)
 
 
 def test_tiled_sgemm_with_lds_and_barriers(kernel: Kernel) -> None:
@@ -818,13 +965,21 @@ def test_tiled_sgemm_with_lds_and_barriers(kernel: Kernel) -> None:
     a = rng.integers(-8, 8, (n, n)).astype(np.float32)  # small integers: every partial sum is exact
     b = rng.integers(-8, 8, (n, n)).astype(np.float32)
     pa, pb, pc = upload(memory, a), upload(memory, b), upload(memory, np.zeros((n, n), np.float32))
-    stats = launch(program, "sgemm", grid=(n // 16, n // 16), block=(16, 16),
-                   kernarg=struct.pack("<3Qi", pa, pb, pc, n), memory=memory)
+    stats = launch(
+        program,
+        "sgemm",
+        grid=(n // 16, n // 16),
+        block=(16, 16),
+        kernarg=struct.pack("<3Qi", pa, pb, pc, n),
+        memory=memory,
+    )
     np.testing.assert_array_equal(download(memory, pc, n * n, np.float32).reshape(n, n), a @ b)
     assert stats.workgroups == 9 and stats.waves == 36
 
 
-DISPATCH = DECLS + """
+DISPATCH = (
+    DECLS
+    + """
 declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
 define amdgpu_kernel void @dispatch(ptr addrspace(1) %out) {
   %t = call i32 @llvm.amdgcn.workitem.id.x()
@@ -852,6 +1007,7 @@ done:
   ret void
 }
 """
+)
 
 
 def test_dispatch_packet_fields(kernel: Kernel) -> None:

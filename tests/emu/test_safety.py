@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-
 from ptx2gcn.runtime.emulator.errors import EmulatorFault, KernelHang, LaunchError, UnknownInstruction
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
@@ -81,10 +80,20 @@ def test_endless_loop_hits_the_step_budget(kernel: Kernel) -> None:
     program = kernel(SPIN)
     memory = DeviceMemory()
     out = memory.alloc(4)
-    with pytest.raises(KernelHang, match=r"did not finish after 5000 wave-instructions: waves waiting at "
-                                         r"work-group \(0, 0, 0\) wave 0 running at pc 0x"):
-        launch(program, "spin", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), memory=memory,
-               step_budget=5000)
+    with pytest.raises(
+        KernelHang,
+        match=r"did not finish after 5000 wave-instructions: waves waiting at "
+        r"work-group \(0, 0, 0\) wave 0 running at pc 0x",
+    ):
+        launch(
+            program,
+            "spin",
+            grid=(1,),
+            block=(64,),
+            kernarg=struct.pack("<Q", out),
+            memory=memory,
+            step_budget=5000,
+        )
     assert np.frombuffer(memory.read(out, 4), np.uint32)[0] > 100
 
 
@@ -98,17 +107,27 @@ def test_instruction_without_semantics_names_encoding_and_pc(kernel: Kernel) -> 
     program = kernel(CUBE)
     memory = DeviceMemory()
     with pytest.raises(UnknownInstruction, match=r"pc 0x[0-9a-f]+: unknown VOP3 instruction: v_cubeid_f32"):
-        launch(program, "cube", grid=(1,), block=(1,), kernarg=struct.pack("<Qf", memory.alloc(8), 1.0),
-               memory=memory)
+        launch(
+            program,
+            "cube",
+            grid=(1,),
+            block=(1,),
+            kernarg=struct.pack("<Qf", memory.alloc(8), 1.0),
+            memory=memory,
+        )
 
 
-@pytest.mark.parametrize("grid, block, kernarg, message", [
-    ((1,), (2048,), b"\0" * 8, "at most 1024 allowed"),
-    ((0,), (64,), b"\0" * 8, "grid must be 1 to 3 positive integers"),
-    ((1,), (64,), b"\0" * 4, "kernarg has 4 bytes; its explicit arguments need 8"),
-])
-def test_bad_launches_are_rejected_before_running(kernel: Kernel, grid: tuple[int, ...], block: tuple[int, ...],
-                                                  kernarg: bytes, message: str) -> None:
+@pytest.mark.parametrize(
+    "grid, block, kernarg, message",
+    [
+        ((1,), (2048,), b"\0" * 8, "at most 1024 allowed"),
+        ((0,), (64,), b"\0" * 8, "grid must be 1 to 3 positive integers"),
+        ((1,), (64,), b"\0" * 4, "kernarg has 4 bytes; its explicit arguments need 8"),
+    ],
+)
+def test_bad_launches_are_rejected_before_running(
+    kernel: Kernel, grid: tuple[int, ...], block: tuple[int, ...], kernarg: bytes, message: str
+) -> None:
     with pytest.raises(LaunchError, match=message):
         launch(kernel(STORE), "store", grid=grid, block=block, kernarg=kernarg, memory=DeviceMemory())
 
@@ -122,8 +141,16 @@ def test_trace_prints_instructions_and_register_changes(kernel: Kernel) -> None:
     memory = DeviceMemory()
     out = memory.alloc(4 * 64)
     lines: list[str] = []
-    launch(kernel(STORE), "store", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), memory=memory,
-           trace=True, trace_sink=lines.append)
+    launch(
+        kernel(STORE),
+        "store",
+        grid=(1,),
+        block=(64,),
+        kernarg=struct.pack("<Q", out),
+        memory=memory,
+        trace=True,
+        trace_sink=lines.append,
+    )
     assert lines[0].startswith("wg(0,0,0) w0 0x") and "s_load_dwordx2 s[0:1], s[0:1], 0x0" in lines[0]
     assert any(line.strip().startswith("s0: ") for line in lines[1:3])
     assert any("global_store_dword" in line for line in lines)
@@ -137,7 +164,7 @@ def test_undecodable_machine_code_faults_only_when_executed(kernel: Kernel) -> N
     program = kernel(STORE)
     entry = program.kernels["store"].entry_address
     image = bytearray(program.image)
-    image[entry:entry + 8] = bytes([0x00, 0x00, 0xFC, 0xC3, 0, 0, 0, 0])  # SMEM opcode 0xFF: none
+    image[entry : entry + 8] = bytes([0x00, 0x00, 0xFC, 0xC3, 0, 0, 0, 0])  # SMEM opcode 0xFF: none
     patched = dataclasses.replace(program, image=bytes(image))
     with pytest.raises(UnknownInstruction, match=r"pc 0x[0-9a-f]+: unknown SMEM instruction: \[C3FC0000\] "):
         launch(patched, "store", grid=(1,), block=(1,), kernarg=struct.pack("<Q", 0), memory=DeviceMemory())

@@ -9,14 +9,15 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
-
 from ptx2gcn.runtime.emulator.wave import Wave
 
 Run = Callable[[str, Wave], Wave]
 Make = Callable[..., Wave]
 # 2/pi in hexadecimal, as published with fdlibm's __kernel_rem_pio2 (ipio2 table, 24 bits per entry).
-TWO_OVER_PI_HEX = ("A2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163ABDEBBC561B7246E3A424DD2E006492EEA09D1921C"
-                   "FE1DEB1CB129A73EE88235F52EBB4484E99C7026B45F7E413991D639835339F49C845F8BBDF9283B1FF897FFDE05980F")
+TWO_OVER_PI_HEX = (
+    "A2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163ABDEBBC561B7246E3A424DD2E006492EEA09D1921C"
+    "FE1DEB1CB129A73EE88235F52EBB4484E99C7026B45F7E413991D639835339F49C845F8BBDF9283B1FF897FFDE05980F"
+)
 
 
 def set_f64(w: Wave, row: int, values: np.ndarray) -> None:
@@ -31,7 +32,7 @@ def get_f64(w: Wave, row: int) -> np.ndarray:
 def test_trig_preop_segments_of_two_over_pi(one_instruction: Run, make_wave: Make) -> None:
     table = int(TWO_OVER_PI_HEX, 16)
     bits = len(TWO_OVER_PI_HEX) * 4
-    xs = np.array([1.0, 3.0, 2.0**100, -2.0**200, 0.5] * 13)[:64]
+    xs = np.array([1.0, 3.0, 2.0**100, -(2.0**200), 0.5] * 13)[:64]
     w = make_wave(v2=np.tile([0, 1, 2, 3], 16))
     set_f64(w, 0, xs)
     one_instruction("v_trig_preop_f64 v[4:5], v[0:1], v2", w)
@@ -108,14 +109,22 @@ def test_packed_normalised_and_u8_conversions(one_instruction: Run, make_wave: M
     w.s[0] = 2
     one_instruction("v_cvt_pk_u8_f32 v5, v1, s0, v2", w)
     for lane in range(8):
+
         def snorm(v: float) -> int:
             return 0 if math.isnan(v) else round(max(-1.0, min(1.0, v)) * 32767) & 0xFFFF
 
         def unorm(v: float) -> int:
             return 0 if math.isnan(v) else round(max(0.0, min(1.0, v)) * 65535)
+
         assert w.v[3, lane] == snorm(float(x[lane])) | snorm(float(y[lane])) << 16
         assert w.v[4, lane] == unorm(float(x[lane])) | unorm(float(y[lane])) << 16
-        byte = 0 if math.isnan(y[lane]) else int(np.clip(round(float(y[lane])), 0, 255)) if np.isfinite(y[lane]) else 255
+        byte = (
+            0
+            if math.isnan(y[lane])
+            else int(np.clip(round(float(y[lane])), 0, 255))
+            if np.isfinite(y[lane])
+            else 255
+        )
         assert w.v[5, lane] == (0x11223344 & ~(0xFF << 16)) | byte << 16
 
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-
 from ptx2gcn.runtime.emulator.memory import PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
 from ptx2gcn.runtime.emulator.wave import Wave
 
@@ -62,9 +61,11 @@ def test_flat_routes_each_lane_by_aperture(one_instruction: Run, wave: Wave) -> 
     wave.group.lds.data[:256] = np.frombuffer(np.full(64, 0x2222, np.uint32).tobytes(), np.uint8)
     wave.scratch.data[:, 8:12] = np.frombuffer(np.uint32(0x3333).tobytes(), np.uint8)
     lane = np.arange(64, dtype=np.uint64)
-    addresses = np.select([lane % 3 == 0, lane % 3 == 1],
-                          [np.uint64(buffer) + 4 * lane, np.uint64(SHARED_APERTURE_BASE) + 4 * lane],
-                          np.uint64(PRIVATE_APERTURE_BASE) + np.uint64(8))
+    addresses = np.select(
+        [lane % 3 == 0, lane % 3 == 1],
+        [np.uint64(buffer) + 4 * lane, np.uint64(SHARED_APERTURE_BASE) + 4 * lane],
+        np.uint64(PRIVATE_APERTURE_BASE) + np.uint64(8),
+    )
     set_pair(wave, 2, addresses)
     one_instruction("flat_load_dword v1, v[2:3]", wave)
     assert wave.v[1].tolist() == [(0x1111, 0x2222, 0x3333)[i % 3] for i in range(64)]
@@ -139,7 +140,9 @@ def test_bpermute_permute_and_swizzle(one_instruction: Run, wave: Wave) -> None:
     wave.set_exec(~(1 << 10) & ((1 << 64) - 1))  # lane 10 inactive: its value reads as 0
     one_instruction("ds_bpermute_b32 v3, v1, v2", wave)
     expected = [0 if (i + 5) % 64 == 10 else 1000 + (i + 5) % 64 for i in range(64)]
-    assert [int(v) for k, v in enumerate(wave.v[3]) if k != 10] == [e for k, e in enumerate(expected) if k != 10]
+    assert [int(v) for k, v in enumerate(wave.v[3]) if k != 10] == [
+        e for k, e in enumerate(expected) if k != 10
+    ]
     wave.set_exec((1 << 64) - 1)
     one_instruction("ds_permute_b32 v4, v1, v2", wave)
     assert wave.v[4].tolist() == [1000 + (i - 5) % 64 for i in range(64)]

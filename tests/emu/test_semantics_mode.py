@@ -7,7 +7,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.wave import Wave
 
@@ -17,7 +16,11 @@ Run = Callable[[str, Wave], Wave]
 def directed(exact: Fraction, mode: int) -> np.float32:
     """Round an exact rational to float32: 1 toward +inf, 2 toward -inf, 3 toward zero (model)."""
     nearest = np.float32(float(exact))  # float(Fraction) is correctly rounded to f64, then to f32 (RNE)
-    candidates = [nearest, np.nextafter(nearest, np.float32(np.inf)), np.nextafter(nearest, np.float32(-np.inf))]
+    candidates = [
+        nearest,
+        np.nextafter(nearest, np.float32(np.inf)),
+        np.nextafter(nearest, np.float32(-np.inf)),
+    ]
     finite = sorted({c for c in candidates if np.isfinite(c)}, key=float)
     below = max((c for c in finite if Fraction(float(c)) <= exact), key=float)
     above = min((c for c in finite if Fraction(float(c)) >= exact), key=float)
@@ -29,8 +32,9 @@ def directed(exact: Fraction, mode: int) -> np.float32:
 
 
 @pytest.mark.parametrize("mode", [1, 2, 3])
-def test_directed_rounding_of_f32_add_mul_fma(one_instruction: Run, make_wave: Callable[..., Wave],
-                                               mode: int) -> None:
+def test_directed_rounding_of_f32_add_mul_fma(
+    one_instruction: Run, make_wave: Callable[..., Wave], mode: int
+) -> None:
     rng = np.random.default_rng(20 + mode)
     a = rng.standard_normal(64).astype(np.float32)
     b = (rng.standard_normal(64) * 1e-3).astype(np.float32)
@@ -55,14 +59,18 @@ def test_round_toward_zero_overflow_gives_max(one_instruction: Run, make_wave: C
     assert (w.v[1].view(np.float32) == np.finfo(np.float32).max).all()
 
 
-def test_unsupported_directed_rounding_is_refused(one_instruction: Run, make_wave: Callable[..., Wave]) -> None:
+def test_unsupported_directed_rounding_is_refused(
+    one_instruction: Run, make_wave: Callable[..., Wave]
+) -> None:
     w = make_wave(v0=np.full(64, 2.0, np.float32).view(np.uint32))
     one_instruction("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 1", w)
     with pytest.raises(WaveFault, match="v_sqrt_f32: MODE rounding toward \\+inf is not implemented"):
         one_instruction("v_sqrt_f32_e32 v1, v0", w)
 
 
-def test_getreg_reads_mode_and_setreg_flushes_denormals(one_instruction: Run, make_wave: Callable[..., Wave]) -> None:
+def test_getreg_reads_mode_and_setreg_flushes_denormals(
+    one_instruction: Run, make_wave: Callable[..., Wave]
+) -> None:
     tiny = np.full(64, 1e-39, np.float32)
     w = make_wave(v0=tiny.view(np.uint32), v1=np.full(64, 1.0, np.float32).view(np.uint32))
     one_instruction("s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, 10)", w)

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from ptx2gcn.runtime.emulator.wave import Wave
 
 M = 0xFFFFFFFF
@@ -35,7 +33,7 @@ MODELS: dict[str, Callable[[int, int, int], int]] = {
     "v_ashrrev_i32_e32 v3, v0, v1": lambda a, b, c: s32(b) >> (a & 31),
     "v_bfe_u32 v3, v0, v1, v2": lambda a, b, c: (a >> (b & 31)) & ((1 << (c & 31)) - 1),
     "v_bfi_b32 v3, v0, v1, v2": lambda a, b, c: (a & b) | (~a & c),
-    "v_alignbyte_b32 v3, v0, v1, v2": lambda a, b, c: ((a << 32 | b) >> (8 * (c & 3))),
+    "v_alignbyte_b32 v3, v0, v1, v2": lambda a, b, c: (a << 32 | b) >> (8 * (c & 3)),
     "v_min_i32_e32 v3, v0, v1": lambda a, b, c: min(s32(a), s32(b)),
     "v_max_u32_e32 v3, v0, v1": lambda a, b, c: max(a, b),
     "v_xad_u32 v3, v0, v1, v2": lambda a, b, c: (a ^ b) + c,
@@ -49,13 +47,17 @@ MODELS: dict[str, Callable[[int, int, int], int]] = {
     "v_sad_u32 v3, v0, v1, v2": lambda a, b, c: abs(a - b) + c,
 }
 
-words = st.lists(st.one_of(st.integers(0, M), st.sampled_from([0, 1, 31, 32, M, 0x80000000, 0x7FFFFFFF])),
-                 min_size=64, max_size=64)
+words = st.lists(
+    st.one_of(st.integers(0, M), st.sampled_from([0, 1, 31, 32, M, 0x80000000, 0x7FFFFFFF])),
+    min_size=64,
+    max_size=64,
+)
 
 
 @pytest.mark.parametrize("text", sorted(MODELS))
-def test_random_operands(one_instruction: Callable[[str, Wave], Wave], make_wave: Callable[..., Wave],
-                         text: str) -> None:
+def test_random_operands(
+    one_instruction: Callable[[str, Wave], Wave], make_wave: Callable[..., Wave], text: str
+) -> None:
     model = MODELS[text]
 
     @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
 from ptx2gcn.runtime.emulator.wave import Wave, WaveState
 
 Run = Callable[[str, Wave], Wave]
@@ -30,8 +29,8 @@ SOP2_MODELS: dict[str, Callable[[int, int, int], tuple[int, int | None]]] = {
     "s_sub_u32": lambda a, b, c: ((a - b) & M32, int(b > a)),
     "s_addc_u32": lambda a, b, c: ((a + b + c) & M32, int(a + b + c >= 1 << 32)),
     "s_subb_u32": lambda a, b, c: ((a - b - c) & M32, int(b + c > a)),
-    "s_add_i32": lambda a, b, c: ((a + b) & M32, int(not -2**31 <= s32(a) + s32(b) < 2**31)),
-    "s_sub_i32": lambda a, b, c: ((a - b) & M32, int(not -2**31 <= s32(a) - s32(b) < 2**31)),
+    "s_add_i32": lambda a, b, c: ((a + b) & M32, int(not -(2**31) <= s32(a) + s32(b) < 2**31)),
+    "s_sub_i32": lambda a, b, c: ((a - b) & M32, int(not -(2**31) <= s32(a) - s32(b) < 2**31)),
     "s_min_i32": lambda a, b, c: ((a if s32(a) < s32(b) else b), int(s32(a) < s32(b))),
     "s_max_u32": lambda a, b, c: (max(a, b), int(a > b)),
     "s_lshl_b32": lambda a, b, c: ((a << (b & 31)) & M32, int((a << (b & 31)) & M32 != 0)),
@@ -47,7 +46,9 @@ SOP2_MODELS: dict[str, Callable[[int, int, int], tuple[int, int | None]]] = {
 
 @pytest.mark.parametrize("name", sorted(SOP2_MODELS))
 @pytest.mark.parametrize("scc", [0, 1])
-def test_sop2_against_model(one_instruction: Run, make_wave: Callable[..., Wave], name: str, scc: int) -> None:
+def test_sop2_against_model(
+    one_instruction: Run, make_wave: Callable[..., Wave], name: str, scc: int
+) -> None:
     for a, b in PAIRS:
         w = make_wave()
         w.s[1], w.s[2], w.scc = a, b, scc

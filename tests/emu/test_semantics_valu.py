@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from ptx2gcn.runtime.emulator.wave import VCC_LO, Wave
 
 Run = Callable[[str, Wave], Wave]
@@ -93,8 +92,13 @@ def test_bfe_u32_and_i32(one_instruction: Run, offset: int, width: int) -> None:
 def test_bit_counting_and_reversal(one_instruction: Run) -> None:
     a = lanes(EDGE32)
     w = wave_with(v0=a)
-    for text in ("v_ffbh_u32_e32 v1, v0", "v_ffbl_b32_e32 v2, v0", "v_bfrev_b32_e32 v3, v0",
-                 "v_bcnt_u32_b32 v4, v0, 3", "v_ffbh_i32_e32 v5, v0"):
+    for text in (
+        "v_ffbh_u32_e32 v1, v0",
+        "v_ffbl_b32_e32 v2, v0",
+        "v_bfrev_b32_e32 v3, v0",
+        "v_bcnt_u32_b32 v4, v0, 3",
+        "v_ffbh_i32_e32 v5, v0",
+    ):
         one_instruction(text, w)
     for i, x in enumerate(int(v) for v in a):
         assert w.v[1, i] == (M32 if x == 0 else 32 - x.bit_length())
@@ -155,8 +159,13 @@ def _fma_model(a: float, b: float, c: float, dtype: type) -> float:
     approx = dtype(float(exact))
     candidates = {approx, np.nextafter(approx, dtype(np.inf)), np.nextafter(approx, dtype(-np.inf))}
     finite = [c for c in candidates if np.isfinite(c)]
-    best = min(finite, key=lambda v: (abs(Fraction(float(v)) - exact), int(np.asarray(v).view(
-        np.uint32 if dtype == np.float32 else np.uint64)) & 1))
+    best = min(
+        finite,
+        key=lambda v: (
+            abs(Fraction(float(v)) - exact),
+            int(np.asarray(v).view(np.uint32 if dtype == np.float32 else np.uint64)) & 1,
+        ),
+    )
     return float(best)
 
 
@@ -205,12 +214,13 @@ def test_min_max_f32_nan_and_signed_zero(one_instruction: Run) -> None:
 
 
 def test_float_to_int_conversions_truncate_saturate_and_zero_nan(one_instruction: Run) -> None:
-    values = np.array([1.9, -1.9, 3e9, -3e9, np.nan, np.inf, -np.inf, 2147483520.0, -0.5, 4294967040.0],
-                      dtype=np.float32)
+    values = np.array(
+        [1.9, -1.9, 3e9, -3e9, np.nan, np.inf, -np.inf, 2147483520.0, -0.5, 4294967040.0], dtype=np.float32
+    )
     w = wave_with(v0=f32_bits(np.resize(values, 64)))
     one_instruction("v_cvt_i32_f32_e32 v1, v0", w)
     one_instruction("v_cvt_u32_f32_e32 v2, v0", w)
-    i32 = [1, -1, 2**31 - 1, -2**31, 0, 2**31 - 1, -2**31, 2147483520, 0, 2**31 - 1]
+    i32 = [1, -1, 2**31 - 1, -(2**31), 0, 2**31 - 1, -(2**31), 2147483520, 0, 2**31 - 1]
     u32 = [1, 0, 3000000000, 0, 0, M32, 0, 2147483520, 0, 4294967040]
     assert w.v[1, :10].tolist() == [v & M32 for v in i32]
     assert w.v[2, :10].tolist() == u32
@@ -224,8 +234,11 @@ def test_f16_conversion_rounds_to_nearest_even(one_instruction: Run) -> None:
     one_instruction("v_cvt_f16_f32_e32 v1, v0", w)
     got = (w.v[1, :6] & 0xFFFF).astype(np.uint16).view(np.float16)
     assert got[0] == 1.0 and got[1] == np.float16(1 + 2**-9) and np.isinf(got[2])
-    assert got[3] == np.float16(5.960464477539063e-08) and got[4] == np.float16(-2.980232238769531e-08) or \
-        got[4] == 0.0
+    assert (
+        got[3] == np.float16(5.960464477539063e-08)
+        and got[4] == np.float16(-2.980232238769531e-08)
+        or got[4] == 0.0
+    )
     assert np.isnan(got[5])
     assert (w.v[1] >> 16 == 0).all()  # the upper half is zeroed on gfx9
 
@@ -234,12 +247,26 @@ def test_transcendentals_within_one_ulp(one_instruction: Run) -> None:
     rng = np.random.default_rng(9)
     x = rng.uniform(-4, 4, 64).astype(np.float32)
     w = wave_with(v0=f32_bits(x), v1=f32_bits(np.abs(x) + np.float32(0.01)))
-    for text in ("v_sin_f32_e32 v2, v0", "v_cos_f32_e32 v3, v0", "v_exp_f32_e32 v4, v0", "v_log_f32_e32 v5, v1",
-                 "v_rcp_f32_e32 v6, v1", "v_rsq_f32_e32 v7, v1", "v_sqrt_f32_e32 v8, v1"):
+    for text in (
+        "v_sin_f32_e32 v2, v0",
+        "v_cos_f32_e32 v3, v0",
+        "v_exp_f32_e32 v4, v0",
+        "v_log_f32_e32 v5, v1",
+        "v_rcp_f32_e32 v6, v1",
+        "v_rsq_f32_e32 v7, v1",
+        "v_sqrt_f32_e32 v8, v1",
+    ):
         one_instruction(text, w)
     pos = (np.abs(x) + np.float32(0.01)).astype(np.float64)
-    refs = {2: np.sin(2 * np.pi * x.astype(np.float64)), 3: np.cos(2 * np.pi * x.astype(np.float64)),
-            4: np.exp2(x.astype(np.float64)), 5: np.log2(pos), 6: 1 / pos, 7: 1 / np.sqrt(pos), 8: np.sqrt(pos)}
+    refs = {
+        2: np.sin(2 * np.pi * x.astype(np.float64)),
+        3: np.cos(2 * np.pi * x.astype(np.float64)),
+        4: np.exp2(x.astype(np.float64)),
+        5: np.log2(pos),
+        6: 1 / pos,
+        7: 1 / np.sqrt(pos),
+        8: np.sqrt(pos),
+    }
     for row, ref in refs.items():
         got = w.v[row].view(np.float32).astype(np.float64)
         ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
@@ -286,7 +313,9 @@ def test_div_fixup_special_cases(one_instruction: Run) -> None:
     quotient = np.float32(7.0)
     den = np.array([0.0, np.inf, 2.0, np.nan, 0.0, -np.inf, 3.0, 1.0], dtype=np.float32)
     num = np.array([1.0, 1.0, np.inf, 1.0, 0.0, np.inf, np.nan, -2.0], dtype=np.float32)
-    w = wave_with(v0=f32_bits(np.full(64, quotient)), v1=f32_bits(np.resize(den, 64)), v2=f32_bits(np.resize(num, 64)))
+    w = wave_with(
+        v0=f32_bits(np.full(64, quotient)), v1=f32_bits(np.resize(den, 64)), v2=f32_bits(np.resize(num, 64))
+    )
     one_instruction("v_div_fixup_f32 v3, v0, v1, v2", w)
     got = w.v[3, :8].view(np.float32)
     assert got[0] == np.inf and got[1] == 0 and got[2] == np.inf and np.isnan(got[3])
@@ -315,7 +344,9 @@ def test_dpp_reads_pre_instruction_values(one_instruction: Run) -> None:
     """Pitfall 2: v_add_u32_dpp v6, v6, v7 row_shr:1 must not turn into a prefix sum."""
     w = wave_with(v6=np.arange(1, 65), v7=np.full(64, 1000))
     one_instruction("v_add_u32_dpp v6, v6, v7 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1", w)
-    expected = [(i if i % 16 else 0) + 1000 for i in range(64)]  # lane i reads old v6[i-1] = i; row start reads 0
+    expected = [
+        (i if i % 16 else 0) + 1000 for i in range(64)
+    ]  # lane i reads old v6[i-1] = i; row start reads 0
     assert w.v[6].tolist() == expected
 
 
@@ -333,8 +364,10 @@ def test_dpp_without_bound_ctrl_keeps_lanes_with_invalid_source(one_instruction:
 def test_sdwa_selects_and_preserves(one_instruction: Run) -> None:
     a = lanes(EDGE32)
     w = wave_with(v0=a, v1=lanes(EDGE32[::-1]), v2=np.full(64, 0x11223344))
-    one_instruction("v_add_u32_sdwa v2, v0, v1 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_1 "
-                    "src1_sel:WORD_0", w)
+    one_instruction(
+        "v_add_u32_sdwa v2, v0, v1 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_1 src1_sel:WORD_0",
+        w,
+    )
     for i in range(64):
         total = ((int(a[i]) >> 8) & 0xFF) + (int(w.v[1, i]) & 0xFFFF)
         assert w.v[2, i] == 0x3344 | (total & 0xFFFF) << 16
@@ -407,7 +440,7 @@ def test_integer_clamp_saturates(one_instruction: Run) -> None:
     for i in range(64):
         x, y = int(a[i]), int(b[i])
         assert w.v[2, i] == min(x + y, M32) and w.v[3, i] == max(x - y, 0)
-        assert w.v[4, i] == max(-2**31, min(2**31 - 1, s32(x) + s32(y))) & M32
+        assert w.v[4, i] == max(-(2**31), min(2**31 - 1, s32(x) + s32(y))) & M32
 
 
 def _round_f64(exact: Fraction) -> float:
@@ -420,9 +453,18 @@ def _round_f64(exact: Fraction) -> float:
 
 def test_fma_f64_overflow_subnormal_and_cancellation_edges(one_instruction: Run) -> None:
     tiny = 5e-324
-    cases = [(1e300, 1e300, -1e308), (1e300, -1e300, 1e308), (1.7976931348623157e308, 1.0000000000000002, -1e292),
-             (tiny, 0.5, 0.0), (tiny, 1.5, tiny), (3e-160, 3e-160, -9e-320), (1.0 + 2**-52, 1.0 - 2**-53, -1.0),
-             (2.0**600, 2.0**500, -(2.0**1023)), (0.1, 10.0, -1.0), (-0.0, 5.0, 0.0)]
+    cases = [
+        (1e300, 1e300, -1e308),
+        (1e300, -1e300, 1e308),
+        (1.7976931348623157e308, 1.0000000000000002, -1e292),
+        (tiny, 0.5, 0.0),
+        (tiny, 1.5, tiny),
+        (3e-160, 3e-160, -9e-320),
+        (1.0 + 2**-52, 1.0 - 2**-53, -1.0),
+        (2.0**600, 2.0**500, -(2.0**1023)),
+        (0.1, 10.0, -1.0),
+        (-0.0, 5.0, 0.0),
+    ]
     a, b, c = (np.resize(np.array(column), 64) for column in zip(*cases))
     w = wave_with()
     for row, values in ((0, a), (2, b), (4, c)):
@@ -432,4 +474,9 @@ def test_fma_f64_overflow_subnormal_and_cancellation_edges(one_instruction: Run)
     got = (w.v[6].astype(np.uint64) | w.v[7].astype(np.uint64) << 32).view(np.float64)
     for i, (x, y, z) in enumerate(cases):
         expected = z + x * y if x * y == 0 else _round_f64(Fraction(x) * Fraction(y) + Fraction(z))
-        assert got[i] == expected and math.copysign(1, got[i]) == math.copysign(1, expected), (x, y, z, got[i])
+        assert got[i] == expected and math.copysign(1, got[i]) == math.copysign(1, expected), (
+            x,
+            y,
+            z,
+            got[i],
+        )
