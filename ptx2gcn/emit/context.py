@@ -27,6 +27,8 @@ class ModuleContext:
     arch: str
     globals: dict[str, ir.GlobalVariable] = field(default_factory=lambda: {})
     functions: dict[str, ir.Function] = field(default_factory=lambda: {})
+    defined: set[str] = field(default_factory=lambda: set[str]())
+    """Names of the functions that have a body in this module."""
     _intrinsics: dict[str, ir.Function] = field(default_factory=lambda: {})
 
     def intrinsic(self, name: str, ret: ir.Type, args: Sequence[ir.Type],

@@ -65,7 +65,7 @@ def lower_call(cx: FnContext, op: Op) -> None:
     callee_name = op.attrs["callee"]
     assert isinstance(callee_name, str)
     callee = cx.mod.functions[callee_name]
-    if callee.is_declaration:
+    if callee_name not in cx.mod.defined:
         raise cx.unsupported(f"call {callee_name}", "the callee has no definition in this module "
                              "(external device functions such as vprintf are not provided yet)")
     result = cx.builder.call(callee, cx.operands(op))

@@ -22,12 +22,12 @@ from llvmlite import ir
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, UnsupportedError
 from ptx2gcn.emit.context import FnContext, ModuleContext
 from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
-from ptx2gcn.emit.llvm_types import ADDRSPACE, llvm_type
+from ptx2gcn.emit.llvm_types import ADDRSPACE, llvm_type, pointer
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
-from ptx2gcn.ir.core import Function, Global, Module
-from ptx2gcn.ir.types import AddrSpace
+from ptx2gcn.ir.core import Function, Global, Module, Param
+from ptx2gcn.ir.types import AddrSpace, Type, VectorType
 
 
 class _Patches:
@@ -67,6 +67,9 @@ def _global_type(var: Global) -> ir.Type:
 def _initializer(var: Global, t: ir.Type) -> ir.Constant:
     if var.init is None:
         return ir.Constant(t, None)
+    if not all(isinstance(v, int) for v in var.init):
+        raise UnsupportedError.feature(var.loc, f"initializer of {var.name}",
+                                       "addresses of symbols in initializers are not lowered yet")
     if isinstance(t, ir.ArrayType):
         values = list(var.init) + [0] * (var.count - len(var.init))
         mask = (1 << t.element.width) - 1  # pyright: ignore[reportAttributeAccessIssue]
@@ -96,13 +99,21 @@ def _declare_global(mc: ModuleContext, var: Global) -> None:
             gv.global_constant = var.space is AddrSpace.CONST
             gv.linkage = "" if var.linkage in ("visible", "weak", "common") else "internal"
     gv.align = max(var.align, 1)
+    gv.type = pointer(addrspace)  # references print as opaque ``ptr addrspace(N)``
     mc.globals[var.name] = gv
+
+
+def _value_type(param: Param) -> Type:
+    """The IR type a parameter travels as (``.reg .v2 .u32 x`` is a two-element vector)."""
+    if param.space not in ("kparam", "param") and param.count > 0:
+        return VectorType(param.type, param.count)
+    return param.value_type
 
 
 def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> None:
     kernel = fn.kind == "kernel"
-    params = [llvm_type(p.value_type) for p in fn.abi_params]
-    rets = [llvm_type(p.type) for p in fn.reg_returns]
+    params = [llvm_type(_value_type(p)) for p in fn.abi_params]
+    rets = [llvm_type(_value_type(p)) for p in fn.reg_returns]
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
     for index, (arg, param) in enumerate(zip(llfn.args, fn.abi_params)):
@@ -115,6 +126,8 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
     elif not fn.is_declaration and fn.linkage not in ("visible", "weak"):
         llfn.linkage = "internal"
     mc.functions[fn.name] = llfn
+    if not fn.is_declaration:
+        mc.defined.add(fn.name)
 
 
 def _lower_function(mc: ModuleContext, fn: Function) -> None:
