@@ -30,10 +30,11 @@ from fractions import Fraction
 from ptx2gcn.reference import fparith
 from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import F32, TF32, FloatFormat, FpClass, float_format
-from ptx2gcn.reference.ptxtypes import PtxType, mask, ptx_type, saturate, split, value_of, wrap
+from ptx2gcn.reference.floats import join_elements, relu
+from ptx2gcn.reference.ptxtypes import PtxType, ptx_type, saturate, split, value_of, wrap
 from ptx2gcn.reference.result import Result
 from ptx2gcn.reference.rounding import INTEGER_ROUNDING, round_fraction, round_to_integer
-from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
+from ptx2gcn.reference.spelling import AnyNaN, Either, LaneValue, Spelling, run_lanes
 
 Handler = Callable[[Spelling, Sequence[object]], Result]
 FLOAT_ROUNDING = ("rn", "rz", "rm", "rp", "rna")
@@ -104,9 +105,7 @@ def float_to_float(opts: Options, src: FloatFormat, dst: FloatFormat, bits: int)
     else:
         result = _round_finite(opts, src, dst, bits)
     if opts.relu:
-        if isinstance(result, AnyNaN):
-            return dst.canonical_nan
-        return dst.zero() if dst.is_negative(result) else result
+        return relu(dst, result)
     return fparith.finish(dst, result, opts.ftz and dst is F32, opts.sat)
 
 
@@ -161,17 +160,9 @@ def _element(opts: Options, src: PtxType, dst: PtxType) -> Callable[[int], LaneV
     return lambda a: wrap(value_of(a, src), dst.width)
 
 
-def _pack(parts: Sequence[LaneValue], width: int) -> LaneValue:
-    """Join per-element results (element 0 lowest); NaN flags follow their element."""
-    bits, flags = 0, 0
-    for i, part in enumerate(parts):
-        if isinstance(part, AnyNaN):
-            bits |= (part.bits & mask(width)) << (i * width)
-            flags |= 1 << i
-        else:
-            assert isinstance(part, int)
-            bits |= (part & mask(width)) << (i * width)
-    return AnyNaN(bits, flags) if flags else bits
+def _float_part(value: LaneValue) -> fparith.FloatResult:
+    assert isinstance(value, (int, AnyNaN, Either)) and not isinstance(value, bool)
+    return value
 
 
 def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
@@ -189,14 +180,15 @@ def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
         convert = _element(opts, src, ptx_type(dst.element))
 
         def pair(a: int, b: int) -> LaneValue:
-            return _pack([convert(b), convert(a)], dst.element_width)
+            return join_elements([_float_part(convert(b)), _float_part(convert(a))], dst.element_width)
 
         return run_lanes(sp, pair, inputs, [src, src], [_register(dst)])
     if src.lanes == 2:  # packed source converts element-wise, order kept
         convert = _element(opts, ptx_type(src.element), ptx_type(dst.element))
 
         def each(a: int) -> LaneValue:
-            return _pack([convert(x) for x in split(a, src.element_width, 2)], dst.element_width)
+            return join_elements([_float_part(convert(x)) for x in split(a, src.element_width, 2)],
+                                 dst.element_width)
 
         return run_lanes(sp, each, inputs, [src], [_register(dst)])
     convert = _element(opts, src, dst)

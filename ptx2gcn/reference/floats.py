@@ -29,7 +29,7 @@ from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, join, ptx_type, split
 from ptx2gcn.reference.result import Result
 from ptx2gcn.reference.rounding import round_dyadic
-from ptx2gcn.reference.spelling import AnyNaN, LaneValue, Spelling, run_lanes
+from ptx2gcn.reference.spelling import AnyNaN, Either, LaneValue, Spelling, run_lanes
 
 Handler = Callable[[Spelling, Sequence[object]], Result]
 ElementFn = Callable[..., fparith.FloatResult]
@@ -49,12 +49,25 @@ def packed(t: PtxType, element: ElementFn) -> Callable[..., LaneValue]:
     def lane(*registers: int) -> LaneValue:
         columns = [split(r, width, t.lanes) for r in registers]
         results = [element(*(col[i] for col in columns)) for i in range(t.lanes)]
-        bits = join([r.bits if isinstance(r, AnyNaN) else r for r in results], width)
-        nan_mask = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN))
-        payload = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN) and r.payload)
-        return AnyNaN(bits, nan_mask, payload) if nan_mask else bits
+        return join_elements(results, width)
 
     return lane
+
+
+def join_elements(results: Sequence[fparith.FloatResult], width: int) -> LaneValue:
+    """One register from per-element results (element 0 lowest). NaN flags stay per element; if
+    elements have alternatives, the register's alternative switches all of them at once (the
+    model does not enumerate mixed combinations)."""
+    bits = join([r.bits if isinstance(r, (AnyNaN, Either)) else r for r in results], width)
+    nan_mask = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN))
+    payload = sum(1 << i for i, r in enumerate(results) if isinstance(r, AnyNaN) and r.payload)
+    if nan_mask:
+        return AnyNaN(bits, nan_mask, payload)
+    if any(isinstance(r, Either) for r in results):
+        alternative = join([r.alternative if isinstance(r, Either) else r for r in results
+                            if not isinstance(r, AnyNaN)], width)
+        return Either(bits, alternative)
+    return bits
 
 
 def _element_format(t: PtxType) -> FloatFormat:
@@ -82,8 +95,8 @@ def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
     fmt = _element_format(t)
     mode = _rounding(sp, required=fused)
     ftz = _check_ftz(sp, t)
-    sat, relu = sp.has("sat"), sp.has("relu")
-    if relu and (fmt.name not in ("f16", "bf16") or not fused):
+    sat, use_relu = sp.has("sat"), sp.has("relu")
+    if use_relu and (fmt.name not in ("f16", "bf16") or not fused):
         raise ReferenceInputError(f"{sp.text}: .relu applies to fma on f16/bf16 types only")
     _check_half_modifiers(sp, fmt, mode)
 
@@ -97,8 +110,8 @@ def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
             r = fparith.mul(fmt, xs_[0], xs_[1], mode)
         else:
             r = fparith.fma(fmt, xs_[0], xs_[1], xs_[2], mode)
-        if relu:
-            return _relu(fmt, r)
+        if use_relu:
+            return relu(fmt, fparith.finish(fmt, r, ftz, False))
         return fparith.finish(fmt, r, ftz, sat)
 
     count = 3 if fused else 2
@@ -148,10 +161,14 @@ def _check_half_modifiers(sp: Spelling, fmt: FloatFormat, mode: str) -> None:
         raise ReferenceInputError(f"{sp.text}: .bf16 arithmetic takes no .ftz/.sat")
 
 
-def _relu(fmt: FloatFormat, r: fparith.FloatResult) -> fparith.FloatResult:
+def relu(fmt: FloatFormat, r: fparith.FloatResult) -> fparith.FloatResult:
     """``.relu`` (9.7.4.4 fma): negative results become +0; NaN becomes the canonical NaN."""
     if isinstance(r, AnyNaN):
         return fmt.canonical_nan
+    if isinstance(r, Either):
+        first, second = relu(fmt, r.bits), relu(fmt, r.alternative)
+        assert isinstance(first, int) and isinstance(second, int)
+        return first if first == second else Either(first, second)
     return fmt.zero() if fmt.is_negative(r) else r
 
 
@@ -198,7 +215,7 @@ def _order_key(fmt: FloatFormat, x: int) -> tuple[Fraction | float, int]:
 
 
 def select_min_max(fmt: FloatFormat, values: Sequence[int], want_min: bool,
-                   nan_wins: bool) -> fparith.FloatResult:
+                   nan_wins: bool) -> int | AnyNaN:
     """min/max of already flushed values, as the manual's ``min_num``/``min_nan`` applied left to
     right: NaNs are skipped unless ``.NaN`` is given, which makes any NaN give the canonical NaN;
     when all inputs are NaN the result is a NaN (canonical for f16/bf16, whose section says so;

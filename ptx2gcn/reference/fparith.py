@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass
-from ptx2gcn.reference.rounding import Rational, SquareRoot, round_dyadic, round_to_format
-from ptx2gcn.reference.spelling import AnyNaN
+from ptx2gcn.reference.rounding import Rational, SquareRoot, TinyRounded, round_dyadic, round_to_format
+from ptx2gcn.reference.spelling import AnyNaN, Either
 
-FloatResult = int | AnyNaN
+FloatResult = int | AnyNaN | Either
 
 
 def nan(fmt: FloatFormat) -> AnyNaN:
@@ -41,9 +41,20 @@ def flush_inputs(fmt: FloatFormat, ftz: bool, operands: Sequence[int]) -> list[i
 
 
 def finish(fmt: FloatFormat, result: FloatResult, ftz: bool, sat: bool) -> FloatResult:
-    """Apply output ``.ftz`` and ``.sat`` (clamp to [+0.0, 1.0], NaN -> +0.0; PTX ISA 9.7.3)."""
+    """Apply output ``.ftz`` and ``.sat`` (clamp to [+0.0, 1.0], NaN -> +0.0; PTX ISA 9.7.3).
+
+    ``.ftz`` flushes results that are subnormal after rounding; a result that rounded up to the
+    smallest normal from below is ambiguous (tininess before or after rounding), so both it and
+    the flushed zero are accepted (``Either``)."""
     if isinstance(result, AnyNaN):
         return fmt.zero() if sat else result
+    if isinstance(result, Either):
+        first, second = finish(fmt, result.bits, ftz, sat), finish(fmt, result.alternative, ftz, sat)
+        assert isinstance(first, int) and isinstance(second, int)
+        return first if first == second else Either(first, second)
+    if ftz and isinstance(result, TinyRounded):
+        return finish(fmt, Either(int(result), fmt.zero(fmt.is_negative(result))), False, sat)
+    result = int(result)
     if ftz:
         result = fmt.flush_subnormal(result)
     if sat:

@@ -40,6 +40,9 @@ class Output:
     nan_payload: npt.NDArray[np.uint8] | None = None
     """Bit ``k`` set (with ``any_nan``): element ``k`` must be a NaN with the expected fraction bits
     (f64 arithmetic propagates NaN payloads; the sign is not fixed)."""
+    alternative: npt.NDArray[np.generic] | None = None
+    """A second acceptable bit pattern per lane (equal to ``bits`` where there is none), e.g. the
+    flushed zero of a ``.ftz`` result that rounded up to the smallest normal."""
 
     def matches(self, actual: object) -> BoolArray:
         """Per lane: does ``actual`` (bits or a float array of the type) satisfy the model?"""
@@ -49,6 +52,8 @@ class Output:
             return self.broadcast(shape).matches(got)
         got = np.broadcast_to(got, shape)
         exact = got == self.bits
+        if self.alternative is not None:
+            exact = exact | (got == self.alternative)
         nan_ok = self._nan_ok(got)
         ok = exact | nan_ok
         if self.interval is not None and self.bounded is not None:
@@ -65,8 +70,9 @@ class Output:
         interval = None if self.interval is None else (grow(self.interval[0]), grow(self.interval[1]))
         bounded = None if self.bounded is None else grow(self.bounded)
         payload = None if self.nan_payload is None else grow(self.nan_payload)
+        alternative = None if self.alternative is None else grow(self.alternative)
         return Output(self.type, grow(self.bits), grow(self.defined), grow(self.any_nan), interval, bounded,
-                      self.zero_bits, payload)
+                      self.zero_bits, payload, alternative)
 
     def _nan_ok(self, got: npt.NDArray[np.generic]) -> BoolArray:
         if not self.any_nan.any():

@@ -97,6 +97,12 @@ class SquareRoot:
         return root, root * root == scaled and scaled.denominator == 1
 
 
+class TinyRounded(int):
+    """A result that rounded up to the smallest normal number from an exact value below it. It is
+    an ``int`` like any other result; ``.ftz`` consumers use the marker because flushing "subnormal
+    results" can be decided before or after rounding and PTX does not say which."""
+
+
 def _round_up(mode: str, negative: bool, odd: bool, guard: bool, sticky: bool) -> bool:
     """Whether to add one unit in the last place to a truncated magnitude."""
     if mode == "rn":
@@ -141,6 +147,8 @@ def round_to_format(fmt: FloatFormat, negative: bool, x: ExactMagnitude | None, 
     bits = fmt.encode(negative, significand, quantum)
     if fmt.magnitude(bits) > fmt.max_finite:
         return overflow_result(fmt, negative, mode)
+    if e < fmt.emin and fmt.magnitude(bits) == fmt.min_normal:
+        return TinyRounded(bits)
     return bits
 
 

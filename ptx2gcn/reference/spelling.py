@@ -10,7 +10,7 @@ place that turns those into ``Output`` arrays.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
@@ -48,7 +48,15 @@ class AnyNaN:
     payload: int = 0
 
 
-LaneValue = int | bool | _Undefined | AnyNaN
+@dataclass(frozen=True, slots=True)
+class Either:
+    """Two results are both correct: ``bits`` (the model's primary answer) or ``alternative``."""
+
+    bits: int
+    alternative: int
+
+
+LaneValue = int | bool | _Undefined | AnyNaN | Either
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,13 +131,16 @@ def operands(inputs: Sequence[object], types: Sequence[PtxType],
         raise ReferenceInputError(f"{spelling.text}: operand shapes do not broadcast: {err}") from None
 
 
-def _split_lane(value: LaneValue) -> tuple[int | bool, bool, int, int]:
+def _split_lane(value: LaneValue) -> tuple[int | bool, bool, int, int, int | None]:
+    """(bits, defined, any-NaN elements, payload elements, alternative bits or None)."""
     if value is UNDEFINED:
-        return 0, False, 0, 0
+        return 0, False, 0, 0, None
     if isinstance(value, AnyNaN):
-        return value.bits, True, value.elements, value.payload
+        return value.bits, True, value.elements, value.payload, None
+    if isinstance(value, Either):
+        return value.bits, True, 0, 0, value.alternative
     assert isinstance(value, (int, bool))
-    return value, True, 0, 0
+    return value, True, 0, 0, None
 
 
 def build_result(out_types: Sequence[PtxType], lanes: Sequence[Sequence[LaneValue]],
@@ -144,7 +155,12 @@ def build_result(out_types: Sequence[PtxType], lanes: Sequence[Sequence[LaneValu
         defined = np.array([p[1] for p in parts], dtype=np.bool_).reshape(shape)
         nan = np.array([p[2] for p in parts], dtype=np.uint8).reshape(shape)
         payload = np.array([p[3] for p in parts], dtype=np.uint8).reshape(shape)
-        outputs.append(make_output(t, bits.reshape(shape), defined, nan, payload))
+        output = make_output(t, bits.reshape(shape), defined, nan, payload)
+        if any(p[4] is not None for p in parts):
+            alternative = np.array([p[4] if p[4] is not None else p[0] for p in parts],
+                                   dtype=t.dtype).reshape(shape)
+            output = replace(output, alternative=alternative)
+        outputs.append(output)
     return Result(tuple(outputs), tuple(notes), tuple(sources))
 
 

@@ -170,3 +170,19 @@ def test_f64_nan_payload_propagates_f32_does_not() -> None:
     assert f32.matches(np.uint32(0x7FFFFFFF))
     assert int(run("abs.f64", -snan).value) == 0xFFF0000000001234  # abs.f64: NaN unchanged
     assert run("neg.f64", snan).matches(np.uint64(0x7FF8000000000000))  # neg: unspecified NaN
+
+
+def test_ftz_result_rounding_up_to_min_normal_accepts_both_answers() -> None:
+    """2^-63 * (2^-63 - 2^-87) = 2^-126 - 2^-150, halfway between the largest subnormal and
+    2^-126; .rn rounds to the even 2^-126. Whether .ftz treats that as a subnormal result
+    (tininess before rounding) is unspecified, so 2^-126 and +0 are both accepted -- never the
+    subnormal itself."""
+    a = F(2.0 ** -63)
+    b = np.nextafter(F(2.0 ** -63), F(0))                      # 2^-63 - 2^-87
+    plain = run("mul.rn.f32", a, b)
+    assert int(plain.value) == 0x00800000 and not plain.matches(np.uint32(0))
+    tiny = run("mul.rn.ftz.f32", a, b)
+    assert tiny.matches(np.uint32(0x00800000)) and tiny.matches(np.uint32(0))
+    assert not tiny.matches(np.uint32(0x007FFFFF)) and not tiny.matches(np.uint32(0x80000000))
+    rz = run("mul.rz.ftz.f32", a, b)                            # rounds down: a subnormal, flushed
+    assert int(rz.value) == 0 and not rz.matches(np.uint32(0x00800000))
