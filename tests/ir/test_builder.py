@@ -282,3 +282,84 @@ def test_semantic_errors_are_located(body: str, line: int, message: str) -> None
     assert rendered.startswith(f"t.ptx:{line}:"), rendered
     assert message in rendered
     assert "^" in rendered
+
+
+def test_vector_registers_are_component_variables() -> None:
+    module = module_from_ptx(HEADER + """
+.func (.reg .v2 .u32 out) swap(.reg .v2 .u32 in)
+{
+    mov.u32 out.x, in.y;
+    mov.u32 out.y, in.x;
+    ret;
+}
+.visible .entry k(.param .u64 k_p)
+{
+    .reg .v2 .u32 %v;
+    .reg .v2 .u32 %w;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [k_p];
+    ld.global.v2.u32 %v, [%rd1];
+    call (%w), swap, (%v);
+    st.global.v2.u32 [%rd1], %w;
+    ret;
+}
+""", "t.ptx")
+    swap = module.function("swap")
+    assert swap is not None and swap.entry.args[0].type == VectorType(I32, 2)
+    (ret,) = ops(swap, "ret")
+    (pack,) = [op for op in ops(swap, "pack")]
+    (unpack,) = ops(swap, "unpack")
+    assert ret.operand(0) is pack.result
+    assert pack.operand_values == [unpack.results[1], unpack.results[0]]
+    fn = kernel(module)
+    (call,) = ops(fn, "call")
+    assert call.result.type == VectorType(I32, 2)
+    (store,) = ops(fn, "st")
+    assert store.operand(1).type == VectorType(I32, 2)
+
+
+def test_address_initializers_and_indirect_calls() -> None:
+    module = module_from_ptx(HEADER + """
+.func (.param .b32 r) inc(.param .b32 x)
+{
+    .reg .b32 %r<3>;
+    ld.param.b32 %r1, [x];
+    add.u32 %r2, %r1, 1;
+    st.param.b32 [r], %r2;
+    ret;
+}
+.global .align 8 .u64 table[2] = {inc, generic(slot)+4};
+.global .align 4 .u32 slot = 7;
+.visible .entry k(.param .u64 k_p)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<3>;
+    mov.u64 %rd1, table;
+    ld.global.u64 %rd2, [%rd1];
+    {
+    .param .b32 p0;
+    st.param.b32 [p0], 41;
+    .param .b32 rv;
+    proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (rv), %rd2, (p0), proto;
+    ld.param.b32 %r1, [rv];
+    }
+    ret;
+}
+""", "t.ptx")
+    table = module.global_("table")
+    assert table is not None and table.init is not None
+    assert [str(item) for item in table.init] == ["@inc", "generic(@slot)+4"]
+    (call,) = ops(kernel(module), "call_indirect")
+    assert call.attrs["proto"] == "proto" and call.operand(0).type == I64
+    assert [v.type for v in call.operand_values[1:]] == [PtrType(AddrSpace.PARAM)] * 2
+
+
+def test_dot_products() -> None:
+    fn = kernel(build("""
+    dp4a.s32.u32 %r1, %r2, %r3, %r4;
+    dp2a.hi.u32.u32 %r5, %r2, %r3, %r4;
+    ret;"""))
+    (dp4a,) = ops(fn, "dp4a")
+    assert (dp4a.attrs["atype"], dp4a.attrs["btype"]) == ("s32", "u32")
+    assert ops(fn, "dp2a")[0].attrs["mode"] == "hi"
