@@ -167,7 +167,7 @@ class EmulatorBackend:
             raise BackendError(str(error), "instruction") from None
         except EmulatorFault as error:
             kind = "address" if error.address is not None or "access" in str(error) else "launch"
-            raise BackendError(plain(error), kind) from None
+            raise BackendError(str(error), kind) from None
         except EmulatorError as error:
             raise BackendError(str(error), "launch") from None
         return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds)

@@ -1,0 +1,59 @@
+"""Fixtures for the driver-API tests: a fresh driver per test (emulator backend, JIT cache in a
+temporary folder), a current context, the test kernels (data/kernels.ptx, nvcc's output for
+data/kernels.cu), and ``ok(result)`` which unwraps a successful call's outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ptx2gcn import cuda
+from ptx2gcn.runtime.cache import CacheConfig, JitCache
+from ptx2gcn.runtime.driver_state import DriverConfig, reset
+
+DATA = Path(__file__).resolve().parent / "data"
+KERNELS_PTX = DATA / "kernels.ptx"
+
+
+def ok(result: tuple[Any, ...]) -> Any:
+    """The outputs of a call that must succeed (one value, or a tuple of several)."""
+    assert result[0] == cuda.CUresult.CUDA_SUCCESS, (result, cuda.ptx2gcnGetLastErrorMessage()[1])
+    return result[1] if len(result) == 2 else result[1:]
+
+
+def fails(result: tuple[Any, ...], code: cuda.CUresult, message: str = "") -> str:
+    """Assert a call failed with ``code`` (outputs None); returns the driver's message for it."""
+    assert result[0] == code, (result, cuda.ptx2gcnGetLastErrorMessage()[1])
+    assert all(value is None for value in result[1:])
+    text: str = cuda.ptx2gcnGetLastErrorMessage()[1]
+    assert message in text, text
+    return text
+
+
+@pytest.fixture(scope="session")
+def jit_cache(tmp_path_factory: pytest.TempPathFactory) -> JitCache:
+    return JitCache(CacheConfig(directory=tmp_path_factory.mktemp("jit")))
+
+
+@pytest.fixture
+def driver(jit_cache: JitCache) -> Iterator[None]:
+    """A fresh, uninitialised driver on the emulator backend."""
+    reset(DriverConfig(backend="emulator", cache=jit_cache))
+    yield
+    reset()
+
+
+@pytest.fixture
+def context(driver: None) -> Iterator[cuda.CUcontext]:
+    ok(cuda.cuInit(0))
+    context = ok(cuda.cuCtxCreate(None, 0, ok(cuda.cuDeviceGet(0))))
+    yield context
+    cuda.cuCtxDestroy(context)
+
+
+@pytest.fixture
+def module(context: cuda.CUcontext) -> cuda.CUmodule:
+    return ok(cuda.cuModuleLoad(str(KERNELS_PTX)))

@@ -1,0 +1,136 @@
+"""cuInit, devices and contexts: success paths and every error path (uninitialised driver, invalid
+devices and handles, wrong argument counts, unavailable backends)."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from ptx2gcn import cuda
+from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from tests.driver.conftest import fails, ok
+
+R = cuda.CUresult
+A = cuda.CUdevice_attribute
+
+
+def test_before_init(driver: None) -> None:
+    assert ok(cuda.cuDriverGetVersion()) == 13000  # works before cuInit, as in CUDA
+    fails(cuda.cuDeviceGetCount(), R.CUDA_ERROR_NOT_INITIALIZED, "cuInit")
+    fails(cuda.cuDeviceGet(0), R.CUDA_ERROR_NOT_INITIALIZED)
+    fails(cuda.cuCtxCreate(0, 0), R.CUDA_ERROR_NOT_INITIALIZED)
+    fails(cuda.cuMemAlloc(16), R.CUDA_ERROR_NOT_INITIALIZED)
+    fails(cuda.cuCtxGetCurrent(), R.CUDA_ERROR_NOT_INITIALIZED)
+
+
+def test_init_arguments(driver: None) -> None:
+    fails(cuda.cuInit(1), R.CUDA_ERROR_INVALID_VALUE, "Flags must be 0")
+    fails(cuda.cuInit(), R.CUDA_ERROR_INVALID_VALUE, "Flags")
+    fails(cuda.cuInit(0, 0), R.CUDA_ERROR_INVALID_VALUE)
+    ok(cuda.cuInit(0))
+    ok(cuda.cuInit(0))  # idempotent
+
+
+def test_devices(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    assert ok(cuda.cuDeviceGetCount()) == 1
+    device = ok(cuda.cuDeviceGet(0))
+    assert isinstance(device, cuda.CUdevice) and int(device) == 0
+    fails(cuda.cuDeviceGet(1), R.CUDA_ERROR_INVALID_DEVICE, "device 1")
+    fails(cuda.cuDeviceGet(-1), R.CUDA_ERROR_INVALID_DEVICE)
+    fails(cuda.cuDeviceGet("0"), R.CUDA_ERROR_INVALID_VALUE, "integer")
+    name = ok(cuda.cuDeviceGetName(128, device))
+    assert len(name) == 128 and name.split(b"\0")[0] == b"AMD Instinct MI300X (gfx942, ptx2gcn emulator)"
+    assert ok(cuda.cuDeviceGetName(4, device)) == b"AMD\0"
+    fails(cuda.cuDeviceGetName(0, device), R.CUDA_ERROR_INVALID_VALUE)
+    fails(cuda.cuDeviceGetName(64, cuda.CUdevice(3)), R.CUDA_ERROR_INVALID_DEVICE)
+    assert ok(cuda.cuDeviceTotalMem(device)) > 0
+
+
+def test_attributes(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    device = ok(cuda.cuDeviceGet(0))
+    expected = {A.CU_DEVICE_ATTRIBUTE_WARP_SIZE: 32, A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: 1024,
+                A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: 65536,
+                A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 304,  # MI300X compute units
+                A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8, A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
+                A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 0, A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 0}
+    for attribute, value in expected.items():
+        assert ok(cuda.cuDeviceGetAttribute(attribute, device)) == value, attribute.name
+    assert ok(cuda.cuDeviceGetAttribute(int(A.CU_DEVICE_ATTRIBUTE_WARP_SIZE), 0)) == 32
+    fails(cuda.cuDeviceGetAttribute(9999, device), R.CUDA_ERROR_INVALID_VALUE, "CUdevice_attribute")
+    fails(cuda.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_WARP_SIZE, 7), R.CUDA_ERROR_INVALID_DEVICE)
+    fails(cuda.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_WARP_SIZE), R.CUDA_ERROR_INVALID_VALUE)
+
+
+def test_context_lifecycle(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    assert int(ok(cuda.cuCtxGetCurrent())) == 0
+    device = ok(cuda.cuDeviceGet(0))
+    first = ok(cuda.cuCtxCreate(None, 0, device))  # cuda-python 13 form
+    assert ok(cuda.cuCtxGetCurrent()) == first
+    second = ok(cuda.cuCtxCreate(0, device))  # cuda-python 12 form
+    assert ok(cuda.cuCtxGetCurrent()) == second and second != first
+    ok(cuda.cuCtxSetCurrent(first))
+    assert ok(cuda.cuCtxGetCurrent()) == first
+    ok(cuda.cuCtxSynchronize())
+    ok(cuda.cuCtxDestroy(first))
+    assert int(ok(cuda.cuCtxGetCurrent())) == 0
+    fails(cuda.cuCtxSynchronize(), R.CUDA_ERROR_INVALID_CONTEXT, "no current context")
+    fails(cuda.cuCtxDestroy(first), R.CUDA_ERROR_INVALID_CONTEXT, "destroyed")
+    fails(cuda.cuCtxSetCurrent(first), R.CUDA_ERROR_INVALID_CONTEXT)
+    fails(cuda.cuCtxSetCurrent(cuda.CUmodule(5)), R.CUDA_ERROR_INVALID_HANDLE, "CUcontext")
+    ok(cuda.cuCtxSetCurrent(second))
+    ok(cuda.cuCtxSetCurrent(None))
+    assert int(ok(cuda.cuCtxGetCurrent())) == 0
+    ok(cuda.cuCtxDestroy(second))
+
+
+def test_context_create_errors(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    fails(cuda.cuCtxCreate(0, 5), R.CUDA_ERROR_INVALID_DEVICE)
+    fails(cuda.cuCtxCreate(0x100, 0), R.CUDA_ERROR_INVALID_VALUE, "CU_CTX_FLAGS_MASK")
+    fails(cuda.cuCtxCreate(object(), 0, 0), R.CUDA_ERROR_NOT_SUPPORTED, "ctxCreateParams")
+    fails(cuda.cuCtxCreate(0), R.CUDA_ERROR_INVALID_VALUE, "got 1 arguments")
+
+
+def test_current_context_is_per_thread(context: cuda.CUcontext) -> None:
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(cuda.cuCtxGetCurrent()[1]))
+    thread.start()
+    thread.join()
+    assert int(seen[0]) == 0  # type: ignore[call-overload]
+    assert ok(cuda.cuCtxGetCurrent()) == context
+
+
+def test_unknown_backend() -> None:
+    reset(DriverConfig(backend="vulkan"))
+    try:
+        fails(cuda.cuInit(0), R.CUDA_ERROR_NO_DEVICE, "unknown backend 'vulkan'")
+    finally:
+        reset()
+
+
+@pytest.mark.skipif(os.path.exists("/dev/kfd"), reason="an AMD GPU is present")
+def test_hip_backend_without_gpu_fails_cleanly() -> None:
+    reset(DriverConfig(backend="hip"))
+    try:
+        message = fails(cuda.cuInit(0), R.CUDA_ERROR_NO_DEVICE, "hip backend")
+        assert "HIP runtime not found" in message or "no AMD GPU found" in message
+        fails(cuda.cuDeviceGetCount(), R.CUDA_ERROR_NOT_INITIALIZED)
+    finally:
+        reset()
+
+
+def test_cuda_backend_without_cuda_python_or_gpu() -> None:
+    reset(DriverConfig(backend="cuda"))
+    try:
+        result = cuda.cuInit(0)
+        if result[0] == R.CUDA_SUCCESS:
+            pytest.skip("cuda-python and an NVIDIA GPU are present")
+        message = fails(result, R.CUDA_ERROR_NO_DEVICE, "cuda backend")
+        assert "cuda-python is not installed" in message or "NVIDIA" in message
+    finally:
+        reset()
