@@ -147,7 +147,7 @@ class DeviceMemory:
         if addrs.size == 0:
             return []
         data, offsets = self._locate(addrs, width, lanes)
-        return _rmw(memoryview(data), offsets.tolist(), width, update)
+        return _rmw(data.data, offsets.tolist(), width, update)
 
     def scalar_load(self, address: int, nbytes: int) -> U8:
         region = self._region(address, nbytes)
@@ -195,7 +195,7 @@ class Lds:
 
     def rmw(self, addrs: Addrs, width: int, lanes: Lanes, update: Update) -> list[int]:
         self._offsets(addrs, width, lanes)  # bounds check
-        return _rmw(memoryview(self.data), addrs.tolist(), width, update)
+        return _rmw(self.data.data, addrs.tolist(), width, update)
 
 
 class Scratch:
@@ -227,4 +227,4 @@ class Scratch:
         self._offsets(addrs, width, lanes)  # bounds check
         row_bytes = self.data.shape[1]
         flat = [lane * row_bytes + address for lane, address in zip(lanes.tolist(), addrs.tolist())]
-        return _rmw(memoryview(self.data.reshape(-1)), flat, width, update)
+        return _rmw(self.data.reshape(-1).data, flat, width, update)

@@ -120,6 +120,18 @@ def scalar_writer(inst: Instruction, code: int, bits: int = 32) -> ScalarWrite:
 
 
 # -- vector operands ----------------------------------------------------------------------------
+class ConstantReader:
+    """A vector reader of a lane-uniform constant; binders may fold ``constant`` directly."""
+
+    __slots__ = ("constant",)
+
+    def __init__(self, constant: Vec) -> None:
+        self.constant = constant
+
+    def __call__(self, w: Wave) -> Vec:
+        return self.constant
+
+
 def vector_reader(
     inst: Instruction,
     code: int,
@@ -141,13 +153,7 @@ def vector_reader(
         return lambda w: w.v[row]
     scalar = scalar_reader(inst, code, bits, is_float, signed)
     if constant_bits(inst, code, bits, is_float, signed) is not None or code in _APERTURES:
-        constant = dtype(scalar(None))  # constants ignore the wave
-
-        def read_constant(w: Wave) -> Vec:
-            return constant
-
-        read_constant.constant = constant  # type: ignore[attr-defined] - lets binders fold it
-        return read_constant
+        return ConstantReader(dtype(scalar(None)))  # constants ignore the wave
     if bits == 16:
         shift = 16 if high else 0
         return lambda w: U16(scalar(w) >> shift & 0xFFFF)

@@ -105,11 +105,11 @@ def ieee_min_max(a: A, b: A, ieee: bool, take_min: bool) -> A:
         pick_a = (a < b) | (both_zero & a_neg)
     else:
         pick_a = (a > b) | (both_zero & ~a_neg)
-    out = np.where(pick_a, a, b)
+    out: A = np.where(pick_a, a, b)
     out = np.where(np.isnan(a), b, np.where(np.isnan(b), a, out))
     if ieee:
         out = np.where(is_snan(a), quiet(a), np.where(is_snan(b), quiet(b), out))
-    return out.astype(a.dtype)
+    return np.asarray(out).astype(a.dtype)
 
 
 # CDNA3 V_CMP_CLASS bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denorm, 5 -0, 6 +0, 7 +denorm,

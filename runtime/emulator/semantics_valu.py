@@ -30,6 +30,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     U16,
     U32,
     U64,
+    ConstantReader,
     Handler,
     Vec,
     VecRead,
@@ -239,9 +240,8 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
 
 def _typed(read: VecRead, src_bits: int, dtype: Any) -> VecRead:
     """``read`` viewed as ``dtype`` (no view when it already is; constants converted once)."""
-    constant = getattr(read, "constant", None)
-    if constant is not None:
-        value = constant.view(dtype)
+    if isinstance(read, ConstantReader):
+        value = read.constant.view(dtype)
         return lambda w: value
     if dtype is _UNSIGNED[src_bits]:
         return read

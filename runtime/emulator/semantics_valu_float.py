@@ -51,7 +51,7 @@ def _ldexp64(x: A, n: A) -> A:
 def _frexp_mant(x: A) -> A:
     dtype = np.asarray(x).dtype.type
     mant, _ = np.frexp(x)
-    return np.where(np.isfinite(x), mant, x).astype(dtype)
+    return np.asarray(np.where(np.isfinite(x), mant, x)).astype(dtype)
 
 
 def _frexp_exp(x: A) -> A:
@@ -98,7 +98,7 @@ def _max3(w: Wave, a: A, b: A, c: A) -> A:
 def _med3(w: Wave, a: A, b: A, c: A) -> A:
     nan = np.isnan(a) | np.isnan(b) | np.isnan(c)
     med = _max(w, _min(w, a, b), _min(w, _max(w, a, b), c))
-    return np.where(nan, _min3(w, a, b, c), med).astype(np.asarray(a).dtype)
+    return np.asarray(np.where(nan, _min3(w, a, b, c), med)).astype(np.asarray(a).dtype)
 
 
 def _mul_legacy(a: A, b: A) -> A:

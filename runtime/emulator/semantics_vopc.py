@@ -51,6 +51,14 @@ def _parse(name: str) -> tuple[bool, str, str]:
     return parts[1] == "cmpx", parts[2], parts[3]
 
 
+def _narrowed(read: Callable[[Wave], A], dtype: A) -> Callable[[Wave], A]:
+    return lambda w: np.asarray(read(w)).astype(dtype)
+
+
+def _modified(read: Callable[[Wave], A], modifier: Callable[[A], A]) -> Callable[[Wave], A]:
+    return lambda w: modifier(read(w))
+
+
 def _compare(inst: Instruction) -> Callable[[Wave], A]:
     _, predicate, type_name = _parse(inst.opcode)
     bits, is_float, signed, dtype = TYPES[type_name]
@@ -62,18 +70,17 @@ def _compare(inst: Instruction) -> Callable[[Wave], A]:
     if bits == 64 and inst.form in ("dpp", "sdwa"):
         raise unsupported(inst, f"64-bit {inst.form} compare")
     unsigned = {16: np.uint16, 32: np.uint32, 64: np.uint64}
-    readers = []
+    readers: list[Callable[[Wave], A]] = []
     for i in range(2):
         width = bits if predicate != "class" or i == 0 else 32
         if inst.form == "sdwa":
-            selected = sdwa_source(inst, i)
-            read = lambda w, r=selected, t=unsigned[width]: np.asarray(r(w)).astype(t)
+            read = _narrowed(sdwa_source(inst, i), unsigned[width])
         else:
             read = vector_reader(inst, f[f"src{i}"], width, is_float, signed)
         modifier = (
             bits_modifier(width, bool(abs_bits >> i & 1), bool(neg_bits >> i & 1)) if is_float else None
         )
-        readers.append(read if modifier is None else (lambda w, r=read, m=modifier: m(r(w))))
+        readers.append(read if modifier is None else _modified(read, modifier))
     if inst.form == "dpp":
         permuted = dpp_source(inst, readers[0])
         readers[0] = lambda w: permuted(w)[0]
