@@ -314,7 +314,11 @@ def _decode_kernel_meta(raw: Any) -> KernelMeta:
     if not isinstance(args_raw, list):
         raise ValueError(f"{where}: .args is not a list")
     args = tuple(_decode_arg(a, f"{where} argument {i}") for i, a in enumerate(args_raw))
-    field = lambda key, default=None: _meta_field(raw, key, int, where, default)
+
+    def field(key: str, default: int | None = None) -> int:
+        value: int = _meta_field(raw, key, int, where, default)
+        return value
+
     return KernelMeta(
         name=name,
         symbol=_meta_field(raw, ".symbol", str, where),
