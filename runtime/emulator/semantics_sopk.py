@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.memory import PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
 from ptx2gcn.runtime.emulator.semantics_common import (
     Builder,
     Handler,
@@ -72,12 +73,16 @@ def _bind_sopk(inst: Instruction) -> Handler:
 HW_REG_MODE = 1
 _HW_READ: dict[int, Callable[[Wave], int]] = {
     1: lambda w: w.mode.raw,
-    2: lambda w: 1 << 0 | int(w.exec == 0) << 9 | int(w.vcc == 0) << 10,  # STATUS: SCC unused, EXECZ, VCCZ
+    # STATUS: SCC (0), EXECZ (9), VCCZ (10), IN_TG (11), VALID (16)
+    2: lambda w: w.scc | int(w.exec == 0) << 9 | int(w.vcc == 0) << 10 | 1 << 11 | 1 << 16,
     3: lambda w: w.trap_status,  # TRAPSTS
     4: lambda w: w.index & 0xF,  # HW_ID: wave id in bits 3:0 (SIMD/CU/SE fields read as 0)
-    5: lambda w: 0,
-    6: lambda w: 0,
-    7: lambda w: 0,  # GPR_ALLOC, LDS_ALLOC, IB_STS
+    5: lambda w: 0,  # GPR_ALLOC
+    6: lambda w: 0,  # LDS_ALLOC
+    7: lambda w: 0,  # IB_STS
+    # SH_MEM_BASES: private aperture base[63:48] in 15:0, shared aperture base[63:48] in 31:16
+    15: lambda w: (PRIVATE_APERTURE_BASE >> 48) | (SHARED_APERTURE_BASE >> 48) << 16,
+    20: lambda w: 0,  # XCC_ID (gfx940): one XCC
 }
 
 

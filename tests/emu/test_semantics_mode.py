@@ -84,3 +84,15 @@ def test_getreg_reads_mode_and_setreg_flushes_denormals(
     assert (w.v[3] == 0).all()
     one_instruction("s_getreg_b32 s4, hwreg(HW_REG_MODE, 4, 4)", w)
     assert w.s[4] == 0b1100
+
+
+def test_status_and_aperture_hardware_registers(one_instruction: Run, make_wave: Callable[..., Wave]) -> None:
+    from ptx2gcn.runtime.emulator.memory import PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
+
+    w = make_wave()
+    w.scc = 1
+    one_instruction("s_getreg_b32 s1, hwreg(HW_REG_STATUS, 0, 1)", w)
+    assert w.s[1] == 1
+    one_instruction("s_getreg_b32 s2, hwreg(HW_REG_SH_MEM_BASES, 0, 16)", w)
+    one_instruction("s_getreg_b32 s3, hwreg(HW_REG_SH_MEM_BASES, 16, 16)", w)
+    assert w.s[2] << 48 == PRIVATE_APERTURE_BASE and w.s[3] << 48 == SHARED_APERTURE_BASE
