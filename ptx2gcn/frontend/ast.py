@@ -282,7 +282,8 @@ class VariableDecl:
     """A ``.reg/.local/.shared/.global/.const/.param/...`` declaration of one or more names.
 
     ``linkage``: ``.extern``/``.visible``/``.weak``/``.common`` in source order. ``attributes``:
-    other dotted words such as ``.ptr`` or ``.attribute``-free flags, kept in order. ``vector`` is
+    other qualifiers in source order: ``.ptr`` and ``.attribute(.managed)``-style attributes
+    (kept in their canonical spelling). ``vector`` is
     ``.v2``/``.v4``/``.v8`` or None; ``type`` is the element type (``.b32``, ``.pred``, ``.texref``).
     """
 

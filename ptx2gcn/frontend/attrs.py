@@ -60,6 +60,9 @@ def interpret(tokens: list[Token], file: str, source: SourceFile) -> Attributes:
     index = 0
     while index < len(tokens):
         tok, span = tokens[index], spans[index]
+        if tok.type == "ATTRIBUTE":
+            index = _variable_attribute(attrs, tokens, spans, index)
+            continue
         if tok.type == "ALIGN":
             value = int_value(tokens[index + 1].value, spans[index + 1])
             _set_align(attrs, value, spans[index + 1])
@@ -68,6 +71,26 @@ def interpret(tokens: list[Token], file: str, source: SourceFile) -> Attributes:
         _assign_word(attrs, tok.value, span)
         index += 1
     return attrs
+
+
+def _variable_attribute(attrs: Attributes, tokens: list[Token], spans: list[Span], index: int) -> int:
+    """``.attribute(.managed)`` / ``.attribute(.unified(hi, lo))``: kept as one canonical flag.
+    Returns the index after the closing parenthesis."""
+    name = tokens[index + 2]
+    if name.value not in (".managed", ".unified"):
+        raise Ptx2GcnError.at(spans[index + 2], f"unknown variable attribute '{name.value}' "
+                                                "(expected .managed or .unified)")
+    end = index + 3
+    numbers: list[str] = []
+    if tokens[end].type == "LPAR":
+        end += 1
+        while tokens[end].type == "INT":
+            numbers.append(tokens[end].value)
+            end += 1
+        end += 1  # the inner ')'
+    text = name.value + (f"({', '.join(numbers)})" if numbers else "")
+    attrs.flags.append(f".attribute({text})")
+    return end + 1
 
 
 def _set_align(attrs: Attributes, value: int, span: Span) -> None:

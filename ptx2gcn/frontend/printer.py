@@ -4,7 +4,7 @@ Invariant: for every module ``m`` produced by the parser, ``parse_ptx(print_modu
 equality ignores spans). Canonical layout: one item per line, module-level declarations unindented,
 function bodies indented by one tab per nesting level, labels at column 1, operands separated by
 ``", "``, immediates in their original spelling, declaration words in the order linkage, state
-space, alignment, flags, vector, type. Dispatch is by node type through tables, not isinstance
+space, attributes (``.attribute(.managed)``, ``.ptr``), alignment, vector, type (nvcc's order). Dispatch is by node type through tables, not isinstance
 ladders.
 """
 
@@ -91,10 +91,10 @@ def declarator(decl: ast.Declarator) -> str:
 
 
 def variable(decl: ast.VariableDecl) -> str:
-    words = [*decl.linkage, decl.state_space]
+    words = [*decl.linkage, decl.state_space, *decl.attributes]
     if decl.align is not None:
         words.append(f".align {decl.align}")
-    words += [*decl.attributes, *([decl.vector] if decl.vector else []), decl.type]
+    words += [*([decl.vector] if decl.vector else []), decl.type]
     return " ".join(words) + " " + ", ".join(declarator(d) for d in decl.declarators) + ";"
 
 

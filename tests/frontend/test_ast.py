@@ -272,3 +272,12 @@ def test_module_directives_and_old_targets() -> None:
 def test_empty_input_is_an_empty_module() -> None:
     assert parse_ptx("") == ast.Module(S, ())
     assert parse_ptx("// only a comment\n/* and a block\ncomment */\n").items == ()
+
+
+def test_variable_attributes() -> None:
+    module = parse_ptx(HEADER + ".global .attribute(.managed) .align 4 .u32 counter;\n"
+                       ".global .attribute( .unified(0x12, 34) ) .u32 u;\n")
+    managed, unified = module.items[3:]
+    assert managed == ast.VariableDecl(S, ".global", ".u32", (ast.Declarator(S, "counter"),), align=4,
+                                       attributes=(".attribute(.managed)",))
+    assert isinstance(unified, ast.VariableDecl) and unified.attributes == (".attribute(.unified(0x12, 34))",)
