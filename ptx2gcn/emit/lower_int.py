@@ -227,28 +227,25 @@ def _mask(cx: FnContext, length: ir.Value, t: ir.IntType) -> ir.Value:
 
 
 def lower_bfe(cx: FnContext, op: Op) -> None:
+    """PTX: d[i] = (i < len && pos + i < width) ? a[pos + i] : sbit, sbit = 0 for .u and
+    a[min(pos + len - 1, width - 1)] for .s; len == 0 gives 0."""
     a, pos, length = cx.operands(op)
     b = cx.builder
     t = a.type
     width = t.width
     pos = b.and_(pos, ir.Constant(I32, 0xFF))
     length = b.and_(length, ir.Constant(I32, 0xFF))
-    pos_clamped = cx.call("llvm.umin.i32", I32, [pos, ir.Constant(I32, width - 1)])
-    shifted = b.lshr(a, _fit(cx, pos_clamped, t))
-    field = b.and_(shifted, _mask(cx, length, t))
+    beyond = b.icmp_unsigned(">=", pos, ir.Constant(I32, width))
+    pos_t = _fit(cx, cx.call("llvm.umin.i32", I32, [pos, ir.Constant(I32, width - 1)]), t)
+    # Result bits that come from ``a``: the first ``len`` ones, and only those inside the source.
+    valid = b.and_(_mask(cx, length, t), b.select(beyond, _c(t, 0), b.lshr(_c(t, -1), pos_t)))
+    field = b.and_(b.lshr(a, pos_t), valid)
     if _signed(cx, op):
-        # sbit = a[min(pos + len - 1, width - 1)]; bits above len copy sbit.
         msb = cx.call("llvm.umin.i32", I32, [b.sub(b.add(pos, length), ir.Constant(I32, 1)),
                                              ir.Constant(I32, width - 1)])
         sbit = b.trunc(b.lshr(a, _fit(cx, msb, t)), I1)
-        fill = b.select(sbit, b.not_(_mask(cx, length, t)), _c(t, 0))
-        field = b.or_(field, fill)
-        result = b.select(b.icmp_unsigned("==", length, ir.Constant(I32, 0)), _c(t, 0), field)
-    else:
-        beyond = b.or_(b.icmp_unsigned(">=", pos, ir.Constant(I32, width)),
-                       b.icmp_unsigned("==", length, ir.Constant(I32, 0)))
-        result = b.select(beyond, _c(t, 0), field)
-    cx.define(op, result)
+        field = b.or_(field, b.select(sbit, b.not_(valid), _c(t, 0)))
+    cx.define(op, b.select(b.icmp_unsigned("==", length, ir.Constant(I32, 0)), _c(t, 0), field))
 
 
 def lower_bfi(cx: FnContext, op: Op) -> None:
