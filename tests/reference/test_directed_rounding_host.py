@@ -45,6 +45,7 @@ def _module_text() -> str:
                      "metadata, metadata)")
         lines.append(f"declare {ll} @llvm.experimental.constrained.sitofp.{t}.i64(i64, metadata, metadata)")
     lines.append("declare float @llvm.experimental.constrained.fptrunc.f32.f64(double, metadata, metadata)")
+    lines.append("declare half @llvm.experimental.constrained.fptrunc.f16.f32(float, metadata, metadata)")
     funcs = []
     for mode_name, (code, meta) in MODES.items():
         md = f'metadata !"{meta}", metadata !"fpexcept.ignore"'
@@ -61,6 +62,13 @@ def _module_text() -> str:
             funcs.append(_function(f"sitofp_{t}_{mode_name}", ll, ["i64"], call, code))
         call = f"call float @llvm.experimental.constrained.fptrunc.f32.f64(double %a, {md})"
         funcs.append(_function(f"fptrunc_{mode_name}", "float", ["double"], call, code))
+        # Return the half's bits as i16: the C ABI returns _Float16 in xmm0, which ctypes cannot read.
+        funcs.append(f"define i16 @fptrunc16_{mode_name}(float %a) #0 {{\n"
+                     f"  call void @llvm.set.rounding(i32 {code}) #0\n"
+                     f"  %h = call half @llvm.experimental.constrained.fptrunc.f16.f32(float %a, {md}) #0\n"
+                     f"  call void @llvm.set.rounding(i32 1) #0\n"
+                     f"  %r = bitcast half %h to i16\n"
+                     f"  ret i16 %r\n}}\n")
     return "\n".join(lines) + "\n\n" + "\n".join(funcs) + "\nattributes #0 = { strictfp }\n"
 
 
@@ -139,3 +147,21 @@ def test_s64_to_float_conversion_matches_host(host: Callable[[str], int], t: str
     dtype, ctype = (np.float32, ctypes.c_float) if t == "f32" else (np.float64, ctypes.c_double)
     expected = np.array(_call(host, f"sitofp_{t}_{mode}", ctype, [ctypes.c_int64], [a]), dtype=dtype)
     _agree(expected, run(f"cvt.{mode}.{t}.s64", a).matches(expected))
+
+
+@pytest.mark.parametrize("mode", ["rn", "rz", "rm", "rp"])
+def test_f32_to_f16_conversion_matches_host(host: Callable[[str], int], mode: str) -> None:
+    """x86 F16C ``vcvtps2ph`` rounds by MXCSR, which ``llvm.set.rounding`` sets; without F16C LLVM
+    would call a runtime routine that may ignore the mode, so the check needs the feature."""
+    import llvmlite.binding as llvm  # type: ignore[import-untyped]
+
+    if "+f16c" not in llvm.get_host_cpu_features().flatten():
+        pytest.skip("host CPU has no F16C: the JIT would not round in hardware")
+    rng = np.random.default_rng(15)
+    a = _inputs(rng, np.float32, 400)
+    a = np.concatenate([a, (rng.standard_normal(400) * 2.0 ** rng.integers(-26, 17, 400)).astype(np.float32)])
+    fn = ctypes.CFUNCTYPE(ctypes.c_uint16, ctypes.c_float)(host(f"fptrunc16_{mode}"))
+    expected = np.array([fn(x) for x in a.tolist()], dtype=np.uint16)
+    _agree(expected, run(f"cvt.{mode}.f16.f32", a).matches(expected))
+    if mode != "rn":  # the host really switched modes
+        assert (~run("cvt.rn.f16.f32", a).matches(expected)).any()
