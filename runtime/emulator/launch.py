@@ -40,6 +40,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters
 from ptx2gcn.runtime.emulator.loader import Program
@@ -161,11 +163,9 @@ def _dispatch_packet(d: Dispatch, kernel_object: int) -> bytes:
     )
 
 
-def initial_sgprs(
-    kd: KernelDescriptor, d: Dispatch, kernarg: bytes, group_id: Dim3, first_wave: bool, waves: int
-) -> list[int]:
-    """SGPR values from s0 on, in the order of AMDGPUUsage "Initial Kernel Execution State"
-    (preloaded kernel arguments are the last user SGPRs)."""
+def user_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes) -> list[int]:
+    """The user SGPRs from s0 on, in the order of AMDGPUUsage "Initial Kernel Execution State"
+    (preloaded kernel arguments last), padded to USER_SGPR_COUNT; the same for every wave."""
     out: list[int] = []
 
     def pair(value: int) -> None:
@@ -190,26 +190,65 @@ def initial_sgprs(
     out.extend(struct.unpack_from(f"<{kd.kernarg_preload_spec_length}I", kernarg, 4 * first))
     out = out[:16]
     out.extend([0] * (kd.rsrc2.user_sgpr_count - len(out)))
+    return out
+
+
+def system_sgprs(kd: KernelDescriptor, group_id: Dim3, first_wave: bool, waves: int) -> list[int]:
+    """Work-group ids x/y/z and work-group info, as far as COMPUTE_PGM_RSRC2 enables them."""
     rsrc2 = kd.rsrc2
-    for enabled, value in (
-        (rsrc2.enable_sgpr_workgroup_id_x, group_id[0]),
-        (rsrc2.enable_sgpr_workgroup_id_y, group_id[1]),
-        (rsrc2.enable_sgpr_workgroup_id_z, group_id[2]),
-    ):
-        if enabled:
-            out.append(value)
+    out = [
+        value
+        for enabled, value in zip(
+            (
+                rsrc2.enable_sgpr_workgroup_id_x,
+                rsrc2.enable_sgpr_workgroup_id_y,
+                rsrc2.enable_sgpr_workgroup_id_z,
+            ),
+            group_id,
+            strict=True,
+        )
+        if enabled
+    ]
     if rsrc2.enable_sgpr_workgroup_info:
         out.append(int(first_wave) << 31 | waves)
     return out
 
 
-def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int, kernarg: bytes) -> None:
-    kd = d.kernel.descriptor
-    bx, by, bz = d.block
+@dataclass(frozen=True, slots=True)
+class WaveTemplate:
+    """What every work-group's wave ``index`` starts with: packed work-item ids in v0 and EXEC."""
+
+    index: int
+    workitem_ids: npt.NDArray[np.uint32]
+    exec_bits: int
+
+
+def wave_templates(block: Dim3) -> list[WaveTemplate]:
+    """v0 = x | y << 10 | z << 20 per lane (gfx942 packed work-item ids) and the lanes that exist."""
+    bx, by, bz = block
     threads = bx * by * bz
-    count = -(-threads // WAVE_SIZE)
+    linear = np.arange(-(-threads // WAVE_SIZE) * WAVE_SIZE)
+    ids = (linear % bx | (linear // bx % by) << 10 | (linear // (bx * by)) << 20).astype(np.uint32)
+    ids[threads:] = 0
+    return [
+        WaveTemplate(
+            i, ids[i * WAVE_SIZE : (i + 1) * WAVE_SIZE], (1 << min(WAVE_SIZE, threads - i * WAVE_SIZE)) - 1
+        )
+        for i in range(len(linear) // WAVE_SIZE)
+    ]
+
+
+def _make_waves(
+    d: Dispatch,
+    group: WorkGroup,
+    memory: DeviceMemory,
+    entry: int,
+    user: list[int],
+    templates: list[WaveTemplate],
+) -> None:
+    kd = d.kernel.descriptor
     rsrc1 = kd.rsrc1
-    for index in range(count):
+    for template in templates:
         mode = Mode(
             rsrc1.float_round_mode_32,
             rsrc1.float_round_mode_16_64,
@@ -218,14 +257,11 @@ def _make_waves(d: Dispatch, group: WorkGroup, memory: DeviceMemory, entry: int,
             rsrc1.enable_dx10_clamp,
             rsrc1.enable_ieee_mode,
         )
-        wave = Wave(index, group, memory, Scratch(d.private_bytes), mode, pc=entry)
-        for code, value in enumerate(initial_sgprs(kd, d, kernarg, group.id, index == 0, count)):
-            wave.s[code] = value
-        lanes = min(WAVE_SIZE, threads - index * WAVE_SIZE)
-        linear = [index * WAVE_SIZE + lane for lane in range(lanes)]
-        ids = [t % bx | (t // bx % by) << 10 | (t // (bx * by)) << 20 for t in linear]
-        wave.v[0, :lanes] = ids
-        wave.set_exec((1 << lanes) - 1)
+        wave = Wave(template.index, group, memory, Scratch(d.private_bytes), mode, pc=entry)
+        initial = user + system_sgprs(kd, group.id, template.index == 0, len(templates))
+        wave.s[: len(initial)] = initial
+        wave.v[0] = template.workitem_ids
+        wave.set_exec(template.exec_bits)
         group.waves.append(wave)
 
 
@@ -289,6 +325,7 @@ def launch(
     # "Preloaded Kernel Arguments"); that prologue loads the same values for older firmware.
     entry = base + kernel.entry_address + (256 if kd.kernarg_preload_spec_length else 0)
     executor = Executor(program, base, kernel, trace_sink if trace else None)
+    user, templates = user_sgprs(kd, d, segment), wave_templates(block3)
     counters = RunCounters(step_budget)
     start = time.perf_counter()
     groups = 0
@@ -298,7 +335,7 @@ def launch(
             for gy in range(grid3[1]):
                 for gx in range(grid3[0]):
                     group = WorkGroup((gx, gy, gz), Lds(lds_bytes))
-                    _make_waves(d, group, memory, entry, segment)
+                    _make_waves(d, group, memory, entry, user, templates)
                     executor.run_group(group, counters)
                     groups += 1
                     waves += len(group.waves)
