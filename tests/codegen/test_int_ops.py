@@ -144,7 +144,10 @@ def test_lop3(run_op) -> None:
     values = EDGE32[:8]
     for lut in (0x00, 0xFF, 0x96, 0xE8, 0xF0, 0xCC, 0xAA, 0x1E):
         a, b, c = (np.array(x, np.uint64) for x in zip(*itertools.product(values, values, values[:3])))
-        _check(run_op, f"lop3.b32", f"%a0, %a1, %a2, {lut}", ["b32", "b32", "b32"], "b32", a, b, c)
+        got = run_op(f"lop3.b32 %d, %a0, %a1, %a2, {lut}", ["b32", "b32", "b32"], "b32", a, b, c)
+        lut_lanes = np.full(a.shape, lut, np.uint32)
+        expected = reference("lop3.b32", a.astype(np.uint32), b.astype(np.uint32), c.astype(np.uint32), lut_lanes)
+        assert expected.outputs[0].matches(got).all(), f"lop3 lut {lut:#x}"
 
 
 @pytest.mark.parametrize("cmp", ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"])
