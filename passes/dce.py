@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptx2gcn.ir.cfg import reachable_blocks
+from ptx2gcn.ir.cfg import predecessor_map, reachable_blocks
 from ptx2gcn.ir.core import Block, BlockArg, Function, Module, Op, Value
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.isa import has_side_effects
@@ -82,9 +82,10 @@ def _live_values(fn: Function) -> tuple[set[Op], set[Value]]:
 def _remove_dead(fn: Function) -> bool:
     live_ops, live_values = _live_values(fn)
     changed = False
+    preds = predecessor_map(fn)
     for block in fn.blocks:
         if block is not fn.entry:
-            changed |= _remove_dead_args(block, live_values)
+            changed |= _remove_dead_args(block, live_values, preds[block])
     for block in fn.blocks:
         dead = [op for op in block.ops if op not in live_ops]
         for op in dead:
@@ -99,12 +100,12 @@ def _remove_dead(fn: Function) -> bool:
     return changed
 
 
-def _remove_dead_args(block: Block, live_values: set[Value]) -> bool:
+def _remove_dead_args(block: Block, live_values: set[Value], preds: list[Block]) -> bool:
     dead = [arg.index for arg in block.args if arg not in live_values]
     for index in reversed(dead):
         arg = block.args[index]
         for use in list(arg.uses):
             use.drop()
         arg.uses.clear()
-        block.remove_arg(index)
+        block.remove_arg(index, preds)
     return bool(dead)

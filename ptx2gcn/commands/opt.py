@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from ptx2gcn.ir.load import load_module
 from ptx2gcn.ir.printer import print_module
@@ -52,8 +53,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         sys.stderr.write(f"ptx2gcn opt: {error}\n")
         return 2
-    options = Options(passes=passes, verify_each=args.verify_each, print_after=print_after,
-                      print_locs=args.locs)
+    # PTX2GCN_PRINT_AFTER / PTX2GCN_DUMP / PTX2GCN_VERIFY_EACH are read here, at the front end only.
+    env = Options.from_env()
+    options = replace(env, passes=passes, verify_each=args.verify_each or env.verify_each,
+                      print_after=print_after | env.print_after, print_locs=args.locs)
     module = load_module(args.file)
     run_passes(module, options, emit=sys.stdout.write)
     text = print_module(module, args.locs)

@@ -2,7 +2,11 @@
 
 Layout: ``types`` (value types), ``core`` (Module/Function/Block/Op/Value with use lists),
 ``cfg`` (dominators), ``printer``/``parser`` (the text form; they round-trip exactly),
-``verify`` (every invariant), ``ssa`` (on-the-fly SSA construction), ``builder`` (PTX AST → IR).
+``verify`` (every invariant, per phase), ``evaluate`` (exact constant semantics), ``passbase``
+(the pass interface; passes live in ``ptx2gcn.passes``), ``load`` (PTX or IR file → verified IR).
+PTX → IR: ``builder`` (module, functions, labels, guards) over ``emitter`` (operands, coercions),
+``ssa`` (on-the-fly SSA construction), ``modifiers``, and the per-family lowerings
+``lower_alu``/``lower_mem``/``lower_control`` gathered in ``lowering``.
 The op set itself is the table in ``ptx2gcn.isa``.
 
 Decision: SSA merges are **block arguments**, not phis.

@@ -352,12 +352,18 @@ class _FunctionBuilder:
             raise Ptx2GcnError.at(ins.span, f"unknown instruction '{ins.opcode}'")
         mods = Mods(ins.opcode, ins.modifiers, ins.span)
         ctx.written = []
-        if ins.guard is None:
-            lower(ctx, ins, mods, self)
-        elif ins.opcode in PURE:
-            self._guarded_select(ins, mods)
-        else:
-            self._guarded_branch(ins, mods)
+        try:
+            if ins.guard is None:
+                lower(ctx, ins, mods, self)
+            elif ins.opcode in PURE:
+                self._guarded_select(ins, mods)
+            else:
+                self._guarded_branch(ins, mods)
+        except Ptx2GcnError:
+            raise
+        except Exception as error:  # a builder bug: say which PTX line triggered it
+            error.add_note(f"while building IR for '{ins.opcode}' at {ins.span}")
+            raise
 
     def _guarded_select(self, ins: ast.Instruction, mods: Mods) -> None:
         ctx = self.ctx

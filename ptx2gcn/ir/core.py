@@ -183,13 +183,16 @@ class Block:
         self.args.append(arg)
         return arg
 
-    def remove_arg(self, index: int) -> None:
-        """Drop argument ``index`` (must be unused) and the matching value on every incoming edge."""
+    def remove_arg(self, index: int, preds: list[Block] | None = None) -> None:
+        """Drop argument ``index`` (must be unused) and the matching value on every incoming edge.
+
+        ``preds``: the predecessors when the caller knows them (saves a scan of the function).
+        """
         arg = self.args.pop(index)
         assert not arg.uses, "removing a used block argument"
         for i, other in enumerate(self.args):
             other.index = i
-        for pred in self.predecessors():
+        for pred in self.predecessors() if preds is None else preds:
             term = pred.terminator
             assert term is not None
             for succ in term.successors:

@@ -9,7 +9,9 @@ Invariant: ``verify(module)`` returns normally exactly when the module satisfies
 - dominance: every use (reachable) is dominated by its definition;
 - address spaces: no stores into read-only spaces, atomics only on global/shared/generic memory,
   ``alloca`` only in local/param space, ``addr_of`` typed by the symbol's space;
-- phases: ops listed as illegal for the requested phase are absent.
+- phases: ops listed as illegal for the requested phase are absent (in phase ``wave64`` this
+  means no 32-lane warp collective is left: convergent collectives are allowed only where the
+  phase allows them).
 Otherwise it raises one ``Ptx2GcnError`` listing every problem found, each at its op's location.
 """
 
@@ -33,9 +35,13 @@ from ptx2gcn.ir.types import (
 from ptx2gcn.isa import FLAG, INT, OPS, SPECIAL_REGS, SYM, kind_matches, describe_kind, resolve_kind
 
 # Ops that must be gone once a phase is reached. ``ssa`` (what the builder produces) allows every
-# op in the table; later lowering passes add their phases here.
+# op in the table. ``wave64`` is what a wave64 lowering must establish: PTX's warp collectives
+# (defined on 32-lane warps) are then only allowed as rewritten, wave-size-explicit code, so a
+# warp-collective op left in that phase is an error. Later lowering passes add their phases here.
+WARP_COLLECTIVES = frozenset({"shfl", "vote", "match", "redux", "activemask"})
 PHASES: dict[str, frozenset[str]] = {
     "ssa": frozenset(),
+    "wave64": WARP_COLLECTIVES,
 }
 
 _READ_ONLY = {AddrSpace.CONST, AddrSpace.KPARAM}
@@ -48,6 +54,9 @@ class _Checker:
         self.phase = phase
         self.problems: list[Diagnostic] = []
         self.fn: Function | None = None
+        if phase not in PHASES:
+            raise ValueError(f"unknown verifier phase {phase!r} (known: {', '.join(PHASES)})")
+        self.illegal = PHASES[phase]
 
     def report(self, loc: Span | None, message: str) -> None:
         where = f"in @{self.fn.name}: " if self.fn is not None else ""
@@ -111,7 +120,7 @@ class _Checker:
                 self.report(op.loc, f"terminator '{op.name}' is not at the end of its block")
             if is_last and "terminator" not in row.flags:
                 self.report(op.loc, f"block ^{block.label} does not end in a terminator")
-            if op.name in PHASES.get(self.phase, frozenset()):
+            if op.name in self.illegal:
                 self.report(op.loc, f"'{op.name}' is not allowed in phase {self.phase}")
             self.op(op)
 

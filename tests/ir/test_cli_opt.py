@@ -80,3 +80,13 @@ def test_bad_ir_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["opt", str(tmp_path / "none.ptx")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_environment_switches(ptx_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTX2GCN_PRINT_AFTER", "dce")
+    monkeypatch.setenv("PTX2GCN_DUMP", str(tmp_path / "dump"))
+    assert main(["opt", str(ptx_file)]) == 0
+    assert capsys.readouterr().out.startswith("// ---- IR after dce ----")
+    dumps = sorted(p.name for p in (tmp_path / "dump").iterdir())
+    assert dumps == ["01-infer-address-spaces.ir", "02-constant-fold.ir", "03-cse.ir", "04-dce.ir"]

@@ -115,3 +115,14 @@ def test_use_lists_are_checked() -> None:
 
 def test_valid_module_passes() -> None:
     verify(parse_module(HEAD + GLOBALS + SIG + "  %p = addr_of {sym = buf} : ptr<shared>\n  ret\n}\n", "ok.ir"))
+
+
+def test_phase_forbids_warp_collectives() -> None:
+    text = HEAD + SIG + ("  %m = const {value = 4294967295} : i32\n"
+                         "  %b = activemask : i32  // error: not allowed in phase wave64\n  ret\n}\n")
+    module = parse_module(text, "phase.ir")
+    verify(module)  # fine in phase ssa
+    with pytest.raises(Ptx2GcnError, match="'activemask' is not allowed in phase wave64"):
+        verify(module, "wave64")
+    with pytest.raises(ValueError, match="unknown verifier phase"):
+        verify(module, "nonsense")
