@@ -123,8 +123,9 @@ def _bind_pk32(inst: Instruction) -> Handler:
         raws = [r(w) for r in readers]
         lo_args = [part(r, bool(op_sel >> i & 1), bool(neg_lo >> i & 1)) for i, r in enumerate(raws)]
         hi_args = [part(r, bool(op_sel_hi >> i & 1), bool(neg_hi >> i & 1)) for i, r in enumerate(raws)]
-        if name == "v_pk_mov_b32":
-            lo, hi = lo_args[0], hi_args[1]
+        if name == "v_pk_mov_b32":  # D.lo = S0 dword op_sel[0], D.hi = S1 dword op_sel[1] (no op_sel_hi)
+            lo = part(raws[0], bool(op_sel & 1), False)
+            hi = part(raws[1], bool(op_sel >> 1 & 1), False)
         else:
             lo, hi = fn(*lo_args), fn(*hi_args)
         lo_bits = np.asarray(lo, dtype=F32).view(U32).astype(U64)

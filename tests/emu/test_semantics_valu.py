@@ -480,3 +480,25 @@ def test_fma_f64_overflow_subnormal_and_cancellation_edges(one_instruction: Run)
             z,
             got[i],
         )
+
+
+@pytest.mark.parametrize(
+    "op_sel, expected", [("[0,0]", (2, 4)), ("[0,1]", (2, 5)), ("[1,0]", (3, 4)), ("[1,1]", (3, 5))]
+)
+def test_pk_mov_b32_selects_dwords_by_op_sel(
+    one_instruction: Run, op_sel: str, expected: tuple[int, int]
+) -> None:
+    """CDNA3: D[31:0] = op_sel[0] ? S0[63:32] : S0[31:0]; D[63:32] = op_sel[1] ? S1[63:32] : S1[31:0]."""
+    w = wave_with(v2=np.full(64, 2), v3=np.full(64, 3), v4=np.full(64, 4), v5=np.full(64, 5))
+    one_instruction(f"v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:{op_sel}", w)
+    assert (w.v[0] == expected[0]).all() and (w.v[1] == expected[1]).all()
+
+
+def test_pk_fma_f32_half_selects(one_instruction: Run) -> None:
+    rng = np.random.default_rng(40)
+    regs = {r: rng.integers(-50, 50, 64).astype(np.float32) for r in range(2, 8)}
+    w = wave_with(**{f"v{r}": values.view(np.uint32) for r, values in regs.items()})
+    one_instruction("v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7] op_sel:[1,0,0] op_sel_hi:[0,1,1]", w)
+    # low result: S0 high dword, S1 low, S2 low; high result: S0 low (op_sel_hi 0), S1 high, S2 high
+    np.testing.assert_array_equal(w.v[0].view(np.float32), regs[3] * regs[4] + regs[6])
+    np.testing.assert_array_equal(w.v[1].view(np.float32), regs[2] * regs[5] + regs[7])
