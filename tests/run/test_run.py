@@ -1,0 +1,134 @@
+"""``ptx2gcn run CASE.toml`` on PTX, fatbin (nvcc) and code-object inputs: outputs checked against
+numpy, --check pass/fail reports, --save, --stats, and clear errors for bad cases and unavailable
+backends. Also runs the examples/ scripts unchanged."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptx2gcn.cli import main
+from ptx2gcn.compiler import compile as compile_ptx
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "tests" / "driver" / "data"
+N = 500
+
+
+def _case(folder: Path, source: str, expect: np.ndarray | None, extra: str = "") -> Path:
+    rng = np.random.default_rng(3)
+    a, b = rng.random(N, dtype=np.float32), rng.random(N, dtype=np.float32)
+    np.save(folder / "a.npy", a)
+    np.save(folder / "b.npy", b)
+    np.save(folder / "c.npy", a + b if expect is None else expect)
+    case = folder / "vadd.toml"
+    case.write_text(f"""{source}
+kernel = "vector_add"
+grid = 2
+block = 256
+{extra}
+[[args]]
+name = "a"
+buffer = "f32"
+data = "a.npy"
+[[args]]
+name = "b"
+buffer = "f32"
+data = "b.npy"
+[[args]]
+name = "c"
+buffer = "f32"
+count = {N}
+[[args]]
+name = "n"
+scalar = "s32"
+value = {N}
+[expect]
+c = "c.npy"
+""")
+    return case
+
+
+@pytest.fixture
+def cache_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTX2GCN_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "jit-run"))
+    monkeypatch.setenv("PTX2GCN_BACKEND", "emulator")
+
+
+def test_ptx_case_check_save_stats(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None)
+    assert main(["run", str(case), "--check", "--stats", "--save", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "c: ok (500 elements)" in out and "wave-instructions: " in out and "work-groups: 2" in out
+    saved = np.load(tmp_path / "out" / "c.npy")
+    assert np.array_equal(saved, np.load(tmp_path / "a.npy") + np.load(tmp_path / "b.npy"))
+
+
+def test_check_mismatch_exits_1(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    wrong = np.zeros(N, dtype=np.float32)
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', wrong)
+    assert main(["run", str(case), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "c: FAILED: " in out and "of 500 elements differ" in out
+
+
+def test_hsaco_case(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "k.hsaco").write_bytes(compile_ptx(KERNELS / "kernels.ptx").data)
+    assert main(["run", str(_case(tmp_path, 'hsaco = "k.hsaco"', None)), "--check"]) == 0
+    assert "c: ok" in capsys.readouterr().out
+
+
+def test_fatbin_case(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(nvcc).exists():
+        pytest.skip("nvcc not found")
+    subprocess.run([nvcc, "-fatbin", "-gencode=arch=compute_80,code=compute_80", str(KERNELS / "kernels.cu"),
+                    "-o", str(tmp_path / "k.fatbin")], check=True, capture_output=True, timeout=300)
+    assert main(["run", str(_case(tmp_path, 'fatbin = "k.fatbin"', None)), "--check"]) == 0
+    assert "c: ok" in capsys.readouterr().out
+
+
+def test_errors(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None, "shared_bytes = -1")
+    assert main(["run", str(case)]) == 1
+    assert "vadd.toml:5:1: error: shared_bytes: expected a byte count >= 0" in capsys.readouterr().err
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None)
+    case.write_text(case.read_text().replace('"vector_add"', '"vector_sub"'))
+    assert main(["run", str(case)]) == 1
+    assert "has no kernel 'vector_sub' (kernels: block_sum, poke, scale_add, vector_add)" in capsys.readouterr().err
+    (tmp_path / "bad.ptx").write_text(".version 8.0\n.target sm_80\n.address_size 64\n"
+                                      ".visible .entry vector_add() {\n  frob.u32 %r1;\n  ret;\n}\n")
+    case = _case(tmp_path, 'ptx = "bad.ptx"', None)
+    assert main(["run", str(case)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.ptx:5:" in err and "^" in err
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None)
+    assert main(["run", str(case), "--check", "--backend", "cuda"]) == 1
+    assert "cuda backend" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(os.path.exists("/dev/kfd"), reason="an AMD GPU is present")
+def test_hip_backend_fails_cleanly(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    assert main(["run", str(_case(tmp_path, 'ptx = "kernels.ptx"', None)), "--backend", "hip"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: hip backend: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("script", "needle"), [("vector_add.py", "vector_add of 3000 floats"),
+                                                ("reduction.py", "sum of 3000 values")])
+def test_examples_run_unchanged(script: str, needle: str, cache_env: None) -> None:
+    env = {**os.environ, "PTX2GCN_BACKEND": "emulator"}
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / script), "3000"], capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert needle in done.stdout and "PASS" in done.stdout
