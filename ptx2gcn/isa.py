@@ -369,3 +369,54 @@ def describe_kind(kind: str, attrs: dict[str, str | int | bool], result0: Type |
 
 def is_vector(t: Type) -> bool:
     return isinstance(t, VectorType)
+
+
+# What the ops that are not one PTX instruction mean, and the operand conventions of those that
+# differ from PTX's (everything else means exactly what its PTX instruction with the same
+# modifiers means; ``type`` is the PTX instruction type).
+SEMANTICS: dict[str, str] = {
+    "addc": "(a, b, carry_in) -> (a + b + carry_in, carry_out): add.cc/addc/addc.cc; the builder "
+            "threads PTX's CC.CF through these values (carry_in 0 for add.cc)",
+    "subc": "(a, b, borrow_in) -> (a - b - borrow_in, borrow_out): sub.cc/subc/subc.cc",
+    "madc": "(a, b, c, carry_in) -> (mode half of a*b + c + carry_in, carry_out): mad.cc/madc",
+    "mul": "mode lo|hi|wide as PTX; wide produces the double-width product",
+    "mad": "mode lo|hi|wide as PTX; for wide, c and the result are double width",
+    "const": "value = the bit pattern of the constant (unsigned, < 2**bits); floats are IEEE bits",
+    "undef": "an unspecified value (a register read before any write, as ptxas allows)",
+    "bitcast": "the same bits as another type of equal width",
+    "zext": "zero extension to a wider integer",
+    "sext": "sign extension to a wider integer",
+    "trunc": "the low bits of a wider integer",
+    "pack": "operand i becomes element i: lane i of a vector, or bits [i*w, (i+1)*w) of a scalar",
+    "unpack": "the inverse of pack: result i is element i",
+    "special_reg": "reg = a PTX special register name without '%' (tid.x, laneid, clock64, WARP_SZ...); "
+                   "nothing is assumed about the warp size",
+    "addr_of": "sym = a global (typed ptr<its space>) or a function (ptr<generic>)",
+    "alloca": "per-invocation memory of size bytes in local (.local variables) or param "
+              "(.param call arguments) space, allocated in the entry block",
+    "ptradd": "pointer + a signed byte offset (sign-extended or truncated to the pointer width)",
+    "ptrtoint": "the address as an integer of the result width",
+    "inttoptr": "an integer address in the pointer's space (shared/local/param addresses are 32-bit)",
+    "cvta": "space S, no 'to': S address -> generic; with 'to': generic -> S address (PTX cvta)",
+    "ld": "loads type (vec elements when vec is set) from the pointer's space",
+    "st": "(ptr, value): stores type (vec elements when vec is set)",
+    "atom": "(ptr, b[, c]) -> old value; c only for cas",
+    "red": "(ptr, b): atom without a result",
+    "bar": "(id[, count]) for mode sync/arrive; (membermask) for mode warp (bar.warp.sync)",
+    "bar_red": "(id, pred[, count]) -> popc count (i32) or and/or (pred)",
+    "shfl": "(a, b, c, membermask) -> (value, in-range predicate); no 'sync': the legacy form, mask "
+            "all ones",
+    "vote": "(pred, membermask) -> pred (all/any/uni) or i32 (ballot); no 'sync': legacy form",
+    "match": "(a, membermask) -> (mask[, all-equal predicate for mode all])",
+    "redux": "(a, membermask) -> reduction over the member lanes",
+    "call": "operands: callee.abi_params in order (param-space returns, then parameters): "
+            "ptr<param> for .param ones, values for .reg ones; results: the .reg returns",
+    "call_indirect": "(function address as an integer, arguments as for call) -> .reg returns; "
+                     "proto names the .callprototype",
+    "br": "-> ^target(args)",
+    "cbr": "(pred) -> ^if_true(args), ^if_false(args); the two targets differ",
+    "ret": "the function's .reg return values (param-space returns were stored through their "
+           "pointers)",
+    "exit": "ends the thread (PTX exit)",
+    "unreachable": "control never gets here",
+}
