@@ -63,6 +63,23 @@ class Output:
             ok = np.where(self.bounded, within, ok)
         return np.asarray(ok | ~self.defined, dtype=np.bool_)
 
+    def describe(self, index: int | tuple[int, ...]) -> str:
+        """What lane ``index`` accepts, for failure messages: ``0x3f800000``, ``any NaN``, ..."""
+        if not self.defined[index]:
+            return "anything (unspecified by PTX)"
+        digits = max(1, self.type.width // 4)
+        text = (str(bool(self.bits[index])) if self.type.kind == "pred"
+                else f"0x{int(self.bits[index]):0{digits}x}")
+        if self.bounded is not None and self.interval is not None and self.bounded[index]:
+            return f"a value in [{self.interval[0][index]!r}, {self.interval[1][index]!r}] (nearest {text})"
+        if int(self.any_nan[index]):
+            payload = 0 if self.nan_payload is None else int(self.nan_payload[index])
+            what = "a NaN with its payload" if payload else "any NaN"
+            return f"{text}, where packed elements {int(self.any_nan[index]):#b} may be {what}"
+        if self.alternative is not None and self.alternative[index] != self.bits[index]:
+            return f"{text} or 0x{int(self.alternative[index]):0{digits}x}"
+        return text
+
     def broadcast(self, shape: tuple[int, ...]) -> Output:
         """The same expectation repeated over ``shape`` (e.g. one input, many candidate results)."""
         def grow(a: npt.NDArray[G]) -> npt.NDArray[G]:
@@ -139,6 +156,11 @@ class Result:
     @property
     def defined(self) -> BoolArray:
         return self.outputs[0].defined
+
+    def explain(self, index: int | tuple[int, ...]) -> str:
+        """One line per destination saying what lane ``index`` accepts, plus the notes."""
+        lines = [f"d{k}.{out.type.name}: {out.describe(index)}" for k, out in enumerate(self.outputs)]
+        return "\n".join(lines + [f"note: {note}" for note in self.notes])
 
     def matches(self, *actual: object) -> BoolArray:
         """Per lane, all given destinations match; pass them in PTX operand order."""

@@ -86,3 +86,14 @@ def test_signature_reports_operand_types() -> None:
     assert signature("activemask.b32").sources == ()
     with pytest.raises(ReferenceInputError):
         signature("add.wide.u32")
+
+
+def test_explain_describes_each_kind_of_lane() -> None:
+    import numpy as np
+
+    assert run("add.u32", 1, 2).explain(()) == "d0.u32: 0x00000003"
+    assert "unspecified" in run("div.u32", 1, 0).explain(())
+    assert "any NaN" in run("add.f32", np.float32(np.inf), np.float32(-np.inf)).explain(())
+    assert "a value in [" in run("sin.approx.f32", np.float32(1)).explain(())
+    carry = run("add.cc.u32", np.uint32(0xFFFFFFFF), 1).explain(())
+    assert carry.splitlines() == ["d0.u32: 0x00000000", "d1.pred: True"]
