@@ -222,7 +222,16 @@ class InitList:
     items: tuple[Initializer, ...]
 
 
-Initializer: TypeAlias = Operand | InitList
+@dataclass(slots=True, frozen=True)
+class FieldInit:
+    """``{ addr_mode_0 = clamp_to_edge, filter_mode = linear }``: the named fields of a
+    ``.samplerref``/``.texref`` initializer, in source order (values: ``Symbol`` or ``IntImmediate``)."""
+
+    span: Span = field(compare=False, repr=False)
+    fields: tuple[tuple[str, Operand], ...]
+
+
+Initializer: TypeAlias = Operand | InitList | FieldInit
 """A variable's initial value: a constant expression or a nested brace list."""
 
 # ---------------------------------------------------------------------------------------------------

@@ -200,6 +200,12 @@ class AstBuilder:
     def init_list(self, c: list[Child]) -> ast.InitList:
         return ast.InitList(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
 
+    def field_init(self, c: list[Token]) -> tuple[str, ast.Operand]:
+        return c[0].value, self._operand(c[2])
+
+    def field_init_list(self, c: list[Child]) -> ast.FieldInit:
+        return ast.FieldInit(self._span(c[0], c[-1]), tuple(c[1:-1]))
+
     def binary(self, c: list[Child]) -> ast.BinaryExpr:
         lhs, rhs = self._operand(c[0]), self._operand(c[2])
         return self._nest(ast.BinaryExpr(self._span(c[0], c[2]), c[1].value, lhs, rhs), lhs, rhs)

@@ -8,6 +8,7 @@ earlier declaration for duplicates), in source order per function. Checked:
   ``{ }`` scope, or a ``.reg`` parameter); ``.reg .b32 %r<10>`` declares ``%r0`` … ``%r9``;
 * branch targets are labels of the same function; other names resolve to a parameter, a variable in
   scope, a module-level variable or function, a call prototype or a branch/call-target list;
+* names in module-level initializers are module variables or functions;
 * no name is declared twice in one scope (a function may be declared before it is defined once);
 * module directives: one ``.version`` first, one ``.target``, at most one ``.address_size``;
   performance directives carry the number of values PTX allows, and only where PTX allows them;
@@ -263,6 +264,20 @@ def _check_loc_files(module: ast.Module, out: list[Diagnostic]) -> None:
                                   f".loc refers to file {loc.file_index}, which no .file directive declares"))
 
 
+def _check_initializers(module: ast.Module, globals_: dict[str, Span], out: list[Diagnostic]) -> None:
+    """Names in module-level initializers (``generic(a)``, ``fptr = f``) must be module symbols."""
+    for decl in module.variables:
+        pending: list[ast.Initializer] = [d.initializer for d in decl.declarators if d.initializer is not None]
+        while pending:
+            init = pending.pop()
+            if isinstance(init, ast.InitList):
+                pending.extend(init.items)
+            elif not isinstance(init, ast.FieldInit):  # sampler fields hold enum words, not names
+                for leaf in operand_leaves(init):
+                    if isinstance(leaf, ast.Symbol) and leaf.name not in globals_:
+                        out.append(_error(leaf.span, f"undeclared name '{leaf.name}' in initializer"))
+
+
 def check_module(module: ast.Module) -> list[Diagnostic]:
     """All semantic problems of ``module`` (empty when it is clean); see the module docstring.
     Errors have ``Severity.ERROR``; the only warning is a ``.loc`` without its ``.file``."""
@@ -270,6 +285,7 @@ def check_module(module: ast.Module) -> list[Diagnostic]:
     _check_directives(module, out)
     _check_loc_files(module, out)
     globals_ = _module_names(module, out)
+    _check_initializers(module, globals_, out)
     for function in module.functions:
         _check_performance(function, out)
         if function.body is not None:

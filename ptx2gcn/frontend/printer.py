@@ -29,7 +29,7 @@ def print_module(module: ast.Module) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def operand(op: ast.Operand | ast.InitList) -> str:
+def operand(op: ast.Operand | ast.InitList | ast.FieldInit) -> str:
     """The PTX spelling of one operand, constant expression or initializer."""
     return _OPERAND[type(op)](op)
 
@@ -69,6 +69,7 @@ _OPERAND: dict[type, Callable[[Any], str]] = {
     ast.BinaryExpr: lambda op: f"{operand(op.lhs)}{op.op}{operand(op.rhs)}",
     ast.ParenExpr: lambda op: f"({operand(op.expr)})",
     ast.InitList: lambda op: "{" + _join(op.items) + "}",
+    ast.FieldInit: lambda op: "{" + ", ".join(f"{name} = {operand(value)}" for name, value in op.fields) + "}",
 }
 
 # ---------------------------------------------------------------------------------------------------

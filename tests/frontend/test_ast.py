@@ -281,3 +281,13 @@ def test_variable_attributes() -> None:
     assert managed == ast.VariableDecl(S, ".global", ".u32", (ast.Declarator(S, "counter"),), align=4,
                                        attributes=(".attribute(.managed)",))
     assert isinstance(unified, ast.VariableDecl) and unified.attributes == (".attribute(.unified(0x12, 34))",)
+
+
+def test_sampler_field_initializers() -> None:
+    module = parse_ptx(HEADER + ".global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear };\n"
+                       ".global .texref t = {width = 64};\n")
+    smp, tex = module.items[3:]
+    assert smp == ast.VariableDecl(S, ".global", ".samplerref", (ast.Declarator(S, "smp", initializer=ast.FieldInit(
+        S, (("addr_mode_0", ast.Symbol(S, "clamp_to_edge")), ("filter_mode", ast.Symbol(S, "linear"))))),))
+    assert isinstance(tex, ast.VariableDecl)
+    assert tex.declarators[0].initializer == ast.FieldInit(S, (("width", ast.IntImmediate(S, 64, "64")),))
