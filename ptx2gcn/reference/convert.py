@@ -191,6 +191,10 @@ def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
                                  dst.element_width)
 
         return run_lanes(sp, each, inputs, [src], [_register(dst)])
+    if (src.is_float and dst.is_float and opts.mode is not None and dst.name != "tf32"
+            and _exactly_representable(float_format(src.name), float_format(dst.name))):
+        raise ReferenceInputError(f"{sp.text}: floating-point rounding is illegal for a conversion "
+                                  "that loses no precision")
     convert = _element(opts, src, dst)
     return run_lanes(sp, convert, inputs, [src], [_register(dst)])
 

@@ -30,6 +30,7 @@ def test_evaluate_and_run_agree() -> None:
     ("sin.f32", (1,), "needs .approx"),
     ("cvt.f16.f32", (1,), "needs a rounding modifier"),
     ("cvt.rni.s32.s32", (1,), "no rounding"),
+    ("cvt.rn.f64.f32", (1,), "rounding is illegal"),
 ])
 def test_refusals_name_the_instruction(spelling: str, inputs: tuple[object, ...], message: str) -> None:
     with pytest.raises(ReferenceInputError, match=message):
