@@ -159,8 +159,9 @@ def main() -> int:
     check(cuda.cuMemcpyDtoH(total, pointer, 4))
     check(cuda.cuMemFree(pointer))
 
-    ok = float(total[0]) == float(data.sum(dtype=np.float64))
-    print(f"sum of {n} values: {total[0]:.1f} (numpy {data.sum(dtype=np.float64):.1f}): {'PASS' if ok else 'FAIL'}")
+    expected = float(data.sum(dtype=np.float64))
+    ok = float(total[0]) == expected
+    print(f"sum of {n} values: {total[0]:.1f} (numpy {expected:.1f}): {'PASS' if ok else 'FAIL'}")
     check(cuda.cuModuleUnload(module))
     check(cuda.cuCtxDestroy(context))
     return 0 if ok else 1

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.kernargs import ParamSlot
+
+from ptx2gcn.diagnostics import Ptx2GcnError
 
 BackendName = Literal["emulator", "hip", "cuda"]
 BACKENDS: dict[str, str] = {

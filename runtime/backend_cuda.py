@@ -20,16 +20,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ptx2gcn.runtime.backend import (BackendError, BackendUnavailable, DeviceProperties, Dim3, KernelInfo,
-                                     LaunchResult, ModuleCode)
-from ptx2gcn.runtime.driver_enums import CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END
+from ptx2gcn.runtime.backend import (
+    BackendError,
+    BackendUnavailable,
+    DeviceProperties,
+    Dim3,
+    KernelInfo,
+    LaunchResult,
+    ModuleCode,
+)
+from ptx2gcn.runtime.driver_enums import (
+    CU_LAUNCH_PARAM_BUFFER_POINTER,
+    CU_LAUNCH_PARAM_BUFFER_SIZE,
+    CU_LAUNCH_PARAM_END,
+)
 from ptx2gcn.runtime.kernargs import ParamSlot
 
 _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)\s*\(")
-_KINDS = {"CUDA_ERROR_ILLEGAL_ADDRESS": "address", "CUDA_ERROR_LAUNCH_TIMEOUT": "hang",
-          "CUDA_ERROR_ILLEGAL_INSTRUCTION": "instruction", "CUDA_ERROR_OUT_OF_MEMORY": "memory",
-          "CUDA_ERROR_INVALID_PTX": "image", "CUDA_ERROR_INVALID_IMAGE": "image",
-          "CUDA_ERROR_NO_BINARY_FOR_GPU": "image", "CUDA_ERROR_INVALID_VALUE": "config"}
+_KINDS = {
+    "CUDA_ERROR_ILLEGAL_ADDRESS": "address",
+    "CUDA_ERROR_LAUNCH_TIMEOUT": "hang",
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION": "instruction",
+    "CUDA_ERROR_OUT_OF_MEMORY": "memory",
+    "CUDA_ERROR_INVALID_PTX": "image",
+    "CUDA_ERROR_INVALID_IMAGE": "image",
+    "CUDA_ERROR_NO_BINARY_FOR_GPU": "image",
+    "CUDA_ERROR_INVALID_VALUE": "config",
+}
 
 
 def bindings() -> Any:
@@ -41,7 +58,8 @@ def bindings() -> Any:
             continue
     raise BackendUnavailable.because(
         "cuda backend: cuda-python is not installed (pip install cuda-python); it is needed only to "
-        "run PTX on an NVIDIA GPU for comparison")
+        "run PTX on an NVIDIA GPU for comparison"
+    )
 
 
 def _checked(cu: Any, result: Any, call: str, kind: str = "launch") -> Any:
@@ -82,13 +100,21 @@ class CudaBackend:
             multiprocessors=get("CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"),
             clock_khz=get("CU_DEVICE_ATTRIBUTE_CLOCK_RATE"),
             max_threads_per_block=get("CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK"),
-            max_block=(get("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X"), get("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y"),
-                       get("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z")),
-            max_grid=(get("CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X"), get("CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y"),
-                      get("CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z")),
+            max_block=(
+                get("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X"),
+                get("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y"),
+                get("CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z"),
+            ),
+            max_grid=(
+                get("CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X"),
+                get("CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y"),
+                get("CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z"),
+            ),
             shared_memory_per_block=get("CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK"),
-            compute_capability=(get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"),
-                                get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")),
+            compute_capability=(
+                get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"),
+                get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"),
+            ),
         )
 
     def _current(self) -> None:
@@ -153,12 +179,17 @@ class CudaBackend:
             return int(self._call("cuFuncGetAttribute", getattr(attribute, key), function))
 
         return KernelInfo(
-            name=name, params=tuple(slots), param_buffer_size=max((s.offset + s.size for s in slots), default=0),
+            name=name,
+            params=tuple(slots),
+            param_buffer_size=max((s.offset + s.size for s in slots), default=0),
             max_threads_per_block=get("CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"),
             shared_bytes=get("CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"),
-            local_bytes=get("CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES"), registers=get("CU_FUNC_ATTRIBUTE_NUM_REGS"),
-            const_bytes=get("CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES"), ptx_version=get("CU_FUNC_ATTRIBUTE_PTX_VERSION"),
-            binary_version=get("CU_FUNC_ATTRIBUTE_BINARY_VERSION"))
+            local_bytes=get("CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES"),
+            registers=get("CU_FUNC_ATTRIBUTE_NUM_REGS"),
+            const_bytes=get("CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES"),
+            ptx_version=get("CU_FUNC_ATTRIBUTE_PTX_VERSION"),
+            binary_version=get("CU_FUNC_ATTRIBUTE_BINARY_VERSION"),
+        )
 
     def kernels(self, module: CudaModule) -> Mapping[str, KernelInfo]:  # type: ignore[override]
         return module.kernels
@@ -172,14 +203,34 @@ class CudaBackend:
         self._call("cuModuleUnload", module.handle)
 
     # -- execution ------------------------------------------------------------------------------
-    def launch(self, module: CudaModule, kernel: str, grid: Dim3, block: Dim3,  # type: ignore[override]
-               shared_bytes: int, parameters: bytes) -> LaunchResult:
+    def launch(
+        self,
+        module: CudaModule,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,  # type: ignore[override]
+        shared_bytes: int,
+        parameters: bytes,
+    ) -> LaunchResult:
         buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
         size = ctypes.c_size_t(len(parameters))
-        extra = (ctypes.c_void_p * 5)(CU_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(buffer),
-                                      CU_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), CU_LAUNCH_PARAM_END)
-        self._call("cuLaunchKernel", module.functions[kernel], *grid, *block, shared_bytes, 0, None,
-                   ctypes.addressof(extra))
+        extra = (ctypes.c_void_p * 5)(
+            CU_LAUNCH_PARAM_BUFFER_POINTER,
+            ctypes.addressof(buffer),
+            CU_LAUNCH_PARAM_BUFFER_SIZE,
+            ctypes.addressof(size),
+            CU_LAUNCH_PARAM_END,
+        )
+        self._call(
+            "cuLaunchKernel",
+            module.functions[kernel],
+            *grid,
+            *block,
+            shared_bytes,
+            0,
+            None,
+            ctypes.addressof(extra),
+        )
         self.synchronize()
         return LaunchResult()
 
@@ -197,8 +248,9 @@ class CudaFactory:
         cu = bindings()
         status = cu.cuInit(0)[0]
         if int(status) != 0:
-            raise BackendUnavailable.because(f"cuda backend: cuInit failed ({getattr(status, 'name', status)}); "
-                                             "no NVIDIA driver or GPU")
+            raise BackendUnavailable.because(
+                f"cuda backend: cuInit failed ({getattr(status, 'name', status)}); no NVIDIA driver or GPU"
+            )
         status, count = cu.cuDeviceGetCount()
         if int(status) != 0 or count == 0:
             raise BackendUnavailable.because("cuda backend: no NVIDIA GPU found")

@@ -17,18 +17,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from ptx2gcn.codeobject import CodeObjectError, Kernel
-from ptx2gcn.elf import STT_OBJECT
-from ptx2gcn.runtime.backend import (BackendError, DeviceProperties, Dim3, KernelInfo, LaunchResult,
-                                     ModuleCode)
-from ptx2gcn.runtime.emulator.errors import (AccessFault, EmulatorError, EmulatorFault, KernelHang,
-                                             LaunchError, UnknownInstruction)
+from ptx2gcn.runtime.backend import BackendError, DeviceProperties, Dim3, KernelInfo, LaunchResult, ModuleCode
 from ptx2gcn.runtime.driver_errors import plain
+from ptx2gcn.runtime.emulator.errors import (
+    AccessFault,
+    EmulatorError,
+    EmulatorFault,
+    KernelHang,
+    LaunchError,
+    UnknownInstruction,
+)
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET
 from ptx2gcn.runtime.emulator.launch import MAX_LDS_BYTES, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 from ptx2gcn.runtime.kernargs import explicit_parameter_slots
+
+from ptx2gcn.codeobject import CodeObjectError, Kernel
+from ptx2gcn.elf import STT_OBJECT
 
 T = TypeVar("T")
 MI300X_MEMORY = 192 << 30
@@ -80,8 +86,9 @@ class EmulatorBackend:
     name = "emulator"
     code_format: Literal["hsaco", "ptx"] = "hsaco"
 
-    def __init__(self, trace: Callable[[str], None] | None = None,
-                 step_budget: int = DEFAULT_STEP_BUDGET) -> None:
+    def __init__(
+        self, trace: Callable[[str], None] | None = None, step_budget: int = DEFAULT_STEP_BUDGET
+    ) -> None:
         self.properties = emulator_properties()
         self.memory = DeviceMemory()
         self.trace = trace
@@ -91,8 +98,11 @@ class EmulatorBackend:
     # -- memory ---------------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
         if self.allocated + size > self.properties.total_memory:
-            raise BackendError(f"cannot allocate {size} bytes: {self.allocated} of "
-                               f"{self.properties.total_memory} bytes are in use", "memory")
+            raise BackendError(
+                f"cannot allocate {size} bytes: {self.allocated} of "
+                f"{self.properties.total_memory} bytes are in use",
+                "memory",
+            )
         try:
             address = self.memory.alloc(size, 256)
         except MemoryError:
@@ -153,12 +163,28 @@ class EmulatorBackend:
         """The image stays mapped (the emulator never reuses addresses); only the handle goes."""
 
     # -- execution ------------------------------------------------------------------------------
-    def launch(self, module: EmulatorModule, kernel: str, grid: Dim3, block: Dim3,  # type: ignore[override]
-               shared_bytes: int, parameters: bytes) -> LaunchResult:
+    def launch(
+        self,
+        module: EmulatorModule,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,  # type: ignore[override]
+        shared_bytes: int,
+        parameters: bytes,
+    ) -> LaunchResult:
         try:
-            stats = launch(module.program, kernel, grid, block, parameters, dynamic_lds=shared_bytes,
-                           memory=self.memory, trace=self.trace is not None,
-                           trace_sink=self.trace or print, step_budget=self.step_budget)
+            stats = launch(
+                module.program,
+                kernel,
+                grid,
+                block,
+                parameters,
+                dynamic_lds=shared_bytes,
+                memory=self.memory,
+                trace=self.trace is not None,
+                trace_sink=self.trace or print,
+                step_budget=self.step_budget,
+            )
         except LaunchError as error:
             raise BackendError(str(error), "config") from None
         except KernelHang as error:

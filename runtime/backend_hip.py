@@ -18,13 +18,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ptx2gcn.codeobject import CodeObjectError, read_code_object
-from ptx2gcn.runtime.backend import (BackendError, BackendUnavailable, DeviceProperties, Dim3, KernelInfo,
-                                     LaunchResult, ModuleCode)
+from ptx2gcn.runtime.backend import (
+    BackendError,
+    BackendUnavailable,
+    DeviceProperties,
+    Dim3,
+    KernelInfo,
+    LaunchResult,
+    ModuleCode,
+)
 from ptx2gcn.runtime.backend_emulator import MI300X_CLOCK_KHZ, MI300X_COMPUTE_UNITS, kernel_info
 from ptx2gcn.runtime.driver_enums import CUdevice_attribute
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Module
+
+from ptx2gcn.codeobject import CodeObjectError, read_code_object
 
 HIP_SUCCESS = 0
 
@@ -50,8 +58,10 @@ class HipBackend:
             multiprocessors=MI300X_COMPUTE_UNITS,
             clock_khz=MI300X_CLOCK_KHZ,
             max_block=(1024, 1024, 1024),
-            extra={CUdevice_attribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
-                   CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1},
+            extra={
+                CUdevice_attribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
+                CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1,
+            },
         )
 
     def _hip(self, action, kind: str = "launch"):  # type: ignore[no-untyped-def]
@@ -86,8 +96,10 @@ class HipBackend:
         except CodeObjectError as error:
             raise BackendError(plain(error), "image") from None
         module = self._hip(lambda: self.device.load_module(code.hsaco), "image")
-        functions = {name: self._hip(lambda n=name: self.device.get_function(module, n), "image")
-                     for name in parsed.kernels}
+        functions = {
+            name: self._hip(lambda n=name: self.device.get_function(module, n), "image")
+            for name in parsed.kernels
+        }
         return HipModule(module, functions, {n: kernel_info(k) for n, k in parsed.kernels.items()})
 
     def kernels(self, module: HipModule) -> Mapping[str, KernelInfo]:  # type: ignore[override]
@@ -95,15 +107,27 @@ class HipBackend:
 
     def global_symbol(self, module: HipModule, name: str) -> tuple[int, int] | None:  # type: ignore[override]
         pointer, size = ctypes.c_void_p(), ctypes.c_size_t()
-        status = self.device.hip.raw("hipModuleGetGlobal", ctypes.byref(pointer), ctypes.byref(size),
-                                     ctypes.c_void_p(module.module.handle), name.encode())
+        status = self.device.hip.raw(
+            "hipModuleGetGlobal",
+            ctypes.byref(pointer),
+            ctypes.byref(size),
+            ctypes.c_void_p(module.module.handle),
+            name.encode(),
+        )
         return (int(pointer.value or 0), int(size.value)) if status == HIP_SUCCESS else None
 
     def unload(self, module: HipModule) -> None:  # type: ignore[override]
         self._hip(lambda: self.device.unload_module(module.module))
 
-    def launch(self, module: HipModule, kernel: str, grid: Dim3, block: Dim3,  # type: ignore[override]
-               shared_bytes: int, parameters: bytes) -> LaunchResult:
+    def launch(
+        self,
+        module: HipModule,
+        kernel: str,
+        grid: Dim3,
+        block: Dim3,  # type: ignore[override]
+        shared_bytes: int,
+        parameters: bytes,
+    ) -> LaunchResult:
         function = module.functions[kernel]
         self._hip(lambda: self.device.launch(function, grid, block, parameters, shared_bytes))
         self.synchronize()
@@ -132,7 +156,9 @@ class HipFactory:
         status = hip.raw("hipGetDeviceCount", ctypes.byref(count))
         if status != HIP_SUCCESS or count.value == 0:
             detail = hip.error_text(status) if status != HIP_SUCCESS else "0 devices"
-            raise BackendUnavailable.because(f"hip backend: no AMD GPU found: hipGetDeviceCount returned {detail}")
+            raise BackendUnavailable.because(
+                f"hip backend: no AMD GPU found: hipGetDeviceCount returned {detail}"
+            )
         return int(count.value)
 
     def open(self, ordinal: int) -> HipBackend:

@@ -39,8 +39,10 @@ def integer(value: object, what: str, bits: int = 32, signed: bool = False) -> i
     low = -(1 << (bits - 1)) if signed else 0
     high = (1 << (bits - 1 if signed else bits)) - 1
     if not low <= number <= high:
-        raise invalid(f"{what} = {number} is outside the range of a {bits}-bit "
-                      f"{'signed' if signed else 'unsigned'} integer")
+        raise invalid(
+            f"{what} = {number} is outside the range of a {bits}-bit "
+            f"{'signed' if signed else 'unsigned'} integer"
+        )
     return number
 
 
@@ -50,8 +52,10 @@ def handle(value: object, kind: type[_Handle], what: str) -> int:
         return 0
     if isinstance(value, _Handle):
         if not isinstance(value, kind):
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE,
-                            f"{what}: expected a {kind.__name__}, got a {type(value).__name__}")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE,
+                f"{what}: expected a {kind.__name__}, got a {type(value).__name__}",
+            )
         return int(value)
     return integer(value, what, 64)
 

@@ -49,7 +49,7 @@ def _attributes(p: DeviceProperties) -> dict[A, int]:
     }
 
 
-def init(Flags: object) -> None:  # noqa: N803 - cuda-python's parameter names
+def init(Flags: object) -> None:
     if integer(Flags, "Flags") != 0:
         raise invalid(f"cuInit: Flags must be 0, got {Flags}")
     driver().initialise()
@@ -111,12 +111,16 @@ def ctx_create(*args: object) -> CUcontext:
     if len(args) == 3:
         params, flags, dev = args
         if params is not None:
-            raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED,
-                            "ctxCreateParams (execution affinity, CIG) are not supported; pass None")
+            raise CudaError(
+                CUresult.CUDA_ERROR_NOT_SUPPORTED,
+                "ctxCreateParams (execution affinity, CIG) are not supported; pass None",
+            )
     elif len(args) == 2:
         flags, dev = args
     else:
-        raise invalid(f"cuCtxCreate takes (flags, dev) or (ctxCreateParams, flags, dev), got {len(args)} arguments")
+        raise invalid(
+            f"cuCtxCreate takes (flags, dev) or (ctxCreateParams, flags, dev), got {len(args)} arguments"
+        )
     flag_bits = integer(flags, "flags")
     if flag_bits & ~CUctx_flags.CU_CTX_FLAGS_MASK:
         raise invalid(f"flags 0x{flag_bits:x} has bits outside CU_CTX_FLAGS_MASK")

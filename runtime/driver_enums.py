@@ -375,7 +375,9 @@ _DESCRIPTIONS: dict[CUresult, str] = {
     CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU: "no kernel image is available for execution on the device",
     CUresult.CUDA_ERROR_INVALID_PTX: "a PTX JIT compilation failed",
     CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND: "PTX JIT compiler library not found",
-    CUresult.CUDA_ERROR_UNSUPPORTED_PTX_VERSION: "the provided PTX was compiled with an unsupported toolchain.",
+    CUresult.CUDA_ERROR_UNSUPPORTED_PTX_VERSION: (
+        "the provided PTX was compiled with an unsupported toolchain."
+    ),
     CUresult.CUDA_ERROR_FILE_NOT_FOUND: "file not found",
     CUresult.CUDA_ERROR_INVALID_HANDLE: "invalid resource handle",
     CUresult.CUDA_ERROR_NOT_FOUND: "named symbol not found",

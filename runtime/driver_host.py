@@ -15,7 +15,6 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-
 from ptx2gcn.runtime.driver_args import integer, invalid
 
 
@@ -34,8 +33,10 @@ def _view(value: object, size: int, what: str) -> memoryview:
     try:
         view = memoryview(value)  # type: ignore[arg-type]
     except TypeError:
-        raise invalid(f"{what}: {type(value).__name__} is neither host memory with the buffer protocol "
-                      "nor an integer address") from None
+        raise invalid(
+            f"{what}: {type(value).__name__} is neither host memory with the buffer protocol "
+            "nor an integer address"
+        ) from None
     if not view.contiguous:
         raise invalid(f"{what} is not contiguous")
     flat = view.cast("B") if view.format != "B" or view.ndim != 1 else view
@@ -53,6 +54,8 @@ def writable(value: object, size: int, what: str) -> memoryview:
     """``size`` bytes of host memory to write into."""
     view = _view(value, size, what)
     if view.readonly:
-        raise invalid(f"{what} is read-only ({type(value).__name__}); pass a writable buffer such as a "
-                      "numpy array or bytearray")
+        raise invalid(
+            f"{what} is read-only ({type(value).__name__}); pass a writable buffer such as a "
+            "numpy array or bytearray"
+        )
     return view

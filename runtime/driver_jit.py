@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.backend import ModuleCode
 from ptx2gcn.runtime.cache import CacheKey, JitCache
 from ptx2gcn.runtime.driver_enums import CUresult
 from ptx2gcn.runtime.driver_errors import CudaError, plain
 from ptx2gcn.runtime.driver_state import Compiler
 from ptx2gcn.runtime.fatbin import FatbinError, ImageKind, ptx_modules, read_fatbin, sniff_image
+
+from ptx2gcn.diagnostics import Ptx2GcnError
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +41,10 @@ def default_compiler(ptx: str, source: str, opt: int) -> bytes:
     try:
         compiler: Any = importlib.import_module("ptx2gcn.compiler")
     except ModuleNotFoundError:
-        raise CudaError(CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
-                        "this ptx2gcn build has no PTX compiler (ptx2gcn.compiler is missing)") from None
+        raise CudaError(
+            CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+            "this ptx2gcn build has no PTX compiler (ptx2gcn.compiler is missing)",
+        ) from None
     path = Path(source)
     given: object = path if path.is_file() and path.read_text(errors="replace") == ptx else ptx
     result = compiler.compile(given, arch="gfx942", opt=opt)
@@ -55,8 +58,10 @@ def _code_bytes(result: object) -> bytes:
         value = getattr(result, attribute, None)
         if isinstance(value, (bytes, bytearray)):
             return bytes(value)
-    raise CudaError(CUresult.CUDA_ERROR_UNKNOWN,
-                    f"ptx2gcn.compiler.compile returned a {type(result).__name__} without code object bytes")
+    raise CudaError(
+        CUresult.CUDA_ERROR_UNKNOWN,
+        f"ptx2gcn.compiler.compile returned a {type(result).__name__} without code object bytes",
+    )
 
 
 def compile_ptx(ptx: str, source: str, options: JitOptions) -> bytes:
@@ -85,12 +90,18 @@ def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
         modules = ptx_modules(read_fatbin(data, name))
     except FatbinError as error:
         message = plain(error)
-        code = CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU if "no PTX" in message else CUresult.CUDA_ERROR_INVALID_IMAGE
+        code = (
+            CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU
+            if "no PTX" in message
+            else CUresult.CUDA_ERROR_INVALID_IMAGE
+        )
         raise CudaError(code, message, error) from None
     if len(modules) != 1:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE,
-                        f"{name}: holds {len(modules)} fatbin modules; a module load takes one "
-                        "(load each translation unit's container separately)")
+        raise CudaError(
+            CUresult.CUDA_ERROR_INVALID_IMAGE,
+            f"{name}: holds {len(modules)} fatbin modules; a module load takes one "
+            "(load each translation unit's container separately)",
+        )
     module = modules[0]
     return module.ptx_text(), f"{name} ({module.entry.arch_name} PTX)"
 
@@ -104,16 +115,22 @@ def module_code(data: bytes, name: str, options: JitOptions, backend_format: str
         text, source = _ptx_of_fatbin(data, name)
     elif kind is ImageKind.ELF_AMDGPU:
         if backend_format == "ptx":
-            raise CudaError(CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
-                            f"{name}: an AMDGPU code object cannot run on the cuda backend")
+            raise CudaError(
+                CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                f"{name}: an AMDGPU code object cannot run on the cuda backend",
+            )
         return ModuleCode(name, None, data)
     elif kind is ImageKind.ELF_CUBIN:
-        raise CudaError(CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
-                        f"{name}: an NVIDIA cubin holds SASS machine code, which ptx2gcn cannot recompile; "
-                        "load PTX or a fatbin with PTX (nvcc -gencode arch=compute_XX,code=compute_XX)")
+        raise CudaError(
+            CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
+            f"{name}: an NVIDIA cubin holds SASS machine code, which ptx2gcn cannot recompile; "
+            "load PTX or a fatbin with PTX (nvcc -gencode arch=compute_XX,code=compute_XX)",
+        )
     else:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE,
-                        f"{name}: not PTX, a fatbin or a code object ({kind.value} image)")
+        raise CudaError(
+            CUresult.CUDA_ERROR_INVALID_IMAGE,
+            f"{name}: not PTX, a fatbin or a code object ({kind.value} image)",
+        )
     if backend_format == "ptx":
         return ModuleCode(source, text, None)
     return ModuleCode(source, text, compile_ptx(text, source, options))

@@ -27,8 +27,12 @@ from enum import IntEnum
 
 from ptx2gcn.runtime.backend import KernelInfo
 from ptx2gcn.runtime.driver_args import handle, integer, invalid
-from ptx2gcn.runtime.driver_enums import (CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE,
-                                          CU_LAUNCH_PARAM_END, CUresult)
+from ptx2gcn.runtime.driver_enums import (
+    CU_LAUNCH_PARAM_BUFFER_POINTER,
+    CU_LAUNCH_PARAM_BUFFER_SIZE,
+    CU_LAUNCH_PARAM_END,
+    CUresult,
+)
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_memory import backend_call
 from ptx2gcn.runtime.driver_state import driver
@@ -37,10 +41,18 @@ from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
 _INTEGER_TYPES: dict[type, tuple[int, bool]] = {
-    ctypes.c_bool: (8, False), ctypes.c_byte: (8, True), ctypes.c_ubyte: (8, False),
-    ctypes.c_short: (16, True), ctypes.c_ushort: (16, False), ctypes.c_int: (32, True),
-    ctypes.c_uint: (32, False), ctypes.c_long: (64, True), ctypes.c_ulong: (64, False),
-    ctypes.c_longlong: (64, True), ctypes.c_ulonglong: (64, False), ctypes.c_size_t: (64, False),
+    ctypes.c_bool: (8, False),
+    ctypes.c_byte: (8, True),
+    ctypes.c_ubyte: (8, False),
+    ctypes.c_short: (16, True),
+    ctypes.c_ushort: (16, False),
+    ctypes.c_int: (32, True),
+    ctypes.c_uint: (32, False),
+    ctypes.c_long: (64, True),
+    ctypes.c_ulong: (64, False),
+    ctypes.c_longlong: (64, True),
+    ctypes.c_ulonglong: (64, False),
+    ctypes.c_size_t: (64, False),
 }
 _OTHER_TYPES = (ctypes.c_char, ctypes.c_wchar, ctypes.c_float, ctypes.c_double)
 
@@ -57,7 +69,9 @@ def _scalar(value: object, ctype: type, index: int) -> bytes:
     try:
         cell = value if isinstance(value, ctype) else ctype(value)
     except (TypeError, ValueError) as error:
-        raise invalid(f"kernelParams[{index}]: cannot convert {value!r} to {ctype.__name__}: {error}") from None
+        raise invalid(
+            f"kernelParams[{index}]: cannot convert {value!r} to {ctype.__name__}: {error}"
+        ) from None
     return bytes(cell).ljust(SLOT_BYTES, b"\0")  # type: ignore[call-overload]
 
 
@@ -69,8 +83,10 @@ def _pointer(value: object, index: int) -> bytes:
     elif callable(getattr(value, "getPtr", None)):
         number = int(value.getPtr())  # type: ignore[union-attr]
     else:
-        raise invalid(f"kernelParams[{index}]: c_void_p takes an int, a c_void_p or an object with getPtr(), "
-                      f"not {type(value).__name__}")
+        raise invalid(
+            f"kernelParams[{index}]: c_void_p takes an int, a c_void_p or an object with getPtr(), "
+            f"not {type(value).__name__}"
+        )
     return number.to_bytes(8, "little")
 
 
@@ -85,8 +101,10 @@ def _own_memory(value: object, slot: ParamSlot, index: int) -> bytes:
     elif callable(getattr(value, "getPtr", None)):
         return ctypes.string_at(int(value.getPtr()), slot.size)  # type: ignore[union-attr]
     else:
-        raise invalid(f"kernelParams[{index}]: with type None the value must be a handle such as CUdeviceptr, "
-                      f"a ctypes.Structure or an enum, not {type(value).__name__}")
+        raise invalid(
+            f"kernelParams[{index}]: with type None the value must be a handle such as CUdeviceptr, "
+            f"a ctypes.Structure or an enum, not {type(value).__name__}"
+        )
     return data
 
 
@@ -98,11 +116,15 @@ def _value_bytes(value: object, ctype: object, slot: ParamSlot, index: int) -> b
     elif ctype in _INTEGER_TYPES or ctype in _OTHER_TYPES:
         data = _scalar(value, ctype, index)  # type: ignore[arg-type]
     else:
-        raise invalid(f"kernelParams[{index}]: unsupported type {ctype!r} (use a ctypes scalar type, "
-                      "ctypes.c_void_p or None)")
+        raise invalid(
+            f"kernelParams[{index}]: unsupported type {ctype!r} (use a ctypes scalar type, "
+            "ctypes.c_void_p or None)"
+        )
     if len(data) < slot.size:
-        raise invalid(f"kernelParams[{index}]: the kernel's parameter is {slot.size} bytes, but the value "
-                      f"given provides only {len(data)}")
+        raise invalid(
+            f"kernelParams[{index}]: the kernel's parameter is {slot.size} bytes, but the value "
+            f"given provides only {len(data)}"
+        )
     return data[: slot.size]
 
 
@@ -135,8 +157,12 @@ def argument_bytes(kernel_params: object, info: KernelInfo) -> list[bytes]:
     if kernel_params is None or (isinstance(kernel_params, int) and kernel_params == 0):
         _count(0, info)
         return []
-    if (isinstance(kernel_params, tuple) and len(kernel_params) == 2
-            and isinstance(kernel_params[0], tuple) and isinstance(kernel_params[1], tuple)):
+    if (
+        isinstance(kernel_params, tuple)
+        and len(kernel_params) == 2
+        and isinstance(kernel_params[0], tuple)
+        and isinstance(kernel_params[1], tuple)
+    ):
         return _from_tuples((kernel_params[0], kernel_params[1]), info)
     if isinstance(kernel_params, int):
         array = (ctypes.c_void_p * count).from_address(integer(kernel_params, "kernelParams", 64))
@@ -144,8 +170,10 @@ def argument_bytes(kernel_params: object, info: KernelInfo) -> list[bytes]:
     try:
         view = memoryview(kernel_params).cast("B")  # type: ignore[arg-type]
     except TypeError:
-        raise invalid("kernelParams must be None, a (values, types) pair of tuples, an address of a void* "
-                      f"array, or a buffer holding that array; got {type(kernel_params).__name__}") from None
+        raise invalid(
+            "kernelParams must be None, a (values, types) pair of tuples, an address of a void* "
+            f"array, or a buffer holding that array; got {type(kernel_params).__name__}"
+        ) from None
     if view.nbytes < 8 * count:
         raise invalid(f"kernelParams holds {view.nbytes // 8} pointer(s); kernel {info.name!r} takes {count}")
     return _from_pointers(list(view[: 8 * count].cast("Q")), info)
@@ -216,14 +244,18 @@ def extra_buffer(extra: object, info: KernelInfo) -> bytes:
         elif marker == CU_LAUNCH_PARAM_BUFFER_SIZE:
             size = _size_of(entries[index + 1])
         else:
-            raise invalid(f"extra: unknown entry {entries[index]!r} at index {index} (expected "
-                          "CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE or CU_LAUNCH_PARAM_END)")
+            raise invalid(
+                f"extra: unknown entry {entries[index]!r} at index {index} (expected "
+                "CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE or CU_LAUNCH_PARAM_END)"
+            )
         index += 2
     if pointer is None or size is None:
         raise invalid("extra needs both CU_LAUNCH_PARAM_BUFFER_POINTER and CU_LAUNCH_PARAM_BUFFER_SIZE")
     if size < info.param_buffer_size:
-        raise invalid(f"extra: the parameter buffer is {size} bytes; kernel {info.name!r} needs "
-                      f"{info.param_buffer_size}")
+        raise invalid(
+            f"extra: the parameter buffer is {size} bytes; kernel {info.name!r} needs "
+            f"{info.param_buffer_size}"
+        )
     return _buffer_of(pointer, size)[: info.param_buffer_size]
 
 
@@ -236,9 +268,19 @@ def _shape(values: Sequence[object], limits: tuple[int, int, int], what: str) ->
     return dims[0], dims[1], dims[2]
 
 
-def launch_kernel(f: object, gridDimX: object, gridDimY: object, gridDimZ: object,  # noqa: N803, PLR0913
-                  blockDimX: object, blockDimY: object, blockDimZ: object, sharedMemBytes: object,
-                  hStream: object, kernelParams: object, extra: object) -> None:
+def launch_kernel(
+    f: object,
+    gridDimX: object,
+    gridDimY: object,
+    gridDimZ: object,
+    blockDimX: object,
+    blockDimY: object,
+    blockDimZ: object,
+    sharedMemBytes: object,
+    hStream: object,
+    kernelParams: object,
+    extra: object,
+) -> None:
     state = driver()
     context = state.require_current()
     function = state.function(handle(f, CUfunction, "f"))
@@ -253,12 +295,16 @@ def launch_kernel(f: object, gridDimX: object, gridDimY: object, gridDimZ: objec
     block = _shape((blockDimX, blockDimY, blockDimZ), limits.max_block, "block")
     threads = block[0] * block[1] * block[2]
     if threads > min(limits.max_threads_per_block, info.max_threads_per_block):
-        raise invalid(f"block {block[0]}x{block[1]}x{block[2]} has {threads} threads; kernel {info.name!r} "
-                      f"allows {min(limits.max_threads_per_block, info.max_threads_per_block)}")
+        raise invalid(
+            f"block {block[0]}x{block[1]}x{block[2]} has {threads} threads; kernel {info.name!r} "
+            f"allows {min(limits.max_threads_per_block, info.max_threads_per_block)}"
+        )
     shared = integer(sharedMemBytes, "sharedMemBytes", 32)
     if shared + info.shared_bytes > limits.shared_memory_per_block:
-        raise invalid(f"sharedMemBytes = {shared} plus the kernel's {info.shared_bytes} static bytes exceed "
-                      f"{limits.shared_memory_per_block} bytes of shared memory per block")
+        raise invalid(
+            f"sharedMemBytes = {shared} plus the kernel's {info.shared_bytes} static bytes exceed "
+            f"{limits.shared_memory_per_block} bytes of shared memory per block"
+        )
     given_extra = extra is not None and not (isinstance(extra, int) and extra == 0)
     given_params = kernelParams is not None and not (isinstance(kernelParams, int) and kernelParams == 0)
     if given_extra and given_params:
@@ -267,7 +313,9 @@ def launch_kernel(f: object, gridDimX: object, gridDimY: object, gridDimZ: objec
         parameters = extra_buffer(extra, info)
     else:
         try:
-            parameters = pack_parameters(argument_bytes(kernelParams, info), info.params, info.param_buffer_size)
+            parameters = pack_parameters(
+                argument_bytes(kernelParams, info), info.params, info.param_buffer_size
+            )
         except ArgumentError as error:
             raise invalid(f"kernel {info.name!r}: {error}") from None
     module = function.module

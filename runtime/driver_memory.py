@@ -41,11 +41,13 @@ def check_range(context: Context, address: int, size: int, what: str) -> None:
         index = bisect.bisect_right(starts, address) - 1
         if index >= 0 and address + size <= starts[index] + table[starts[index]]:
             return
-    raise invalid(f"{what}: 0x{address:x} + {size} bytes is not inside device memory of the current "
-                  "context (allocate it with cuMemAlloc in this context)")
+    raise invalid(
+        f"{what}: 0x{address:x} + {size} bytes is not inside device memory of the current "
+        "context (allocate it with cuMemAlloc in this context)"
+    )
 
 
-def _stream(hStream: object) -> None:  # noqa: N803
+def _stream(hStream: object) -> None:
     record = driver().stream(handle(hStream, CUstream, "hStream"))
     if record is not None and record.context is not driver().require_current():
         raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hStream belongs to another context")
@@ -62,8 +64,10 @@ def mem_alloc(bytesize: object) -> CUdeviceptr:
     if size == 0:
         raise invalid("bytesize must be greater than 0")
     if size > context.backend.properties.total_memory:
-        raise CudaError(CUresult.CUDA_ERROR_OUT_OF_MEMORY, f"{size} bytes requested; the device has "
-                        f"{context.backend.properties.total_memory}")
+        raise CudaError(
+            CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+            f"{size} bytes requested; the device has {context.backend.properties.total_memory}",
+        )
     address = backend_call(lambda: context.backend.malloc(size))
     context.allocations[address] = size
     return CUdeviceptr(address)
@@ -73,8 +77,10 @@ def mem_free(dptr: object) -> None:
     context = driver().require_current()
     address = handle(dptr, CUdeviceptr, "dptr")
     if address not in context.allocations:
-        raise invalid(f"dptr 0x{address:x} is not the start of a block cuMemAlloc returned in this "
-                      "context (or it was freed already)")
+        raise invalid(
+            f"dptr 0x{address:x} is not the start of a block cuMemAlloc returned in this "
+            "context (or it was freed already)"
+        )
     backend_call(lambda: context.backend.free(address))
     del context.allocations[address]
 
@@ -101,7 +107,7 @@ def mem_free_host(p: object) -> None:
 
 
 # -- copies -----------------------------------------------------------------------------------------
-def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:  # noqa: N803
+def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     destination = handle(dstDevice, CUdeviceptr, "dstDevice")
@@ -111,7 +117,7 @@ def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None: 
         backend_call(lambda: context.backend.write(destination, source))
 
 
-def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:  # noqa: N803
+def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     source = handle(srcDevice, CUdeviceptr, "srcDevice")
@@ -121,7 +127,7 @@ def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None: 
         destination[:] = backend_call(lambda: context.backend.read(source, size))
 
 
-def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:  # noqa: N803
+def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     destination = handle(dstDevice, CUdeviceptr, "dstDevice")
@@ -132,23 +138,23 @@ def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None
         backend_call(lambda: context.backend.copy(destination, source, size))
 
 
-def memcpy_htod_async(dstDevice: object, srcHost: object, ByteCount: object, hStream: object) -> None:  # noqa: N803
+def memcpy_htod_async(dstDevice: object, srcHost: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
     memcpy_htod(dstDevice, srcHost, ByteCount)
 
 
-def memcpy_dtoh_async(dstHost: object, srcDevice: object, ByteCount: object, hStream: object) -> None:  # noqa: N803
+def memcpy_dtoh_async(dstHost: object, srcDevice: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
     memcpy_dtoh(dstHost, srcDevice, ByteCount)
 
 
-def memcpy_dtod_async(dstDevice: object, srcDevice: object, ByteCount: object, hStream: object) -> None:  # noqa: N803
+def memcpy_dtod_async(dstDevice: object, srcDevice: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
     memcpy_dtod(dstDevice, srcDevice, ByteCount)
 
 
 # -- fills ------------------------------------------------------------------------------------------
-def _fill(dstDevice: object, pattern: bytes, N: object) -> None:  # noqa: N803
+def _fill(dstDevice: object, pattern: bytes, N: object) -> None:
     context = driver().require_current()
     count = _count(N, "N")
     destination = handle(dstDevice, CUdeviceptr, "dstDevice")
@@ -159,9 +165,9 @@ def _fill(dstDevice: object, pattern: bytes, N: object) -> None:  # noqa: N803
         backend_call(lambda: context.backend.fill(destination, pattern, count))
 
 
-def memset_d8(dstDevice: object, uc: object, N: object) -> None:  # noqa: N803
+def memset_d8(dstDevice: object, uc: object, N: object) -> None:
     _fill(dstDevice, integer(uc, "uc", 8).to_bytes(1, "little"), N)
 
 
-def memset_d32(dstDevice: object, ui: object, N: object) -> None:  # noqa: N803
+def memset_d32(dstDevice: object, ui: object, N: object) -> None:
     _fill(dstDevice, integer(ui, "ui", 32).to_bytes(4, "little"), N)

@@ -45,7 +45,14 @@ def _image_at(address: int) -> bytes:
         return ctypes.string_at(address, header + body)
     if magic == b"\x7fELF":
         fields = _ELF_HEADER.unpack(ctypes.string_at(address, _ELF_HEADER.size))
-        phoff, shoff, phentsize, phnum, shentsize, shnum = fields[5], fields[6], fields[9], fields[10], fields[11], fields[12]
+        phoff, shoff, phentsize, phnum, shentsize, shnum = (
+            fields[5],
+            fields[6],
+            fields[9],
+            fields[10],
+            fields[11],
+            fields[12],
+        )
         return ctypes.string_at(address, max(shoff + shentsize * shnum, phoff + phentsize * phnum, 64))
     return ctypes.string_at(address)
 
@@ -62,7 +69,9 @@ def image_bytes(image: object, what: str = "image") -> bytes:
     try:
         view = memoryview(image)  # type: ignore[arg-type]
     except TypeError:
-        raise invalid(f"{what}: a {type(image).__name__} is not an image (bytes, a buffer or an address)") from None
+        raise invalid(
+            f"{what}: a {type(image).__name__} is not an image (bytes, a buffer or an address)"
+        ) from None
     return bytes(view.cast("B")) if view.contiguous else bytes(view.tobytes())
 
 
@@ -102,12 +111,14 @@ def module_load_data(image: object) -> CUmodule:
     return _load(image_bytes(image), "<module image>")
 
 
-def module_load_fat_binary(fatCubin: object) -> CUmodule:  # noqa: N803
+def module_load_fat_binary(fatCubin: object) -> CUmodule:
     driver().require_current()
     return _load(image_bytes(fatCubin, "fatCubin"), "<fatbin>")
 
 
-def _log_target(options: dict[CUjit_option, object], buffer: CUjit_option, size: CUjit_option) -> memoryview | None:
+def _log_target(
+    options: dict[CUjit_option, object], buffer: CUjit_option, size: CUjit_option
+) -> memoryview | None:
     if buffer not in options:
         return None
     length = integer(options.get(size, 0), size.name, 32)
@@ -123,16 +134,22 @@ def _write_log(target: memoryview | None, text: str) -> None:
     target[: len(data)] = data
 
 
-def module_load_data_ex(image: object, numOptions: object, options: object, optionValues: object) -> CUmodule:  # noqa: N803
+def module_load_data_ex(image: object, numOptions: object, options: object, optionValues: object) -> CUmodule:
     driver().require_current()
     count = integer(numOptions, "numOptions")
     keys = list(options) if isinstance(options, Sequence) else ([] if options is None else None)
-    values = list(optionValues) if isinstance(optionValues, Sequence) else ([] if optionValues is None else None)
+    values = (
+        list(optionValues) if isinstance(optionValues, Sequence) else ([] if optionValues is None else None)
+    )
     if keys is None or values is None or len(keys) != count or len(values) != count:
         raise invalid(f"numOptions = {count}, but options and optionValues must be lists of that length")
     table = {enum_member(key, CUjit_option, "options[]"): value for key, value in zip(keys, values)}
-    error_log = _log_target(table, CUjit_option.CU_JIT_ERROR_LOG_BUFFER, CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-    info_log = _log_target(table, CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES)
+    error_log = _log_target(
+        table, CUjit_option.CU_JIT_ERROR_LOG_BUFFER, CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+    )
+    info_log = _log_target(
+        table, CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
+    )
     opt = None
     if CUjit_option.CU_JIT_OPTIMIZATION_LEVEL in table:
         opt = min(3, integer(table[CUjit_option.CU_JIT_OPTIMIZATION_LEVEL], "CU_JIT_OPTIMIZATION_LEVEL"))
@@ -166,7 +183,9 @@ def module_get_function(hmod: object, name_: object) -> CUfunction:
     info = record.kernels.get(kernel)
     if info is None:
         known = ", ".join(sorted(record.kernels)) or "none"
-        raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no kernel named {kernel!r} (kernels: {known})")
+        raise CudaError(
+            CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no kernel named {kernel!r} (kernels: {known})"
+        )
     function = FunctionRecord(state.new_handle(), record, info)
     with state.lock:
         state.functions[function.handle] = function

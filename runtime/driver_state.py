@@ -12,12 +12,21 @@ documents, never ``KeyError``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ptx2gcn.runtime.backend import Backend, BackendFactory, BackendUnavailable, KernelInfo, LoadedModule, select_backend
+from ptx2gcn.runtime.backend import (
+    Backend,
+    BackendError,
+    BackendFactory,
+    BackendUnavailable,
+    KernelInfo,
+    LoadedModule,
+    select_backend,
+)
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_enums import CUresult
 from ptx2gcn.runtime.driver_errors import CudaError, plain
@@ -136,8 +145,10 @@ class Driver:
     def check_device(self, ordinal: int) -> int:
         count = self.device_count()
         if not 0 <= ordinal < count:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_DEVICE,
-                            f"device {ordinal} requested, but the {self.initialised().name} backend has {count}")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_DEVICE,
+                f"device {ordinal} requested, but the {self.initialised().name} backend has {count}",
+            )
         return ordinal
 
     # -- current context ------------------------------------------------------------------------
@@ -158,8 +169,10 @@ class Driver:
         self.initialised()
         context = self.current()
         if context is None:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT,
-                            "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)",
+            )
         return context
 
     def push(self, context: Context) -> None:
@@ -176,22 +189,28 @@ class Driver:
     def context(self, handle: int) -> Context:
         found = self.contexts.get(handle)
         if found is None:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, f"context 0x{handle:x} does not exist "
-                            "(never created, or destroyed)")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                f"context 0x{handle:x} does not exist (never created, or destroyed)",
+            )
         return found
 
     def module(self, handle: int) -> ModuleRecord:
         found = self.modules.get(handle)
         if found is None:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"module 0x{handle:x} is not loaded "
-                            "(never loaded, or unloaded)")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE,
+                f"module 0x{handle:x} is not loaded (never loaded, or unloaded)",
+            )
         return found
 
     def function(self, handle: int) -> FunctionRecord:
         found = self.functions.get(handle)
         if found is None:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"function 0x{handle:x} does not exist "
-                            "(or its module was unloaded)")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE,
+                f"function 0x{handle:x} does not exist (or its module was unloaded)",
+            )
         return found
 
     def stream(self, handle: int) -> StreamRecord | None:
@@ -200,15 +219,19 @@ class Driver:
             return None
         found = self.streams.get(handle)
         if found is None:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"stream 0x{handle:x} does not exist "
-                            "(never created, or destroyed)")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE,
+                f"stream 0x{handle:x} does not exist (never created, or destroyed)",
+            )
         return found
 
     def event(self, handle: int) -> EventRecord:
         found = self.events.get(handle)
         if found is None:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"event 0x{handle:x} does not exist "
-                            "(never created, or destroyed)")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE,
+                f"event 0x{handle:x} does not exist (never created, or destroyed)",
+            )
         return found
 
     # -- teardown -------------------------------------------------------------------------------
@@ -242,9 +265,7 @@ def reset(config: DriverConfig | None = None) -> Driver:
     global _driver
     with _driver.lock:
         for context in list(_driver.contexts.values()):
-            try:
+            with contextlib.suppress(BackendError):  # best effort on teardown
                 context.backend.close()
-            except Exception:  # noqa: BLE001 - best effort on teardown
-                pass
         _driver = Driver(config)
     return _driver

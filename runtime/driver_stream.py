@@ -22,11 +22,14 @@ from ptx2gcn.runtime.driver_state import EventRecord, StreamRecord, driver
 from ptx2gcn.runtime.driver_types import CUevent, CUstream
 
 _STREAM_FLAGS = CUstream_flags.CU_STREAM_NON_BLOCKING
-_EVENT_FLAGS = (CUevent_flags.CU_EVENT_BLOCKING_SYNC | CUevent_flags.CU_EVENT_DISABLE_TIMING
-                | CUevent_flags.CU_EVENT_INTERPROCESS)
+_EVENT_FLAGS = (
+    CUevent_flags.CU_EVENT_BLOCKING_SYNC
+    | CUevent_flags.CU_EVENT_DISABLE_TIMING
+    | CUevent_flags.CU_EVENT_INTERPROCESS
+)
 
 
-def stream_create(Flags: object) -> CUstream:  # noqa: N803
+def stream_create(Flags: object) -> CUstream:
     state = driver()
     context = state.require_current()
     flags = integer(Flags, "Flags")
@@ -39,14 +42,14 @@ def stream_create(Flags: object) -> CUstream:  # noqa: N803
     return CUstream(record.handle)
 
 
-def stream_synchronize(hStream: object) -> None:  # noqa: N803
+def stream_synchronize(hStream: object) -> None:
     state = driver()
     context = state.require_current()
     record = state.stream(handle(hStream, CUstream, "hStream"))
     backend_call((record.context if record is not None else context).backend.synchronize)
 
 
-def stream_destroy(hStream: object) -> None:  # noqa: N803
+def stream_destroy(hStream: object) -> None:
     state = driver()
     state.initialised()
     value = handle(hStream, CUstream, "hStream")
@@ -58,7 +61,7 @@ def stream_destroy(hStream: object) -> None:  # noqa: N803
         record.context.streams.discard(value)
 
 
-def event_create(Flags: object) -> CUevent:  # noqa: N803
+def event_create(Flags: object) -> CUevent:
     state = driver()
     context = state.require_current()
     flags = integer(Flags, "Flags")
@@ -73,7 +76,7 @@ def event_create(Flags: object) -> CUevent:  # noqa: N803
     return CUevent(record.handle)
 
 
-def event_record(hEvent: object, hStream: object) -> None:  # noqa: N803
+def event_record(hEvent: object, hStream: object) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
@@ -84,28 +87,30 @@ def event_record(hEvent: object, hStream: object) -> None:  # noqa: N803
     event.time = time.perf_counter()
 
 
-def event_synchronize(hEvent: object) -> None:  # noqa: N803
+def event_synchronize(hEvent: object) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
     backend_call(event.context.backend.synchronize)
 
 
-def event_elapsed_time(hStart: object, hEnd: object) -> float:  # noqa: N803
+def event_elapsed_time(hStart: object, hEnd: object) -> float:
     state = driver()
     state.initialised()
     start = state.event(handle(hStart, CUevent, "hStart"))
     end = state.event(handle(hEnd, CUevent, "hEnd"))
     for name, event in (("hStart", start), ("hEnd", end)):
         if event.flags & CUevent_flags.CU_EVENT_DISABLE_TIMING:
-            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{name} was created with CU_EVENT_DISABLE_TIMING")
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE, f"{name} was created with CU_EVENT_DISABLE_TIMING"
+            )
         if event.time is None:
             raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{name} has not been recorded")
     assert start.time is not None and end.time is not None
     return (end.time - start.time) * 1000.0
 
 
-def event_destroy(hEvent: object) -> None:  # noqa: N803
+def event_destroy(hEvent: object) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))

@@ -20,7 +20,7 @@ class _Handle:
     """A value in a ctypes cell: ``int()``, ``getPtr()``, value equality, a readable ``repr``."""
 
     __slots__ = ("_cell",)
-    _ctype: ClassVar[type[ctypes.c_uint64] | type[ctypes.c_int32]] = ctypes.c_uint64
+    _ctype: ClassVar[type[ctypes.c_uint64 | ctypes.c_int32]] = ctypes.c_uint64
     _bits: ClassVar[int] = 64
     _signed: ClassVar[bool] = False
 
@@ -32,7 +32,7 @@ class _Handle:
             raise ValueError(f"{type(self).__name__}: {value} does not fit {self._bits} bits")
         self._cell = self._ctype(value)
 
-    def getPtr(self) -> int:  # noqa: N802 - cuda-python's name
+    def getPtr(self) -> int:
         """Host address of the cell holding the value (what a ``void*`` kernel argument points at)."""
         return ctypes.addressof(self._cell)
 

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy.typing as npt
-
-from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.runtime.backend import Backend, BackendFactory, LaunchResult, select_backend
 from ptx2gcn.runtime.backend_emulator import EmulatorFactory
 from ptx2gcn.runtime.cache import JitCache
@@ -26,6 +24,8 @@ from ptx2gcn.runtime.case import Case, CaseError, CheckReport
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_jit import JitOptions, module_code
 from ptx2gcn.runtime.driver_state import Compiler
+
+from ptx2gcn.diagnostics import Ptx2GcnError, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +51,22 @@ def _error(case: Case, message: str) -> Ptx2GcnError:
     return Ptx2GcnError.at(Span.unknown(str(case.source)), message)
 
 
-def run_case(case: Case, backend_name: str | None = None, *, trace: Callable[[str], None] | None = None,
-             compiler: Compiler | None = None, cache: JitCache | None = None) -> CaseRun:
+def run_case(
+    case: Case,
+    backend_name: str | None = None,
+    *,
+    trace: Callable[[str], None] | None = None,
+    compiler: Compiler | None = None,
+    cache: JitCache | None = None,
+) -> CaseRun:
     name, backend = open_backend(backend_name, trace)
     try:
-        code = module_code(case.source.read_bytes(), str(case.source), JitOptions(compiler=compiler, cache=cache),
-                           backend.code_format)
+        code = module_code(
+            case.source.read_bytes(),
+            str(case.source),
+            JitOptions(compiler=compiler, cache=cache),
+            backend.code_format,
+        )
     except CudaError as error:
         raise (error.diagnostic or _error(case, error.message)) from None
     except OSError as error:
@@ -67,8 +77,11 @@ def run_case(case: Case, backend_name: str | None = None, *, trace: Callable[[st
         kernels = backend.kernels(module)
         info = kernels.get(case.kernel)
         if info is None:
-            raise CaseError.located(Span.unknown(str(case.path)), f"kernel: {case.source.name} has no kernel "
-                                    f"{case.kernel!r} (kernels: {', '.join(sorted(kernels)) or 'none'})")
+            raise CaseError.located(
+                Span.unknown(str(case.path)),
+                f"kernel: {case.source.name} has no kernel "
+                f"{case.kernel!r} (kernels: {', '.join(sorted(kernels)) or 'none'})",
+            )
         for buffer in case.buffers():
             addresses[buffer.name] = backend.malloc(max(buffer.nbytes, 1))
             backend.write(addresses[buffer.name], buffer.initial.tobytes())

@@ -28,16 +28,26 @@ PREVIEW = 8
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("run", help="run one kernel launch from a case file",
-                                   description="Run the launch a CASE.toml describes (code, kernel, grid, "
-                                   "block, arguments) and optionally check its outputs.")
+    parser = subparsers.add_parser(
+        "run",
+        help="run one kernel launch from a case file",
+        description="Run the launch a CASE.toml describes (code, kernel, grid, "
+        "block, arguments) and optionally check its outputs.",
+    )
     parser.add_argument("case", metavar="CASE.toml", help="the case file")
-    parser.add_argument("--backend", choices=sorted(BACKENDS), help="where to run (default: PTX2GCN_BACKEND, "
-                        "else hip with an AMD GPU, else emulator)")
-    parser.add_argument("--check", action="store_true", help="compare outputs with [expect]; exit 1 on mismatch")
+    parser.add_argument(
+        "--backend",
+        choices=sorted(BACKENDS),
+        help="where to run (default: PTX2GCN_BACKEND, else hip with an AMD GPU, else emulator)",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare outputs with [expect]; exit 1 on mismatch"
+    )
     parser.add_argument("--save", metavar="DIR", type=Path, help="write each buffer to DIR/<name>.npy")
     parser.add_argument("--stats", action="store_true", help="print launch statistics (emulator)")
-    parser.add_argument("--trace", action="store_true", help="trace every wave instruction to stderr (emulator)")
+    parser.add_argument(
+        "--trace", action="store_true", help="trace every wave instruction to stderr (emulator)"
+    )
     parser.set_defaults(handler=_run)
 
 
@@ -78,9 +88,11 @@ def _print_stats(result: CaseRun) -> None:
         return
     seconds = launch.seconds or 0.0
     rate = launch.wave_instructions / seconds if seconds else 0.0
-    sys.stdout.write(f"backend: {result.backend}\nwork-groups: {launch.workgroups}\nwaves: {launch.waves}\n"
-                     f"wave-instructions: {launch.wave_instructions}\ntime: {seconds:.6f} s\n"
-                     f"wave-instructions/s: {rate:.0f}\n")
+    sys.stdout.write(
+        f"backend: {result.backend}\nwork-groups: {launch.workgroups}\nwaves: {launch.waves}\n"
+        f"wave-instructions: {launch.wave_instructions}\ntime: {seconds:.6f} s\n"
+        f"wave-instructions/s: {rate:.0f}\n"
+    )
 
 
 def _print_outputs(result: CaseRun) -> None:

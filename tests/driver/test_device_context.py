@@ -7,9 +7,9 @@ import os
 import threading
 
 import pytest
+from ptx2gcn.runtime.driver_state import DriverConfig, reset
 
 from ptx2gcn import cuda
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
 from tests.driver.conftest import fails, ok
 
 R = cuda.CUresult
@@ -52,11 +52,16 @@ def test_devices(driver: None) -> None:
 def test_attributes(driver: None) -> None:
     ok(cuda.cuInit(0))
     device = ok(cuda.cuDeviceGet(0))
-    expected = {A.CU_DEVICE_ATTRIBUTE_WARP_SIZE: 32, A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: 1024,
-                A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: 65536,
-                A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 304,  # MI300X compute units
-                A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8, A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
-                A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 0, A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 0}
+    expected = {
+        A.CU_DEVICE_ATTRIBUTE_WARP_SIZE: 32,
+        A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: 1024,
+        A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: 65536,
+        A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 304,  # MI300X compute units
+        A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8,
+        A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
+        A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 0,
+        A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 0,
+    }
     for attribute, value in expected.items():
         assert ok(cuda.cuDeviceGetAttribute(attribute, device)) == value, attribute.name
     assert ok(cuda.cuDeviceGetAttribute(int(A.CU_DEVICE_ATTRIBUTE_WARP_SIZE), 0)) == 32

@@ -31,7 +31,9 @@ def _result(pointer: cuda.CUdeviceptr) -> np.ndarray:
     return out
 
 
-def _launch(function: cuda.CUfunction, params: object, extra: object = 0, block: int = 128) -> tuple[object, ...]:
+def _launch(
+    function: cuda.CUfunction, params: object, extra: object = 0, block: int = 128
+) -> tuple[object, ...]:
     return cuda.cuLaunchKernel(function, (N + block - 1) // block, 1, 1, block, 1, 1, 0, 0, params, extra)
 
 
@@ -57,30 +59,72 @@ def test_pointer_array_params(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr
 
 def test_extra_buffer(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray]) -> None:
     function, (a, b, c), expected = vadd
-    packed = ctypes.create_string_buffer(np.array([int(a), int(b), int(c)], dtype=np.uint64).tobytes()
-                                         + np.int32(N).tobytes() + bytes(4))
+    packed = ctypes.create_string_buffer(
+        np.array([int(a), int(b), int(c)], dtype=np.uint64).tobytes() + np.int32(N).tobytes() + bytes(4)
+    )
     size = ctypes.c_size_t(len(packed.raw))
-    extra = (ctypes.c_void_p * 5)(cuda.CU_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(packed),
-                                  cuda.CU_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), cuda.CU_LAUNCH_PARAM_END)
+    extra = (ctypes.c_void_p * 5)(
+        cuda.CU_LAUNCH_PARAM_BUFFER_POINTER,
+        ctypes.addressof(packed),
+        cuda.CU_LAUNCH_PARAM_BUFFER_SIZE,
+        ctypes.addressof(size),
+        cuda.CU_LAUNCH_PARAM_END,
+    )
     ok(_launch(function, None, ctypes.addressof(extra)))
     assert np.array_equal(_result(c), expected)
     ok(cuda.cuMemsetD32(c, 0, N))
-    ok(_launch(function, 0, (cuda.CU_LAUNCH_PARAM_BUFFER_POINTER, packed.raw, cuda.CU_LAUNCH_PARAM_BUFFER_SIZE,
-                             ctypes.c_size_t(28), cuda.CU_LAUNCH_PARAM_END)))
+    ok(
+        _launch(
+            function,
+            0,
+            (
+                cuda.CU_LAUNCH_PARAM_BUFFER_POINTER,
+                packed.raw,
+                cuda.CU_LAUNCH_PARAM_BUFFER_SIZE,
+                ctypes.c_size_t(28),
+                cuda.CU_LAUNCH_PARAM_END,
+            ),
+        )
+    )
     assert np.array_equal(_result(c), expected)
-    short = (cuda.CU_LAUNCH_PARAM_BUFFER_POINTER, packed.raw, cuda.CU_LAUNCH_PARAM_BUFFER_SIZE, ctypes.c_size_t(20), 0)
+    short = (
+        cuda.CU_LAUNCH_PARAM_BUFFER_POINTER,
+        packed.raw,
+        cuda.CU_LAUNCH_PARAM_BUFFER_SIZE,
+        ctypes.c_size_t(20),
+        0,
+    )
     fails(_launch(function, 0, short), R.CUDA_ERROR_INVALID_VALUE, "needs 28")
-    fails(_launch(function, 0, (cuda.CU_LAUNCH_PARAM_BUFFER_POINTER, packed.raw, 0)), R.CUDA_ERROR_INVALID_VALUE,
-          "BUFFER_SIZE")
-    fails(_launch(function, ((a, b, c, N), (None, None, None, ctypes.c_int)), ctypes.addressof(extra)),
-          R.CUDA_ERROR_INVALID_VALUE, "not both")
+    fails(
+        _launch(function, 0, (cuda.CU_LAUNCH_PARAM_BUFFER_POINTER, packed.raw, 0)),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "BUFFER_SIZE",
+    )
+    fails(
+        _launch(function, ((a, b, c, N), (None, None, None, ctypes.c_int)), ctypes.addressof(extra)),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "not both",
+    )
 
 
 def test_scalar_conversions_and_globals(module: cuda.CUmodule) -> None:
     function = ok(cuda.cuModuleGetFunction(module, b"scale_add"))
     out = ok(cuda.cuMemAlloc(8 * 64))
-    ok(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0,
-                           ((out, 2.5, -3, 7), (None, ctypes.c_double, ctypes.c_byte, ctypes.c_short)), 0))
+    ok(
+        cuda.cuLaunchKernel(
+            function,
+            1,
+            1,
+            1,
+            64,
+            1,
+            1,
+            0,
+            0,
+            ((out, 2.5, -3, 7), (None, ctypes.c_double, ctypes.c_byte, ctypes.c_short)),
+            0,
+        )
+    )
     values = np.zeros(64, dtype=np.int64)
     ok(cuda.cuMemcpyDtoH(values, out, 8 * 64))
     i = np.arange(64)
@@ -89,43 +133,102 @@ def test_scalar_conversions_and_globals(module: cuda.CUmodule) -> None:
     counts = np.zeros(4, dtype=np.int32)
     ok(cuda.cuMemcpyDtoH(counts, counter, 16))
     assert counts.tolist() == [1, 2, 3, 4]
-    fails(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0,
-                              ((out, 2.5, 300, 7), (None, ctypes.c_double, ctypes.c_byte, ctypes.c_short)), 0),
-          R.CUDA_ERROR_INVALID_VALUE, "8-bit")
+    fails(
+        cuda.cuLaunchKernel(
+            function,
+            1,
+            1,
+            1,
+            64,
+            1,
+            1,
+            0,
+            0,
+            ((out, 2.5, 300, 7), (None, ctypes.c_double, ctypes.c_byte, ctypes.c_short)),
+            0,
+        ),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "8-bit",
+    )
 
 
 def test_argument_errors(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray]) -> None:
     function, (a, b, c), _ = vadd
-    fails(_launch(function, ((a, b, c), (None, None, None))), R.CUDA_ERROR_INVALID_VALUE, "takes 4 parameter(s), but 3")
-    fails(_launch(function, ((a, b, c, N, 1), (None,) * 3 + (ctypes.c_int,) * 2)), R.CUDA_ERROR_INVALID_VALUE,
-          "but 5")
-    fails(_launch(function, ((a, b, c, N), (None, None, None))), R.CUDA_ERROR_INVALID_VALUE, "4 values but 3 types")
+    fails(
+        _launch(function, ((a, b, c), (None, None, None))),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "takes 4 parameter(s), but 3",
+    )
+    fails(
+        _launch(function, ((a, b, c, N, 1), (None,) * 3 + (ctypes.c_int,) * 2)),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "but 5",
+    )
+    fails(
+        _launch(function, ((a, b, c, N), (None, None, None))),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "4 values but 3 types",
+    )
     fails(_launch(function, None), R.CUDA_ERROR_INVALID_VALUE, "but 0 were given")
-    fails(_launch(function, ((a, b, c, N), (None, None, None, ctypes.c_char_p))), R.CUDA_ERROR_INVALID_VALUE,
-          "unsupported type")
-    fails(_launch(function, ((a, b, c, "x"), (None, None, None, ctypes.c_int))), R.CUDA_ERROR_INVALID_VALUE,
-          "integer")
-    fails(_launch(function, ((a, b, 5, N), (None, None, None, ctypes.c_int))), R.CUDA_ERROR_INVALID_VALUE,
-          "handle such as CUdeviceptr")
+    fails(
+        _launch(function, ((a, b, c, N), (None, None, None, ctypes.c_char_p))),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "unsupported type",
+    )
+    fails(
+        _launch(function, ((a, b, c, "x"), (None, None, None, ctypes.c_int))),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "integer",
+    )
+    fails(
+        _launch(function, ((a, b, 5, N), (None, None, None, ctypes.c_int))),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "handle such as CUdeviceptr",
+    )
     fails(_launch(function, "params"), R.CUDA_ERROR_INVALID_VALUE, "kernelParams must be")
     fails(_launch(function, bytes(16)), R.CUDA_ERROR_INVALID_VALUE, "holds 2 pointer(s)")
 
 
-def test_launch_shape_and_handle_errors(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray]) -> None:
+def test_launch_shape_and_handle_errors(
+    vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray],
+) -> None:
     function, (a, b, c), _ = vadd
     params = ((a, b, c, N), (None, None, None, ctypes.c_int))
-    fails(cuda.cuLaunchKernel(function, 0, 1, 1, 64, 1, 1, 0, 0, params, 0), R.CUDA_ERROR_INVALID_VALUE, "gridDimX = 0")
-    fails(cuda.cuLaunchKernel(function, 1, 1, 1, 2048, 1, 1, 0, 0, params, 0), R.CUDA_ERROR_INVALID_VALUE,
-          "blockDimX = 2048")
-    fails(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 32, 1, 0, 0, params, 0), R.CUDA_ERROR_INVALID_VALUE,
-          "2048 threads")
-    fails(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 1 << 20, 0, params, 0), R.CUDA_ERROR_INVALID_VALUE,
-          "shared memory")
-    fails(cuda.cuLaunchKernel(function, 1.5, 1, 1, 64, 1, 1, 0, 0, params, 0), R.CUDA_ERROR_INVALID_VALUE, "integer")
-    fails(cuda.cuLaunchKernel(cuda.CUfunction(0x42), 1, 1, 1, 64, 1, 1, 0, 0, params, 0),
-          R.CUDA_ERROR_INVALID_HANDLE, "function")
-    fails(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, cuda.CUstream(0x42), params, 0),
-          R.CUDA_ERROR_INVALID_HANDLE, "stream")
+    fails(
+        cuda.cuLaunchKernel(function, 0, 1, 1, 64, 1, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "gridDimX = 0",
+    )
+    fails(
+        cuda.cuLaunchKernel(function, 1, 1, 1, 2048, 1, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "blockDimX = 2048",
+    )
+    fails(
+        cuda.cuLaunchKernel(function, 1, 1, 1, 64, 32, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "2048 threads",
+    )
+    fails(
+        cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 1 << 20, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "shared memory",
+    )
+    fails(
+        cuda.cuLaunchKernel(function, 1.5, 1, 1, 64, 1, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "integer",
+    )
+    fails(
+        cuda.cuLaunchKernel(cuda.CUfunction(0x42), 1, 1, 1, 64, 1, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_HANDLE,
+        "function",
+    )
+    fails(
+        cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, cuda.CUstream(0x42), params, 0),
+        R.CUDA_ERROR_INVALID_HANDLE,
+        "stream",
+    )
     fails(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0, params), R.CUDA_ERROR_INVALID_VALUE, "extra")
 
 
@@ -133,8 +236,11 @@ def test_fault_is_illegal_address(module: cuda.CUmodule) -> None:
     function = ok(cuda.cuModuleGetFunction(module, b"poke"))
     p = ok(cuda.cuMemAlloc(64))
     ok(cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 15), (None, ctypes.c_longlong)), 0))
-    message = fails(cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 16), (None, ctypes.c_longlong)), 0),
-                    R.CUDA_ERROR_ILLEGAL_ADDRESS, "kernel 'poke'")
+    message = fails(
+        cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 16), (None, ctypes.c_longlong)), 0),
+        R.CUDA_ERROR_ILLEGAL_ADDRESS,
+        "kernel 'poke'",
+    )
     assert "past the end" in message
     out = np.zeros(16, dtype=np.int32)
     ok(cuda.cuMemcpyDtoH(out, p, 64))
@@ -147,11 +253,24 @@ def test_reduction_with_dynamic_shared_memory(module: cuda.CUmodule) -> None:
     blocks, threads = 4, 128
     d_in, d_out = ok(cuda.cuMemAlloc(4000)), ok(cuda.cuMemAlloc(4 * blocks))
     ok(cuda.cuMemcpyHtoD(d_in, data, 4000))
-    ok(cuda.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1, 4 * threads, 0,
-                           ((d_in, d_out, 1000), (None, None, ctypes.c_uint)), 0))
+    ok(
+        cuda.cuLaunchKernel(
+            function,
+            blocks,
+            1,
+            1,
+            threads,
+            1,
+            1,
+            4 * threads,
+            0,
+            ((d_in, d_out, 1000), (None, None, ctypes.c_uint)),
+            0,
+        )
+    )
     out = np.zeros(blocks, dtype=np.float32)
     ok(cuda.cuMemcpyDtoH(out, d_out, 4 * blocks))
-    assert out.tolist() == [float(data[256 * k:256 * (k + 1)].sum()) for k in range(blocks)]
+    assert out.tolist() == [float(data[256 * k : 256 * (k + 1)].sum()) for k in range(blocks)]
 
 
 def test_streams_and_events(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray]) -> None:
@@ -160,7 +279,11 @@ def test_streams_and_events(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr],
     start, end = ok(cuda.cuEventCreate(0)), ok(cuda.cuEventCreate(0))
     fails(cuda.cuEventElapsedTime(start, end), R.CUDA_ERROR_INVALID_HANDLE, "not been recorded")
     ok(cuda.cuEventRecord(start, stream))
-    ok(cuda.cuLaunchKernel(function, 3, 1, 1, 128, 1, 1, 0, stream, ((a, b, c, N), (None, None, None, ctypes.c_int)), 0))
+    ok(
+        cuda.cuLaunchKernel(
+            function, 3, 1, 1, 128, 1, 1, 0, stream, ((a, b, c, N), (None, None, None, ctypes.c_int)), 0
+        )
+    )
     ok(cuda.cuEventRecord(end, stream))
     ok(cuda.cuEventSynchronize(end))
     assert ok(cuda.cuEventElapsedTime(start, end)) > 0.0

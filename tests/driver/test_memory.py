@@ -40,7 +40,9 @@ def test_async_copies_on_a_stream(context: cuda.CUcontext) -> None:
     ok(cuda.cuMemcpyDtoHAsync(out, e, 16, stream))
     ok(cuda.cuStreamSynchronize(stream))
     assert out.tolist() == [1.5, 2.5]
-    fails(cuda.cuMemcpyHtoDAsync(d, b"x" * 16, 16, cuda.CUstream(0x1234)), R.CUDA_ERROR_INVALID_HANDLE, "stream")
+    fails(
+        cuda.cuMemcpyHtoDAsync(d, b"x" * 16, 16, cuda.CUstream(0x1234)), R.CUDA_ERROR_INVALID_HANDLE, "stream"
+    )
 
 
 def test_memset(context: cuda.CUcontext) -> None:

@@ -31,22 +31,38 @@ BAD_PTX = b""".version 8.0
 
 @pytest.fixture(scope="session")
 def nvcc_fatbins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+    nvcc = shutil.which("nvcc") or (
+        "/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None
+    )
     if nvcc is None:
         pytest.skip("nvcc not found")
     out = tmp_path_factory.mktemp("fatbins")
     built = {}
     for name, code in (("ptx", "compute_80"), ("sass", "sm_80")):
         target = out / f"{name}.fatbin"
-        subprocess.run([nvcc, "-fatbin", f"-gencode=arch=compute_80,code={code}", str(DATA / "kernels.cu"),
-                        "-o", str(target)], check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            [
+                nvcc,
+                "-fatbin",
+                f"-gencode=arch=compute_80,code={code}",
+                str(DATA / "kernels.cu"),
+                "-o",
+                str(target),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
         built[name] = target
     return built
 
 
 def _kernels(module: cuda.CUmodule) -> set[str]:
-    return {name for name in ("vector_add", "block_sum", "scale_add", "poke")
-            if cuda.cuModuleGetFunction(module, name.encode())[0] == R.CUDA_SUCCESS}
+    return {
+        name
+        for name in ("vector_add", "block_sum", "scale_add", "poke")
+        if cuda.cuModuleGetFunction(module, name.encode())[0] == R.CUDA_SUCCESS
+    }
 
 
 def test_load_forms(context: cuda.CUcontext) -> None:
@@ -58,7 +74,9 @@ def test_load_forms(context: cuda.CUcontext) -> None:
     assert _kernels(ok(cuda.cuModuleLoadData(np.char.array(text)))) == every  # cuda-python's own example
     assert _kernels(ok(cuda.cuModuleLoadData(text.decode()))) == every
     buffer = np.frombuffer(text + b"\0", dtype=np.uint8)
-    assert _kernels(ok(cuda.cuModuleLoadData(int(buffer.ctypes.data)))) == every  # void* to NUL-terminated PTX
+    assert (
+        _kernels(ok(cuda.cuModuleLoadData(int(buffer.ctypes.data)))) == every
+    )  # void* to NUL-terminated PTX
     hsaco = compile_ptx(KERNELS_PTX).data
     assert _kernels(ok(cuda.cuModuleLoadData(hsaco))) == every
 
@@ -67,8 +85,11 @@ def test_load_fatbin(context: cuda.CUcontext, nvcc_fatbins: dict[str, Path]) -> 
     data = nvcc_fatbins["ptx"].read_bytes()
     assert _kernels(ok(cuda.cuModuleLoadFatBinary(data))) == {"vector_add", "block_sum", "scale_add", "poke"}
     assert "vector_add" in _kernels(ok(cuda.cuModuleLoad(str(nvcc_fatbins["ptx"]))))
-    message = fails(cuda.cuModuleLoadFatBinary(nvcc_fatbins["sass"].read_bytes()), R.CUDA_ERROR_NO_BINARY_FOR_GPU,
-                    "no PTX")
+    message = fails(
+        cuda.cuModuleLoadFatBinary(nvcc_fatbins["sass"].read_bytes()),
+        R.CUDA_ERROR_NO_BINARY_FOR_GPU,
+        "no PTX",
+    )
     assert "compute_80" in message
 
 
@@ -86,19 +107,27 @@ def test_load_errors(context: cuda.CUcontext, tmp_path: Path) -> None:
 
 def test_error_log_buffer(context: cuda.CUcontext) -> None:
     log = bytearray(4096)
-    result = cuda.cuModuleLoadDataEx(BAD_PTX, 2, [J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES],
-                                     [log, len(log)])
+    result = cuda.cuModuleLoadDataEx(
+        BAD_PTX, 2, [J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES], [log, len(log)]
+    )
     fails(result, R.CUDA_ERROR_INVALID_PTX)
     text = bytes(log).split(b"\0")[0].decode()
     assert ":6:" in text and "error" in text
     small = bytearray(16)
-    fails(cuda.cuModuleLoadDataEx(BAD_PTX, 2, [J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES],
-                                  [small, 16]), R.CUDA_ERROR_INVALID_PTX)
+    fails(
+        cuda.cuModuleLoadDataEx(
+            BAD_PTX, 2, [J.CU_JIT_ERROR_LOG_BUFFER, J.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES], [small, 16]
+        ),
+        R.CUDA_ERROR_INVALID_PTX,
+    )
     assert small[15] == 0 and small[:15] == text.encode()[:15]  # truncated, NUL-terminated
     module = ok(cuda.cuModuleLoadDataEx(KERNELS_PTX.read_bytes(), 1, [J.CU_JIT_OPTIMIZATION_LEVEL], [2]))
     assert "poke" in _kernels(module)
-    fails(cuda.cuModuleLoadDataEx(BAD_PTX, 2, [J.CU_JIT_ERROR_LOG_BUFFER], [log]), R.CUDA_ERROR_INVALID_VALUE,
-          "numOptions")
+    fails(
+        cuda.cuModuleLoadDataEx(BAD_PTX, 2, [J.CU_JIT_ERROR_LOG_BUFFER], [log]),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "numOptions",
+    )
     fails(cuda.cuModuleLoadDataEx(BAD_PTX, 1, [999], [0]), R.CUDA_ERROR_INVALID_VALUE, "CUjit_option")
 
 
@@ -128,7 +157,10 @@ def test_function_attributes(module: cuda.CUmodule) -> None:
     assert ok(cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)) == 0  # dynamic only
     assert ok(cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function)) == 65536
     fails(cuda.cuFuncGetAttribute(77, function), R.CUDA_ERROR_INVALID_VALUE)
-    fails(cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_NUM_REGS, cuda.CUfunction(0x99)), R.CUDA_ERROR_INVALID_HANDLE)
+    fails(
+        cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_NUM_REGS, cuda.CUfunction(0x99)),
+        R.CUDA_ERROR_INVALID_HANDLE,
+    )
 
 
 def test_destroying_the_context_unloads(context: cuda.CUcontext) -> None:
