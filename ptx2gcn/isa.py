@@ -61,8 +61,8 @@ SEMS = _words("weak relaxed acquire release acq_rel sc volatile")
 CACHE = _words("ca cg cs lu cv wb wt nc")
 ATOM_OPS = _words("add min max inc dec and or xor exch cas")
 
-ARITH = {"type": ALL_TYPES, "rnd": ROUNDING, "ftz": FLAG, "sat": FLAG}
-MEMORY = {"type": ALL_TYPES, "vec": INT, "cache": CACHE, "sem": SEMS, "scope": SCOPES,
+ARITH: dict[str, AttrKind] = {"type": ALL_TYPES, "rnd": ROUNDING, "ftz": FLAG, "sat": FLAG}
+MEMORY: dict[str, AttrKind] = {"type": ALL_TYPES, "vec": INT, "cache": CACHE, "sem": SEMS, "scope": SCOPES,
           "volatile": FLAG, "hint": SYM}
 
 

@@ -43,6 +43,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+
+
 def run(args: argparse.Namespace) -> int:
     passes = None if args.passes is None else tuple(_names(args.passes))
     print_after = frozenset(n for text in args.print_after for n in _names(text))
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     options = replace(env, passes=passes, verify_each=args.verify_each or env.verify_each,
                       print_after=print_after | env.print_after, print_locs=args.locs)
     module = load_module(args.file)
-    run_passes(module, options, emit=sys.stdout.write)
+    run_passes(module, options, emit=_write)
     text = print_module(module, args.locs)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

@@ -18,6 +18,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef, gc_paused
 from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
+from ptx2gcn.ir.lower_control import emit_return, lower_bra
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import PRED, AddrSpace, PtrType, PTX_TYPES, Type
@@ -222,8 +223,6 @@ class _FunctionBuilder:
         self._collect_labels(self.item.body)
         self._block(self.item.body)
         if ctx.block is not None:
-            from ptx2gcn.ir.lower_control import emit_return
-
             emit_return(ctx, self.item.body.span)
         for block in list(self.pending):
             self._seal(block)
@@ -387,7 +386,7 @@ class _FunctionBuilder:
         assert guard is not None
         pred = ctx.src(guard.predicate, PRED)
         if ins.opcode == "bra":
-            LOWERINGS["bra"](ctx, ins, mods, self, pred, guard.negated)
+            lower_bra(ctx, ins, mods, self, pred, guard.negated)
             return
         before = ctx.current()
         then, join = Block(), Block()

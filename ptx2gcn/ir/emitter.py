@@ -12,7 +12,7 @@ instruction type). Immediates become ``const`` ops holding the exact bit pattern
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
@@ -337,7 +337,7 @@ def float_bits(imm: ast.FloatImmediate, want: Type) -> int:
     if isinstance(want, FloatType) and want.kind == "f64":
         if imm.width == 64:
             return imm.bits
-        return float_to_bits(struct.unpack("<f", struct.pack("<I", imm.bits))[0], want)
+        return float_to_bits(float(struct.unpack("<f", struct.pack("<I", imm.bits))[0]), want)
     if isinstance(want, FloatType):
         if want.kind == "f32" and imm.width == 32:
             return imm.bits
@@ -350,7 +350,7 @@ def float_to_bits(value: float, want: Type) -> int:
     """IEEE round-to-nearest-even bits of ``value`` in float type ``want``."""
     assert isinstance(want, FloatType)
     if want.kind == "f64":
-        return struct.unpack("<Q", struct.pack("<d", value))[0]
+        return int(struct.unpack("<Q", struct.pack("<d", value))[0])
     if want.kind == "bf16":
         bits = float_to_bits(value, FloatType("f32"))
         if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
@@ -358,7 +358,7 @@ def float_to_bits(value: float, want: Type) -> int:
         return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
     fmt, width = ("<f", "<I") if want.kind == "f32" else ("<e", "<H")
     try:
-        return struct.unpack(width, struct.pack(fmt, value))[0]
+        return int(struct.unpack(width, struct.pack(fmt, value))[0])
     except OverflowError:
         sign = 1 << (want.bits - 1) if value < 0 else 0
         return sign | (0x7F800000 if want.kind == "f32" else 0x7C00)
@@ -388,7 +388,7 @@ def _c_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-_BINARY = {
+_BINARY: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": _c_div, "%": lambda a, b: a - b * _c_div(a, b),
     "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,

@@ -61,8 +61,8 @@ def _write_loaded(ctx: FnCtx, dest: ast.Operand, loaded: Value, elem: Type, vec:
         return
     if not isinstance(dest, ast.Vector) or len(dest.elements) != vec:
         raise ctx.error(dest.span, f"a .v{vec} load needs {vec} destinations in braces")
-    parts = ctx.emit("unpack", (loaded,), [elem] * vec)
-    for element, value in zip(dest.elements, parts.results):
+    unpack = ctx.emit("unpack", (loaded,), [elem] * vec)
+    for element, value in zip(dest.elements, unpack.results):
         ctx.dst(element, value, signed)
 
 
