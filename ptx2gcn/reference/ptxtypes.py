@@ -150,11 +150,3 @@ def to_bits_array(value: object, t: PtxType) -> npt.NDArray[np.object_]:
     out = np.empty(len(converted), dtype=object)
     out[:] = converted
     return out.reshape(arr.shape)
-
-
-def from_bits_array(values: npt.NDArray[np.object_], t: PtxType) -> npt.NDArray[np.generic]:
-    """Object array of bit patterns (or bools) -> numpy array of the type's storage dtype."""
-    if t.kind == "pred":
-        return np.asarray(values, dtype=object).astype(np.bool_)
-    flat = [int(v) for v in np.asarray(values, dtype=object).flat]
-    return np.array(flat, dtype=t.dtype).reshape(np.shape(values))
