@@ -502,3 +502,23 @@ def test_pk_fma_f32_half_selects(one_instruction: Run) -> None:
     # low result: S0 high dword, S1 low, S2 low; high result: S0 low (op_sel_hi 0), S1 high, S2 high
     np.testing.assert_array_equal(w.v[0].view(np.float32), regs[3] * regs[4] + regs[6])
     np.testing.assert_array_equal(w.v[1].view(np.float32), regs[2] * regs[5] + regs[7])
+
+
+def test_cvt_pkrtz_rounds_toward_zero(one_instruction: Run) -> None:
+    x = np.resize(
+        np.array([1 + 2**-11 + 2**-20, 70000.0, -70000.0, 0.1, -0.1, 3.0, np.inf, 1e-9], np.float32), 64
+    )
+    w = wave_with(v0=f32_bits(x), v1=f32_bits(-x))
+    one_instruction("v_cvt_pkrtz_f16_f32 v2, v0, v1", w)
+    lo = (w.v[2] & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float64)
+    hi = (w.v[2] >> 16).astype(np.uint16).view(np.float16).astype(np.float64)
+    for got, source in ((lo, x), (hi, -x)):
+        for g, v in zip(got[:8], source[:8].astype(np.float64)):
+            # model: the f16 value of largest magnitude not exceeding |v| (infinity stays infinity)
+            if np.isinf(v):
+                assert g == v
+                continue
+            assert abs(g) <= abs(v) and np.sign(g) in (0, np.sign(v))
+            with np.errstate(over="ignore"):
+                up = np.nextafter(np.float16(g), np.float16(np.copysign(np.inf, v))).astype(np.float64)
+            assert abs(up) > abs(v) or np.isinf(up)
