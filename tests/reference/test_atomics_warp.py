@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ptx2gcn.reference import run
 from ptx2gcn.reference.warp import elect_matches
@@ -88,3 +89,23 @@ def test_elect_matches_checks_the_manual_property() -> None:
     assert elect_matches(other, LANES == 7, 0xFFFFFFF0)
     assert not elect_matches(other, LANES == 7, 0xFFFFFF00)  # 7 is not a member
     assert not elect_matches(other, LANES >= 7, 0xFFFFFFF0)  # two leaders
+
+
+@pytest.mark.parametrize("width", [2, 4, 8, 16, 32])
+def test_shfl_matches_cuda_intrinsic_semantics(width: int) -> None:
+    """CUDA's __shfl*_sync(mask, var, x, width) lower to shfl.sync with c = ((32 - width) << 8)
+    (| 0x1f except for .up); their documented results give an independent expectation."""
+    values = (LANES * 7 + 3).astype(np.uint32)
+    seg = 32 - width
+    lanes = np.arange(32)
+    base = lanes // width * width
+    for delta in (0, 1, 3, width - 1, width):
+        up = np.where(lanes % width >= delta, lanes - delta, lanes)
+        down = np.where(lanes % width + delta < width, lanes + delta, lanes)
+        xor = np.where((lanes ^ delta) < base + width, lanes ^ delta, lanes)
+        idx = base + delta % width
+        cases = {"up": (up, seg << 8), "down": (down, seg << 8 | 0x1F),
+                 "bfly": (xor, seg << 8 | 0x1F), "idx": (idx, seg << 8 | 0x1F)}
+        for mode, (source, c) in cases.items():
+            got = run(f"shfl.sync.{mode}.b32", values, delta, c, 0xFFFFFFFF).value
+            assert (got == values[source]).all(), (mode, width, delta)
