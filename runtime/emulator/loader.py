@@ -26,6 +26,7 @@ from ptx2gcn.elf import (
     SHN_ABS,
     SHT_DYNSYM,
     SHT_RELA,
+    Symbol,
 )
 
 IMAGE_ALIGN = 4096
@@ -85,15 +86,22 @@ class Program:
             struct.pack_into("<Q", image, reloc.offset, reloc.value(base) & (2**64 - 1))
         return bytes(image)
 
-    def symbol_address(self, memory: DeviceMemory, name: str) -> int:
-        """Device address of a defined symbol (a global variable, a kernel) once mapped into ``memory``;
-        ``LaunchError`` naming the symbol when it is not defined."""
+    def _symbol(self, name: str) -> Symbol:
         from ptx2gcn.runtime.emulator.errors import LaunchError
 
         for symbol in self.code_object.elf.symtab:
             if symbol.name == name and symbol.defined and symbol.shndx != SHN_ABS:
-                return self.map_into(memory) + symbol.value
+                return symbol
         raise LaunchError(f"{self.name}: no symbol named {name!r} in the code object")
+
+    def symbol_address(self, memory: DeviceMemory, name: str) -> int:
+        """Device address of a defined symbol (a global variable, a kernel) once mapped into ``memory``;
+        ``LaunchError`` naming the symbol when it is not defined."""
+        return self.map_into(memory) + self._symbol(name).value
+
+    def symbol_size(self, name: str) -> int:
+        """Size in bytes of a defined symbol (``st_size``), e.g. for ``cuModuleGetGlobal``."""
+        return self._symbol(name).size
 
     def map_into(self, memory: DeviceMemory) -> int:
         """Device address of this program's image in ``memory`` (placed on first use)."""

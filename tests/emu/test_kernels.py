@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
@@ -821,8 +822,11 @@ def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) 
     assert np.frombuffer(memory.read(counter, 4), np.int32)[0] == 5 + 8
     pointers = np.frombuffer(memory.read(program.symbol_address(memory, "ptrs"), 16), np.uint64)
     assert pointers.tolist() == [counter, program.symbol_address(memory, "table")]  # RELATIVE64/ABS64 applied
+    assert program.symbol_size("table") == 16 and program.symbol_size("ptrs") == 16
     launch(program, "globals", grid=(1,), block=(8,), kernarg=struct.pack("<Q", out), memory=memory)
     assert np.frombuffer(memory.read(counter, 4), np.int32)[0] == 5 + 16  # state persists between launches
+    with pytest.raises(LaunchError, match="no symbol named 'nope'"):
+        program.symbol_address(memory, "nope")
 
 
 SPIN_WAIT = (
