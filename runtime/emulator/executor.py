@@ -7,9 +7,9 @@ Waves of a work-group run one at a time until they end, reach ``s_barrier``, exe
 have run ``_CHUNK`` instructions (then the next wave gets a turn, so spin-waits between waves of a
 group terminate); when every live wave waits at the barrier, all are released (ended waves do not
 count, as on hardware). Work-groups run to completion one after another, so a work-group that waits
-for a later one never finishes and ends in ``KernelHang``. Any failure
-inside an instruction becomes an ``EmulatorFault`` naming kernel, work-group, wave, lane, PC and
-the disassembled instruction; running out of the step budget raises ``KernelHang``.
+for a later one never finishes and ends in ``KernelHang``. Any failure inside an instruction
+becomes an ``EmulatorFault`` naming kernel, work-group, wave, lane, PC and the disassembled
+instruction; running out of the step budget raises ``KernelHang``.
 """
 
 from __future__ import annotations
