@@ -30,6 +30,7 @@ from ptx2gcn.ir.types import (
     PtrType,
     Type,
     VectorType,
+    PTX_TYPES,
     ptx_type,
 )
 from ptx2gcn.isa import FLAG, INT, OPS, SPECIAL_REGS, SYM, kind_matches, describe_kind, resolve_kind
@@ -235,7 +236,7 @@ def _types(types: object) -> str:
 
 def _memory_type(op: Op) -> Type | None:
     name = op.attrs.get("type")
-    if not isinstance(name, str):
+    if not isinstance(name, str) or name not in PTX_TYPES:
         return None
     elem = ptx_type(name)
     vec = op.attrs.get("vec")
@@ -247,7 +248,14 @@ def _space(op: Op) -> AddrSpace | None:
     return t.space if isinstance(t, PtrType) else None
 
 
+def _vec_problem(op: Op) -> str:
+    vec = op.attrs.get("vec")
+    return f"vec = {vec} is not 2, 4 or 8" if vec is not None and vec not in (2, 4, 8) else ""
+
+
 def _check_ld(_: _Checker, op: Op) -> str:
+    if _vec_problem(op):
+        return _vec_problem(op)
     want = _memory_type(op)
     if op.results[0].type != want:
         return f"loads {want} but produces {op.results[0].type}"
@@ -255,6 +263,8 @@ def _check_ld(_: _Checker, op: Op) -> str:
 
 
 def _check_st(_: _Checker, op: Op) -> str:
+    if _vec_problem(op):
+        return _vec_problem(op)
     want = _memory_type(op)
     if len(op.operands) == 2 and op.operand(1).type != want:
         return f"stores {want} but the value is {op.operand(1).type}"
