@@ -26,6 +26,9 @@ from ptx2gcn.frontend.tokens import (
     token_operand,
 )
 
+CALL_OPCODES = frozenset({"call"})
+"""Opcodes whose parenthesised operands are argument lists, never grouping."""
+
 MAX_EXPRESSION_DEPTH = 200
 """Deepest constant expression accepted (``1+1+...`` chains included)."""
 
@@ -59,7 +62,7 @@ class AstBuilder:
     def _nest(self, node: ast.Operand, *children: ast.Operand) -> ast.Operand:
         """Record the depth of a constant-expression node; too deep is an error (later passes and
         the printer recurse over expressions, so their depth must stay bounded)."""
-        depth = 1 + max(self._depth.get(id(c), 0) for c in children)
+        depth = 1 + max((self._depth.get(id(c), 0) for c in children), default=0)
         if depth > MAX_EXPRESSION_DEPTH:
             raise Ptx2GcnError.at(node.span, f"constant expression nested more than {MAX_EXPRESSION_DEPTH} deep")
         self._depth[id(node)] = depth
@@ -206,8 +209,15 @@ class AstBuilder:
     def field_init_list(self, c: list[Child]) -> ast.FieldInit:
         return ast.FieldInit(self._span(c[0], c[-1]), tuple(c[1:-1]))
 
+    def _expr_operand(self, child: Child) -> ast.Operand:
+        """An expression child: a one-item parenthesised list is grouping (``ParenExpr``)."""
+        operand = self._operand(child)
+        if type(operand) is ast.ParenList and len(operand.items) == 1:
+            return self._nest(ast.ParenExpr(operand.span, operand.items[0]), operand)
+        return operand
+
     def binary(self, c: list[Child]) -> ast.BinaryExpr:
-        lhs, rhs = self._operand(c[0]), self._operand(c[2])
+        lhs, rhs = self._expr_operand(c[0]), self._expr_operand(c[2])
         return self._nest(ast.BinaryExpr(self._span(c[0], c[2]), c[1].value, lhs, rhs), lhs, rhs)
 
     def unary(self, c: list[Child]) -> ast.Operand:
@@ -215,7 +225,7 @@ class AstBuilder:
         operand = c[1]
         if op.type == "MINUS" and isinstance(operand, Token) and operand.type in ("INT", "FLOAT"):
             return token_operand(operand, self.filename, self.source, negate=True)
-        inner = self._operand(operand)
+        inner = self._expr_operand(operand)
         return self._nest(ast.UnaryExpr(self._span(op, operand), op.value, inner), inner)
 
     def generic(self, c: list[Token]) -> ast.Generic:
@@ -327,6 +337,8 @@ class AstBuilder:
                 if opcode in LABEL_OPCODES and type(operand) is ast.Symbol:
                     operand = ast.Label(operand.span, operand.name)
                 operands.append(operand)
+            elif opcode not in CALL_OPCODES and type(child) is ast.ParenList and len(child.items) == 1:
+                operands.append(self._expr_operand(child))  # `(3)` outside a call is grouping
             else:
                 operands.append(child)
         last: Token = c[-1]
@@ -396,7 +408,8 @@ class AstBuilder:
         return ast.BracketList(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
 
     def paren_list(self, c: list[Child]) -> ast.ParenList:
-        return ast.ParenList(self._span(c[0], c[-1]), tuple(self._operand(x) for x in c[1:-1]))
+        items = tuple(self._operand(x) for x in c[1:-1])
+        return self._nest(ast.ParenList(self._span(c[0], c[-1]), items), *items)
 
 
 def callback_names() -> Sequence[str]:

@@ -291,3 +291,18 @@ def test_sampler_field_initializers() -> None:
         S, (("addr_mode_0", ast.Symbol(S, "clamp_to_edge")), ("filter_mode", ast.Symbol(S, "linear"))))),))
     assert isinstance(tex, ast.VariableDecl)
     assert tex.declarators[0].initializer == ast.FieldInit(S, (("width", ast.IntImmediate(S, 64, "64")),))
+
+
+def test_constant_expression_operands() -> None:
+    int_ = lambda v: ast.IntImmediate(S, v, str(v))  # noqa: E731
+    grouped = one("add.u32 %r1, %r2, (1+2)*4;").operands[2]
+    assert grouped == ast.BinaryExpr(S, "*", ast.ParenExpr(S, ast.BinaryExpr(S, "+", int_(1), int_(2))), int_(4))
+    # C precedence: shift binds looser than addition, so 1<<2+1 is 1<<(2+1).
+    assert one("mov.u32 %r1, 1<<2+1;").operands[1] == ast.BinaryExpr(
+        S, "<<", int_(1), ast.BinaryExpr(S, "+", int_(2), int_(1)))
+    assert one("mov.u32 %r1, -(4);").operands[1] == ast.UnaryExpr(S, "-", ast.ParenExpr(S, int_(4)))
+    assert one("mov.u32 %r1, (7);").operands[1] == ast.ParenExpr(S, int_(7))
+    assert one("mov.u32 %r1, ~0x0F & 0xFF;").operands[1] == ast.BinaryExpr(
+        S, "&", ast.UnaryExpr(S, "~", ast.IntImmediate(S, 15, "0x0F")), ast.IntImmediate(S, 255, "0xFF"))
+    call = one("call (retval0), f, (7);")
+    assert call.operands[2] == ast.ParenList(S, (int_(7),))

@@ -28,7 +28,8 @@ def test_every_rule_has_a_builder_callback_and_vice_versa() -> None:
     # `?rule`s that only ever inline a single child need no callback of their own.
     inlined = {"operand", "vector_element", "bracket_item", "initializer", "section_value", "const_expr",
                "or_expr", "xor_expr", "and_expr", "shift_expr", "add_expr", "mul_expr", "unary_expr",
-               "atom_expr"}
+               "atom_expr", "operand_expr", "operand_xor", "operand_and", "operand_shift", "operand_add",
+               "operand_mul", "operand_unary", "operand_atom"}
     assert rules - inlined <= set(callback_names()), rules - inlined - set(callback_names())
     assert set(callback_names()) <= rules, set(callback_names()) - rules
     assert all(callable(getattr(AstBuilder, name)) for name in callback_names())
