@@ -40,16 +40,18 @@ Dim3 = tuple[int, int, int]
 
 
 class BackendError(Ptx2GcnError):
-    """A backend operation failed (kernel fault, library error); ``kind`` says which CUresult fits."""
+    """A backend operation failed (kernel fault, library error); ``kind`` says which CUresult fits:
+    ``launch`` (the kernel failed), ``address`` (illegal memory access), ``hang`` (step budget or
+    timeout), ``instruction`` (illegal instruction), ``memory`` (out of memory), ``image`` (unloadable
+    code), ``config`` (a launch the device refuses)."""
 
-    def __init__(self, message: str, kind: str = "launch") -> None:
-        super().__init__(Ptx2GcnError.at(None, message).diagnostics)
-        self.kind = kind
-        """``launch`` (the kernel failed), ``address`` (illegal memory access), ``hang`` (timeout),
-        ``instruction`` (illegal instruction), ``memory`` (out of memory), ``image`` (bad code)."""
+    kind: str = "launch"
 
-    def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (type(self), (str(self), self.kind))
+    @classmethod
+    def of(cls, message: str, kind: str = "launch") -> BackendError:
+        error = cls(Ptx2GcnError.at(None, message).diagnostics)
+        error.kind = kind
+        return error
 
 
 class BackendUnavailable(Ptx2GcnError):
@@ -116,8 +118,8 @@ class LaunchResult:
     seconds: float | None = None
 
 
-class LoadedModule(Protocol):
-    """A backend's handle for a loaded module (opaque to the driver)."""
+LoadedModule = object
+"""A backend's handle for a loaded module: opaque to the driver, checked by the backend that made it."""
 
 
 class Backend(Protocol):

@@ -68,7 +68,7 @@ def _checked(cu: Any, result: Any, call: str, kind: str = "launch") -> Any:
         name = getattr(status, "name", str(int(status)))
         _err, text = cu.cuGetErrorString(status)
         detail = text.decode() if isinstance(text, bytes) else str(text)
-        raise BackendError(f"{call} failed: {name} ({detail})", _KINDS.get(name, kind))
+        raise BackendError.of(f"{call} failed: {name} ({detail})", _KINDS.get(name, kind))
     return values[0] if len(values) == 1 else tuple(values)
 
 
@@ -153,7 +153,9 @@ class CudaBackend:
     # -- code -----------------------------------------------------------------------------------
     def load(self, code: ModuleCode) -> CudaModule:
         if code.ptx is None:
-            raise BackendError(f"{code.name}: the cuda backend runs PTX, and this module has none", "image")
+            raise BackendError.of(
+                f"{code.name}: the cuda backend runs PTX, and this module has none", "image"
+            )
         handle = self._call("cuModuleLoadData", code.ptx.encode() + b"\0", kind="image")
         functions: dict[str, Any] = {}
         kernels: dict[str, KernelInfo] = {}
@@ -191,24 +193,30 @@ class CudaBackend:
             binary_version=get("CU_FUNC_ATTRIBUTE_BINARY_VERSION"),
         )
 
-    def kernels(self, module: CudaModule) -> Mapping[str, KernelInfo]:  # type: ignore[override]
-        return module.kernels
+    @staticmethod
+    def _module(module: object) -> CudaModule:
+        if not isinstance(module, CudaModule):
+            raise BackendError.of(f"not a module of this backend: {module!r}", "image")
+        return module
 
-    def global_symbol(self, module: CudaModule, name: str) -> tuple[int, int] | None:  # type: ignore[override]
+    def kernels(self, module: object) -> Mapping[str, KernelInfo]:
+        return self._module(module).kernels
+
+    def global_symbol(self, module: object, name: str) -> tuple[int, int] | None:
         self._current()
-        status, pointer, size = self.cu.cuModuleGetGlobal(module.handle, name.encode())
+        status, pointer, size = self.cu.cuModuleGetGlobal(self._module(module).handle, name.encode())
         return (int(pointer), int(size)) if int(status) == 0 else None
 
-    def unload(self, module: CudaModule) -> None:  # type: ignore[override]
-        self._call("cuModuleUnload", module.handle)
+    def unload(self, module: object) -> None:
+        self._call("cuModuleUnload", self._module(module).handle)
 
     # -- execution ------------------------------------------------------------------------------
     def launch(
         self,
-        module: CudaModule,
+        module: object,
         kernel: str,
         grid: Dim3,
-        block: Dim3,  # type: ignore[override]
+        block: Dim3,
         shared_bytes: int,
         parameters: bytes,
     ) -> LaunchResult:
@@ -223,7 +231,7 @@ class CudaBackend:
         )
         self._call(
             "cuLaunchKernel",
-            module.functions[kernel],
+            self._module(module).functions[kernel],
             *grid,
             *block,
             shared_bytes,

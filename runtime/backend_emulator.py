@@ -98,7 +98,7 @@ class EmulatorBackend:
     # -- memory ---------------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
         if self.allocated + size > self.properties.total_memory:
-            raise BackendError(
+            raise BackendError.of(
                 f"cannot allocate {size} bytes: {self.allocated} of "
                 f"{self.properties.total_memory} bytes are in use",
                 "memory",
@@ -106,7 +106,7 @@ class EmulatorBackend:
         try:
             address = self.memory.alloc(size, 256)
         except MemoryError:
-            raise BackendError(f"the host has no memory left for {size} more bytes", "memory") from None
+            raise BackendError.of(f"the host has no memory left for {size} more bytes", "memory") from None
         self.allocated += size
         return address
 
@@ -134,47 +134,55 @@ class EmulatorBackend:
         try:
             return action()
         except AccessFault as fault:
-            raise BackendError(str(fault), "address") from None
+            raise BackendError.of(str(fault), "address") from None
         except EmulatorError as error:
-            raise BackendError(str(error), "address") from None
+            raise BackendError.of(str(error), "address") from None
 
     # -- code -----------------------------------------------------------------------------------
     def load(self, code: ModuleCode) -> EmulatorModule:
         if code.hsaco is None:
-            raise BackendError(f"{code.name}: no code object to load", "image")
+            raise BackendError.of(f"{code.name}: no code object to load", "image")
         try:
             program = load(code.hsaco, code.name)
         except CodeObjectError as error:
-            raise BackendError(plain(error), "image") from None
+            raise BackendError.of(plain(error), "image") from None
         program.map_into(self.memory)
         return EmulatorModule(program, {name: kernel_info(k) for name, k in program.kernels.items()})
 
-    def kernels(self, module: EmulatorModule) -> Mapping[str, KernelInfo]:  # type: ignore[override]
-        return module.kernels
+    @staticmethod
+    def _module(module: object) -> EmulatorModule:
+        if not isinstance(module, EmulatorModule):
+            raise BackendError.of(f"not a module of this backend: {module!r}", "image")
+        return module
 
-    def global_symbol(self, module: EmulatorModule, name: str) -> tuple[int, int] | None:  # type: ignore[override]
-        base = module.program.map_into(self.memory)
-        for symbol in module.program.code_object.elf.symtab:
+    def kernels(self, module: object) -> Mapping[str, KernelInfo]:
+        return self._module(module).kernels
+
+    def global_symbol(self, module: object, name: str) -> tuple[int, int] | None:
+        program = self._module(module).program
+        base = program.map_into(self.memory)
+        for symbol in program.code_object.elf.symtab:
             if symbol.name == name and symbol.defined and symbol.type == STT_OBJECT:
                 return base + symbol.value, symbol.size
         return None
 
-    def unload(self, module: EmulatorModule) -> None:  # type: ignore[override]
+    def unload(self, module: object) -> None:
         """The image stays mapped (the emulator never reuses addresses); only the handle goes."""
 
     # -- execution ------------------------------------------------------------------------------
     def launch(
         self,
-        module: EmulatorModule,
+        module: object,
         kernel: str,
         grid: Dim3,
-        block: Dim3,  # type: ignore[override]
+        block: Dim3,
         shared_bytes: int,
         parameters: bytes,
     ) -> LaunchResult:
+        program = self._module(module).program
         try:
             stats = launch(
-                module.program,
+                program,
                 kernel,
                 grid,
                 block,
@@ -186,16 +194,16 @@ class EmulatorBackend:
                 step_budget=self.step_budget,
             )
         except LaunchError as error:
-            raise BackendError(str(error), "config") from None
+            raise BackendError.of(str(error), "config") from None
         except KernelHang as error:
-            raise BackendError(str(error), "hang") from None
+            raise BackendError.of(str(error), "hang") from None
         except UnknownInstruction as error:
-            raise BackendError(str(error), "instruction") from None
+            raise BackendError.of(str(error), "instruction") from None
         except EmulatorFault as error:
             kind = "address" if error.address is not None or "access" in str(error) else "launch"
-            raise BackendError(str(error), kind) from None
+            raise BackendError.of(str(error), kind) from None
         except EmulatorError as error:
-            raise BackendError(str(error), "launch") from None
+            raise BackendError.of(str(error), "launch") from None
         return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds)
 
     def synchronize(self) -> None:

@@ -14,9 +14,9 @@ Invariant: without libamdhip64 or without a GPU, ``device_count``/``open`` raise
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ptx2gcn.runtime.backend import (
     BackendError,
@@ -34,6 +34,7 @@ from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Modul
 
 from ptx2gcn.codeobject import CodeObjectError, read_code_object
 
+T = TypeVar("T")
 HIP_SUCCESS = 0
 
 
@@ -64,11 +65,11 @@ class HipBackend:
             },
         )
 
-    def _hip(self, action, kind: str = "launch"):  # type: ignore[no-untyped-def]
+    def _hip(self, action: Callable[[], T], kind: str = "launch") -> T:
         try:
             return action()
         except HipError as error:
-            raise BackendError(plain(error), kind) from None
+            raise BackendError.of(plain(error), kind) from None
 
     def malloc(self, size: int) -> int:
         return int(self._hip(lambda: self.device.malloc(size), "memory"))
@@ -89,46 +90,56 @@ class HipBackend:
         self.write(address, pattern * count)
 
     def load(self, code: ModuleCode) -> HipModule:
-        if code.hsaco is None:
-            raise BackendError(f"{code.name}: no code object to load", "image")
+        image = code.hsaco
+        if image is None:
+            raise BackendError.of(f"{code.name}: no code object to load", "image")
         try:
-            parsed = read_code_object(code.hsaco, code.name)
+            parsed = read_code_object(image, code.name)
         except CodeObjectError as error:
-            raise BackendError(plain(error), "image") from None
-        module = self._hip(lambda: self.device.load_module(code.hsaco), "image")
-        functions = {
-            name: self._hip(lambda n=name: self.device.get_function(module, n), "image")
-            for name in parsed.kernels
-        }
+            raise BackendError.of(plain(error), "image") from None
+        module = self._hip(lambda: self.device.load_module(image), "image")
+        functions: dict[str, Function] = {}
+        for name in parsed.kernels:
+            try:
+                functions[name] = self.device.get_function(module, name)
+            except HipError as error:
+                raise BackendError.of(plain(error), "image") from None
         return HipModule(module, functions, {n: kernel_info(k) for n, k in parsed.kernels.items()})
 
-    def kernels(self, module: HipModule) -> Mapping[str, KernelInfo]:  # type: ignore[override]
-        return module.kernels
+    @staticmethod
+    def _module(module: object) -> HipModule:
+        if not isinstance(module, HipModule):
+            raise BackendError.of(f"not a module of this backend: {module!r}", "image")
+        return module
 
-    def global_symbol(self, module: HipModule, name: str) -> tuple[int, int] | None:  # type: ignore[override]
+    def kernels(self, module: object) -> Mapping[str, KernelInfo]:
+        return self._module(module).kernels
+
+    def global_symbol(self, module: object, name: str) -> tuple[int, int] | None:
         pointer, size = ctypes.c_void_p(), ctypes.c_size_t()
         status = self.device.hip.raw(
             "hipModuleGetGlobal",
             ctypes.byref(pointer),
             ctypes.byref(size),
-            ctypes.c_void_p(module.module.handle),
+            ctypes.c_void_p(self._module(module).module.handle),
             name.encode(),
         )
         return (int(pointer.value or 0), int(size.value)) if status == HIP_SUCCESS else None
 
-    def unload(self, module: HipModule) -> None:  # type: ignore[override]
-        self._hip(lambda: self.device.unload_module(module.module))
+    def unload(self, module: object) -> None:
+        loaded = self._module(module).module
+        self._hip(lambda: self.device.unload_module(loaded))
 
     def launch(
         self,
-        module: HipModule,
+        module: object,
         kernel: str,
         grid: Dim3,
-        block: Dim3,  # type: ignore[override]
+        block: Dim3,
         shared_bytes: int,
         parameters: bytes,
     ) -> LaunchResult:
-        function = module.functions[kernel]
+        function = self._module(module).functions[kernel]
         self._hip(lambda: self.device.launch(function, grid, block, parameters, shared_bytes))
         self.synchronize()
         return LaunchResult()

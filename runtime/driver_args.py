@@ -13,13 +13,39 @@ from __future__ import annotations
 import ctypes
 import operator
 from enum import IntEnum
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from ptx2gcn.runtime.driver_enums import CUresult
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_types import _Handle
 
 E = TypeVar("E", bound=IntEnum)
+
+
+#: The ctypes integer types (and their C widths and signedness), as cuda-python's kernel-argument
+#: helper accepts them.
+CTYPES_INTEGERS: dict[type, tuple[int, bool]] = {
+    ctypes.c_bool: (8, False),
+    ctypes.c_byte: (8, True),
+    ctypes.c_ubyte: (8, False),
+    ctypes.c_short: (16, True),
+    ctypes.c_ushort: (16, False),
+    ctypes.c_int: (32, True),
+    ctypes.c_uint: (32, False),
+    ctypes.c_long: (64, True),
+    ctypes.c_ulong: (64, False),
+    ctypes.c_longlong: (64, True),
+    ctypes.c_ulonglong: (64, False),
+    ctypes.c_size_t: (64, False),
+}
+
+
+def buffer_of(value: object) -> memoryview | None:
+    """A memoryview of ``value`` when it has the buffer protocol, else None."""
+    try:
+        return memoryview(cast(Any, value))
+    except TypeError:
+        return None
 
 
 def invalid(message: str) -> CudaError:
@@ -30,10 +56,10 @@ def integer(value: object, what: str, bits: int = 32, signed: bool = False) -> i
     """``value`` as a C integer of ``bits`` bits (Python ints, numpy integers, ctypes integers)."""
     if isinstance(value, bool):
         value = int(value)
-    if isinstance(value, ctypes._SimpleCData) and not isinstance(value, (ctypes.c_float, ctypes.c_double)):  # type: ignore[misc]
-        value = value.value
+    if type(value) in CTYPES_INTEGERS:
+        value = cast(Any, value).value
     try:
-        number = operator.index(value)  # type: ignore[arg-type]
+        number = operator.index(cast(Any, value))
     except TypeError:
         raise invalid(f"{what} must be an integer, got {type(value).__name__} {value!r}") from None
     low = -(1 << (bits - 1)) if signed else 0

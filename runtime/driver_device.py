@@ -11,7 +11,7 @@ right after ``cuCtxCreate`` and on no thread after ``cuCtxDestroy``.
 
 from __future__ import annotations
 
-from ptx2gcn.runtime.backend import BackendError, BackendUnavailable, DeviceProperties
+from ptx2gcn.runtime.backend import Backend, BackendError, BackendUnavailable, DeviceProperties
 from ptx2gcn.runtime.driver_args import enum_member, handle, integer, invalid
 from ptx2gcn.runtime.driver_enums import CUctx_flags, CUdevice_attribute, CUresult
 from ptx2gcn.runtime.driver_errors import CudaError, from_backend, plain
@@ -79,7 +79,7 @@ def _properties(dev: object) -> DeviceProperties:
     return _open(ordinal).properties
 
 
-def _open(ordinal: int):  # type: ignore[no-untyped-def]
+def _open(ordinal: int) -> Backend:
     try:
         return driver().initialised().open(ordinal)
     except BackendUnavailable as error:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-from ptx2gcn.runtime.driver_args import integer, invalid
+from ptx2gcn.runtime.driver_args import buffer_of, integer, invalid
 
 
 def _view(value: object, size: int, what: str) -> memoryview:
@@ -30,13 +30,12 @@ def _view(value: object, size: int, what: str) -> memoryview:
         if address == 0:
             raise invalid(f"{what} is a null pointer")
         return memoryview((ctypes.c_char * size).from_address(address)).cast("B") if size else memoryview(b"")
-    try:
-        view = memoryview(value)  # type: ignore[arg-type]
-    except TypeError:
+    view = buffer_of(value)
+    if view is None:
         raise invalid(
             f"{what}: {type(value).__name__} is neither host memory with the buffer protocol "
             "nor an integer address"
-        ) from None
+        )
     if not view.contiguous:
         raise invalid(f"{what} is not contiguous")
     flat = view.cast("B") if view.format != "B" or view.ndim != 1 else view

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 
 from ptx2gcn.runtime.backend import KernelInfo
-from ptx2gcn.runtime.driver_args import handle, integer, invalid
+from ptx2gcn.runtime.driver_args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
 from ptx2gcn.runtime.driver_enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
     CU_LAUNCH_PARAM_BUFFER_SIZE,
@@ -40,26 +40,12 @@ from ptx2gcn.runtime.driver_types import CUfunction, CUstream, _Handle
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
-_INTEGER_TYPES: dict[type, tuple[int, bool]] = {
-    ctypes.c_bool: (8, False),
-    ctypes.c_byte: (8, True),
-    ctypes.c_ubyte: (8, False),
-    ctypes.c_short: (16, True),
-    ctypes.c_ushort: (16, False),
-    ctypes.c_int: (32, True),
-    ctypes.c_uint: (32, False),
-    ctypes.c_long: (64, True),
-    ctypes.c_ulong: (64, False),
-    ctypes.c_longlong: (64, True),
-    ctypes.c_ulonglong: (64, False),
-    ctypes.c_size_t: (64, False),
-}
 _OTHER_TYPES = (ctypes.c_char, ctypes.c_wchar, ctypes.c_float, ctypes.c_double)
 
 
 def _scalar(value: object, ctype: type, index: int) -> bytes:
-    if ctype in _INTEGER_TYPES and not isinstance(value, ctype):
-        bits, signed = _INTEGER_TYPES[ctype]
+    if ctype in CTYPES_INTEGERS and not isinstance(value, ctype):
+        bits, signed = CTYPES_INTEGERS[ctype]
         if ctype is ctypes.c_bool:
             value = bool(value)
         else:
@@ -67,12 +53,14 @@ def _scalar(value: object, ctype: type, index: int) -> bytes:
     if ctype is ctypes.c_double and isinstance(value, ctypes.c_float):
         value = value.value
     try:
-        cell = value if isinstance(value, ctype) else ctype(value)
+        cell: object = value if isinstance(value, ctype) else ctype(value)
     except (TypeError, ValueError) as error:
         raise invalid(
             f"kernelParams[{index}]: cannot convert {value!r} to {ctype.__name__}: {error}"
         ) from None
-    return bytes(cell).ljust(SLOT_BYTES, b"\0")  # type: ignore[call-overload]
+    view = buffer_of(cell)
+    assert view is not None  # ctypes scalars have the buffer protocol
+    return view.tobytes().ljust(SLOT_BYTES, b"\0")
 
 
 def _pointer(value: object, index: int) -> bytes:
@@ -80,14 +68,20 @@ def _pointer(value: object, index: int) -> bytes:
         number = value.value or 0
     elif isinstance(value, int):
         number = integer(value, f"kernelParams[{index}]", 64)
-    elif callable(getattr(value, "getPtr", None)):
-        number = int(value.getPtr())  # type: ignore[union-attr]
+    elif (address := _get_ptr(value)) is not None:
+        number = address
     else:
         raise invalid(
             f"kernelParams[{index}]: c_void_p takes an int, a c_void_p or an object with getPtr(), "
             f"not {type(value).__name__}"
         )
     return number.to_bytes(8, "little")
+
+
+def _get_ptr(value: object) -> int | None:
+    """``value.getPtr()`` for cuda-python-style objects (the address of the value), else None."""
+    getter = getattr(value, "getPtr", None)
+    return int(getter()) if callable(getter) else None
 
 
 def _own_memory(value: object, slot: ParamSlot, index: int) -> bytes:
@@ -98,8 +92,8 @@ def _own_memory(value: object, slot: ParamSlot, index: int) -> bytes:
         data = bytes(value)
     elif isinstance(value, IntEnum):
         data = int(value).to_bytes(4, "little", signed=True).ljust(SLOT_BYTES, b"\0")
-    elif callable(getattr(value, "getPtr", None)):
-        return ctypes.string_at(int(value.getPtr()), slot.size)  # type: ignore[union-attr]
+    elif (address := _get_ptr(value)) is not None:
+        return ctypes.string_at(address, slot.size)
     else:
         raise invalid(
             f"kernelParams[{index}]: with type None the value must be a handle such as CUdeviceptr, "
@@ -113,8 +107,8 @@ def _value_bytes(value: object, ctype: object, slot: ParamSlot, index: int) -> b
         data = _own_memory(value, slot, index)
     elif ctype is ctypes.c_void_p:
         data = _pointer(value, index)
-    elif ctype in _INTEGER_TYPES or ctype in _OTHER_TYPES:
-        data = _scalar(value, ctype, index)  # type: ignore[arg-type]
+    elif isinstance(ctype, type) and (ctype in CTYPES_INTEGERS or ctype in _OTHER_TYPES):
+        data = _scalar(value, ctype, index)
     else:
         raise invalid(
             f"kernelParams[{index}]: unsupported type {ctype!r} (use a ctypes scalar type, "
@@ -167,13 +161,13 @@ def argument_bytes(kernel_params: object, info: KernelInfo) -> list[bytes]:
     if isinstance(kernel_params, int):
         array = (ctypes.c_void_p * count).from_address(integer(kernel_params, "kernelParams", 64))
         return _from_pointers([p or 0 for p in array], info)
-    try:
-        view = memoryview(kernel_params).cast("B")  # type: ignore[arg-type]
-    except TypeError:
+    view = buffer_of(kernel_params)
+    if view is None or not view.contiguous:
         raise invalid(
             "kernelParams must be None, a (values, types) pair of tuples, an address of a void* "
             f"array, or a buffer holding that array; got {type(kernel_params).__name__}"
-        ) from None
+        )
+    view = view.cast("B")
     if view.nbytes < 8 * count:
         raise invalid(f"kernelParams holds {view.nbytes // 8} pointer(s); kernel {info.name!r} takes {count}")
     return _from_pointers(list(view[: 8 * count].cast("Q")), info)
@@ -209,10 +203,10 @@ def _buffer_of(entry: object, size: int) -> bytes:
         if not entry:
             raise invalid("extra: CU_LAUNCH_PARAM_BUFFER_POINTER is a null pointer")
         return ctypes.string_at(entry, size)
-    try:
-        view = memoryview(entry).cast("B")  # type: ignore[arg-type]
-    except TypeError:
-        raise invalid(f"extra: the parameter buffer is a {type(entry).__name__}, not memory") from None
+    view = buffer_of(entry)
+    if view is None or not view.contiguous:
+        raise invalid(f"extra: the parameter buffer is a {type(entry).__name__}, not memory")
+    view = view.cast("B")
     if view.nbytes < size:
         raise invalid(f"extra: the parameter buffer holds {view.nbytes} bytes, fewer than its size {size}")
     return bytes(view[:size])

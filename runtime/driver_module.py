@@ -18,7 +18,7 @@ import struct
 from collections.abc import Sequence
 from pathlib import Path
 
-from ptx2gcn.runtime.driver_args import enum_member, handle, integer, invalid, name
+from ptx2gcn.runtime.driver_args import buffer_of, enum_member, handle, integer, invalid, name
 from ptx2gcn.runtime.driver_enums import CUfunction_attribute, CUjit_option, CUresult
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_host import writable
@@ -66,13 +66,10 @@ def image_bytes(image: object, what: str = "image") -> bytes:
         return _image_at(image.value or 0)
     if isinstance(image, int):
         return _image_at(integer(image, what, 64))
-    try:
-        view = memoryview(image)  # type: ignore[arg-type]
-    except TypeError:
-        raise invalid(
-            f"{what}: a {type(image).__name__} is not an image (bytes, a buffer or an address)"
-        ) from None
-    return bytes(view.cast("B")) if view.contiguous else bytes(view.tobytes())
+    view = buffer_of(image)
+    if view is None:
+        raise invalid(f"{what}: a {type(image).__name__} is not an image (bytes, a buffer or an address)")
+    return view.tobytes()
 
 
 def _load(data: bytes, source: str, opt: int | None = None) -> CUmodule:

@@ -40,7 +40,7 @@ class _Handle:
         return int(self._cell.value)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and int(other) == int(self)  # type: ignore[call-overload]
+        return isinstance(other, _Handle) and type(other) is type(self) and int(other) == int(self)
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, int(self)))

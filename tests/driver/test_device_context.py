@@ -102,11 +102,11 @@ def test_context_create_errors(driver: None) -> None:
 
 
 def test_current_context_is_per_thread(context: cuda.CUcontext) -> None:
-    seen: list[object] = []
-    thread = threading.Thread(target=lambda: seen.append(cuda.cuCtxGetCurrent()[1]))
+    seen: list[cuda.CUcontext] = []
+    thread = threading.Thread(target=lambda: seen.append(ok(cuda.cuCtxGetCurrent())))
     thread.start()
     thread.join()
-    assert int(seen[0]) == 0  # type: ignore[call-overload]
+    assert int(seen[0]) == 0
     assert ok(cuda.cuCtxGetCurrent()) == context
 
 
