@@ -126,10 +126,13 @@ def interval(fmt: FloatFormat, exact: float, bound: Bound, ftz: bool) -> Interva
         err = bound.amount
     err += SLACK * abs(exact)
     lo, hi = exact - err, exact + err
+    nearest = _bits(fmt, exact)
+    if fmt.is_inf(nearest):  # beyond the format's range: the overflowed infinity is acceptable too
+        lo, hi = (-math.inf, hi) if exact < 0 else (lo, math.inf)
     tiny = 2.0 ** fmt.emin
     if ftz and min(abs(lo), abs(hi)) < tiny:  # a result flushed to zero is also acceptable
         lo, hi = min(lo, 0.0), max(hi, 0.0)
-    return Interval(lo, hi, _bits(fmt, exact))
+    return Interval(lo, hi, nearest)
 
 
 def _special(op: str, fmt: FloatFormat, x: int) -> LaneValue | None:
@@ -253,6 +256,8 @@ def _gross_lane(op: str, fmt: FloatFormat, bound: Bound, x: int) -> Approx:
     result = _unary_lane(op, fmt, bound, True, x)
     if isinstance(result, AnyNaN):
         return GROSS_NAN
+    if isinstance(result, Interval):  # the shown answer must itself be acceptable: clear the low word
+        return Interval(result.lo, result.hi, result.nearest & ~LOW_WORD)
     return result
 
 

@@ -114,3 +114,10 @@ def test_gross_f64_reciprocal_reads_the_upper_word() -> None:
     assert int(run("rcp.approx.ftz.f64", np.float64(np.nan)).value) == 0x7FFFFFFF00000000
     assert int(run("rcp.approx.ftz.f64", np.uint64(0x000FFFFF00000000)).value) == 0x7FF0000000000000
     assert "assumed" in run("rsqrt.approx.ftz.f64", np.float64(4)).notes[0]
+
+
+def test_results_beyond_the_format_accept_infinity() -> None:
+    x = np.float16(20.0)                      # 2^20 overflows f16
+    res = run("ex2.approx.f16", x)
+    assert res.matches(np.float16(np.inf)) and not res.matches(np.float16(65504))
+    assert run("ex2.approx.f32", F(127.9)).matches(F(np.inf))
