@@ -83,6 +83,8 @@ def _rewrite(op: Op) -> bool:
         return new.results[0]
 
     source = _def(address)
+    if source is not None and source.name == "zext":
+        source = _def(source.operand(0))  # a 32-bit shared/local address widened for cvta.u64
     if source is not None and source.name == "ptrtoint" and source.operand(0).type == ptr_type:
         ptr = source.operand(0)
     else:

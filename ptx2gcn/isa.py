@@ -191,6 +191,8 @@ _op("red", "ptr T", "", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope"
     "op type", "side_effects", "parallel-synchronization-and-communication-instructions-red")
 _op("fence", "", "", {"sem": SEMS, "scope": SCOPES}, "sem scope", "side_effects",
     "parallel-synchronization-and-communication-instructions-membar-fence")
+_op("cp_async", "ptr ptr i32", "", {"size": INT, "cache": CACHE, "hint": SYM}, "size", "side_effects",
+    f"{_MOVE}-cp-async")
 _op("prefetch", "ptr", "", {"level": SYM}, "level", "side_effects", f"{_MOVE}-prefetch-prefetchu")
 
 # Warp- and block-collective operations: convergent, never merged or moved.
@@ -253,8 +255,7 @@ UNSUPPORTED: dict[str, str] = {
     "ldmatrix": "matrix fragment loads are not translated yet",
     "stmatrix": "matrix fragment stores are not translated yet",
     "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
-    "cp": "asynchronous copies are not translated yet",
-    "cp.async": "asynchronous copies are not translated yet",
+    "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
     "mbarrier": "mbarrier objects are not translated yet",
     "brx": "indirect branches are not translated yet",
     "vshr": "SIMD video instructions are not translated yet",
@@ -281,7 +282,6 @@ UNSUPPORTED: dict[str, str] = {
     "tensormap": "tensor maps have no gfx942 equivalent",
     "applypriority": "L2 priorities are not translated",
     "discard": "cache discards are not translated",
-    "createpolicy": "cache policies are not translated",
     "istypep": "texture/surface handles are not translated",
     "alloca": "dynamic stack allocation is not translated yet",
     "stacksave": "dynamic stack allocation is not translated yet",
@@ -400,6 +400,9 @@ SEMANTICS: dict[str, str] = {
     "cvta": "space S, no 'to': S address -> generic; with 'to': generic -> S address (PTX cvta)",
     "ld": "loads type (vec elements when vec is set) from the pointer's space",
     "st": "(ptr, value): stores type (vec elements when vec is set)",
+    "cp_async": "(dst ptr<shared>, src ptr<global>, src_size): copies the first src_size bytes of "
+                "size bytes and zero-fills the rest, complete when the op is done (a synchronous "
+                "refinement of cp.async, so commit/wait groups need no ops)",
     "atom": "(ptr, b[, c]) -> old value; c only for cas",
     "red": "(ptr, b): atom without a result",
     "bar": "(id[, count]) for mode sync/arrive; (membermask) for mode warp (bar.warp.sync)",

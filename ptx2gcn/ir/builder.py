@@ -330,13 +330,15 @@ class _FunctionBuilder:
                 ctx.loc = decl.span
                 ctx.locals[var.name] = ctx.entry_alloca(target, max(var.size, var.elem_size),
                                                         var.align, var.name)
-        elif space == ".shared":
+        elif space in (".shared", ".global", ".const"):
+            # Function-scope variables of these spaces are static: one module-level variable each.
             for var in _globals(decl, space, prefix=f"{self.fn.name}."):
                 _add_global(ctx.symbols, var)
                 ctx.locals[var.name.removeprefix(f"{self.fn.name}.")] = var
         else:
             raise UnsupportedError.feature(decl.span, f"{space} variable inside a function",
-                                           "only .reg, .local, .param and .shared are supported there")
+                                           "only .reg, .local, .param, .shared, .global and .const "
+                                           "variables are supported there")
 
     # --- instructions ------------------------------------------------------------------------
 

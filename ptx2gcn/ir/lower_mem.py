@@ -15,7 +15,7 @@ from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_alu import Lowering, operands
 from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.types import AddrSpace, PtrType, Type, VectorType, is_signed, ptx_type
+from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, Type, VectorType, is_signed, ptx_type
 from ptx2gcn.isa import ATOM_OPS, CACHE, SCOPES
 
 _SEMS = frozenset({"weak", "relaxed", "acquire", "release", "acq_rel", "sc"})
@@ -151,7 +151,54 @@ def lower_prefetch(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     ctx.emit("prefetch", (ctx.address(a, space),), (), level=level or "L1")
 
 
+def lower_cp(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """cp.async.ca|cg.shared.global [dst], [src], size[, src_size | ignore_src][, policy];
+    cp.async.commit_group / wait_group N / wait_all: nothing (each copy completes at once)."""
+    if not mods.take("async"):
+        raise UnsupportedError.feature(ins.span, mods.full_name, "only cp.async is translated")
+    if mods.take("commit_group") or mods.take("wait_group") or mods.take("wait_all"):
+        mods.done()
+        return
+    if mods.take("bulk") or any(m.startswith("mbarrier") for m in mods.left):
+        raise UnsupportedError.feature(ins.span, mods.full_name,
+                                       "bulk and mbarrier-tracked copies have no gfx942 equivalent")
+    cache = mods.one_of(frozenset({"ca", "cg"}))
+    spaces = [m for m in mods.left if m in ("shared", "shared::cta", "global")]
+    for m in spaces:
+        mods.left.remove(m)
+    hint = mods.hints() or None
+    mods.done()
+    if spaces[:1] not in (["shared"], ["shared::cta"]) or spaces[1:] != ["global"]:
+        raise ctx.error(ins.span, "cp.async copies from .global to .shared")
+    ops = operands(ctx, ins, 3, 4, 5)
+    size = ops[2]
+    if not isinstance(size, ast.IntImmediate) or size.value not in (4, 8, 16):
+        raise ctx.error(size.span, "cp.async copies 4, 8 or 16 bytes")
+    dst, src = ctx.address(ops[0], "shared"), ctx.address(ops[1], "global")
+    src_size = ctx.const(I32, size.value)
+    if len(ops) >= 4:
+        extra = ops[3]
+        if isinstance(extra, ast.Not) or (isinstance(extra, ast.Register) and _is_pred(ctx, extra)):
+            # ignore-src: when true, nothing is read and the destination is zero-filled.
+            ignore = ctx.src(extra, PRED)
+            src_size = ctx.value("selp", (ctx.const(I32, 0), src_size, ignore), I32)
+        else:
+            src_size = ctx.src(extra, I32)
+    ctx.emit("cp_async", (dst, src, src_size), (), size=size.value, cache=cache, hint=hint)
+
+
+def _is_pred(ctx: FnCtx, operand: ast.Register) -> bool:
+    var = ctx.lookup(operand.name)
+    return var is not None and var.type == PRED
+
+
+def lower_createpolicy(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """createpolicy ... d, ...: a cache policy only ever feeds cache hints, which ptx2gcn drops."""
+    mods.left.clear()
+    ctx.dst(ins.operands[0], ctx.const(I64, 0))
+
+
 MEMORY: dict[str, Lowering] = {
     "ld": lower_ld, "ldu": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_atom,
-    "fence": lower_fence, "membar": lower_fence, "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
+    "fence": lower_fence, "membar": lower_fence, "cp": lower_cp, "createpolicy": lower_createpolicy, "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
 }

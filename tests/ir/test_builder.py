@@ -363,3 +363,25 @@ def test_dot_products() -> None:
     (dp4a,) = ops(fn, "dp4a")
     assert (dp4a.attrs["atype"], dp4a.attrs["btype"]) == ("s32", "u32")
     assert ops(fn, "dp2a")[0].attrs["mode"] == "hi"
+
+
+def test_cp_async_is_a_synchronous_zero_filling_copy() -> None:
+    fn = kernel(build("""
+    .shared .align 16 .b8 tile[64];
+    ld.param.u64 %rd1, [k_p];
+    mov.u32 %r1, tile;
+    cp.async.cg.shared.global [%r1], [%rd1], 16;
+    cp.async.ca.shared.global [%r1+16], [%rd1+16], 8, %r2;
+    setp.eq.u32 %p1, %r2, 0;
+    cp.async.ca.shared.global [%r1+32], [%rd1+32], 4, %p1;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    ret;"""))
+    copies = ops(fn, "cp_async")
+    assert [c.attrs["size"] for c in copies] == [16, 8, 4]
+    assert [c.operand(0).type for c in copies] == [PtrType(AddrSpace.SHARED)] * 3
+    assert copies[0].operand(2).op.attrs["value"] == 16  # type: ignore[attr-defined]
+    # ignore-src p: src_size = p ? 0 : 4.
+    select = copies[2].operand(2).op  # type: ignore[attr-defined]
+    assert select.name == "selp" and select.operand(0).op.attrs["value"] == 0
+    assert select.operand(1).op.attrs["value"] == 4 and select.operand(2).type == PRED
