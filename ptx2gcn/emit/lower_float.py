@@ -107,7 +107,7 @@ def _exact_parts(cx: FnContext, kind: str, xs: list[ir.Value]) -> tuple[ir.Value
         s, e = two_sum(cx, ws[0], other)
     elif kind == "mul":
         s = b.fmul(ws[0], ws[1])
-        e = fma(cx, ws[0], ws[1], b.fneg(s))
+        e = _product_error(cx, ws[0], ws[1], s) if wide_t == narrow else fma(cx, ws[0], ws[1], b.fneg(s))
     elif kind == "fma":
         if wide_t == narrow:
             raise cx.unsupported(f"fma.{cx.attr(cx.op, 'rnd') if cx.op else ''}.f64",  # type: ignore[arg-type]
@@ -115,14 +115,60 @@ def _exact_parts(cx: FnContext, kind: str, xs: list[ir.Value]) -> tuple[ir.Value
         s, e = two_sum(cx, b.fmul(ws[0], ws[1]), ws[2])
     elif kind == "div":
         s = b.fdiv(ws[0], ws[1])
-        remainder = fma(cx, b.fneg(s), ws[1], ws[0])
+        numerator, quotient = _scaled_if_tiny(cx, ws[0], s, wide_t == narrow, 108)
+        remainder = fma(cx, b.fneg(quotient), ws[1], numerator)
         e = b.select(b.fcmp_ordered("<", ws[1], fconst(wide_t, 0.0)), b.fneg(remainder), remainder)
         finite_inputs = b.and_(finite_inputs, b.fcmp_ordered("!=", ws[1], fconst(wide_t, 0.0)))
     else:  # sqrt
         s = cx.call(f"llvm.sqrt.{suffix(wide_t)}", wide_t, [ws[0]])
-        e = fma(cx, b.fneg(s), s, ws[0])
+        radicand, _ = _scaled_if_tiny(cx, ws[0], s, wide_t == narrow, 108)
+        _, root = _scaled_if_tiny(cx, ws[0], s, wide_t == narrow, 54)
+        e = fma(cx, b.fneg(root), root, radicand)
     overflowed = b.and_(finite_inputs, is_inf(cx, s)) if wide_t == narrow else None
     return s, e, overflowed
+
+
+_F64_SCALE = 2.0 ** 108
+_F64_EXACT_FLOOR = 2.0 ** -960
+"""Below this magnitude an f64 product's fma residual may be inexact (the residual is subnormal)."""
+
+
+def _product_error(cx: FnContext, a: ir.Value, b_: ir.Value, s: ir.Value) -> ir.Value:
+    """A value with the sign of (a·b − s) for f64, also when s = fl(a·b) is tiny or zero.
+
+    Normal range: the fma residual is exact. Tiny results: the smaller operand is scaled by 2^108
+    (exact; it is at most 2^-511 there), so P = fl(a'·b) and its residual are exact, and
+    (P − s·2^108) + residual has the sign of the scaled error (Sterbenz: P and s·2^108 are within a
+    factor of two). s = ±0 from non-zero operands: the exact product is non-zero with s's sign.
+    """
+    b = cx.builder
+    t = s.type
+    plain = fma(cx, a, b_, b.fneg(s))
+    small_first = b.fcmp_ordered("<", fabs(cx, a), fabs(cx, b_))
+    small, big = b.select(small_first, a, b_), b.select(small_first, b_, a)
+    scaled = b.fmul(small, fconst(t, _F64_SCALE))
+    product = b.fmul(scaled, big)
+    residual = fma(cx, scaled, big, b.fneg(product))
+    tiny_error = b.fadd(b.fsub(product, b.fmul(s, fconst(t, _F64_SCALE))), residual)
+    one_signed = cx.call("llvm.copysign.f64", t, [fconst(t, 1.0), s])
+    nonzero_inputs = b.and_(b.fcmp_ordered("!=", a, fconst(t, 0.0)), b.fcmp_ordered("!=", b_, fconst(t, 0.0)))
+    is_zero = b.fcmp_ordered("==", s, fconst(t, 0.0))
+    tiny = b.fcmp_ordered("<", fabs(cx, s), fconst(t, _F64_EXACT_FLOOR))
+    error = b.select(tiny, tiny_error, plain)
+    return b.select(is_zero, b.select(nonzero_inputs, one_signed, fconst(t, 0.0)), error)
+
+
+def _scaled_if_tiny(cx: FnContext, x: ir.Value, result: ir.Value, needed: bool,
+                    power: int) -> tuple[ir.Value, ir.Value]:
+    """(x, result), both scaled by 2^power (exactly) when |x| < 2^-960 in f64, so that the fma
+    residual of a division or square root stays out of the subnormal range and keeps its sign."""
+    if not needed:
+        return x, result
+    b = cx.builder
+    t = x.type
+    tiny = b.fcmp_ordered("<", fabs(cx, x), fconst(t, _F64_EXACT_FLOOR))
+    factor = b.select(tiny, fconst(t, 2.0 ** power), fconst(t, 1.0))
+    return b.fmul(x, factor), b.fmul(result, factor)
 
 
 def _directed_op(cx: FnContext, op: Op, kind: str, xs: list[ir.Value]) -> ir.Value:
@@ -133,6 +179,9 @@ def _directed_op(cx: FnContext, op: Op, kind: str, xs: list[ir.Value]) -> ir.Val
     result = directed(cx, mode, narrow, s, e, overflowed)
     if mode == "rm" and kind in ("add", "sub"):
         result = _rm_zero_sign(cx, kind, xs, result)
+    elif mode == "rm" and kind == "fma":
+        product = cx.builder.fmul(xs[0], xs[1])  # its sign is exact even when it rounds to zero
+        result = _rm_zero_sign(cx, "add", [product, xs[2]], result)
     return result
 
 
@@ -178,9 +227,11 @@ def float_div(cx: FnContext, op: Op) -> None:
     b = cx.builder
     rnd = cx.attr(op, "rnd", "rn")
     if rnd == "approx":
-        # PTX: at most 2 ulp; AMDGPU's rcp + mul is within 1 ulp + rounding (fpmath 2.5 allows it).
-        result = b.fdiv(xs[0], xs[1])
-        result.set_metadata("fpmath", cx.mod.module.add_metadata([ir.Constant(FLOAT, 2.5)]))
+        # PTX: a * (1/b) within 2 ulp, and 0 for 2^126 < |b| (the reciprocal flushes to zero):
+        # v_rcp_f32 (1 ulp) with its subnormal results flushed, then one rounded multiply.
+        if str(_scalar(xs[0].type)) != "float":
+            raise cx.unsupported(f"div.approx.{cx.attr(op, 'type')}", "defined for f32 only")
+        result = b.fmul(xs[0], flush(cx, cx.call("llvm.amdgcn.rcp.f32", xs[1].type, [xs[1]])))
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "div", xs)
     else:  # .rn and .full (.full is allowed 2 ulp; correctly rounded is within it)
@@ -192,7 +243,9 @@ def lower_rcp(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     one = _splat(x.type, fconst(_scalar(x.type), 1.0))
     if cx.attr(op, "rnd") == "approx" and str(x.type) == "float":
-        result = cx.call("llvm.amdgcn.rcp.f32", x.type, [x])  # 1 ulp, PTX allows 1 ulp
+        # PTX allows 1 ulp; !fpmath 1.0 lets LLVM use v_rcp_f32, scaling subnormal inputs itself.
+        result = cx.builder.fdiv(one, x)
+        result.set_metadata("fpmath", cx.mod.module.add_metadata([ir.Constant(FLOAT, 1.0)]))
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "div", [one, x])
     else:
@@ -279,8 +332,18 @@ def float_minmax(kind: str) -> Lowering:
         if cx.flag(op, "xorsign"):
             raise cx.unsupported(f"{kind}.xorsign.abs", "not lowered yet")
         name = f"llvm.{kind}imum" if cx.flag(op, "nan") else f"llvm.{kind}imumnum"
-        _finish(cx, op, cx.call(f"{name}.{suffix(a.type)}", a.type, [a, b_]))
+        _finish(cx, op, canonical_nan(cx, cx.call(f"{name}.{suffix(a.type)}", a.type, [a, b_])))
     return lower
+
+
+_CANONICAL_NAN = {"half": 0x7FFF, "bfloat": 0x7FFF, "float": 0x7FFFFFFF, "double": 0x7FFFFFFFFFFFFFFF}
+
+
+def canonical_nan(cx: FnContext, x: ir.Value) -> ir.Value:
+    """NaN results as PTX's canonical NaN (all exponent and fraction bits set, sign clear)."""
+    b = cx.builder
+    nan = _splat(x.type, constant(_scalar(x.type), _CANONICAL_NAN[str(_scalar(x.type))]))
+    return b.select(b.fcmp_unordered("uno", x, x), nan, x)
 
 
 def lower_copysign(cx: FnContext, op: Op) -> None:
@@ -290,7 +353,7 @@ def lower_copysign(cx: FnContext, op: Op) -> None:
 
 
 _FPCLASS = {"finite": 0x1F8, "infinite": 0x204, "number": 0x3FC, "notanumber": 0x003,
-            "normal": 0x108, "subnormal": 0x090}
+            "normal": 0x168, "subnormal": 0x090}
 
 
 def lower_testp(cx: FnContext, op: Op) -> None:
