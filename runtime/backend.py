@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ptx2gcn.runtime.kernargs import ParamSlot
+from ptx2gcn.runtime.kernargs import ParamSlot, explicit_parameter_slots
 
+from ptx2gcn.codeobject import Kernel
 from ptx2gcn.diagnostics import Ptx2GcnError
 
 BackendName = Literal["emulator", "hip", "cuda"]
@@ -37,6 +38,9 @@ BACKENDS: dict[str, str] = {
     "cuda": "ptx2gcn.runtime.backend_cuda",
 }
 Dim3 = tuple[int, int, int]
+MI300X_MEMORY = 192 << 30
+MI300X_COMPUTE_UNITS = 304
+MI300X_CLOCK_KHZ = 2_100_000
 
 
 class BackendError(Ptx2GcnError):
@@ -158,6 +162,21 @@ class BackendFactory(Protocol):
 
     def device_count(self) -> int: ...
     def open(self, ordinal: int) -> Backend: ...
+
+
+def kernel_info(kernel: Kernel) -> KernelInfo:
+    """``KernelInfo`` from a code object's metadata (the emulator and HIP backends)."""
+    meta = kernel.meta
+    slots = tuple(explicit_parameter_slots(meta.args))
+    return KernelInfo(
+        name=meta.name,
+        params=slots,
+        param_buffer_size=max((s.offset + s.size for s in slots), default=0),
+        max_threads_per_block=min(1024, meta.max_flat_workgroup_size),
+        shared_bytes=meta.group_segment_fixed_size,
+        local_bytes=meta.private_segment_fixed_size,
+        registers=meta.vgpr_count,
+    )
 
 
 def default_backend_name(environ: Mapping[str, str] | None = None) -> str:

@@ -17,7 +17,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from ptx2gcn.runtime.backend import BackendError, DeviceProperties, Dim3, KernelInfo, LaunchResult, ModuleCode
+from ptx2gcn.runtime.backend import (
+    MI300X_CLOCK_KHZ,
+    MI300X_COMPUTE_UNITS,
+    MI300X_MEMORY,
+    BackendError,
+    DeviceProperties,
+    Dim3,
+    KernelInfo,
+    LaunchResult,
+    ModuleCode,
+    kernel_info,
+)
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
@@ -31,15 +42,11 @@ from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET
 from ptx2gcn.runtime.emulator.launch import MAX_LDS_BYTES, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
-from ptx2gcn.runtime.kernargs import explicit_parameter_slots
 
-from ptx2gcn.codeobject import CodeObjectError, Kernel
+from ptx2gcn.codeobject import CodeObjectError
 from ptx2gcn.elf import STT_OBJECT
 
 T = TypeVar("T")
-MI300X_MEMORY = 192 << 30
-MI300X_COMPUTE_UNITS = 304
-MI300X_CLOCK_KHZ = 2_100_000
 
 
 def _host_memory() -> int:
@@ -58,21 +65,6 @@ def emulator_properties() -> DeviceProperties:
         clock_khz=MI300X_CLOCK_KHZ,
         max_block=(1024, 1024, 1024),
         shared_memory_per_block=MAX_LDS_BYTES,
-    )
-
-
-def kernel_info(kernel: Kernel) -> KernelInfo:
-    """``KernelInfo`` from a code object's metadata (shared with the HIP backend)."""
-    meta = kernel.meta
-    slots = tuple(explicit_parameter_slots(meta.args))
-    return KernelInfo(
-        name=meta.name,
-        params=slots,
-        param_buffer_size=max((s.offset + s.size for s in slots), default=0),
-        max_threads_per_block=min(1024, meta.max_flat_workgroup_size),
-        shared_bytes=meta.group_segment_fixed_size,
-        local_bytes=meta.private_segment_fixed_size,
-        registers=meta.vgpr_count,
     )
 
 

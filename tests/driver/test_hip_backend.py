@@ -1,0 +1,121 @@
+"""The hip backend behind the driver API, against the host-side fake libamdhip64 of the runtime tests
+(tests/runtime/data/fake_hip.c: host memory, any AMDGPU ELF loads, and launching ``add_scalar`` adds a
+value to a u32 buffer on the host from the packed parameter buffer). The code object is ptx2gcn's
+real compilation of the PTX below, so the parameter layout comes from its own metadata."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ptx2gcn.runtime.backend_hip import HipFactory
+from ptx2gcn.runtime.cache import JitCache
+from ptx2gcn.runtime.driver_state import DriverConfig, reset
+
+from ptx2gcn import cuda
+from tests.driver.conftest import fails, ok
+
+R = cuda.CUresult
+FAKE_HIP = Path(__file__).resolve().parents[1] / "runtime" / "data" / "fake_hip.c"
+ADD_SCALAR = b"""
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry add_scalar(.param .u64 data, .param .u32 n, .param .u32 value)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p1;
+    ld.param.u64 %rd1, [data];
+    ld.param.u32 %r1, [n];
+    ld.param.u32 %r2, [value];
+    mov.u32 %r3, %tid.x;
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r4, [%rd3];
+    add.s32 %r5, %r4, %r2;
+    st.global.u32 [%rd3], %r5;
+DONE:
+    ret;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def fake_hip_library(tmp_path_factory: pytest.TempPathFactory) -> str:
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build the fake HIP library")
+    output = tmp_path_factory.mktemp("fakehip") / "libfakehip.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(output), str(FAKE_HIP)], check=True)
+    return str(output)
+
+
+@pytest.fixture
+def hip_context(fake_hip_library: str, jit_cache: JitCache) -> Iterator[str]:
+    reset(DriverConfig(factory=HipFactory(fake_hip_library), cache=jit_cache))
+    ok(cuda.cuInit(0))
+    context = ok(cuda.cuCtxCreate(0, 0))
+    yield fake_hip_library
+    cuda.cuCtxDestroy(context)
+    reset()
+
+
+def test_launch_through_hip(hip_context: str) -> None:
+    assert ok(cuda.cuDeviceGetName(32, 0)).split(b"\0")[0] == b"Fake gfx942"
+    assert (
+        ok(cuda.cuDeviceGetAttribute(cuda.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 0)) == 1
+    )
+    module = ok(cuda.cuModuleLoadData(ADD_SCALAR))
+    function = ok(cuda.cuModuleGetFunction(module, b"add_scalar"))
+    data = np.arange(100, dtype=np.uint32) * 7
+    pointer = ok(cuda.cuMemAlloc(400))
+    ok(cuda.cuMemcpyHtoD(pointer, data, 400))
+    ok(
+        cuda.cuLaunchKernel(
+            function,
+            2,
+            1,
+            1,
+            64,
+            1,
+            1,
+            256,
+            0,
+            ((pointer, 100, 1000), (None, ctypes.c_uint, ctypes.c_uint)),
+            0,
+        )
+    )
+    out = np.zeros(100, dtype=np.uint32)
+    ok(cuda.cuMemcpyDtoH(out, pointer, 400))
+    assert out.tolist() == (data + 1000).tolist()
+    launch = (ctypes.c_uint * 8)()
+    ctypes.CDLL(hip_context).fake_last_launch(launch)
+    assert list(launch) == [2, 1, 1, 64, 1, 1, 256, 16]  # grid, block, shared bytes, parameter bytes
+    ok(cuda.cuMemsetD32(pointer, 5, 100))  # fills and device copies go through host memory
+    other = ok(cuda.cuMemAlloc(400))
+    ok(cuda.cuMemcpyDtoD(other, pointer, 400))
+    ok(cuda.cuMemcpyDtoH(out, other, 400))
+    assert out.tolist() == [5] * 100
+    fails(cuda.cuModuleGetGlobal(module, b"anything"), R.CUDA_ERROR_NOT_FOUND)
+    ok(cuda.cuModuleUnload(module))
+
+
+def test_no_device(fake_hip_library: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_HIP_DEVICES", "0")
+    reset(DriverConfig(factory=HipFactory(fake_hip_library)))
+    try:
+        fails(
+            cuda.cuInit(0),
+            R.CUDA_ERROR_NO_DEVICE,
+            "hip backend: no AMD GPU found: hipGetDeviceCount returned hipErrorNoDevice",
+        )
+    finally:
+        reset()
