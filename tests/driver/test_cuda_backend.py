@@ -121,7 +121,7 @@ class FakeDriver:
         return (CUresult.CUDA_ERROR_NOT_FOUND, None, None)
 
     def cuLaunchKernel(self, function: CUfunction, *args: Any) -> tuple[Any, ...]:
-        grid, block, shared, stream, params, extra = args[0:3], args[3:6], args[6], args[7], args[8], args[9]
+        grid, block, shared, params, extra = args[0:3], args[3:6], args[6], args[8], args[9]
         assert params is None and isinstance(extra, int)
         markers = (ctypes.c_void_p * 5).from_address(extra)
         assert (markers[0], markers[2], markers[4]) == (1, 2, None)
@@ -140,7 +140,7 @@ def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDriver]:
     fake = FakeDriver()
     module = types.ModuleType("cuda.bindings.driver")
     for name in dir(fake):
-        if name.startswith("cu") or name.startswith("CU"):
+        if name.startswith(("cu", "CU")):
             setattr(module, name, getattr(fake, name))
     monkeypatch.setitem(sys.modules, "cuda.bindings.driver", module)
     reset(DriverConfig(backend="cuda"))
