@@ -211,6 +211,29 @@ _op("match", "T i32", "i32 *", {"mode": _words("any all"), "type": INT_TYPES}, "
 _op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_TYPES}, "op type",
     "convergent", f"{_SYNC}-redux-sync")
 
+# Warp-level matrix operations: fragments are the registers PTX names, as they are (their bits).
+_MMA_TYPES = _words("f16 bf16 tf32 f32 f64 s8 u8 s4 u4 b1 s32 e4m3 e5m2")
+_SHAPE = _words("m8n8k4 m16n8k8 m16n8k16 m16n8k32 m16n8k4 m8n8k16 m8n8k32 m16n8k64 m8n8k128 m16n8k128 "
+                "m16n8k256 m16n16k16 m32n8k16 m8n32k16 m16n16k8 m8n8k64 m8n8k1 m16n16k1")
+_op("mma", "*", "*", {"shape": _SHAPE, "alayout": _words("row col"), "blayout": _words("row col"),
+                      "dtype": _MMA_TYPES, "atype": _MMA_TYPES, "btype": _MMA_TYPES, "ctype": _MMA_TYPES,
+                      "satfinite": FLAG, "a": INT, "b": INT, "c": INT, "wmma": FLAG, "rnd": ROUNDING},
+    "shape alayout blayout dtype ctype a b c", "convergent", f"{_SYNC}-mma")
+_op("ldmatrix", "ptr", "*", {"shape": _words("m8n8 m16n16 m8n16"), "num": _words("x1 x2 x4"),
+                             "trans": FLAG, "type": _words("b16 b8")}, "shape num type",
+    "convergent reads_memory", f"{_SYNC}-ldmatrix")
+_op("stmatrix", "ptr *", "", {"shape": _words("m8n8 m16n8"), "num": _words("x1 x2 x4"), "trans": FLAG,
+                              "type": _words("b16 b8")}, "shape num type", "convergent side_effects",
+    f"{_SYNC}-stmatrix")
+_op("movmatrix", "i32", "i32", {"shape": _words("m8n8"), "trans": FLAG, "type": _words("b16")},
+    "shape type", "convergent", f"{_SYNC}-movmatrix")
+_op("wmma_load", "ptr *", "*", {"frag": _words("a b c"), "layout": _words("row col"), "shape": _SHAPE,
+                                "type": _MMA_TYPES}, "frag layout shape type", "convergent reads_memory",
+    f"{_SYNC}-wmma-load")
+_op("wmma_store", "ptr *", "", {"layout": _words("row col"), "shape": _SHAPE, "type": _MMA_TYPES,
+                                "n": INT}, "layout shape type n", "convergent side_effects",
+    f"{_SYNC}-wmma-store")
+
 # Calls, effects, control flow.
 _op("call", "*", "*", {"callee": SYM, "uni": FLAG}, "callee", "side_effects convergent",
     "control-flow-instructions-call")
@@ -250,10 +273,6 @@ UNSUPPORTED: dict[str, str] = {
     "sust": "surface stores are not translated yet",
     "sured": "surface reductions are not translated yet",
     "suq": "surface queries are not translated yet",
-    "mma": "matrix multiply-accumulate is not translated yet",
-    "wmma": "warp matrix operations are not translated yet",
-    "ldmatrix": "matrix fragment loads are not translated yet",
-    "stmatrix": "matrix fragment stores are not translated yet",
     "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
     "mbarrier": "mbarrier objects are not translated yet",
@@ -421,5 +440,11 @@ SEMANTICS: dict[str, str] = {
     "ret": "the function's .reg return values (param-space returns were stored through their "
            "pointers)",
     "exit": "ends the thread (PTX exit)",
+    "mma": "(a fragment..., b fragment..., c fragment...) -> d fragment, counts a/b/c; the registers "
+           "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API)",
+    "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix",
+    "stmatrix": "(ptr<shared>, source registers...)",
+    "wmma_load": "(ptr[, stride]) -> fragment registers",
+    "wmma_store": "(ptr, n fragment registers[, stride])",
     "unreachable": "control never gets here",
 }

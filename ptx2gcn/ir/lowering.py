@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ptx2gcn.ir.lower_alu import ALU, Lowering
 from ptx2gcn.ir.lower_control import CONTROL
+from ptx2gcn.ir.lower_matrix import MATRIX
 from ptx2gcn.ir.lower_mem import MEMORY
 
-LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL}
+LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL, **MATRIX}
 
 PURE: frozenset[str] = frozenset(ALU)

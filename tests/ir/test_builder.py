@@ -385,3 +385,18 @@ def test_cp_async_is_a_synchronous_zero_filling_copy() -> None:
     select = copies[2].operand(2).op  # type: ignore[attr-defined]
     assert select.name == "selp" and select.operand(0).op.attrs["value"] == 0
     assert select.operand(1).op.attrs["value"] == 4 and select.operand(2).type == PRED
+
+
+def test_mma_and_ldmatrix_carry_fragments_as_registers() -> None:
+    fn = kernel(build("""
+    .shared .align 16 .b8 tile[512];
+    mov.u32 %r9, tile;
+    ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%r9];
+    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f0, %f1, %f2, %f3};
+    ret;""".replace("%f<4>", "%f<4>")))
+    (load,) = ops(fn, "ldmatrix")
+    assert load.attrs["num"] == "x4" and load.attrs.get("trans") is True and len(load.results) == 4
+    (mma,) = ops(fn, "mma")
+    assert (mma.attrs["a"], mma.attrs["b"], mma.attrs["c"]) == (4, 2, 4)
+    assert [mma.attrs[k] for k in ("dtype", "atype", "btype", "ctype")] == ["f32", "f16", "f16", "f32"]
+    assert mma.operand_values[:4] == load.results and [r.type for r in mma.results] == [F32] * 4
