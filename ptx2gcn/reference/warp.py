@@ -43,10 +43,15 @@ def _lanes(value: object, t: PtxType, sp: Spelling) -> list[int]:
 
 
 def _split_active(sp: Spelling, inputs: Sequence[object], count: int) -> tuple[Sequence[object], int]:
+    if sp.opcode in ("shfl", "vote", "match", "redux") and not sp.has("sync"):
+        raise ReferenceInputError(f"{sp.text}: only the .sync form is modelled")
     if len(inputs) == count:
         return inputs, mask(WARP)
     if len(inputs) == count + 1:
-        return inputs[:count], int(np.asarray(inputs[count]).item()) & mask(WARP)
+        active = np.asarray(inputs[count])
+        if active.size != 1 or active.dtype.kind not in "iub":
+            raise ReferenceInputError(f"{sp.text}: the active mask must be one integer")
+        return inputs[:count], int(active.item()) & mask(WARP)
     raise OperandCountError(f"{sp.text}: expected {count} source operands (plus an optional active mask)",
                             (count, count + 1))
 
