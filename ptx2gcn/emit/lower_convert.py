@@ -41,7 +41,7 @@ def _int_to_int(cx: FnContext, op: Op, value: ir.Value, stype: str, dtype: str) 
         if value.type.width > to.width:
             return b.trunc(value, to)
         return b.sext(value, to) if src_signed else b.zext(value, to)
-    wide = ir.IntType(130)
+    wide = ir.IntType(128)
     x = b.sext(value, wide) if src_signed else b.zext(value, wide)
     low, high = _int_range(dtype)
     x = b.select(b.icmp_signed("<", x, ir.Constant(wide, low)), ir.Constant(wide, low), x)
@@ -56,21 +56,34 @@ def _float_to_int(cx: FnContext, op: Op, value: ir.Value, dtype: str) -> ir.Valu
     rounding = _INT_ROUND.get(cx.attr(op, "rnd", "rzi"), "trunc")
     rounded = cx.call(f"llvm.{rounding}.{suffix(value.type)}", value.type, [value])
     to = llvm_type(op.result.type)
+    assert isinstance(to, ir.IntType)
     kind = "fptosi" if is_signed(dtype) else "fptoui"
-    return cx.call(f"llvm.{kind}.sat.{to}.{suffix(value.type)}", to, [rounded])
+    result = cx.call(f"llvm.{kind}.sat.{to}.{suffix(value.type)}", to, [rounded])
+    if str(value.type) == "double" or to.width == 64:
+        # PTX cvt, integer notes: NaN gives 0, "otherwise 1 << (BitWidth(dst) - 1)" from .f64
+        # sources or into 64-bit destinations.
+        is_nan = b.fcmp_unordered("uno", value, value)
+        result = b.select(is_nan, ir.Constant(to, 1 << (to.width - 1)), result)
+    return result
 
 
 def _exact_int(cx: FnContext, value: ir.Value, signed: bool) -> tuple[ir.Value, ir.Value]:
-    """(s, e): the integer as f64 rounded to nearest, and a value with the sign of the error."""
+    """(s, e): the integer as f64 rounded to nearest, and a value with the sign of (exact − s)."""
     b = cx.builder
     to_fp = b.sitofp if signed else b.uitofp
     s = to_fp(value, DOUBLE)
     if value.type.width <= 32:
         return s, fconst(DOUBLE, 0.0)
-    wide = ir.IntType(130)
-    exact = b.sext(value, wide) if signed else b.zext(value, wide)
-    back = cx.call(f"llvm.fptosi.sat.i130.f64", wide, [s])
-    return s, b.sitofp(b.sub(exact, back), DOUBLE)
+    # s may have rounded up to 2^63 (2^64 unsigned), outside the integer range: then exact < s.
+    limit = fconst(DOUBLE, 2.0 ** (value.type.width - 1 if signed else value.type.width))
+    at_limit = b.fcmp_ordered(">=", s, limit)
+    in_range = b.select(at_limit, fconst(DOUBLE, 0.0), s)
+    back = b.fptosi(in_range, value.type) if signed else b.fptoui(in_range, value.type)
+    compare = b.icmp_signed if signed else b.icmp_unsigned
+    above, below = compare(">", value, back), compare("<", value, back)
+    one, minus_one, zero = fconst(DOUBLE, 1.0), fconst(DOUBLE, -1.0), fconst(DOUBLE, 0.0)
+    e = b.select(at_limit, minus_one, b.select(above, one, b.select(below, minus_one, zero)))
+    return s, e
 
 
 def _int_to_float(cx: FnContext, op: Op, value: ir.Value, stype: str) -> ir.Value:
@@ -136,4 +149,3 @@ def lower_cvt(cx: FnContext, op: Op) -> None:
 
 
 LOWERINGS: dict[str, Lowering] = {"cvt": lower_cvt}
-_ = _FLOAT_NAMES

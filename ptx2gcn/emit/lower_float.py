@@ -76,10 +76,10 @@ def _finish(cx: FnContext, op: Op, result: ir.Value) -> None:
 
 
 def _relu(cx: FnContext, x: ir.Value) -> ir.Value:
-    """max(x, +0); NaN stays NaN (PTX .relu)."""
+    """max(x, +0), NaN → the canonical NaN (PTX .relu)."""
     b = cx.builder
     zero = _splat(x.type, fconst(_scalar(x.type), 0.0))
-    return b.select(b.fcmp_unordered("<=", x, zero), b.select(b.fcmp_ordered("!=", x, x), x, zero), x)
+    return canonical_nan(cx, b.select(b.fcmp_ordered("<=", x, zero), zero, x))
 
 
 def _rnd(cx: FnContext, op: Op) -> str:
