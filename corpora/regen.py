@@ -17,6 +17,7 @@ A CUDA source steers its own build with header comments:
 
 * ``// corpus-min-arch: 80``            skip targets below sm_80
 * ``// corpus-archs: 80``               build only these targets (space separated)
+* ``// corpus-flags: -rdc=true``        extra nvcc flags for every build of this file
 * ``// corpus-variants: G=-G ; fast_math=-use_fast_math``  extra builds with extra nvcc flags
 * ``// corpus-output: large``           write to ``large/`` instead of ``nvcc/``
 
@@ -83,6 +84,7 @@ class Job:
 class CudaSource:
     path: Path
     archs: tuple[int, ...]
+    flags: tuple[str, ...]
     variants: tuple[tuple[str, tuple[str, ...]], ...]
     large: bool
 
@@ -91,7 +93,7 @@ def parse_cuda_header(path: Path) -> CudaSource:
     """Read the ``// corpus-*:`` header lines of one CUDA source."""
     text = path.read_text()
     fields = dict(re.findall(r"^// corpus-([a-z-]+):\s*(.*?)\s*$", text, re.M))
-    unknown = set(fields) - {"min-arch", "archs", "variants", "output"}
+    unknown = set(fields) - {"min-arch", "archs", "flags", "variants", "output"}
     if unknown:
         raise SystemExit(f"{path}: unknown corpus header field(s): {', '.join(sorted(unknown))}")
     archs = tuple(int(a) for a in fields["archs"].split()) if "archs" in fields else NVCC_ARCHS
@@ -105,7 +107,8 @@ def parse_cuda_header(path: Path) -> CudaSource:
     output = fields.get("output", "nvcc")
     if output not in ("nvcc", "large"):
         raise SystemExit(f"{path}: corpus-output must be nvcc or large, not {output!r}")
-    return CudaSource(path, tuple(a for a in archs if a >= min_arch), tuple(variants), output == "large")
+    flags = tuple(fields.get("flags", "").split())
+    return CudaSource(path, tuple(a for a in archs if a >= min_arch), flags, tuple(variants), output == "large")
 
 
 def nvcc_jobs(nvcc: str, collection: str, src_dir: Path = STAGED_SRC) -> list[Job]:
@@ -123,7 +126,7 @@ def nvcc_jobs(nvcc: str, collection: str, src_dir: Path = STAGED_SRC) -> list[Jo
                     out = Path("large") / f"{src.stem}{suffix}.sm_{arch}.ptx"
                 else:
                     out = Path("nvcc") / f"sm_{arch}" / f"{src.stem}{suffix}.ptx"
-                command = (nvcc, *NVCC_FLAGS, f"-arch=sm_{arch}", *flags, str(src), "-o", "{out}")
+                command = (nvcc, *NVCC_FLAGS, f"-arch=sm_{arch}", *info.flags, *flags, str(src), "-o", "{out}")
                 jobs.append(Job(out, command, arch))
     return jobs
 

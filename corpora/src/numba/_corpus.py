@@ -11,6 +11,11 @@ kernel with the *current device's* compute capability (``dispatcher.compile_devi
 ``get_current_device()``), which needs the CUDA driver. The driver below substitutes a stand-in device
 whose capability is the target being compiled for, and runs each target in a fresh process so that
 device functions compiled for one target are never reused for another.
+
+Determinism: numba-cuda keeps the code libraries linked into a kernel in a ``set`` of objects hashed by
+identity (``CUDACodeLibrary._linking_libraries``), so the order of the module-level declarations in the
+PTX changed from run to run. The driver makes that collection insertion-ordered, so the same source gives
+the same PTX.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 
 import numba.cuda.dispatcher
 from numba import cuda
+from numba.cuda.codegen import CUDACodeLibrary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +42,21 @@ class KernelSpec:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     """Extra ``cuda.compile_ptx`` keywords: fastmath, lineinfo, device, abi, ..."""
     min_arch: int = 0
+
+
+class _InsertionOrderedSet(dict[Any, None]):
+    """The part of ``set`` that numba-cuda uses on ``_linking_libraries`` (add, iterate), in insertion order."""
+
+    def add(self, item: Any) -> None:
+        self[item] = None
+
+
+_original_library_init = CUDACodeLibrary.__init__
+
+
+def _library_init(self: CUDACodeLibrary, *args: Any, **kwargs: Any) -> None:
+    _original_library_init(self, *args, **kwargs)
+    self._linking_libraries = _InsertionOrderedSet()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +77,7 @@ def main(specs: list[KernelSpec]) -> None:
     arch = archs[0]
     cc = (arch // 10, arch % 10)
     setattr(numba.cuda.dispatcher, "get_current_device", lambda: _StandInDevice(cc))
+    setattr(CUDACodeLibrary, "__init__", _library_init)
     for spec in specs:
         if arch < spec.min_arch:
             continue

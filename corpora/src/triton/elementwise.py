@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Triton element-wise kernels: masked vector add, fused GELU (erf and a sigmoid-based tanh), dropout with the
 Philox generator (tl.rand), fp16/bf16 casts, a clamp with minimum/maximum, and
-libdevice math (pow, tanh) next to Triton's own exp/log/sin/cos/sqrt/rsqrt."""
+libdevice math (pow, tanh) next to Triton's own exp/log/sin/cos/sqrt/rsqrt, and inline PTX through
+tl.inline_asm_elementwise."""
 
 from __future__ import annotations
 
@@ -64,6 +65,16 @@ def math_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y, mask=mask)
 
 
+@triton.jit
+def inline_asm_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    rotated = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 7;", "=r,r", [x], dtype=tl.uint32, is_pure=True,
+                                        pack=1)
+    tl.store(y_ptr + offs, rotated ^ x, mask=mask)
+
+
 SPECS = [
     KernelSpec("add_kernel", add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
                {"BLOCK": 1024}),
@@ -73,6 +84,7 @@ SPECS = [
     KernelSpec("cast_clamp_kernel", cast_clamp_kernel,
                {"x_ptr": "*fp32", "h_ptr": "*fp16", "b_ptr": "*bf16", "i_ptr": "*i32", "n": "i32", "lo": "fp32",
                 "hi": "fp32"}, {"BLOCK": 256}, num_warps=2),
+    KernelSpec("inline_asm_kernel", inline_asm_kernel, {"x_ptr": "*u32", "y_ptr": "*u32", "n": "i32"}, {"BLOCK": 512}),
     KernelSpec("math_kernel", math_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}, {"BLOCK": 256}),
 ]
 

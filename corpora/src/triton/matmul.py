@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Triton tensor-core kernels: blocked fp16 matmul with grouped program ordering and a fused activation
-(tl.dot: mma.sync on sm_80, wgmma + TMA-free async copies on sm_90a), a bf16 variant, an fp8 (e4m3) matmul on
+(tl.dot: mma.sync on sm_80, wgmma on sm_90a), bf16, int8 (s32 accumulate) and tf32 variants, an fp8 (e4m3) matmul on
 sm_90 only, and a small causal flash-attention forward pass (online softmax, two tl.dot per block)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from _corpus import KernelSpec, main
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-                  ACTIVATION: tl.constexpr):
+                  ACTIVATION: tl.constexpr, ACC_TYPE: tl.constexpr):
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
@@ -28,11 +28,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_TYPE)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, out_dtype=ACC_TYPE)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     if ACTIVATION == "leaky_relu":
@@ -76,7 +76,7 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, seq_len, sm_scale, stride_s
 _MATMUL_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
                "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32", "stride_cm": "i32",
                "stride_cn": "i32"}
-_TILES = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}
+_TILES = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8, "ACC_TYPE": tl.float32}
 
 SPECS = [
     KernelSpec("matmul_fp16_leaky_relu", matmul_kernel, _MATMUL_SIG, {**_TILES, "ACTIVATION": "leaky_relu"},
@@ -87,6 +87,13 @@ SPECS = [
     KernelSpec("matmul_fp8e4m3", matmul_kernel,
                {**_MATMUL_SIG, "a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "c_ptr": "*fp16"},
                {**_TILES, "BLOCK_K": 64, "ACTIVATION": ""}, num_warps=8, num_stages=3, min_arch=90),
+    KernelSpec("matmul_int8", matmul_kernel,
+               {**_MATMUL_SIG, "a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32"},
+               {**_TILES, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64, "ACTIVATION": "", "ACC_TYPE": tl.int32},
+               num_warps=4, num_stages=2),
+    KernelSpec("matmul_tf32", matmul_kernel,
+               {**_MATMUL_SIG, "a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32"},
+               {**_TILES, "BLOCK_M": 64, "BLOCK_N": 64, "ACTIVATION": "leaky_relu"}, num_warps=4, num_stages=2),
     KernelSpec("attention_fwd_kernel", attention_fwd_kernel,
                {"q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "o_ptr": "*fp16", "seq_len": "i32",
                 "sm_scale": "fp32", "stride_s": "i32"}, {"BLOCK_M": 64, "BLOCK_N": 64, "HEAD_DIM": 64},
