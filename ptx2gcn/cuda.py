@@ -75,6 +75,11 @@ cuCtxDestroy = _entry(_device.ctx_destroy, 0)
 cuCtxSynchronize = _entry(_device.ctx_synchronize, 0)
 cuCtxGetCurrent = _entry(_device.ctx_get_current, 1)
 cuCtxSetCurrent = _entry(_device.ctx_set_current, 0)
+cuCtxPushCurrent = _entry(_device.ctx_push_current, 0)
+cuCtxPopCurrent = _entry(_device.ctx_pop_current, 1)
+cuCtxGetDevice = _entry(_device.ctx_get_device, 1)
+cuDevicePrimaryCtxRetain = _entry(_device.device_primary_ctx_retain, 1)
+cuDevicePrimaryCtxRelease = _entry(_device.device_primary_ctx_release, 0)
 
 # -- modules and functions --------------------------------------------------------------------------
 cuModuleLoad = _entry(_module.module_load, 1)
@@ -98,16 +103,20 @@ cuMemcpyHtoDAsync = _entry(_memory.memcpy_htod_async, 0)
 cuMemcpyDtoHAsync = _entry(_memory.memcpy_dtoh_async, 0)
 cuMemcpyDtoDAsync = _entry(_memory.memcpy_dtod_async, 0)
 cuMemsetD8 = _entry(_memory.memset_d8, 0)
+cuMemsetD16 = _entry(_memory.memset_d16, 0)
 cuMemsetD32 = _entry(_memory.memset_d32, 0)
+cuMemGetInfo = _entry(_memory.mem_get_info, 2)
 
 # -- execution, streams, events ---------------------------------------------------------------------
 cuLaunchKernel = _entry(_launch.launch_kernel, 0)
 cuStreamCreate = _entry(_stream.stream_create, 1)
 cuStreamSynchronize = _entry(_stream.stream_synchronize, 0)
+cuStreamQuery = _entry(_stream.stream_query, 0)
 cuStreamDestroy = _entry(_stream.stream_destroy, 0)
 cuEventCreate = _entry(_stream.event_create, 1)
 cuEventRecord = _entry(_stream.event_record, 0)
 cuEventSynchronize = _entry(_stream.event_synchronize, 0)
+cuEventQuery = _entry(_stream.event_query, 0)
 cuEventElapsedTime = _entry(_stream.event_elapsed_time, 1)
 cuEventDestroy = _entry(_stream.event_destroy, 0)
 
@@ -132,17 +141,23 @@ __all__ = [
     "cuCtxCreate",
     "cuCtxDestroy",
     "cuCtxGetCurrent",
+    "cuCtxGetDevice",
+    "cuCtxPopCurrent",
+    "cuCtxPushCurrent",
     "cuCtxSetCurrent",
     "cuCtxSynchronize",
     "cuDeviceGet",
     "cuDeviceGetAttribute",
     "cuDeviceGetCount",
     "cuDeviceGetName",
+    "cuDevicePrimaryCtxRelease",
+    "cuDevicePrimaryCtxRetain",
     "cuDeviceTotalMem",
     "cuDriverGetVersion",
     "cuEventCreate",
     "cuEventDestroy",
     "cuEventElapsedTime",
+    "cuEventQuery",
     "cuEventRecord",
     "cuEventSynchronize",
     "cuFuncGetAttribute",
@@ -154,6 +169,7 @@ __all__ = [
     "cuMemAllocHost",
     "cuMemFree",
     "cuMemFreeHost",
+    "cuMemGetInfo",
     "cuMemcpyDtoD",
     "cuMemcpyDtoDAsync",
     "cuMemcpyDtoH",
@@ -161,6 +177,7 @@ __all__ = [
     "cuMemcpyHtoD",
     "cuMemcpyHtoDAsync",
     "cuMemsetD8",
+    "cuMemsetD16",
     "cuMemsetD32",
     "cuModuleGetFunction",
     "cuModuleGetGlobal",
@@ -171,6 +188,7 @@ __all__ = [
     "cuModuleUnload",
     "cuStreamCreate",
     "cuStreamDestroy",
+    "cuStreamQuery",
     "cuStreamSynchronize",
     "ptx2gcnGetLastErrorMessage",
 ]

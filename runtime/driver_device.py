@@ -138,12 +138,12 @@ def ctx_destroy(ctx: object) -> None:
     state = driver()
     state.initialised()
     context = state.context(handle(ctx, CUcontext, "ctx"))
-    with state.lock:
-        state.forget_context(context)
-    try:
-        context.backend.close()
-    except BackendError as error:
-        raise from_backend(error.kind, plain(error)) from None
+    if context.retains:
+        raise CudaError(
+            CUresult.CUDA_ERROR_INVALID_CONTEXT,
+            "ctx is a device's primary context; release it with cuDevicePrimaryCtxRelease",
+        )
+    _close(context)
 
 
 def ctx_synchronize() -> None:
@@ -166,3 +166,59 @@ def ctx_set_current(ctx: object) -> None:
     state.initialised()
     value = handle(ctx, CUcontext, "ctx")
     state.set_current(state.context(value) if value else None)
+
+
+def _close(context: Context) -> None:
+    state = driver()
+    with state.lock:
+        state.forget_context(context)
+    try:
+        context.backend.close()
+    except BackendError as error:
+        raise from_backend(error.kind, plain(error)) from None
+
+
+def device_primary_ctx_retain(dev: object) -> CUcontext:
+    """The device's primary context (created on first retain), reference-counted; not made current."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    with state.lock:
+        existing = state.primary.get(ordinal)
+        if existing is not None and existing in state.contexts:
+            context = state.contexts[existing]
+        else:
+            context = Context(state.new_handle(), ordinal, 0, _open(ordinal))
+            state.contexts[context.handle] = context
+            state.primary[ordinal] = context.handle
+        context.retains += 1
+    return CUcontext(context.handle)
+
+
+def device_primary_ctx_release(dev: object) -> None:
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    existing = state.primary.get(ordinal)
+    if existing is None or existing not in state.contexts:
+        raise CudaError(
+            CUresult.CUDA_ERROR_INVALID_CONTEXT, f"device {ordinal}'s primary context is not retained"
+        )
+    context = state.contexts[existing]
+    context.retains -= 1
+    if context.retains == 0:
+        _close(context)
+
+
+def ctx_push_current(ctx: object) -> None:
+    state = driver()
+    state.initialised()
+    state.push(state.context(handle(ctx, CUcontext, "ctx")))
+
+
+def ctx_pop_current() -> CUcontext:
+    state = driver()
+    state.initialised()
+    return CUcontext(state.pop().handle)
+
+
+def ctx_get_device() -> CUdevice:
+    return CUdevice(driver().require_current().device)

@@ -57,6 +57,15 @@ def _count(value: object, what: str) -> int:
     return integer(value, what, 64)
 
 
+def mem_get_info() -> tuple[int, int]:
+    """(free, total) bytes of the current context's device, counting every context's allocations."""
+    state = driver()
+    context = state.require_current()
+    total = context.backend.properties.total_memory
+    used = sum(sum(c.allocations.values()) for c in state.contexts.values() if c.device == context.device)
+    return max(0, total - used), total
+
+
 # -- allocation -------------------------------------------------------------------------------------
 def mem_alloc(bytesize: object) -> CUdeviceptr:
     context = driver().require_current()
@@ -167,6 +176,10 @@ def _fill(dstDevice: object, pattern: bytes, N: object) -> None:
 
 def memset_d8(dstDevice: object, uc: object, N: object) -> None:
     _fill(dstDevice, integer(uc, "uc", 8).to_bytes(1, "little"), N)
+
+
+def memset_d16(dstDevice: object, us: object, N: object) -> None:
+    _fill(dstDevice, integer(us, "us", 16).to_bytes(2, "little"), N)
 
 
 def memset_d32(dstDevice: object, ui: object, N: object) -> None:

@@ -63,6 +63,8 @@ class Context:
     modules: set[int] = field(default_factory=set)
     streams: set[int] = field(default_factory=set)
     events: set[int] = field(default_factory=set)
+    retains: int = 0
+    """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
 
 
 @dataclass(eq=False)
@@ -109,6 +111,8 @@ class Driver:
         self.functions: dict[int, FunctionRecord] = {}
         self.streams: dict[int, StreamRecord] = {}
         self.events: dict[int, EventRecord] = {}
+        self.primary: dict[int, int] = {}
+        """Device ordinal -> handle of its retained primary context."""
         self.lock = threading.RLock()
         self._next = _FIRST_HANDLE
         self._threads = threading.local()
@@ -177,6 +181,14 @@ class Driver:
 
     def push(self, context: Context) -> None:
         self._stack().append(context.handle)
+
+    def pop(self) -> Context:
+        stack = self._stack()
+        current = self.current()
+        if current is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "no current context to pop on this thread")
+        stack.pop()
+        return current
 
     def set_current(self, context: Context | None) -> None:
         stack = self._stack()
@@ -249,6 +261,8 @@ class Driver:
         for handle in context.events:
             self.events.pop(handle, None)
         self.contexts.pop(context.handle, None)
+        if self.primary.get(context.device) == context.handle:
+            del self.primary[context.device]
         stack = self._stack()
         stack[:] = [h for h in stack if h != context.handle]
 

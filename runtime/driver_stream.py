@@ -49,6 +49,13 @@ def stream_synchronize(hStream: object) -> None:
     backend_call((record.context if record is not None else context).backend.synchronize)
 
 
+def stream_query(hStream: object) -> None:
+    """Work is always complete: CUDA_SUCCESS for any valid stream."""
+    state = driver()
+    state.require_current()
+    state.stream(handle(hStream, CUstream, "hStream"))
+
+
 def stream_destroy(hStream: object) -> None:
     state = driver()
     state.initialised()
@@ -92,6 +99,13 @@ def event_synchronize(hEvent: object) -> None:
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
     backend_call(event.context.backend.synchronize)
+
+
+def event_query(hEvent: object) -> None:
+    """Recorded work is always complete: CUDA_SUCCESS for any valid event."""
+    state = driver()
+    state.initialised()
+    state.event(handle(hEvent, CUevent, "hEvent"))
 
 
 def event_elapsed_time(hStart: object, hEnd: object) -> float:

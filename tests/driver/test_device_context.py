@@ -139,3 +139,26 @@ def test_cuda_backend_without_cuda_python_or_gpu() -> None:
         assert "cuda-python is not installed" in message or "NVIDIA" in message
     finally:
         reset()
+
+
+def test_primary_context_and_push_pop(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    primary = ok(cuda.cuDevicePrimaryCtxRetain(0))
+    assert ok(cuda.cuDevicePrimaryCtxRetain(cuda.CUdevice(0))) == primary  # the same context, retained twice
+    assert int(ok(cuda.cuCtxGetCurrent())) == 0  # retaining does not make it current
+    fails(cuda.cuCtxGetDevice(), R.CUDA_ERROR_INVALID_CONTEXT)
+    ok(cuda.cuCtxPushCurrent(primary))
+    assert int(ok(cuda.cuCtxGetDevice())) == 0
+    other = ok(cuda.cuCtxCreate(0, 0))
+    assert ok(cuda.cuCtxPopCurrent()) == other
+    assert ok(cuda.cuCtxPopCurrent()) == primary
+    fails(cuda.cuCtxPopCurrent(), R.CUDA_ERROR_INVALID_CONTEXT, "no current context")
+    fails(cuda.cuCtxDestroy(primary), R.CUDA_ERROR_INVALID_CONTEXT, "cuDevicePrimaryCtxRelease")
+    ok(cuda.cuDevicePrimaryCtxRelease(0))
+    ok(cuda.cuCtxSetCurrent(primary))  # still retained once
+    ok(cuda.cuDevicePrimaryCtxRelease(0))
+    fails(cuda.cuDevicePrimaryCtxRelease(0), R.CUDA_ERROR_INVALID_CONTEXT, "not retained")
+    fails(cuda.cuCtxSetCurrent(primary), R.CUDA_ERROR_INVALID_CONTEXT)
+    assert ok(cuda.cuDevicePrimaryCtxRetain(0)) != primary  # a new one after the last release
+    fails(cuda.cuDevicePrimaryCtxRetain(2), R.CUDA_ERROR_INVALID_DEVICE)
+    fails(cuda.cuCtxPushCurrent(cuda.CUcontext(0x77)), R.CUDA_ERROR_INVALID_CONTEXT)

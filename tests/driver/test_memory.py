@@ -102,3 +102,16 @@ def test_memory_needs_a_context(driver: None) -> None:
     d = ok(cuda.cuMemAlloc(16))
     ok(cuda.cuCtxDestroy(context))
     fails(cuda.cuMemFree(d), R.CUDA_ERROR_INVALID_CONTEXT)
+
+
+def test_memset_d16_and_mem_get_info(context: cuda.CUcontext) -> None:
+    free_before, total = ok(cuda.cuMemGetInfo())
+    d = ok(cuda.cuMemAlloc(1 << 20))
+    free_after, total_after = ok(cuda.cuMemGetInfo())
+    assert total_after == total and free_before - free_after == 1 << 20
+    ok(cuda.cuMemsetD16(int(d) + 2, 0xBEEF, 3))
+    out = np.zeros(4, dtype=np.uint16)
+    ok(cuda.cuMemcpyDtoH(out, d, 8))
+    assert out.tolist() == [0, 0xBEEF, 0xBEEF, 0xBEEF]
+    fails(cuda.cuMemsetD16(int(d) + 1, 0, 1), R.CUDA_ERROR_INVALID_VALUE, "2-byte aligned")
+    fails(cuda.cuMemsetD16(d, 1 << 16, 1), R.CUDA_ERROR_INVALID_VALUE, "us = 65536")
