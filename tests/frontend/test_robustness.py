@@ -156,3 +156,21 @@ def test_parse_result_contains_only_ast_nodes() -> None:
         elif not isinstance(node, allowed):
             assert type(node).__module__ == ast.__name__, type(node)
             stack.extend(getattr(node, f.name) for f in dataclasses.fields(node) if f.name != "span")
+
+
+def test_crlf_line_endings_parse_like_lf() -> None:
+    text = SEEDS[0].decode()
+    assert parse_ptx(text.replace("\n", "\r\n")) == parse_ptx(text)
+
+
+def test_parallel_parses_do_not_mix_files() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [seed.decode() for seed in SEEDS]
+    expected = [parse_ptx(t, f"f{i}.ptx") for i, t in enumerate(texts)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda i: parse_ptx(texts[i % len(texts)], f"f{i % len(texts)}.ptx"),
+                                range(4 * len(texts))))
+    for i, module in enumerate(results):
+        assert module == expected[i % len(texts)]
+        assert module.span.file == f"f{i % len(texts)}.ptx"
