@@ -25,7 +25,7 @@ from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import UnknownInstruction
 from ptx2gcn.runtime.emulator.opcodes import all_opcodes
 from ptx2gcn.runtime.emulator.operands import LITERAL_CODE
-from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler
+from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, unsupported
 from ptx2gcn.runtime.emulator.semantics_valu import VOp, bind_vop
 from ptx2gcn.runtime.emulator.semantics_valu_float import OPS as FLOAT_OPS
 from ptx2gcn.runtime.emulator.semantics_valu_int import ACCUMULATING as INT_ACCUMULATING
@@ -59,6 +59,8 @@ def _accumulate_builder(op: VOp) -> Builder:
 
 def _k_builder(op: VOp, k_position: int) -> Builder:
     def build(inst: Instruction) -> Handler:
+        if inst.form in ("dpp", "sdwa"):
+            raise unsupported(inst, f"{inst.form} form of a K-constant instruction")
         fields = dict(inst.fields)
         if k_position == 1:
             fields["src1"], fields["src2"] = LITERAL_CODE, fields["src1"]

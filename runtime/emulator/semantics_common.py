@@ -55,6 +55,20 @@ def unsupported(inst: Instruction, why: str) -> UnknownInstruction:
     return UnknownInstruction(inst.pc, inst.encoding, f"{inst.opcode}: {why}")
 
 
+def check_sgprs(inst: Instruction, code: int, count: int) -> None:
+    """An SGPR tuple of ``count`` dwords at ``code`` must be even-aligned and inside s0..exec_hi."""
+    if code < 128 and code != NULL and ((count > 1 and code % 2) or code + count > 128):
+        raise unsupported(inst, f"scalar register tuple of {count} dwords at operand code {code} is invalid")
+
+
+def check_vgprs(inst: Instruction, row: int, count: int) -> None:
+    """A VGPR/AGPR tuple must lie inside the 512-entry register file (v0..v255, a0..a255)."""
+    if row + count > 512 or (row < 256 and row + count > 256):
+        raise unsupported(
+            inst, f"vector register tuple of {count} dwords at v{row} runs past the register file"
+        )
+
+
 def constant_bits(
     inst: Instruction, code: int, bits: int, is_float: bool, signed: bool = False
 ) -> int | None:
@@ -77,8 +91,7 @@ def scalar_reader(
     if value is not None:
         return lambda w: value
     if code in _APERTURES:
-        aperture = _APERTURES[code]
-        fixed = aperture if bits == 64 else aperture & MASK32
+        fixed = _APERTURES[code] & ((1 << bits) - 1)  # narrower reads take the low bits
         return lambda w: fixed
     if code == SCC_CODE:
         return lambda w: w.scc
@@ -88,6 +101,7 @@ def scalar_reader(
         return lambda w: int(w.vcc == 0)
     if code < 128:
         if bits == 64:
+            check_sgprs(inst, code, 2)
             return lambda w: w.s[code] | w.s[code + 1] << 32
         return lambda w: w.s[code]
     raise unsupported(inst, f"scalar source code {code} is not readable")
@@ -98,6 +112,7 @@ def scalar_writer(inst: Instruction, code: int, bits: int = 32) -> ScalarWrite:
         return lambda w, value: None
     if code >= 128:
         raise unsupported(inst, f"scalar destination code {code} is not writable")
+    check_sgprs(inst, code, bits // 32)
     if code in (EXEC_LO, EXEC_HI) or (bits == 64 and code + 1 == EXEC_LO):
         return (
             (lambda w, value: w.set_sreg64(code, value))
@@ -144,6 +159,7 @@ def vector_reader(
     dtype = UINT[bits]
     if code >= 256:
         row = code - 256
+        check_vgprs(inst, row, 2 if bits == 64 else 1)
         if bits == 64:
             return lambda w: np.ascontiguousarray(w.v[row : row + 2].T).view(U64).ravel()
         if bits == 16:

@@ -18,6 +18,7 @@ from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.semantics_common import (
     Builder,
     Handler,
+    check_sgprs,
     scalar_reader,
     scalar_writer,
     unsupported,
@@ -155,6 +156,7 @@ def _bind_sload(inst: Instruction) -> Handler:
     address = _smem_address(inst)
     count = _dwords(inst)
     sdata = inst.fields["sdata"]
+    check_sgprs(inst, sdata, count)
 
     def load(w: Wave) -> None:
         values = w.memory.scalar_load(address(w), 4 * count).view(np.uint32).tolist()
@@ -170,6 +172,7 @@ def _bind_sstore(inst: Instruction) -> Handler:
     address = _smem_address(inst)
     count = _dwords(inst)
     sdata = inst.fields["sdata"]
+    check_sgprs(inst, sdata, count)
 
     def store(w: Wave) -> None:
         data = np.array(w.s[sdata : sdata + count], dtype=np.uint32)

@@ -19,7 +19,6 @@ from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import (
     U16,
     U32,
-    U64,
     Handler,
     Vec,
     VecRead,
@@ -120,9 +119,17 @@ def dpp_wrap(inst: Instruction, readers: list[VecRead], compute: Compute, row: i
 def sdwa_source(inst: Instruction, index: int) -> VecRead:
     """Source ``index`` (0 or 1) of an SDWA instruction: the selected byte/word, zero/sign-extended."""
     f = inst.fields
+    check_sdwa_selects(inst)
     read = vector_reader(inst, f[f"src{index}"], 32)
     sel, sext = f.get(f"src{index}_sel", 6), bool(f.get(f"src{index}_sext", 0))
     return lambda w: _select(read(w), sel, sext)
+
+
+def check_sdwa_selects(inst: Instruction) -> None:
+    """SDWA selects are 0..6 (BYTE_0..3, WORD_0/1, DWORD) and dst_unused 0..2; 7/3 are reserved."""
+    f = inst.fields
+    if any(f.get(name, 6) > 6 for name in ("src0_sel", "src1_sel", "dst_sel")) or f.get("dst_unused", 0) > 2:
+        raise unsupported(inst, "reserved SDWA select or dst_unused value")
 
 
 # -- SDWA ---------------------------------------------------------------------------------------
@@ -164,12 +171,15 @@ def sdwa_wrap(
     modify: Callable[[int, Vec], Vec],
 ) -> Handler:
     """``src_types``: (bits, is_float) per source; ``modify(i, value)`` applies source i's abs/neg."""
+    check_sdwa_selects(inst)
     f = inst.fields
-    codes = [f["src0"], f.get("src1", 0)][: len(src_types)]
+    # a third source exists only for accumulating ops (v_mac_f16: the destination), read whole
+    codes = [f["src0"], f.get("src1", 0), f.get("src2", 0)][: len(src_types)]
     readers = [vector_reader(inst, code, 32) for code in codes]
     sels = [
         (f.get("src0_sel", 6), bool(f.get("src0_sext", 0))),
         (f.get("src1_sel", 6), bool(f.get("src1_sext", 0))),
+        (6, False),
     ]
     dst_sel, unused = f.get("dst_sel", 6), f.get("dst_unused", 0)
     if bits == 64 or any(b == 64 for b, _ in src_types):
@@ -178,13 +188,10 @@ def sdwa_wrap(
 
     def run(w: Wave) -> None:
         raws = []
-        for i, (read, (sel, sext)) in enumerate(zip(readers, sels)):
+        for i, (read, (sel, sext)) in enumerate(zip(readers, sels[: len(readers)], strict=True)):
             width = src_types[i][0]
             raws.append(modify(i, _select(read(w), sel, sext).astype(narrow[width])))
         result = np.asarray(compute(w, raws)).astype(U32)
         np.copyto(w.v[row], _place(result, w.v[row], dst_sel, unused), where=w.exec_mask)
 
     return run
-
-
-__all__ = ["U64", "dpp_source_lanes", "dpp_wrap", "sdwa_wrap"]

@@ -21,6 +21,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     U64,
     Builder,
     Handler,
+    check_sgprs,
     lane_mask_reader,
     scalar_reader,
     scalar_writer,
@@ -45,7 +46,9 @@ def _mask_in(inst: Instruction) -> Any:
 
 
 def _mask_out(inst: Instruction) -> int:
-    return inst.fields["sdst"] if inst.encoding == "VOP3" else VCC_LO
+    code = inst.fields["sdst"] if inst.encoding == "VOP3" else VCC_LO
+    check_sgprs(inst, code, 2)
+    return code
 
 
 def _write_mask(w: Wave, code: int, lanes: A) -> None:
@@ -148,6 +151,7 @@ def _bind_mad64(inst: Instruction) -> Handler:
     c = vector_reader(inst, f["src2"], 64, signed=signed)
     write = vgpr_writer(f["vdst"], 64)
     out = f["sdst"]
+    check_sgprs(inst, out, 2)
     if f.get("clamp", 0):
         raise unsupported(inst, "clamp on a 64-bit multiply-add")
 
@@ -259,6 +263,7 @@ def _bind_div_scale(inst: Instruction) -> Handler:
     readers = [_float_reader(inst, i, bits) for i in range(3)]
     write = vgpr_writer(inst.fields["vdst"], bits)
     out = inst.fields["sdst"]
+    check_sgprs(inst, out, 2)
 
     def run(w: Wave) -> None:
         s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)

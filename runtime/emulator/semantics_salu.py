@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, scalar_reader, scalar_writer
 from ptx2gcn.runtime.emulator.wave import M0, MASK32, MASK64, Wave
 
@@ -322,6 +323,14 @@ def _bind_pc(inst: Instruction) -> Handler:
     return swappc
 
 
+def _relative(base: int, offset: int, step: int) -> int:
+    """SGPR ``base + M0`` of s_movrels/s_movreld; it must stay inside s0..s101 (a fault otherwise)."""
+    code = base + offset
+    if code + step > 102:
+        raise WaveFault(f"M0-relative SGPR index s{code} (base s{base} + M0 {offset}) is outside s0..s101")
+    return code
+
+
 def _bind_movrel(inst: Instruction) -> Handler:
     f = inst.fields
     bits = _dst_bits(inst)
@@ -331,14 +340,14 @@ def _bind_movrel(inst: Instruction) -> Handler:
         write = scalar_writer(inst, dst, bits)
 
         def movrels(w: Wave) -> None:
-            code = base + w.s[M0]
+            code = _relative(base, w.s[M0], step)
             write(w, w.s[code] | (w.s[code + 1] << 32 if step == 2 else 0))
 
         return movrels
     read = scalar_reader(inst, f["ssrc0"], bits)
 
     def movreld(w: Wave) -> None:
-        code = f["sdst"] + w.s[M0]
+        code = _relative(f["sdst"], w.s[M0], step)
         value = read(w)
         for i in range(step):
             w.set_sreg(code + i, value >> (32 * i))

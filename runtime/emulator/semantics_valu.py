@@ -34,6 +34,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     Handler,
     Vec,
     VecRead,
+    check_vgprs,
     unsupported,
     vector_reader,
     vgpr_writer,
@@ -186,6 +187,7 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     readers = _readers(inst, op)
     out_bits, out_float, _, _ = TYPES[op.dst]
     row = inst.fields["vdst"] if dst_row is None else dst_row
+    check_vgprs(inst, row, 2 if out_bits == 64 else 1)
     write = vgpr_writer(
         row,
         out_bits,

@@ -20,7 +20,15 @@ import numpy.typing as npt
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.memory import APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
 from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS, AtomicOp
-from ptx2gcn.runtime.emulator.semantics_common import U32, U64, Builder, Handler, scalar_reader, unsupported
+from ptx2gcn.runtime.emulator.semantics_common import (
+    U32,
+    U64,
+    Builder,
+    Handler,
+    check_vgprs,
+    scalar_reader,
+    unsupported,
+)
 from ptx2gcn.runtime.emulator.wave import Wave
 
 Lanes = npt.NDArray[np.intp]
@@ -141,6 +149,7 @@ def _bind_load(inst: Instruction) -> Handler:
     address = address_fn(inst)
     row = inst.fields["vdst"] + (256 if inst.fields.get("acc", 0) else 0)
     dwords = max(1, width // 4)
+    check_vgprs(inst, row, dwords)
 
     single = _single_space(inst)
 
@@ -177,6 +186,7 @@ def _bind_store(inst: Instruction) -> Handler:
     address = address_fn(inst)
     data = inst.fields["vdata"] + (256 if inst.fields.get("acc", 0) else 0)
     dwords = max(1, width // 4)
+    check_vgprs(inst, data, dwords)
 
     single = _single_space(inst)
 
@@ -221,6 +231,8 @@ def _bind_atomic(inst: Instruction) -> Handler:
     width = op.bytes
     words = width // 4
     operands = words * (2 if op.two_operands else 1)
+    check_vgprs(inst, data, operands)
+    check_vgprs(inst, dst, words)
 
     def run(w: Wave) -> None:
         lanes = active_lanes(w)

@@ -15,7 +15,13 @@ from typing import Any
 
 import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, unsupported, vector_reader
+from ptx2gcn.runtime.emulator.semantics_common import (
+    Builder,
+    Handler,
+    check_sgprs,
+    unsupported,
+    vector_reader,
+)
 from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
 from ptx2gcn.runtime.emulator.semantics_fp import float_class_mask
 from ptx2gcn.runtime.emulator.semantics_valu import TYPES, bits_modifier
@@ -103,6 +109,10 @@ def bind_cmp(inst: Instruction) -> Handler:
         dst = f["sdst"] if f.get("sd", 0) else VCC_LO
     else:
         dst = f.get("sdst", VCC_LO) if inst.form == "e64" or inst.encoding == "VOP3" else VCC_LO
+
+    if dst >= 128:
+        raise unsupported(inst, f"compare destination code {dst} is not a scalar register")
+    check_sgprs(inst, dst, 2)
 
     def run(w: Wave) -> None:
         mask = bits_of(compute(w) & w.exec_mask)
