@@ -79,11 +79,15 @@ def test_load_forms(context: cuda.CUcontext) -> None:
     )  # void* to NUL-terminated PTX
     hsaco = compile_ptx(KERNELS_PTX).data
     assert _kernels(ok(cuda.cuModuleLoadData(hsaco))) == every
+    image = np.frombuffer(hsaco, dtype=np.uint8)  # an ELF by address: its headers give its size
+    assert _kernels(ok(cuda.cuModuleLoadData(int(image.ctypes.data)))) == every
 
 
 def test_load_fatbin(context: cuda.CUcontext, nvcc_fatbins: dict[str, Path]) -> None:
     data = nvcc_fatbins["ptx"].read_bytes()
     assert _kernels(ok(cuda.cuModuleLoadFatBinary(data))) == {"vector_add", "block_sum", "scale_add", "poke"}
+    in_memory = np.frombuffer(data, dtype=np.uint8)  # as a C program hands it over: a pointer
+    assert "poke" in _kernels(ok(cuda.cuModuleLoadFatBinary(int(in_memory.ctypes.data))))
     assert "vector_add" in _kernels(ok(cuda.cuModuleLoad(str(nvcc_fatbins["ptx"]))))
     message = fails(
         cuda.cuModuleLoadFatBinary(nvcc_fatbins["sass"].read_bytes()),

@@ -160,3 +160,44 @@ def test_examples_run_unchanged(script: str, needle: str, cache_env: None) -> No
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert needle in done.stdout and "PASS" in done.stdout
+
+
+def test_kernel_fault_is_reported(
+    tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    case = tmp_path / "poke.toml"
+    case.write_text(
+        'ptx = "kernels.ptx"\nkernel = "poke"\n[[args]]\nname = "p"\nbuffer = "s32"\ncount = 4\n'
+        '[[args]]\nname = "i"\nscalar = "s64"\nvalue = 4\n'
+    )
+    assert main(["run", str(case)]) == 1
+    err = capsys.readouterr().err
+    assert "kernel 'poke', work-group (0,0,0), wave 0" in err and "past the end" in err
+    case.write_text(case.read_text().replace("value = 4", "value = 3"))
+    assert main(["run", str(case)]) == 0
+    assert "p (int32): [0, 0, 0, 7]" in capsys.readouterr().out
+
+
+def test_cuda_backend_differential(
+    tmp_path: Path, cache_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--backend cuda hands the original PTX and the same packed parameters to cuda-python (here the fake
+    of tests/driver/test_cuda_backend.py, which computes vector_add on the host)."""
+    import types
+
+    from tests.driver.test_cuda_backend import FakeDriver
+
+    fake = FakeDriver()
+    module = types.ModuleType("cuda.bindings.driver")
+    for name in dir(fake):
+        if name.startswith(("cu", "CU")):
+            setattr(module, name, getattr(fake, name))
+    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", module)
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    assert (
+        main(["run", str(_case(tmp_path, 'ptx = "kernels.ptx"', None)), "--backend", "cuda", "--check"]) == 0
+    )
+    assert "c: ok (500 elements)" in capsys.readouterr().out
+    assert fake.modules == [(KERNELS / "kernels.ptx").read_bytes() + b"\0"]
+    assert not fake.memory  # every buffer freed
