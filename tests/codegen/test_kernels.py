@@ -175,7 +175,7 @@ DYNAMIC = """
   shl.b32 %r4, %r1, 2;
   add.u32 %r5, %r3, %r4;
   st.shared.f32 [%r5], %f;
-  st.shared.u32 [pad+8], 7;
+  st.shared.u32 [pad+8], %r7;
   bar.sync 0;
   sub.u32 %r6, %r7, 1;
   sub.u32 %r6, %r6, %r1;
@@ -201,7 +201,7 @@ def test_dynamic_shared_memory_follows_static() -> None:
     assert co.kernels["dynrev"].lds_size >= 12
     launch(load(co.data, "d"), "dynrev", grid=(1, 1, 1), block=(n, 1, 1), kernarg=struct.pack("<QI", data, n),
            memory=memory, dynamic_lds=4 * n)
-    assert np.array_equal(np.frombuffer(memory.read(data, 4 * n), np.float32), values[::-1] + np.float32(7))
+    assert np.array_equal(np.frombuffer(memory.read(data, 4 * n), np.float32), values[::-1] + np.float32(n))
 
 
 CALLS = """
