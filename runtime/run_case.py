@@ -41,7 +41,9 @@ class CaseRun:
 
 def open_backend(name: str | None, trace: Callable[[str], None] | None = None) -> tuple[str, Backend]:
     factory: BackendFactory = select_backend(name)
-    if trace is not None and isinstance(factory, EmulatorFactory):
+    if trace is not None:
+        if not isinstance(factory, EmulatorFactory):
+            raise Ptx2GcnError.at(None, f"tracing needs the emulator backend, not {factory.name}")
         factory = EmulatorFactory(trace)
     factory.device_count()
     return factory.name, factory.open(0)

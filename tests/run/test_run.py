@@ -201,3 +201,16 @@ def test_cuda_backend_differential(
     assert "c: ok (500 elements)" in capsys.readouterr().out
     assert fake.modules == [(KERNELS / "kernels.ptx").read_bytes() + b"\0"]
     assert not fake.memory  # every buffer freed
+
+
+def test_trace(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None)
+    assert main(["run", str(case), "--trace", "--check"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert lines[0].startswith("wg(0,0,0) w0 0x") and any("global_store_dword" in line for line in lines)
+    assert {line.split()[1] for line in lines if line.startswith("wg(1,0,0)")} == {"w0", "w1", "w2", "w3"}
+    assert "c: ok" in captured.out
+    assert main(["run", str(case), "--trace", "--backend", "cuda"]) == 1
+    assert "tracing needs the emulator backend, not cuda" in capsys.readouterr().err
