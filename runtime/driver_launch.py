@@ -16,7 +16,9 @@ as a Python sequence (whose pointer entries may also be buffer objects / ``c_siz
 Invariant: the packed buffer has every parameter at the offset the kernel's metadata gives, exactly
 ``size`` bytes from the argument; a wrong number of arguments, an argument smaller than its
 parameter, both or neither of ``kernelParams``/``extra`` for a kernel with parameters, and launch
-shapes beyond the device's limits are ``CUDA_ERROR_INVALID_VALUE`` naming what is wrong.
+shapes beyond the device's limits are ``CUDA_ERROR_INVALID_VALUE`` naming what is wrong. A kernel
+fault is returned by the launch itself (work is synchronous) and then sticks to the context, as in
+CUDA: every later call needing that context fails with the same code until it is destroyed.
 """
 
 from __future__ import annotations
@@ -40,6 +42,17 @@ from ptx2gcn.runtime.driver_types import CUfunction, CUstream, _Handle
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
+#: Launch failures after which CUDA declares the context unusable.
+STICKY = frozenset(
+    {
+        CUresult.CUDA_ERROR_ILLEGAL_ADDRESS,
+        CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        CUresult.CUDA_ERROR_LAUNCH_FAILED,
+        CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
+        CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
+        CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
+    }
+)
 _OTHER_TYPES = (ctypes.c_char, ctypes.c_wchar, ctypes.c_float, ctypes.c_double)
 
 
@@ -313,4 +326,11 @@ def launch_kernel(
         except ArgumentError as error:
             raise invalid(f"kernel {info.name!r}: {error}") from None
     module = function.module
-    backend_call(lambda: context.backend.launch(module.loaded, info.name, grid, block, shared, parameters))
+    try:
+        backend_call(
+            lambda: context.backend.launch(module.loaded, info.name, grid, block, shared, parameters)
+        )
+    except CudaError as error:
+        if error.result in STICKY:
+            context.fault = error
+        raise

@@ -64,6 +64,10 @@ class Context:
     streams: set[int] = field(default_factory=set)
     events: set[int] = field(default_factory=set)
     retains: int = 0
+    fault: CudaError | None = None
+    """A kernel fault that ruined this context: CUDA's "sticky" errors (illegal address, illegal
+    instruction, launch failure, timeout). Every later call that needs the context returns it; only
+    destroying the context (or releasing the primary context) clears it."""
     """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
 
 
@@ -176,6 +180,11 @@ class Driver:
             raise CudaError(
                 CUresult.CUDA_ERROR_INVALID_CONTEXT,
                 "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)",
+            )
+        if context.fault is not None:
+            raise CudaError(
+                context.fault.result,
+                f"an earlier kernel fault ruined this context (destroy it): {context.fault.message}",
             )
         return context
 
