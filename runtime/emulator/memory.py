@@ -117,37 +117,64 @@ class DeviceMemory:
             )
         raise AccessFault("global", address, size, lane)
 
-    def _locate(self, addrs: Addrs, width: int, lanes: Lanes) -> tuple[U8, npt.NDArray[np.uint64]]:
-        """The one region holding every lane's access, and the lanes' byte offsets into it."""
+    def _locate(self, addrs: Addrs, width: int, lanes: Lanes) -> tuple[U8, npt.NDArray[np.uint64]] | None:
+        """The one region holding every lane's access and the lanes' byte offsets into it, or None
+        when the lanes use several allocations (every lane's access is checked before None)."""
         low = int(addrs.min())
         high = int(addrs.max())
         try:
             region = self._region(low, high + width - low)
         except AccessFault:
-            for lane, address in zip(lanes.tolist(), addrs.tolist()):
+            for lane, address in zip(lanes.tolist(), addrs.tolist(), strict=True):
                 self._region(address, width, lane)
-            raise EmulatorError("accesses span several allocations in one instruction") from None
+            return None
         return region.data, addrs - np.uint64(region.start)
+
+    def _groups(self, addrs: Addrs) -> list[tuple[_Region, npt.NDArray[np.intp]]]:
+        """Positions of the lanes in each allocation (after ``_locate`` checked every access)."""
+        index = np.searchsorted(np.array(self._starts, dtype=np.uint64), addrs, side="right") - 1
+        return [(self._regions[int(i)], np.flatnonzero(index == i)) for i in np.unique(index).tolist()]
 
     def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
         if addrs.size == 0:
             return np.zeros((0, width), dtype=np.uint8)
-        data, offsets = self._locate(addrs, width, lanes)
-        return data[offsets[:, None] + _BYTE_OFFSETS[width]]
+        located = self._locate(addrs, width, lanes)
+        if located is not None:
+            data, offsets = located
+            return data[offsets[:, None] + _BYTE_OFFSETS[width]]
+        out = np.empty((addrs.size, width), dtype=np.uint8)
+        for region, positions in self._groups(addrs):
+            offsets = addrs[positions] - np.uint64(region.start)
+            out[positions] = region.data[offsets[:, None] + _BYTE_OFFSETS[width]]
+        return out
 
     def store(self, addrs: Addrs, values: U8, lanes: Lanes) -> None:
         if addrs.size == 0:
             return
         width = values.shape[1]
-        data, offsets = self._locate(addrs, width, lanes)
-        data[offsets[:, None] + _BYTE_OFFSETS[width]] = values
+        located = self._locate(addrs, width, lanes)
+        if located is not None:
+            data, offsets = located
+            data[offsets[:, None] + _BYTE_OFFSETS[width]] = values
+            return
+        for region, positions in self._groups(addrs):
+            offsets = addrs[positions] - np.uint64(region.start)
+            region.data[offsets[:, None] + _BYTE_OFFSETS[width]] = values[positions]
 
     def rmw(self, addrs: Addrs, width: int, lanes: Lanes, update: Update) -> list[int]:
         """Atomic read-modify-write, lane by lane in order; returns the old values (little-endian ints)."""
         if addrs.size == 0:
             return []
-        data, offsets = self._locate(addrs, width, lanes)
-        return _rmw(data.data, offsets.tolist(), width, update)
+        located = self._locate(addrs, width, lanes)
+        if located is not None:
+            data, offsets = located
+            return _rmw(data.data, offsets.tolist(), width, update)
+        olds = []
+        for position, address in enumerate(addrs.tolist()):
+            region = self._region(address, width)
+            offset = address - region.start
+            olds.extend(_rmw(region.data.data, [offset], width, lambda _, old, p=position: update(p, old)))
+        return olds
 
     def scalar_load(self, address: int, nbytes: int) -> U8:
         region = self._region(address, nbytes)

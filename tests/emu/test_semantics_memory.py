@@ -152,3 +152,23 @@ def test_bpermute_permute_and_swizzle(one_instruction: Run, wave: Wave) -> None:
     assert wave.v[6].tolist() == [1000 + (i & ~3) + (0, 0, 3, 3)[i & 3] for i in range(64)]
     one_instruction("ds_swizzle_b32 v7, v2 offset:swizzle(BROADCAST,8,2)", wave)
     assert wave.v[7].tolist() == [1000 + (i & 32) + ((i & 31) & ~7) + 2 for i in range(64)]
+
+
+def test_one_instruction_may_touch_several_allocations(one_instruction: Run, wave: Wave) -> None:
+    first, second = wave.memory.alloc(256), wave.memory.alloc(256)
+    wave.memory.write(first, np.arange(64, dtype=np.uint32).tobytes())
+    wave.memory.write(second, (np.arange(64, dtype=np.uint32) + 1000).tobytes())
+    lane = np.arange(64, dtype=np.uint64)
+    set_pair(wave, 2, np.where(lane % 2 == 0, np.uint64(first), np.uint64(second)) + 4 * lane)
+    one_instruction("global_load_dword v1, v[2:3], off", wave)
+    assert wave.v[1].tolist() == [i if i % 2 == 0 else 1000 + i for i in range(64)]
+    wave.v[4] = 7
+    one_instruction("global_atomic_add v5, v[2:3], v4, off sc0", wave)
+    assert wave.v[5].tolist() == wave.v[1].tolist()
+    after_add = [np.frombuffer(wave.memory.read(b, 256), np.uint32).copy() for b in (first, second)]
+    assert after_add[0][::2].tolist() == [i + 7 for i in range(0, 64, 2)]
+    assert after_add[1][1::2].tolist() == [1000 + i + 7 for i in range(1, 64, 2)]
+    one_instruction("global_store_dword v[2:3], v5, off", wave)
+    assert np.frombuffer(wave.memory.read(second, 256), np.uint32)[1::2].tolist() == list(
+        range(1001, 1064, 2)
+    )
