@@ -172,8 +172,7 @@ class DeviceMemory:
         olds = []
         for position, address in enumerate(addrs.tolist()):
             region = self._region(address, width)
-            offset = address - region.start
-            olds.extend(_rmw(region.data.data, [offset], width, lambda _, old, p=position: update(p, old)))
+            olds.extend(_rmw(region.data.data, [address - region.start], width, _at(update, position)))
         return olds
 
     def scalar_load(self, address: int, nbytes: int) -> U8:
@@ -182,6 +181,11 @@ class DeviceMemory:
 
 
 Update = Callable[[int, int], int]  # (lane position, old value) -> new value
+
+
+def _at(update: Update, position: int) -> Update:
+    """``update`` for a one-lane call made on behalf of lane position ``position``."""
+    return lambda _, old: update(position, old)
 
 
 def _rmw(view: memoryview, offsets: list[int], width: int, update: Update) -> list[int]:
