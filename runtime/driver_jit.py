@@ -14,6 +14,7 @@ PTX the compiler rejects ``CUDA_ERROR_INVALID_PTX`` with the rendered diagnostic
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,11 @@ def _shared_cache() -> JitCache:
     return _cache
 
 
-def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
+def _entry_pattern(kernel: str) -> re.Pattern[str]:
+    return re.compile(rf"\.entry\s+{re.escape(kernel)}\s*\(")
+
+
+def _ptx_of_fatbin(data: bytes, name: str, kernel: str | None) -> tuple[str, str]:
     try:
         modules = ptx_modules(read_fatbin(data, name))
     except FatbinError as error:
@@ -96,6 +101,9 @@ def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
             else CUresult.CUDA_ERROR_INVALID_IMAGE
         )
         raise CudaError(code, message, error) from None
+    if len(modules) > 1 and kernel is not None:
+        # An executable or library holds one module per translation unit: take the kernel's.
+        modules = [m for m in modules if _entry_pattern(kernel).search(m.ptx_text())] or modules
     if len(modules) != 1:
         raise CudaError(
             CUresult.CUDA_ERROR_INVALID_IMAGE,
@@ -106,13 +114,17 @@ def _ptx_of_fatbin(data: bytes, name: str) -> tuple[str, str]:
     return module.ptx_text(), f"{name} ({module.entry.arch_name} PTX)"
 
 
-def module_code(data: bytes, name: str, options: JitOptions, backend_format: str) -> ModuleCode:
+def module_code(
+    data: bytes, name: str, options: JitOptions, backend_format: str, kernel: str | None = None
+) -> ModuleCode:
+    """The code for ``data``. ``kernel`` (a tool's choice, not CUDA's) picks, among the modules of a
+    fatbin holding several translation units, the one that defines it."""
     kind = sniff_image(data)
     if kind is ImageKind.PTX:
         text = data.split(b"\0", 1)[0].decode("utf-8", errors="replace")
         source = name
     elif kind in (ImageKind.FATBIN, ImageKind.ELF_HOST):
-        text, source = _ptx_of_fatbin(data, name)
+        text, source = _ptx_of_fatbin(data, name, kernel)
     elif kind is ImageKind.ELF_AMDGPU:
         if backend_format == "ptx":
             raise CudaError(

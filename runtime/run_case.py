@@ -68,6 +68,7 @@ def run_case(
             str(case.source),
             JitOptions(compiler=compiler, cache=cache),
             backend.code_format,
+            case.kernel,
         )
     except CudaError as error:
         raise (error.diagnostic or _error(case, error.message)) from None

@@ -214,3 +214,37 @@ def test_trace(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[st
     assert "c: ok" in captured.out
     assert main(["run", str(case), "--trace", "--backend", "cuda"]) == 1
     assert "tracing needs the emulator backend, not cuda" in capsys.readouterr().err
+
+
+def test_executable_with_several_modules(
+    tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A case may name a whole nvcc-built program: the module that defines the kernel is chosen."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not Path(nvcc).exists():
+        pytest.skip("nvcc not found")
+    program = tmp_path / "app"
+    subprocess.run(
+        [
+            nvcc,
+            "-gencode=arch=compute_80,code=compute_80",
+            str(ROOT / "tests" / "run" / "data" / "app_main.cu"),
+            str(KERNELS / "kernels.cu"),
+            "-o",
+            str(program),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    assert main(["run", str(_case(tmp_path, 'fatbin = "app"', None)), "--check"]) == 0
+    assert "c: ok (500 elements)" in capsys.readouterr().out
+    np.save(tmp_path / "filled.npy", np.arange(40, dtype=np.int32) + 5)
+    fill = tmp_path / "fill.toml"
+    fill.write_text(
+        'fatbin = "app"\nkernel = "fill"\ngrid = 1\nblock = 64\n[[args]]\nname = "out"\nbuffer = "s32"\n'
+        'count = 40\n[[args]]\nscalar = "s32"\nvalue = 5\n[[args]]\nscalar = "s32"\nvalue = 40\n'
+        '[expect]\nout = "filled.npy"\n'
+    )
+    assert main(["run", str(fill), "--check"]) == 0
+    assert "out: ok (40 elements)" in capsys.readouterr().out
