@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast, parse_ptx
+from ptx2gcn.frontend.parse import grammar_parser
 
 HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
 S = Span("t", 0, 0)  # spans do not take part in equality
@@ -136,6 +139,8 @@ def test_fast_and_general_operand_paths_agree_including_spans() -> None:
     # A comment inside the operand list forces the general (token-per-operand) path.
     fast = one("add.s32 %r1, %r2, -4;")
     slow = one("add.s32 %r1, /* c */ %r2, -4;")
+    assert token_types("add.s32 %r1, %r2, -4;") == ["SIMPLE_OPERANDS"]
+    assert "SIMPLE_OPERANDS" not in token_types("add.s32 %r1, /* c */ %r2, -4;")
     assert fast == slow
     # Columns are 1-based and counted by hand; the line starts with a tab.
     first, second, third = fast.operands
@@ -306,3 +311,38 @@ def test_constant_expression_operands() -> None:
         S, "&", ast.UnaryExpr(S, "~", ast.IntImmediate(S, 15, "0x0F")), ast.IntImmediate(S, 255, "0xFF"))
     call = one("call (retval0), f, (7);")
     assert call.operands[2] == ast.ParenList(S, (int_(7),))
+
+
+_INT_SPELLINGS = st.one_of(
+    st.integers(0, 2**64 - 1).map(str), st.integers(0, 2**32).map(hex), st.integers(0, 255).map(bin),
+    st.integers(1, 4095).map(lambda v: "0" + format(v, "o")),
+)
+_ATOMS = st.one_of(
+    st.from_regex(r"%[a-z][a-z0-9_$]{0,6}(\.[xyzw])?", fullmatch=True),
+    st.from_regex(r"[a-zA-Z][a-zA-Z0-9_$]{0,6}|[_$][a-zA-Z0-9_$]{1,6}", fullmatch=True),
+    st.tuples(st.sampled_from(["", "-"]), _INT_SPELLINGS, st.sampled_from(["", "U"])).map("".join),
+    st.integers(0, 2**32 - 1).map(lambda v: f"0f{v:08X}"),
+    st.tuples(st.sampled_from(["%rd1", "sym", "0x40"]), st.sampled_from(["", "+", "+-", "-", " + ", " - "]),
+              _INT_SPELLINGS).map(lambda t: f"[{t[0]}]" if not t[1] else f"[{t[0]}{t[1]}{t[2]}]"),
+)
+
+
+@given(st.lists(_ATOMS, min_size=1, max_size=6))
+def test_fast_operand_token_agrees_with_the_general_rules(atoms: list[str]) -> None:
+    """SIMPLE_OPERANDS (one token) and the per-operand grammar rules build the same operands; a
+    comment before the ';' forces the general path."""
+    operands = ", ".join(atoms)
+    fast = one(f"mov.b32 {operands};")
+    slow = one(f"mov.b32 {operands} /* general path */;")
+    assert fast == slow
+    assert token_types(f"mov.b32 {operands};")[-1] == "SIMPLE_OPERANDS"
+    assert "SIMPLE_OPERANDS" not in token_types(f"mov.b32 {operands} /* general path */;")
+
+
+def token_types(line: str) -> list[str]:
+    """The terminals the contextual lexer produces for one instruction inside a kernel body."""
+    text = kernel("\t" + line)
+    interactive = grammar_parser().parse_interactive(text)
+    types = [token.type for token in interactive.iter_parse()]
+    start = types.index("OPCODE") + 1  # the declarations before it have no OPCODE
+    return types[start:types.index("RBRACE", start)]
