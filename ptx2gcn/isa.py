@@ -234,6 +234,19 @@ _op("wmma_store", "ptr *", "", {"layout": _words("row col"), "shape": _SHAPE, "t
                                 "n": INT}, "layout shape type n", "convergent side_effects",
     f"{_SYNC}-wmma-store")
 
+# Textures and surfaces: the handle is a 64-bit value (a .texref/.surfref variable's address, or
+# a bindless handle from a kernel parameter); coordinates are registers at their declared types.
+_GEOM = _words("1d 2d 3d a1d a2d cube acube 2dms a2dms")
+_op("tex", "i64 *", "*", {"geom": _GEOM, "dtype": ALL_TYPES, "ctype": ALL_TYPES,
+                          "mode": _words("base level grad gather"), "sampler": FLAG, "coords": INT,
+                          "pred": FLAG, "comp": _words("r g b a")},
+    "geom dtype ctype coords", "reads_memory", "texture-instructions-tex")
+_op("txq", "i64 *", "int", {"query": SYM, "surface": FLAG}, "query", "", "texture-instructions-txq")
+_op("suld", "i64 *", "*", {"geom": _GEOM, "type": ALL_TYPES, "vec": INT, "clamp": _words("trap clamp zero")},
+    "geom type clamp", "reads_memory", "surface-instructions-suld")
+_op("sust", "i64 *", "", {"geom": _GEOM, "type": ALL_TYPES, "vec": INT, "clamp": _words("trap clamp zero"),
+                          "coords": INT}, "geom type clamp coords", "side_effects", "surface-instructions-sust")
+
 # Calls, effects, control flow.
 _op("call", "*", "*", {"callee": SYM, "uni": FLAG}, "callee", "side_effects convergent",
     "control-flow-instructions-call")
@@ -266,13 +279,7 @@ VOLATILE_SPECIAL_REGS = frozenset({"clock", "clock_hi", "clock64", "globaltimer"
                                    *(f"pm{i}" for i in range(8)), *(f"pm{i}_64" for i in range(8))})
 
 UNSUPPORTED: dict[str, str] = {
-    "tex": "texture fetches need sampler state the AMDGPU path does not model yet",
-    "tld4": "texture gathers are not translated yet",
-    "txq": "texture queries are not translated yet",
-    "suld": "surface loads are not translated yet",
-    "sust": "surface stores are not translated yet",
     "sured": "surface reductions are not translated yet",
-    "suq": "surface queries are not translated yet",
     "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
     "mbarrier": "mbarrier objects are not translated yet",
@@ -440,6 +447,11 @@ SEMANTICS: dict[str, str] = {
     "ret": "the function's .reg return values (param-space returns were stored through their "
            "pointers)",
     "exit": "ends the thread (PTX exit)",
+    "tex": "(handle[, sampler handle], coords..., lod or gradients...) -> the 4 texel components "
+           "[, in-range predicate]; coords counts the coordinate operands; mode gather is tld4.comp",
+    "suld": "(handle, coords...) -> the loaded components (suld.b: raw bits)",
+    "txq": "(handle[, lod]) -> the queried attribute (txq, or suq with surface)",
+    "sust": "(handle, coords..., values...): coords counts the coordinate operands",
     "mma": "(a fragment..., b fragment..., c fragment...) -> d fragment, counts a/b/c; the registers "
            "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API)",
     "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix",

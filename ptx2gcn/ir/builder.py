@@ -21,7 +21,7 @@ from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
 from ptx2gcn.ir.lower_control import emit_return, lower_bra
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.types import PRED, AddrSpace, PtrType, PTX_TYPES, Type
+from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, AddrSpace, PtrType, PTX_TYPES, Type
 from ptx2gcn.isa import UNSUPPORTED
 
 _GLOBAL_SPACES = {".global": AddrSpace.GLOBAL, ".shared": AddrSpace.SHARED, ".const": AddrSpace.CONST,
@@ -75,7 +75,11 @@ def _globals(decl: ast.VariableDecl, space_name: str, prefix: str = "") -> Itera
     if space is None:
         raise Ptx2GcnError.at(decl.span, f"a {space_name} variable cannot be declared here")
     ptx_type = decl.type.lstrip(".")
-    if ptx_type not in PTX_TYPES or ptx_type == "pred":
+    if ptx_type in OPAQUE_TYPES and space == AddrSpace.GLOBAL:
+        if any(d.initializer is not None for d in decl.declarators):
+            raise UnsupportedError.feature(decl.span, f".global {decl.type} with an initializer",
+                                           "sampler/texture state in initializers is not translated yet")
+    elif ptx_type not in PTX_TYPES or ptx_type == "pred":
         raise UnsupportedError.feature(decl.span, f"{space_name} {decl.type}",
                                        "only scalar data types are supported in variables")
     lanes = int(decl.vector[2:]) if decl.vector else 1
@@ -93,7 +97,7 @@ def _globals(decl: ast.VariableDecl, space_name: str, prefix: str = "") -> Itera
             count = len(init) if init is not None else -1
         elif not d.dims and lanes == 1:
             count = 0
-        elem = max(PTX_TYPES[ptx_type].bits // 8, 1)
+        elem = 8 if ptx_type in OPAQUE_TYPES else max(PTX_TYPES[ptx_type].bits // 8, 1)
         yield Global(prefix + d.name, space, ptx_type, count, decl.align or elem * lanes, linkage,
                      init, d.span)
 

@@ -350,8 +350,10 @@ class Global:
 
     @property
     def elem_size(self) -> int:
-        from ptx2gcn.ir.types import ptx_type
+        from ptx2gcn.ir.types import OPAQUE_TYPES, ptx_type
 
+        if self.ptx_type in OPAQUE_TYPES:
+            return 8  # a handle
         return max(ptx_type(self.ptx_type).bits // 8, 1)
 
     @property

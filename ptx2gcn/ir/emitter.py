@@ -130,6 +130,24 @@ class FnCtx:
                          for c in COMPONENTS[:len(self.vectors[operand.name])])
         return None
 
+    def read_native(self, operand: ast.Operand) -> Value:
+        """A register operand's value at its declared type (matrix fragments, texture coordinates)."""
+        if isinstance(operand, (ast.Register, ast.Symbol)):
+            component = getattr(operand, "component", None)
+            var = self.lookup(f"{operand.name}.{component}" if component else operand.name)
+            if var is not None:
+                return self.read_var(var)
+        raise self.error(operand.span, "expected a register here")
+
+    def native_type(self, operand: ast.Operand) -> Type:
+        """The declared type of a register operand (for results written without conversion)."""
+        component = getattr(operand, "component", None)
+        name = getattr(operand, "name", None)
+        var = self.lookup(f"{name}.{component}" if component else str(name))
+        if var is None:
+            raise self.error(operand.span, "expected a register here")
+        return var.type
+
     def lookup(self, name: str) -> Var | None:
         for scope in reversed(self.regs):
             var = scope.get(name)

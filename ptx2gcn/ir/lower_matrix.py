@@ -31,13 +31,7 @@ def _fragment(ctx: FnCtx, operand: ast.Operand) -> tuple[ast.Operand, ...]:
 
 def _read(ctx: FnCtx, operand: ast.Operand) -> Value:
     """A fragment register's value at its declared type."""
-    if isinstance(operand, (ast.Register, ast.Symbol)):
-        name = operand.name if getattr(operand, "component", None) is None else (
-            f"{operand.name}.{operand.component}")  # type: ignore[union-attr]
-        var = ctx.lookup(name)
-        if var is not None:
-            return ctx.read_var(var)
-    raise ctx.error(operand.span, "a matrix fragment element must be a register")
+    return ctx.read_native(operand)
 
 
 def _types(mods: Mods) -> list[str]:
@@ -178,12 +172,7 @@ def lower_movmatrix(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) ->
 
 
 def _dest_type(ctx: FnCtx, operand: ast.Operand) -> Type:
-    name = getattr(operand, "name", None)
-    component = getattr(operand, "component", None)
-    var = ctx.lookup(f"{name}.{component}" if component else str(name))
-    if var is None:
-        raise ctx.error(operand.span, "a matrix fragment element must be a register")
-    return var.type
+    return ctx.native_type(operand)
 
 
 MATRIX: dict[str, Lowering] = {

@@ -11,7 +11,8 @@ from ptx2gcn.ir.lower_alu import ALU, Lowering
 from ptx2gcn.ir.lower_control import CONTROL
 from ptx2gcn.ir.lower_matrix import MATRIX
 from ptx2gcn.ir.lower_mem import MEMORY
+from ptx2gcn.ir.lower_texture import TEXTURE
 
-LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL, **MATRIX}
+LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL, **MATRIX, **TEXTURE}
 
 PURE: frozenset[str] = frozenset(ALU)

@@ -172,6 +172,10 @@ PTX_TYPES: dict[str, Type] = {
 }
 
 
+OPAQUE_TYPES = frozenset({"texref", "samplerref", "surfref"})
+"""PTX's opaque handle types: variables of these types name textures, samplers and surfaces."""
+
+
 def ptx_type(name: str) -> Type:
     """IR type of PTX type ``name`` (without the dot); KeyError when unknown."""
     return PTX_TYPES[name]

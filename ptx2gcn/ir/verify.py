@@ -29,8 +29,9 @@ from ptx2gcn.ir.types import (
     IntType,
     PtrType,
     Type,
-    VectorType,
+    OPAQUE_TYPES,
     PTX_TYPES,
+    VectorType,
     ptx_type,
 )
 from ptx2gcn.isa import FLAG, INT, OPS, SPECIAL_REGS, SYM, kind_matches, describe_kind, resolve_kind
@@ -70,6 +71,12 @@ class _Checker:
                 self.report(var.loc, f"symbol @{var.name} is defined twice")
             names.add(var.name)
         for var in self.module.globals:
+            if var.ptx_type not in PTX_TYPES and var.ptx_type not in OPAQUE_TYPES:
+                self.report(var.loc, f"@{var.name} has unknown type {var.ptx_type}")
+                continue
+            if var.ptx_type in OPAQUE_TYPES and (var.init is not None or var.space != AddrSpace.GLOBAL):
+                self.report(var.loc, f"@{var.name}: {var.ptx_type} variables are uninitialized .global handles")
+                continue
             for item in var.init or ():
                 if isinstance(item, SymbolRef) and self.module.global_(item.name) is None and (
                         self.module.function(item.name) is None):

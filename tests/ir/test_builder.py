@@ -400,3 +400,32 @@ def test_mma_and_ldmatrix_carry_fragments_as_registers() -> None:
     assert (mma.attrs["a"], mma.attrs["b"], mma.attrs["c"]) == (4, 2, 4)
     assert [mma.attrs[k] for k in ("dtype", "atype", "btype", "ctype")] == ["f32", "f16", "f16", "f32"]
     assert mma.operand_values[:4] == load.results and [r.type for r in mma.results] == [F32] * 4
+
+
+def test_textures_and_surfaces_take_64_bit_handles() -> None:
+    module = module_from_ptx(HEADER + """
+.global .texref tex;
+.visible .entry k(.param .u64 k_surf)
+{
+    .reg .f32 %f<6>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tex, {%f4, %f5}];
+    ld.param.u64 %rd1, [k_surf];
+    suld.b.2d.b32.clamp {%r0}, [%rd1, {%r1, %r2}];
+    sust.b.2d.b32.zero [%rd1, {%r1, %r2}], {%r0};
+    txq.width.b32 %r3, [tex];
+    ret;
+}
+""", "t.ptx")
+    texref = module.global_("tex")
+    assert texref is not None and texref.ptx_type == "texref"
+    fn = kernel(module)
+    (tex,) = ops(fn, "tex")
+    assert tex.operand(0).type == I64 and tex.operand(0).op.name == "ptrtoint"  # type: ignore[attr-defined]
+    assert (tex.attrs["geom"], tex.attrs["coords"], len(tex.results)) == ("2d", 2, 4)
+    (suld,) = ops(fn, "suld")
+    assert suld.attrs["clamp"] == "clamp" and suld.operand(0).op.name == "ld"  # type: ignore[attr-defined]
+    (sust,) = ops(fn, "sust")
+    assert sust.attrs["coords"] == 2 and len(sust.operands) == 4
+    assert ops(fn, "txq")[0].attrs["query"] == "width"
