@@ -1024,3 +1024,40 @@ def test_dispatch_packet_fields(kernel: Kernel) -> None:
     assert header & 0xFF == 2 and header >> 16 == 2  # KERNEL_DISPATCH; setup = 2 dimensions
     assert setup_and_size == 96 and grid_x == 3 * 96
     assert kernarg_lo | kernarg_hi << 32 > 0  # the kernarg segment's device address
+
+
+def _wide_vector_kernel() -> str:
+    return (
+        DECLS
+        + """
+define amdgpu_kernel void @wide(ptr addrspace(1) %out, ptr addrspace(1) %in) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %p = getelementptr <64 x float>, ptr addrspace(1) %in, i32 %t
+  %v0 = load volatile <64 x float>, ptr addrspace(1) %p
+  %f = uitofp i32 %t to float
+  %v = fadd <64 x float> %v0, %v0
+  %i = and i32 %t, 63
+  %w = insertelement <64 x float> %v, float %f, i32 %i
+  %j = xor i32 %i, 5
+  %e = extractelement <64 x float> %w, i32 %j
+  %q = getelementptr float, ptr addrspace(1) %out, i32 %t
+  store float %e, ptr addrspace(1) %q
+  ret void
+}
+"""
+    )
+
+
+def test_wide_vectors_dynamic_insert_extract_and_packed_f32(kernel: Kernel) -> None:
+    """<64 x float> arithmetic becomes v_pk_add_f32; dynamic insert/extract become compare/select chains."""
+    program = kernel(_wide_vector_kernel())
+    memory = DeviceMemory()
+    data = np.random.default_rng(14).standard_normal((64, 64)).astype(np.float32)
+    pin, out = upload(memory, data), upload(memory, np.zeros(64, np.float32))
+    launch(program, "wide", grid=(1,), block=(64,), kernarg=struct.pack("<QQ", out, pin), memory=memory)
+    expected = []
+    for t in range(64):
+        row = data[t] + data[t]
+        row[t] = np.float32(t)
+        expected.append(row[t ^ 5])
+    np.testing.assert_array_equal(download(memory, out, 64, np.float32), np.array(expected, np.float32))
