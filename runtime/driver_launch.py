@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 
-from ptx2gcn.runtime.backend import KernelInfo
+from ptx2gcn.runtime.backend import DeviceProperties, Dim3, KernelInfo
 from ptx2gcn.runtime.driver_args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
 from ptx2gcn.runtime.driver_enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
@@ -275,6 +276,48 @@ def _shape(values: Sequence[object], limits: tuple[int, int, int], what: str) ->
     return dims[0], dims[1], dims[2]
 
 
+@dataclass(frozen=True, slots=True)
+class LaunchShape:
+    grid: Dim3
+    block: Dim3
+    shared_bytes: int
+
+
+def _launch_shape(info: KernelInfo, limits: DeviceProperties, values: Sequence[object]) -> LaunchShape:
+    """Grid, block and dynamic shared memory from the 7 launch arguments, within the device's limits."""
+    grid = _shape(values[0:3], limits.max_grid, "grid")
+    block = _shape(values[3:6], limits.max_block, "block")
+    threads = block[0] * block[1] * block[2]
+    allowed = min(limits.max_threads_per_block, info.max_threads_per_block)
+    if threads > allowed:
+        raise invalid(
+            f"block {block[0]}x{block[1]}x{block[2]} has {threads} threads; kernel {info.name!r} allows {allowed}"
+        )
+    shared = integer(values[6], "sharedMemBytes", 32)
+    if shared + info.shared_bytes > limits.shared_memory_per_block:
+        raise invalid(
+            f"sharedMemBytes = {shared} plus the kernel's {info.shared_bytes} static bytes exceed "
+            f"{limits.shared_memory_per_block} bytes of shared memory per block"
+        )
+    return LaunchShape(grid, block, shared)
+
+
+def _given(value: object) -> bool:
+    return value is not None and not (isinstance(value, int) and value == 0)
+
+
+def parameter_buffer(info: KernelInfo, kernel_params: object, extra: object) -> bytes:
+    """The packed parameter buffer from whichever of ``kernelParams`` / ``extra`` was given."""
+    if _given(extra) and _given(kernel_params):
+        raise invalid("give kernelParams or extra, not both")
+    if _given(extra):
+        return extra_buffer(extra, info)
+    try:
+        return pack_parameters(argument_bytes(kernel_params, info), info.params, info.param_buffer_size)
+    except ArgumentError as error:
+        raise invalid(f"kernel {info.name!r}: {error}") from None
+
+
 def launch_kernel(
     f: object,
     gridDimX: object,
@@ -297,38 +340,15 @@ def launch_kernel(
     if stream is not None and stream.context is not context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hStream belongs to another context")
     info = function.info
-    limits = context.backend.properties
-    grid = _shape((gridDimX, gridDimY, gridDimZ), limits.max_grid, "grid")
-    block = _shape((blockDimX, blockDimY, blockDimZ), limits.max_block, "block")
-    threads = block[0] * block[1] * block[2]
-    if threads > min(limits.max_threads_per_block, info.max_threads_per_block):
-        raise invalid(
-            f"block {block[0]}x{block[1]}x{block[2]} has {threads} threads; kernel {info.name!r} "
-            f"allows {min(limits.max_threads_per_block, info.max_threads_per_block)}"
-        )
-    shared = integer(sharedMemBytes, "sharedMemBytes", 32)
-    if shared + info.shared_bytes > limits.shared_memory_per_block:
-        raise invalid(
-            f"sharedMemBytes = {shared} plus the kernel's {info.shared_bytes} static bytes exceed "
-            f"{limits.shared_memory_per_block} bytes of shared memory per block"
-        )
-    given_extra = extra is not None and not (isinstance(extra, int) and extra == 0)
-    given_params = kernelParams is not None and not (isinstance(kernelParams, int) and kernelParams == 0)
-    if given_extra and given_params:
-        raise invalid("give kernelParams or extra, not both")
-    if given_extra:
-        parameters = extra_buffer(extra, info)
-    else:
-        try:
-            parameters = pack_parameters(
-                argument_bytes(kernelParams, info), info.params, info.param_buffer_size
-            )
-        except ArgumentError as error:
-            raise invalid(f"kernel {info.name!r}: {error}") from None
-    module = function.module
+    dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)
+    shape = _launch_shape(info, context.backend.properties, dims)
+    parameters = parameter_buffer(info, kernelParams, extra)
+    loaded = function.module.loaded
     try:
         backend_call(
-            lambda: context.backend.launch(module.loaded, info.name, grid, block, shared, parameters)
+            lambda: context.backend.launch(
+                loaded, info.name, shape.grid, shape.block, shape.shared_bytes, parameters
+            )
         )
     except CudaError as error:
         if error.result in STICKY:
