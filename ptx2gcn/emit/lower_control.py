@@ -13,7 +13,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_types import I32
+from ptx2gcn.emit.llvm_types import I32, llvm_type, pointer
 from ptx2gcn.ir.core import Op, Successor
 
 
@@ -75,6 +75,36 @@ def lower_call(cx: FnContext, op: Op) -> None:
         cx.define(op, *[cx.builder.extract_value(result, i) for i in range(len(op.results))])
 
 
+def lower_call_indirect(cx: FnContext, op: Op) -> None:
+    """call through a function address; the signature is the prototype's, as the IR's operand and
+    result types spell it (same ABI as direct calls)."""
+    target, *args = cx.operands(op)
+    rets = [llvm_type(r.type) for r in op.results]
+    ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
+    fn_t = ir.FunctionType(ret_t, [a.type for a in args])
+    callee = cx.builder.inttoptr(cx.coerce(target, ir.IntType(64)), pointer(0))
+    result = cx.builder.call(_Callee(callee, fn_t), args)
+    if len(op.results) == 1:
+        cx.define(op, result)
+    elif op.results:
+        cx.define(op, *[cx.builder.extract_value(result, i) for i in range(len(op.results))])
+
+
+class _Callee:
+    """An opaque function pointer with a known signature (what ``IRBuilder.call`` reads)."""
+
+    def __init__(self, pointer_value: ir.Value, fn_t: ir.FunctionType) -> None:
+        self._value = pointer_value
+        self.function_type = fn_t
+        self.type = pointer_value.type
+
+    def get_reference(self) -> str:
+        return self._value.get_reference()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._value, name)
+
+
 def lower_trap(cx: FnContext, op: Op) -> None:
     cx.call("llvm.trap", ir.VoidType(), [], ["noreturn"])
 
@@ -94,6 +124,6 @@ def lower_pmevent(cx: FnContext, op: Op) -> None:
 
 LOWERINGS: dict[str, Lowering] = {
     "br": lower_br, "cbr": lower_cbr, "ret": lower_ret, "exit": lower_exit,
-    "unreachable": lower_unreachable, "call": lower_call, "trap": lower_trap, "brkpt": lower_brkpt,
+    "unreachable": lower_unreachable, "call": lower_call, "call_indirect": lower_call_indirect, "trap": lower_trap, "brkpt": lower_brkpt,
     "nanosleep": lower_nanosleep, "pmevent": lower_pmevent,
 }

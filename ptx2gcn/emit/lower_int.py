@@ -359,6 +359,39 @@ def lower_prmt(cx: FnContext, op: Op) -> None:
     cx.define(op, result)
 
 
+def _parts(cx: FnContext, x: ir.Value, width: int, count: int, first: int, signed: bool) -> list[ir.Value]:
+    """``count`` fields of ``width`` bits of i32 ``x`` starting at field ``first``, extended to i32."""
+    b = cx.builder
+    field_t = ir.IntType(width)
+    parts = []
+    for index in range(first, first + count):
+        piece = b.trunc(b.lshr(x, ir.Constant(I32, index * width)), field_t)
+        parts.append(b.sext(piece, I32) if signed else b.zext(piece, I32))
+    return parts
+
+
+def lower_dp4a(cx: FnContext, op: Op) -> None:
+    """d = c + Σ a.byte[i] · b.byte[i] (bytes signed per .atype/.btype), wrapping mod 2^32."""
+    a, b_, c = cx.operands(op)
+    xs = _parts(cx, a, 8, 4, 0, cx.attr(op, "atype") == "s32")
+    ys = _parts(cx, b_, 8, 4, 0, cx.attr(op, "btype") == "s32")
+    total = c
+    for x, y in zip(xs, ys):
+        total = cx.builder.add(total, cx.builder.mul(x, y))
+    cx.define(op, total)
+
+
+def lower_dp2a(cx: FnContext, op: Op) -> None:
+    """d = c + Σ a.half[i] · b.byte[i + 2·hi] (two 16-bit halves of a, two bytes of b)."""
+    a, b_, c = cx.operands(op)
+    xs = _parts(cx, a, 16, 2, 0, cx.attr(op, "atype") == "s32")
+    ys = _parts(cx, b_, 8, 2, 2 if cx.attr(op, "mode") == "hi" else 0, cx.attr(op, "btype") == "s32")
+    total = c
+    for x, y in zip(xs, ys):
+        total = cx.builder.add(total, cx.builder.mul(x, y))
+    cx.define(op, total)
+
+
 _ICMP: dict[str, tuple[str, bool | None]] = {
     "eq": ("==", None), "ne": ("!=", None), "lt": ("<", True), "le": ("<=", True), "gt": (">", True),
     "ge": (">=", True), "lo": ("<", False), "ls": ("<=", False), "hi": (">", False), "hs": (">=", False),
@@ -379,7 +412,7 @@ LOWERINGS: dict[str, Lowering] = {
     "bfind": lower_bfind, "brev": lower_brev, "bfe": lower_bfe, "bfi": lower_bfi, "bmsk": lower_bmsk,
     "and": _binary("and_"), "or": _binary("or_"), "xor": _binary("xor"), "not": lower_not,
     "cnot": lower_cnot, "lop3": lower_lop3, "shl": lower_shl, "shr": lower_shr, "shf": lower_shf,
-    "prmt": lower_prmt,
+    "prmt": lower_prmt, "dp4a": lower_dp4a, "dp2a": lower_dp2a,
 }
 """Ops that exist only for integers; ``INT_FORMS`` holds the integer halves of shared ops."""
 

@@ -113,6 +113,25 @@ def lower_fence(cx: FnContext, op: Op) -> None:
     fence(cx.builder, ordering, SYNCSCOPE[cx.attr(op, "scope", "sys")])
 
 
+def lower_cp_async(cx: FnContext, op: Op) -> None:
+    """cp.async as a synchronous copy (the IR's meaning): ``size`` bytes to ``dst``, of which only
+    the first ``src_size`` are read from ``src`` and the rest are zero (masked load, no access
+    beyond ``src_size``)."""
+    dst, src, src_size = cx.operands(op)
+    size = op.attrs["size"]
+    assert isinstance(size, int)
+    b = cx.builder
+    vec = ir.VectorType(I8, size)
+    lanes = ir.Constant(ir.VectorType(ir.IntType(32), size), list(range(size)))
+    limit = b.insert_element(ir.Constant(ir.VectorType(ir.IntType(32), size), ir.Undefined), src_size,
+                             ir.Constant(ir.IntType(32), 0))
+    splat = b.shuffle_vector(limit, limit, ir.Constant(ir.VectorType(ir.IntType(32), size), [0] * size))
+    mask = b.icmp_unsigned("<", lanes, splat)
+    data = cx.call(f"llvm.masked.load.v{size}i8.p{src.type.addrspace}", vec,  # pyright: ignore[reportAttributeAccessIssue]
+                   [src, ir.Constant(ir.IntType(32), 1), mask, ir.Constant(vec, [0] * size)])
+    b.store(data, dst, align=1)
+
+
 def lower_prefetch(cx: FnContext, op: Op) -> None:
     """Prefetches are hints; gfx942 has no data prefetch instruction, so nothing is emitted."""
 
@@ -120,9 +139,10 @@ def lower_prefetch(cx: FnContext, op: Op) -> None:
 def lower_addr_of(cx: FnContext, op: Op) -> None:
     sym = op.attrs["sym"]
     assert isinstance(sym, str)
-    var = cx.mod.globals.get(sym)
+    var: ir.Value | None = cx.mod.globals.get(sym)
     if var is None:
-        raise cx.unsupported(f"address of {sym}", "taking the address of a function is not lowered yet")
+        var = cx.mod.functions[sym]  # a function's address, for indirect calls
+        var = cx.builder.bitcast(var, pointer(0)) if var.type != pointer(0) else var
     cx.define(op, cx.coerce(var, llvm_type(op.result.type)))
 
 
@@ -209,7 +229,7 @@ def lower_isspacep(cx: FnContext, op: Op) -> None:
 
 LOWERINGS: dict[str, Lowering] = {
     "ld": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_red, "fence": lower_fence,
-    "prefetch": lower_prefetch, "addr_of": lower_addr_of, "alloca": lower_alloca,
+    "prefetch": lower_prefetch, "cp_async": lower_cp_async, "addr_of": lower_addr_of, "alloca": lower_alloca,
     "ptradd": lower_ptradd, "ptrtoint": lower_ptrtoint, "inttoptr": lower_inttoptr,
     "cvta": lower_cvta, "isspacep": lower_isspacep,
 }

@@ -30,9 +30,17 @@ LOWERINGS: dict[str, Lowering] = {
 }
 
 
+_NOT_YET: dict[str, str] = {
+    **dict.fromkeys(("mma", "ldmatrix", "stmatrix", "movmatrix", "wmma_load", "wmma_store"),
+                    "warp-level matrix operations are not lowered yet"),
+    **dict.fromkeys(("tex", "txq", "suld", "sust"), "textures and surfaces are not lowered yet"),
+}
+
+
 def lower_op(cx: FnContext, op: Op) -> None:
     lowering = LOWERINGS.get(op.name)
     if lowering is None:
-        raise cx.unsupported(op.name, "no gfx942 lowering for this operation yet")
+        cx.op = op
+        raise cx.unsupported(op.name, _NOT_YET.get(op.name, "no gfx942 lowering for this operation yet"))
     cx.op = op
     lowering(cx, op)

@@ -26,7 +26,7 @@ from ptx2gcn.emit.llvm_types import ADDRSPACE, llvm_type, pointer
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
-from ptx2gcn.ir.core import Function, Global, Module, Param
+from ptx2gcn.ir.core import Function, Global, InitItem, Module, Param
 from ptx2gcn.ir.types import AddrSpace, Type, VectorType
 
 
@@ -64,20 +64,36 @@ def _global_type(var: Global) -> ir.Type:
     return ir.ArrayType(elem, var.count) if var.count > 0 else elem
 
 
-def _initializer(var: Global, t: ir.Type) -> ir.Constant:
+def _initializer(mc: ModuleContext, var: Global, t: ir.Type) -> ir.Constant:
     if var.init is None:
         return ir.Constant(t, None)
-    if not all(isinstance(v, int) for v in var.init):
-        raise UnsupportedError.feature(var.loc, f"initializer of {var.name}",
-                                       "addresses of symbols in initializers are not lowered yet")
     if isinstance(t, ir.ArrayType):
         values = list(var.init) + [0] * (var.count - len(var.init))
-        mask = (1 << t.element.width) - 1  # pyright: ignore[reportAttributeAccessIssue]
-        return ir.Constant(t, [ir.Constant(t.element, v & mask) for v in values])
-    return ir.Constant(t, var.init[0] & ((1 << t.width) - 1))  # pyright: ignore[reportAttributeAccessIssue]
+        return ir.Constant(t, [_element(mc, var, t.element, v) for v in values])
+    return _element(mc, var, t, var.init[0])
 
 
-def _declare_global(mc: ModuleContext, var: Global) -> None:
+def _element(mc: ModuleContext, var: Global, t: ir.Type, item: InitItem) -> ir.Constant:
+    """One initializer element: a bit pattern, or a symbol's address (+ offset) as an integer."""
+    assert isinstance(t, ir.IntType)
+    if isinstance(item, int):
+        return ir.Constant(t, item & ((1 << t.width) - 1))
+    target: ir.Value | None = mc.globals.get(item.name) or mc.functions.get(item.name)
+    if target is None:
+        raise UnsupportedError.feature(var.loc, f"initializer of {var.name}", f"unknown symbol {item.name}")
+    ptr_t = target.type
+    assert isinstance(ptr_t, ir.PointerType)
+    text = target.get_reference()
+    address = f"{ptr_t} {text}"
+    if item.offset:
+        address = f"ptr addrspace({ptr_t.addrspace}) getelementptr (i8, {address}, i64 {item.offset})"
+    if item.generic and ptr_t.addrspace != 0:
+        address = f"ptr addrspacecast ({address} to ptr)"
+    return ir.FormattedConstant(t, f"ptrtoint ({address} to {t})")
+
+
+def _declare_global(mc: ModuleContext, var: Global,
+                    pending: list[tuple[ir.GlobalVariable, Global, ir.Type]]) -> None:
     if var.space not in (AddrSpace.GLOBAL, AddrSpace.CONST, AddrSpace.SHARED):
         raise UnsupportedError.feature(var.loc, f".{var.space.value} variable {var.name}",
                                        "module-scope variables in this state space are not lowered yet")
@@ -95,7 +111,7 @@ def _declare_global(mc: ModuleContext, var: Global) -> None:
             raise UnsupportedError.feature(var.loc, f".extern variable {var.name}",
                                            "external variables cannot be resolved in a code object")
         else:
-            gv.initializer = _initializer(var, t)
+            pending.append((gv, var, t))
             gv.global_constant = var.space is AddrSpace.CONST
             gv.linkage = "" if var.linkage in ("visible", "weak", "common") else "internal"
     gv.align = max(var.align, 1)
@@ -172,8 +188,9 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
     mc = ModuleContext(ir.Module(name=module.source), arch)
     mc.module.triple = TRIPLE
     patches = _Patches()
+    pending: list[tuple[ir.GlobalVariable, Global, ir.Type]] = []
     for var in module.globals:
-        _declare_global(mc, var)
+        _declare_global(mc, var, pending)
     chosen = [fn for fn in module.functions
               if fn.kind != "kernel" or wanted is None or fn.name in wanted]
     if wanted is not None:
@@ -183,6 +200,8 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
                                           f"no kernel named {', '.join(sorted(missing))} in {module.source}"))
     for fn in chosen:
         _declare_function(mc, fn, patches)
+    for gv, var, t in pending:  # after every symbol exists: initializers may hold addresses
+        gv.initializer = _initializer(mc, var, t)
     for fn in chosen:
         if not fn.is_declaration:
             _lower_function(mc, fn)

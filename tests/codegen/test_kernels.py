@@ -4,6 +4,7 @@ device calls (recursion), globals and constants, atomics, carry chains, clocks, 
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -442,3 +443,56 @@ def test_clock_and_globaltimer_are_monotonic() -> None:
     _launch(ptx, "clk", struct.pack("<Q", out), memory, block=(1, 1, 1))
     c0, c1, t0, t1 = struct.unpack("<QQQQ", memory.read(out, 32))
     assert c1 >= c0 and t1 >= t0 and t0 % 10 == 0  # globaltimer counts 10 ns ticks
+
+
+def test_indirect_calls_through_an_initialised_function_table() -> None:
+    """nvcc's device_functions.cu: ``d_fns[3] = {f_square, f_negate, f_half}`` called through a pointer."""
+    path = Path(__file__).resolve().parents[2] / "corpora" / "nvcc" / "sm_80" / "device_functions.ptx"
+    program = load(compile(path).data, "device_functions")
+    memory = DeviceMemory()
+    n = 64
+    values = np.linspace(-4, 4, n, dtype=np.float32)
+    which = np.arange(n, dtype=np.int32)
+    p_in, p_out, p_which = memory.alloc(4 * n), memory.alloc(4 * n), memory.alloc(4 * n)
+    memory.write(p_in, values.tobytes())
+    memory.write(p_which, which.tobytes())
+    launch(program, "indirect_calls", grid=(1, 1, 1), block=(n, 1, 1),
+           kernarg=struct.pack("<QQQ", p_in, p_out, p_which), memory=memory)
+    got = np.frombuffer(memory.read(p_out, 4 * n), np.float32)
+    expected = np.choose(which % 3, [values * values, -values, values * np.float32(0.5)])
+    assert np.array_equal(got, expected)
+
+
+def test_dp4a_dp2a_and_cp_async_zero_fill() -> None:
+    ptx = """
+.visible .entry misc(.param .u64 out, .param .u64 src)
+{
+  .reg .b32 %r<12>; .reg .b64 %rd<4>;
+  .shared .align 16 .b8 buf[16];
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [src];
+  mov.u32 %r1, 0x01FF7F80;
+  mov.u32 %r2, 0x02030405;
+  dp4a.s32.s32 %r3, %r1, %r2, 1000;
+  dp4a.u32.s32 %r4, %r1, %r2, 0;
+  dp2a.lo.s32.u32 %r5, 0x8000FFFF, %r2, 7;
+  dp2a.hi.u32.u32 %r6, 0x8000FFFF, %r2, 0;
+  cp.async.ca.shared.global [buf], [%rd2], 16, 5;
+  cp.async.wait_all;
+  ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [buf];
+  st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};
+  st.global.v4.u32 [%rd1+16], {%r7, %r8, %r9, %r10};
+  ret;
+}
+"""
+    memory = DeviceMemory()
+    out, src = memory.alloc(32), memory.alloc(16)
+    memory.write(src, bytes(range(1, 17)))
+    _launch(ptx, "misc", struct.pack("<QQ", out, src), memory, block=(1, 1, 1))
+    got = struct.unpack("<8I", memory.read(out, 32))
+    a_s, a_u, b_bytes = [-128, 127, -1, 1], [0x80, 0x7F, 0xFF, 0x01], [5, 4, 3, 2]
+    assert got[0] == (1000 + sum(x * y for x, y in zip(a_s, b_bytes))) % 2**32
+    assert got[1] == sum(x * y for x, y in zip(a_u, b_bytes)) % 2**32
+    assert got[2] == (7 + (-1) * 5 + (-32768) * 4) % 2**32  # halves of a signed, bytes 0-1 of b
+    assert got[3] == (0xFFFF * 3 + 0x8000 * 2) % 2**32  # bytes 2-3 of b
+    assert bytes(memory.read(out + 16, 16)) == bytes(range(1, 6)) + bytes(11)

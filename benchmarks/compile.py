@@ -1,0 +1,120 @@
+"""Compile speed: ``ptx2gcn compile`` vs ``ptxas -arch=sm_90`` on the same PTX, whole processes.
+
+Usage: ``python benchmarks/compile.py [FILES...] [--corpus] [--large] [--limit N] [-O N]``
+
+Default: the large file (``corpora/large/*.ptx``) plus every corpus file that both tools accept
+(``--corpus`` / ``--large`` select one part; ``--limit`` caps the corpus files). For each file it
+runs ``python -m ptx2gcn compile FILE -o tmp`` and ``ptxas -arch=sm_90 FILE -o tmp`` as separate
+processes (wall time, best of ``--repeat``), prints the ptx2gcn/ptxas ratio per file and in total,
+and, from an in-process ``ptx2gcn.compiler.compile`` of the same file, where ptx2gcn's time goes:
+parse, IR, passes, LLVM IR, LLVM opt, LLVM codegen, link, plus interpreter start-up and imports
+(the whole-process time minus the in-process stages). Target: ratio <= 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ptx2gcn.compiler import STAGES, compile
+from ptx2gcn.diagnostics import Ptx2GcnError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PTXAS_CANDIDATES = ("ptxas", "/usr/local/cuda/bin/ptxas")
+
+
+def _ptxas() -> str | None:
+    for candidate in PTXAS_CANDIDATES:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def _timed(command: list[str], repeat: int) -> float | None:
+    """Best wall time of ``command`` over ``repeat`` runs; None when it fails."""
+    best: float | None = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = subprocess.run(command, capture_output=True)
+        elapsed = time.perf_counter() - start
+        if result.returncode != 0:
+            return None
+        best = elapsed if best is None else min(best, elapsed)
+    return best
+
+
+def _files(args: argparse.Namespace) -> list[Path]:
+    if args.files:
+        return [Path(f) for f in args.files]
+    chosen: list[Path] = []
+    if not args.corpus_only:
+        chosen += sorted((REPO_ROOT / "corpora" / "large").glob("*.ptx"))
+    if not args.large_only:
+        corpus = [p for p in sorted((REPO_ROOT / "corpora").rglob("*.ptx"))
+                  if not {"invalid", "large", "zluda"} & set(p.parts)]
+        chosen += corpus[:args.limit] if args.limit else corpus
+    return chosen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--corpus", dest="corpus_only", action="store_true", help="corpus files only")
+    parser.add_argument("--large", dest="large_only", action="store_true", help="the large file only")
+    parser.add_argument("--limit", type=int, default=0, help="at most N corpus files")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per tool and file (best is kept)")
+    parser.add_argument("-O", dest="opt", type=int, default=3)
+    args = parser.parse_args()
+    ptxas = _ptxas()
+    if ptxas is None:
+        print("ptxas not found: only ptx2gcn's stage times are printed")
+    totals = {"ptx2gcn": 0.0, "ptxas": 0.0}
+    stages = dict.fromkeys(STAGES, 0.0)
+    startup = 0.0
+    skipped: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'file':60} {'ptx2gcn s':>10} {'ptxas s':>9} {'ratio':>6}")
+        for path in _files(args):
+            try:
+                stage_times = compile(path, opt=args.opt).timings
+            except Ptx2GcnError as error:
+                skipped.append(f"{path}: {error.diagnostics[0].message}")
+                continue
+            ours = _timed([sys.executable, "-m", "ptx2gcn", "compile", str(path), "-O", str(args.opt),
+                           "-o", f"{tmp}/out.hsaco"], args.repeat)
+            theirs = _timed([ptxas, "-arch=sm_90", str(path), "-o", f"{tmp}/out.cubin"], args.repeat) if ptxas else None
+            if ours is None or (ptxas and theirs is None):
+                skipped.append(f"{path}: {'ptx2gcn' if ours is None else 'ptxas'} failed")
+                continue
+            totals["ptx2gcn"] += ours
+            totals["ptxas"] += theirs or 0.0
+            for stage, seconds in stage_times.items():
+                stages[stage] += seconds
+            startup += ours - sum(stage_times.values())
+            ratio = f"{ours / theirs:6.2f}" if theirs else "     -"
+            name = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+            print(f"{name[-60:]:60} {ours:10.3f} {theirs or 0:9.3f} {ratio}")
+    print(f"\ntotal: ptx2gcn {totals['ptx2gcn']:.2f} s, ptxas {totals['ptxas']:.2f} s", end="")
+    if totals["ptxas"]:
+        print(f", ratio ptx2gcn/ptxas = {totals['ptx2gcn'] / totals['ptxas']:.2f} (target <= 1.0)")
+    else:
+        print()
+    whole = sum(stages.values()) + startup
+    print("where ptx2gcn's time goes (in-process stages; start-up = process total minus stages):")
+    for stage, seconds in [*stages.items(), ("start-up+imports", startup)]:
+        print(f"  {stage:18} {seconds:8.2f} s  {100 * seconds / whole if whole else 0:5.1f} %")
+    if skipped:
+        print(f"skipped {len(skipped)} file(s):")
+        for line in skipped:
+            print(f"  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
