@@ -16,7 +16,7 @@ from lark import Token
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.attrs import interpret, require_declaration, require_linkage_only
-from ptx2gcn.frontend.fixups import classify_function_names
+from ptx2gcn.frontend.fixups import classify_function_names, classify_module_names
 from ptx2gcn.frontend.operand_builder import Child, OperandBuilder
 from ptx2gcn.frontend.tokens import LABEL_OPCODES, simple_operands, token_operand
 
@@ -43,7 +43,7 @@ class AstBuilder(OperandBuilder):
     def start(self, children: list[Child]) -> ast.Module:
         lines = self.source.text.count("\n") + 1
         span = Span(self.filename, 1, 1, lines, len(self.source.line_text(lines)) + 1, self.source)
-        return ast.Module(span, tuple(children))
+        return ast.Module(span, classify_module_names(tuple(children)))
 
     def version(self, c: list[Token]) -> ast.VersionDirective:
         text = c[1].value

@@ -5,7 +5,8 @@ be named ``input`` (``.reg .b32 input;``) and a parameter be named ``%p``; this 
 function body, turns such references into the right node. Invariant: afterwards every ``Symbol`` in
 the body that names a ``.reg`` declared in the function is a ``Register`` and every ``Register``
 naming a ``.param``/variable declared in the function (and not a register) is a ``Symbol``. The body
-is returned unchanged (same object) when no declaration needs this.
+is returned unchanged (same object) when no declaration needs this. ``classify_module_names`` does
+the same for ``%``-named module functions and variables (call targets such as ``%f``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,29 @@ def classify_function_names(body: ast.Block, params: Sequence[ast.Param],
                             rets: Sequence[ast.Param]) -> ast.Block:
     """Reclassify names in ``body`` by their declarations (see the module docstring)."""
     to_register, to_symbol = _odd_names(body, [*params, *rets])
+    return _reclassify(body, to_register, to_symbol)
+
+
+def classify_module_names(items: tuple[ast.ModuleItem, ...]) -> tuple[ast.ModuleItem, ...]:
+    """Module-level functions and variables spelled ``%name`` are symbols in every body that does
+    not declare a register of that name (rare: only machine-written PTX names things so)."""
+    globals_ = {item.name for item in items if isinstance(item, ast.Function)}
+    globals_.update(d.name for item in items if isinstance(item, ast.VariableDecl) for d in item.declarators)
+    odd = {name for name in globals_ if name.startswith("%")}
+    if not odd:
+        return items
+    fixed: list[ast.ModuleItem] = []
+    for item in items:
+        if isinstance(item, ast.Function) and item.body is not None:
+            registers = _odd_names(item.body, [*(item.params or ()), *(item.return_params or ())])[0]
+            local = {d for decl in _declarations(item.body) if decl.state_space == ".reg"
+                     for declarator in decl.declarators for d in declarator.names()}
+            item = replace(item, body=_reclassify(item.body, registers, odd - local))
+        fixed.append(item)
+    return tuple(fixed)
+
+
+def _reclassify(body: ast.Block, to_register: set[str], to_symbol: set[str]) -> ast.Block:
     if not to_register and not to_symbol:
         return body
 

@@ -7,6 +7,7 @@ Values of immediates are computed by hand from their spelling (e.g. ``017`` is o
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -346,3 +347,16 @@ def token_types(line: str) -> list[str]:
     types = [token.type for token in interactive.iter_parse()]
     start = types.index("OPCODE") + 1  # the declarations before it have no OPCODE
     return types[start:types.index("RBRACE", start)]
+
+
+def test_percent_named_functions_and_params_are_symbols() -> None:
+    module = parse_ptx((Path(__file__).parent / "data" / "percent_names.ptx").read_text())
+    f, k = module.functions
+    assert f.name == "%f" and f.body is not None
+    load = f.body.statements[1]
+    assert isinstance(load, ast.Instruction) and load.operands[1] == ast.Address(S, ast.Symbol(S, "%a"))
+    assert k.body is not None
+    scope = k.body.statements[1]
+    assert isinstance(scope, ast.Block)
+    call = scope.statements[3]
+    assert isinstance(call, ast.Instruction) and call.operands[1] == ast.Symbol(S, "%f")
