@@ -223,12 +223,15 @@ class WaveTemplate:
     exec_bits: int
 
 
-def wave_templates(block: Dim3) -> list[WaveTemplate]:
-    """v0 = x | y << 10 | z << 20 per lane (gfx942 packed work-item ids) and the lanes that exist."""
+def wave_templates(block: Dim3, workitem_ids: int) -> list[WaveTemplate]:
+    """v0 = x | y << 10 | z << 20 per lane (gfx942 packed work-item ids; y and z only when
+    ENABLE_VGPR_WORKITEM_ID asks for them: 0 = x, 1 = x and y, 2 = x, y and z) and the lanes that exist."""
     bx, by, bz = block
     threads = bx * by * bz
     linear = np.arange(-(-threads // WAVE_SIZE) * WAVE_SIZE)
-    ids = (linear % bx | (linear // bx % by) << 10 | (linear // (bx * by)) << 20).astype(np.uint32)
+    y = linear // bx % by if workitem_ids >= 1 else 0
+    z = linear // (bx * by) if workitem_ids >= 2 else 0
+    ids = (linear % bx | y << 10 | z << 20).astype(np.uint32)
     ids[threads:] = 0
     return [
         WaveTemplate(
@@ -325,7 +328,7 @@ def launch(
     # "Preloaded Kernel Arguments"); that prologue loads the same values for older firmware.
     entry = base + kernel.entry_address + (256 if kd.kernarg_preload_spec_length else 0)
     executor = Executor(program, base, kernel, trace_sink if trace else None)
-    user, templates = user_sgprs(kd, d, segment), wave_templates(block3)
+    user, templates = user_sgprs(kd, d, segment), wave_templates(block3, kd.rsrc2.enable_vgpr_workitem_id)
     counters = RunCounters(step_budget)
     start = time.perf_counter()
     groups = 0

@@ -1061,3 +1061,20 @@ def test_wide_vectors_dynamic_insert_extract_and_packed_f32(kernel: Kernel) -> N
         row[t] = np.float32(t)
         expected.append(row[t ^ 5])
     np.testing.assert_array_equal(download(memory, out, 64, np.float32), np.array(expected, np.float32))
+
+
+def test_workitem_id_y_z_bits_only_when_enabled(kernel: Kernel) -> None:
+    """A kernel that only asks for work-item id x gets v0 = x even in a 2D block (LLVM uses v0 as is)."""
+    program = kernel(VADD)
+    assert program.kernels["vadd"].descriptor.rsrc2.enable_vgpr_workitem_id == 0
+    memory = DeviceMemory()
+    n = 4096  # large enough that ids with y bits (x | y << 10) would land inside the buffers
+    a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    pa, pb, pc = upload(memory, a), upload(memory, b), upload(memory, np.zeros(n, np.float32))
+    # hidden_group_size_x = 16 and x in 0..15: the four rows of the 16 x 4 block write the same 16 outputs
+    launch(
+        program, "vadd", grid=(1,), block=(16, 4), kernarg=struct.pack("<QQQi", pa, pb, pc, n), memory=memory
+    )
+    got = download(memory, pc, n, np.float32)
+    np.testing.assert_array_equal(got[:16], a[:16] + 1)
+    assert (got[16:] == 0).all()
