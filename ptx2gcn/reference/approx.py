@@ -38,7 +38,7 @@ import numpy as np
 
 from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
-from ptx2gcn.reference.ptxtypes import PtxType
+from ptx2gcn.reference.ptxtypes import PtxType, join, split
 from ptx2gcn.reference.result import Output, Result, make_output
 from ptx2gcn.reference.rounding import round_fraction
 from ptx2gcn.reference.spelling import UNDEFINED, AnyNaN, LaneValue, Spelling, operands
@@ -125,10 +125,20 @@ def interval(fmt: FloatFormat, exact: float, bound: Bound, ftz: bool) -> Interva
     else:
         err = bound.amount
     err += SLACK * abs(exact)
+    # Never tighter than faithful rounding: both format neighbours of the exact value are always
+    # acceptable (matters where the format is coarser than the bound, e.g. among subnormals). Past
+    # the largest finite value the neighbour is the infinity; the largest finite value itself only
+    # counts if the bound reaches it.
+    below = _value(fmt, round_fraction(fmt, Fraction(exact), "rm"))
+    above = _value(fmt, round_fraction(fmt, Fraction(exact), "rp"))
     lo, hi = exact - err, exact + err
+    if math.isinf(above):
+        hi = math.inf
+    elif math.isinf(below):
+        lo = -math.inf
+    else:
+        lo, hi = min(lo, below), max(hi, above)
     nearest = _bits(fmt, exact)
-    if fmt.is_inf(nearest):  # beyond the format's range: the overflowed infinity is acceptable too
-        lo, hi = (-math.inf, hi) if exact < 0 else (lo, math.inf)
     tiny = 2.0 ** fmt.emin
     if ftz and min(abs(lo), abs(hi)) < tiny:  # a result flushed to zero is also acceptable
         lo, hi = min(lo, 0.0), max(hi, 0.0)
@@ -221,8 +231,10 @@ def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
     """Entry point for ``.approx``/``.full`` spellings (called by ``floats``)."""
     op = sp.opcode
     allowed = {"approx", "ftz"} | ({"full"} if op == "div" else set())
-    sp.require(allowed, ("f32", "f64", "f16", "bf16"))
+    sp.require(allowed, ("f32", "f64", "f16", "bf16", "f16x2", "bf16x2"))
     t = sp.type
+    if t.lanes == 2:
+        return _packed(sp, inputs, t)
     fmt = float_format(t.name)
     ftz = sp.has("ftz")
     gross = t.name == "f64" and ftz
@@ -245,6 +257,43 @@ def evaluate(sp: Spelling, inputs: Sequence[object]) -> Result:
     notes = (bound.note,) if bound.note else ()
     return Result((_output(t, lanes, shape, LOW_WORD if gross else 0),), notes,
                   tuple([t] * (2 if op == "div" else 1)))
+
+
+def _packed(sp: Spelling, inputs: Sequence[object], t: PtxType) -> Result:
+    """ex2/tanh.approx on f16x2/bf16x2: each half-word is its own approximation (9.7.4.9/10)."""
+    if sp.opcode not in ("ex2", "tanh"):
+        raise ReferenceInputError(f"{sp.text}: no packed approximate form of {sp.opcode}")
+    fmt = float_format(t.element)
+    bound = BOUNDS[(sp.opcode, t.element)]
+    (array,) = operands(inputs, [t], sp)
+    width = t.element_width
+    lanes = [[_unary_lane(sp.opcode, fmt, bound, sp.has("ftz"), x) for x in split(int(a), width, 2)]
+             for a in array.reshape(-1)]
+    return Result((_packed_output(t, lanes, array.shape),), (), (t,))
+
+
+def _packed_output(t: PtxType, lanes: list[list[Approx]], shape: tuple[int, ...]) -> Output:
+    def shown(x: Approx) -> int:
+        if isinstance(x, Interval):
+            return x.nearest
+        if isinstance(x, AnyNaN):
+            return x.bits
+        assert isinstance(x, int)
+        return x
+
+    defined = [all(x is not UNDEFINED for x in lane) for lane in lanes]
+    bits = np.empty(len(lanes), dtype=object)
+    bits[:] = [join([shown(x) for x in lane], t.element_width) if ok else 0
+               for lane, ok in zip(lanes, defined)]
+    nan = [sum(1 << k for k, x in enumerate(lane) if isinstance(x, AnyNaN)) for lane in lanes]
+    base = make_output(t, bits.reshape(shape), np.array(defined).reshape(shape),
+                       np.array(nan, dtype=np.uint8).reshape(shape))
+    element_shape = shape + (t.lanes,)
+    lo = np.array([[x.lo if isinstance(x, Interval) else 0.0 for x in lane] for lane in lanes])
+    hi = np.array([[x.hi if isinstance(x, Interval) else 0.0 for x in lane] for lane in lanes])
+    bounded = np.array([[isinstance(x, Interval) for x in lane] for lane in lanes], dtype=np.bool_)
+    return Output(base.type, base.bits, base.defined, base.any_nan,
+                  (lo.reshape(element_shape), hi.reshape(element_shape)), bounded.reshape(element_shape))
 
 
 def _gross_lane(op: str, fmt: FloatFormat, bound: Bound, x: int) -> Approx:

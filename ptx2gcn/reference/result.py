@@ -33,7 +33,8 @@ class Output:
     any_nan: npt.NDArray[np.uint8]
     """Bit ``k`` set: packed element ``k`` is a NaN whose bit pattern PTX does not fix."""
     interval: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None
-    """For ``.approx`` results: accepted values ``lo <= x <= hi`` (as float64) where ``bounded``."""
+    """For ``.approx`` results: accepted values ``lo <= x <= hi`` (as float64) where ``bounded``.
+    For packed types the arrays (and ``bounded``) have a trailing axis, one entry per element."""
     bounded: BoolArray | None = None
     zero_bits: int = 0
     """Bits an accepted ``bounded`` result must have clear (the low word of rcp.approx.ftz.f64)."""
@@ -56,7 +57,9 @@ class Output:
             exact = exact | (got == self.alternative)
         nan_ok = self._nan_ok(got)
         ok = exact | nan_ok
-        if self.interval is not None and self.bounded is not None:
+        if self.interval is not None and self.bounded is not None and self.bounded.ndim > self.bits.ndim:
+            ok = self._elements_ok(got, ok)
+        elif self.interval is not None and self.bounded is not None:
             within = self._within(got)
             if self.zero_bits:
                 within &= np.vectorize(lambda g: int(g) & self.zero_bits == 0, otypes=[np.bool_])(got)
@@ -70,8 +73,15 @@ class Output:
         digits = max(1, self.type.width // 4)
         text = (str(bool(self.bits[index])) if self.type.kind == "pred"
                 else f"0x{int(self.bits[index]):0{digits}x}")
-        if self.bounded is not None and self.interval is not None and self.bounded[index]:
-            return f"a value in [{self.interval[0][index]!r}, {self.interval[1][index]!r}] (nearest {text})"
+        if self.bounded is not None and self.interval is not None and self.bounded.ndim > self.bits.ndim:
+            if self.bounded[index].any():
+                spans = ", ".join(f"[{float(lo)!r}, {float(hi)!r}]" if bounded else "exact"
+                                  for lo, hi, bounded in zip(self.interval[0][index], self.interval[1][index],
+                                                             self.bounded[index]))
+                return f"elements in {spans} (nearest {text})"
+        elif self.bounded is not None and self.interval is not None and self.bounded[index]:
+            lo, hi = float(self.interval[0][index]), float(self.interval[1][index])
+            return f"a value in [{lo!r}, {hi!r}] (nearest {text})"
         if int(self.any_nan[index]):
             payload = 0 if self.nan_payload is None else int(self.nan_payload[index])
             what = "a NaN with its payload" if payload else "any NaN"
@@ -107,6 +117,26 @@ class Output:
             out[index] = all(
                 (fmt.is_nan(g) and (not payload >> k & 1 or fmt.magnitude(g) == fmt.magnitude(w)))
                 if flags >> k & 1 else g == w
+                for k, (g, w) in enumerate(zip(got_parts, want_parts)))
+        return out
+
+    def _elements_ok(self, got: npt.NDArray[np.generic], ok: BoolArray) -> BoolArray:
+        """Packed ``.approx`` results: each element is in its interval, or (unbounded elements)
+        equal to the expected element or an accepted NaN."""
+        assert self.interval is not None and self.bounded is not None
+        fmt = float_format(self.type.element)
+        width, count = self.type.element_width, self.type.lanes
+        out = np.array(ok, dtype=np.bool_, copy=True)
+        for index in np.ndindex(self.bits.shape):
+            if not self.bounded[index].any():
+                continue
+            got_parts = split(int(got[index]), width, count)
+            want_parts = split(int(self.bits[index]), width, count)
+            nan_flags = int(self.any_nan[index])
+            out[index] = all(
+                (self.interval[0][index][k] <= _to_float(fmt.name, g) <= self.interval[1][index][k])
+                if self.bounded[index][k] else
+                (g == w or (bool(nan_flags >> k & 1) and fmt.is_nan(g)))
                 for k, (g, w) in enumerate(zip(got_parts, want_parts)))
         return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptx2gcn.reference import is_within, run
+from ptx2gcn.reference import ReferenceInputError, is_within, run
 
 
 def F(value: object) -> np.ndarray:
@@ -121,3 +121,26 @@ def test_results_beyond_the_format_accept_infinity() -> None:
     res = run("ex2.approx.f16", x)
     assert res.matches(np.float16(np.inf)) and not res.matches(np.float16(65504))
     assert run("ex2.approx.f32", F(128.5)).matches(F(np.inf))  # 2^128.5 > FLT_MAX
+
+
+def test_packed_half_approximations_check_each_element() -> None:
+    x = np.array([0.5, -1.0], dtype=np.float16).view(np.uint32)
+    good = np.exp2(np.array([0.5, -1.0])).astype(np.float16)
+    res = run("ex2.approx.f16x2", x)
+    assert res.matches(good.view(np.uint32)).all()
+    wrong_high = np.array([good[0], np.float16(0.75)], dtype=np.float16).view(np.uint32)
+    assert not res.matches(wrong_high).any()                    # the high element is checked too
+    specials = np.array([np.nan, 0.0], dtype=np.float16).view(np.uint32)
+    t = run("tanh.approx.f16x2", specials)
+    assert t.matches(np.array([np.float16(np.nan), 0], dtype=np.float16).view(np.uint32)).all()
+    assert "elements in" in res.explain(0)
+    with pytest.raises(ReferenceInputError):
+        run("sin.approx.f16x2", x)
+
+
+def test_bound_never_tighter_than_faithful_rounding() -> None:
+    """2^-24.5 lies between f16's 0 and its smallest subnormal 2^-24; a relative 2^-9.9 bound
+    would exclude both, but a result must be representable, so both neighbours are accepted."""
+    res = run("ex2.approx.f16", np.float16(-24.5))
+    assert res.matches(np.uint16(0)) and res.matches(np.uint16(1))
+    assert not res.matches(np.uint16(2))
