@@ -53,5 +53,5 @@ def test_ptxas_rejects_too(path: Path) -> None:
     if PTXAS is None:
         pytest.skip("ptxas (CUDA toolkit) not installed")
     result = subprocess.run([PTXAS, "-arch=sm_80", str(path), "-o", "/dev/null"], capture_output=True, text=True,
-                            cwd=CORPORA)
+                            cwd=CORPORA, check=False)
     assert result.returncode != 0, f"ptxas accepts {path.name}"

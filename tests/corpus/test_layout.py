@@ -38,11 +38,11 @@ def test_triton_and_numba_outputs_cover_every_script() -> None:
 @pytest.mark.parametrize("path", valid_small_files(), ids=lambda p: str(p.relative_to(CORPORA)))
 def test_target_matches_folder(path: Path) -> None:
     text = path.read_text()
-    assert re.search(r"^\.version \d+\.\d+$", text, re.M), "no .version directive"
-    target = re.search(r"^\.target (sm_\d+)(a?)\b", text, re.M)
+    assert re.search(r"^\.version \d+\.\d+$", text, re.MULTILINE), "no .version directive"
+    target = re.search(r"^\.target (sm_\d+)(a?)\b", text, re.MULTILINE)
     assert target is not None, "no .target directive"
     assert path.parent.name == target.group(1), f"{path.parent.name} folder holds a {target.group(1)} module"
-    assert re.search(r"^\.address_size 64$", text, re.M)
+    assert re.search(r"^\.address_size 64$", text, re.MULTILINE)
 
 
 def test_sizes() -> None:

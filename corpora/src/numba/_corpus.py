@@ -76,8 +76,8 @@ def main(specs: list[KernelSpec]) -> None:
         return
     arch = archs[0]
     cc = (arch // 10, arch % 10)
-    setattr(numba.cuda.dispatcher, "get_current_device", lambda: _StandInDevice(cc))
-    setattr(CUDACodeLibrary, "__init__", _library_init)
+    numba.cuda.dispatcher.get_current_device = lambda: _StandInDevice(cc)
+    CUDACodeLibrary.__init__ = _library_init
     for spec in specs:
         if arch < spec.min_arch:
             continue

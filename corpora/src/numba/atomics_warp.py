@@ -14,12 +14,10 @@ from __future__ import annotations
 import cmath
 import math
 
+from _corpus import KernelSpec, main
 from numba import complex64, cuda, float32, float64, int32, int64, uint32, uint64
 from numba.core.types import float16
-from numba.cuda.random import xoroshiro128p_normal_float32, xoroshiro128p_uniform_float32
-from numba.cuda.random import xoroshiro128p_type
-
-from _corpus import KernelSpec, main
+from numba.cuda.random import xoroshiro128p_normal_float32, xoroshiro128p_type, xoroshiro128p_uniform_float32
 
 
 def atomics(ints, floats, doubles, counters):

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 
-from numba import cuda, float32, float64, int32
-
 from _corpus import KernelSpec, main
+from numba import cuda, float32, float64, int32
 
 TPB = 16
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource, compile as triton_compile
+from triton.compiler import ASTSource
+from triton.compiler import compile as triton_compile
 
 
 @dataclasses.dataclass(frozen=True)

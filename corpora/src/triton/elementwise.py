@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
-
 from _corpus import KernelSpec, main
+from triton.language.extra import libdevice
 
 
 @triton.jit
