@@ -2,8 +2,10 @@
 as an accepted interval instead of one expected bit pattern.
 
 Invariant: special inputs (NaN, infinities, zeros, out-of-domain) have exact expected results; every
-other lane carries ``[lo, hi]`` = exact value widened by the stated bound, and lanes outside the
-range the manual guarantees are ``defined == False``. The exact value comes from Python's ``math``
+other lane carries ``[lo, hi]`` = exact value widened by the stated bound, never narrower than the
+two neighbours of the exact value in the format (a result must be representable), and lanes
+outside the range the manual guarantees are ``defined == False``. Packed f16x2/bf16x2 forms carry
+one interval per element. The exact value comes from Python's ``math``
 on float64 (error below 2^-52 relative, far inside every bound here); the interval is widened by a
 further 2^-50 relative so that error can never reject a correct result.
 
