@@ -12,20 +12,28 @@ are released either way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy.typing as npt
-from ptx2gcn.runtime.backend import Backend, BackendFactory, LaunchResult, select_backend
+from ptx2gcn.runtime.backend import (
+    Backend,
+    BackendFactory,
+    KernelInfo,
+    LaunchResult,
+    ModuleCode,
+    select_backend,
+)
 from ptx2gcn.runtime.backend_emulator import EmulatorFactory
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.case import Case, CaseError, CheckReport
+from ptx2gcn.runtime.case_locate import field_span
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_jit import JitOptions, module_code
 from ptx2gcn.runtime.driver_state import Compiler
 
-from ptx2gcn.diagnostics import Ptx2GcnError, Span
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,44 @@ def _error(case: Case, message: str) -> Ptx2GcnError:
     return Ptx2GcnError.at(Span.unknown(str(case.source)), message)
 
 
+def _code(case: Case, backend: Backend, compiler: Compiler | None, cache: JitCache | None) -> ModuleCode:
+    try:
+        data = case.source.read_bytes()
+        options = JitOptions(compiler=compiler, cache=cache)
+        return module_code(data, str(case.source), options, backend.code_format, case.kernel)
+    except CudaError as error:
+        raise (error.diagnostic or _error(case, error.message)) from None
+    except OSError as error:
+        raise _error(case, f"cannot read: {error.strerror or error}") from None
+
+
+def _kernel(case: Case, kernels: Mapping[str, KernelInfo]) -> KernelInfo:
+    info = kernels.get(case.kernel)
+    if info is None:
+        source = SourceFile(str(case.path), case.path.read_text(encoding="utf-8"))
+        known = ", ".join(sorted(kernels)) or "none"
+        raise CaseError.located(
+            field_span(source, "kernel"),
+            f"kernel: {case.source.name} has no kernel {case.kernel!r} (kernels: {known})",
+        )
+    return info
+
+
+def _launch(case: Case, backend: Backend, module: object) -> tuple[dict[str, bytes], LaunchResult]:
+    info = _kernel(case, backend.kernels(module))
+    addresses: dict[str, int] = {}
+    try:
+        for buffer in case.buffers():
+            addresses[buffer.name] = backend.malloc(max(buffer.nbytes, 1))
+            backend.write(addresses[buffer.name], buffer.initial.tobytes())
+        parameters = case.parameter_buffer(info.params, addresses, info.param_buffer_size)
+        launched = backend.launch(module, case.kernel, case.grid, case.block, case.shared_bytes, parameters)
+        return {b.name: backend.read(addresses[b.name], b.nbytes) for b in case.buffers()}, launched
+    finally:
+        for address in addresses.values():
+            backend.free(address)
+
+
 def run_case(
     case: Case,
     backend_name: str | None = None,
@@ -63,37 +109,11 @@ def run_case(
 ) -> CaseRun:
     name, backend = open_backend(backend_name, trace)
     try:
-        code = module_code(
-            case.source.read_bytes(),
-            str(case.source),
-            JitOptions(compiler=compiler, cache=cache),
-            backend.code_format,
-            case.kernel,
-        )
-    except CudaError as error:
-        raise (error.diagnostic or _error(case, error.message)) from None
-    except OSError as error:
-        raise _error(case, f"cannot read: {error.strerror or error}") from None
-    module = backend.load(code)
-    addresses: dict[str, int] = {}
-    try:
-        kernels = backend.kernels(module)
-        info = kernels.get(case.kernel)
-        if info is None:
-            raise CaseError.located(
-                Span.unknown(str(case.path)),
-                f"kernel: {case.source.name} has no kernel "
-                f"{case.kernel!r} (kernels: {', '.join(sorted(kernels)) or 'none'})",
-            )
-        for buffer in case.buffers():
-            addresses[buffer.name] = backend.malloc(max(buffer.nbytes, 1))
-            backend.write(addresses[buffer.name], buffer.initial.tobytes())
-        parameters = case.parameter_buffer(info.params, addresses, info.param_buffer_size)
-        launched = backend.launch(module, case.kernel, case.grid, case.block, case.shared_bytes, parameters)
-        raw = {b.name: backend.read(addresses[b.name], b.nbytes) for b in case.buffers()}
+        module = backend.load(_code(case, backend, compiler, cache))
+        try:
+            raw, launched = _launch(case, backend, module)
+        finally:
+            backend.unload(module)
     finally:
-        for address in addresses.values():
-            backend.free(address)
-        backend.unload(module)
         backend.close()
     return CaseRun(case, name, case.decode_outputs(raw), launched)

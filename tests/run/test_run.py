@@ -118,7 +118,8 @@ def test_errors(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[s
     case.write_text(case.read_text().replace('"vector_add"', '"vector_sub"'))
     assert main(["run", str(case)]) == 1
     assert (
-        "has no kernel 'vector_sub' (kernels: block_sum, poke, scale_add, vector_add)"
+        "vadd.toml:2:1: error: kernel: kernels.ptx has no kernel 'vector_sub' "
+        "(kernels: block_sum, poke, scale_add, vector_add)\nkernel = \"vector_sub\"\n^~~~~~"
         in capsys.readouterr().err
     )
     (tmp_path / "bad.ptx").write_text(
