@@ -93,6 +93,10 @@ for _name, _fn in _int_ops(32).items():
     ATOMICS[_name] = AtomicOp(4, _fn, _name == "cmpswap")
 for _name, _fn in _int_ops(64).items():
     ATOMICS[f"{_name}_x2"] = AtomicOp(8, _fn, _name == "cmpswap")
+# DS-only two-operand ops; the DS binder passes (old, data1, data0) like for cmpst.
+ATOMICS["mskor"] = AtomicOp(4, lambda o, d, c: (o & ~c) | d, True)  # DS_MSKOR: (MEM & ~DATA) | DATA2
+ATOMICS["mskor_x2"] = AtomicOp(8, lambda o, d, c: (o & ~c) | d, True)
+ATOMICS["wrap"] = AtomicOp(4, lambda o, d, c: o - c if o >= c else o + d, True)  # DS_WRAP_RTN_B32
 ATOMICS["add_f32"] = AtomicOp(4, lambda o, d, c: _f32_add(o, d))
 ATOMICS["pk_add_f16"] = AtomicOp(4, lambda o, d, c: _pk_f16_add(o, d))
 ATOMICS["pk_add_bf16"] = AtomicOp(4, lambda o, d, c: _pk_bf16_add(o, d))

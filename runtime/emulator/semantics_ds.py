@@ -55,6 +55,8 @@ _DS_ATOMIC = {
     "or": "or",
     "xor": "xor",
     "wrxchg": "swap",
+    "mskor": "mskor",
+    "wrap": "wrap",
     "cmpst": "cmpswap",
     "add_f": "add_f32",
     "min_f": "min_f32",

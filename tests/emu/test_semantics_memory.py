@@ -172,3 +172,19 @@ def test_one_instruction_may_touch_several_allocations(one_instruction: Run, wav
     assert np.frombuffer(wave.memory.read(second, 256), np.uint32)[1::2].tolist() == list(
         range(1001, 1064, 2)
     )
+
+
+def test_ds_mskor_and_wrap(one_instruction: Run, wave: Wave) -> None:
+    """DS_MSKOR: MEM = (MEM & ~DATA) | DATA2; DS_WRAP: MEM = MEM >= DATA ? MEM - DATA : MEM + DATA2."""
+    wave.set_exec(1)  # one lane: the model is a single read-modify-write
+    wave.group.lds.data[:8] = np.frombuffer(np.array([0xF0F0F0F0, 7], np.uint32).tobytes(), np.uint8)
+    wave.v[1] = 0
+    wave.v[4], wave.v[5] = 0x0000FFFF, 0x00001234
+    one_instruction("ds_mskor_rtn_b32 v3, v1, v4, v5", wave)
+    assert wave.v[3, 0] == 0xF0F0F0F0
+    assert int(wave.group.lds.data[:4].view(np.uint32)[0]) == (0xF0F0F0F0 & ~0xFFFF) | 0x1234
+    wave.v[4], wave.v[5] = 5, 100
+    one_instruction("ds_wrap_rtn_b32 v6, v1, v4, v5 offset:4", wave)
+    one_instruction("ds_wrap_rtn_b32 v7, v1, v4, v5 offset:4", wave)
+    assert wave.v[6, 0] == 7 and wave.v[7, 0] == 2
+    assert int(wave.group.lds.data[4:8].view(np.uint32)[0]) == 102
