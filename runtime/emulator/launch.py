@@ -31,6 +31,12 @@ COMPUTE_PGM_RSRC1. Hidden kernel arguments are written at the offsets the metada
 ``grid`` counts work-groups per dimension (CUDA's convention), ``block`` work-items per work-group;
 so there are no partial work-groups and ``hidden_remainder_*`` are 0. Private memory per lane is
 PRIVATE_SEGMENT_FIXED_SIZE, plus ``dynamic_stack`` bytes when the kernel uses a dynamic stack.
+
+Not modelled (each fails loudly when reached, never silently): MFMA and other matrix ops, fp8/bf8
+conversions, image/GWS/MUBUF data accesses (the MUBUF cache-control ops are no-ops), GPR index mode,
+``*_load_lds_*`` DMA; timing and ``s_waitcnt`` hazards (memory completes in program order); a
+work-group waiting for a later one (work-groups run one after another: ``KernelHang``). LDS and
+private memory are bounds-checked against the exact requested sizes, not the hardware's granules.
 """
 
 from __future__ import annotations
