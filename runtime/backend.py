@@ -6,9 +6,8 @@ synchronise). Three exist: ``emulator`` (ptx2gcn's gfx942 emulator, always avail
 AMD GPU through libamdhip64) and ``cuda`` (the original PTX on an NVIDIA GPU through cuda-python, for
 differential runs). The driver API never imports a backend module until it is chosen.
 
-Choice (``select_backend``): an explicit name wins, else ``PTX2GCN_BACKEND`` (read once, by the caller,
-at the edge: ``cuInit`` or the command line), else ``emulator`` when no AMD GPU is visible
-(``/dev/kfd`` absent), else ``hip``. An unknown name or an unavailable backend raises
+Choice (``select_backend``): an explicit name wins, else ``PTX2GCN_BACKEND`` (read at the edge:
+``cuInit`` or the command line), else ``hip`` when HIP finds an AMD GPU, else ``emulator``. An unknown name or an unavailable backend raises
 ``BackendUnavailable`` saying what was tried.
 
 Invariant: every backend method either completes or raises ``BackendError`` (a fault in a kernel,
@@ -21,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -179,29 +178,31 @@ def kernel_info(kernel: Kernel) -> KernelInfo:
     )
 
 
-def default_backend_name(environ: Mapping[str, str] | None = None) -> str:
-    """``PTX2GCN_BACKEND`` if set, else ``hip`` where an AMD GPU is visible, else ``emulator``."""
-    env = os.environ if environ is None else environ
-    chosen = env.get("PTX2GCN_BACKEND", "").strip().lower()
-    if chosen:
-        return chosen
-    return "hip" if Path("/dev/kfd").exists() else "emulator"
-
-
-def select_backend(name: str | None = None, environ: Mapping[str, str] | None = None) -> BackendFactory:
-    """The factory of backend ``name`` (or the default one); ``BackendUnavailable`` if unknown."""
-    chosen = (name or default_backend_name(environ)).strip().lower()
-    module_name = BACKENDS.get(chosen)
+def _factory(name: str) -> BackendFactory:
+    module_name = BACKENDS.get(name)
     if module_name is None:
         raise BackendUnavailable.because(
-            f"unknown backend {chosen!r} (PTX2GCN_BACKEND or --backend): expected one of "
-            + ", ".join(BACKENDS)
+            f"unknown backend {name!r} (PTX2GCN_BACKEND or --backend): expected one of " + ", ".join(BACKENDS)
         )
-    module = importlib.import_module(module_name)
-    factory: BackendFactory = module.FACTORY
+    factory: BackendFactory = importlib.import_module(module_name).FACTORY
     return factory
 
 
-def dims(values: Sequence[int]) -> Dim3:
-    padded = [*values, 1, 1, 1][:3]
-    return padded[0], padded[1], padded[2]
+def _automatic() -> BackendFactory:
+    """``hip`` when HIP sees an AMD GPU (only tried where ``/dev/kfd`` exists), else ``emulator``."""
+    if Path("/dev/kfd").exists():
+        hip = _factory("hip")
+        try:
+            hip.device_count()
+            return hip
+        except BackendUnavailable:
+            pass
+    return _factory("emulator")
+
+
+def select_backend(name: str | None = None, environ: Mapping[str, str] | None = None) -> BackendFactory:
+    """The factory of backend ``name``, else of ``PTX2GCN_BACKEND``, else the automatic choice;
+    ``BackendUnavailable`` for an unknown name."""
+    env = os.environ if environ is None else environ
+    chosen = (name or env.get("PTX2GCN_BACKEND", "")).strip().lower()
+    return _factory(chosen) if chosen else _automatic()

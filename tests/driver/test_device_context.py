@@ -162,3 +162,14 @@ def test_primary_context_and_push_pop(driver: None) -> None:
     assert ok(cuda.cuDevicePrimaryCtxRetain(0)) != primary  # a new one after the last release
     fails(cuda.cuDevicePrimaryCtxRetain(2), R.CUDA_ERROR_INVALID_DEVICE)
     fails(cuda.cuCtxPushCurrent(cuda.CUcontext(0x77)), R.CUDA_ERROR_INVALID_CONTEXT)
+
+
+def test_backend_selection() -> None:
+    from ptx2gcn.runtime.backend import BackendUnavailable, select_backend
+
+    assert select_backend(environ={"PTX2GCN_BACKEND": " Emulator "}).name == "emulator"
+    assert select_backend("cuda", environ={"PTX2GCN_BACKEND": "emulator"}).name == "cuda"  # explicit wins
+    if not os.path.exists("/dev/kfd"):
+        assert select_backend(environ={}).name == "emulator"  # no AMD GPU visible
+    with pytest.raises(BackendUnavailable, match="unknown backend 'metal'"):
+        select_backend(environ={"PTX2GCN_BACKEND": "metal"})
