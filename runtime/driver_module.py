@@ -200,6 +200,7 @@ def module_get_global(hmod: object, name_: object) -> tuple[CUdeviceptr, int]:
         raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no global variable named {symbol!r}")
     address, size = found
     record.context.symbols[address] = size
+    record.symbols.add(address)
     return CUdeviceptr(address), size
 
 

@@ -79,6 +79,8 @@ class ModuleRecord:
     loaded: LoadedModule
     kernels: dict[str, KernelInfo]
     functions: dict[str, int] = field(default_factory=dict)
+    symbols: set[int] = field(default_factory=set)
+    """Addresses of globals handed out by ``cuModuleGetGlobal`` (valid copy targets until unload)."""
 
 
 @dataclass(eq=False)
@@ -259,6 +261,8 @@ class Driver:
     def forget_module(self, record: ModuleRecord) -> None:
         for function in record.functions.values():
             self.functions.pop(function, None)
+        for address in record.symbols:
+            record.context.symbols.pop(address, None)
         self.modules.pop(record.handle, None)
         record.context.modules.discard(record.handle)
 

@@ -148,6 +148,7 @@ def test_functions_globals_unload(module: cuda.CUmodule) -> None:
     assert values.tolist() == [1, 2, 3, 4]
     fails(cuda.cuModuleGetGlobal(module, b"vector_add"), R.CUDA_ERROR_NOT_FOUND, "global variable")
     ok(cuda.cuModuleUnload(module))
+    fails(cuda.cuMemcpyDtoH(values, pointer, 16), R.CUDA_ERROR_INVALID_VALUE, "not inside device memory")
     fails(cuda.cuModuleUnload(module), R.CUDA_ERROR_INVALID_HANDLE, "not loaded")
     fails(cuda.cuModuleGetFunction(module, b"vector_add"), R.CUDA_ERROR_INVALID_HANDLE)
     fails(cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_NUM_REGS, function), R.CUDA_ERROR_INVALID_HANDLE)
