@@ -119,3 +119,31 @@ def test_no_device(fake_hip_library: str, monkeypatch: pytest.MonkeyPatch) -> No
         )
     finally:
         reset()
+
+
+@pytest.mark.gpu
+def test_vector_add_on_a_real_amd_gpu(jit_cache: JitCache) -> None:
+    factory = HipFactory()
+    try:
+        factory.device_count()
+    except Exception as error:  # noqa: BLE001 - any reason HIP cannot run here means: no GPU test
+        pytest.skip(f"no AMD GPU: {error}")
+    reset(DriverConfig(factory=factory, cache=jit_cache))
+    try:
+        ok(cuda.cuInit(0))
+        context = ok(cuda.cuCtxCreate(0, 0))
+        module = ok(cuda.cuModuleLoad(str(Path(__file__).parent / "data" / "kernels.ptx")))
+        function = ok(cuda.cuModuleGetFunction(module, b"vector_add"))
+        n = 10000
+        a, b = np.random.default_rng(2).random((2, n), dtype=np.float32)
+        pointers = [ok(cuda.cuMemAlloc(4 * n)) for _ in range(3)]
+        ok(cuda.cuMemcpyHtoD(pointers[0], a, 4 * n))
+        ok(cuda.cuMemcpyHtoD(pointers[1], b, 4 * n))
+        args = ((*pointers, n), (None, None, None, ctypes.c_int))
+        ok(cuda.cuLaunchKernel(function, (n + 255) // 256, 1, 1, 256, 1, 1, 0, 0, args, 0))
+        out = np.zeros(n, dtype=np.float32)
+        ok(cuda.cuMemcpyDtoH(out, pointers[2], 4 * n))
+        assert np.array_equal(out, a + b)
+        ok(cuda.cuCtxDestroy(context))
+    finally:
+        reset()
