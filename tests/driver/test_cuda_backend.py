@@ -183,3 +183,36 @@ def test_vector_add_on_the_cuda_backend(fake_cuda: FakeDriver) -> None:
         "cuda backend",
     )
     ok(cuda.cuCtxDestroy(context))
+
+
+@pytest.mark.gpu
+def test_vector_add_on_a_real_nvidia_gpu() -> None:
+    """Differential check on an NVIDIA machine: the cuda backend and the emulator agree bit for bit."""
+    from ptx2gcn.runtime.backend import BackendUnavailable
+    from ptx2gcn.runtime.backend_cuda import FACTORY
+
+    try:
+        FACTORY.device_count()
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
+    results = []
+    for backend in ("cuda", "emulator"):
+        reset(DriverConfig(backend=backend))
+        try:
+            ok(cuda.cuInit(0))
+            context = ok(cuda.cuCtxCreate(0, 0))
+            function = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"vector_add"))
+            n = 4096
+            a, b = np.random.default_rng(9).random((2, n), dtype=np.float32)
+            pointers = [ok(cuda.cuMemAlloc(4 * n)) for _ in range(3)]
+            ok(cuda.cuMemcpyHtoD(pointers[0], a, 4 * n))
+            ok(cuda.cuMemcpyHtoD(pointers[1], b, 4 * n))
+            args = ((*pointers, n), (None, None, None, ctypes.c_int))
+            ok(cuda.cuLaunchKernel(function, n // 256, 1, 1, 256, 1, 1, 0, 0, args, 0))
+            out = np.zeros(n, dtype=np.float32)
+            ok(cuda.cuMemcpyDtoH(out, pointers[2], 4 * n))
+            results.append(out)
+            ok(cuda.cuCtxDestroy(context))
+        finally:
+            reset()
+    assert results[0].tobytes() == results[1].tobytes()
