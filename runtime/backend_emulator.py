@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ptx2gcn.codeobject import CodeObjectError
+from ptx2gcn.elf import STT_OBJECT
 from ptx2gcn.runtime.backend import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
@@ -42,9 +44,6 @@ from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET
 from ptx2gcn.runtime.emulator.launch import MAX_LDS_BYTES, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
-
-from ptx2gcn.codeobject import CodeObjectError
-from ptx2gcn.elf import STT_OBJECT
 
 T = TypeVar("T")
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ptx2gcn.codeobject import CodeObjectError, read_code_object
 from ptx2gcn.runtime.backend import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
@@ -34,8 +35,6 @@ from ptx2gcn.runtime.backend import (
 from ptx2gcn.runtime.driver_enums import CUdevice_attribute
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Module
-
-from ptx2gcn.codeobject import CodeObjectError, read_code_object
 
 T = TypeVar("T")
 HIP_SUCCESS = 0

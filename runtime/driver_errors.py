@@ -20,9 +20,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ptx2gcn.runtime.driver_enums import CUresult
-
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.runtime.driver_enums import CUresult
 
 _last = threading.local()
 

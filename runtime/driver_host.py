@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+
 from ptx2gcn.runtime.driver_args import buffer_of, integer, invalid
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy.typing as npt
+
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.runtime.backend import (
     Backend,
     BackendFactory,
@@ -32,8 +34,6 @@ from ptx2gcn.runtime.case_locate import field_span
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_jit import JitOptions, module_code
 from ptx2gcn.runtime.driver_state import Compiler
-
-from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
 
 from ptx2gcn import cuda
+from ptx2gcn.runtime.cache import CacheConfig, JitCache
+from ptx2gcn.runtime.driver_state import DriverConfig, reset
 
 DATA = Path(__file__).resolve().parent / "data"
 KERNELS_PTX = DATA / "kernels.ptx"

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from ptx2gcn import cuda
 from ptx2gcn.runtime.driver_enums import CUdevice_attribute, CUfunction_attribute, CUresult
 from ptx2gcn.runtime.driver_state import DriverConfig, reset
 from ptx2gcn.runtime.driver_types import CUcontext, CUdevice, CUdeviceptr, CUfunction, CUmodule
-
-from ptx2gcn import cuda
 from tests.driver.conftest import KERNELS_PTX, fails, ok
 
 OK = CUresult.CUDA_SUCCESS

@@ -7,9 +7,9 @@ import os
 import threading
 
 import pytest
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
 
 from ptx2gcn import cuda
+from ptx2gcn.runtime.driver_state import DriverConfig, reset
 from tests.driver.conftest import fails, ok
 
 R = cuda.CUresult

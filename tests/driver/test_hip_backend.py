@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from ptx2gcn import cuda
 from ptx2gcn.runtime.backend_hip import HipFactory
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_state import DriverConfig, reset
-
-from ptx2gcn import cuda
 from tests.driver.conftest import fails, ok
 
 R = cuda.CUresult
