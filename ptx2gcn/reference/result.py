@@ -10,7 +10,7 @@ inclusive ``[lo, hi]`` interval built from the manual's error bound. Everything 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -143,10 +143,17 @@ class Output:
     def _within(self, got: npt.NDArray[np.generic]) -> BoolArray:
         assert self.interval is not None
         lo, hi = self.interval
-        fmt = float_format(self.type.name)
-        values = np.array([_to_float(fmt.name, int(b)) for b in got.reshape(-1)],
-                          dtype=np.float64).reshape(got.shape)
+        native = _NATIVE_FLOATS.get(self.type.name)
+        if native is not None:  # numpy decodes these formats exactly
+            values = got.view(native).astype(np.float64)
+        else:
+            values = np.array([_to_float(self.type.name, int(b)) for b in got.reshape(-1)],
+                              dtype=np.float64).reshape(got.shape)
         return np.asarray((values >= lo) & (values <= hi), dtype=np.bool_)
+
+
+_NATIVE_FLOATS: dict[str, type[np.floating[Any]]] = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
 def _to_float(fmt_name: str, bits: int) -> float:
