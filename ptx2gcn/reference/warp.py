@@ -95,7 +95,9 @@ def _shfl(sp: Spelling, inputs: Sequence[object]) -> Result:
         if not (_active(active, lane) and member[lane] >> lane & 1):
             lanes.append((UNDEFINED, UNDEFINED))
             continue
-        source_ok = _active(active, j) and bool(member[j] >> j & 1)
+        # "results are undefined if a thread sources a register from an inactive thread or a
+        # thread that is not in membermask" (9.7.9.6 shfl.sync)
+        source_ok = _active(active, j) and bool(member[lane] >> j & 1)
         lanes.append((a[j] if source_ok else UNDEFINED, pval))
     return build_result([B32, PRED], lanes, (WARP,),
                         ["a source lane that is inactive or outside membermask gives an undefined d"],

@@ -109,3 +109,9 @@ def test_shfl_matches_cuda_intrinsic_semantics(width: int) -> None:
         for mode, (source, c) in cases.items():
             got = run(f"shfl.sync.{mode}.b32", values, delta, c, 0xFFFFFFFF).value
             assert (got == values[source]).all(), (mode, width, delta)
+
+
+def test_shfl_source_outside_the_readers_membermask_is_undefined() -> None:
+    res = run("shfl.sync.idx.b32", LANES, 5, 0x1F, 0x0000000F)   # lanes 0..3 read lane 5
+    assert not res.defined[:4].any()
+    assert bool(res.outputs[1].bits[0])                           # the predicate is still defined
