@@ -179,6 +179,9 @@ def _bad_character(error: UnexpectedCharacters, source: SourceFile) -> Ptx2GcnEr
     if rest == "/*":
         return Ptx2GcnError.at(span, "unterminated comment (missing '*/')")
     char = source.text[pos] if pos < len(source.text) else ""
+    if char == "#":
+        return Ptx2GcnError.at(span, "preprocessor directives are not PTX (only '# <line> \"file\"' "
+                                     "line markers are accepted); run the C preprocessor first")
     if char and not char.isprintable() and not char.isspace():
         return Ptx2GcnError.at(span, f"unexpected character U+{ord(char):04X}; PTX is plain text")
     allowed = {n for n in (error.allowed or ()) if n != "IGNORED"}

@@ -360,3 +360,8 @@ def test_percent_named_functions_and_params_are_symbols() -> None:
     assert isinstance(scope, ast.Block)
     call = scope.statements[3]
     assert isinstance(call, ast.Instruction) and call.operands[1] == ast.Symbol(S, "%f")
+
+
+def test_cpp_line_markers_are_ignored_like_ptxas_does() -> None:
+    with_markers = HEADER + '# 1 "kernel.cu"\n.global .u32 g;\n# 12 "kernel.cu" 2\n'
+    assert parse_ptx(with_markers) == parse_ptx(HEADER + ".global .u32 g;\n")
