@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -42,7 +41,7 @@ from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import FloatFormat, FpClass, float_format
 from ptx2gcn.reference.ptxtypes import PtxType, join, split
 from ptx2gcn.reference.result import Output, Result, make_output
-from ptx2gcn.reference.rounding import round_fraction
+from ptx2gcn.reference.rounding import round_dyadic
 from ptx2gcn.reference.spelling import UNDEFINED, AnyNaN, LaneValue, Spelling, operands
 
 SLACK = 2.0 ** -50
@@ -111,7 +110,14 @@ def _bits(fmt: FloatFormat, value: float) -> int:
         return fmt.infinity(value < 0)
     if value == 0:
         return fmt.zero(math.copysign(1.0, value) < 0)
-    return round_fraction(fmt, Fraction(value), "rn")
+    return _round_float(fmt, value, "rn")
+
+
+def _round_float(fmt: FloatFormat, value: float, mode: str) -> int:
+    """A finite float64 rounded into ``fmt`` (its ratio has a power-of-two denominator, so the
+    integer path applies)."""
+    numerator, denominator = value.as_integer_ratio()
+    return round_dyadic(fmt, numerator, 1 - denominator.bit_length(), mode)
 
 
 def _ulp(fmt: FloatFormat, value: float) -> float:
@@ -131,8 +137,8 @@ def interval(fmt: FloatFormat, exact: float, bound: Bound, ftz: bool) -> Interva
     # acceptable (matters where the format is coarser than the bound, e.g. among subnormals). Past
     # the largest finite value the neighbour is the infinity; the largest finite value itself only
     # counts if the bound reaches it.
-    below = _value(fmt, round_fraction(fmt, Fraction(exact), "rm"))
-    above = _value(fmt, round_fraction(fmt, Fraction(exact), "rp"))
+    below = _value(fmt, _round_float(fmt, exact, "rm"))
+    above = _value(fmt, _round_float(fmt, exact, "rp"))
     lo, hi = exact - err, exact + err
     if math.isinf(above):
         hi = math.inf
