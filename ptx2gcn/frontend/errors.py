@@ -10,7 +10,7 @@ to a description of the expected-token set.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -151,10 +151,10 @@ def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> P
         line, column = source.position(start - 1)
         return Ptx2GcnError.at(Span(source.name, line, column, line, column + 2, source),
                                "a hexadecimal float needs exactly 8 hex digits after 0f or 16 after 0d")
-    if "SEMI" in expected and "OPCODE" not in expected:
-        if "COMMA" in expected:
-            return Ptx2GcnError.at(span, f"expected ',' or ';' after operand, found {found}")
-    if {"REGISTER", "INT"} <= expected and "OPCODE" not in expected:
+    in_instruction = "OPCODE" not in expected and not _on_directive_line(source, token)
+    if in_instruction and {"SEMI", "COMMA"} <= expected:
+        return Ptx2GcnError.at(span, f"expected ',' or ';' after operand, found {found}")
+    if in_instruction and {"REGISTER", "INT"} <= expected:
         return Ptx2GcnError.at(span, f"expected a register or immediate, found {found}")
     if "OPCODE" in expected:
         text = str(token.value)
@@ -167,6 +167,12 @@ def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> P
         return Ptx2GcnError.at(span, "expected a directive (.version, .target, .entry, .func, "
                                      f"a variable declaration), found {found}")
     return Ptx2GcnError.at(span, f"unexpected {found}; expected {_expected_words(expected)}")
+
+
+def _on_directive_line(source: SourceFile, token: Token) -> bool:
+    """Whether the statement around ``token`` is a directive or declaration (its line starts with
+    '.'), so operand-specific wording would mislead."""
+    return source.line_text(token.line or 0).lstrip().startswith(".")
 
 
 def _bad_character(error: UnexpectedCharacters, source: SourceFile) -> Ptx2GcnError:
@@ -207,8 +213,17 @@ def _describe(token: Token | None) -> str:
     return f"'{text}'"
 
 
+_LITERALS: dict[str, str] = {}
+"""Terminal name → its literal text, for string terminals (set once by ``set_literal_terminals``)."""
+
+
+def set_literal_terminals(literals: Mapping[str, str]) -> None:
+    """Tell the error wording what each string terminal spells (``__ANON_3`` → ``.maxntid``)."""
+    _LITERALS.update(literals)
+
+
 def _expected_words(expected: set[str]) -> str:
-    words = sorted({_PRETTY.get(n, _literal(n)) for n in expected if n not in ("IGNORED", "$END")})
+    words = sorted({_PRETTY.get(n) or _literal(n) for n in expected if n not in ("IGNORED", "LINE_MARKER", "$END")})
     if not words:
         return "nothing more"
     if len(words) > 8:
@@ -217,8 +232,10 @@ def _expected_words(expected: set[str]) -> str:
 
 
 def _literal(name: str) -> str:
-    """A keyword terminal such as VERSION → "'.version'"."""
-    return f"'.{name.lower()}'" if name.isupper() else name
+    """A string terminal in quotes (VERSION → "'.version'"); other names as a last resort."""
+    if name in _LITERALS:
+        return f"'{_LITERALS[name]}'"
+    return name.lower()
 
 
 def _token_span(token: Token | None, source: SourceFile) -> Span:

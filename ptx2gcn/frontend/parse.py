@@ -20,7 +20,7 @@ from lark.exceptions import UnexpectedInput
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.builder import AstBuilder
-from ptx2gcn.frontend.errors import binary_error, syntax_error
+from ptx2gcn.frontend.errors import binary_error, set_literal_terminals, syntax_error
 
 MAX_NESTING = 256
 """Deepest allowed nesting of ``{ [ (`` brackets (real PTX uses < 10)."""
@@ -65,6 +65,8 @@ def grammar_parser() -> Lark:
                 parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True, cache=True,
                 maybe_placeholders=False, propagate_positions=False, lexer_callbacks=callbacks,
             )
+            set_literal_terminals({t.name: t.pattern.value for t in _PARSER.terminals
+                                   if t.pattern.type == "str"})
         return _PARSER
 
 
