@@ -1,7 +1,7 @@
 """Atomic read-modify-write (``atom``, ``red``): the value returned and the value left in memory.
 
 Invariant: the model is the single-thread view of one atomic operation, ``new = op(old, b[, c])``
-with ``atom`` returning ``old`` (PTX ISA 9.7.13.5 atom semantics:
+with ``atom`` returning ``old`` (PTX ISA "Parallel Synchronization and Communication Instructions: atom":
 ``inc(r, s) = (r >= s) ? 0 : r+1``, ``dec(r, s) = (r == 0 || r > s) ? s : r-1``,
 ``cas(r, s, t) = (r == s) ? t : r``, ``exch(r, s) = s``). Float ``add`` rounds to nearest even;
 ``atom.global.add.f32`` flushes subnormal inputs and results to sign-preserving zero while the

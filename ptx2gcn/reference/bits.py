@@ -2,7 +2,9 @@
 lop3, shf, shl/shr, prmt (all modes).
 
 Invariant: each function is a direct transcription of the PTX ISA pseudo-code for the instruction
-(sections 9.7.1.13-9.7.1.22 "Integer arithmetic" bit ops, 9.7.8 "Logic and Shift"), evaluated on
+(9.7.1 "Integer Arithmetic Instructions" for popc..bmsk, "Logic and Shift Instructions" for
+and..shr, "Data Movement and Conversion Instructions: prmt"; section numbers shift between manual
+versions, so the names are the reference), evaluated on
 exact Python integers; there are no unspecified results except ``fns`` with ``base > 31``, which
 the manual calls undefined behaviour.
 """
@@ -25,7 +27,7 @@ PRED = ptx_type("pred")
 
 
 def _unary_count(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """popc/clz (9.7.1.14/15): the result is always .u32."""
+    """popc/clz: the result is always .u32."""
     sp.require(set(), ("b32", "b64"))
     t = sp.type
 
@@ -36,7 +38,7 @@ def _unary_count(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _bfind(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.1.16: position of the most significant non-sign bit; 0xffffffff when none."""
+    """bfind: position of the most significant non-sign bit; 0xffffffff when none."""
     sp.require({"shiftamt"}, ("u32", "u64", "s32", "s64"))
     t = sp.type
     msb = t.width - 1
@@ -53,7 +55,7 @@ def _bfind(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _fns(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.1.17: position of the n-th set bit of ``mask`` counting from ``base``."""
+    """fns: position of the n-th set bit of ``mask`` counting from ``base``."""
     sp.require(set(), ("b32",))
 
     def lane(bitmask: int, base: int, offset: int) -> LaneValue:
@@ -88,7 +90,7 @@ def _brev(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _bfe(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.1.19: extract ``len`` bits at ``pos``; signed types replicate the field's top bit."""
+    """bfe: extract ``len`` bits at ``pos``; signed types replicate the field's top bit."""
     sp.require(set(), ("u32", "u64", "s32", "s64"))
     t = sp.type
     msb = t.width - 1
@@ -106,7 +108,7 @@ def _bfe(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _bfi(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.1.20: insert the low ``len`` bits of ``a`` into ``b`` at ``pos``."""
+    """bfi: insert the low ``len`` bits of ``a`` into ``b`` at ``pos``."""
     sp.require(set(), ("b32", "b64"))
     t = sp.type
 
@@ -123,7 +125,7 @@ def _bfi(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _szext(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.1.21: sign- or zero-extend the low N bits of ``a`` (N from ``b``; .clamp/.wrap)."""
+    """szext: sign- or zero-extend the low N bits of ``a`` (N from ``b``; .clamp/.wrap)."""
     sp.require({"clamp", "wrap"}, ("u32", "s32"))
     t = sp.type
     clamp = sp.one_of(("clamp", "wrap")) == "clamp"
@@ -140,7 +142,7 @@ def _szext(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _bmsk(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.1.22: a mask of ``b`` ones starting at bit ``a`` (.clamp/.wrap)."""
+    """bmsk: a mask of ``b`` ones starting at bit ``a`` (.clamp/.wrap)."""
     sp.require({"clamp", "wrap"}, ("b32",))
     clamp = sp.one_of(("clamp", "wrap")) == "clamp"
 
@@ -168,7 +170,7 @@ _LOGIC: dict[str, Callable[[int, int], int]] = {
 
 
 def _logic(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.8.1-3: and/or/xor on .pred and .b16/.b32/.b64."""
+    """and/or/xor on .pred and .b16/.b32/.b64."""
     sp.require(set(), ("pred", "b16", "b32", "b64"))
     t = sp.type
     op = _LOGIC[sp.opcode]
@@ -181,7 +183,7 @@ def _logic(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _not_cnot(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.8.4 not (also .pred), 9.7.8.5 cnot: ``d = (a == 0) ? 1 : 0``."""
+    """not (also .pred) and cnot: ``d = (a == 0) ? 1 : 0``."""
     sp.require(set(), ("pred", "b16", "b32", "b64") if sp.opcode == "not" else ("b16", "b32", "b64"))
     t = sp.type
 
@@ -196,7 +198,7 @@ def _not_cnot(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def lop3_value(a: int, b: int, c: int, lut: int, width: int = 32) -> int:
-    """Bit i of the result is bit ``(a_i << 2) | (b_i << 1) | c_i`` of ``lut`` (9.7.8.6 lop3):
+    """Bit i of the result is bit ``(a_i << 2) | (b_i << 1) | c_i`` of ``lut`` (lop3):
     this is what evaluating F on ta=0xF0, tb=0xCC, tc=0xAA means."""
     d = 0
     for i in range(width):
@@ -228,7 +230,7 @@ def _lop3(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _shf(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.8.7: funnel shift of the 64-bit ``b:a`` by a clamped or wrapped amount."""
+    """shf: funnel shift of the 64-bit ``b:a`` by a clamped or wrapped amount."""
     sp.require({"l", "r", "clamp", "wrap"}, ("b32",))
     left = sp.one_of(("l", "r")) == "l"
     clamp = sp.one_of(("clamp", "wrap")) == "clamp"
@@ -242,7 +244,7 @@ def _shf(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _shift(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """9.7.8.8/9: shift amounts above the width clamp to the width; the amount is always .u32."""
+    """shl/shr: shift amounts above the width clamp to the width; the amount is always .u32."""
     sp.require(set(), ("b16", "b32", "b64") if sp.opcode == "shl"
                else ("b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64"))
     t = sp.type
@@ -257,7 +259,7 @@ def _shift(sp: Spelling, inputs: Sequence[object]) -> Result:
     return run_lanes(sp, lane, inputs, [t, U32], [t])
 
 
-# prmt selector tables (9.7.8.10): for each mode, the source byte index of d.b0..d.b3 for
+# prmt selector tables (the manual's mode table): for each mode, the source byte index of d.b0..d.b3 for
 # selector values 0..3.
 _PRMT_MODES: dict[str, tuple[tuple[int, int, int, int], ...]] = {
     "f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),

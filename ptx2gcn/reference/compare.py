@@ -6,7 +6,8 @@ type; ``lo ls hi hs`` are always unsigned, PTX ISA 9.3.1 "Comparisons"); float c
 decided on exact values with the ordered/unordered rules of 9.3.1.2: ordered operators are false
 and unordered (``equ neu ltu leu gtu geu``) true when either operand is NaN, ``num``/``nan`` test for
 NaN; -0.0 == +0.0. A negated predicate source ``!c`` is the caller's job: pass ``~c``.
-Sections: 9.7.6.1 set, 9.7.6.2 setp, 9.7.7.1 selp, 9.7.7.2 slct.
+Sections: "Comparison and Selection Instructions" (set, setp, selp, slct) and "Half Precision
+Comparison Instructions" (set, setp).
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def _set(sp: Spelling, inputs: Sequence[object]) -> Result:
     if dtype.is_float:
         fmt = float_format(dtype.element)
         true_bits, width = fmt.one, dtype.element_width
-    else:  # all ones per compared element: 0xffff halves for x2 sources (9.7.6.1 set)
+    else:  # all ones per compared element: 0xffff halves for x2 sources (half-precision set)
         width = 16 if stype.lanes == 2 else dtype.width
         true_bits = (1 << width) - 1
 

@@ -4,7 +4,7 @@ Invariant: a value is its bit pattern; ``exact`` turns a finite pattern into the
 denotes, and ``encode`` is the only place that assembles sign/exponent/fraction fields, so every
 rounding path produces bits through the same code. ``e4m3`` follows the OCP FP8 E4M3FN layout PTX
 uses (no infinity, NaN is S.1111.111, largest finite 448); the other formats are IEEE 754 binary
-formats (PTX ISA 5.2.5.1 "Alternate floating-point data formats" for bf16/e4m3/e5m2).
+formats (PTX ISA 5.2 "Types", alternate floating-point data formats, for bf16/e4m3/e5m2).
 """
 
 from __future__ import annotations

@@ -4,11 +4,12 @@ modes), min/max, abs/neg, testp, copysign, on f32/f64/f16/bf16 and packed f16x2/
 Invariant: results are correctly rounded from the exact value (``fparith``), then ``.ftz``/``.sat``/
 ``.relu`` are applied in the order the manual gives; packed types evaluate each element on its own.
 ``.approx``/``.full`` forms are delegated to ``approx`` (interval results). Sections: PTX ISA 9.7.3
-(f32/f64: add 9.7.3.1, sub 9.7.3.2, mul 9.7.3.3, fma 9.7.3.4, mad 9.7.3.5, div 9.7.3.6, abs 9.7.3.7,
-neg 9.7.3.8, min 9.7.3.9, max 9.7.3.10, rcp 9.7.3.11, sqrt 9.7.3.13, testp 9.7.3.2x, copysign) and
-9.7.4 (half precision: add, sub, mul, fma, neg, abs, min, max).
+(f32/f64: testp 9.7.3.1, copysign 9.7.3.2, add 9.7.3.3, sub 9.7.3.4, mul 9.7.3.5, fma 9.7.3.6,
+mad 9.7.3.7, div 9.7.3.8, abs 9.7.3.9, neg 9.7.3.10, min 9.7.3.11, max 9.7.3.12, rcp 9.7.3.13,
+sqrt 9.7.3.15), 9.7.4 (half precision: add .1, sub .2, mul .3, fma .4, neg .5, abs .6, min .7,
+max .8) and "Mixed Precision Floating Point Instructions" (add/sub/fma .f32.f16/.bf16).
 
-min/max rules (9.7.3.9/10, 9.7.4.9/10): a NaN operand is ignored unless all are NaN (or ``.NaN`` is
+min/max rules (9.7.3.11/12, 9.7.4.7/8): a NaN operand is ignored unless all are NaN (or ``.NaN`` is
 given), in which case the result is the canonical NaN; -0.0 is less than +0.0 ("if values of both
 inputs are 0.0, then +0.0 > -0.0", stated for f32 and for redux.sync.f32). The half-precision
 sections only give the pseudo-code ``(a < b) ? a : b``, which read literally would return the
@@ -318,7 +319,7 @@ def _copysign(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _approx_only(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """rsqrt/sin/cos/lg2/ex2/tanh exist only as ``.approx`` (9.7.3.14-9.7.3.19)."""
+    """rsqrt/sin/cos/lg2/ex2/tanh exist only as ``.approx`` (9.7.3.16-9.7.3.22, 9.7.4.9/10)."""
     if not sp.has("approx"):
         raise ReferenceInputError(f"{sp.text}: {sp.opcode} needs .approx")
     return approx.evaluate(sp, inputs)

@@ -1,5 +1,5 @@
 """Integer arithmetic: add/sub (.sat, .cc carry chains), mul/mad (.lo/.hi/.wide), mul24/mad24, sad,
-div/rem, abs/neg, min/max (.relu, packed 16x2, 3-input), dp4a/dp2a.
+div/rem, abs/neg, min/max (.relu, packed 16x2/8x4), dp4a/dp2a.
 
 Invariant: every result is computed on exact Python integers and then wrapped or saturated to the
 destination width, exactly as the PTX pseudo-code reads. Lanes PTX leaves unspecified are
@@ -12,9 +12,11 @@ are "machine-dependent"). ``abs``/``neg`` of INT_MIN wrap to INT_MIN (two's comp
 
 Carry chains: ``.cc`` adds a ``.pred`` destination holding CC.CF after the instruction; ``addc``,
 ``subc`` and ``madc`` take CC.CF as an extra, last, ``.pred`` source. For subtraction CC.CF is the
-borrow (PTX ISA 9.7.1.4 subc: ``d = a - (b + CC.CF)``, "borrow-out written to CC.CF").
-Sections: 9.7.1.1 add, 9.7.1.2 sub, 9.7.1.3 add.cc/addc, 9.7.1.4 sub.cc/subc, 9.7.1.5 mul,
-9.7.1.6 mad, 9.7.1.7 mul24/mad24, 9.7.1.8 sad, div, rem, abs, neg, min, max, 9.7.1.x dp4a/dp2a.
+borrow (PTX ISA 9.7.2 subc: ``d = a - (b + CC.CF)``, "borrow-out written to CC.CF").
+Sections: 9.7.1 "Integer Arithmetic Instructions" (add, sub, mul, mad, mul24, mad24, sad 9.7.1.7,
+div 9.7.1.8, rem 9.7.1.9, abs 9.7.1.10, neg 9.7.1.11, min 9.7.1.12, max 9.7.1.13, dp4a, dp2a) and
+9.7.2 "Extended-Precision Integer Arithmetic Instructions" (add.cc, addc, sub.cc, subc, mad.cc,
+madc).
 """
 
 from __future__ import annotations
@@ -243,7 +245,7 @@ def _min_max(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _dot(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """dp4a/dp2a (PTX ISA 9.7.1.23/24): byte (and half-word) dot product accumulated in 32 bits."""
+    """dp4a/dp2a (9.7.1): byte (and half-word) dot product accumulated in 32 bits."""
     is_dp2a = sp.opcode == "dp2a"
     sp.require({"lo", "hi"} if is_dp2a else set(), ("u32", "s32"))
     types = sp.types

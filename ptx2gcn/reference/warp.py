@@ -12,8 +12,9 @@ wait, which a single-instruction model cannot express).
 predicate stays defined. ``elect.sync``: the manual only promises one deterministic leader among the
 active members; the model's values pick the lowest such lane, and ``elect_matches`` checks the
 property itself for an implementation that picks another.
-Sections: PTX ISA 9.7.8.6 shfl.sync, 9.7.8.7 vote.sync, 9.7.8.9 match.sync, 9.7.8.10 redux.sync,
-9.7.8.12 activemask, 9.7.8.13 elect.sync.
+Sections: PTX ISA 9.7.9.6 "Data Movement and Conversion Instructions: shfl.sync" and "Parallel
+Synchronization and Communication Instructions" (vote.sync, match.sync, redux.sync, activemask,
+elect.sync; numbered 9.7.13/9.7.15 depending on the manual version).
 """
 
 from __future__ import annotations
