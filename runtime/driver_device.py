@@ -69,14 +69,22 @@ def device_get_count() -> int:
 
 
 def _properties(dev: object) -> DeviceProperties:
-    ordinal = driver().check_device(handle(dev, CUdevice, "dev"))
-    current = driver().current()
-    if current is not None and current.device == ordinal:
-        return current.backend.properties
-    for context in driver().contexts.values():
+    """The device's properties: from a context on it, else from opening it once (then remembered)."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    for context in state.contexts.values():
         if context.device == ordinal:
             return context.backend.properties
-    return _open(ordinal).properties
+    known = state.properties.get(ordinal)
+    if known is None:
+        backend = _open(ordinal)
+        known = backend.properties
+        try:
+            backend.close()
+        except BackendError as error:
+            raise from_backend(error.kind, plain(error)) from None
+        state.properties[ordinal] = known
+    return known
 
 
 def _open(ordinal: int) -> Backend:

@@ -23,6 +23,7 @@ from ptx2gcn.runtime.backend import (
     BackendError,
     BackendFactory,
     BackendUnavailable,
+    DeviceProperties,
     KernelInfo,
     LoadedModule,
     select_backend,
@@ -117,6 +118,8 @@ class Driver:
         self.functions: dict[int, FunctionRecord] = {}
         self.streams: dict[int, StreamRecord] = {}
         self.events: dict[int, EventRecord] = {}
+        self.properties: dict[int, DeviceProperties] = {}
+        """Device ordinal -> its properties, once a device query had to open it without a context."""
         self.primary: dict[int, int] = {}
         """Device ordinal -> handle of its retained primary context."""
         self.lock = threading.RLock()
