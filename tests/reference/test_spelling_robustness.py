@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ptx2gcn.reference import ReferenceInputError, Result, run
+from ptx2gcn.reference import ReferenceInputError, Result, opcodes, run
 
 TYPES = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b16", "b32", "b64", "f16", "bf16",
          "f32", "f64", "tf32", "e4m3", "e5m2", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "pred"]
@@ -78,7 +78,13 @@ SUPPORTED = {  # spelling: source operand count (warp ops: plus membermask)
     "redux.sync.or.b32": 2, "activemask.b32": 0, "elect.sync": 1, "add.u16x2": 2,
     "sub.s16x2": 2, "fma.rm.ftz.f32x2": 3, "add.rz.sat.f32.bf16": 2, "fma.rn.f32.f16": 3,
     "ex2.approx.ftz.bf16": 1, "tanh.approx.f16": 1, "redux.sync.max.abs.NaN.f32": 2,
+    "and.b64": 2, "or.pred": 2, "cos.approx.ftz.f32": 1, "sin.approx.f32": 1, "mul24.hi.s32": 2,
+    "tanh.approx.bf16x2": 1, "ex2.approx.f16x2": 1,
 }
+
+
+def test_every_modelled_opcode_has_a_supported_spelling_here() -> None:
+    assert set(opcodes()) <= {spelling.split(".")[0] for spelling in SUPPORTED}
 
 
 @pytest.mark.parametrize("spelling", list(SUPPORTED))
