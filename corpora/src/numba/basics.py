@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """numba-cuda kernels with the Numba ABI (each array argument expands to meminfo, parent, nitems, itemsize,
 data, shape and strides): axpy with cuda.grid, a grid-stride 2D loop, shared-memory tiled matmul, 3D
-indexing, local arrays, device functions (inlined by NVVM), print() (vprintf), a fast-math variant, and a
+indexing, local arrays, device functions (inlined by NVVM), print() (vprintf), a fast-math variant, a
+line-info build (.loc), an unoptimised debug build (.target ..., debug with DWARF sections), and a
 stand-alone device function with the C ABI (a .visible .func)."""
 
 from __future__ import annotations
@@ -120,6 +121,9 @@ SPECS = [
     KernelSpec("device_calls", device_calls, (float64[:], float64[:])),
     KernelSpec("device_calls_fastmath", device_calls, (float32[:], float32[:]), {"fastmath": True}),
     KernelSpec("print_kernel", print_kernel, (float64[:],)),
+    KernelSpec("matmul_shared_lineinfo", matmul_shared, (float32[:, :], float32[:, :], float32[:, :]),
+               {"lineinfo": True}),
+    KernelSpec("axpy_debug", axpy, (float32[:], float32, float32[:], float32[:]), {"debug": True, "opt": False}),
     KernelSpec("polynomial_c_abi", polynomial_c, float64(float64),
                {"device": True, "abi": "c", "abi_info": {"abi_name": "polynomial"}}),
 ]
