@@ -100,6 +100,8 @@ def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
     if use_relu and (fmt.name not in ("f16", "bf16") or not fused):
         raise ReferenceInputError(f"{sp.text}: .relu applies to fma on f16/bf16 types only")
     _check_half_modifiers(sp, fmt, mode)
+    if sat and fmt.name == "f64":
+        raise ReferenceInputError(f"{sp.text}: .sat is not valid for .f64")
 
     def element(*xs: int) -> fparith.FloatResult:
         xs_ = fparith.flush_inputs(fmt, ftz, xs)

@@ -26,6 +26,7 @@ def test_evaluate_and_run_agree() -> None:
     ("add.rn.rz.f32", (1, 2), "conflicting modifiers"),
     ("fma.f32", (1, 2, 3), "needs one of"),
     ("add.ftz.f64", (1, 2), ".ftz is not valid for .f64"),
+    ("add.sat.f64", (1, 2), ".sat is not valid for .f64"),
     ("add..u32", (1, 2), "malformed"),
     ("sin.f32", (1,), "needs .approx"),
     ("cvt.f16.f32", (1,), "needs a rounding modifier"),
