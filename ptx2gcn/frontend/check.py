@@ -8,7 +8,8 @@ earlier declaration for duplicates), in source order per function. Checked:
   ``{ }`` scope, or a ``.reg`` parameter); ``.reg .b32 %r<10>`` declares ``%r0`` … ``%r9``;
 * branch targets are labels of the same function; other names resolve to a parameter, a variable in
   scope, a module-level variable or function, a call prototype or a branch/call-target list;
-* names in module-level initializers are module variables or functions;
+* module-level names are declared (a function at least by a prototype) before they are used, in
+  bodies and in initializers, as ptxas requires;
 * no name is declared twice in one scope (a function may be declared before it is defined once);
 * module directives: one ``.version`` first, one ``.target``, at most one ``.address_size``;
   performance directives carry the number of values PTX allows, and only where PTX allows them;
@@ -88,8 +89,9 @@ class _Scope:
 class _FunctionChecker:
     """Checks one function body against the module's global names."""
 
-    def __init__(self, globals_: dict[str, Span], out: list[Diagnostic]) -> None:
-        self.globals = globals_
+    def __init__(self, visible: set[str], globals_: dict[str, Span], out: list[Diagnostic]) -> None:
+        self.visible = visible  # module names declared before (and including) this function
+        self.globals = globals_  # all module names, to explain a use before the declaration
         self.out = out
         self.scopes: list[_Scope] = []
         self.labels: dict[str, Span] = {}
@@ -170,11 +172,16 @@ class _FunctionChecker:
 
     def _symbol(self, sym: ast.Symbol) -> None:
         name = sym.name
-        if name in self.globals or name in self.labels or name in PREDEFINED_NAMES:
+        if name in self.visible or name in self.labels or name in PREDEFINED_NAMES:
             return
         if any(name in s.symbols or name in s.registers for s in self.scopes):
             return
-        self.out.append(_error(sym.span, f"undeclared name '{name}'"))
+        later = self.globals.get(name)
+        if later is not None:
+            self.out.append(_error(sym.span, f"'{name}' is used before its declaration",
+                                   note(later, "declared here; PTX needs a declaration (or prototype) first")))
+        else:
+            self.out.append(_error(sym.span, f"undeclared name '{name}'"))
 
 
 def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
@@ -264,18 +271,18 @@ def _check_loc_files(module: ast.Module, out: list[Diagnostic]) -> None:
                                   f".loc refers to file {loc.file_index}, which no .file directive declares"))
 
 
-def _check_initializers(module: ast.Module, globals_: dict[str, Span], out: list[Diagnostic]) -> None:
-    """Names in module-level initializers (``generic(a)``, ``fptr = f``) must be module symbols."""
-    for decl in module.variables:
-        pending: list[ast.Initializer] = [d.initializer for d in decl.declarators if d.initializer is not None]
-        while pending:
-            init = pending.pop()
-            if isinstance(init, ast.InitList):
-                pending.extend(init.items)
-            elif not isinstance(init, ast.FieldInit):  # sampler fields hold enum words, not names
-                for leaf in operand_leaves(init):
-                    if isinstance(leaf, ast.Symbol) and leaf.name not in globals_:
-                        out.append(_error(leaf.span, f"undeclared name '{leaf.name}' in initializer"))
+def _check_initializers(decl: ast.VariableDecl, visible: set[str], out: list[Diagnostic]) -> None:
+    """Names in a module-level initializer (``generic(a)``, ``fptr = f``) must be declared before."""
+    pending: list[ast.Initializer] = [d.initializer for d in decl.declarators if d.initializer is not None]
+    while pending:
+        init = pending.pop()
+        if isinstance(init, ast.InitList):
+            pending.extend(init.items)
+        elif not isinstance(init, ast.FieldInit):  # sampler fields hold enum words, not names
+            for leaf in operand_leaves(init):
+                if isinstance(leaf, ast.Symbol) and leaf.name not in visible:
+                    out.append(_error(leaf.span, f"undeclared name '{leaf.name}' in initializer "
+                                                 "(PTX needs it declared before this variable)"))
 
 
 def check_module(module: ast.Module) -> list[Diagnostic]:
@@ -285,9 +292,16 @@ def check_module(module: ast.Module) -> list[Diagnostic]:
     _check_directives(module, out)
     _check_loc_files(module, out)
     globals_ = _module_names(module, out)
-    _check_initializers(module, globals_, out)
-    for function in module.functions:
-        _check_performance(function, out)
-        if function.body is not None:
-            _FunctionChecker(globals_, out).run(function)
+    visible: set[str] = set()  # grows in source order: PTX names must be declared before use
+    for item in module.items:
+        if isinstance(item, ast.VariableDecl):
+            visible.update(d.name for d in item.declarators)
+            _check_initializers(item, visible, out)
+        elif isinstance(item, ast.AliasDirective):
+            visible.add(item.alias)
+        elif isinstance(item, ast.Function):
+            visible.add(item.name)
+            _check_performance(item, out)
+            if item.body is not None:
+                _FunctionChecker(visible, globals_, out).run(item)
     return out
