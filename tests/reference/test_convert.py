@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ptx2gcn.reference import run
 
@@ -97,3 +98,35 @@ def test_cvt_pack() -> None:
     assert int(run("cvt.pack.sat.u8.s32.b32", 300, 7, 0x1234).value) == 0x1234FF07
     assert int(run("cvt.pack.sat.s4.s32.b32", -9, 3, 0xABCDEF).value) == 0xABCDEF83  # -9 sat -8 = 0x8
     assert int(run("cvt.pack.sat.u2.s32.b32", 5, 1, 0x1).value) == 0x1D  # c << 4 | 3 << 2 | 1
+
+
+def test_bf16_widening_is_a_shift() -> None:
+    """Every bf16 pattern widens to f32 by appending 16 zero bits (NaNs: any NaN)."""
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    assert run("cvt.f32.bf16", every).matches(every.astype(np.uint32) << 16).all()
+
+
+def test_fp8_values_from_the_ocp_definition() -> None:
+    """E4M3 (bias 7, no infinity, S.1111.111 is NaN, max 448) and E5M2 (IEEE-like, bias 15):
+    hand-computed values widened through cvt.rn.f16x2.<fp8>x2 (low byte -> low half)."""
+    def widen(spelling: str, byte: int) -> float:
+        out = int(run(spelling, byte).value) & 0xFFFF
+        return float(np.uint16(out).view(np.float16))
+
+    e4m3 = {0x38: 1.0, 0x7E: 448.0, 0x08: 2.0 ** -6, 0x01: 2.0 ** -9, 0xC0: -2.0, 0x77: 240.0}
+    for byte, want in e4m3.items():
+        assert widen("cvt.rn.f16x2.e4m3x2", byte) == want, hex(byte)
+    assert np.isnan(widen("cvt.rn.f16x2.e4m3x2", 0x7F))
+    e5m2 = {0x3C: 1.0, 0x7B: 57344.0, 0x01: 2.0 ** -16, 0x04: 2.0 ** -14, 0xC0: -2.0}
+    for byte, want in e5m2.items():
+        assert widen("cvt.rn.f16x2.e5m2x2", byte) == want, hex(byte)
+    assert widen("cvt.rn.f16x2.e5m2x2", 0x7C) == np.inf
+
+
+@pytest.mark.slow
+def test_every_f16_rounds_to_integral_like_numpy() -> None:
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    for mode, fn in (("rni", np.rint), ("rzi", np.trunc), ("rmi", np.floor), ("rpi", np.ceil)):
+        with np.errstate(invalid="ignore"):
+            expected = fn(every)
+        assert run(f"cvt.{mode}.f16.f16", every).matches(expected).all(), mode
