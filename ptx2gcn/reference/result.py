@@ -2,8 +2,10 @@
 
 Invariant: an ``Output`` never claims more than PTX specifies. Lanes where PTX leaves the result
 unspecified are ``defined == False`` (compare nothing); NaN results whose payload PTX leaves open
-set a bit in ``any_nan`` (compare only "is a NaN", per packed element); ``.approx`` results carry an
-inclusive ``[lo, hi]`` interval built from the manual's error bound. Everything else is bit-exact.
+set a bit in ``any_nan`` (compare only "is a NaN", per packed element; ``nan_payload`` narrows that
+to "a NaN with these fraction bits"); where two answers are both correct, ``alternative`` holds the
+second; ``.approx`` results carry an inclusive ``[lo, hi]`` interval built from the manual's error
+bound. Everything else is bit-exact.
 ``Output.matches`` is the single comparison the conformance suite and the fuzzer use.
 """
 
