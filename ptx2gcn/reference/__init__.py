@@ -8,7 +8,8 @@ numpy arrays (float arrays of the matching width or raw bit patterns), the answe
 whose ``outputs`` hold the expected bits, the lanes PTX leaves undefined, NaN results with open
 payload, and ``.approx`` intervals; ``Result.matches(*actual)`` compares per lane.
 Family modules: integer, bits, floats (with fparith, rounding, floatformat), compare, convert,
-approx, atomics, warp; ``opcodes()`` lists what is modelled.
+approx, atomics, warp; ``opcodes()`` lists what is modelled, ``signature()`` gives a spelling's
+operand types and ``sampling.operands_for()`` edge-biased operands for it.
 
 Cost: lanes are evaluated one at a time in exact Python integer arithmetic (no float is trusted
 for a result): about 3-5 us per lane for integer/bit ops, 15-25 us for f32/f64 arithmetic and
