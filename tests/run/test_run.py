@@ -119,7 +119,7 @@ def test_errors(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[s
     assert main(["run", str(case)]) == 1
     assert (
         "vadd.toml:2:1: error: kernel: kernels.ptx has no kernel 'vector_sub' "
-        '(kernels: block_sum, poke, scale_add, vector_add)\nkernel = "vector_sub"\n^~~~~~'
+        '(kernels: block_sum, poke, scale_add, set_done, vector_add)\nkernel = "vector_sub"\n^~~~~~'
         in capsys.readouterr().err
     )
     (tmp_path / "bad.ptx").write_text(

@@ -36,3 +36,10 @@ extern "C" __global__ void poke(int *p, long long index)
 {
     p[index] = 7;
 }
+
+static __device__ bool isDone;
+
+extern "C" __global__ void set_done()
+{
+    isDone = true;
+}
