@@ -249,3 +249,18 @@ def test_executable_with_several_modules(
     )
     assert main(["run", str(fill), "--check"]) == 0
     assert "out: ok (40 elements)" in capsys.readouterr().out
+
+
+def test_check_needs_expect_and_save_errors(
+    tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None)
+    case.write_text(case.read_text().split("[expect]")[0])
+    assert main(["run", str(case), "--check"]) == 1
+    assert "--check needs an [expect] table" in capsys.readouterr().err
+    (tmp_path / "file").write_text("not a folder")
+    assert main(["run", str(case), "--save", str(tmp_path / "file")]) == 1
+    assert "--save" in capsys.readouterr().err
+    assert main(["run", str(tmp_path / "missing.toml")]) == 1
+    assert "missing.toml: error: cannot read" in capsys.readouterr().err
