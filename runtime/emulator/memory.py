@@ -43,8 +43,8 @@ class _Region:
 
     def __init__(self, start: int, size: int) -> None:
         self.start = start
-        self.end = start + size
-        self.data: U8 = np.zeros(size, dtype=np.uint8)
+        self.end = start + size  # a 0-byte allocation has no accessible byte
+        self.data: U8 = np.zeros(max(size, 1), dtype=np.uint8)
 
 
 class DeviceMemory:
@@ -62,8 +62,8 @@ class DeviceMemory:
         if nbytes < 0 or align <= 0 or align & (align - 1):
             raise EmulatorError(f"alloc: bad size {nbytes} or alignment {align} (must be a power of two)")
         start = (self._next + align - 1) & ~(align - 1)
-        region = _Region(start, max(nbytes, 1))
-        self._next = region.end + GUARD_BYTES
+        region = _Region(start, nbytes)
+        self._next = region.end + 1 + GUARD_BYTES
         index = bisect.bisect_left(self._starts, start)
         self._starts.insert(index, start)
         self._regions.insert(index, region)
