@@ -78,6 +78,7 @@ class OpDef:
     flags: frozenset[str]
     url: str
     successors: int = 0
+    """Number of branch targets (-1: one or more, for ``switch``)."""
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -174,6 +175,10 @@ _op("special_reg", "", "int", {"reg": SYM}, "reg", "", "special-registers")
 # Addresses.
 _op("addr_of", "", "ptr", {"sym": SYM}, "sym", "", f"{_MOVE}-mov")
 _op("alloca", "", "ptr", {"size": INT, "align": INT}, "size align", "", "state-spaces")
+_op("stack_alloc", "int", "ptr", {"align": INT}, "align", "side_effects",
+    "stack-manipulation-instructions-alloca")
+_op("stacksave", "", "int", {}, "", "side_effects", "stack-manipulation-instructions-stacksave")
+_op("stackrestore", "int", "", {}, "", "side_effects", "stack-manipulation-instructions-stackrestore")
 _op("ptradd", "ptr int", "R", {}, "", "", "")
 _op("ptrtoint", "ptr", "int", {}, "", "", f"{_MOVE}-cvta")
 _op("inttoptr", "int", "ptr", {}, "", "", f"{_MOVE}-cvta")
@@ -183,11 +188,11 @@ _op("isspacep", "int", "pred", {"space": SPACES}, "space", "", f"{_MOVE}-isspace
 # Memory.
 _op("ld", "ptr", "any", MEMORY, "type", "reads_memory", f"{_MOVE}-ld")
 _op("st", "ptr any", "", MEMORY, "type", "side_effects", f"{_MOVE}-st")
-_op("atom", "ptr T *", "T", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES,
-                            "noftz": FLAG},
+_op("atom", "ptr any *", "any", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES,
+                                "noftz": FLAG, "vec": INT},
     "op type", "side_effects", "parallel-synchronization-and-communication-instructions-atom")
-_op("red", "ptr T", "", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES,
-                         "noftz": FLAG},
+_op("red", "ptr any", "", {"op": ATOM_OPS, "type": ALL_TYPES, "sem": SEMS, "scope": SCOPES,
+                           "noftz": FLAG, "vec": INT},
     "op type", "side_effects", "parallel-synchronization-and-communication-instructions-red")
 _op("fence", "", "", {"sem": SEMS, "scope": SCOPES}, "sem scope", "side_effects",
     "parallel-synchronization-and-communication-instructions-membar-fence")
@@ -257,6 +262,7 @@ _op("brkpt", "", "", {}, "", "side_effects", "miscellaneous-instructions-brkpt")
 _op("nanosleep", "i32", "", {}, "", "side_effects", "miscellaneous-instructions-nanosleep")
 _op("pmevent", "", "", {"mask": INT}, "mask", "side_effects", "miscellaneous-instructions-pmevent")
 _op("br", "", "", {}, "", "terminator", "control-flow-instructions-bra", successors=1)
+_op("switch", "i32", "", {}, "", "terminator", "control-flow-instructions-brx-idx", successors=-1)
 _op("cbr", "pred", "", {}, "", "terminator", "control-flow-instructions-bra", successors=2)
 _op("ret", "*", "", {}, "", "terminator", "control-flow-instructions-ret")
 _op("exit", "", "", {}, "", "terminator", "control-flow-instructions-exit")
@@ -283,7 +289,6 @@ UNSUPPORTED: dict[str, str] = {
     "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
     "mbarrier": "mbarrier objects are not translated yet",
-    "brx": "indirect branches are not translated yet",
     "vshr": "SIMD video instructions are not translated yet",
     "vshl": "SIMD video instructions are not translated yet",
     "vadd": "SIMD video instructions are not translated yet",
@@ -309,9 +314,6 @@ UNSUPPORTED: dict[str, str] = {
     "applypriority": "L2 priorities are not translated",
     "discard": "cache discards are not translated",
     "istypep": "texture/surface handles are not translated",
-    "alloca": "dynamic stack allocation is not translated yet",
-    "stacksave": "dynamic stack allocation is not translated yet",
-    "stackrestore": "dynamic stack allocation is not translated yet",
 }
 
 
@@ -429,8 +431,13 @@ SEMANTICS: dict[str, str] = {
     "cp_async": "(dst ptr<shared>, src ptr<global>, src_size): copies the first src_size bytes of "
                 "size bytes and zero-fills the rest, complete when the op is done (a synchronous "
                 "refinement of cp.async, so commit/wait groups need no ops)",
-    "atom": "(ptr, b[, c]) -> old value; c only for cas",
+    "atom": "(ptr, b[, c]) -> old value; c only for cas; with vec, b and the result are vectors "
+            "(element-wise atomics, sm_90 .v2/.v4/.v8)",
     "red": "(ptr, b): atom without a result",
+    "switch": "(index) -> ^target0, ^target1, ...: brx.idx; an index out of range is undefined",
+    "stack_alloc": "(size) -> ptr<local> to size fresh bytes aligned to align (PTX alloca)",
+    "stacksave": "-> the current stack position (local address)",
+    "stackrestore": "(position from stacksave): frees stack_alloc memory allocated since",
     "bar": "(id[, count]) for mode sync/arrive; (membermask) for mode warp (bar.warp.sync)",
     "bar_red": "(id, pred[, count]) -> popc count (i32) or and/or (pred)",
     "shfl": "(a, b, c, membermask) -> (value, in-range predicate); no 'sync': the legacy form, mask "

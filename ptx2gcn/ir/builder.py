@@ -202,6 +202,7 @@ class _FunctionBuilder:
         self.labels: list[dict[str, Block]] = []
         self.scope_labels: dict[int, dict[str, Block]] = {}
         self.pending: dict[Block, int] = {}
+        self.branch_targets: dict[str, ast.BranchTargets] = {}
         self.reached: set[Block] = set()
 
     def build(self) -> None:
@@ -241,6 +242,8 @@ class _FunctionBuilder:
         def enter(block: ast.Block) -> None:
             labels: dict[str, Block] = {}
             for stmt in block.statements:
+                if isinstance(stmt, ast.BranchTargets):
+                    self.branch_targets[stmt.name] = stmt
                 if isinstance(stmt, ast.LabelDecl):
                     if stmt.name in labels:
                         raise Ptx2GcnError.at(stmt.span, f"label {stmt.name} is defined twice")
@@ -257,9 +260,32 @@ class _FunctionBuilder:
                     target = _resolve(scopes, stmt)
                     if target is not None:
                         self.pending[target] += 1
+                elif isinstance(stmt, ast.Instruction) and stmt.opcode == "brx":
+                    for target in self._switch_targets(scopes, stmt):
+                        self.pending[target] += 1
             scopes.pop()
 
         enter(body)
+
+    def _switch_targets(self, scopes: list[dict[str, Block]], ins: ast.Instruction) -> list[Block]:
+        """The distinct blocks a ``brx.idx`` through a known ``.branchtargets`` list may reach."""
+        name = getattr(ins.operands[-1], "name", None) if ins.operands else None
+        targets = self.branch_targets.get(name) if isinstance(name, str) else None
+        found: list[Block] = []
+        for label in targets.targets if targets is not None else ():
+            for scope in reversed(scopes):
+                if label in scope and scope[label] not in found:
+                    found.append(scope[label])
+                    break
+        return found
+
+    def switch_targets(self, ins: ast.Instruction) -> list[Block]:
+        """``brx.idx`` targets in list order (repeats kept): a located error when unknown."""
+        name = getattr(ins.operands[-1], "name", None) if ins.operands else None
+        targets = self.branch_targets.get(name) if isinstance(name, str) else None
+        if targets is None:
+            raise Ptx2GcnError.at(ins.span, "brx.idx needs a .branchtargets label as its list")
+        return [self.label_block(targets.span, label) for label in targets.targets]
 
     def _seal(self, block: Block) -> None:
         self.ctx.ssa.seal(block)

@@ -65,6 +65,30 @@ def lower_bra(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: Branches,
     fb.branch_done(target)
 
 
+class Switches(Branches, Protocol):
+    def switch_targets(self, ins: ast.Instruction) -> list[Block]: ...
+
+
+def lower_brx(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: Switches) -> None:
+    """brx.idx[.uni] index, tlist: a switch over the .branchtargets list (a guard adds a cbr first)."""
+    if not mods.take("idx"):
+        raise ctx.error(ins.span, "brx needs .idx")
+    mods.take("uni")
+    mods.done()
+    index, _ = operands(ctx, ins, 2)
+    targets = fb.switch_targets(ins)
+    source = ctx.current()
+    op = ctx.emit("switch", (ctx.src(index, I32),))
+    for target in targets:
+        op.add_successor(target)
+    unique = list(dict.fromkeys(targets))
+    for target in unique:
+        ctx.ssa.add_edge(source, target)
+    ctx.block = None
+    for target in unique:
+        fb.branch_done(target)
+
+
 def emit_return(ctx: FnCtx, span: Span | None) -> None:
     values: list[Value] = []
     for ret in ctx.fn.reg_returns:
@@ -322,7 +346,7 @@ def lower_redux(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
 
 
 CONTROL: dict[str, Lowering] = {
-    "bra": lower_bra, "ret": lower_ret, "exit": lower_exit, "trap": lower_simple,  # type: ignore[dict-item]
+    "bra": lower_bra, "brx": lower_brx, "ret": lower_ret, "exit": lower_exit, "trap": lower_simple,  # type: ignore[dict-item]
     "brkpt": lower_simple, "nanosleep": lower_simple, "pmevent": lower_simple, "call": lower_call,
     "bar": lower_bar, "barrier": lower_bar, "shfl": lower_shfl, "vote": lower_vote,
     "activemask": lower_activemask, "match": lower_match, "redux": lower_redux,

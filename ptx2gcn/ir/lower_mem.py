@@ -109,18 +109,28 @@ def lower_atom(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     op_name = mods.one_of(ATOM_OPS)
     if op_name is None:
         raise ctx.error(ins.span, f"'{ins.opcode}' needs an operation (.add, .cas, .exch, ...)")
+    vec = mods.vec()
     t_name = mods.type()
     mods.done()
-    t = ptx_type(t_name)
+    elem = ptx_type(t_name)
     signed = is_signed(t_name)
+    t: Type = elem
+    if vec:
+        # Element-wise vector atomics (sm_90): braced sources and destinations.
+        attrs["vec"] = vec
+        t = VectorType(elem, vec)
     if ins.opcode == "red":
         a, b = operands(ctx, ins, 2)[:2]
-        ctx.emit("red", (ctx.address(a, space), ctx.src(b, t, signed)), (), op=op_name, type=t_name, **attrs)
+        value = _stored_value(ctx, b, elem, vec) if vec else ctx.src(b, t, signed)
+        ctx.emit("red", (ctx.address(a, space), value), (), op=op_name, type=t_name, **attrs)
         return
     ops = operands(ctx, ins, 4 if op_name == "cas" else 3)
-    values = [ctx.src(o, t, signed) for o in ops[2:]]
+    values = [_stored_value(ctx, o, elem, vec) if vec else ctx.src(o, t, signed) for o in ops[2:]]
     result = ctx.value("atom", (ctx.address(ops[1], space), *values), t, op=op_name, type=t_name, **attrs)
-    ctx.dst(ops[0], result, signed)
+    if vec:
+        _write_loaded(ctx, ops[0], result, elem, vec, signed)
+    else:
+        ctx.dst(ops[0], result, signed)
 
 
 def lower_fence(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
@@ -198,7 +208,29 @@ def lower_createpolicy(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object)
     ctx.dst(ins.operands[0], ctx.const(I64, 0))
 
 
+def lower_stack(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """alloca.type d, size[, align]; stacksave.type d; stackrestore.type a (type: address width)."""
+    t_name = mods.type()
+    mods.done()
+    width = ptx_type(t_name)
+    if ins.opcode == "alloca":
+        ops = operands(ctx, ins, 2, 3)
+        align = ops[2] if len(ops) == 3 else None
+        if align is not None and not isinstance(align, ast.IntImmediate):
+            raise ctx.error(align.span, "alloca alignment must be an immediate")
+        ptr = ctx.value("stack_alloc", (ctx.src(ops[1], width),), PtrType(AddrSpace.LOCAL),
+                        align=align.value if align is not None else 8)
+        ctx.dst(ops[0], ctx.value("ptrtoint", (ptr,), width))
+    elif ins.opcode == "stacksave":
+        (d,) = operands(ctx, ins, 1)
+        ctx.dst(d, ctx.value("stacksave", (), width))
+    else:
+        (a,) = operands(ctx, ins, 1)
+        ctx.emit("stackrestore", (ctx.src(a, width),))
+
+
 MEMORY: dict[str, Lowering] = {
     "ld": lower_ld, "ldu": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_atom,
+    "alloca": lower_stack, "stacksave": lower_stack, "stackrestore": lower_stack,
     "fence": lower_fence, "membar": lower_fence, "cp": lower_cp, "createpolicy": lower_createpolicy, "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
 }

@@ -142,8 +142,9 @@ class _Checker:
                 self.report(op.loc, f"'{op.name}' attribute {key} = {value!r} is not allowed")
         for key in row.required - op.attrs.keys():
             self.report(op.loc, f"'{op.name}' needs attribute '{key}'")
-        if len(op.successors) != row.successors:
-            self.report(op.loc, f"'{op.name}' needs {row.successors} successors, has {len(op.successors)}")
+        if len(op.successors) != row.successors and not (row.successors < 0 and op.successors):
+            want = "one or more" if row.successors < 0 else str(row.successors)
+            self.report(op.loc, f"'{op.name}' needs {want} successors, has {len(op.successors)}")
         for succ in op.successors:
             got = [v.type for v in succ.arg_values]
             want = [a.type for a in succ.block.args]
@@ -152,7 +153,7 @@ class _Checker:
                             f"takes ({_types(want)})")
             if succ.block.parent is not self.fn:
                 self.report(op.loc, f"branch to ^{succ.block.label}, a block of another function")
-        if len(op.successors) == 2 and op.successors[0].block is op.successors[1].block:
+        if op.name == "cbr" and op.successors[0].block is op.successors[1].block:
             self.report(op.loc, "both targets of a conditional branch are the same block")
         self.signature(op, row.operands, row.results)
         rule = _RULES.get(op.name)
@@ -286,6 +287,12 @@ def _check_atom(_: _Checker, op: Op) -> str:
     want = 3 if op.attrs.get("op") == "cas" else 2
     if op.name == "atom" and len(op.operands) != want:
         return f"takes {want} operands with op={op.attrs.get('op')}"
+    if _vec_problem(op):
+        return _vec_problem(op)
+    value = _memory_type(op)
+    types = [v.type for v in op.operand_values[1:]] + [r.type for r in op.results]
+    if value is None or any(t != value for t in types):
+        return f"operates on {value}, not ({_types(types)})"
     return ""
 
 
@@ -359,6 +366,10 @@ def _check_addr_of(checker: _Checker, op: Op) -> str:
     return ""
 
 
+def _check_stack_alloc(_: _Checker, op: Op) -> str:
+    return "" if op.results[0].type == PtrType(AddrSpace.LOCAL) else "allocates local memory"
+
+
 def _check_alloca(_: _Checker, op: Op) -> str:
     if op.results[0].type not in (PtrType(AddrSpace.LOCAL), PtrType(AddrSpace.PARAM)):
         return "allocates only local or param memory"
@@ -413,6 +424,7 @@ _RULES: dict[str, Callable[[_Checker, Op], str]] = {
     "const": _check_const, "bitcast": _check_bitcast, "zext": _check_extend, "sext": _check_extend,
     "trunc": _check_extend, "pack": _check_pack, "unpack": _check_unpack,
     "special_reg": _check_special, "addr_of": _check_addr_of, "alloca": _check_alloca,
+    "stack_alloc": _check_stack_alloc,
     "cvta": _check_cvta, "call": _check_call, "ret": _check_ret, "vote": _check_collective,
     "bar_red": _check_collective, "match": _check_collective, "ptradd": _check_ptr_result,
 }

@@ -429,3 +429,36 @@ def test_textures_and_surfaces_take_64_bit_handles() -> None:
     (sust,) = ops(fn, "sust")
     assert sust.attrs["coords"] == 2 and len(sust.operands) == 4
     assert ops(fn, "txq")[0].attrs["query"] == "width"
+
+
+def test_brx_idx_is_a_switch_over_the_target_list() -> None:
+    fn = kernel(build("""
+    ts: .branchtargets L0, L1, L0;
+    mov.u32 %r1, 7;
+    brx.idx %r2, ts;
+L0:
+    mov.u32 %r1, 1;
+L1:
+    ld.param.u64 %rd1, [k_p];
+    st.u32 [%rd1], %r1;
+    ret;"""))
+    (switch,) = ops(fn, "switch")
+    assert [s.block.label for s in switch.successors] == ["L0", "L1", "L0"]
+    l1 = next(b for b in fn.blocks if b.label == "L1")
+    assert [a.type for a in l1.args] == [I32]  # %r1 merges 7 (from the switch) and 1 (from L0)
+
+
+def test_dynamic_alloca_and_vector_atomics() -> None:
+    fn = kernel(build("""
+    alloca.u64 %rd2, %rd1, 16;
+    stacksave.u64 %rd3;
+    stackrestore.u64 %rd3;
+    ld.param.u64 %rd4, [k_p];
+    atom.global.add.v2.f32 {%f0, %f1}, [%rd4], {%f2, %f3};
+    ret;"""))
+    (alloc,) = ops(fn, "stack_alloc")
+    assert alloc.attrs["align"] == 16 and alloc.result.type == PtrType(AddrSpace.LOCAL)
+    assert ops(fn, "stackrestore")[0].operand(0) is ops(fn, "stacksave")[0].result
+    (atom,) = ops(fn, "atom")
+    assert atom.attrs["vec"] == 2 and atom.result.type == VectorType(F32, 2)
+    assert atom.operand(1).type == VectorType(F32, 2)
