@@ -200,8 +200,9 @@ def _cvt(sp: Spelling, inputs: Sequence[object]) -> Result:
 
 
 def _register(t: PtxType) -> PtxType:
-    """The register type a destination lives in (tf32 in .b32)."""
-    return ptx_type("b32") if t.name == "tf32" else t
+    """The type a destination is reported as: tf32 lives in a .b32 register in the f32 layout, so
+    its output is typed .f32 (which also tells the comparison how to recognise a NaN)."""
+    return ptx_type("f32") if t.name == "tf32" else t
 
 
 PACK_WIDTHS = {"u16": 16, "s16": 16, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "u2": 2, "s2": 2}

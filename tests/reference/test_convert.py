@@ -130,3 +130,8 @@ def test_every_f16_rounds_to_integral_like_numpy() -> None:
         with np.errstate(invalid="ignore"):
             expected = fn(every)
         assert run(f"cvt.{mode}.f16.f16", every).matches(expected).all(), mode
+
+
+def test_tf32_nan_is_recognised() -> None:
+    res = run("cvt.rn.satfinite.tf32.f32", F([np.nan, 1.0]))
+    assert res.matches(np.array([0x7FC00000, 0x3F800000], dtype=np.uint32)).all()
