@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ptx2gcn.reference import ReferenceInputError, Result, opcodes, run
+from ptx2gcn.reference.sampling import operands_for
 
 TYPES = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "b16", "b32", "b64", "f16", "bf16",
          "f32", "f64", "tf32", "e4m3", "e5m2", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "pred"]
@@ -96,4 +97,23 @@ def test_supported_spellings_evaluate(spelling: str) -> None:
     result = run(spelling, *inputs)
     assert result.outputs
     # The model's own answer is always accepted by its own comparison.
+    assert result.matches(*(out.bits for out in result.outputs)).all()
+
+
+EDGE_SPELLINGS = list(SUPPORTED) + [
+    "add.rn.f32", "sub.rz.ftz.f32", "mul.rm.f64", "div.rp.f32", "fma.rn.sat.f32", "sqrt.rz.f64",
+    "rcp.rn.ftz.f32", "min.NaN.f16x2", "max.xorsign.abs.bf16", "cvt.rni.s64.f64", "cvt.rzi.u16.f16",
+    "cvt.rn.bf16.f64", "cvt.rz.f16.f32", "cvt.rna.satfinite.tf32.f32", "setp.geu.ftz.f32",
+    "set.nan.f32.f64", "testp.normal.f64", "atom.global.add.f32", "atom.inc.u32", "atom.dec.u32",
+    "redux.sync.min.s32", "match.any.sync.b64", "bfe.s32", "szext.clamp.s32", "prmt.b32.b4e",
+    "mad.hi.sat.s32", "mul24.lo.s32", "sad.s64", "cvt.pack.sat.s4.s32.b32", "lg2.approx.ftz.f32",
+]
+
+
+@pytest.mark.parametrize("spelling", EDGE_SPELLINGS)
+def test_edge_operands_evaluate_and_accept_their_own_answer(spelling: str) -> None:
+    ops = operands_for(spelling, 120, seed=7)
+    if spelling.startswith("lop3"):
+        ops[3] = ops[3] & np.uint32(0xFF)
+    result = run(spelling, *ops)
     assert result.matches(*(out.bits for out in result.outputs)).all()
