@@ -271,7 +271,7 @@ def test_b16_register_reads_and_writes() -> None:
     ("    shfl.sync.sideways.b32 %r1, %r2, 1, 31, -1;", 12, "sideways"),
     ("    mul.wide.u32 %r1, %r2, %r3;", 12, "too narrow"),
     ("    st.param.u64 [k_p], %rd1;", 12, "read-only"),
-    ("    tex.1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [t, {%r1}];", 12, "unsupported: tex"),
+    ("    mbarrier.init.shared.b64 [%rd1], %r1;", 12, "unsupported: mbarrier"),
 ])
 def test_semantic_errors_are_located(body: str, line: int, message: str) -> None:
     """Builder diagnostics (the front end's checker is bypassed to reach them)."""
@@ -328,8 +328,8 @@ def test_address_initializers_and_indirect_calls() -> None:
     st.param.b32 [r], %r2;
     ret;
 }
-.global .align 8 .u64 table[2] = {inc, generic(slot)+4};
 .global .align 4 .u32 slot = 7;
+.global .align 8 .u64 table[2] = {inc, generic(slot)+4};
 .visible .entry k(.param .u64 k_p)
 {
     .reg .b32 %r<3>;

@@ -17,7 +17,7 @@ def test_rows_are_consistent() -> None:
         assert "*" not in row.operands[:-1] and "*" not in row.results[:-1], name
         assert row.required <= row.attrs.keys(), name
         assert row.flags <= FLAGS, name
-        assert ("terminator" in row.flags) == (name in ("br", "cbr", "ret", "exit", "unreachable"))
+        assert ("terminator" in row.flags) == (name in ("br", "cbr", "switch", "ret", "exit", "unreachable"))
 
 
 def test_documented_ops_exist() -> None:
