@@ -252,6 +252,13 @@ _op("suld", "i64 *", "*", {"geom": _GEOM, "type": ALL_TYPES, "vec": INT, "clamp"
 _op("sust", "i64 *", "", {"geom": _GEOM, "type": ALL_TYPES, "vec": INT, "clamp": _words("trap clamp zero"),
                           "coords": INT}, "geom type clamp coords", "side_effects", "surface-instructions-sust")
 
+# mbarrier objects (64-bit words in shared memory): one op, the PTX operation as an attribute.
+_op("mbarrier", "ptr *", "*", {"op": _words("init inval arrive arrive_drop expect_tx complete_tx test_wait "
+                                          "try_wait pending_count"),
+                               "expect_tx": FLAG, "parity": FLAG, "noComplete": FLAG, "sem": SEMS,
+                               "scope": SCOPES, "type": _words("b64")},
+    "op type", "side_effects convergent", f"{_SYNC}-mbarrier")
+
 # Calls, effects, control flow.
 _op("call", "*", "*", {"callee": SYM, "uni": FLAG}, "callee", "side_effects convergent",
     "control-flow-instructions-call")
@@ -288,7 +295,6 @@ UNSUPPORTED: dict[str, str] = {
     "sured": "surface reductions are not translated yet",
     "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
-    "mbarrier": "mbarrier objects are not translated yet",
     "vshr": "SIMD video instructions are not translated yet",
     "vshl": "SIMD video instructions are not translated yet",
     "vadd": "SIMD video instructions are not translated yet",
@@ -454,6 +460,8 @@ SEMANTICS: dict[str, str] = {
     "ret": "the function's .reg return values (param-space returns were stored through their "
            "pointers)",
     "exit": "ends the thread (PTX exit)",
+    "mbarrier": "(ptr[, count | token | parity | tx-count]) -> state token (arrive) or ready "
+                "predicate (test_wait/try_wait); op names the PTX mbarrier operation",
     "tex": "(handle[, sampler handle], coords..., lod or gradients...) -> the 4 texel components "
            "[, in-range predicate]; coords counts the coordinate operands; mode gather is tld4.comp",
     "suld": "(handle, coords...) -> the loaded components (suld.b: raw bits)",

@@ -229,8 +229,41 @@ def lower_stack(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
         ctx.emit("stackrestore", (ctx.src(a, width),))
 
 
+_MBARRIER_OPS = frozenset({"init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx", "test_wait",
+                           "try_wait", "pending_count"})
+
+
+def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """mbarrier.op[.modifiers].shared[::cta].b64 [d,] [addr][, operand]: one mbarrier op."""
+    op_name = mods.one_of(_MBARRIER_OPS)
+    expect_tx = op_name == "arrive" and mods.take("expect_tx")
+    flags = {"parity": mods.take("parity"), "noComplete": mods.take("noComplete")}
+    sem = mods.one_of(frozenset({"release", "acquire", "relaxed"}))
+    scope = mods.one_of(SCOPES)
+    space = mods.space()
+    t_name = mods.type()
+    mods.done()
+    if op_name is None:
+        raise ctx.error(ins.span, "mbarrier needs an operation (.init, .arrive, .try_wait, ...)")
+    if space not in ("shared", "generic"):
+        raise ctx.error(ins.span, "mbarrier objects live in shared memory")
+    ops = list(ins.operands)
+    dest = ops.pop(0) if ops and not isinstance(ops[0], ast.Address) else None
+    if not ops:
+        raise ctx.error(ins.span, "mbarrier needs an address")
+    ptr = ctx.address(ops[0], space)
+    extra = [ctx.src(o, I64 if op_name in ("test_wait", "try_wait") and not flags["parity"] else I32)
+             for o in ops[1:]]
+    results = [] if dest is None else [PRED if op_name in ("test_wait", "try_wait") else
+                                       I32 if op_name == "pending_count" else I64]
+    op = ctx.emit("mbarrier", (ptr, *extra), results, op=op_name, type=t_name, expect_tx=expect_tx,
+                  sem=sem, scope=scope, **flags)
+    if dest is not None:
+        ctx.dst(dest, op.results[0])
+
+
 MEMORY: dict[str, Lowering] = {
     "ld": lower_ld, "ldu": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_atom,
-    "alloca": lower_stack, "stacksave": lower_stack, "stackrestore": lower_stack,
+    "mbarrier": lower_mbarrier, "alloca": lower_stack, "stacksave": lower_stack, "stackrestore": lower_stack,
     "fence": lower_fence, "membar": lower_fence, "cp": lower_cp, "createpolicy": lower_createpolicy, "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
 }

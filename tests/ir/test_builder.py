@@ -462,3 +462,16 @@ def test_dynamic_alloca_and_vector_atomics() -> None:
     (atom,) = ops(fn, "atom")
     assert atom.attrs["vec"] == 2 and atom.result.type == VectorType(F32, 2)
     assert atom.operand(1).type == VectorType(F32, 2)
+
+
+def test_mbarrier_operations() -> None:
+    fn = kernel(build("""
+    .shared .align 8 .b64 bar;
+    mov.u32 %r1, bar;
+    mbarrier.init.shared.b64 [%r1], 32;
+    mbarrier.arrive.shared.b64 %rd1, [%r1];
+    mbarrier.test_wait.shared.b64 %p1, [%r1], %rd1;
+    ret;"""))
+    init, arrive, wait = ops(fn, "mbarrier")
+    assert [o.attrs["op"] for o in (init, arrive, wait)] == ["init", "arrive", "test_wait"]
+    assert arrive.result.type == I64 and wait.operand(1) is arrive.result and wait.result.type == PRED
