@@ -12,8 +12,8 @@ approx, atomics, warp; ``opcodes()`` lists what is modelled, ``signature()`` giv
 operand types and ``sampling.operands_for()`` edge-biased operands for it.
 
 Cost: lanes are evaluated one at a time in exact Python integer arithmetic (no float is trusted
-for a result): about 3-5 us per lane for integer/bit ops, 15-25 us for f32/f64 arithmetic and
-conversions (measured on the development machine), so 10^5 lanes take seconds, not minutes.
+for a result): about 3-8 us per lane for integer/bit ops, 20-40 us for f32/f64 arithmetic and
+conversions (measured on the shared development machine), so 10^5 lanes take seconds.
 """
 
 from ptx2gcn.reference.approx import is_within
