@@ -72,3 +72,25 @@ def test_rcp_rn_is_div_of_one() -> None:
     with np.errstate(all="ignore"):
         expected = np.float32(1) / a
     assert run("rcp.rn.f32", a).matches(expected).all()
+
+
+def flush32(x: np.ndarray) -> np.ndarray:
+    tiny = (x != 0) & (np.abs(x) < np.float32(2.0 ** -126))
+    return np.where(tiny, np.copysign(np.float32(0), x), x).astype(np.float32)
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "div"])
+def test_ftz_matches_numpy_on_flushed_operands(op: str) -> None:
+    """.ftz = flush subnormal inputs, compute, flush a subnormal result (sign kept)."""
+    rng = np.random.default_rng(21)
+    scale = 2.0 ** rng.integers(-140, -100, 600)
+    a = (rng.standard_normal(600) * scale).astype(np.float32)
+    b = (rng.standard_normal(600) * (2.0 ** rng.integers(-20, 20, 600))).astype(np.float32)
+    if op == "mul":
+        b = (rng.standard_normal(600) * 2.0 ** rng.integers(-30, 2, 600)).astype(np.float32)
+    fn = {"add": np.add, "mul": np.multiply, "div": np.divide}[op]
+    with np.errstate(all="ignore"):
+        expected = flush32(fn(flush32(a), flush32(b)))
+    got = run(f"{op}.rn.ftz.f32", a, b)
+    assert got.matches(expected).all()
+    assert (flush32(a) != a).any()   # the sample really has subnormal inputs
