@@ -125,6 +125,18 @@ def sdwa_source(inst: Instruction, index: int) -> VecRead:
     return lambda w: _select(read(w), sel, sext)
 
 
+def sdwa_writer(inst: Instruction, row: int) -> Callable[[Wave, Vec], None]:
+    """Writes a 32-bit result into the ``dst_sel`` part of VGPR ``row`` on active lanes."""
+    check_sdwa_selects(inst)
+    dst_sel, unused = inst.fields.get("dst_sel", 6), inst.fields.get("dst_unused", 0)
+
+    def write(w: Wave, value: Vec) -> None:
+        placed = _place(np.broadcast_to(np.asarray(value, dtype=U32), (64,)), w.v[row], dst_sel, unused)
+        np.copyto(w.v[row], placed, where=w.exec_mask)
+
+    return write
+
+
 def check_sdwa_selects(inst: Instruction) -> None:
     """SDWA selects are 0..6 (BYTE_0..3, WORD_0/1, DWORD) and dst_unused 0..2; 7/3 are reserved."""
     f = inst.fields

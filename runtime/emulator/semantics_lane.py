@@ -29,7 +29,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     vector_reader,
     vgpr_writer,
 )
-from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
+from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source, sdwa_writer
 from ptx2gcn.runtime.emulator.semantics_fp import fma, quiet
 from ptx2gcn.runtime.emulator.semantics_valu import bits_modifier
 from ptx2gcn.runtime.emulator.semantics_valu_int import popcount
@@ -70,8 +70,8 @@ def _sources(inst: Instruction) -> tuple[Any, Any, Any]:
     """(src0, src1, lanes-to-write or None) readers for e32/e64/DPP/SDWA forms of a 2-source op."""
     f = inst.fields
     if inst.form == "sdwa":
-        if f.get("dst_sel", 6) != 6 or f.get("clamp", 0):
-            raise unsupported(inst, "SDWA destination select on a carry/select op")
+        if f.get("clamp", 0):
+            raise unsupported(inst, "SDWA clamp on a carry/select op")
         return sdwa_source(inst, 0), sdwa_source(inst, 1), None
     a, b = vector_reader(inst, f["src0"]), vector_reader(inst, f["src1"])
     if inst.form != "dpp":
@@ -80,7 +80,10 @@ def _sources(inst: Instruction) -> tuple[Any, Any, Any]:
     return (lambda w: permuted(w)[0]), b, (lambda w: permuted(w)[1])
 
 
-def _masked_writer(row: int, lanes: Any) -> Any:
+def _masked_writer(inst: Instruction, row: int, lanes: Any) -> Any:
+    """The destination writer: EXEC-masked, DPP-lane-masked, or SDWA-placed (dst_sel/dst_unused)."""
+    if inst.form == "sdwa":
+        return sdwa_writer(inst, row)
     plain = vgpr_writer(row)
     if lanes is None:
         return plain
@@ -95,7 +98,7 @@ def _bind_carry(inst: Instruction) -> Handler:
     name = inst.opcode
     f = inst.fields
     a, b, lanes = _sources(inst)
-    write = _masked_writer(f["vdst"], lanes)
+    write = _masked_writer(inst, f["vdst"], lanes)
     out = _mask_out(inst)
     uses_carry = name in ("v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32")
     carry_in = _mask_in(inst) if uses_carry else None
@@ -136,7 +139,7 @@ def _bind_cndmask(inst: Instruction) -> Handler:
             else vector_reader(inst, f["src1"])
         )
     cond = _mask_in(inst)
-    write = _masked_writer(f["vdst"], lanes)
+    write = _masked_writer(inst, f["vdst"], lanes)
 
     def run(w: Wave) -> None:
         write(w, np.where(cond(w), b(w), a(w)))

@@ -522,3 +522,17 @@ def test_cvt_pkrtz_rounds_toward_zero(one_instruction: Run) -> None:
             with np.errstate(over="ignore"):
                 up = np.nextafter(np.float16(g), np.float16(np.copysign(np.inf, v))).astype(np.float64)
             assert abs(up) > abs(v) or np.isinf(up)
+
+
+def test_sdwa_cndmask_places_the_selected_word(one_instruction: Run) -> None:
+    a, b = lanes(EDGE32), lanes(EDGE32[::-1])
+    w = wave_with(v0=a, v1=b, v2=np.full(64, 0x11223344))
+    w.s[VCC_LO], w.s[VCC_LO + 1] = 0x55555555, 0x55555555
+    one_instruction(
+        "v_cndmask_b32_sdwa v2, v0, v1, vcc dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_0 "
+        "src1_sel:WORD_1",
+        w,
+    )
+    for i in range(64):
+        chosen = (int(b[i]) >> 16) if i % 2 == 0 else int(a[i]) & 0xFF
+        assert w.v[2, i] == 0x3344 | (chosen & 0xFFFF) << 16
