@@ -18,8 +18,8 @@ conversions (measured on the shared development machine), so 10^5 lanes take sec
 
 from ptx2gcn.reference.approx import is_within
 from ptx2gcn.reference.errors import ReferenceInputError
-from ptx2gcn.reference.evaluate import Signature, evaluate, opcodes, run, signature
+from ptx2gcn.reference.evaluate import Signature, disagreements, evaluate, opcodes, run, signature
 from ptx2gcn.reference.result import Output, Result
 
-__all__ = ["Output", "ReferenceInputError", "Result", "Signature", "evaluate", "is_within", "opcodes", "run",
-           "signature"]
+__all__ = ["Output", "ReferenceInputError", "Result", "Signature", "disagreements", "evaluate", "is_within",
+           "opcodes", "run", "signature"]

@@ -79,6 +79,34 @@ def signature(spelling: str) -> Signature:
     return Signature(result.sources, tuple(out.type for out in result.outputs))
 
 
+def disagreements(spelling: str, inputs: Sequence[object], actual: Sequence[object],
+                  limit: int = 10) -> list[str]:
+    """Readable reports of the lanes where ``actual`` (one array per destination, as a device
+    produced them: the conformance suite's output or a CUDA golden file) differs from the model;
+    empty when every lane agrees. At most ``limit`` lanes are described."""
+    result = run(spelling, *inputs)
+    ok = result.matches(*actual)
+    arrays = [np.broadcast_to(np.asarray(a), ok.shape) for a in actual]
+    reports: list[str] = []
+    for index in zip(*np.nonzero(~ok)) if ok.ndim else ([()] if not ok else []):
+        if len(reports) == limit:
+            reports.append(f"... {int((~ok).sum()) - limit} more lanes differ")
+            break
+        got = ", ".join(_show(a[index]) for a in arrays)
+        reports.append(f"{spelling} lane {tuple(int(i) for i in index)}: got {got}; "
+                       f"expected {result.explain(index).replace(chr(10), '; ')}")
+    return reports
+
+
+def _show(value: object) -> str:
+    array = np.asarray(value)
+    if array.dtype.kind == "b":
+        return str(bool(array))
+    if array.dtype.kind == "f":
+        array = array.view(f"uint{array.dtype.itemsize * 8}")
+    return f"0x{int(array):x}"
+
+
 def run(spelling: str, *inputs: object) -> Result:
     """``run("mad.hi.sat.s32", a, b, c)``: the spelling as written in PTX."""
     sp = Spelling.parse(spelling)

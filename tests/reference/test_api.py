@@ -99,3 +99,16 @@ def test_explain_describes_each_kind_of_lane() -> None:
     assert "a value in [" in run("sin.approx.f32", np.float32(1)).explain(())
     carry = run("add.cc.u32", np.uint32(0xFFFFFFFF), 1).explain(())
     assert carry.splitlines() == ["d0.u32: 0x00000000", "d1.pred: True"]
+
+
+def test_disagreements_report_failing_lanes() -> None:
+    import numpy as np
+
+    from ptx2gcn.reference import disagreements
+
+    a = np.array([1, 2, 3], dtype=np.uint32)
+    assert disagreements("add.u32", [a, a], [a + a]) == []
+    bad = disagreements("add.u32", [a, a], [np.array([2, 5, 6], dtype=np.uint32)])
+    assert bad == ["add.u32 lane (1,): got 0x5; expected d0.u32: 0x00000004"]
+    carry = disagreements("add.cc.u32", [np.uint32(0xFFFFFFFF), 1], [np.uint32(0), False])
+    assert carry == ["add.cc.u32 lane (): got 0x0, False; expected d0.u32: 0x00000000; d1.pred: True"]
