@@ -5,8 +5,9 @@ Invariant: ``%tid``/``%ctaid`` come from ``llvm.amdgcn.workitem.id.*``/``workgro
 from ``hidden_block_count_*`` (u32 at 0/4/8), both read through ``llvm.amdgcn.implicitarg.ptr``
 (AMDGPUUsage "Code Object V5 Metadata", hidden arguments). ``%clock*`` read the shader cycle
 counter (``s_memtime``), ``%globaltimer*`` the 100 MHz real-time counter scaled to nanoseconds.
-Warp-geometry registers (``%laneid``, ``%warpid``, ``%lanemask_*``) belong to the wave64 mode
-lowering and are reported unsupported here; so are registers with no gfx942 equivalent.
+Warp-geometry registers (``%laneid``, ``%warpid``, ``%nwarpid``, ``%lanemask_*``) come from the
+Mode P lowering in ``ptx2gcn.emit.wave64_geometry``; registers with no gfx942 equivalent are
+reported unsupported.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import I16, I32, I64, pointer
+from ptx2gcn.emit.wave64_geometry import read_warp_register
 from ptx2gcn.ir.core import Op
 
 _AXIS = {"x": 0, "y": 1, "z": 2}
@@ -63,7 +65,7 @@ def _read(cx: FnContext, reg: str) -> ir.Value:
     if reg == "WARP_SZ":
         return cx.i32(32)
     if reg in WARP_LEVEL:
-        raise cx.unsupported(f"%{reg}", "warp-level operations are not lowered yet")
+        return read_warp_register(cx, reg, _read)
     raise cx.unsupported(f"%{reg}", "this special register has no gfx942 equivalent yet")
 
 
