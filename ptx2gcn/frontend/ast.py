@@ -280,7 +280,10 @@ class Declarator:
     initializer: Initializer | None = None
 
     def names(self) -> list[str]:
-        """The register names this declarator introduces (``%r<3>`` gives ``%r0 %r1 %r2``)."""
+        """The register names this declarator introduces (``%r<3>`` gives ``%r0 %r1 %r2``).
+
+        This materialises ``count`` strings: for membership tests on untrusted input use
+        ``ptx2gcn.frontend.names.NameSet``, which keeps ranges as ranges."""
         if self.count is None:
             return [self.name]
         return [f"{self.name}{i}" for i in range(self.count)]

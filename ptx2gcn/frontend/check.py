@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from ptx2gcn.diagnostics import Diagnostic, Severity, Span, note
 from ptx2gcn.frontend import ast
+from ptx2gcn.frontend.names import NameSet
 
 # https://docs.nvidia.com/cuda/parallel-thread-execution/#predefined-identifiers (the %-names are
 # SpecialRegister nodes; WARP_SZ is the one plain-name constant).
@@ -82,8 +83,8 @@ class _Scope:
     __slots__ = ("registers", "symbols")
 
     def __init__(self) -> None:
-        self.registers: dict[str, Span] = {}
-        self.symbols: dict[str, Span] = {}
+        self.registers = NameSet()
+        self.symbols = NameSet()
 
 
 class _FunctionChecker:
@@ -103,10 +104,15 @@ class _FunctionChecker:
             if function.is_kernel and None in p.dims:
                 self.out.append(_error(p.span, f"kernel parameter '{p.name}' cannot be an array of unknown size"))
             table = top.registers if p.state_space == ".reg" else top.symbols
-            self._declare(table, p.name, p.span, "parameter")
+            self._clash(table.add_name(p.name, p.span), p.name, p.span, "parameter")
         self.scopes.append(top)
         self._collect_labels(function.body)
         self._block(function.body, new_scope=False)
+
+    def _clash(self, previous: Span | None, name: str, span: Span, what: str) -> None:
+        if previous is not None:
+            self.out.append(_error(span, f"duplicate declaration of {what} '{name}'",
+                                   note(previous, "previous declaration is here")))
 
     def _declare(self, table: dict[str, Span], name: str, span: Span, what: str) -> None:
         previous = table.get(name)
@@ -149,9 +155,9 @@ class _FunctionChecker:
         _check_array_sizes(decl, self.out)
         scope = self.scopes[-1]
         table = scope.registers if decl.state_space == ".reg" else scope.symbols
+        what = "register" if table is scope.registers else "variable"
         for declarator in decl.declarators:
-            for name in declarator.names():
-                self._declare(table, name, declarator.span, "register" if table is scope.registers else "variable")
+            self._clash(table.add(declarator), declarator.name, declarator.span, what)
 
     def _instruction(self, ins: ast.Instruction) -> None:
         if ins.guard is not None:

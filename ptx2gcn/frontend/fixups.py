@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from ptx2gcn.frontend import ast
+from ptx2gcn.frontend.names import NameSet
 
 
 def _declarations(block: ast.Block) -> Iterator[ast.VariableDecl]:
@@ -25,25 +26,37 @@ def _declarations(block: ast.Block) -> Iterator[ast.VariableDecl]:
             yield from _declarations(stmt)
 
 
-def _odd_names(body: ast.Block, params: Sequence[ast.Param]) -> tuple[set[str], set[str]]:
-    registers: set[str] = set()
-    symbols: set[str] = set()
+def _declared(body: ast.Block, params: Sequence[ast.Param]) -> tuple[NameSet, NameSet]:
+    """(registers, other symbols) declared by the parameters and anywhere in the body."""
+    registers, symbols = NameSet(), NameSet()
     for param in params:
-        (registers if param.state_space == ".reg" else symbols).add(param.name)
+        (registers if param.state_space == ".reg" else symbols).add_name(param.name, param.span)
     for decl in _declarations(body):
         target = registers if decl.state_space == ".reg" else symbols
         for declarator in decl.declarators:
-            target.update(declarator.names())
-    to_register = {n for n in registers if not n.startswith("%")}
-    to_symbol = {n for n in symbols if n.startswith("%")} - registers
-    return to_register, to_symbol
+            target.add(declarator)
+    return registers, symbols
+
+
+def _any_name(names: NameSet, percent: bool) -> bool:
+    return any(n.startswith("%") == percent for n in (*names.explicit, *names.ranges))
 
 
 def classify_function_names(body: ast.Block, params: Sequence[ast.Param],
                             rets: Sequence[ast.Param]) -> ast.Block:
     """Reclassify names in ``body`` by their declarations (see the module docstring)."""
-    to_register, to_symbol = _odd_names(body, [*params, *rets])
-    return _reclassify(body, to_register, to_symbol)
+    registers, symbols = _declared(body, [*params, *rets])
+    if not _any_name(registers, percent=False) and not _any_name(symbols, percent=True):
+        return body
+
+    def fix(op: ast.Operand) -> ast.Operand:
+        if type(op) is ast.Symbol and op.name in registers:
+            return ast.Register(op.span, op.name)
+        if type(op) is ast.Register and op.component is None and op.name in symbols and op.name not in registers:
+            return ast.Symbol(op.span, op.name)
+        return _map_children(op, fix)
+
+    return _rewrite_block(body, fix)
 
 
 def classify_module_names(items: tuple[ast.ModuleItem, ...]) -> tuple[ast.ModuleItem, ...]:
@@ -57,26 +70,16 @@ def classify_module_names(items: tuple[ast.ModuleItem, ...]) -> tuple[ast.Module
     fixed: list[ast.ModuleItem] = []
     for item in items:
         if isinstance(item, ast.Function) and item.body is not None:
-            registers = _odd_names(item.body, [*(item.params or ()), *(item.return_params or ())])[0]
-            local = {d for decl in _declarations(item.body) if decl.state_space == ".reg"
-                     for declarator in decl.declarators for d in declarator.names()}
-            item = replace(item, body=_reclassify(item.body, registers, odd - local))
+            registers = _declared(item.body, [*(item.params or ()), *(item.return_params or ())])[0]
+
+            def fix(op: ast.Operand, registers: NameSet = registers) -> ast.Operand:
+                if type(op) is ast.Register and op.component is None and op.name in odd and op.name not in registers:
+                    return ast.Symbol(op.span, op.name)
+                return _map_children(op, fix)
+
+            item = replace(item, body=_rewrite_block(item.body, fix))
         fixed.append(item)
     return tuple(fixed)
-
-
-def _reclassify(body: ast.Block, to_register: set[str], to_symbol: set[str]) -> ast.Block:
-    if not to_register and not to_symbol:
-        return body
-
-    def fix(op: ast.Operand) -> ast.Operand:
-        if type(op) is ast.Symbol and op.name in to_register:
-            return ast.Register(op.span, op.name)
-        if type(op) is ast.Register and op.name in to_symbol and op.component is None:
-            return ast.Symbol(op.span, op.name)
-        return _map_children(op, fix)
-
-    return _rewrite_block(body, fix)
 
 
 def _rewrite_block(block: ast.Block, fix: Callable[[ast.Operand], ast.Operand]) -> ast.Block:
