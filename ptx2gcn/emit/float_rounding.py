@@ -7,21 +7,31 @@ nearest, then steps one ulp (integer ±1 on the bit pattern) when that lies on t
 the exact value. For T = f16 W = f32 and for T = f32 W = f64 the W operations are exact or their
 errors are (TwoSum, fma-based TwoProduct/division/square-root residuals; Boldo & Muller, "Exact and
 Approximated Error of the FMA", IEEE TC 2011, and Knuth TAOCP 4.2.2), so the result is exact;
-for T = f64 the residuals are exact unless the result is subnormal (noted in ``LIMITS``).
+for T = f64 the residuals are made exact by scaling tiny operands (``lower_float``), except for
+fma with a tiny non-zero product (``LIMITS``).
 Overflow of a finite exact result is handled: round-to-nearest gave ±inf, so |s| > |exact|.
 """
 
 from __future__ import annotations
+
+import struct
 
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import int_of, scalar_bits
 
-LIMITS = "f64 .rz/.rm/.rp results in the subnormal range may be off by one ulp"
+LIMITS = ("f64 fma.rz/.rm/.rp: exact unless a·b is non-zero and below 2^-900 in magnitude "
+          "(the ErrFma error terms underflow)")
 
 
 def fconst(t: ir.Type, value: float) -> ir.Constant:
+    """Float constant ``value`` of type ``t`` (bfloat: from the top half of the f32 pattern, so
+    only values exact in bf16 may be asked for)."""
+    if str(t) == "bfloat":
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        assert bits & 0xFFFF == 0, f"{value} is not exact in bf16"
+        return ir.Constant(ir.IntType(16), bits >> 16).bitcast(t)
     return ir.Constant(t, value)
 
 

@@ -115,8 +115,6 @@ def _float_to_float(cx: FnContext, op: Op, value: ir.Value, stype: str, dtype: s
         raise cx.unsupported(f"cvt.bf16.f64", "f64 → bf16 needs a single rounding; not lowered yet")
     if mode in ("", "rn"):
         return b.fptrunc(value, to)
-    if str(to) == "bfloat":
-        raise cx.unsupported(f"cvt.{mode}.bf16.{stype}", "directed rounding to bf16 is not lowered yet")
     return directed(cx, mode, to, value, fconst(value.type, 0.0))
 
 

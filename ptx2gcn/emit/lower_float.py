@@ -110,9 +110,10 @@ def _exact_parts(cx: FnContext, kind: str, xs: list[ir.Value]) -> tuple[ir.Value
         e = _product_error(cx, ws[0], ws[1], s) if wide_t == narrow else fma(cx, ws[0], ws[1], b.fneg(s))
     elif kind == "fma":
         if wide_t == narrow:
-            raise cx.unsupported(f"fma.{cx.attr(cx.op, 'rnd') if cx.op else ''}.f64",  # type: ignore[arg-type]
-                                 "directed-rounding f64 fma is not lowered yet")
-        s, e = two_sum(cx, b.fmul(ws[0], ws[1]), ws[2])
+            s = fma(cx, ws[0], ws[1], ws[2])
+            e = _fma_error(cx, ws[0], ws[1], ws[2], s)
+        else:
+            s, e = two_sum(cx, b.fmul(ws[0], ws[1]), ws[2])
     elif kind == "div":
         s = b.fdiv(ws[0], ws[1])
         numerator, quotient = _scaled_if_tiny(cx, ws[0], s, wide_t == narrow, 108)
@@ -156,6 +157,19 @@ def _product_error(cx: FnContext, a: ir.Value, b_: ir.Value, s: ir.Value) -> ir.
     tiny = b.fcmp_ordered("<", fabs(cx, s), fconst(t, _F64_EXACT_FLOOR))
     error = b.select(tiny, tiny_error, plain)
     return b.select(is_zero, b.select(nonzero_inputs, one_signed, fconst(t, 0.0)), error)
+
+
+def _fma_error(cx: FnContext, a: ir.Value, x: ir.Value, y: ir.Value, r1: ir.Value) -> ir.Value:
+    """r2 with a·x + y = r1 + r2 + r3 exactly and |r3| ≤ ulp(r2)/2, so r2 has the sign of the
+    error of r1 = fma(a, x, y) (ErrFma, Boldo & Muller, IEEE TC 60(8), 2011, Algorithm 5; exact
+    barring underflow of the error terms)."""
+    b = cx.builder
+    u1 = b.fmul(a, x)
+    u2 = fma(cx, a, x, b.fneg(u1))
+    alpha1, z = two_sum(cx, y, u2)
+    beta1, beta2 = two_sum(cx, u1, alpha1)
+    gamma = b.fadd(b.fsub(beta1, r1), beta2)
+    return b.fadd(gamma, z)
 
 
 def _scaled_if_tiny(cx: FnContext, x: ir.Value, result: ir.Value, needed: bool,

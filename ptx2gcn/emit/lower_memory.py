@@ -90,8 +90,9 @@ def _atomic(cx: FnContext, op: Op) -> ir.Value:
         return cx.builder.extract_value(pair, 0)
     kind = _rmw_op(cx, op)
     value = cx.operand(op, 1)
-    if cx.attr(op, "type") in ("f16x2", "bf16x2") or isinstance(value.type, ir.VectorType):
-        raise cx.unsupported(op.name, f"packed .{cx.attr(op, 'type')} atomics are not lowered yet")
+    if isinstance(value.type, ir.VectorType) and kind != "fadd":
+        raise cx.unsupported(f"{op.name}.{cx.attr(op, 'op')}.{cx.attr(op, 'type')}",
+                             "packed atomics other than add are not lowered yet")
     if kind in ("and", "or", "xor", "xchg", "uinc_wrap", "udec_wrap"):
         value = to_int(cx, value)
     return atomic_rmw(cx.builder, kind, ptr, value, ordering, scope)

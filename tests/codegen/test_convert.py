@@ -73,3 +73,8 @@ def _types(spelling: str) -> tuple[str, str]:
 def test_cvt(run_op, spelling: str) -> None:
     dtype, stype = _types(spelling)
     _check(run_op, spelling, dtype, stype)
+
+
+@pytest.mark.parametrize("spelling", ["cvt.rz.bf16.f32", "cvt.rm.bf16.f32", "cvt.rp.bf16.f32"])
+def test_cvt_directed_bf16(run_op, spelling: str) -> None:
+    _check(run_op, spelling, "bf16", "f32")
