@@ -60,7 +60,12 @@ def test_random_operands(
 ) -> None:
     model = MODELS[text]
 
-    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(
+        max_examples=15,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
     @given(words, words, words)
     def check(a: list[int], b: list[int], c: list[int]) -> None:
         w = make_wave(v0=a, v1=b, v2=c)
