@@ -1,0 +1,174 @@
+"""T9–T12: vote/ballot, activemask, match and redux with the partner warp using different data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.warp import model
+from tests.warp.conftest import SENTINEL, run, warp_kernel
+
+BLOCK = (128, 1, 1)
+M32 = model.M32
+
+
+def _mask(bits: np.ndarray) -> int:
+    return sum(1 << i for i in range(32) if bits[i])
+
+
+def _warps(n: int) -> list[slice]:
+    return [slice(32 * w, 32 * w + 32) for w in range(n // 32)]
+
+
+VOTES = warp_kernel("""
+setp.ne.u32 %p9, %a3, 0; @%p9 exit;
+setp.ne.u32 %p1, %a0, 0;
+vote.sync.ballot.b32 %o0, %p1, -1;
+vote.sync.all.pred %p2, %p1, -1; selp.u32 %o1, 1, 0, %p2;
+vote.sync.any.pred %p2, %p1, -1; selp.u32 %o2, 1, 0, %p2;
+vote.sync.uni.pred %p2, %p1, -1; selp.u32 %o3, 1, 0, %p2;
+vote.sync.ballot.b32 %o4, !%p1, -1;
+vote.sync.all.pred %p2, !%p1, -1; selp.u32 %o5, 1, 0, %p2;
+vote.sync.any.pred %p2, %p1, %a1; selp.u32 %o6, 1, 0, %p2;
+vote.sync.ballot.b32 %o7, %p1, %a1;
+activemask.b32 %o8;
+""", 9)
+
+
+@pytest.mark.parametrize("exited", [False, True])
+def test_vote_isolation(exited: bool) -> None:
+    """T9: lane < 5 in even warps, lane >= 27 in odd warps; optionally half of warp 1 exited."""
+    lane, warp = np.arange(128) % 32, np.arange(128) // 32
+    pred = np.where(warp % 2 == 0, lane < 5, lane >= 27)
+    gone = (warp == 1) & (lane >= 16) if exited else np.zeros(128, bool)
+    member = np.full(128, 0x0FFFFFF0)
+    out = run(VOTES, BLOCK, [pred, member, 0, gone], 9)
+    for s in _warps(128):
+        active = _mask(~gone[s])
+        p = [bool(x) for x in pred[s]]
+        expect = [model.vote("ballot", p, M32, active), model.vote("all", p, M32, active),
+                  model.vote("any", p, M32, active), model.vote("uni", p, M32, active),
+                  model.vote("ballot", [not x for x in p], M32, active),
+                  model.vote("all", [not x for x in p], M32, active),
+                  model.vote("any", p, 0x0FFFFFF0, active), model.vote("ballot", p, 0x0FFFFFF0, active), active]
+        for lane_ in range(32):
+            got = [int(out[k][s][lane_]) for k in range(9)]
+            if not active >> lane_ & 1:
+                assert got == [SENTINEL] * 9
+            else:
+                assert got == [int(e) for e in expect], lane_
+
+
+def test_ballot_partner_in_other_branch() -> None:
+    """Ballots with the partner warp in another branch see only their own warp."""
+    ptx = warp_kernel("""
+    and.b32 %t0, %w, 1; setp.ne.u32 %p1, %t0, 0; setp.ne.u32 %p2, %a0, 0;
+    @%p1 bra ODD;
+      vote.sync.ballot.b32 %o0, %p2, -1; activemask.b32 %o1; bra.uni JOIN;
+    ODD:
+      vote.sync.ballot.b32 %o0, %p2, -1; activemask.b32 %o1;
+    JOIN:
+    """, 2)
+    pred = (np.arange(128) * 7) % 3 == 0
+    out = run(ptx, BLOCK, [pred], 2)
+    for s in _warps(128):
+        assert (out[0][s] == _mask(pred[s])).all()
+        assert (out[1][s] == M32).all()
+
+
+ACTIVEMASK = warp_kernel("""
+rem.u32 %t0, %lane, 3; setp.ne.u32 %p1, %t0, 0; @%p1 bra SKIP;
+  and.b32 %t1, %w, 1; setp.eq.u32 %p2, %t1, 0; @%p2 bra SKIP;
+  activemask.b32 %o0;
+SKIP:
+setp.lt.u32 %p3, %lane, %a0;
+@%p3 bra THEN;
+  activemask.b32 %o1; bra.uni FI;
+THEN:
+  activemask.b32 %o1;
+FI:
+activemask.b32 %o2;
+""", 3)
+
+
+def test_activemask_nesting_and_both_arms() -> None:
+    """T10: nested ifs, and identical activemask in both arms of an if/else (no hoisting/CSE)."""
+    split = np.repeat([5, 20, 0, 31], 32)
+    out = run(ACTIVEMASK, BLOCK, [split], 3)
+    every_third = sum(1 << i for i in range(0, 32, 3))
+    for w, s in enumerate(_warps(128)):
+        lane = np.arange(32)
+        want0 = np.where((lane % 3 == 0) & (w % 2 == 1), every_third, SENTINEL)
+        assert (out[0][s] == want0).all(), w
+        below = (1 << int(split[s][0])) - 1
+        assert (out[1][s] == np.where(lane < split[s][0], below, M32 & ~below)).all(), w
+        assert (out[2][s] == M32).all()
+
+
+MATCH = warp_kernel("""
+setp.ne.u32 %p9, %a3, 0; @%p9 bra SKIP;
+match.any.sync.b32 %o0, %a0, -1;
+mov.b64 %rd1, {%a1, %a0};
+match.any.sync.b64 %o1, %rd1, -1;
+match.all.sync.b32 %o2|%p1, %a2, -1; selp.u32 %o3, 1, 0, %p1;
+match.all.sync.b64 %o4|%p1, %rd1, -1; selp.u32 %o5, 1, 0, %p1;
+SKIP:
+""", 6)
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_match(partial: bool, rng: np.random.Generator) -> None:
+    """T11: equal values lane/4 in both warps of a wave; 64-bit values differing only in the high word;
+    .all with all-equal and one-different warps."""
+    lane, warp = np.arange(128) % 32, np.arange(128) // 32
+    a0 = lane // 4
+    a1 = np.where(warp % 2 == 0, lane % 2, 0)       # high word: splits the even warps' classes
+    a2 = np.where(warp == 2, np.where(lane == 17, 9, 5), 5 + warp % 2 * 0)
+    off = rng.random(128) < 0.3 if partial else np.zeros(128, bool)
+    out = run(MATCH, BLOCK, [a0, a1, a2, off], 6)
+    for w, s in enumerate(_warps(128)):
+        active = _mask(~off[s])
+        low = [int(x) for x in a0[s]]
+        wide = [int(h) << 32 | int(x) for h, x in zip(a1[s], a0[s])]
+        any32, any64 = model.match_any(low, M32, active), model.match_any(wide, M32, active)
+        all32, all64 = model.match_all([int(x) for x in a2[s]], M32, active), model.match_all(wide, M32, active)
+        for i in range(32):
+            got = [int(out[k][s][i]) for k in range(6)]
+            if any32[i] is None:
+                assert got == [SENTINEL] * 6
+            else:
+                assert got == [any32[i], any64[i], all32[0], int(all32[1]), all64[0], int(all64[1])], (w, i)
+
+
+REDUX_OPS = [("add", "u32"), ("add", "s32"), ("min", "u32"), ("max", "u32"), ("min", "s32"), ("max", "s32"),
+             ("and", "b32"), ("or", "b32"), ("xor", "b32")]
+REDUX = warp_kernel("setp.ne.u32 %p9, %a3, 0; @%p9 bra SKIP;\n" + "\n".join(
+    f"redux.sync.{op}.{t} %o{i}, %a0, %a1;" for i, (op, t) in enumerate(REDUX_OPS)) + "\nSKIP:", len(REDUX_OPS))
+
+
+@pytest.mark.parametrize("case", ["full", "half_members", "random_active"])
+def test_redux(case: str, rng: np.random.Generator) -> None:
+    """T12: all integer forms, negatives and overflow, partial membermask executed by its members only,
+    the partner warp reducing different data at the same time."""
+    n = 128
+    lane = np.arange(n) % 32
+    a = np.where(rng.random(n) < 0.5, rng.integers(-2**31, 2**31, n), rng.integers(-50, 50, n))
+    if case == "full":
+        member, off = np.full(n, M32), np.zeros(n, bool)
+    elif case == "half_members":
+        member, off = np.full(n, 0x0000FFFF), lane >= 16
+    else:
+        off = rng.random(n) < 0.4
+        member = np.zeros(n, np.int64)
+        for s in _warps(n):
+            member[s] = _mask(~off[s])
+    out = run(REDUX, BLOCK, [a, member, 0, off], len(REDUX_OPS))
+    for s in _warps(n):
+        active = _mask(~off[s])
+        values = [int(x) & M32 for x in a[s]]
+        for k, (op, t) in enumerate(REDUX_OPS):
+            want = model.redux(op, t == "s32", values, int(member[s][0]) if case != "random_active" else active,
+                               active)
+            got = out[k][s]
+            assert (got[~off[s]] == want).all(), (op, t)
+            assert (got[off[s]] == SENTINEL).all()
