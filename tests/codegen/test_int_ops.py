@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from ptx2gcn.reference import run as reference
-from ptx2gcn.runtime.emulator.errors import UnknownInstruction
 
 EDGE32 = [0, 1, 2, 3, 7, 31, 32, 33, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF, 0xFFFFFFFE,
           0x12345678, 0x00FF00FF, 0x0000FFFF, 0xFFFF0000, 255, 256, 0xFFFFFF, 0x800000]
@@ -131,8 +130,6 @@ def test_bmsk(run_op, spelling: str) -> None:
     _check(run_op, spelling, "%a0, %a1", ["u32", "u32"], "b32", a, b)
 
 
-@pytest.mark.xfail(raises=UnknownInstruction, strict=True,
-                   reason="emulator gap (reported): v_cndmask_b32 with an SDWA destination select")
 def test_prmt(run_op) -> None:
     selectors = [0x3210, 0x0123, 0x4567, 0x7654, 0x8888, 0xBA98, 0x1F2E, 0xFFFF]
     values = EDGE32[:8]
