@@ -496,3 +496,25 @@ def test_dp4a_dp2a_and_cp_async_zero_fill() -> None:
     assert got[2] == (7 + (-1) * 5 + (-32768) * 4) % 2**32  # halves of a signed, bytes 0-1 of b
     assert got[3] == (0xFFFF * 3 + 0x8000 * 2) % 2**32  # bytes 2-3 of b
     assert bytes(memory.read(out + 16, 16)) == bytes(range(1, 6)) + bytes(11)
+
+
+def test_launch_bounds_and_kernel_selection() -> None:
+    ptx = HEADER + """
+.visible .entry bounded() .maxntid 128, 1, 1 .minnctapersm 4
+{
+  ret;
+}
+.visible .entry exact() .reqntid 32, 2, 2
+{
+  ret;
+}
+.visible .entry free()
+{
+  ret;
+}
+"""
+    kernels = compile(ptx).kernels
+    assert kernels["bounded"].max_flat_workgroup_size == 128
+    assert kernels["exact"].max_flat_workgroup_size == 128
+    assert kernels["free"].max_flat_workgroup_size == 1024
+    assert set(compile(ptx, kernels=["exact"]).kernels) == {"exact"}
