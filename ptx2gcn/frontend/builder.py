@@ -132,6 +132,8 @@ class AstBuilder(OperandBuilder):
         index = 1
         if index < len(c) and isinstance(c[index], Token) and c[index].type == "LT":
             count = self._int(c[index + 1])
+            if count >= 1 << 32:  # ptxas: "Constant overflow"
+                raise Ptx2GcnError.at(self._tok_span(c[index + 1]), f"register range <{count}> does not fit in 32 bits")
             index += 3
         if index < len(c) and isinstance(c[index], tuple):
             dims = c[index]
