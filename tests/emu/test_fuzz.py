@@ -4,12 +4,17 @@ errors), never IndexError/OverflowError/TypeError from inside the emulator."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import struct
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from ptx2gcn.runtime.emulator.decoder import DecodeError, decode
 from ptx2gcn.runtime.emulator.errors import EmulatorError
+from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 from ptx2gcn.runtime.emulator.semantics import bind
 from ptx2gcn.runtime.emulator.wave import Mode, Wave, WorkGroup
@@ -35,7 +40,40 @@ def test_random_instructions_fail_cleanly(seed: int) -> None:
         try:
             with np.errstate(all="ignore"):
                 bind(inst, 0)(wave)
-        except EmulatorError:
-            pass
+        except EmulatorError as error:
+            assert "internal emulator error" not in str(error), str(error)
         executed += 1
     assert executed > 1200
+
+
+SHELL = """
+define amdgpu_kernel void @shell(ptr addrspace(1) %out) {
+  store i32 1, ptr addrspace(1) %out
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_random_programs_end_in_emulator_errors(kernel: Callable[[str], Program], seed: int) -> None:
+    """Random words in place of a kernel's code: every launch finishes or raises an EmulatorError."""
+    program = kernel(SHELL)
+    entry = program.kernels["shell"].entry_address
+    text = next(t for t in program.text if t.start <= entry < t.end)
+    rng = random.Random(seed)
+    outcomes: dict[str, int] = {}
+    for _ in range(15):
+        image = bytearray(program.image)
+        for pc in range(entry, text.end - 3, 4):
+            image[pc : pc + 4] = rng.getrandbits(32).to_bytes(4, "little")
+        patched = dataclasses.replace(program, image=bytes(image))
+        memory = DeviceMemory()
+        out = memory.alloc(4)
+        try:
+            launch(patched, "shell", (1,), (64,), struct.pack("<Q", out), memory=memory, step_budget=2000)
+            outcome = "finished"
+        except EmulatorError as error:
+            assert "internal emulator error" not in str(error), str(error)
+            outcome = type(error).__name__
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert sum(outcomes.values()) == 15
