@@ -55,6 +55,12 @@ def scalar_text(code: int, dwords: int = 1) -> str:
     return f"<invalid scalar register {code}>"
 
 
+def sdst_text(code: int, dwords: int) -> str:
+    """An SGPR destination held in an 8-bit field (VOP3 ``vdst`` of compares, readlane): codes past
+    the scalar range are printed the way LLVM decodes them, as source operands."""
+    return scalar_text(code, dwords) if code < 128 else operand_text(code, None, 0)
+
+
 def inline_text(code: int, dtype: DType | None) -> str:
     if 128 <= code <= 192:
         return str(code - 128)
@@ -332,7 +338,7 @@ def _src_type(inst: Instruction, index: int) -> DType | None:
 def _vdst_text(inst: Instruction) -> str:
     vdst, dwords = inst.fields["vdst"], _dst_dwords(inst)
     if inst.opcode in _SDST_IN_VDST:
-        return scalar_text(vdst)
+        return sdst_text(vdst, 1)
     mfma_acc = inst.info is not None and inst.info.mai and not inst.opcode.startswith("v_accvgpr")
     if inst.opcode in _AGPR_VDST or (mfma_acc and inst.fields.get("acc_cd")):
         return register_range("a", vdst, dwords)
@@ -350,8 +356,8 @@ def _src_text(inst: Instruction, index: int) -> str:
         if code >= VGPR_BASE:
             return register_range("a" if _mai_acc(inst, index) else "v", code - VGPR_BASE,
                                   _mai_dwords(inst, index))
-        if code <= 101 and dtype is not None and dtype.dwords > 16:
-            return register_range("s", code, 16)  # LLVM has no 32-SGPR tuple class to print
+        if code < 128 and dtype is not None and dtype.dwords > 16:
+            return scalar_text(code, 16)  # LLVM has no 32-SGPR tuple class to print
     if index == 2 and inst.opcode.startswith("v_mfma_f64") and code < VGPR_BASE and code > 127:
         return operand_text(code, DType.F64, inst.literal)  # an f64 accumulator constant
     # VOP3P prints 1/(2*pi) with f32 precision.
@@ -482,9 +488,8 @@ def _sdwa(inst: Instruction) -> str:
     parts = [f"{_mnemonic(inst)} {', '.join(_vop_operands(inst, sources))}"]
     if inst.encoding != "VOPC":
         parts += _clamp_omod(f)
-        unused = f["dst_unused"]
-        parts += [f"dst_sel:{_sel(f['dst_sel'])}",
-                  f"dst_unused:{_SDWA_UNUSED[unused] if unused < len(_SDWA_UNUSED) else unused}"]
+        # the reserved value 3 comes out of LLVM 22 as UNUSED_PAD
+        parts += [f"dst_sel:{_sel(f['dst_sel'])}", f"dst_unused:{_SDWA_UNUSED[f['dst_unused'] % 3]}"]
     parts += [f"src{i}_sel:{_sel(f[f'src{i}_sel'])}" for i in range(count)]
     return " ".join(parts)
 
@@ -526,7 +531,7 @@ def _vop3(inst: Instruction) -> str:
         return _mnemonic(inst)
     sources = _vop3_sources(inst, _vop3_count(inst))
     if inst.info is not None and inst.info.promoted_from == "VOPC":
-        operands = [scalar_text(f["vdst"], 2), *sources]
+        operands = [sdst_text(f["vdst"], 2), *sources]
     else:
         operands = [_vdst_text(inst)]
         if inst.info is not None and inst.info.vop3b:
