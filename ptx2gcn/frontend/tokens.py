@@ -62,23 +62,24 @@ def join_span(first: Span, last: Span) -> Span:
 
 def int_value(text: str, span: Span) -> int:
     """The value of an INT spelling: ``0x``/``0X`` hex, ``0b`` binary, ``0``-led octal, decimal,
-    each with an optional ``U`` suffix and (when passed in) a leading ``-``."""
-    if text.isdigit() and (text[0] != "0" or len(text) == 1):  # plain decimal: the common case
+    each with an optional ``U`` suffix and (when passed in) a leading ``-``. PTX integer constants
+    are 64-bit values: a magnitude of 2**64 or more is an error here (ptxas reports "Constant
+    overflow" for long decimals but silently wraps some 65-bit spellings; we do not guess)."""
+    if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 20:  # the common case
         return int(text)
     body = text.lstrip("-").rstrip("uU")
     sign = -1 if text.startswith("-") else 1
     prefix = body[:2].lower()
+    base, digits = (16, body[2:]) if prefix == "0x" else (2, body[2:]) if prefix == "0b" else (
+        (8, body[1:]) if len(body) > 1 and body[0] == "0" else (10, body))
+    if len(digits.lstrip("0")) > 64:  # 64 binary digits is the longest valid spelling
+        raise Ptx2GcnError.at(span, f"integer constant '{text[:24]}...' does not fit in 64 bits")
     try:
-        if prefix == "0x":
-            value = int(body[2:], 16)
-        elif prefix == "0b":
-            value = int(body[2:], 2)
-        elif len(body) > 1 and body[0] == "0":
-            value = int(body[1:], 8)
-        else:
-            value = int(body, 10)
+        value = int(digits, base)
     except ValueError:
         raise Ptx2GcnError.at(span, f"invalid integer constant '{text}' (a leading 0 means octal)") from None
+    if value >= 1 << 64:
+        raise Ptx2GcnError.at(span, f"integer constant '{text}' does not fit in 64 bits")
     return sign * value
 
 

@@ -180,3 +180,11 @@ def test_parallel_parses_do_not_mix_files() -> None:
     for i, module in enumerate(results):
         assert module == expected[i % len(texts)]
         assert module.span.file == f"f{i % len(texts)}.ptx"
+
+
+@pytest.mark.parametrize("literal", ["9" * 5000, "0x" + "f" * 5000, "0" + "7" * 5000, "0b" + "1" * 65,
+                                     "18446744073709551616"])
+def test_oversized_integer_constants_are_errors(literal: str) -> None:
+    text = f".version 8.5\n.target sm_90\n.entry k()\n{{\n.reg .b64 %rd1;\nmov.u64 %rd1, {literal};\nret;\n}}\n"
+    with pytest.raises(Ptx2GcnError, match="does not fit in 64 bits"):
+        parse_ptx(text)
