@@ -51,32 +51,52 @@ def _foldable(op: Op) -> bool:
 def _fold_function(fn: Function) -> bool:
     changed = False
     for block in fn.blocks:
-        for op in list(block.ops):
-            if op.name == "selp":
-                changed |= _fold_select(op)
-            elif op.name == "cbr":
-                changed |= _fold_branch(op)
-            elif _foldable(op):
-                changed |= _fold_op(op)
+        # Build each block's new op list in one pass: inserting and erasing in place would be
+        # quadratic in the huge straight-line blocks of unrolled kernels.
+        before = changed
+        changed = False
+        new_ops: list[Op] = []
+        for op in block.ops:
+            if op.name == "selp" and _fold_select(op):
+                changed = True
+            elif op.name == "cbr" and (branch := _fold_branch(op)) is not None:
+                new_ops.append(branch)
+                changed = True
+            elif _foldable(op) and (consts := _fold_op(op)) is not None:
+                new_ops.extend(consts)
+                changed = True
+            else:
+                new_ops.append(op)
+        if changed:
+            for op in new_ops:
+                op.parent = block
+            block.ops = new_ops
+        changed |= before
     return changed
 
 
-def _fold_op(op: Op) -> bool:
+def _retire(op: Op) -> None:
+    """Forget an op that has been replaced (its results must be unused)."""
+    assert all(not r.uses for r in op.results)
+    op.drop_uses()
+    op.parent = None
+
+
+def _fold_op(op: Op) -> list[Op] | None:
     inputs = [_const_value(v) for v in op.operand_values]
     if any(i is None for i in inputs):
-        return False
+        return None
     results = evaluate(op, [i for i in inputs if i is not None])
     if results is None:
-        return False
-    block = op.parent
-    assert block is not None
+        return None
+    consts: list[Op] = []
     for result, bits in zip(op.results, results):
         const = Op("const", (), (result.type,), {"value": bits & ((1 << result.type.bits) - 1)}, op.loc)
-        block.insert_before(op, const)
         const.results[0].name = result.name
         result.replace_all_uses_with(const.results[0])
-    op.erase()
-    return True
+        consts.append(const)
+    _retire(op)
+    return consts
 
 
 def _fold_select(op: Op) -> bool:
@@ -86,22 +106,16 @@ def _fold_select(op: Op) -> bool:
         return False
     chosen = op.operand(0) if same or cond else op.operand(1)
     op.results[0].replace_all_uses_with(chosen)
-    op.erase()
+    _retire(op)
     return True
 
 
-def _fold_branch(op: Op) -> bool:
+def _fold_branch(op: Op) -> Op | None:
     cond = _const_value(op.operand(0))
     if cond is None:
-        return False
-    taken, dropped = (op.successors[0], op.successors[1]) if cond else (op.successors[1], op.successors[0])
-    block = op.parent
-    assert block is not None
+        return None
+    taken = op.successors[0] if cond else op.successors[1]
     br = Op("br", (), (), {}, op.loc)
     br.add_successor(taken.block, taken.arg_values)
-    del dropped
-    block.insert_before(op, br)
-    op.drop_uses()
-    block.ops.remove(op)
-    op.parent = None
-    return True
+    _retire(op)
+    return br

@@ -57,7 +57,8 @@ def _cse_function(fn: Function) -> bool:
                 del available[key]
             continue
         added: list[Hashable] = []
-        for op in list(block.ops):
+        merged: set[Op] = set()
+        for op in block.ops:
             if not op.results or not is_mergeable(op.name, op.attrs):
                 continue
             key = _key(op)
@@ -68,7 +69,12 @@ def _cse_function(fn: Function) -> bool:
                 continue
             for mine, theirs in zip(op.results, earlier.results):
                 mine.replace_all_uses_with(theirs)
-            op.erase()
+            op.drop_uses()
+            op.parent = None
+            merged.add(op)
+        if merged:
+            # One rebuild per block: erasing ops one by one is quadratic in huge blocks.
+            block.ops = [op for op in block.ops if op not in merged]
             changed = True
         stack.append((block, added))
         for child in reversed(children.get(block, [])):

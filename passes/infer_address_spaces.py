@@ -31,9 +31,24 @@ class InferAddressSpaces(Pass):
     def run(self, module: Module) -> bool:
         changed = False
         for fn in module.functions:
-            for op in list(fn.ops()):
-                if op.name == "inttoptr" and op.results[0].type == PtrType(AddrSpace.GENERIC):
-                    changed |= _rewrite(op)
+            for block in fn.blocks:
+                # One rebuild per block (in-place inserts would be quadratic in huge blocks).
+                new_ops: list[Op] = []
+                rewrote = False
+                for op in block.ops:
+                    replacement = None
+                    if op.name == "inttoptr" and op.results[0].type == PtrType(AddrSpace.GENERIC):
+                        replacement = _rewrite(op)
+                    if replacement is None:
+                        new_ops.append(op)
+                        continue
+                    new_ops.extend(replacement)
+                    rewrote = True
+                if rewrote:
+                    for op in new_ops:
+                        op.parent = block
+                    block.ops = new_ops
+                    changed = True
         return changed
 
 
@@ -68,18 +83,18 @@ def _only_addresses(ptr: Value) -> bool:
     return True
 
 
-def _rewrite(op: Op) -> bool:
+def _rewrite(op: Op) -> list[Op] | None:
+    """The ops computing ``op``'s address in its provable space (``op`` is then retired)."""
     traced = _trace(op.operand(0))
     if traced is None or not _only_addresses(op.results[0]):
-        return False
+        return None
     space, address, offsets = traced
-    block = op.parent
-    assert block is not None
     ptr_type = PtrType(space)
+    new_ops: list[Op] = []
 
     def insert(name: str, operands: list[Value], result: PtrType | IntType) -> Value:
         new = Op(name, operands, (result,), {}, op.loc)
-        block.insert_before(op, new)
+        new_ops.append(new)
         return new.results[0]
 
     source = _def(address)
@@ -96,8 +111,9 @@ def _rewrite(op: Op) -> bool:
         ptr = insert("ptradd", [ptr, offset], ptr_type)
     _retype(op.results[0], ptr_type)
     op.results[0].replace_all_uses_with(ptr)
-    op.erase()
-    return True
+    op.drop_uses()
+    op.parent = None
+    return new_ops
 
 
 def _retype(ptr: Value, ptr_type: PtrType) -> None:
