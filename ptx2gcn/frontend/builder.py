@@ -48,8 +48,8 @@ class AstBuilder(OperandBuilder):
     def version(self, c: list[Token]) -> ast.VersionDirective:
         text = c[1].value
         major, dot, minor = text.partition(".")
-        if not (dot and major.isdigit() and minor.isdigit()):
-            raise Ptx2GcnError.at(self._tok_span(c[1]), f"malformed PTX version '{text}' (expected e.g. 8.5)")
+        if not (dot and major.isdigit() and minor.isdigit() and len(major) <= 3 and len(minor) <= 3):
+            raise Ptx2GcnError.at(self._tok_span(c[1]), f"malformed PTX version '{text[:20]}' (expected e.g. 8.5)")
         return ast.VersionDirective(self._span(c[0], c[1]), int(major), int(minor))
 
     def target(self, c: list[Token]) -> ast.TargetDirective:

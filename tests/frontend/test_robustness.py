@@ -188,3 +188,9 @@ def test_oversized_integer_constants_are_errors(literal: str) -> None:
     text = f".version 8.5\n.target sm_90\n.entry k()\n{{\n.reg .b64 %rd1;\nmov.u64 %rd1, {literal};\nret;\n}}\n"
     with pytest.raises(Ptx2GcnError, match="does not fit in 64 bits"):
         parse_ptx(text)
+
+
+@pytest.mark.parametrize("version", ["9" * 5000 + ".5", "8." + "5" * 5000, "1e5", "8.5e3", ".5"])
+def test_malformed_versions_are_errors(version: str) -> None:
+    with pytest.raises(Ptx2GcnError, match="malformed PTX version"):
+        parse_ptx(f".version {version}\n.target sm_90\n")
