@@ -11,6 +11,10 @@ from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast
 
 
+_MAX_DIGITS = 10
+"""Range counts are below 2**32 (the builder enforces it), so indices have at most 10 digits."""
+
+
 class NameSet:
     """Declared names: explicit ones and ``prefix<count>`` ranges, each with its declaring span."""
 
@@ -32,7 +36,7 @@ class NameSet:
             start -= 1
         for cut in range(start, end):
             digits = name[cut:]
-            if len(digits) > 1 and digits[0] == "0":
+            if (len(digits) > 1 and digits[0] == "0") or len(digits) > _MAX_DIGITS:
                 continue
             declared = self.ranges.get(name[:cut])
             if declared is not None and int(digits) < declared[0]:
@@ -66,4 +70,4 @@ class NameSet:
     def _in_range(name: str, prefix: str, count: int) -> bool:
         digits = name[len(prefix):]
         return (name.startswith(prefix) and digits.isdigit() and (digits == "0" or digits[0] != "0")
-                and int(digits) < count)
+                and len(digits) <= _MAX_DIGITS and int(digits) < count)

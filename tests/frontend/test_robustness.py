@@ -194,3 +194,11 @@ def test_oversized_integer_constants_are_errors(literal: str) -> None:
 def test_malformed_versions_are_errors(version: str) -> None:
     with pytest.raises(Ptx2GcnError, match="malformed PTX version"):
         parse_ptx(f".version {version}\n.target sm_90\n")
+
+
+def test_register_names_with_thousands_of_digits() -> None:
+    digits = "9" * 5000
+    text = (f".version 8.5\n.target sm_90\n.entry k()\n{{\n.reg .b32 %r<5>;\n.reg .b32 %r{digits};\n"
+            f"mov.u32 %r{digits}9, 1;\nmov.u32 %r{digits}, %r4;\nret;\n}}\n")
+    messages = [d.message for d in check_module(parse_ptx(text))]
+    assert messages == [f"undeclared register '%r{digits}9'"]
