@@ -1,0 +1,157 @@
+"""nvcc-compiled corpus kernels that use warp operations, run on the emulator with several warps
+per CTA (different data per warp) and checked against numpy models of the CUDA source
+(corpora/src/cuda/warp_intrinsics.cu, reduction.cu) on 32-lane warps."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from ptx2gcn.compiler import compile
+from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.loader import load
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
+
+NVCC = Path(__file__).resolve().parents[2] / "corpora" / "nvcc"
+ARCHS = ["sm_75", "sm_80", "sm_90"]
+WARP_KERNELS = ["shuffles", "votes", "match", "warp_reduce_redux", "warp_scan"]
+_objects: dict[tuple[str, str], bytes] = {}
+
+
+def _code(arch: str, name: str) -> bytes:
+    key = (arch, name)
+    if key not in _objects:
+        kernels = WARP_KERNELS if name == "warp_intrinsics" else ["reduce_warp_atomic", "argmin"]
+        _objects[key] = compile(NVCC / arch / f"{name}.ptx", kernels=kernels).data
+    return _objects[key]
+
+
+def _launch(data: bytes, kernel: str, block: int, args: list[npt.NDArray[np.generic] | int | float],
+            fmt: str, grid: int = 1) -> list[npt.NDArray[np.generic]]:
+    """Arrays are copied to the device (and back); ints/floats are passed by value per ``fmt``."""
+    memory = DeviceMemory()
+    values: list[int | float] = []
+    arrays: list[tuple[int, npt.NDArray[np.generic]]] = []
+    for arg in args:
+        if isinstance(arg, np.ndarray):
+            addr = memory.alloc(max(arg.nbytes, 4))
+            memory.write(addr, arg.tobytes())
+            arrays.append((addr, arg))
+            values.append(addr)
+        else:
+            values.append(arg)
+    launch(load(data, "corpus.hsaco"), kernel, grid=(grid, 1, 1), block=(block, 1, 1),
+           kernarg=struct.pack(fmt, *values), memory=memory)
+    return [np.frombuffer(memory.read(addr, a.nbytes), dtype=a.dtype).copy() for addr, a in arrays]
+
+
+def _warps(n: int) -> list[slice]:
+    return [slice(w, w + 32) for w in range(0, n, 32)]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_shuffles(arch: str, rng: np.random.Generator) -> None:
+    n, src, delta = 128, 37, 3
+    v = rng.integers(-1000, 1000, n).astype(np.int32)
+    _, out = _launch(_code(arch, "warp_intrinsics"), "shuffles", n,
+                     [v, np.zeros(8 * n, np.int32), src, delta], "<QQii")
+    out = out.reshape(n, 8)
+    lane = np.arange(n) % 32
+    base = np.arange(n) - lane
+    assert (out[:, 0] == v[base + (src & 31)]).all()
+    assert (out[:, 1] == np.where(lane >= delta, v[np.maximum(np.arange(n) - delta, 0)], v)).all()
+    assert (out[:, 2] == np.where(lane + delta <= 31, v[np.minimum(np.arange(n) + delta, n - 1)], v)).all()
+    assert (out[:, 3] == v[base + (lane & ~7)]).all()
+    assert (out[:, 4] == v[base + (lane & ~7) + (src & 7)]).all()
+    members = lane < 16  # __shfl_down_sync(0x0000ffff, f, 1, 16): lanes 16-31 are not members (UB)
+    down16 = np.where(lane % 16 + 1 < 16, v[np.minimum(np.arange(n) + 1, n - 1)], v) * 0.5
+    assert (out[:, 5][members] == np.trunc(down16).astype(np.int32)[members]).all()
+    assert (out[:, 6] == np.trunc(v[np.arange(n) ^ 16] * 0.25).astype(np.int32)).all()
+    assert (out[:, 7] == 0).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_votes(arch: str, rng: np.random.Generator) -> None:
+    n = 96  # three warps: the last wave holds one warp
+    v = rng.integers(-3, 4, 2 * n).astype(np.int32)
+    v[40:72] = 5  # a warp that is all-positive
+    _, out = _launch(_code(arch, "warp_intrinsics"), "votes", n, [v, np.zeros(10 * n, np.uint32)], "<QQ", grid=2)
+    out = out.reshape(2 * n, 5)
+    for s in _warps(2 * n):
+        w = v[s]
+        ballot = sum(1 << i for i in range(32) if w[i] > 0)
+        odd = sum(1 << i for i in range(32) if w[i] & 1)
+        assert (out[s, 0] == ballot).all()
+        assert (out[s, 1] == int((w < 0).any())).all()
+        assert (out[s, 2] == int((w != 0).all())).all()
+        assert (out[s, 3] == int(len(set((w != 0).tolist())) == 1)).all()
+        assert (out[s, 4] == np.where(w & 1, odd, 0)).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_match(arch: str, rng: np.random.Generator) -> None:
+    n = 128
+    v = (np.arange(n) % 32 // 4).astype(np.int32)   # the same values in both warps of each wave
+    v[64:96] = 7                                     # warp 2: all equal
+    v[100] = 9
+    _, out = _launch(_code(arch, "warp_intrinsics"), "match", n, [v, np.zeros(4 * n, np.uint32)], "<QQ")
+    out = out.reshape(n, 4)
+    for s in _warps(n):
+        w = v[s]
+        anymask = [sum(1 << j for j in range(32) if w[j] == w[i]) for i in range(32)]
+        same = len(set(w.tolist())) == 1
+        assert out[s, 0].tolist() == anymask and out[s, 1].tolist() == anymask
+        assert (out[s, 2] == (0xFFFFFFFF if same else 0)).all()
+        assert (out[s, 3] == int(same)).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_warp_reduce_redux(arch: str, rng: np.random.Generator) -> None:
+    n = 128
+    v = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    _, out = _launch(_code(arch, "warp_intrinsics"), "warp_reduce_redux", n, [v, np.zeros(6 * n, np.uint32)], "<QQ")
+    out = out.reshape(n, 6)
+    for s in _warps(n):
+        w = v[s].astype(np.uint64)
+        assert (out[s, 0] == int(w.sum()) & 0xFFFFFFFF).all()
+        if arch == "sm_75":
+            continue  # the pre-sm_80 build only has the butterfly-shuffle sum
+        assert (out[s, 1] == w.min()).all()
+        assert (out[s, 2] == v[s].view(np.int32).max().astype(np.int64) & 0xFFFFFFFF).all()
+        assert (out[s, 3] == np.bitwise_and.reduce(v[s])).all()
+        assert (out[s, 4] == np.bitwise_or.reduce(v[s])).all()
+        even = out[s, 5][0::2]  # mask 0x55555555: odd lanes are not members (UB), not checked
+        assert (even == np.bitwise_xor.reduce(v[s][0::2])).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_warp_scan(arch: str, rng: np.random.Generator) -> None:
+    n = 160
+    v = rng.integers(-100, 100, n).astype(np.int32)
+    _, out = _launch(_code(arch, "warp_intrinsics"), "warp_scan", n, [v, np.zeros(n, np.int32)], "<QQ")
+    for s in _warps(n):
+        assert (out[s] == np.cumsum(v[s])).all()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("block", [64, 96, 256])
+def test_reduce_warp_atomic(arch: str, block: int, rng: np.random.Generator) -> None:
+    n = 1000
+    x = rng.integers(-50, 50, n).astype(np.float32)  # small integers: every partial sum is exact
+    _, total = _launch(_code(arch, "reduction"), "reduce_warp_atomic", block, [x, np.zeros(1, np.float32), n],
+                       "<QQi", grid=2)
+    assert total[0] == x.sum()
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_argmin(arch: str, rng: np.random.Generator) -> None:
+    n = 777
+    x = rng.integers(-10_000, 10_000, n).astype(np.float32)
+    x[[5, 600]] = x.min() - 1
+    _, value, index = _launch(_code(arch, "reduction"), "argmin", 128,
+                              [x, n, np.zeros(1, np.float32), np.zeros(1, np.int32)], "<Qi4xQQ")
+    assert value[0] == x.min() and index[0] == 5
