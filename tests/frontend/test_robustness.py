@@ -27,7 +27,8 @@ SEEDS: list[bytes] = [p.read_bytes() for p in sorted(DATA.glob("*.ptx"))]
 TOKENS = [b"{", b"}", b";", b",", b"[", b"]", b"(", b")", b"<", b">", b"|", b"!", b"@", b"-", b"+",
           b".reg", b".b32", b".entry", b".func", b"%r1", b"_", b"0f", b"0x", b"09", b"/*", b"*/",
           b"//", b'"', b"\n", b"\t", b"\x00", b"\xff", b"\xc3\xa9", b"@@DWARF", b"$L__BB0_1:",
-          b".loc 1 2 3", b"generic(", b".section", b"1e", b".align 3"]
+          b".loc 1 2 3", b"generic(", b".section", b"1e", b".align 3", b"9" * 5000, b"%r" + b"7" * 5000,
+          b"0x" + b"f" * 40, b".version 9" + b"9" * 5000, b"<4294967296>", b"# 1 \"x.cu\"\n", b"#define"]
 
 
 # Terminal names of the grammar must never leak into a message (they are not PTX words).
