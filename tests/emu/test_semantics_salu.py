@@ -140,3 +140,12 @@ def test_scalar_load_with_offsets(one_instruction: Run, wave: Wave) -> None:
     wave.s[6] = 16
     one_instruction("s_load_dword s7, s[0:1], s6", wave)
     assert wave.s[7] == int.from_bytes(bytes(range(16, 20)), "little")
+
+
+def test_memtime_is_a_monotonic_64_bit_counter(one_instruction: Run, wave: Wave) -> None:
+    one_instruction("s_memtime s[0:1]", wave)
+    first = wave.sreg64(0)
+    one_instruction("s_dcache_wb", wave)  # cache maintenance: no effect on the emulator's state
+    one_instruction("s_memrealtime s[2:3]", wave)
+    one_instruction("s_memtime s[4:5]", wave)
+    assert 0 <= first <= wave.sreg64(4) and wave.sreg64(2) >= 0
