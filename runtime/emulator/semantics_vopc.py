@@ -24,7 +24,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
 )
 from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source
 from ptx2gcn.runtime.emulator.semantics_fp import float_class_mask
-from ptx2gcn.runtime.emulator.semantics_valu import TYPES, bits_modifier
+from ptx2gcn.runtime.emulator.semantics_valu import TYPES, bits_modifier, flush_denormals
 from ptx2gcn.runtime.emulator.wave import MASK32, VCC_LO, Wave, bits_of
 
 A = Any
@@ -98,7 +98,16 @@ def _compare(inst: Instruction) -> Callable[[Wave], A]:
 
         return classify
     test = PREDICATES[predicate]
-    return lambda w: np.broadcast_to(test(r0(w).view(dtype), r1(w).view(dtype)), (64,))
+    if not is_float:
+        return lambda w: np.broadcast_to(test(r0(w).view(dtype), r1(w).view(dtype)), (64,))
+
+    def compare_float(w: Wave) -> A:
+        a, b = r0(w), r1(w)
+        if not w.mode.is_default and (w.mode.denorm_32 if bits == 32 else w.mode.denorm_16_64) in (0, 2):
+            a, b = flush_denormals(a, bits), flush_denormals(b, bits)  # MODE flushes input denormals
+        return np.broadcast_to(test(a.view(dtype), b.view(dtype)), (64,))
+
+    return compare_float
 
 
 def bind_cmp(inst: Instruction) -> Handler:

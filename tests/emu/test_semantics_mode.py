@@ -96,3 +96,15 @@ def test_status_and_aperture_hardware_registers(one_instruction: Run, make_wave:
     one_instruction("s_getreg_b32 s2, hwreg(HW_REG_SH_MEM_BASES, 0, 16)", w)
     one_instruction("s_getreg_b32 s3, hwreg(HW_REG_SH_MEM_BASES, 16, 16)", w)
     assert w.s[2] << 48 == PRIVATE_APERTURE_BASE and w.s[3] << 48 == SHARED_APERTURE_BASE
+
+
+def test_compares_see_flushed_denormals_when_mode_flushes(
+    one_instruction: Run, make_wave: Callable[..., Wave]
+) -> None:
+    tiny = np.full(64, 1e-40, np.float32)
+    w = make_wave(v0=tiny.view(np.uint32), v1=np.zeros(64, np.uint32))
+    one_instruction("v_cmp_eq_f32_e64 s[0:1], v0, v1", w)
+    assert w.sreg64(0) == 0  # denormals kept (the default): 1e-40 != 0
+    one_instruction("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0", w)
+    one_instruction("v_cmp_eq_f32_e64 s[2:3], v0, v1", w)
+    assert w.sreg64(2) == (1 << 64) - 1  # flushed to zero on input: equal
