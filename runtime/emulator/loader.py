@@ -1,7 +1,8 @@
 """Loads an AMDGPU code object for the emulator: PT_LOAD image, dynamic relocations, kernels.
 
 Invariant: a ``Program`` is immutable after ``load``; it holds the unrelocated image, the dynamic
-relocations to apply, the kernels (``ptx2gcn.codeobject``) and the decoded ``.text``. ``map_into``
+relocations to apply, the kernels (``ptx2gcn.codeobject``) and the executable ranges (decoded and
+bound once by the executor). ``map_into``
 places the image in a ``DeviceMemory`` once per memory (relocations applied against that base, so
 GOT entries hold device addresses) and returns the base; PCs the executor sees are device addresses.
 Unsupported relocation types and undefined symbols are load errors, never silent zeros.

@@ -5,8 +5,9 @@ Invariant: SGPRs live in ``Wave.s`` indexed by their *operand codes* 0..127 (s0.
 ints in 0..2^32-1; anything that is not a register (inline constants, literals, apertures, SCC,
 MODE) is kept out of that index space. ``exec_mask`` always equals the bits of ``s[126]|s[127]<<32``
 as ``bool[64]`` and ``exec_full`` whether all lanes are set (every write to EXEC goes through
-``set_exec``/``set_sreg*``). VGPRs and AGPRs are one
-``uint32[512, 64]`` array: v0..v255 are rows 0..255, a0..a255 rows 256..511.
+``set_exec``/``set_sreg*``). VGPRs and AGPRs are one ``uint32[512, 64]`` array: v0..v255 are rows
+0..255, a0..a255 rows 256..511. ``Mode.is_default`` caches "round to nearest even, no denormal
+flushing" for the float fast paths and is kept in step by ``Mode.set_raw``.
 """
 
 from __future__ import annotations
