@@ -4,7 +4,8 @@ Invariant: a handler runs with ``Wave.pc`` already advanced past its instruction
 sets ``pc = pc + 4 * simm16`` (CDNA3: "PC = PC + signext(SIMM16 * 4) + 4"). Waits, priorities,
 cache invalidations and messages are functional no-ops (memory completes in program order);
 ``s_sleep`` yields to the other waves of the work-group; ``s_memtime``/``s_memrealtime`` read a
-monotonic host clock at 100 MHz; ``s_trap`` and ``s_sethalt 1`` stop the kernel with a located fault. Scalar loads read device
+monotonic host clock at 100 MHz; ``s_trap`` and ``s_sethalt 1`` stop the kernel with a located
+fault. Scalar loads read device
 memory through the same bounds checks as vector loads, at the dword-aligned address.
 """
 
