@@ -16,7 +16,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.tokens import float_value, int_value, token_operand
 
-MAX_EXPRESSION_DEPTH = 200
+MAX_EXPRESSION_DEPTH = 100
 """Deepest constant expression accepted (``1+1+...`` chains included)."""
 
 Child = Any  # a lark Token or an AST node / helper produced by another callback

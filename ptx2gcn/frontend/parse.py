@@ -22,8 +22,9 @@ from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.builder import AstBuilder
 from ptx2gcn.frontend.errors import binary_error, set_literal_terminals, syntax_error
 
-MAX_NESTING = 256
-"""Deepest allowed nesting of ``{ [ (`` brackets (real PTX uses < 10)."""
+MAX_NESTING = 64
+"""Deepest allowed nesting of ``{ [ (`` brackets (real PTX uses < 10; every later stage may recurse
+over nesting, so it stays far below the Python recursion limit)."""
 
 
 class _Nesting:
