@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ptx2gcn.cli import main
+from ptx2gcn.pipeline import PIPELINE
 
 PTX = """.version 8.0
 .target sm_90
@@ -89,4 +90,4 @@ def test_environment_switches(ptx_file: Path, tmp_path: Path, capsys: pytest.Cap
     assert main(["opt", str(ptx_file)]) == 0
     assert capsys.readouterr().out.startswith("// ---- IR after dce ----")
     dumps = sorted(p.name for p in (tmp_path / "dump").iterdir())
-    assert dumps == ["01-infer-address-spaces.ir", "02-constant-fold.ir", "03-cse.ir", "04-dce.ir"]
+    assert dumps == [f"{i + 1:02d}-{name}.ir" for i, name in enumerate(PIPELINE)]

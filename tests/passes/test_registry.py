@@ -28,7 +28,7 @@ def test_every_pass_module_is_registered() -> None:
 
 def test_names_and_contracts() -> None:
     for name, cls in PASSES.items():
-        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", name), name
+        assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name), name
         module_file = cls.__module__.rsplit(".", 1)[1]
         assert module_file == name.replace("-", "_"), f"{name} lives in {module_file}.py"
         doc = inspect.getmodule(cls).__doc__ or ""  # type: ignore[union-attr]
