@@ -10,9 +10,17 @@ and ``nt`` where LLVM prints them.
 The VOP3 opcode space (10 bits) also holds the promoted VOPC (0x000-0x0FF), VOP2 (0x100-0x13F) and
 VOP1 (0x140-0x1BF) opcodes; VOP3P is the part of that space whose top three opcode bits are set
 (first dword bits 31:23 = 0x1A7).  The DPP and SDWA extension dwords follow a VOP1/VOP2/VOPC dword
-whose ``src0`` is 0xFA or 0xF9.  Sources: AMD "CDNA3 Instruction Set Architecture" ch. 12
-(microcode formats) and LLVM ``llvm/lib/Target/AMDGPU/*Instructions.td`` (``Enc32``/``Enc64``
+whose ``src0`` is 0xFA or 0xF9.  Sources: AMD "CDNA3 Instruction Set Architecture", chapter
+"Microcode Formats", and LLVM ``llvm/lib/Target/AMDGPU/*Instructions.td`` (``Enc32``/``Enc64``
 bit assignments for ``GFX940``).
+
+Field meanings an executor needs beyond the names: SMEM ``imm`` = 1 makes ``offset`` a signed byte
+offset (plus the SGPR ``soffset`` when ``soe`` = 1), ``imm`` = 0 makes the low bits of ``offset``
+an SGPR code; GLOBAL ``saddr`` = 0x7F means ``off`` (64-bit VGPR address), any other value an SGPR
+pair base plus a 32-bit VGPR offset; FLAT-segment instructions have no SGPR base whatever ``saddr``
+holds; SCRATCH ``sve`` = 1 adds the VGPR ``vaddr``, ``saddr`` = 0x7F means no SGPR; MUBUF
+``buffer_wbl2``/``buffer_inv`` only carry ``sc0``/``sc1``.  ``acc`` selects AGPRs for the data
+registers of DS/FLAT/MUBUF and the A/B sources of MFMA (``acc_cd`` for C and D).
 """
 
 from __future__ import annotations

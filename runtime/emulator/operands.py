@@ -5,7 +5,7 @@ emulator state: inline constants are values (``InlineInt``/``InlineFloat``), spe
 named (``Special``), the literal is a marker (``Literal``; its dword lives in
 ``Instruction.literal``).  In particular code 248 is the inline constant 1/(2*pi), not a register.
 
-Codes (CDNA3 ISA §12 "SSRC"/"SRC" tables, LLVM ``SIDefines.h`` / ``AMDGPUDisassembler.cpp``):
+Codes (CDNA3 ISA guide, "SSRC"/"SRC" operand tables; LLVM ``SIDefines.h``, ``AMDGPUDisassembler.cpp``):
 
 ==========  ==========================================================
 0-101       SGPR s0..s101 (``Sgpr(n)``)
@@ -14,7 +14,7 @@ Codes (CDNA3 ISA §12 "SSRC"/"SRC" tables, LLVM ``SIDefines.h`` / ``AMDGPUDisass
 124         m0                        126/127  exec_lo/exec_hi
 128-192     integers 0..64            193-208  integers -1..-16
 230/231     src_flat_scratch_base_lo/hi (gfx940 architected flat scratch base, read-only)
-235-238     src_shared_base/limit, src_private_base/limit (aperture registers, §7.1 of the ABI)
+235-238     src_shared_base/limit, src_private_base/limit (aperture registers, launch-ABI note §7.1)
 239         src_pops_exiting_wave_id
 240-248     0.5 -0.5 1.0 -1.0 2.0 -2.0 4.0 -4.0 1/(2*pi)
 249/250     SDWA / DPP markers (only as VOP1/2/C src0; decoded into the extension dword)
@@ -202,9 +202,9 @@ def inline_constant_bits(code: int, bits: int, is_float: bool = True) -> int:
 def literal_bits(literal: int, bits: int, is_float: bool, signed: bool = False) -> int:
     """Operand bits of a 32-bit literal dword used as a ``bits``-wide operand.
 
-    CDNA3 ISA §4.7 "literal expansion to 64 bits": a 64-bit float operand takes the literal as its
-    high dword (low dword zero); a 64-bit signed integer sign-extends it; an unsigned/bitwise one
-    zero-extends it.  16-bit operands use the low 16 bits.
+    A 64-bit float operand takes the literal as its high dword (low dword zero); a 64-bit signed
+    integer operand sign-extends it and an unsigned/bitwise one zero-extends it (the hardware rule
+    LLVM relies on, llvm/llvm-project#70274).  16-bit operands use the low 16 bits.
     """
     literal &= 0xFFFFFFFF
     if bits == 16:

@@ -35,8 +35,8 @@ S_NOP = (0xBF800000).to_bytes(4, "little")
 _LINE = re.compile(r"^\t(.*?)\s*//\s*([0-9A-F]+):\s*([0-9A-F ]+?)\s*(?:<.*)?$")
 _COMMENT = re.compile(r"/\*.*?\*/")
 
-# First-dword bits that select each encoding (CDNA3 ISA ch. 12, written out independently of
-# encodings.classify so that a wrong prefix there cannot hide here).
+# First-dword bits that select each encoding (CDNA3 ISA "Microcode Formats"), written out
+# independently of encodings.classify so that a wrong prefix there cannot hide here.
 PREFIX = {"SOP2": 0b10 << 30, "SOPK": 0b1011 << 28, "SOP1": 0x17D << 23, "SOPC": 0x17E << 23,
           "SOPP": 0x17F << 23, "SMEM": 0b110000 << 26, "VOP2": 0, "VOP1": 0x3F << 25, "VOPC": 0x3E << 25,
           "VOP3": 0b110100 << 26, "VOP3P": 0x1A7 << 23, "DS": 0b110110 << 26, "FLAT": 0b110111 << 26,
