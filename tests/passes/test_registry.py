@@ -32,5 +32,5 @@ def test_names_and_contracts() -> None:
         module_file = cls.__module__.rsplit(".", 1)[1]
         assert module_file == name.replace("-", "_"), f"{name} lives in {module_file}.py"
         doc = inspect.getmodule(cls).__doc__ or ""  # type: ignore[union-attr]
-        for part in ("Requires:", "Ensures:", "Not handled:"):
+        for part in ("Requires:", "Ensures:", "Not handled"):
             assert part in doc, f"{name}: module docstring lacks '{part}'"
