@@ -252,6 +252,8 @@ OPS: dict[str, VOp] = {
     "v_dot2c_f32_f16": VOp(_dot2_f16, "f32", ("u32", "u32", "f32")),
     "v_cvt_pk_u8_f32": VOp(_cvt_pk_u8, "u32", ("f32", "u32", "u32")),
     "v_cvt_pknorm_i16_f32": VOp(_pknorm(True), "u32", ("f32", "f32")),
+    "v_cvt_norm_i16_f16": VOp(lambda x: _pknorm(True)(x, F16(0)) & U32(0xFFFF), "u16", ("f16",)),
+    "v_cvt_norm_u16_f16": VOp(lambda x: _pknorm(False)(x, F16(0)) & U32(0xFFFF), "u16", ("f16",)),
     "v_cvt_pknorm_u16_f32": VOp(_pknorm(False), "u32", ("f32", "f32")),
     "v_cvt_pknorm_i16_f16": VOp(_pknorm(True), "u32", ("f16", "f16")),
     "v_cvt_pknorm_u16_f16": VOp(_pknorm(False), "u32", ("f16", "f16")),

@@ -164,6 +164,20 @@ def _sat_pk_u8_i16(a: A) -> A:
     return (lo | hi << 8).astype(U32)
 
 
+def _qsad(a: A, b: A, c: A, masked: bool) -> A:
+    """V_QSAD_PK_U16_U8 / V_MQSAD_PK_U16_U8: four (masked) SADs of the byte windows S0[8i+31:8i]
+    against S1, each plus the u16 S2[16i+15:16i], truncated to 16 bits and packed into 64 bits."""
+    sad = _msad_u8 if masked else _sad_u8
+    a64, c64 = np.asarray(a, U64), np.asarray(c, U64)
+    out = np.zeros(np.broadcast(a64, b, c64).shape, dtype=U64)
+    for i in range(4):
+        window = ((a64 >> U64(8 * i)) & U64(0xFFFFFFFF)).astype(U32)
+        accumulator = ((c64 >> U64(16 * i)) & U64(0xFFFF)).astype(U32)
+        part = sad(window, np.asarray(b, U32), accumulator) & U32(0xFFFF)
+        out = out | (part.astype(U64) << U64(16 * i))
+    return out
+
+
 def _pack16(lo: A, hi: A) -> A:
     return (lo.astype(U32) & U32(0xFFFF)) | (hi.astype(U32) << U32(16))
 
@@ -291,6 +305,8 @@ DOT_OPS: dict[str, VOp] = {
     "v_dot4c_i32_i8": VOp(lambda a, b, c: _dot(a, b, c, 8, True), "i32", ("u32", "u32", "i32")),
     "v_dot8c_i32_i4": VOp(lambda a, b, c: _dot(a, b, c, 4, True), "i32", ("u32", "u32", "i32")),
     "v_sat_pk_u8_i16": VOp(_sat_pk_u8_i16, "u32", ("u32",)),
+    "v_qsad_pk_u16_u8": VOp(lambda a, b, c: _qsad(a, b, c, False), "u64", ("u64", "u32", "u64")),
+    "v_mqsad_pk_u16_u8": VOp(lambda a, b, c: _qsad(a, b, c, True), "u64", ("u64", "u32", "u64")),
 }
 # Accumulating (VOP2 "c") dot forms read the destination as the third source.
 ACCUMULATING = frozenset({"v_dot2c_i32_i16", "v_dot4c_i32_i8", "v_dot8c_i32_i4"})

@@ -143,3 +143,37 @@ def test_ds_float_atomics_and_d16_reads(one_instruction: Run, make_wave: Make) -
     w.v[5] = 0x0000BEEF
     one_instruction("ds_read_u16_d16_hi v5, v1 offset:8", w)
     assert (w.v[5] == 0x0000BEEF | int(np.float16(1.5).view(np.uint16)) << 16).all()
+
+
+def test_qsad_and_mqsad_windows(one_instruction: Run, make_wave: Make) -> None:
+    rng = np.random.default_rng(34)
+    a = rng.integers(0, 2**63, 64, dtype=np.uint64)
+    b = rng.integers(0, 2**32, 64, dtype=np.uint64)
+    b[::3] &= 0xFF00FFFF  # zero reference bytes matter for mqsad
+    c = rng.integers(0, 2**63, 64, dtype=np.uint64)
+    w = make_wave(v0=a & 0xFFFFFFFF, v1=a >> 32, v2=b, v6=c & 0xFFFFFFFF, v7=c >> 32)
+    one_instruction("v_qsad_pk_u16_u8 v[4:5], v[0:1], v2, v[6:7]", w)
+    one_instruction("v_mqsad_pk_u16_u8 v[8:9], v[0:1], v2, v[6:7]", w)
+    for lane in range(64):
+        x, y, z = int(a[lane]), int(b[lane]), int(c[lane])
+        ref = [(y >> (8 * k)) & 0xFF for k in range(4)]
+        for row, masked in ((4, False), (8, True)):
+            got = int(w.v[row, lane]) | int(w.v[row + 1, lane]) << 32
+            for i in range(4):
+                window = [(x >> (8 * (i + k))) & 0xFF for k in range(4)]
+                total = sum(abs(p - q) for p, q in zip(window, ref) if not masked or q) + (
+                    z >> (16 * i) & 0xFFFF
+                )
+                assert (got >> (16 * i)) & 0xFFFF == total & 0xFFFF, (row, lane, i)
+
+
+def test_cvt_norm_i16_u16_from_f16(one_instruction: Run, make_wave: Make) -> None:
+    x = np.resize(np.array([-2.0, -1.0, -0.5, 0.0, 0.25, 1.0, 3.0, np.nan], np.float16), 64)
+    w = make_wave(v0=x.view(np.uint16).astype(np.uint32) | 0xABCD0000)
+    one_instruction("v_cvt_norm_i16_f16_e32 v3, v0", w)
+    one_instruction("v_cvt_norm_u16_f16_e32 v4, v0", w)
+    for lane in range(8):
+        v = float(x[lane])
+        snorm = 0 if math.isnan(v) else round(max(-1.0, min(1.0, v)) * 32767) & 0xFFFF
+        unorm = 0 if math.isnan(v) else round(max(0.0, min(1.0, v)) * 65535)
+        assert w.v[3, lane] == snorm and w.v[4, lane] == unorm
