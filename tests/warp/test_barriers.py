@@ -58,7 +58,7 @@ def _producer_consumer(iterations: int) -> str:
     return warp_kernel(f"""
     mov.u32 %t0, smem; and.b32 %t1, %f, 63; shl.b32 %t1, %t1, 2; add.u32 %t1, %t0, %t1;
     mov.u32 %r1, 0; mov.u32 %o0, 0;
-    setp.lt.u32 %p1, %w, 2;
+    mov.u32 %r5, %warpid; setp.lt.u32 %p1, %r5, 2;
     LOOP:
       setp.ge.u32 %p2, %r1, {iterations}; @%p2 bra DONE;
       @!%p1 bra CONSUMER;
@@ -103,7 +103,7 @@ bar.red.and.pred %p3, 0, %p2; selp.u32 %o1, 1, 0, %p3;
 bar.red.or.pred %p3, 0, !%p2; selp.u32 %o2, 1, 0, %p3;
 bar.red.popc.u32 %o3, 0, !%p1;
 bar.sync 5;
-setp.lt.u32 %p4, %w, 2; @!%p4 bra OTHER;
+mov.u32 %r5, %warpid; setp.lt.u32 %p4, %r5, 2; @!%p4 bra OTHER;
   bar.red.popc.u32 %o4, 3, 64, %p1;
   bar.red.or.pred %p3, 3, 64, %p2; selp.u32 %o5, 1, 0, %p3;
   bar.red.popc.u32 %o6, 3, 64, %p2;
@@ -140,7 +140,7 @@ def test_counted_barrier_on_id_zero(rng: np.random.Generator) -> None:
     ptx = warp_kernel("""
     mov.u32 %t0, smem; shl.b32 %t1, %f, 2; add.u32 %t1, %t0, %t1; st.shared.u32 [%t1], %a0;
     xor.b32 %t2, %f, 32; shl.b32 %t2, %t2, 2; add.u32 %t2, %t0, %t2;
-    setp.lt.u32 %p1, %w, 2; @!%p1 bra HIGH;
+    mov.u32 %r5, %warpid; shr.u32 %r6, %r5, 1; setp.eq.u32 %p1, %r6, 0; @!%p1 bra HIGH;
       bar.sync 0, 64; bra.uni JOIN;
     HIGH:
       bar.sync 1, 64;
@@ -189,3 +189,69 @@ def test_fence_message_passing_between_ctas(fence_: str, rng: np.random.Generato
     a = rng.integers(0, 2**32, 128)
     out = run(ptx, (64, 1, 1), [a], 1, grid=2)
     assert (out[0][64:] == a[:64]).all()
+
+
+ODD_SPLIT = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+.reg .b32 %r<8>; .reg .pred %p<4>;
+mov.u32 %r1, %warpid;
+setp.lt.u32 %p1, %r1, {bound};
+@%p1 bra PRODUCER;
+{consumer}
+bra.uni END;
+PRODUCER:
+{producer}
+END:
+ret;
+}
+"""
+
+
+@pytest.mark.parametrize(("bound", "producer", "consumer", "line"), [
+    (1, "bar.arrive 1, 128;", "bar.sync 1, 128;", 10),      # T17 odd split: warp 0 vs warps 1-3
+    (3, "bar.sync 1, 96;", "bar.sync 2, 32;", 10),
+    (1, "bar.red.or.pred %p2, 3, 64, %p1;", "bar.sync 0;", 13),
+])
+def test_odd_split_is_rejected_with_located_error(bound: int, producer: str, consumer: str, line: int) -> None:
+    """Mode P cannot run warp-specialised code split inside a wave: a located compile error."""
+    from ptx2gcn.compiler import compile
+    from ptx2gcn.diagnostics import Ptx2GcnError
+
+    ptx = ODD_SPLIT.replace("{bound}", str(bound)).replace("{producer}", producer).replace("{consumer}", consumer)
+    with pytest.raises(Ptx2GcnError) as info:
+        compile(ptx)
+    rendered = info.value.render()
+    assert "reached under warp-dependent control flow" in rendered and "one-warp-per-wave" in rendered
+    span = info.value.span
+    assert span is not None and span.line == line, rendered
+    assert "^" in rendered
+
+
+@pytest.mark.parametrize("condition", ["mov.u32 %r1, %tid.x; setp.lt.u32 %p1, %r1, 64;",
+                                       "mov.u32 %r1, %laneid; setp.eq.u32 %p1, %r1, 0;",
+                                       "mov.u32 %r1, %warpid; and.b32 %r2, %r1, 1; setp.eq.u32 %p1, %r2, 0;"])
+def test_thread_dependent_counted_barrier_is_rejected(condition: str) -> None:
+    from ptx2gcn.compiler import compile
+    from ptx2gcn.diagnostics import Ptx2GcnError
+
+    ptx = ODD_SPLIT.replace("mov.u32 %r1, %warpid;\nsetp.lt.u32 %p1, %r1, {bound};", condition).replace(
+        "{producer}", "bar.sync 1, 64;").replace("{consumer}", "")
+    with pytest.raises(Ptx2GcnError, match="barrier id 1: reached under warp-dependent control flow"):
+        compile(ptx)
+
+
+@pytest.mark.parametrize("condition", ["mov.u32 %r1, %ctaid.x; setp.lt.u32 %p1, %r1, 3;",
+                                       "mov.u32 %r1, %warpid; shr.u32 %r2, %r1, 2; setp.eq.u32 %p1, %r2, 0;",
+                                       "mov.u32 %r1, %warpid; setp.ge.u32 %p1, %r1, 4;",
+                                       "mov.u32 %r1, %tid.x; setp.ge.u32 %p1, %r1, 1000; @%p1 exit;"])
+def test_uniform_or_pair_uniform_control_compiles(condition: str) -> None:
+    from ptx2gcn.compiler import compile
+
+    ptx = ODD_SPLIT.replace("mov.u32 %r1, %warpid;\nsetp.lt.u32 %p1, %r1, {bound};", condition).replace(
+        "{producer}", "bar.sync 1, 64;").replace("{consumer}", "bar.arrive 1, 64;")
+    if "exit" in condition:
+        ptx = ptx.replace("@%p1 bra PRODUCER;", "")
+    assert compile(ptx).kernels
