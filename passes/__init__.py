@@ -11,10 +11,12 @@ from ptx2gcn.passes.constant_fold import ConstantFold
 from ptx2gcn.passes.cse import CommonSubexpressionElimination
 from ptx2gcn.passes.dce import DeadCodeElimination
 from ptx2gcn.passes.infer_address_spaces import InferAddressSpaces
+from ptx2gcn.passes.wave64_barrier_check import Wave64BarrierCheck
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls
-    for cls in (DeadCodeElimination, ConstantFold, CommonSubexpressionElimination, InferAddressSpaces)
+    for cls in (DeadCodeElimination, ConstantFold, CommonSubexpressionElimination, InferAddressSpaces,
+                Wave64BarrierCheck)
 }
 
 __all__ = ["PASSES", "Pass"]

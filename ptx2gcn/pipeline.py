@@ -24,6 +24,7 @@ PIPELINE: tuple[str, ...] = (
     "constant-fold",
     "cse",
     "dce",
+    "wave64-barrier-check",
 )
 
 
