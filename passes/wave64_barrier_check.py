@@ -10,7 +10,7 @@ Requires: a verified module (phase ``ssa``).
 Ensures: the module is unchanged; every such barrier is reached only under branches whose
 conditions are CTA-uniform (constants, kernel parameters, ``%ctaid``, ``%ntid``, ``%nctaid``...) or
 warp-pair-uniform (``%warpid >> k`` with k >= 1, ``%warpid`` compared with an even bound), else a
-located error "barrier id K: reached under warp-dependent control flow; on gfx942 two CUDA warps
+located ``UnsupportedError`` "unsupported: bar.sync: barrier id K: reached under warp-dependent control flow; on gfx942 two CUDA warps
 share one wave and may deadlock (use one-warp-per-wave mode)".
 Branches to a block that only ends the thread (``@p exit``, early ``ret``) do not count: exited
 threads wait for nobody.
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Block, Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.passbase import Pass
@@ -208,5 +208,6 @@ class Wave64BarrierCheck(Pass):
                 assert op.parent is not None
                 if analysis.control.get(op.parent, Level.UNIFORM) > Level.PAIR:
                     k = _const(op.operand(0))
-                    raise Ptx2GcnError.at(op.loc, MESSAGE.format(k=k if k is not None else "(register)"))
+                    what = f"bar.{op.attrs.get('mode', 'red')}" if op.name == "bar" else "bar.red"
+                    raise UnsupportedError.feature(op.loc, what, MESSAGE.format(k=k if k is not None else "(register)"))
         return False
