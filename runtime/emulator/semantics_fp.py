@@ -31,10 +31,28 @@ def _round_to_odd_sum(p: A, c: A) -> A:
     return np.where(inexact, np.nextafter(s, toward), s)
 
 
+# dtype -> (mask of the float64 mantissa bits below the dtype's precision, the pattern of an exact
+# midpoint there, smallest normal of the dtype)
+_MIDPOINT = {
+    np.dtype(np.float32): (U64((1 << 29) - 1), U64(1 << 28), float(np.finfo(np.float32).tiny)),
+    np.dtype(np.float16): (U64((1 << 42) - 1), U64(1 << 41), float(np.finfo(np.float16).tiny)),
+}
+
+
 def fma_narrow(a: A, b: A, c: A, dtype: Any) -> A:
-    """Correctly rounded fma for float16/float32 lanes (``dtype``)."""
+    """Correctly rounded fma for float16/float32 lanes (``dtype``).
+
+    Fast path: ``s = RN64(a*b + c)`` rounds to the same ``dtype`` value as the exact sum unless ``s``
+    is exactly a midpoint of the ``dtype`` grid (RN64 is monotonic and every such midpoint is a
+    float64), so only when some lane's ``s`` looks like a midpoint, or lies in the subnormal range
+    where the grid is coarser, is the sum recomputed rounded to odd."""
     a64, b64, c64 = (np.asarray(x, dtype=F64) for x in (a, b, c))
     product = a64 * b64  # exact: at most 2*24 significant bits
+    total = product + c64
+    low, half, tiny = _MIDPOINT[np.dtype(dtype)]
+    hazard = ((np.asarray(total).view(U64) & low) == half) | (np.abs(total) < tiny)
+    if not hazard.any():
+        return total.astype(dtype)
     return _round_to_odd_sum(product, c64).astype(dtype)
 
 

@@ -536,3 +536,17 @@ def test_sdwa_cndmask_places_the_selected_word(one_instruction: Run) -> None:
     for i in range(64):
         chosen = (int(b[i]) >> 16) if i % 2 == 0 else int(a[i]) & 0xFF
         assert w.v[2, i] == 0x3344 | (chosen & 0xFFFF) << 16
+
+
+def test_fma_f32_double_rounding_trap(one_instruction: Run) -> None:
+    """a*b = 1 + 2^-11 + 2^-24 is exactly halfway between two floats; adding c = +-2^-60 decides the
+    direction, but a float64 sum rounds it away (and ties-to-even would then pick the wrong side)."""
+    a = np.float32(1 + 2**-12)
+    c = np.resize(np.array([2.0**-60, -(2.0**-60), 2.0**-100, 0.0], np.float32), 64)
+    w = wave_with(v0=f32_bits(np.full(64, a)), v1=f32_bits(np.full(64, a)), v2=f32_bits(c))
+    one_instruction("v_fma_f32 v3, v0, v1, v2", w)
+    got = w.v[3].view(np.float32)
+    for i in range(4):
+        expected = _fma_model(float(a), float(a), float(c[i]), np.float32)
+        assert got[i] == np.float32(expected), (i, got[i], expected)
+    assert got[0] == np.float32(1 + 2**-11 + 2**-23) and got[1] == np.float32(1 + 2**-11)
