@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32
-from ptx2gcn.runtime.emulator.semantics_fp import fma, ieee_min_max, trig_preop
+from ptx2gcn.runtime.emulator.semantics_fp import fma64, fma_narrow, ieee_min_max, trig_preop
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
 from ptx2gcn.runtime.emulator.wave import Wave
 
@@ -187,7 +187,9 @@ OPS: dict[str, VOp] = {
     **_family("v_mul", np.multiply, 2),
     **_family("v_sub", np.subtract, 2, ("f16", "f32")),
     **_family("v_subrev", lambda a, b: b - a, 2, ("f16", "f32")),
-    **_family("v_fma", fma, 3),
+    "v_fma_f16": VOp(lambda a, b, c: fma_narrow(a, b, c, F16), "f16", ("f16",) * 3),
+    "v_fma_f32": VOp(lambda a, b, c: fma_narrow(a, b, c, F32), "f32", ("f32",) * 3),
+    "v_fma_f64": VOp(fma64, "f64", ("f64",) * 3),
     **_family("v_min", _min, 2, needs_wave=True),
     **_family("v_max", _max, 2, needs_wave=True),
     **_family("v_min3", _min3, 3, ("f16", "f32"), needs_wave=True),
@@ -219,8 +221,8 @@ OPS: dict[str, VOp] = {
     "v_frexp_exp_i32_f64": VOp(_frexp_exp, "i32", ("f64",)),
     "v_frexp_exp_i16_f16": VOp(lambda x: _frexp_exp(x).astype(I16), "i16", ("f16",)),
     "v_mul_legacy_f32": _binary(_mul_legacy, "f32"),
-    "v_fmac_f32": VOp(fma, "f32", ("f32", "f32", "f32")),
-    "v_fmac_f64": VOp(fma, "f64", ("f64", "f64", "f64")),
+    "v_fmac_f32": VOp(lambda a, b, c: fma_narrow(a, b, c, F32), "f32", ("f32",) * 3),
+    "v_fmac_f64": VOp(fma64, "f64", ("f64",) * 3),
     "v_mac_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
     "v_mad_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
     # conversions
@@ -258,5 +260,5 @@ OPS: dict[str, VOp] = {
     "v_cvt_pknorm_i16_f16": VOp(_pknorm(True), "u32", ("f16", "f16")),
     "v_cvt_pknorm_u16_f16": VOp(_pknorm(False), "u32", ("f16", "f16")),
     "v_mad_legacy_f16": VOp(lambda a, b, c: a * b + c, "f16", ("f16",) * 3),
-    "v_fma_legacy_f16": VOp(fma, "f16", ("f16",) * 3),
+    "v_fma_legacy_f16": VOp(lambda a, b, c: fma_narrow(a, b, c, F16), "f16", ("f16",) * 3),
 }
