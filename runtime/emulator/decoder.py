@@ -214,6 +214,9 @@ def _shape(word0: int, word1: int | None) -> _Shape:
             size = 8
     if fmt.name == "MUBUF" and fields["soffset"] == LITERAL_CODE:
         raise _Invalid(words, f"{info.name}: a literal soffset does not exist on gfx942")
+    if info.name == "v_readfirstlane_b32" and fields["vdst"] == LITERAL_CODE:
+        # (LLVM 22 reads this as a literal *destination*; there is no such register.)
+        raise _Invalid(words, "v_readfirstlane_b32: destination code 255 is not an SGPR")
     _normalise(fmt, fields, form, info)
     has_literal = _needs_literal(fmt, fields, info)
     if has_literal and fmt.name in ("VOP3", "VOP3P"):

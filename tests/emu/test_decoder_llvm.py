@@ -272,8 +272,10 @@ def _random_value(rng: random.Random, field: enc.Field, info: OpInfo) -> int | N
         return rng.randrange(128) if rng.random() < 0.5 else rng.choice([0, 2, 4, 10, 106, 126, 108])
     if name in ("vdst", "vsrc1", "addr", "data0", "data1", "vaddr", "vdata"):
         value = rng.randrange(256) if rng.random() < 0.5 else rng.choice([0, 1, 2, 3, 4, 6, 8, 10, 255])
-        # a VOP3 vdst can be an SGPR destination; 255 (literal) there crashes LLVM 22's objdump
-        return 254 if value == 255 and name == "vdst" and info.encoding == "VOP3" else value
+        # A VOP3 vdst can be an SGPR destination: 255 (literal) there crashes LLVM 22's objdump; for
+        # v_readfirstlane_b32 LLVM reads a literal destination, which we reject (DecodeError).
+        sgpr_dst = info.encoding == "VOP3" or info.name == "v_readfirstlane_b32"
+        return 254 if value == 255 and name == "vdst" and sgpr_dst else value
     if name == "soffset" and field.width == 8:
         return rng.choice([0, 2, 106, 124, 128, 129, 193, 230, 235])  # 255 (literal) crashes objdump
     if name == "saddr":

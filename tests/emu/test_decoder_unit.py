@@ -201,6 +201,11 @@ def test_decode_all_stops_at_the_end_it_was_given() -> None:
     assert info.value.pc == 4
 
 
+def test_readfirstlane_into_code_255_is_rejected() -> None:
+    with pytest.raises(DecodeError, match="not an SGPR"):
+        decode(words((0x3F << 25) | (255 << 17) | (2 << 9) | 257, 0), 0)  # v_readfirstlane_b32 <255>, v1
+
+
 def test_vop3_literal_is_rejected() -> None:
     with pytest.raises(DecodeError, match="VOP3 literal"):
         decode(words(0xD1C40003, 0x142DFEFF, 0x12345678), 0)  # v_cubeid_f32 with src0 = literal
