@@ -31,7 +31,6 @@ VOP3P included).  ``Instruction.info`` is the opcode's ``OpInfo`` (operand data 
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -230,6 +229,10 @@ def _dword(code: bytes, offset: int) -> int | None:
     return int.from_bytes(code[offset:offset + 4], "little")
 
 
+def _dwords(code: bytes, pc: int, count: int) -> tuple[int, ...]:
+    return tuple(int.from_bytes(code[pc + 4 * i:pc + 4 * i + 4], "little") for i in range(count))
+
+
 def decode(code: bytes, pc: int) -> Instruction:
     """Decode the instruction at byte offset ``pc`` of ``code``; raises ``DecodeError``.
 
@@ -249,7 +252,7 @@ def decode(code: bytes, pc: int) -> Instruction:
     if shape.has_literal:
         literal = _dword(code, pc + size)
         if literal is None:
-            words = struct.unpack_from(f"<{size // 4}I", code, pc)
+            words = _dwords(code, pc, size // 4)
             raise DecodeError(pc, words, f"instruction runs past the end of the code ({len(code)} bytes)")
         size += 4
     return Instruction(pc, size, shape.encoding, shape.opcode, shape.fields, literal, shape.form, shape.info)
@@ -274,7 +277,7 @@ def decode_all(code: bytes, start: int, end: int) -> list[Instruction]:
     while pc < end:
         inst = decode(code, pc)
         if pc + inst.size > end:
-            raise DecodeError(pc, struct.unpack_from(f"<{(end - pc) // 4}I", code, pc),
+            raise DecodeError(pc, _dwords(code, pc, (end - pc) // 4),
                               f"{inst.opcode} ({inst.size} bytes) runs past the end 0x{end:X}")
         result.append(inst)
         pc += inst.size
