@@ -12,7 +12,8 @@ Two code streams, both built here without LLVM tools:
 Scenarios: ``cold`` = the decode cache is cleared before every pass (what the emulator pays the first
 time it sees a program), ``warm`` = the cache is kept (a program loaded again), ``disassemble`` = text
 for every decoded instruction (only needed for traces and errors).  Figures are instructions per
-second, medians over ``--repeat`` passes; on a shared machine they are noisy.
+second of this process's CPU time (``time.process_time``, so other load on a shared machine
+inflates them less than wall time would), medians over ``--repeat`` passes.
 """
 
 from __future__ import annotations
@@ -108,15 +109,15 @@ def all_opcodes() -> bytes:
 def rate(passes: int, count: int, run: Callable[[], object]) -> float:
     times = []
     for _ in range(passes):
-        start = time.perf_counter()
+        start = time.process_time()
         run()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return count / statistics.median(times)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     for label, code in (("llvm kernel", llvm_kernel()), ("all opcodes", all_opcodes())):
         insts: list[Instruction] = decode_all(code, 0, len(code))
