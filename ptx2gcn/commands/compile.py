@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 
-from ptx2gcn.compiler import compile, compile_assembly, compile_llvm, compile_object  # noqa: A004
 from ptx2gcn.emit.target import SUPPORTED_ARCHS
 
 _SUFFIX = {"llvm": ".ll", "asm": ".s", "obj": ".o", "hsaco": ".hsaco"}
@@ -35,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here so that building the command line (every subcommand registers) stays cheap.
+    from ptx2gcn.compiler import compile, compile_assembly, compile_llvm, compile_object  # noqa: A004
+
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
     if args.emit == "hsaco":
         data: str | bytes = compile(args.file, args.arch, args.opt, args.kernel).data
