@@ -518,3 +518,29 @@ def test_launch_bounds_and_kernel_selection() -> None:
     assert kernels["exact"].max_flat_workgroup_size == 128
     assert kernels["free"].max_flat_workgroup_size == 1024
     assert set(compile(ptx, kernels=["exact"]).kernels) == {"exact"}
+
+
+def test_half_and_double_atomics() -> None:
+    ptx = """
+.visible .entry hatom(.param .u64 cells)
+{
+  .reg .b64 %rd<2>; .reg .b32 %r<3>; .reg .b16 %h<3>; .reg .f64 %fd<2>;
+  ld.param.u64 %rd1, [cells];
+  mov.b32 %r1, 0x3C003800;
+  atom.global.add.noftz.f16x2 %r2, [%rd1], %r1;
+  mov.b16 %h1, 0x3C00;
+  atom.global.add.noftz.f16 %h2, [%rd1+4], %h1;
+  mov.b16 %h1, 0x3F80;
+  atom.global.add.noftz.bf16 %h2, [%rd1+6], %h1;
+  mov.f64 %fd1, 0d3FE0000000000000;
+  atom.global.add.f64 %fd1, [%rd1+8], %fd1;
+  ret;
+}
+"""
+    memory = DeviceMemory()
+    cells = memory.alloc(16)
+    memory.write(cells, bytes(16))
+    _launch(ptx, "hatom", struct.pack("<Q", cells), memory, block=(64, 1, 1))
+    lo, hi, h, bf, d = struct.unpack("<eeeHd", memory.read(cells, 16))
+    assert (lo, hi, h) == (32.0, 64.0, 64.0)  # 64 × 0.5, 64 × 1.0, 64 × 1.0: exact in f16
+    assert bf == 0x4280 and d == 32.0  # 64.0 in bf16
