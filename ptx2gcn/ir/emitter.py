@@ -203,6 +203,7 @@ class FnCtx:
             case ast.Register(name=name, component=None):
                 var = self.lookup(name)
                 if var is not None:
+                    self.check_width(var, want, operand.span)
                     return self.coerce(self.read_var(var), want, signed, operand.span)
                 return self.symbol_value(operand.span, name, want)
             case ast.Register(name=name, component=str(c)) if self.lookup(f"{name}.{c}") is not None:
@@ -238,6 +239,13 @@ class FnCtx:
             case _:
                 raise self.error(operand.span, f"expected a register or immediate, not "
                                  f"{type(operand).__name__.lower()}")
+
+    def check_width(self, var: Var, want: Type, span: Span) -> None:
+        """PTX lets a source register be wider than the instruction type (its low bits are used),
+        never narrower."""
+        if var.type.bits < want.bits and not isinstance(var.type, PredType) and not isinstance(want, PredType):
+            raise self.error(span, f"register {var.name} has {var.type.bits} bits, too narrow for a "
+                             f"{want.bits}-bit operand")
 
     def dst(self, operand: ast.Operand, value: Value, signed: bool = False) -> None:
         """Write ``value`` to a destination operand (``_`` discards it)."""

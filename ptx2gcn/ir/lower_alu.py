@@ -413,7 +413,7 @@ def lower_isspacep(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     space = mods.space()
     mods.done()
     d, a = operands(ctx, ins, 2)
-    ctx.dst(d, ctx.value("isspacep", (ctx.src(a, int_type(64)),), PRED, space=space))
+    ctx.dst(d, ctx.value("isspacep", (ctx.src(a, int_type(ctx.reg_bits(a))),), PRED, space=space))
 
 
 ALU: dict[str, Lowering] = {

@@ -475,3 +475,8 @@ def test_mbarrier_operations() -> None:
     init, arrive, wait = ops(fn, "mbarrier")
     assert [o.attrs["op"] for o in (init, arrive, wait)] == ["init", "arrive", "test_wait"]
     assert arrive.result.type == I64 and wait.operand(1) is arrive.result and wait.result.type == PRED
+
+
+def test_narrower_source_registers_are_rejected() -> None:
+    with pytest.raises(Ptx2GcnError, match="register %rs1 has 16 bits, too narrow for a 32-bit operand"):
+        build("    add.u32 %r1, %rs1, 1;\n    ret;")
