@@ -8,6 +8,8 @@ list (``a``, ``b``, ``c``). Fragment layouts across lanes are the codegen's busi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
@@ -50,7 +52,7 @@ def _common(mods: Mods) -> str:
     return shape
 
 
-def _write(ctx: FnCtx, dests: tuple[ast.Operand, ...], values: list[Value]) -> None:
+def _write(ctx: FnCtx, dests: tuple[ast.Operand, ...], values: Sequence[Value]) -> None:
     for dest, value in zip(dests, values):
         ctx.dst(dest, value)
 

@@ -143,8 +143,8 @@ class _Checker:
         for key in row.required - op.attrs.keys():
             self.report(op.loc, f"'{op.name}' needs attribute '{key}'")
         if len(op.successors) != row.successors and not (row.successors < 0 and op.successors):
-            want = "one or more" if row.successors < 0 else str(row.successors)
-            self.report(op.loc, f"'{op.name}' needs {want} successors, has {len(op.successors)}")
+            count = "one or more" if row.successors < 0 else str(row.successors)
+            self.report(op.loc, f"'{op.name}' needs {count} successors, has {len(op.successors)}")
         for succ in op.successors:
             got = [v.type for v in succ.arg_values]
             want = [a.type for a in succ.block.args]
@@ -153,7 +153,7 @@ class _Checker:
                             f"takes ({_types(want)})")
             if succ.block.parent is not self.fn:
                 self.report(op.loc, f"branch to ^{succ.block.label}, a block of another function")
-        if op.name == "cbr" and op.successors[0].block is op.successors[1].block:
+        if op.name == "cbr" and len(op.successors) == 2 and op.successors[0].block is op.successors[1].block:
             self.report(op.loc, "both targets of a conditional branch are the same block")
         self.signature(op, row.operands, row.results)
         rule = _RULES.get(op.name)
