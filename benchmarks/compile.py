@@ -88,7 +88,8 @@ def main() -> int:
                 continue
             ours = _timed([sys.executable, "-m", "ptx2gcn", "compile", str(path), "-O", str(args.opt),
                            "-o", f"{tmp}/out.hsaco"], args.repeat)
-            theirs = _timed([ptxas, "-arch=sm_90", str(path), "-o", f"{tmp}/out.cubin"], args.repeat) if ptxas else None
+            ptxas_command = [ptxas or "", "-arch=sm_90", str(path), "-o", f"{tmp}/out.cubin"]
+            theirs = _timed(ptxas_command, args.repeat) if ptxas else None
             if ours is None or (ptxas and theirs is None):
                 skipped.append(f"{path}: {'ptx2gcn' if ours is None else 'ptxas'} failed")
                 continue

@@ -56,8 +56,8 @@ class KernelInfo:
     @staticmethod
     def of(kernel: Kernel) -> KernelInfo:
         meta = kernel.meta
-        return KernelInfo(meta.name, meta.kernarg_segment_size,
-                          tuple((a.offset, a.size) for a in meta.explicit_args), meta.group_segment_fixed_size,
+        params = tuple((a.offset, a.size) for a in meta.explicit_args)
+        return KernelInfo(meta.name, meta.kernarg_segment_size, params, meta.group_segment_fixed_size,
                           meta.private_segment_fixed_size, meta.sgpr_count, meta.vgpr_count, meta.agpr_count,
                           meta.max_flat_workgroup_size)
 

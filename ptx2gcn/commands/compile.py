@@ -16,14 +16,17 @@ from ptx2gcn.emit.target import SUPPORTED_ARCHS
 _SUFFIX = {"llvm": ".ll", "asm": ".s", "obj": ".o", "hsaco": ".hsaco"}
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],  # pyright: ignore[reportPrivateUsage]
+) -> None:
     parser = subparsers.add_parser(
         "compile", help="compile PTX into an AMDGPU code object",
         description="Compile a PTX file for an AMDGPU target (HSA code object v5).")
     parser.add_argument("file", metavar="IN.ptx", help="the PTX file")
-    parser.add_argument("--arch", default="gfx942", choices=SUPPORTED_ARCHS, help="target GPU (default gfx942)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: IN with the --emit suffix; "
-                        "'-' writes text outputs to stdout)")
+    parser.add_argument("--arch", default="gfx942", choices=SUPPORTED_ARCHS,
+                        help="target GPU (default gfx942)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="output file (default: IN with the --emit suffix; '-' writes text to stdout)")
     parser.add_argument("-O", dest="opt", type=int, choices=(0, 1, 2, 3), default=3,
                         help="LLVM optimisation level (default 3)")
     parser.add_argument("--emit", choices=tuple(_SUFFIX), default="hsaco",

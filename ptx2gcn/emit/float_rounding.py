@@ -35,12 +35,17 @@ def fconst(t: ir.Type, value: float) -> ir.Constant:
     return ir.Constant(t, value)
 
 
+def _fpclass(cx: FnContext, x: ir.Value, mask: int) -> ir.Value:
+    name = f"llvm.is.fpclass.{_suffix(x.type)}"
+    return cx.call(name, ir.IntType(1), [x, ir.Constant(ir.IntType(32), mask)])
+
+
 def is_inf(cx: FnContext, x: ir.Value) -> ir.Value:
-    return cx.call(f"llvm.is.fpclass.{_suffix(x.type)}", ir.IntType(1), [x, ir.Constant(ir.IntType(32), 0x204)])
+    return _fpclass(cx, x, 0x204)
 
 
 def is_finite(cx: FnContext, x: ir.Value) -> ir.Value:
-    return cx.call(f"llvm.is.fpclass.{_suffix(x.type)}", ir.IntType(1), [x, ir.Constant(ir.IntType(32), 0x1F8)])
+    return _fpclass(cx, x, 0x1F8)
 
 
 def _suffix(t: ir.Type) -> str:

@@ -124,6 +124,7 @@ def lower_pmevent(cx: FnContext, op: Op) -> None:
 
 LOWERINGS: dict[str, Lowering] = {
     "br": lower_br, "cbr": lower_cbr, "ret": lower_ret, "exit": lower_exit,
-    "unreachable": lower_unreachable, "call": lower_call, "call_indirect": lower_call_indirect, "trap": lower_trap, "brkpt": lower_brkpt,
+    "unreachable": lower_unreachable, "call": lower_call, "call_indirect": lower_call_indirect,
+    "trap": lower_trap, "brkpt": lower_brkpt,
     "nanosleep": lower_nanosleep, "pmevent": lower_pmevent,
 }

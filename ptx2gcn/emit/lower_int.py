@@ -52,7 +52,8 @@ def int_sub(cx: FnContext, op: Op) -> None:
         cx.define(op, cx.builder.sub(a, b_))
 
 
-def _with_carry(cx: FnContext, kind: str, a: ir.Value, b_: ir.Value, cin: ir.Value) -> tuple[ir.Value, ir.Value]:
+def _with_carry(cx: FnContext, kind: str, a: ir.Value, b_: ir.Value,
+                cin: ir.Value) -> tuple[ir.Value, ir.Value]:
     """``a ± (b + cin)`` and the carry (add) or borrow (sub) out, as PTX's CC.CF."""
     b = cx.builder
     name = f"llvm.{kind}.with.overflow.{a.type}"
@@ -112,7 +113,8 @@ def _operand24(cx: FnContext, value: ir.Value, signed: bool) -> ir.Value:
 def _product24(cx: FnContext, op: Op, a: ir.Value, b_: ir.Value) -> ir.Value:
     b = cx.builder
     signed = _signed(cx, op)
-    wide = b.mul(_ext(cx, _operand24(cx, a, signed), 64, signed), _ext(cx, _operand24(cx, b_, signed), 64, signed))
+    wide = b.mul(_ext(cx, _operand24(cx, a, signed), 64, signed),
+                 _ext(cx, _operand24(cx, b_, signed), 64, signed))
     if cx.attr(op, "mode") == "hi":  # bits 47..16 of the 48-bit product
         wide = b.lshr(wide, _c(wide.type, 16))
     return b.trunc(wide, a.type)

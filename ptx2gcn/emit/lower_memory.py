@@ -15,7 +15,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
+from ptx2gcn.emit.llvm_atomics import (ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg,
+                                       fence)
 from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
 from ptx2gcn.emit.lower_values import from_int, to_int
 from ptx2gcn.ir.core import Op
@@ -82,7 +83,8 @@ def _rmw_op(cx: FnContext, op: Op) -> str:
 
 def _atomic(cx: FnContext, op: Op) -> ir.Value:
     ptr = cx.operand(op, 0)
-    ordering = ORDERING[cx.attr(op, "sem", "relaxed")] if cx.attr(op, "sem") not in ("", "weak") else "monotonic"
+    sem = cx.attr(op, "sem")
+    ordering = ORDERING[sem] if sem not in ("", "weak") else "monotonic"
     scope = SYNCSCOPE[cx.attr(op, "scope", _SCOPE_DEFAULT)]
     if cx.attr(op, "op") == "cas":
         pair = cmpxchg(cx.builder, ptr, to_int(cx, cx.operand(op, 1)), to_int(cx, cx.operand(op, 2)),
@@ -128,7 +130,8 @@ def lower_cp_async(cx: FnContext, op: Op) -> None:
                              ir.Constant(ir.IntType(32), 0))
     splat = b.shuffle_vector(limit, limit, ir.Constant(ir.VectorType(ir.IntType(32), size), [0] * size))
     mask = b.icmp_unsigned("<", lanes, splat)
-    data = cx.call(f"llvm.masked.load.v{size}i8.p{src.type.addrspace}", vec,  # pyright: ignore[reportAttributeAccessIssue]
+    assert isinstance(src.type, ir.PointerType)
+    data = cx.call(f"llvm.masked.load.v{size}i8.p{src.type.addrspace}", vec,
                    [src, ir.Constant(ir.IntType(32), 1), mask, ir.Constant(vec, [0] * size)])
     b.store(data, dst, align=1)
 

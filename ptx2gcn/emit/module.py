@@ -53,7 +53,8 @@ class _Patches:
         for arg, attr in self.args.items():
             if arg.startswith(f"{name}\0"):
                 arg_name = arg.split("\0", 1)[1]
-                line = line.replace(f'ptr addrspace(4) %"{arg_name}"', f'ptr addrspace(4) {attr} %"{arg_name}"')
+                plain = f'ptr addrspace(4) %"{arg_name}"'
+                line = line.replace(plain, f'ptr addrspace(4) {attr} %"{arg_name}"')
         if name in self.attrs:
             line = f"{line} {self.attrs[name]}"
         return line
