@@ -196,3 +196,29 @@ def test_fma_f16x2(run_op) -> None:
     a, b, c = (F16X2[i].view(np.uint32).ravel() for i in idx)
     got = run_op("fma.rn.f16x2 %d, %a0, %a1, %a2", ["f16x2"] * 3, "f16x2", a, b, c)
     assert reference("fma.rn.f16x2", a, b, c).outputs[0].matches(got).all()
+
+
+BF16 = np.array([0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0x0001, 0x807F, 0x7F7F, 0x4049, 0x3F81,
+                 0x4B80, 0x3B80], np.uint16)
+
+
+@pytest.mark.parametrize("spelling", ["add.bf16", "sub.rn.bf16", "mul.rn.bf16", "min.bf16", "max.NaN.bf16",
+                                      "neg.bf16", "abs.bf16"])
+def test_bf16(run_op, spelling: str) -> None:
+    if spelling.startswith(("neg", "abs")):
+        _check(run_op, spelling, "%a0", ["bf16"], "bf16", BF16)
+        return
+    a, b = (np.array(x, np.uint16) for x in zip(*itertools.product(BF16, repeat=2)))
+    _check(run_op, spelling, "%a0, %a1", ["bf16", "bf16"], "bf16", a, b)
+
+
+def test_fma_bf16(run_op) -> None:
+    a, b, c = (np.array(x, np.uint16) for x in zip(*itertools.product(BF16[::2], repeat=3)))
+    _check(run_op, "fma.rn.bf16", "%a0, %a1, %a2", ["bf16"] * 3, "bf16", a, b, c)
+
+
+@pytest.mark.parametrize("spelling", ["ex2.approx.f16", "tanh.approx.f16", "ex2.approx.ftz.bf16"])
+def test_half_approx(run_op, spelling: str) -> None:
+    t = spelling.rsplit(".", 1)[1]
+    values = F16.view(np.uint16) if t == "f16" else BF16
+    _check(run_op, spelling, "%a0", [t], t, values)
