@@ -1,12 +1,14 @@
 """ptx2gcn's SSA IR: types, ops, text form, verifier, and the PTX-to-IR builder.
 
 Layout: ``types`` (value types), ``core`` (Module/Function/Block/Op/Value with use lists),
-``cfg`` (dominators), ``printer``/``parser`` (the text form; they round-trip exactly),
-``verify`` (every invariant, per phase), ``evaluate`` (exact constant semantics), ``passbase``
+``cfg`` (dominators), ``printer``/``parser``/``lexer`` (the text form; they round-trip exactly),
+``verify`` with ``verify_rules`` (every invariant, per phase), ``evaluate`` (exact constant
+semantics), ``passbase``
 (the pass interface; passes live in ``ptx2gcn.passes``), ``load`` (PTX or IR file → verified IR).
 PTX → IR: ``builder`` (module, functions, labels, guards) over ``emitter`` (operands, coercions),
 ``ssa`` (on-the-fly SSA construction), ``modifiers``, and the per-family lowerings
-``lower_alu``/``lower_mem``/``lower_control`` gathered in ``lowering``.
+``lower_alu``/``lower_mem``/``lower_control``/``lower_matrix``/``lower_texture`` gathered in
+``lowering``.
 The op set itself is the table in ``ptx2gcn.isa``.
 
 Decision: SSA merges are **block arguments**, not phis.

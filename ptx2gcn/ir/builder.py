@@ -21,7 +21,7 @@ from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
 from ptx2gcn.ir.lower_control import emit_return, lower_bra
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, AddrSpace, PtrType, PTX_TYPES, Type
+from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, PTX_TYPES, AddrSpace
 from ptx2gcn.isa import UNSUPPORTED
 
 _GLOBAL_SPACES = {".global": AddrSpace.GLOBAL, ".shared": AddrSpace.SHARED, ".const": AddrSpace.CONST,

@@ -17,7 +17,7 @@ from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.types import PRED, I32, IntType, PackedType, Type, int_type, is_float_name, is_signed, ptx_type
+from ptx2gcn.ir.types import PRED, I32, IntType, PackedType, Type, int_type, is_signed, ptx_type
 
 CMP_OPS = frozenset("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan".split())
 BOOL_OPS = frozenset({"and", "or", "xor"})

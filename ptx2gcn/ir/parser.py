@@ -11,9 +11,8 @@ references to values in later blocks are resolved at the end of each function).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
+from ptx2gcn.diagnostics import SourceFile, Span
 from ptx2gcn.ir.core import (
     Attr,
     Block,
@@ -27,160 +26,29 @@ from ptx2gcn.ir.core import (
     Value,
     gc_paused,
 )
-from ptx2gcn.ir.types import AddrSpace, Type, parse_type
+from ptx2gcn.ir.lexer import Lexer, Line, Token, located_error
+from ptx2gcn.ir.types import AddrSpace, Type
 from ptx2gcn.isa import OPS
-
-_TOKEN_RE = re.compile(r"""
-    (?P<ws>[ \t\r]+|//[^\n]*)
-  | (?P<nl>\n)
-  | (?P<str>"(?:[^"\\\n]|\\.)*")
-  | (?P<value>%[A-Za-z0-9_$.]+)
-  | (?P<block>\^[A-Za-z0-9_$.]+)
-  | (?P<sym>@[A-Za-z0-9_$.]+)
-  | (?P<int>-?(?:0x[0-9A-Fa-f]+|\d+))
-  | (?P<word>[A-Za-z_$][A-Za-z0-9_$.:]*)
-  | (?P<arrow>->)
-  | (?P<punct>[(){}\[\]<>,:=*+])
-""", re.VERBOSE)
-
-
-@dataclass(slots=True)
-class _Tok:
-    kind: str
-    text: str
-    line: int
-    col: int
-
-
-class _Lexer:
-    def __init__(self, source: SourceFile) -> None:
-        self.source = source
-        self.lines: list[list[_Tok]] = []
-        current: list[_Tok] = []
-        line, line_start, expected = 1, 0, 0
-        text = source.text
-        for match in _TOKEN_RE.finditer(text):
-            start = match.start()
-            if start != expected:
-                break  # a character no token matches: reported below
-            expected = match.end()
-            kind = match.lastgroup
-            if kind == "nl":
-                if current:
-                    self.lines.append(current)
-                    current = []
-                line += 1
-                line_start = expected
-            elif kind != "ws":
-                current.append(_Tok(kind or "", match.group(), line, start - line_start + 1))
-        if expected != len(text):
-            raise _error(source, line, expected - line_start + 1, f"unexpected character {text[expected]!r}")
-        if current:
-            self.lines.append(current)
-
-
-def _error(source: SourceFile, line: int, col: int, message: str, width: int = 1) -> Ptx2GcnError:
-    return Ptx2GcnError.at(Span(source.name, line, col, line, col + width, source), message)
-
-
-class _Line:
-    """A cursor over the tokens of one line."""
-
-    def __init__(self, parser: _Parser, toks: list[_Tok]) -> None:
-        self.parser = parser
-        self.toks = toks
-        self.pos = 0
-
-    def peek(self, offset: int = 0) -> _Tok | None:
-        index = self.pos + offset
-        return self.toks[index] if index < len(self.toks) else None
-
-    def error(self, message: str, tok: _Tok | None = None) -> Ptx2GcnError:
-        tok = tok or self.peek()
-        if tok is None:
-            last = self.toks[-1]
-            return _error(self.parser.source, last.line, last.col + len(last.text), message)
-        return _error(self.parser.source, tok.line, tok.col, message, len(tok.text))
-
-    def next(self, kind: str, what: str) -> _Tok:
-        tok = self.peek()
-        if tok is None or tok.kind != kind:
-            raise self.error(f"expected {what}")
-        self.pos += 1
-        return tok
-
-    def accept(self, text: str) -> bool:
-        tok = self.peek()
-        if tok is not None and tok.text == text and tok.kind in ("punct", "arrow", "word"):
-            self.pos += 1
-            return True
-        return False
-
-    def expect(self, text: str) -> None:
-        if not self.accept(text):
-            raise self.error(f"expected '{text}'")
-
-    def word(self, what: str = "a word") -> str:
-        return self.next("word", what).text
-
-    def integer(self, what: str = "an integer") -> int:
-        return int(self.next("int", what).text, 0)
-
-    def string(self) -> str:
-        text = self.next("str", "a quoted string").text[1:-1]
-        return re.sub(r"\\(.)", r"\1", text)
-
-    def done(self) -> bool:
-        return self.pos >= len(self.toks)
-
-    def end(self) -> None:
-        if not self.done():
-            raise self.error("unexpected text at end of line")
-
-    def type(self) -> Type:
-        tok = self.peek()
-        if tok is None:
-            raise self.error("expected a type")
-        if tok.text == "<":
-            self.pos += 1
-            count = self.integer("a vector length")
-            if self.word("'x'") != "x":
-                raise self.error("expected 'x' in a vector type", tok)
-            elem = self.word("an element type")
-            self.expect(">")
-            text = f"<{count} x {elem}>"
-        elif tok.text == "ptr":
-            self.pos += 1
-            self.expect("<")
-            text = f"ptr<{self.word('an address space')}>"
-            self.expect(">")
-        else:
-            text = self.word("a type")
-        parsed = parse_type(text)
-        if parsed is None:
-            raise self.error(f"unknown type '{text}'", tok)
-        return parsed
-
 
 class _Parser:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
-        self.lines = _Lexer(source).lines
+        self.lines = Lexer(source).lines
         self.index = 0
         self.origin = source.name
         """The PTX file named by the module header: ``loc(l:c)`` positions refer to it."""
 
-    def line(self) -> _Line | None:
+    def line(self) -> Line | None:
         if self.index >= len(self.lines):
             return None
-        line = _Line(self, self.lines[self.index])
+        line = Line(self.source, self.lines[self.index])
         self.index += 1
         return line
 
     def parse(self) -> Module:
         first = self.line()
         if first is None:
-            raise _error(self.source, 1, 1, "empty IR: expected a 'module' line")
+            raise located_error(self.source, 1, 1, "empty IR: expected a 'module' line")
         module = self._header(first)
         self.origin = module.source
         while (line := self.line()) is not None:
@@ -194,7 +62,7 @@ class _Parser:
                 raise line.error("expected 'global.<space>', 'kernel' or 'func'")
         return module
 
-    def _header(self, line: _Line) -> Module:
+    def _header(self, line: Line) -> Module:
         if line.word("'module'") != "module":
             raise line.error("expected 'module'", line.toks[0])
         module = Module(source=line.string())
@@ -210,7 +78,7 @@ class _Parser:
                 raise line.error(f"unknown module attribute '{key}'", line.toks[line.pos - 1])
         return module
 
-    def _global(self, line: _Line) -> Global:
+    def _global(self, line: Line) -> Global:
         head = line.next("word", "global")
         try:
             space = AddrSpace(head.text.removeprefix("global."))
@@ -237,7 +105,7 @@ class _Parser:
         line.end()
         return var
 
-    def _init_item(self, line: _Line) -> InitItem:
+    def _init_item(self, line: Line) -> InitItem:
         tok = line.peek()
         if tok is not None and tok.kind == "int":
             return line.integer()
@@ -255,7 +123,7 @@ class _Parser:
             offset = line.integer("an offset")
         return SymbolRef(name, generic, offset)
 
-    def _ptx_type(self, line: _Line) -> tuple[str, int]:
+    def _ptx_type(self, line: Line) -> tuple[str, int]:
         ptx_type = line.word("a PTX type")
         count = 0
         if line.accept("["):
@@ -268,14 +136,14 @@ class _Parser:
 class _FunctionParser:
     """Parses one function: signature line, then blocks until ``}``."""
 
-    def __init__(self, parser: _Parser, line: _Line) -> None:
+    def __init__(self, parser: _Parser, line: Line) -> None:
         self.parser = parser
         self.head = line
         self.values: dict[str, Value] = {}
-        self.forward: dict[str, tuple[Value, _Tok]] = {}
+        self.forward: dict[str, tuple[Value, Token]] = {}
         self.blocks: dict[str, Block] = {}
         self.defined_blocks: set[str] = set()
-        self.block_refs: dict[str, _Tok] = {}
+        self.block_refs: dict[str, Token] = {}
 
     def parse(self) -> Function:
         line = self.head
@@ -305,7 +173,7 @@ class _FunctionParser:
             self._body(fn)
         return fn
 
-    def _params(self, line: _Line) -> list[Param]:
+    def _params(self, line: Line) -> list[Param]:
         line.expect("(")
         params: list[Param] = []
         if line.accept(")"):
@@ -316,7 +184,7 @@ class _FunctionParser:
                 return params
             line.expect(",")
 
-    def _param(self, line: _Line) -> Param:
+    def _param(self, line: Line) -> Param:
         space = line.word("a parameter space (kparam, param or reg)")
         if space not in ("kparam", "param", "reg"):
             raise line.error(f"unknown parameter space '{space}'", line.toks[line.pos - 1])
@@ -347,7 +215,7 @@ class _FunctionParser:
         while True:
             line = self.parser.line()
             if line is None:
-                raise _error(self.parser.source, self.head.toks[0].line, 1,
+                raise located_error(self.parser.source, self.head.toks[0].line, 1,
                              f"function @{fn.name} has no closing '}}'")
             head = line.peek()
             assert head is not None
@@ -363,7 +231,7 @@ class _FunctionParser:
             block.append(self._op(line))
         self._finish(fn)
 
-    def _block(self, tok: _Tok) -> Block:
+    def _block(self, tok: Token) -> Block:
         name = tok.text[1:]
         block = self.blocks.get(name)
         if block is None:
@@ -372,7 +240,7 @@ class _FunctionParser:
             self.block_refs[name] = tok
         return block
 
-    def _block_header(self, fn: Function, line: _Line) -> Block:
+    def _block_header(self, fn: Function, line: Line) -> Block:
         tok = line.next("block", "^label")
         name = tok.text[1:]
         if name in self.defined_blocks:
@@ -392,22 +260,22 @@ class _FunctionParser:
         line.end()
         return block
 
-    def _define(self, tok: _Tok, value: Value) -> None:
+    def _define(self, tok: Token, value: Value) -> None:
         name = tok.text[1:]
         if name in self.values:
-            raise _error(self.parser.source, tok.line, tok.col, f"value %{name} is defined twice",
+            raise located_error(self.parser.source, tok.line, tok.col, f"value %{name} is defined twice",
                          len(tok.text))
         placeholder = self.forward.pop(name, None)
         if placeholder is not None:
             if placeholder[0].type != value.type:
                 ptok = placeholder[1]
-                raise _error(self.parser.source, ptok.line, ptok.col,
+                raise located_error(self.parser.source, ptok.line, ptok.col,
                              f"%{name} is used as {placeholder[0].type} but defined as {value.type}",
                              len(ptok.text))
             placeholder[0].replace_all_uses_with(value)
         self.values[name] = value
 
-    def _use(self, tok: _Tok) -> Value:
+    def _use(self, tok: Token) -> Value:
         name = tok.text[1:]
         value = self.values.get(name)
         if value is not None:
@@ -421,8 +289,8 @@ class _FunctionParser:
             self.forward[name] = placeholder
         return placeholder[0]
 
-    def _op(self, line: _Line) -> Op:
-        result_toks: list[_Tok] = []
+    def _op(self, line: Line) -> Op:
+        result_toks: list[Token] = []
         if line.peek() is not None and line.peek().kind == "value":  # type: ignore[union-attr]
             while True:
                 result_toks.append(line.next("value", "%result"))
@@ -478,7 +346,7 @@ class _FunctionParser:
             self._define(tok, result)
         return op
 
-    def _attrs(self, line: _Line) -> dict[str, Attr]:
+    def _attrs(self, line: Line) -> dict[str, Attr]:
         attrs: dict[str, Attr] = {}
         while not line.accept("}"):
             key = line.word("an attribute name")
@@ -504,11 +372,11 @@ class _FunctionParser:
 
     def _finish(self, fn: Function) -> None:
         for name, (_, tok) in self.forward.items():
-            raise _error(self.parser.source, tok.line, tok.col, f"use of undefined value %{name}",
+            raise located_error(self.parser.source, tok.line, tok.col, f"use of undefined value %{name}",
                          len(tok.text))
         for name, tok in self.block_refs.items():
             if name not in self.defined_blocks:
-                raise _error(self.parser.source, tok.line, tok.col, f"branch to undefined block ^{name}",
+                raise located_error(self.parser.source, tok.line, tok.col, f"branch to undefined block ^{name}",
                              len(tok.text))
         if fn.blocks:
             entry = fn.entry
