@@ -305,11 +305,17 @@ class FnCtx:
         ptr = self.symbol_ptr(span, name)
         return self.value("ptrtoint", (ptr,), want)
 
-    def address(self, operand: ast.Operand, space: str) -> Value:
-        """``[base+offset]`` as a pointer into ``space``."""
+    def address(self, operand: ast.Operand, space: str, reading: bool = False) -> Value:
+        """``[base+offset]`` as a pointer into ``space``.
+
+        ``reading``: a load; in a kernel, a ``.param`` load through a register reads the kernel's
+        parameters (``mov.u64 %rd, k_param; ld.param [%rd]``), so that address is ``ptr<kparam>``.
+        """
         if not isinstance(operand, ast.Address):
             raise self.error(operand.span, "expected an address '[...]'")
         target = AddrSpace(space)
+        if reading and target == AddrSpace.PARAM and self.fn.kind == "kernel":
+            target = AddrSpace.KPARAM
         ptr_type = PtrType(target)
         base = operand.base
         if isinstance(base, (ast.Register, ast.Symbol)) and self.lookup(base.name) is None:
@@ -338,7 +344,7 @@ class FnCtx:
     def retarget(self, ptr: Value, target: AddrSpace, span: Span, name: str) -> Value:
         assert isinstance(ptr.type, PtrType)
         have = ptr.type.space
-        if have == target or (have == AddrSpace.KPARAM and target == AddrSpace.PARAM):
+        if have == target or {have, target} == {AddrSpace.KPARAM, AddrSpace.PARAM}:
             return ptr
         if target == AddrSpace.GENERIC and have in (AddrSpace.GLOBAL, AddrSpace.SHARED,
                                                      AddrSpace.LOCAL, AddrSpace.CONST):

@@ -42,7 +42,7 @@ def lower_ld(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mods.done()
     ops = operands(ctx, ins, 2, 3)  # a third operand is a cache policy: a hint only
     elem = ptx_type(t_name)
-    ptr = ctx.address(ops[1], space)
+    ptr = ctx.address(ops[1], space, reading=True)
     loaded_type: Type = VectorType(elem, vec) if vec else elem
     loaded = ctx.value("ld", (ptr,), loaded_type, type=t_name, vec=vec or None, **attrs)
     _write_loaded(ctx, ops[0], loaded, elem, vec, is_signed(t_name))

@@ -480,3 +480,13 @@ def test_mbarrier_operations() -> None:
 def test_narrower_source_registers_are_rejected() -> None:
     with pytest.raises(Ptx2GcnError, match="register %rs1 has 16 bits, too narrow for a 32-bit operand"):
         build("    add.u32 %r1, %rs1, 1;\n    ret;")
+
+
+def test_kernel_parameters_read_through_a_register() -> None:
+    fn = kernel(build("""
+    mov.u64 %rd1, k_p;
+    ld.param.u64 %rd2, [%rd1];
+    ret;"""))
+    (load,) = ops(fn, "ld")
+    assert load.operand(0).type == PtrType(AddrSpace.KPARAM)
+    assert load.operand(0).op.operand(0).op.name == "ptrtoint"  # type: ignore[attr-defined]
