@@ -26,7 +26,7 @@ def register(
     parser.add_argument("--arch", default="gfx942", choices=SUPPORTED_ARCHS,
                         help="target GPU (default gfx942)")
     parser.add_argument("-o", "--output", metavar="OUT",
-                        help="output file (default: IN with the --emit suffix; '-' writes text to stdout)")
+                        help="output file (default: IN with the --emit suffix; '-' writes to stdout)")
     parser.add_argument("-O", dest="opt", type=int, choices=(0, 1, 2, 3), default=3,
                         help="LLVM optimisation level (default 3)")
     parser.add_argument("--emit", choices=tuple(_SUFFIX), default="hsaco",
@@ -46,8 +46,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel)
     output = args.output or os.path.splitext(args.file)[0] + _SUFFIX[args.emit]
-    if output == "-" and isinstance(data, str):
-        sys.stdout.write(data)
+    if output == "-":
+        if isinstance(data, str):
+            sys.stdout.write(data)
+        else:
+            sys.stdout.buffer.write(data)
     elif isinstance(data, str):
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(data)

@@ -541,3 +541,33 @@ def test_half_and_double_atomics() -> None:
     lo, hi, h, bf, d = struct.unpack("<eeeHd", memory.read(cells, 16))
     assert (lo, hi, h) == (32.0, 64.0, 64.0)  # 64 × 0.5, 64 × 1.0, 64 × 1.0: exact in f16
     assert bf == 0x4280 and d == 32.0  # 64.0 in bf16
+
+
+def test_memory_ordering_and_scopes() -> None:
+    ptx = """
+.visible .entry mm(.param .u64 cells)
+{
+  .reg .b64 %rd<3>; .reg .b32 %r<6>;
+  ld.param.u64 %rd1, [cells];
+  mov.u32 %r1, %tid.x;
+  st.release.gpu.global.u32 [%rd1], 5;
+  fence.sc.cta;
+  fence.acq_rel.sys;
+  membar.gl;
+  ld.acquire.gpu.global.u32 %r2, [%rd1];
+  ld.relaxed.sys.global.u32 %r3, [%rd1];
+  ld.volatile.global.u32 %r4, [%rd1];
+  atom.acq_rel.gpu.global.add.u32 %r5, [%rd1+4], %r2;
+  red.release.sys.global.add.u32 [%rd1+8], %r3;
+  atom.relaxed.cta.global.max.u32 %r5, [%rd1+12], %r4;
+  st.volatile.global.u32 [%rd1+16], %r1;
+  ret;
+}
+"""
+    memory = DeviceMemory()
+    cells = memory.alloc(20)
+    memory.write(cells, bytes(20))
+    _launch(ptx, "mm", struct.pack("<Q", cells), memory, block=(32, 1, 1))
+    assert struct.unpack("<5I", memory.read(cells, 20)) == (5, 5 * 32, 5 * 32, 5, 31)
+    text = compile(HEADER + ptx).llvm_ir
+    assert 'syncscope("agent") acquire' in text and 'syncscope("workgroup")' in text
