@@ -147,15 +147,26 @@ def _bind_pair(inst: Instruction) -> Handler:
 
         return read
     sources = (f["data0"] + acc, f["data1"] + acc)
+    exchange = name.startswith("ds_wrxchg2")  # also returns both old elements, into vdst
+    row = f["vdst"] + acc
 
     def write(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
         if lanes.size:
-            for source, offset in zip(sources, offsets):
+            for i, (source, offset) in enumerate(zip(sources, offsets, strict=True)):
+                addresses = _addresses(w, addr, lanes, offset)
+                if exchange:
+                    old = _extend(w.group.lds.load(addresses, width, lanes), width, False).T
                 raw = np.ascontiguousarray(w.v[source : source + dwords, lanes].T).view(np.uint8)
-                w.group.lds.store(_addresses(w, addr, lanes, offset), raw, lanes)
+                w.group.lds.store(addresses, raw, lanes)
+                if exchange:
+                    w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = old
 
     return write
+
+
+def _bind_nop(inst: Instruction) -> Handler:
+    return lambda w: None
 
 
 def _atomic_name(name: str) -> tuple[str, bool, bool] | None:
@@ -264,7 +275,9 @@ def builders(names: list[str]) -> dict[str, Builder]:
     for name in names:
         if not name.startswith("ds_"):
             continue
-        if name.startswith(("ds_read2", "ds_write2")):
+        if name == "ds_nop":
+            table[name] = _bind_nop
+        elif name.startswith(("ds_read2", "ds_write2", "ds_wrxchg2")):
             table[name] = _bind_pair
         elif (
             name.startswith("ds_read_")

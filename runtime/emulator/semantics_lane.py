@@ -413,6 +413,7 @@ BUILDERS: dict[str, Builder] = {
     "v_div_fixup_f32": _bind_div_fixup,
     "v_div_fixup_f64": _bind_div_fixup,
     "v_div_fixup_f16": _bind_div_fixup,
+    "v_div_fixup_legacy_f16": _bind_div_fixup,
     "v_readlane_b32": _bind_readlane,
     "v_readfirstlane_b32": _bind_readfirstlane,
     "v_writelane_b32": _bind_writelane,

@@ -284,6 +284,8 @@ U16_OPS: dict[str, VOp] = {
     "v_max_i16": VOp(np.maximum, "i16", ("i16", "i16")),
     "v_min_i16": VOp(np.minimum, "i16", ("i16", "i16")),
     "v_mad_u16": VOp(lambda a, b, c: a * b + c, "u16", ("u16",) * 3),
+    "v_mad_legacy_u16": VOp(lambda a, b, c: a * b + c, "u16", ("u16",) * 3),
+    "v_mad_legacy_i16": VOp(lambda a, b, c: a * b + c, "i16", ("i16",) * 3),
     "v_mad_i16": VOp(lambda a, b, c: a * b + c, "i16", ("i16",) * 3),
     "v_min3_i16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i16", ("i16",) * 3),
     "v_min3_u16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u16", ("u16",) * 3),

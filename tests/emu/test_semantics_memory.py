@@ -188,3 +188,15 @@ def test_ds_mskor_and_wrap(one_instruction: Run, wave: Wave) -> None:
     one_instruction("ds_wrap_rtn_b32 v7, v1, v4, v5 offset:4", wave)
     assert wave.v[6, 0] == 7 and wave.v[7, 0] == 2
     assert int(wave.group.lds.data[4:8].view(np.uint32)[0]) == 102
+
+
+def test_ds_wrxchg2_returns_both_old_elements(one_instruction: Run, wave: Wave) -> None:
+    wave.group.lds.data[:256] = np.frombuffer(np.arange(64, dtype=np.uint32).tobytes(), np.uint8)
+    wave.set_exec(0b11)
+    wave.v[1] = np.arange(64) * 16  # lane 0 at dword 0, lane 1 at dword 4
+    wave.v[2], wave.v[3] = 100 + np.arange(64), 200 + np.arange(64)
+    one_instruction("ds_wrxchg2_rtn_b32 v[4:5], v1, v2, v3 offset0:1 offset1:3", wave)
+    lds = wave.group.lds.data.view(np.uint32)
+    assert wave.v[4, :2].tolist() == [1, 5] and wave.v[5, :2].tolist() == [3, 7]  # dwords 1,3 and 5,7
+    assert lds[[1, 3, 5, 7]].tolist() == [100, 200, 101, 201]
+    one_instruction("ds_nop", wave)
