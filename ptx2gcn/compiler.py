@@ -120,34 +120,38 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
 
 
 def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                 kernels: Iterable[str] | None = None, optimised: bool = True) -> str:
+                 kernels: Iterable[str] | None = None, optimised: bool = True, locations: bool = False) -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
     check_arch(arch)
     text, filename = _source(ptx)
-    llvm_ir = emit_llvm(to_ir(text, filename), arch, kernels)
+    llvm_ir = emit_llvm(to_ir(text, filename), arch, kernels, locations)
     return optimise(llvm_ir, TargetOptions(arch, opt)) if optimised else llvm_ir
 
 
 def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                     kernels: Iterable[str] | None = None) -> str:
-    return emit_assembly(compile_llvm(ptx, arch, opt, kernels), TargetOptions(arch, opt))
+                     kernels: Iterable[str] | None = None, locations: bool = False) -> str:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations)
+    return emit_assembly(llvm_ir, TargetOptions(arch, opt))
 
 
 def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                   kernels: Iterable[str] | None = None) -> bytes:
-    return emit_object(compile_llvm(ptx, arch, opt, kernels), TargetOptions(arch, opt))
+                   kernels: Iterable[str] | None = None, locations: bool = False) -> bytes:
+    return emit_object(compile_llvm(ptx, arch, opt, kernels, locations=locations), TargetOptions(arch, opt))
 
 
 def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
-            kernels: Iterable[str] | None = None) -> CodeObject:
-    """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object."""
+            kernels: Iterable[str] | None = None, locations: bool = False) -> CodeObject:
+    """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object.
+
+    ``locations``: carry each instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF).
+    """
     check_arch(arch)
     if opt not in (0, 1, 2, 3):
         raise ValueError(f"optimisation level must be 0..3, got {opt}")
     clock = _Clock()
     text, filename = _source(ptx)
     module = to_ir(text, filename, clock)
-    llvm_ir = emit_llvm(module, arch, kernels)
+    llvm_ir = emit_llvm(module, arch, kernels, locations)
     clock.lap("llvm-ir")
     options = TargetOptions(arch, opt)
     optimised = optimise(llvm_ir, options)

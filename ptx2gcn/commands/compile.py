@@ -31,6 +31,8 @@ def register(
                         help="LLVM optimisation level (default 3)")
     parser.add_argument("--emit", choices=tuple(_SUFFIX), default="hsaco",
                         help="what to write: LLVM IR, assembly, relocatable object or code object (default)")
+    parser.add_argument("-g", "--locations", action="store_true",
+                        help="carry PTX line numbers into the LLVM IR as !dbg locations (no DWARF)")
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="compile only this kernel (repeatable; default: all)")
     parser.set_defaults(handler=run)
@@ -42,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
 
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
     if args.emit == "hsaco":
-        data: str | bytes = compile(args.file, args.arch, args.opt, args.kernel).data
+        data: str | bytes = compile(args.file, args.arch, args.opt, args.kernel, args.locations).data
     else:
-        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel)
+        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations)
     output = args.output or os.path.splitext(args.file)[0] + _SUFFIX[args.emit]
     if output == "-":
         if isinstance(data, str):

@@ -21,6 +21,7 @@ from llvmlite import ir
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, UnsupportedError
 from ptx2gcn.emit.context import FnContext, ModuleContext
+from ptx2gcn.emit.debug_locations import DebugLocations, module_flags_text
 from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
 from ptx2gcn.emit.llvm_types import ADDRSPACE, llvm_type, pointer
 from ptx2gcn.emit.lowerings import lower_op
@@ -55,8 +56,9 @@ class _Patches:
                 arg_name = arg.split("\0", 1)[1]
                 plain = f'ptr addrspace(4) %"{arg_name}"'
                 line = line.replace(plain, f'ptr addrspace(4) {attr} %"{arg_name}"')
-        if name in self.attrs:
-            line = f"{line} {self.attrs[name]}"
+        if name in self.attrs:  # string attributes go before any function metadata
+            head, sep, tail = line.partition(" !dbg ")
+            line = f"{head} {self.attrs[name]}{sep}{tail}"
         return line
 
 
@@ -147,8 +149,10 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
         mc.defined.add(fn.name)
 
 
-def _lower_function(mc: ModuleContext, fn: Function) -> None:
+def _lower_function(mc: ModuleContext, fn: Function, debug: DebugLocations | None) -> None:
     llfn = mc.functions[fn.name]
+    if debug is not None:
+        debug.enter(llfn, fn.loc.line if fn.loc is not None else 0)
     entry = llfn.append_basic_block("allocas")
     cx = FnContext(mc, fn, llfn, ir.IRBuilder(entry), entry_allocas=entry, is_kernel=fn.kind == "kernel")
     order = reverse_postorder(fn)
@@ -167,6 +171,8 @@ def _lower_function(mc: ModuleContext, fn: Function) -> None:
     for block in order:
         cx.builder.position_at_end(cx.blocks[block])
         for op in block.ops:
+            if debug is not None:
+                debug.at(cx.builder, op.loc)
             _lower_located(cx, op)
 
 
@@ -183,12 +189,17 @@ def _lower_located(cx: FnContext, op: object) -> None:
         raise Ptx2GcnError(Diagnostic(Severity.ERROR, op.loc, message)) from error
 
 
-def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | None = None) -> str:
-    """LLVM IR text for ``module`` (only the named kernels, when given; their callees stay)."""
+def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | None = None,
+              locations: bool = False) -> str:
+    """LLVM IR text for ``module`` (only the named kernels, when given; their callees stay).
+
+    ``locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
+    """
     wanted = set(kernels) if kernels is not None else None
     mc = ModuleContext(ir.Module(name=module.source), arch)
     mc.module.triple = TRIPLE
     patches = _Patches()
+    debug = DebugLocations(mc.module, module.source) if locations else None
     pending: list[tuple[ir.GlobalVariable, Global, ir.Type]] = []
     for var in module.globals:
         _declare_global(mc, var, pending)
@@ -205,5 +216,6 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
         gv.initializer = _initializer(mc, var, t)
     for fn in chosen:
         if not fn.is_declaration:
-            _lower_function(mc, fn)
-    return patches.apply(str(mc.module))
+            _lower_function(mc, fn, debug)
+    text = patches.apply(str(mc.module))
+    return text + module_flags_text() if debug is not None else text

@@ -127,3 +127,14 @@ def test_cli_unknown_kernel_and_bad_input_exit_1(tmp_path: Path) -> None:
     bad.write_text(VADD.replace("add.f32 %f3", "frobnicate.f32 %f3"))
     result = _cli(str(bad))
     assert result.returncode == 1 and "bad.ptx:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_locations_reach_llvm_without_changing_the_code_object(tmp_path: Path) -> None:
+    src = tmp_path / "vadd.ptx"
+    src.write_text(VADD)
+    result = _cli(str(src), "--emit", "llvm", "-g", "-o", "-")
+    assert result.returncode == 0
+    fadd = next(line for line in result.stdout.splitlines() if " fadd float" in line)
+    line_of_add = 1 + VADD.splitlines().index("\tadd.f32 %f3, %f1, %f2;")
+    assert f"line: {line_of_add}" in result.stdout and "!dbg" in fadd
+    assert compile(VADD, locations=True).data == compile(VADD).data
