@@ -120,7 +120,8 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
 
 
 def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                 kernels: Iterable[str] | None = None, optimised: bool = True, locations: bool = False) -> str:
+                 kernels: Iterable[str] | None = None, optimised: bool = True,
+                 locations: bool = False) -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
     check_arch(arch)
     text, filename = _source(ptx)
