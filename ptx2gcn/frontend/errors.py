@@ -151,6 +151,9 @@ def _unexpected_token(token: Token, expected: set[str], source: SourceFile) -> P
         line, column = source.position(start - 1)
         return Ptx2GcnError.at(Span(source.name, line, column, line, column + 2, source),
                                "a hexadecimal float needs exactly 8 hex digits after 0f or 16 after 0d")
+    if expected and expected <= {"MINUS", "INT"} and token.type in ("REGISTER", "IDENT", "SIMPLE_OPERANDS"):
+        return Ptx2GcnError.at(span, "an address offset must be an integer constant (PTX has no "
+                                     f"[register+register] addressing), found {found}")
     in_instruction = "OPCODE" not in expected and not _on_directive_line(source, token)
     if in_instruction and {"SEMI", "COMMA"} <= expected:
         return Ptx2GcnError.at(span, f"expected ',' or ';' after operand, found {found}")
