@@ -166,7 +166,8 @@ class BracketList:
 
 @dataclass(slots=True, frozen=True)
 class ParenList:
-    """``(a, b, ...)``: the return and argument lists of ``call``."""
+    """``(a, b, ...)``: the return and argument lists of ``call`` (and any parenthesised list of
+    several operands). Outside ``call``, ``(x)`` with one item is grouping: a ``ParenExpr``."""
 
     span: Span = field(compare=False, repr=False)
     items: tuple[Operand, ...]
@@ -191,7 +192,9 @@ class UnaryExpr:
 
 @dataclass(slots=True, frozen=True)
 class BinaryExpr:
-    """A constant-expression binary operation (``+ - * / % << >> & | ^``), e.g. ``sym+8``."""
+    """A binary operation (``+ - * / % << >> & | ^``) of a constant expression (``sym+8``,
+    ``(1+2)*4``), or a register/name with an immediate offset used as an instruction operand
+    (``%r1+4``, ``%r1+-4``: op ``+``/``-`` as written, the sign of ``-4`` folded into ``rhs``)."""
 
     span: Span = field(compare=False, repr=False)
     op: str
@@ -294,9 +297,9 @@ class VariableDecl:
     """A ``.reg/.local/.shared/.global/.const/.param/...`` declaration of one or more names.
 
     ``linkage``: ``.extern``/``.visible``/``.weak``/``.common`` in source order. ``attributes``:
-    other qualifiers in source order: ``.ptr`` and ``.attribute(.managed)``-style attributes
-    (kept in their canonical spelling). ``vector`` is
-    ``.v2``/``.v4``/``.v8`` or None; ``type`` is the element type (``.b32``, ``.pred``, ``.texref``).
+    other qualifiers in source order, e.g. ``.attribute(.managed)`` in its canonical spelling.
+    ``vector`` is ``.v2``/``.v4``/``.v8`` or None; ``type`` is the element type (``.b32``,
+    ``.pred``, ``.texref``).
     """
 
     span: Span = field(compare=False, repr=False)
