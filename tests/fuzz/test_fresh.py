@@ -1,0 +1,26 @@
+"""A few hundred fresh fuzz programs (fixed seed, so a failure reproduces) must all match the model."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
+
+FRESH = 200
+SEED = 424242
+
+
+def test_fresh_programs_match_the_model() -> None:
+    stream = io.StringIO()
+    summary = fuzz(FuzzConfig(count=FRESH, seed=SEED, save=None), stream, show_progress=False)
+    assert summary.programs == FRESH
+    assert (summary.mismatches, summary.errors) == (0, 0), stream.getvalue()
+
+
+@pytest.mark.slow
+def test_two_thousand_programs_match_the_model() -> None:
+    stream = io.StringIO()
+    summary = fuzz(FuzzConfig(count=2000, seed=1, save=None, jobs=2), stream, show_progress=False)
+    assert (summary.mismatches, summary.errors) == (0, 0), stream.getvalue()
