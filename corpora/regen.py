@@ -18,7 +18,7 @@ A CUDA source steers its own build with header comments:
 * ``// corpus-min-arch: 80``            skip targets below sm_80
 * ``// corpus-archs: 80``               build only these targets (space separated)
 * ``// corpus-flags: -rdc=true``        extra nvcc flags for every build of this file
-* ``// corpus-variants: G=-G ; fast_math=-use_fast_math``  extra builds with extra nvcc flags
+* ``// corpus-variants: debug=-G ; fast_math=-use_fast_math``  extra builds with extra nvcc flags
 * ``// corpus-output: large``           write to ``large/`` instead of ``nvcc/``
 
 The sources are copied to the fixed folder ``/tmp/ptx2gcn-corpus/src`` and compiled from there, because
@@ -47,7 +47,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 CORPORA = Path(__file__).resolve().parent
-REPO_ROOT = CORPORA.parent
 SRC = CORPORA / "src"
 STAGE = Path("/tmp/ptx2gcn-corpus")
 STAGED_SRC = STAGE / "src"
