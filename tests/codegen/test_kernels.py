@@ -571,3 +571,48 @@ def test_memory_ordering_and_scopes() -> None:
     assert struct.unpack("<5I", memory.read(cells, 20)) == (5, 5 * 32, 5 * 32, 5, 31)
     text = compile(HEADER + ptx).llvm_ir
     assert 'syncscope("agent") acquire' in text and 'syncscope("workgroup")' in text
+
+
+def test_generic_addresses_cvta_and_isspacep() -> None:
+    ptx = """
+.visible .entry gen(.param .u64 out)
+{
+  .reg .b64 %rd<8>; .reg .b32 %r<8>; .reg .pred %p<4>;
+  .shared .align 4 .u32 cell;
+  .local .align 4 .u32 priv;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  cvta.shared.u64 %rd2, cell;
+  cvta.local.u64 %rd3, priv;
+  isspacep.shared %p1, %rd2;
+  isspacep.local %p2, %rd3;
+  isspacep.global %p3, %rd1;
+  setp.eq.u32 %p0, %r1, 0;
+  @%p0 st.u32 [%rd2], 41;
+  st.u32 [%rd3], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r2, [cell];
+  ld.local.u32 %r3, [priv];
+  cvta.to.shared.u64 %rd4, %rd2;
+  cvt.u32.u64 %r4, %rd4;
+  ld.shared.u32 %r5, [%r4];
+  selp.u32 %r6, 1, 0, %p1;
+  selp.u32 %r7, 2, 0, %p2;
+  add.u32 %r6, %r6, %r7;
+  selp.u32 %r7, 4, 0, %p3;
+  add.u32 %r6, %r6, %r7;
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd5, %rd1, %rd5;
+  st.global.v4.u32 [%rd5], {%r2, %r3, %r5, %r6};
+  trap_free:
+  nanosleep.u32 10;
+  pmevent 1;
+  ret;
+}
+"""
+    memory = DeviceMemory()
+    n = 8
+    out = memory.alloc(16 * n)
+    _launch(ptx, "gen", struct.pack("<Q", out), memory, block=(n, 1, 1))
+    got = np.frombuffer(memory.read(out, 16 * n), np.uint32).reshape(n, 4)
+    assert np.array_equal(got, np.array([[41, i, 41, 7] for i in range(n)], np.uint32))
