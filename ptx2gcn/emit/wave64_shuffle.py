@@ -6,7 +6,17 @@ back to the own lane when out of range, and is then always in 0..31; the ``ds_bp
 ``(base | j) * 4`` so the read never leaves the executing warp's half of the wave. ``membermask``
 only states which lanes take part (the sm_6x contract: every member executes the shuffle
 convergently); it does not change the data movement. Design: warp-on-wave64.md §5.2.
-Cost: 2 v_mbcnt + ~10 VALU for ``j``/``p`` + 1 ds_bpermute_b32 (+ lgkmcnt wait).
+Fast paths for compile-time ``b``/``c`` (``p`` is then the constant true):
+
+- ``bfly`` whose lane mask stays inside its segment (``bval & seg == 0``, ``(cval | seg) == 31``,
+  e.g. every CUDA ``__shfl_xor_sync`` with ``laneMask < width``): ``ds_swizzle_b32`` in bit mode,
+  ``offset = bval << 10 | 0x1f``, which permutes inside each 32-lane group only (CDNA3 ISA,
+  DS_SWIZZLE_B32) — no address VGPR.
+- ``idx`` with ``seg == 0`` and ``cval == 31`` (CUDA ``__shfl_sync(m, v, k)`` at full width): the
+  source lane ``s = b & 31`` is the same in the whole warp: ``base == 0 ? readlane(a, s) :
+  readlane(a, 32 + s)`` — 2 v_readlane_b32 + v_cndmask, no LDS access.
+
+General-path cost: 2 v_mbcnt + ~10 VALU for ``j``/``p`` + 1 ds_bpermute_b32 (+ lgkmcnt wait).
 """
 
 from __future__ import annotations
@@ -53,8 +63,37 @@ def gather(cx: FnContext, value: ir.Value, lane: ir.Value) -> ir.Value:
     return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, value], ["convergent"])
 
 
+def _constant(op: Op, index: int) -> int | None:
+    source = op.operand(index)
+    defining = getattr(source, "op", None)
+    if defining is not None and defining.name == "const":
+        value = defining.attrs.get("value")
+        return value if isinstance(value, int) else None
+    return None
+
+
+def _fast_path(cx: FnContext, op: Op, a: ir.Value) -> ir.Value | None:
+    """The shuffle through ds_swizzle or v_readlane when ``b`` and ``c`` allow it (module docstring)."""
+    mode, b, c = cx.attr(op, "mode"), _constant(op, 1), _constant(op, 2)
+    if b is None or c is None:
+        return None
+    bval, cval, seg = b & _LANE_BITS, c & _LANE_BITS, c >> 8 & _LANE_BITS
+    if mode == "bfly" and bval & seg == 0 and (cval | seg) == _LANE_BITS:
+        return cx.call("llvm.amdgcn.ds.swizzle", I32, [a, cx.i32(bval << 10 | _LANE_BITS)], ["convergent"])
+    if mode == "idx" and seg == 0 and cval == _LANE_BITS:
+        bld = cx.builder
+        low = cx.call("llvm.amdgcn.readlane.i32", I32, [a, cx.i32(bval)], ["convergent"])
+        high = cx.call("llvm.amdgcn.readlane.i32", I32, [a, cx.i32(WARP_SIZE + bval)], ["convergent"])
+        return bld.select(bld.icmp_unsigned("==", half_base(cx), cx.i32(0)), low, high)
+    return None
+
+
 def lower_shfl(cx: FnContext, op: Op) -> None:
     a, b, c = (cx.coerce(cx.operand(op, i), I32) for i in range(3))
+    fast = _fast_path(cx, op, a)
+    if fast is not None:
+        cx.define(op, *(fast, ir.Constant(ir.IntType(1), 1))[:len(op.results)])
+        return
     j, p = source_lane(cx, cx.attr(op, "mode"), lane_id(cx), b, c)
     d = gather(cx, a, j)
     cx.define(op, *(d, p)[:len(op.results)])

@@ -153,3 +153,20 @@ def test_shuffle_in_loop_with_per_lane_trip_counts(rng: np.random.Generator) -> 
             acc = [acc[i] if e is None else (acc[i] + e[0]) & model.M32 for i, e in enumerate(got)]
         assert [int(x) for x in out[0][s]] == acc
     assert len(set(trips.tolist())) > 1
+
+
+CONSTANT_PARTIAL = warp_kernel("setp.ne.u32 %p9, %a3, 0;\n@%p9 bra SKIP;\n" + "\n".join(
+    f"shfl.sync.{m}.b32 %o{2 * i}|%p{i + 1}, %a0, {b}, {c}, -1; selp.u32 %o{2 * i + 1}, 1, 0, %p{i + 1};"
+    for i, (m, b, c) in enumerate([("bfly", 5, 0x1F), ("idx", 39, 0x1F), ("bfly", 2, 0x181F), ("idx", 6, 0x181F)]))
+    + "\nSKIP:", 8)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_constant_fast_paths_under_random_exec_masks(seed: int) -> None:
+    """The ds_swizzle / v_readlane fast paths (constant b, c) with independent active sets per warp."""
+    rng = np.random.default_rng(200 + seed)
+    active = rng.random(128) < 0.6
+    a = _per_warp_values(rng, 128)
+    out = run(CONSTANT_PARTIAL, BLOCK, [a, 0, 0, ~active], 8)
+    for i, (mode, b, c) in enumerate([("bfly", 5, 0x1F), ("idx", 39, 0x1F), ("bfly", 2, 0x181F), ("idx", 6, 0x181F)]):
+        _check(out, mode, a, b, c, active, 2 * i, 2 * i + 1)
