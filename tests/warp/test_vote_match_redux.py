@@ -172,3 +172,77 @@ def test_redux(case: str, rng: np.random.Generator) -> None:
             got = out[k][s]
             assert (got[~off[s]] == want).all(), (op, t)
             assert (got[off[s]] == SENTINEL).all()
+
+
+LEGACY = """.version 6.0
+.target sm_60
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+.reg .b32 %r<12>; .reg .b64 %rd<4>; .reg .pred %p<6>;
+mov.u32 %r1, %tid.x; mov.u32 %r3, 0xdeadbeef; mov.u32 %r6, 0xdeadbeef; mov.u32 %r7, 0xdeadbeef;
+mov.u32 %r4, 0xdeadbeef;
+rem.u32 %r9, %r1, 3; setp.eq.u32 %p4, %r9, 0; @%p4 bra SKIP;
+and.b32 %r2, %r1, 6; setp.ne.u32 %p1, %r2, 0;
+vote.ballot.b32 %r3, %p1;
+vote.all.pred %p2, %p1; selp.u32 %r6, 1, 0, %p2;
+vote.any.pred %p2, !%p1; selp.u32 %r7, 1, 0, %p2;
+shfl.bfly.b32 %r4, %r1, 3, 0x1f;
+SKIP:
+ld.param.u64 %rd1, [out];
+mul.wide.u32 %rd2, %r1, 16;
+add.u64 %rd3, %rd1, %rd2;
+st.global.v4.u32 [%rd3], {%r3, %r6, %r7, %r4};
+ret;
+}
+"""
+
+
+def test_legacy_vote_and_shfl_use_the_active_set() -> None:
+    """Pre-sm_70 ``vote``/``shfl`` without .sync: membermask = the warp's active threads."""
+    from ptx2gcn.runtime.emulator.launch import launch
+    from ptx2gcn.runtime.emulator.loader import load
+    from ptx2gcn.runtime.emulator.memory import DeviceMemory
+    from tests.warp.conftest import compiled
+
+    n = 96
+    memory = DeviceMemory()
+    out = memory.alloc(16 * n)
+    launch(load(compiled(LEGACY), "legacy.hsaco"), "k", grid=(1, 1, 1), block=(n, 1, 1),
+           kernarg=out.to_bytes(8, "little"), memory=memory)
+    got = np.frombuffer(memory.read(out, 16 * n), dtype=np.uint32).reshape(n, 4)
+    tid = np.arange(n)
+    for s in _warps(n):
+        t = tid[s]
+        active = _mask(t % 3 != 0)
+        pred = [bool(x & 6) for x in t]
+        ballot = model.ballot(pred, M32, active)
+        for i, x in enumerate(t):
+            if x % 3 == 0:
+                assert got[x].tolist() == [SENTINEL] * 4
+                continue
+            partner_live = (x ^ 3) % 3 != 0
+            assert got[x][:3].tolist() == [ballot, int(ballot == active), int(ballot != active)]
+            if partner_live:
+                assert got[x][3] == x ^ 3
+
+
+@pytest.mark.parametrize("size", [50, 96, 1000, 1024])
+def test_partial_last_warp_and_large_blocks(size: int, rng: np.random.Generator) -> None:
+    """Blocks that are not a multiple of 64 (a last wave with one warp, a partial warp) and up to
+    1024 threads: votes, activemask and redux see exactly the threads that exist."""
+    pred = rng.random(size) < 0.5
+    member = np.full(size, M32)
+    out = run(VOTES, (size, 1, 1), [pred, member, 0, 0], 9)
+    values = rng.integers(0, 2**32, size)
+    sums = run(REDUX, (size, 1, 1), [values, member, 0, 0], len(REDUX_OPS))
+    for w in range(0, size, 32):
+        s = slice(w, min(w + 32, size))
+        count = s.stop - s.start
+        active = (1 << count) - 1
+        p = [bool(x) for x in pred[s]] + [False] * (32 - count)
+        assert (out[0][s] == model.vote("ballot", p, M32, active)).all()
+        assert (out[1][s] == int(model.vote("all", p, M32, active))).all()
+        assert (out[8][s] == active).all()
+        assert (sums[0][s] == int(values[s].sum()) & M32).all()
+        assert (sums[2][s] == values[s].min()).all()
