@@ -69,6 +69,18 @@ def _mul(op: Op, a: int, b: int, width: int) -> int | None:
     return product & _mask(width)
 
 
+def _mad(op: Op, a: int, b: int, c: int, width: int) -> int | None:
+    """mad.lo/.hi/.wide: the chosen part of a*b, plus c (double width for wide), wrapping."""
+    if op.attrs.get("sat"):
+        return None
+    mode = op.attrs.get("mode", "lo")
+    part = _mul(op, a, b, width)
+    if part is None:
+        return None
+    out_width = 2 * width if mode == "wide" else width
+    return (part + c) & _mask(out_width)
+
+
 def _shift(op: Op, a: int, b: int, width: int) -> int:
     amount = min(b, width)
     if op.name == "shl":
@@ -184,6 +196,8 @@ def _integer(op: Op, inputs: list[int], width: int) -> list[int] | None:
         result = _arith(op, inputs[0], inputs[1], width)
     elif name == "mul":
         result = _mul(op, inputs[0], inputs[1], width)
+    elif name == "mad":
+        result = _mad(op, inputs[0], inputs[1], inputs[2], width)
     elif name in ("and", "or", "xor"):
         a, b = inputs
         result = {"and": a & b, "or": a | b, "xor": a ^ b}[name]

@@ -23,7 +23,8 @@ INSTRUCTIONS = [
     "max.u32", "and.b32", "or.b32", "xor.b32", "not.b32", "cnot.b32", "shl.b32", "shr.u32", "shr.s32",
     "shr.b32", "popc.b32", "clz.b32", "brev.b32", "bfe.u32", "bfe.s32", "bfi.b32", "prmt.b32",
     "setp.lt.s32", "setp.lt.u32", "setp.ge.u32", "setp.hi.u32", "setp.ne.b32", "add.u64", "mul.hi.s64",
-    "shl.b64", "shr.s64", "bfe.s64", "popc.b64", "clz.b64",
+    "shl.b64", "shr.s64", "bfe.s64", "popc.b64", "clz.b64", "mad.lo.u32", "mad.lo.s32", "mad.hi.u32",
+    "mad.hi.s32", "mad.wide.u32", "mad.wide.s32", "mad.lo.u64",
 ]
 
 
@@ -31,7 +32,8 @@ def _shape(instruction: str) -> tuple[int, int, int]:
     """(number of sources, source width, destination width) of an instruction."""
     opcode = instruction.split(".")[0]
     width = int(instruction[-2:])
-    sources = {"not": 1, "cnot": 1, "popc": 1, "clz": 1, "brev": 1, "bfe": 3, "bfi": 4, "prmt": 3}.get(opcode, 2)
+    sources = {"not": 1, "cnot": 1, "popc": 1, "clz": 1, "brev": 1, "bfe": 3, "bfi": 4, "prmt": 3,
+               "mad": 3}.get(opcode, 2)
     dest = 2 * width if ".wide." in instruction else (32 if opcode in ("popc", "clz") else width)
     return sources, width, dest
 
@@ -47,6 +49,8 @@ def _built_op(instruction: str) -> Op:
     for i in range(sources):
         # bfe/bfi positions and lengths are .u32 operands whatever the instruction width.
         bits = 32 if (instruction.startswith(("bfe", "bfi")) and i >= sources - 2) else width
+        if ".wide." in instruction and i == 2:
+            bits = 2 * width  # mad.wide adds a double-width c
         names.append(f"%s{bits}_{i}")
     decls = " ".join(f".reg .{kinds[int(n[2:4])]} {n};" for n in names)
     text = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
