@@ -52,7 +52,7 @@ def _words(text: str) -> frozenset[str]:
 
 INT_TYPES = _words("b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64")
 FLOAT_TYPES = _words("f16 bf16 f32 f64 f16x2 bf16x2")
-ALL_TYPES = INT_TYPES | FLOAT_TYPES | _words("pred b128 tf32 e4m3x2 e5m2x2")
+ALL_TYPES = INT_TYPES | FLOAT_TYPES | _words("pred b128 tf32 e4m3x2 e5m2x2 e4m3 e5m2")
 ROUNDING = _words("rn rz rm rp rna rs rni rzi rmi rpi approx full")
 CMP = _words("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan")
 SPACES = _words("generic global shared local const param kparam")

@@ -380,15 +380,17 @@ def lower_cvt(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     d_type, s_type = ptx_type(d_name), ptx_type(s_name)
     ops = operands(ctx, ins, 2, 3)
     if len(ops) == 3:
-        if d_name in ("e4m3x2", "e5m2x2"):
-            raise UnsupportedError.feature(ins.span, f"cvt.{d_name}", "FP8 conversions are not translated yet")
-        if not isinstance(d_type, PackedType):
-            raise ctx.error(ins.span, "only cvt to .f16x2/.bf16x2 takes two sources")
-        elem = d_type.elem
-        # d = {cvt(a) in the upper half, cvt(b) in the lower half}.
-        hi = ctx.value("cvt", (ctx.src(ops[1], s_type),), elem, dtype=elem.kind, stype=s_name, **attrs)
-        lo = ctx.value("cvt", (ctx.src(ops[2], s_type),), elem, dtype=elem.kind, stype=s_name, **attrs)
-        ctx.dst(ops[0], ctx.value("pack", (lo, hi), d_type))
+        # d = {cvt(a) in the upper half, cvt(b) in the lower half}; halves are f16/bf16, or one
+        # FP8 byte each for .e4m3x2/.e5m2x2 (held as integers: the IR has no 8-bit float type).
+        fp8 = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}.get(d_name)
+        if fp8 is None and not isinstance(d_type, PackedType):
+            raise ctx.error(ins.span, "only cvt to a packed pair (.f16x2, .bf16x2, .e4m3x2, .e5m2x2) "
+                            "takes two sources")
+        elem_name = fp8 or (d_type.elem.kind if isinstance(d_type, PackedType) else "")
+        elem = ptx_type(elem_name)
+        halves = [ctx.value("cvt", (ctx.src(o, s_type),), elem, dtype=elem_name, stype=s_name, **attrs)
+                  for o in (ops[2], ops[1])]
+        ctx.dst(ops[0], ctx.value("pack", halves, d_type))
         return
     value = ctx.value("cvt", (ctx.src(ops[1], s_type, is_signed(s_name)),), d_type, dtype=d_name,
                       stype=s_name, **attrs)

@@ -168,7 +168,7 @@ PTX_TYPES: dict[str, Type] = {
     "b128": I128,
     "f16": F16, "bf16": BF16, "f32": F32, "f64": F64,
     "f16x2": F16X2, "bf16x2": BF16X2,
-    "e4m3x2": I16, "e5m2x2": I16, "tf32": I32,
+    "e4m3x2": I16, "e5m2x2": I16, "tf32": I32, "e4m3": I8, "e5m2": I8,
 }
 
 

@@ -490,3 +490,17 @@ def test_kernel_parameters_read_through_a_register() -> None:
     (load,) = ops(fn, "ld")
     assert load.operand(0).type == PtrType(AddrSpace.KPARAM)
     assert load.operand(0).op.operand(0).op.name == "ptrtoint"  # type: ignore[attr-defined]
+
+
+def test_two_source_cvt_packs_a_high_and_b_low() -> None:
+    fn = kernel(build("""
+    cvt.rn.f16x2.f32 %r1, %f1, %f2;
+    cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;
+    ret;"""))
+    first, second = ops(fn, "pack")
+    # PTX: the value converted from a goes to the upper half, from b to the lower half.
+    for pack in (first, second):
+        lo, hi = (v.op for v in pack.operand_values)  # type: ignore[attr-defined]
+        assert (lo.operand(0).name, hi.operand(0).name) == ("f2", "f1")
+    assert [c.attrs["dtype"] for c in ops(fn, "cvt")] == ["f16", "f16", "e4m3", "e4m3"]
+    assert second.result.type == I16
