@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Generate the corpus launch cases: ``corpora/cases/<collection>/<kernel>/case.toml`` + ``.npy`` files.
+
+Each generator below reads like the CUDA / Triton / numba source it models (quoted in its docstring)
+and computes the expected outputs with numpy or plain Python, independently of ptx2gcn: nothing here
+imports the compiler or runs a kernel. Inputs come from ``numpy.random.default_rng(seed)`` with a fixed
+seed per case, so two runs write byte-identical files.
+
+Invariant: every folder under ``corpora/cases/`` that holds a ``case.toml`` is written by exactly one
+generator here; ``--check`` regenerates into a temporary folder and reports any difference.
+
+Usage: ``.venv/bin/python corpora/cases/make_cases.py [--only SUBSTRING] [--check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+from fractions import Fraction
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from casegen import Buffer, CaseSpec, Raw, Scalar  # noqa: E402
+
+CASES = Path(__file__).resolve().parent
+CORPUS = CASES.parent
+NV = "nvcc/sm_80/"
+
+Generator = Callable[[], Iterator[tuple[str, CaseSpec]]]
+GENERATORS: list[Generator] = []
+
+
+def generator(fn: Generator) -> Generator:
+    GENERATORS.append(fn)
+    return fn
+
+
+def rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def dim(value: int | tuple[int, ...]) -> tuple[int, int, int]:
+    t = (value,) if isinstance(value, int) else tuple(value)
+    return (t + (1, 1, 1))[:3]  # type: ignore[return-value]
+
+
+def case(source: str, kernel: str, grid: object, block: object, args: list, expect: dict, **kw: object) -> CaseSpec:
+    return CaseSpec(source, kernel, dim(grid), dim(block), args, expect, **kw)  # type: ignore[arg-type]
+
+
+F32_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 1e-45, -1e-45, 1.17549435e-38, 3.4028235e38, -3.4028235e38,
+                      np.inf, -np.inf, 0.5, 2.0**-126, 65504.0, 1e30, -1e-30], dtype=np.float32)
+
+
+def f32_inputs(seed: int, n: int, edges: bool = True) -> np.ndarray:
+    x = (rng(seed).standard_normal(n) * 10).astype(np.float32)
+    if edges:
+        k = min(n, F32_EDGES.size)
+        x[:k] = F32_EDGES[:k]
+    return x
+
+
+def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float, dtype: type) -> np.ndarray:
+    """fma.rn: a*b+c computed exactly (fractions) and rounded once to ``dtype``; IEEE specials via numpy."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, dtype), np.asarray(b, dtype), np.asarray(c, dtype))
+    out = np.empty(a.shape, dtype)
+    for i, (p, q, r) in enumerate(zip(a.flat, b.flat, c.flat)):
+        if np.isfinite(p) and np.isfinite(q) and np.isfinite(r):
+            exact = Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))
+            if exact == 0:  # RN: -0 only for (-0 product) + (-0)
+                negative = p * q == 0 and np.signbit(p) != np.signbit(q) and r == 0 and np.signbit(r)
+                out.flat[i] = dtype(-0.0 if negative else 0.0)
+            else:
+                out.flat[i] = round_fraction(exact, dtype)
+        else:
+            with np.errstate(all="ignore"):
+                out.flat[i] = dtype(np.float64(p) * np.float64(q) + np.float64(r))
+    return out
+
+
+def round_fraction(x: Fraction, dtype: type) -> float:
+    """Round an exact rational to ``dtype`` (round to nearest even), via f64 only where that is exact."""
+    d = float(x)  # correctly rounded to f64
+    if dtype is np.float64:
+        return np.float64(d)
+    # f64 -> f32 double rounding is wrong only when d is a tie of f32 produced by rounding; fix exactly.
+    with np.errstate(over="ignore"):
+        f = np.float32(d)
+    if np.isinf(f):
+        return f
+    lo, hi = (np.nextafter(f, np.float32(-np.inf)), f) if Fraction(float(f)) > x else (f, np.nextafter(f, np.float32(np.inf)))
+    dlo, dhi = x - Fraction(float(lo)), Fraction(float(hi)) - x
+    if dlo < dhi:
+        return lo
+    if dhi < dlo:
+        return hi
+    return lo if int(lo.view(np.uint32)) % 2 == 0 else hi
+
+
+def small_ints_f32(seed: int, n: int, lo: int = -8, hi: int = 9) -> np.ndarray:
+    """Floats that are small integers: any summation order gives the exact same result."""
+    return rng(seed).integers(lo, hi, n).astype(np.float32)
+
+
+# == vector_add.cu ===================================================================================
+@generator
+def vector_add() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "vector_add.ptx"
+    n = 1000
+    a, b = f32_inputs(1, n), f32_inputs(2, n)
+    b[:16] = F32_EDGES[::-1]
+    with np.errstate(all="ignore"):
+        c = a + b
+    yield "vector_add/vector_add_f32", case(src, "vector_add_f32", 9, 120, [
+        ("a", Buffer("f32", a)), ("b", Buffer("f32", b)), ("c", Buffer("f32", count=n + 3)), ("n", Scalar("s32", n))],
+        {"c": np.concatenate([c, np.zeros(3, np.float32)])})
+    ai = rng(3).integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    bi = rng(4).integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    ai[:3] = [2**31 - 1, -2**31, -1]
+    bi[:3] = [1, -1, -1]
+    yield "vector_add/vector_add_i32", case(src, "vector_add_i32", 5, 200, [
+        ("a", Buffer("s32", ai)), ("b", Buffer("s32", bi)), ("c", Buffer("s32", count=n)), ("n", Scalar("s32", n))],
+        {"c": (ai.astype(np.int64) + bi).astype(np.int32)})
+    ad = rng(5).standard_normal(700) * 1e3
+    bd = rng(6).standard_normal(700)
+    ad[:4] = [1e308, -0.0, 5e-324, np.inf]
+    bd[:4] = [1e308, 0.0, 5e-324, -1.0]
+    with np.errstate(all="ignore"):
+        cd = ad + bd
+    yield "vector_add/vector_add_f64", case(src, "vector_add_f64", 4, 190, [
+        ("a", Buffer("f64", ad)), ("b", Buffer("f64", bd)), ("c", Buffer("f64", count=760)), ("n", Scalar("s64", 700))],
+        {"c": np.concatenate([cd, np.zeros(60)])})
+    # saxpy: y = a * x + y (nvcc contracts to fma.rn.f32 by default: -fmad=true), grid-stride loop.
+    x, y = f32_inputs(7, n), f32_inputs(8, n, edges=False)
+    a32 = np.float32(-1.75)
+    fy = fma(a32, x, y, np.float32)
+    yield "vector_add/saxpy", case(src, "saxpy", 3, 96, [
+        ("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32))), ("x", Buffer("f32", x)), ("y", Buffer("f32", y))],
+        {"y": fy}, note="nvcc contracts a * x[i] + y[i] to fma.rn.f32 (-fmad=true): modelled as an exact fma")
+    xd, yd = rng(9).standard_normal(n), rng(10).standard_normal(n)
+    ad = 0.1
+    fd = fma(ad, xd, yd, np.float64)
+    yield "vector_add/daxpy", case(src, "daxpy", 2, 100, [
+        ("n", Scalar("s32", n)), ("a", Scalar("f64", ad)), ("x", Buffer("f64", xd)), ("y", Buffer("f64", yd))],
+        {"y": fd}, note="fma(a, x, y) in f64 modelled exactly with fractions.Fraction, rounded once")
+    yield "vector_add/saxpy_ldg", case(src, "saxpy_ldg", 9, 125, [
+        ("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32))), ("x", Buffer("f32", x)), ("y", Buffer("f32", y))],
+        {"y": fy})
+    a4, b4 = f32_inputs(11, 4 * 300), f32_inputs(12, 4 * 300)
+    with np.errstate(all="ignore"):
+        c4 = a4 + b4
+    c4[4 * 250:] = 0  # n4 = 250 of 300 float4s
+    yield "vector_add/vector_add_f32x4", case(src, "vector_add_f32x4", 3, 100, [
+        ("a", Buffer("f32", a4)), ("b", Buffer("f32", b4)), ("c", Buffer("f32", count=1200)), ("n4", Scalar("s32", 250))],
+        {"c": c4})
+    nx, ny, nz, pitch = 37, 5, 3, 40
+    size = nz * ny * pitch
+    a8 = rng(13).integers(0, 256, size).astype(np.uint8)
+    b16 = rng(14).integers(0, 65536, size).astype(np.uint16)
+    c32 = np.zeros(size, np.uint32)
+    for z in range(nz):
+        for yy in range(ny):
+            for xx in range(nx):
+                i = (z * ny + yy) * pitch + xx
+                c32[i] = (int(a8[i]) * 3 + int(b16[i])) & 0xFFFFFFFF
+    yield "vector_add/add_3d", case(src, "add_3d", (3, 2, 2), (16, 4, 2), [
+        ("a", Buffer("u8", a8)), ("b", Buffer("u16", b16)), ("c", Buffer("u32", count=size)), ("pitch", Scalar("u64", pitch)),
+        ("nx", Scalar("u32", nx)), ("ny", Scalar("u32", ny)), ("nz", Scalar("u32", nz))], {"c": c32})
+    # scale<T>: p[i] *= s for i < n.
+    for tag, mangled, ty, data, s in [
+        ("float", "_Z5scaleIfEvPT_S0_i", "f32", f32_inputs(15, 300), 3.0),
+        ("double", "_Z5scaleIdEvPT_S0_i", "f64", rng(16).standard_normal(300), -0.3),
+        ("int", "_Z5scaleIiEvPT_S0_i", "s32", rng(17).integers(-2**31, 2**31, 300, dtype=np.int64).astype(np.int32), -7),
+        ("short", "_Z5scaleIsEvPT_S0_i", "s16", rng(18).integers(-2**15, 2**15, 300).astype(np.int16), 301),
+        ("ull", "_Z5scaleIyEvPT_S0_i", "u64", rng(19).integers(0, 2**63, 300, dtype=np.uint64) * np.uint64(2) + np.uint64(1), 0xFFFF_FFFF_0000_0003),
+    ]:
+        n_used = 290
+        out = data.copy()
+        with np.errstate(all="ignore"):
+            if ty in ("s32", "s16", "u64"):
+                bits = {"s32": 32, "s16": 16, "u64": 64}[ty]
+                vals = [((int(v) * int(s)) & ((1 << bits) - 1)) for v in data[:n_used]]
+                out[:n_used] = np.array(vals, dtype=np.uint64 if bits == 64 else np.int64).astype(
+                    {"s32": np.uint32, "s16": np.uint16, "u64": np.uint64}[ty]).view(data.dtype)
+            else:
+                out[:n_used] = data[:n_used] * data.dtype.type(s)
+        yield f"vector_add/scale_{tag}", case(src, mangled, 5, 64, [
+            ("p", Buffer(ty, data)), ("s", Scalar(ty, s)), ("n", Scalar("s32", n_used))], {"p": out})
+
+
+# == main ==============================================================================================
+def generate(root: Path, only: str | None) -> list[str]:
+    written = []
+    for fn in GENERATORS:
+        for name, spec in fn():
+            if only and only not in name:
+                continue
+            folder = root / name
+            spec.write(folder, os.path.relpath(CORPUS / spec.source, CASES / name))
+            written.append(name)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="only cases whose name contains this")
+    parser.add_argument("--check", action="store_true", help="regenerate into a temporary folder and compare")
+    args = parser.parse_args(argv)
+    if not args.check:
+        names = generate(CASES, args.only)
+        print(f"wrote {len(names)} cases")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "corpora" / "cases"
+        names = generate(root, args.only)
+        bad = []
+        for name in names:
+            cmp = filecmp.dircmp(root / name, CASES / name)
+            if cmp.left_only or cmp.right_only or cmp.diff_files or cmp.funny_files:
+                bad.append(name)
+        print(f"{len(names)} cases, {len(bad)} differ" + "".join(f"\n  {b}" for b in bad))
+        return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
