@@ -10,8 +10,8 @@ Requires: a verified module (phase ``ssa``).
 Ensures: the module is unchanged; every such barrier is reached only under branches whose
 conditions are CTA-uniform (constants, kernel parameters, ``%ctaid``, ``%ntid``, ``%nctaid``...) or
 warp-pair-uniform (``%warpid >> k`` with k >= 1, ``%warpid`` compared with an even bound), else a
-located ``UnsupportedError`` "unsupported: bar.sync: barrier id K: reached under warp-dependent control flow; on gfx942 two CUDA warps
-share one wave and may deadlock (use one-warp-per-wave mode)".
+located ``UnsupportedError`` "unsupported: bar.sync: barrier id K: reached under warp-dependent
+control flow; on gfx942 two CUDA warps share one wave and may deadlock (use one-warp-per-wave mode)".
 Branches to a block that only ends the thread (``@p exit``, early ``ret``) do not count: exited
 threads wait for nobody.
 Not handled: (conservatively rejected) values loaded from global/shared memory, results of calls
@@ -47,12 +47,12 @@ class Level(IntEnum):
 _UNIFORM_REGS = ("ctaid", "ntid", "nctaid", "nwarpid", "nsmid", "gridid", "WARP_SZ", "total_smem_size",
                  "dynamic_smem_size", "aggr_smem_size", "envreg", "pm")
 _UNIFORM_SPACES = frozenset({"kparam", "param", "const"})
-_RESULT_VARYING = frozenset({"ld", "atom", "call", "call_indirect", "shfl", "vote", "match", "redux", "bar_red",
-                             "activemask", "alloca"})
+_RESULT_VARYING = frozenset({"ld", "atom", "call", "call_indirect", "shfl", "vote", "match", "redux",
+                             "bar_red", "activemask", "alloca"})
 
 _ENDS = frozenset({"ret", "exit", "trap"})
-MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942 two CUDA warps share one wave "
-           "and may deadlock (use one-warp-per-wave mode)")
+MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942 two CUDA warps share "
+           "one wave and may deadlock (use one-warp-per-wave mode)")
 
 
 def needs_check(op: Op) -> bool:
@@ -157,7 +157,8 @@ def _pairs_warps(op: Op) -> bool:
         return bound & 1 == 0
     if op.name == "setp":
         cmp = str(op.attrs.get("cmp", ""))
-        return (cmp in ("lt", "ge", "lo", "hs") and bound % 2 == 0) or (cmp in ("le", "gt", "ls", "hi") and bound % 2 == 1)
+        below_even = cmp in ("lt", "ge", "lo", "hs") and bound % 2 == 0
+        return below_even or (cmp in ("le", "gt", "ls", "hi") and bound % 2 == 1)
     return False
 
 
@@ -209,5 +210,6 @@ class Wave64BarrierCheck(Pass):
                 if analysis.control.get(op.parent, Level.UNIFORM) > Level.PAIR:
                     k = _const(op.operand(0))
                     what = f"bar.{op.attrs.get('mode', 'red')}" if op.name == "bar" else "bar.red"
-                    raise UnsupportedError.feature(op.loc, what, MESSAGE.format(k=k if k is not None else "(register)"))
+                    why = MESSAGE.format(k=k if k is not None else "(register)")
+                    raise UnsupportedError.feature(op.loc, what, why)
         return False

@@ -8,6 +8,35 @@ waves do not hold ``s_barrier`` up, as PTX's exited threads release barriers);
 ``bar.warp.sync`` is a wavefront-scope acq_rel fence plus ``llvm.amdgcn.wave.barrier`` (both warps
 of a wave execute in lock step, so no wait is needed, only ordering). Counted/named barriers,
 ``bar.arrive`` and ``bar.red`` go to ``wave64_barrier``. Design: /work/shared/docs/warp-on-wave64.md.
+
+Lowering and measured cost (gfx942 instructions added to a one-op kernel at -O3; the two
+v_mbcnt computing ``lane64`` are shared by every warp op of a function):
+
+======================================  =====  ==============================================
+op                                      instr  key instructions
+======================================  =====  ==============================================
+%laneid, %lanemask_*                    3      2 v_mbcnt + 1 VALU
+%warpid (flat tid >> 5)                 9      workitem ids, ntid loads, mad
+shfl.sync dynamic b, c                  17     ds_bpermute_b32 at (base | j) * 4
+shfl.sync.down/up constant b            10     ds_bpermute_b32
+shfl.sync.bfly constant in-segment      1      ds_swizzle_b32 (bit mode, 32-lane groups)
+shfl.sync.idx constant, full width      10     2 v_readlane_b32 + v_cndmask
+vote.sync.ballot / activemask           4–6    ballot (v_cmp/exec) >> base
+vote.sync.all/any/uni                   10     ballot, exec ballot, s_cmp
+match.any.sync.b32/b64                  20+    waterfall: per (warp, value) class s_ff1 +
+                                               v_readlane + v_cmp + ballot (loop, ≤ 64 rounds)
+match.all.sync                          24     2 s_ff1 + 2 v_readlane + ballots
+redux.sync (integer)                    20     WWM + 5 ds_swizzle_b32 (xor 16/8/4/2/1) + 5 VALU
+bar.warp.sync                           0      wave.barrier (scheduling only) + wavefront fence
+bar.sync k (no count)                   1      s_barrier (+ fences: no code on gfx942)
+bar.sync k, b                           53     LDS CAS arrive + ds_bpermute + s_sleep spin
+bar.arrive k, b                         32     LDS CAS arrive
+bar.red (no count)                      61     LDS atomics + 2 s_barrier
+bar.red k, b                            98     LDS accumulator + CAS arrive + spin
+======================================  =====  ==============================================
+
+Kernels using the LDS barrier emulation also get a 64-word LDS block zeroed at entry (1 ds_write
+per lane + 1 s_barrier).
 """
 
 from __future__ import annotations

@@ -183,7 +183,10 @@ def lower_bar_red(cx: FnContext, op: Op, cta_barrier: CtaBarrier) -> None:
     b = cx.builder
     pred = cx.coerce(cx.operand(op, 1), I1)
     counted = len(op.operands) > 2
-    k, need = _id_and_need(cx, op, 2) if counted else (b.and_(cx.coerce(cx.operand(op, 0), I32), cx.i32(15)), None)
+    if counted:
+        k, need = _id_and_need(cx, op, 2)
+    else:
+        k, need = b.and_(cx.coerce(cx.operand(op, 0), I32), cx.i32(15)), None
     mine = _contribution(cx, kind, pred)
     _, is_leader = _leader(cx)
     if need is None:

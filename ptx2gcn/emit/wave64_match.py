@@ -112,7 +112,8 @@ def lower_redux(cx: FnContext, op: Op) -> None:
     kind, typ = cx.attr(op, "op"), cx.attr(op, "type")
     signed = typ.startswith("s") and kind in ("min", "max")
     if typ not in ("u32", "s32", "b32"):
-        raise cx.unsupported(f"redux.sync.{kind}.{typ}", "only the 32-bit integer forms have a gfx942 lowering")
+        raise cx.unsupported(f"redux.sync.{kind}.{typ}",
+                             "only the 32-bit integer forms have a gfx942 lowering")
     identity, fold = _REDUX[(kind, signed)]
     b = cx.builder
     ident = cx.i32(identity)

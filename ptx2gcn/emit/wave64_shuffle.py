@@ -31,7 +31,8 @@ from ptx2gcn.ir.core import Op
 _LANE_BITS = WARP_SIZE - 1
 
 
-def source_lane(cx: FnContext, mode: str, lane: ir.Value, b: ir.Value, c: ir.Value) -> tuple[ir.Value, ir.Value]:
+def source_lane(cx: FnContext, mode: str, lane: ir.Value, b: ir.Value,
+                c: ir.Value) -> tuple[ir.Value, ir.Value]:
     """(j, p): the in-half source lane (0..31; the own lane when out of range) and the in-range bit."""
     bld = cx.builder
     bval = bld.and_(b, cx.i32(_LANE_BITS))
