@@ -11,13 +11,15 @@ earlier declaration for duplicates), in source order per function. Checked:
 * module-level names are declared (a function at least by a prototype) before they are used, in
   bodies and in initializers, as ptxas requires;
 * no name is declared twice in one scope (a function may be declared before it is defined once);
-* module directives: one ``.version`` first, one ``.target``, at most one ``.address_size``;
+* module directives: one ``.version`` first, one ``.target`` naming known targets, at most one
+  ``.address_size``, no ``.file`` index twice; ``.calltargets`` name declared functions;
   performance directives carry the number of values PTX allows, and only where PTX allows them;
 * (warning) every ``.loc`` file index has a ``.file`` directive.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ptx2gcn.diagnostics import Diagnostic, Severity, Span, note
@@ -146,6 +148,10 @@ class _FunctionChecker:
                     for target in targets:
                         if target not in self.labels:
                             self.out.append(_error(stmt.span, f"undeclared label '{target}' in .branchtargets"))
+                case ast.CallTargets(targets=targets):
+                    for target in targets:
+                        if target not in self.visible:
+                            self.out.append(_error(stmt.span, f"undeclared function '{target}' in .calltargets"))
                 case _:
                     pass
         if new_scope:
@@ -225,7 +231,27 @@ def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
     return names
 
 
+# https://docs.nvidia.com/cuda/parallel-thread-execution/#ptx-module-directives-target
+_TARGET = re.compile(r"(?:sm|compute)_[0-9]+[af]?|texmode_unified|texmode_independent|debug|map_f64_to_f32")
+
+
+def _check_targets_and_files(module: ast.Module, out: list[Diagnostic]) -> None:
+    files: dict[int, Span] = {}
+    for item in module.items:
+        if isinstance(item, ast.TargetDirective):
+            for name in item.targets:
+                if _TARGET.fullmatch(name) is None:
+                    out.append(_error(item.span, f"unknown .target '{name}' (expected sm_XX, texmode_*, "
+                                                 "debug or map_f64_to_f32)"))
+        elif isinstance(item, ast.FileDirective):
+            if item.index in files:
+                out.append(_error(item.span, f"duplicate .file index {item.index}",
+                                  note(files[item.index], "first declared here")))
+            files.setdefault(item.index, item.span)
+
+
 def _check_directives(module: ast.Module, out: list[Diagnostic]) -> None:
+    _check_targets_and_files(module, out)
     seen: dict[type, Span] = {}
     for index, item in enumerate(module.items):
         kind = type(item)
