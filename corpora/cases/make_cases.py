@@ -194,6 +194,102 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
             ("p", Buffer(ty, data)), ("s", Scalar(ty, s)), ("n", Scalar("s32", n_used))], {"p": out})
 
 
+# == reduction.cu ====================================================================================
+@generator
+def reduction() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "reduction.ptx"
+    # Inputs are small integers (as floats): every summation order gives the same, exact result.
+    n, block, grid = 1000, 128, 4
+    x = small_ints_f32(20, n)
+    per_block = [x[b * 2 * block:(b + 1) * 2 * block].sum(dtype=np.float64) for b in range(grid)]
+    yield "reduction/reduce_shared", case(src, "reduce_shared", grid, block, [
+        ("in", Buffer("f32", x)), ("out", Buffer("f32", count=grid)), ("n", Scalar("u32", n))],
+        {"out": np.array(per_block, np.float32)}, shared_bytes=block * 4,
+        note="sums of small integers: exact in any order")
+    x = small_ints_f32(21, 2000)
+    yield "reduction/reduce_warp_atomic", case(src, "reduce_warp_atomic", 3, 96, [
+        ("in", Buffer("f32", x)), ("total", Buffer("f32", np.array([0.5], np.float32))), ("n", Scalar("s32", 2000))],
+        {"total": np.array([x.sum(dtype=np.float64) + 0.5], np.float32)})
+    v = f32_inputs(22, 1000, edges=False)
+    v[[17, 400, 901]] = np.float32(-123.25)  # the minimum three times: the lowest index wins
+    v[[5, 700]] = np.nan  # NaN never compares less: ignored
+    v[3] = np.inf
+    finite = np.where(np.isnan(v), np.inf, v)
+    best = int(np.argmin(finite))
+    yield "reduction/argmin", case(src, "argmin", 1, 160, [
+        ("in", Buffer("f32", v)), ("n", Scalar("s32", 1000)), ("out_value", Buffer("f32", count=1)),
+        ("out_index", Buffer("s32", count=1))],
+        {"out_value": v[[best]], "out_index": np.array([best], np.int32)})
+    d = rng(23).integers(-1000, 1000, 1500).astype(np.float64) * 0.25
+    grid, block = 3, 128
+    sums = []
+    for b in range(grid):
+        total = 0.0
+        for t in range(block):
+            total += d[b * block + t::grid * block].sum()
+        sums.append(total)
+    yield "reduction/reduce_f64", case(src, "reduce_f64", grid, block, [
+        ("in", Buffer("f64", d)), ("out", Buffer("f64", count=grid)), ("n", Scalar("s32", 1500))],
+        {"out": np.array(sums)}, note="multiples of 0.25 below 2^40: exact in any order")
+    grid, block = 4, 100
+    vals = rng(24).integers(-5, 6, grid * block).astype(np.int32)
+    vals[0:100] = np.abs(vals[0:100]) + 1  # block 0: all positive
+    vals[100:200] = -np.abs(vals[100:200])  # block 1: none positive
+    blocks = vals.reshape(grid, block) > 0
+    yield "reduction/count_positive", case(src, "count_positive", grid, block, [
+        ("in", Buffer("s32", vals)), ("count", Buffer("s32", count=grid)), ("all_pos", Buffer("s32", count=grid)),
+        ("any_pos", Buffer("s32", count=grid))],
+        {"count": blocks.sum(1).astype(np.int32), "all_pos": blocks.all(1).astype(np.int32),
+         "any_pos": blocks.any(1).astype(np.int32)})
+
+
+# == matmul_tiled.cu =================================================================================
+@generator
+def matmul_tiled() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "matmul_tiled.ptx"
+    # Small-integer matrices: every product and partial sum is exact, so fma contraction and
+    # summation order cannot change the result.
+    for tile, (m, n, k) in [(16, (37, 29, 45)), (32, (40, 33, 50))]:
+        a = small_ints_f32(30 + tile, m * k)
+        b = small_ints_f32(31 + tile, k * n)
+        c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
+        grid = ((n + tile - 1) // tile, (m + tile - 1) // tile)
+        yield f"matmul_tiled/matmul_tiled_{tile}", case(src, f"_Z12matmul_tiledILi{tile}EEvPKfS1_Pfiii", grid, (tile, tile), [
+            ("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n)),
+            ("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k))], {"C": c})
+    m, n, k = 21, 35, 19
+    a, b = small_ints_f32(34, m * k), small_ints_f32(35, k * n)
+    c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
+    yield "matmul_tiled/matmul_naive", case(src, "matmul_naive", (3, 3), (16, 8), [
+        ("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n)),
+        ("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k))], {"C": c})
+    n = 64
+    a = rng(36).integers(-8, 9, n * n).astype(np.float64)
+    b = rng(37).integers(-8, 9, n * n).astype(np.float64)
+    c0 = rng(38).integers(-8, 9, n * n).astype(np.float64)
+    alpha, beta = 2.0, -0.5
+    c = alpha * (a.reshape(n, n) @ b.reshape(n, n)).reshape(-1) + beta * c0
+    yield "matmul_tiled/dgemm_2x2", case(src, "dgemm_2x2", (2, 2), (16, 16), [
+        ("A", Buffer("f64", a)), ("B", Buffer("f64", b)), ("C", Buffer("f64", c0)), ("n", Scalar("s32", n)),
+        ("alpha", Scalar("f64", alpha)), ("beta", Scalar("f64", beta))], {"C": c})
+
+
+# == transpose.cu ====================================================================================
+@generator
+def transpose() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "transpose.ptx"
+    w, h = 70, 45
+    x = f32_inputs(40, w * h)
+    for kernel in ("transpose_naive", "transpose_shared"):
+        yield f"transpose/{kernel}", case(src, kernel, (3, 2), (32, 8), [
+            ("odata", Buffer("f32", count=w * h)), ("idata", Buffer("f32", x)), ("width", Scalar("s32", w)),
+            ("height", Scalar("s32", h))], {"odata": x.reshape(h, w).T.reshape(-1).copy()})
+    n = 64
+    m = rng(41).integers(0, 65536, n * n).astype(np.uint16)
+    yield "transpose/transpose_inplace_u16", case(src, "transpose_inplace_u16", (2, 2), (32, 8), [
+        ("m", Buffer("u16", m)), ("n", Scalar("s32", n))], {"m": m.reshape(n, n).T.reshape(-1).copy()})
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     written = []

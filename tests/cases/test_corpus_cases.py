@@ -18,7 +18,13 @@ CASES = ROOT / "corpora" / "cases"
 CASE_FILES = sorted(CASES.glob("*/*/case.toml"))
 
 # case folder (relative to corpora/cases) -> the exact failure observed.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "reduction/argmin": (
+        "blockDim >= 64: the per_warp loop's ld.shared [%r141+8] (%r141 = mov.u32 of the .shared symbol) "
+        "reads LDS at a float's bits: 'ds_read2_b32 ...: lds access of 4 bytes at 0xc1f8162a: outside the "
+        "work-group's 256 bytes of LDS' (blockDim 32 passes)"
+    ),
+}
 
 
 def _params() -> list[object]:
