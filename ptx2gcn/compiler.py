@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ptx2gcn.codeobject import Kernel, read_code_object
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
@@ -28,11 +29,25 @@ from ptx2gcn.link import link_hsaco
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
 
+T = TypeVar("T")
 STAGES = ("parse", "ir", "passes", "llvm-ir", "llvm-opt", "llvm-codegen", "link")
 
 
 class ArchError(Ptx2GcnError):
     """An ``--arch`` that is not one of ``SUPPORTED_ARCHS``."""
+
+
+class LlvmRejectedError(Ptx2GcnError):
+    """LLVM refused the IR ptx2gcn generated (a code-generation bug, reported without a traceback)."""
+
+
+def _llvm(stage: Callable[[], T]) -> T:
+    """Run an LLVM step; its parse/verify failures become a ``LlvmRejectedError``."""
+    try:
+        return stage()
+    except RuntimeError as error:
+        message = f"internal error: LLVM rejected the generated IR: {str(error).strip()}"
+        raise LlvmRejectedError(Diagnostic(Severity.ERROR, None, message)) from error
 
 
 @dataclass(frozen=True)
@@ -126,18 +141,19 @@ def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3
     check_arch(arch)
     text, filename = _source(ptx)
     llvm_ir = emit_llvm(to_ir(text, filename), arch, kernels, locations)
-    return optimise(llvm_ir, TargetOptions(arch, opt)) if optimised else llvm_ir
+    return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
 
 
 def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                      kernels: Iterable[str] | None = None, locations: bool = False) -> str:
     llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations)
-    return emit_assembly(llvm_ir, TargetOptions(arch, opt))
+    return _llvm(lambda: emit_assembly(llvm_ir, TargetOptions(arch, opt)))
 
 
 def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                    kernels: Iterable[str] | None = None, locations: bool = False) -> bytes:
-    return emit_object(compile_llvm(ptx, arch, opt, kernels, locations=locations), TargetOptions(arch, opt))
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations)
+    return _llvm(lambda: emit_object(llvm_ir, TargetOptions(arch, opt)))
 
 
 def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
@@ -155,9 +171,9 @@ def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # 
     llvm_ir = emit_llvm(module, arch, kernels, locations)
     clock.lap("llvm-ir")
     options = TargetOptions(arch, opt)
-    optimised = optimise(llvm_ir, options)
+    optimised = _llvm(lambda: optimise(llvm_ir, options))
     clock.lap("llvm-opt")
-    obj = emit_object(optimised, options)
+    obj = _llvm(lambda: emit_object(optimised, options))
     clock.lap("llvm-codegen")
     data = link_hsaco([obj], [filename])
     clock.lap("link")

@@ -82,6 +82,8 @@ def llvm_type(t: Type) -> ir.Type:
     if isinstance(t, PackedType):
         return ir.VectorType(_FLOATS[t.elem.kind], 2)
     if isinstance(t, VectorType):
+        if isinstance(t.elem, PackedType):  # LLVM has no vectors of vectors: same bits, flattened
+            return ir.VectorType(_FLOATS[t.elem.elem.kind], 2 * t.count)
         return ir.VectorType(llvm_type(t.elem), t.count)
     if isinstance(t, PtrType):
         return pointer(ADDRSPACE[t.space])

@@ -20,7 +20,7 @@ from ptx2gcn.emit.llvm_atomics import (ORDERING, SYNCSCOPE, atomic_load, atomic_
 from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
 from ptx2gcn.emit.lower_values import from_int, to_int
 from ptx2gcn.ir.core import Op
-from ptx2gcn.ir.types import AddrSpace, PtrType, is_signed
+from ptx2gcn.ir.types import AddrSpace, PtrType, VectorType, is_signed
 
 _SCOPE_DEFAULT = "gpu"
 
@@ -81,6 +81,28 @@ def _rmw_op(cx: FnContext, op: Op) -> str:
             "exch": "xchg"}.get(kind, "")
 
 
+def _element_atomics(cx: FnContext, op: Op, kind: str, ordering: str, scope: str) -> ir.Value:
+    """``atom``/``red`` on a PTX vector (``.v2.f32``, ``.v8.f16x2``...): PTX makes each element a
+    separate atomic operation, so each element gets its own ``atomicrmw`` at its own address."""
+    ptr, value = cx.operand(op, 0), cx.operand(op, 1)
+    vector_t = op.operand(1).type
+    assert isinstance(vector_t, VectorType)
+    elem_t = llvm_type(vector_t.elem)
+    elem_bits = vector_t.elem.bits
+    b = cx.builder
+    lanes = b.bitcast(value, ir.VectorType(ir.IntType(elem_bits), vector_t.count))
+    results = ir.Constant(lanes.type, ir.Undefined)
+    assert isinstance(ptr.type, ir.PointerType)
+    index_t = ir.IntType(POINTER_BITS[ptr.type.addrspace])
+    for index in range(vector_t.count):
+        position = ir.Constant(ir.IntType(32), index)
+        element = b.bitcast(b.extract_element(lanes, position), elem_t)
+        address = b.gep(ptr, [ir.Constant(index_t, index * elem_bits // 8)], source_etype=I8)
+        old = atomic_rmw(b, kind, address, element, ordering, scope)
+        results = b.insert_element(results, b.bitcast(old, ir.IntType(elem_bits)), position)
+    return b.bitcast(results, value.type)
+
+
 def _atomic(cx: FnContext, op: Op) -> ir.Value:
     ptr = cx.operand(op, 0)
     sem = cx.attr(op, "sem")
@@ -92,7 +114,12 @@ def _atomic(cx: FnContext, op: Op) -> ir.Value:
         return cx.builder.extract_value(pair, 0)
     kind = _rmw_op(cx, op)
     value = cx.operand(op, 1)
-    if isinstance(value.type, ir.VectorType) and kind != "fadd":
+    if isinstance(op.operand(1).type, VectorType):
+        if kind not in ("fadd", "fmin", "fmax"):
+            raise cx.unsupported(f"{op.name}.{cx.attr(op, 'op')}.v{op.operand(1).type.count}",
+                                 "vector atomics other than float add/min/max are not lowered yet")
+        return _element_atomics(cx, op, kind, ordering, scope)
+    if isinstance(value.type, ir.VectorType) and kind != "fadd":  # f16x2/bf16x2: one 32-bit atomic
         raise cx.unsupported(f"{op.name}.{cx.attr(op, 'op')}.{cx.attr(op, 'type')}",
                              "packed atomics other than add are not lowered yet")
     if kind in ("and", "or", "xor", "xchg", "uinc_wrap", "udec_wrap"):

@@ -616,3 +616,28 @@ def test_generic_addresses_cvta_and_isspacep() -> None:
     _launch(ptx, "gen", struct.pack("<Q", out), memory, block=(n, 1, 1))
     got = np.frombuffer(memory.read(out, 16 * n), np.uint32).reshape(n, 4)
     assert np.array_equal(got, np.array([[41, i, 41, 7] for i in range(n)], np.uint32))
+
+
+def test_vector_float_atomics_are_per_element() -> None:
+    ptx = """
+.visible .entry vatom(.param .u64 cells, .param .u64 old)
+{
+  .reg .b64 %rd<4>; .reg .b32 %r<2>; .reg .f32 %f<10>;
+  ld.param.u64 %rd1, [cells];
+  ld.param.u64 %rd2, [old];
+  mov.u32 %r1, %tid.x;
+  cvt.rn.f32.u32 %f1, %r1;
+  neg.f32 %f2, %f1;
+  atom.global.add.v2.f32 {%f3, %f4}, [%rd1], {%f1, %f2};
+  atom.global.add.v4.f32 {%f5, %f6, %f7, %f8}, [%rd1+16], {%f1, %f1, %f2, %f2};
+  ret;
+}
+"""
+    memory = DeviceMemory()
+    cells = memory.alloc(32)
+    memory.write(cells, np.array([0.5, 1.0, 0, 0, 2, 3, 4, 5], np.float32).tobytes())
+    _launch(ptx, "vatom", struct.pack("<QQ", cells, 0), memory, block=(16, 1, 1))
+    got = np.frombuffer(memory.read(cells, 32), np.float32)
+    total = float(sum(range(16)))
+    assert np.array_equal(got, np.array([0.5 + total, 1.0 - total, 0, 0, 2 + total, 3 + total, 4 - total,
+                                         5 - total], np.float32))
