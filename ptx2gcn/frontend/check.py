@@ -14,6 +14,8 @@ earlier declaration for duplicates), in source order per function. Checked:
 * module directives: one ``.version`` first, one ``.target`` naming known targets, at most one
   ``.address_size``, no ``.file`` index twice; ``.calltargets`` name declared functions;
   performance directives carry the number of values PTX allows, and only where PTX allows them;
+* kernel parameters are ``.param``; ``.reg/.param/.local`` variables are function-scoped and carry
+  no linkage directive (ptxas rules with the ABI, i.e. for every target since sm_20);
 * (warning) every ``.loc`` file index has a ``.file`` directive.
 """
 
@@ -69,6 +71,16 @@ def operand_leaves(op: ast.Operand) -> Iterator[ast.Operand]:
             return
 
 
+# ptxas (with the ABI, i.e. every target since sm_20) rejects these at module scope.
+_FUNCTION_ONLY_SPACES = frozenset({".reg", ".param", ".local"})
+
+
+def _uses_abi(module: ast.Module) -> bool:
+    """False only for sm_1x targets (PTX before the ABI allowed module-scope .reg and .local)."""
+    target = module.target
+    return target is None or not any(re.fullmatch(r"sm_1[0-3]", t) for t in target.targets)
+
+
 def _check_array_sizes(decl: ast.VariableDecl, out: list[Diagnostic]) -> None:
     """``x[]`` needs an initializer to size it, or ``.extern`` (dynamic shared memory)."""
     if ".extern" in decl.linkage:
@@ -105,6 +117,8 @@ class _FunctionChecker:
         for p in (*(function.return_params or ()), *(function.params or ())):
             if function.is_kernel and None in p.dims:
                 self.out.append(_error(p.span, f"kernel parameter '{p.name}' cannot be an array of unknown size"))
+            if function.is_kernel and p.state_space != ".param":
+                self.out.append(_error(p.span, f"kernel parameter '{p.name}' must be in the .param state space"))
             table = top.registers if p.state_space == ".reg" else top.symbols
             self._clash(table.add_name(p.name, p.span), p.name, p.span, "parameter")
         self.scopes.append(top)
@@ -159,6 +173,8 @@ class _FunctionChecker:
 
     def _variable(self, decl: ast.VariableDecl) -> None:
         _check_array_sizes(decl, self.out)
+        if decl.linkage:
+            self.out.append(_error(decl.span, f"'{decl.linkage[0]}' is only allowed on module-scope declarations"))
         scope = self.scopes[-1]
         table = scope.registers if decl.state_space == ".reg" else scope.symbols
         what = "register" if table is scope.registers else "variable"
@@ -217,6 +233,8 @@ def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
             functions.add(item.name)
         elif isinstance(item, ast.VariableDecl):
             _check_array_sizes(item, out)
+            if item.state_space in _FUNCTION_ONLY_SPACES and _uses_abi(module):
+                out.append(_error(item.span, f"{item.state_space} variables cannot be declared at module scope"))
             extern = ".extern" in item.linkage
             for declarator in item.declarators:
                 name = declarator.name
