@@ -2,8 +2,8 @@
 
 gfx942 has one hardware barrier (``s_barrier``) that counts waves, not CUDA warps, so every
 barrier with a thread count, every ``bar.arrive`` and every counted ``bar.red`` uses a per-kernel
-LDS state block (``STATE``: 64 words, zeroed by every kernel that uses it at its entry, followed by
-one ``s_barrier``):
+LDS state block (``STATE``: 64 words, zeroed by every thread of a kernel that uses it at its entry,
+followed by one ``s_barrier``):
 
 - ``W[k]`` (word k, barrier id k = id & 15) packs ``generation << 16 | arrived_warps``. One leader
   per CUDA warp (its lowest active lane) arrives with a compare-and-swap loop; the arrival that
@@ -33,7 +33,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_atomics import atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I32, pointer
-from ptx2gcn.emit.wave64_geometry import half_bits, half_exec, lane64, lane_id
+from ptx2gcn.emit.wave64_geometry import half_bits, half_exec, lane_id
 from ptx2gcn.emit.wave64_shuffle import gather
 from ptx2gcn.ir.core import Op
 
@@ -54,7 +54,7 @@ def _state(cx: FnContext) -> ir.GlobalVariable:
         gv = ir.GlobalVariable(module, _STATE_TYPE, STATE, 3)
         gv.initializer = ir.Constant(_STATE_TYPE, ir.Undefined)
         gv.linkage = "internal"
-        gv.align = 4
+        gv.align = 16
         gv.type = pointer(3)  # references print as opaque ``ptr addrspace(3)`` (as in emit.module)
     assert isinstance(gv, ir.GlobalVariable)
     return gv
@@ -65,7 +65,8 @@ def _word(cx: FnContext, index: ir.Value, name: str = "") -> ir.Value:
 
 
 def _ensure_state(cx: FnContext, what: str, cta_barrier: CtaBarrier) -> None:
-    """Zero the state at this kernel's entry (once per kernel): lane i of every wave zeroes word i."""
+    """Zero the state at this kernel's entry (once per kernel). Every thread stores the whole block
+    (the same zeros; a CTA may have fewer threads than words), then one ``s_barrier``."""
     if not cx.is_kernel:
         raise cx.unsupported(what, "barriers emulated in LDS are only supported in kernels, not in .func")
     entry = cx.entry_allocas
@@ -75,8 +76,8 @@ def _ensure_state(cx: FnContext, what: str, cta_barrier: CtaBarrier) -> None:
     b = cx.builder
     resume = b.block
     b.position_before(entry.terminator)
-    slot = _word(cx, lane64(cx), _INIT_MARK)
-    b.store(cx.i32(0), slot)
+    zeros = ir.VectorType(I32, STATE_WORDS)
+    b.store(ir.Constant(zeros, None), _word(cx, cx.i32(0), _INIT_MARK), align=16)
     cta_barrier(cx)
     b.position_at_end(resume)
 

@@ -255,3 +255,34 @@ def test_uniform_or_pair_uniform_control_compiles(condition: str) -> None:
     if "exit" in condition:
         ptx = ptx.replace("@%p1 bra PRODUCER;", "")
     assert compile(ptx).kernels
+
+
+TINY_RED = warp_kernel("""
+setp.ne.u32 %p1, %a0, 0;
+bar.red.popc.u32 %o0, 15, %p1;
+bar.red.popc.u32 %o1, 15, %p1;
+bar.red.and.pred %p2, 9, %p1; selp.u32 %o2, 1, 0, %p2;
+""", 3)
+
+
+@pytest.mark.parametrize("size", [1, 5, 40, 100])
+def test_bar_red_in_small_ctas_uses_zeroed_state(size: int, rng: np.random.Generator,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """CTAs with fewer threads than state words: every accumulator (id 15 = the last word) starts at 0
+    even though LDS starts as garbage (as on hardware: the emulator's LDS is filled with 0xA5 here);
+    back-to-back reductions on one id do not accumulate."""
+    from ptx2gcn.runtime.emulator import memory
+
+    plain_init = memory.Lds.__init__
+
+    def garbage_init(self: memory.Lds, size: int) -> None:
+        plain_init(self, size)
+        self.data[:] = 0xA5
+
+    monkeypatch.setattr(memory.Lds, "__init__", garbage_init)
+    p = rng.random(size) < 0.5
+    out = run(TINY_RED, (size, 1, 1), [np.tile(p, 3)], 3, grid=3)
+    for cta in range(3):
+        s = slice(cta * size, (cta + 1) * size)
+        assert (out[0][s] == p.sum()).all() and (out[1][s] == p.sum()).all()
+        assert (out[2][s] == int(p.all())).all()
