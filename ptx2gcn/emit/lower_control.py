@@ -35,6 +35,18 @@ def lower_cbr(cx: FnContext, op: Op) -> None:
     cx.builder.cbranch(cond, _edge(cx, then), _edge(cx, other))
 
 
+def lower_switch(cx: FnContext, op: Op) -> None:
+    """brx.idx: jump to target ``index``; an index out of range is undefined in PTX, so LLVM's
+    default destination is an ``unreachable`` block."""
+    index = cx.operand(op, 0)
+    default = cx.llfn.append_basic_block("brx.out_of_range")
+    switch = cx.builder.switch(index, default)
+    for case, succ in enumerate(op.successors):
+        switch.add_case(ir.Constant(index.type, case), _edge(cx, succ))
+    with cx.builder.goto_block(default):
+        cx.builder.unreachable()
+
+
 def lower_ret(cx: FnContext, op: Op) -> None:
     values = cx.operands(op)
     b = cx.builder
@@ -123,7 +135,7 @@ def lower_pmevent(cx: FnContext, op: Op) -> None:
 
 
 LOWERINGS: dict[str, Lowering] = {
-    "br": lower_br, "cbr": lower_cbr, "ret": lower_ret, "exit": lower_exit,
+    "br": lower_br, "cbr": lower_cbr, "switch": lower_switch, "ret": lower_ret, "exit": lower_exit,
     "unreachable": lower_unreachable, "call": lower_call, "call_indirect": lower_call_indirect,
     "trap": lower_trap, "brkpt": lower_brkpt,
     "nanosleep": lower_nanosleep, "pmevent": lower_pmevent,

@@ -188,22 +188,44 @@ def lower_alloca(cx: FnContext, op: Op) -> None:
 
 
 class _Alloca5(ir.Instruction):  # pyright: ignore[reportUntypedBaseClass]
-    """``alloca`` in the private address space (llvmlite only spells addrspace 0)."""
+    """``alloca`` in the private address space (llvmlite only spells addrspace 0); with a count
+    operand it is a dynamic allocation."""
 
-    def __init__(self, parent: ir.Block, typ: ir.Type, align: int) -> None:
-        super().__init__(parent, pointer(5), "alloca", [])
+    def __init__(self, parent: ir.Block, typ: ir.Type, align: int, count: ir.Value | None = None) -> None:
+        super().__init__(parent, pointer(5), "alloca", [count] if count is not None else [])
         self.allocated = typ
         self.align = align
 
     def descr(self, buf: list[str]) -> None:
-        buf.append(f"alloca {self.allocated}, align {self.align}, addrspace(5)")
+        count = f", {self.operands[0].type} {self.operands[0].get_reference()}" if self.operands else ""
+        buf.append(f"alloca {self.allocated}{count}, align {self.align}, addrspace(5)")
         buf.append(self._stringify_metadata(leading_comma=True) + "\n")
 
 
-def _alloca5(builder: ir.IRBuilder, typ: ir.Type, align: int) -> ir.Instruction:
-    inst = _Alloca5(builder.block, typ, align)
+def _alloca5(builder: ir.IRBuilder, typ: ir.Type, align: int, count: ir.Value | None = None) -> ir.Instruction:
+    inst = _Alloca5(builder.block, typ, align, count)
     builder._insert(inst)  # pyright: ignore[reportPrivateUsage]
     return inst
+
+
+def lower_stack_alloc(cx: FnContext, op: Op) -> None:
+    """PTX alloca: ``size`` fresh bytes on the (dynamic) private stack."""
+    align = op.attrs["align"]
+    assert isinstance(align, int)
+    size = cx.coerce(cx.operand(op, 0), ir.IntType(32))
+    cx.define(op, _alloca5(cx.builder, I8, max(align, 1), size))
+
+
+def lower_stacksave(cx: FnContext, op: Op) -> None:
+    position = cx.call("llvm.stacksave.p5", pointer(5), [])
+    to = llvm_type(op.result.type)
+    assert isinstance(to, ir.IntType)
+    cx.define(op, cx.builder.ptrtoint(position, to))
+
+
+def lower_stackrestore(cx: FnContext, op: Op) -> None:
+    position = cx.builder.inttoptr(cx.operand(op, 0), pointer(5))
+    cx.call("llvm.stackrestore.p5", ir.VoidType(), [position])
 
 
 def lower_ptradd(cx: FnContext, op: Op) -> None:
@@ -260,7 +282,8 @@ def lower_isspacep(cx: FnContext, op: Op) -> None:
 
 LOWERINGS: dict[str, Lowering] = {
     "ld": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_red, "fence": lower_fence,
-    "prefetch": lower_prefetch, "cp_async": lower_cp_async, "addr_of": lower_addr_of, "alloca": lower_alloca,
+    "prefetch": lower_prefetch, "cp_async": lower_cp_async, "stack_alloc": lower_stack_alloc,
+    "stacksave": lower_stacksave, "stackrestore": lower_stackrestore, "addr_of": lower_addr_of, "alloca": lower_alloca,
     "ptradd": lower_ptradd, "ptrtoint": lower_ptrtoint, "inttoptr": lower_inttoptr,
     "cvta": lower_cvta, "isspacep": lower_isspacep,
 }

@@ -43,3 +43,58 @@ def test_transpose_shared() -> None:
            kernarg=struct.pack("<QQii", dst, src, width, height), memory=memory)
     got = np.frombuffer(memory.read(dst, data.nbytes), np.float32).reshape(width, height)
     assert np.array_equal(got, data.T)
+
+
+def _run(path: Path, kernel: str, args: bytes, memory: DeviceMemory, block: int) -> None:
+    program = load(compile(path).data, path.name)
+    launch(program, kernel, grid=(1, 1, 1), block=(block, 1, 1), kernarg=args, memory=memory)
+
+
+def test_brx_idx_jump_table() -> None:
+    """control_flow.cu ``indirect_branch``: brx.idx through a .branchtargets list in a device function."""
+    n = 32
+    idx = np.arange(n, dtype=np.uint32) * 7
+    memory = DeviceMemory()
+    p_idx, p_out = memory.alloc(4 * n), memory.alloc(4 * n)
+    memory.write(p_idx, idx.tobytes())
+    _run(NVCC / "control_flow.ptx", "indirect_branch", struct.pack("<QQ", p_idx, p_out), memory, n)
+    table = np.array([10, 21, 32, 43])
+    expected = table[idx & 3] + table[(idx >> 2) & 3]
+    assert np.array_equal(np.frombuffer(memory.read(p_out, 4 * n), np.int32), expected)
+
+
+def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """f32 fma (nvcc contracts x*x + y): the product is exact in f64; one rounding of the sum
+    (the f64 sum is exact here too: the operands are within 2^29 of each other)."""
+    return (x.astype(np.float64) * y + z).astype(np.float32)
+
+
+def test_dense_switch() -> None:
+    n = 64
+    ops = np.arange(n, dtype=np.int32)
+    a = np.linspace(-3.5, 4.25, n).astype(np.float32)
+    b = np.linspace(2.0, -1.5, n).astype(np.float32)
+    memory = DeviceMemory()
+    ptrs = [memory.alloc(4 * n) for _ in range(4)]
+    for ptr, data in zip(ptrs, (ops, a, b)):
+        memory.write(ptr, data.tobytes())
+    _run(NVCC / "control_flow.ptx", "dense_switch", struct.pack("<QQQQi", *ptrs, n), memory, n)
+    with np.errstate(all="ignore"):
+        cases = [a + b, a - b, a * b, a / b, np.fmin(a, b), np.fmax(a, b), np.sqrt(np.abs(a)), -a, _fma(a, a, b),
+                 np.floor(a), np.ceil(b), a * np.float32(0.5), b * np.float32(2), np.where(a > b, a, 0),
+                 np.trunc(a), np.zeros(n)]
+    expected = np.array([cases[min(op & 15, 15)][i] for i, op in enumerate(ops)], np.float32)
+    got = np.frombuffer(memory.read(ptrs[3], 4 * n), np.float32)
+    assert np.array_equal(got, expected)
+
+
+def test_dynamic_alloca() -> None:
+    """wide_types.cu ``dynamic_alloca``: PTX alloca with a per-thread size on the private stack."""
+    n = 64
+    sizes = (np.arange(n, dtype=np.int32) * 5) % 64
+    memory = DeviceMemory()
+    p_sizes, p_out = memory.alloc(4 * n), memory.alloc(4 * n)
+    memory.write(p_sizes, sizes.tobytes())
+    _run(NVCC / "wide_types.ptx", "dynamic_alloca", struct.pack("<QQ", p_sizes, p_out), memory, n)
+    expected = [sum(k * k for k in range(s, -1, -3)) for s in sizes]
+    assert np.array_equal(np.frombuffer(memory.read(p_out, 4 * n), np.int32), np.array(expected, np.int32))
