@@ -160,6 +160,7 @@ def test_fence_message_passing_between_waves(fence_: str, rng: np.random.Generat
     partner half of the *same* wave cannot work in Mode P: both halves share one PC.)"""
     ptx = warp_kernel(f"""
     mov.u32 %t0, smem; shl.b32 %t1, %f, 2; and.b32 %t1, %t1, 255; add.u32 %t1, %t0, %t1;
+    setp.eq.u32 %p5, %f, 0; @%p5 st.shared.u32 [smem+512], 0; bar.sync 0;
     setp.gt.u32 %p1, %w, 1; @%p1 bra WAIT;
       st.shared.u32 [%t1], %a0; {fence_}; st.volatile.shared.u32 [smem+512], 1; bra.uni END;
     WAIT:
