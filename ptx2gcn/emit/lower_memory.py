@@ -202,7 +202,8 @@ class _Alloca5(ir.Instruction):  # pyright: ignore[reportUntypedBaseClass]
         buf.append(self._stringify_metadata(leading_comma=True) + "\n")
 
 
-def _alloca5(builder: ir.IRBuilder, typ: ir.Type, align: int, count: ir.Value | None = None) -> ir.Instruction:
+def _alloca5(builder: ir.IRBuilder, typ: ir.Type, align: int,
+             count: ir.Value | None = None) -> ir.Instruction:
     inst = _Alloca5(builder.block, typ, align, count)
     builder._insert(inst)  # pyright: ignore[reportPrivateUsage]
     return inst
@@ -283,7 +284,8 @@ def lower_isspacep(cx: FnContext, op: Op) -> None:
 LOWERINGS: dict[str, Lowering] = {
     "ld": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_red, "fence": lower_fence,
     "prefetch": lower_prefetch, "cp_async": lower_cp_async, "stack_alloc": lower_stack_alloc,
-    "stacksave": lower_stacksave, "stackrestore": lower_stackrestore, "addr_of": lower_addr_of, "alloca": lower_alloca,
+    "stacksave": lower_stacksave, "stackrestore": lower_stackrestore, "addr_of": lower_addr_of,
+    "alloca": lower_alloca,
     "ptradd": lower_ptradd, "ptrtoint": lower_ptrtoint, "inttoptr": lower_inttoptr,
     "cvta": lower_cvta, "isspacep": lower_isspacep,
 }

@@ -64,8 +64,8 @@ def test_brx_idx_jump_table() -> None:
 
 
 def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """f32 fma (nvcc contracts x*x + y): the product is exact in f64; one rounding of the sum
-    (the f64 sum is exact here too: the operands are within 2^29 of each other)."""
+    """f32 fma (nvcc contracts x*x + y): the product is exact in f64; rounding the f64 sum to f32
+    agrees with a single rounding for these inputs (no f32 tie is hit)."""
     return (x.astype(np.float64) * y + z).astype(np.float32)
 
 
