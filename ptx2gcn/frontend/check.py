@@ -236,11 +236,16 @@ def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
             if item.state_space in _FUNCTION_ONLY_SPACES and _uses_abi(module):
                 out.append(_error(item.span, f"{item.state_space} variables cannot be declared at module scope"))
             extern = ".extern" in item.linkage
+            external = extern or bool({".visible", ".weak", ".common"} & set(item.linkage))
             for declarator in item.declarators:
                 name = declarator.name
                 if name in names and not (extern or name in externs):
                     out.append(_error(declarator.span, f"duplicate declaration of '{name}'",
                                       note(names[name], "previous declaration is here")))
+                elif name in externs and not external:
+                    out.append(_error(declarator.span, f"'.extern' variable '{name}' can only be defined "
+                                                       "with .visible, .weak or .common linkage",
+                                      note(names[name], ".extern declaration is here")))
                 names.setdefault(name, declarator.span)
                 if extern:
                     externs.add(name)

@@ -366,8 +366,3 @@ def test_cpp_line_markers_are_ignored_like_ptxas_does() -> None:
     with_markers = HEADER + '# 1 "kernel.cu"\n.global .u32 g;\n# 12 "kernel.cu" 2\n'
     assert parse_ptx(with_markers) == parse_ptx(HEADER + ".global .u32 g;\n")
 
-
-def test_pre_abi_targets_allow_module_scope_registers() -> None:
-    from ptx2gcn.frontend.check import check_module
-
-    assert check_module(parse_ptx(".version 1.4\n.target sm_13\n.reg .u32 r;\n.local .u32 l;\n")) == []
