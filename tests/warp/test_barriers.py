@@ -135,7 +135,8 @@ def test_bar_red(seed: int) -> None:
     assert (out[4][~first] == p2[~first].sum()).all()
 
 
-def test_counted_barrier_on_id_zero(rng: np.random.Generator) -> None:
+@pytest.mark.parametrize("spelling", ["bar.sync", "barrier.sync", "barrier.sync.aligned"])
+def test_counted_barrier_on_id_zero(spelling: str, rng: np.random.Generator) -> None:
     """T19: bar.sync 0, 64 by warps 0-1 while warps 2-3 use bar.sync 1, 64; data crosses warps."""
     ptx = warp_kernel("""
     mov.u32 %t0, smem; shl.b32 %t1, %f, 2; add.u32 %t1, %t0, %t1; st.shared.u32 [%t1], %a0;
@@ -146,7 +147,7 @@ def test_counted_barrier_on_id_zero(rng: np.random.Generator) -> None:
       bar.sync 1, 64;
     JOIN:
     ld.shared.u32 %o0, [%t2];
-    """, 1, SMEM)
+    """.replace("bar.sync", spelling), 1, SMEM)
     a = rng.integers(0, 2**32, 128)
     out = run(ptx, (128, 1, 1), [a], 1)
     assert (out[0] == a[np.arange(128) ^ 32]).all()
