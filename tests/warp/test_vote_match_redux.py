@@ -246,3 +246,57 @@ def test_partial_last_warp_and_large_blocks(size: int, rng: np.random.Generator)
         assert (out[8][s] == active).all()
         assert (sums[0][s] == int(values[s].sum()) & M32).all()
         assert (sums[2][s] == values[s].min()).all()
+
+
+DEVICE_FUNCTION = """.version 8.0
+.target sm_90
+.address_size 64
+.func (.reg .b32 r) warp_sum(.reg .b32 v)
+{
+.reg .b32 %t<4>;
+shfl.sync.bfly.b32 %t1, v, 16, 0x1f, -1; add.u32 v, v, %t1;
+shfl.sync.bfly.b32 %t1, v, 8, 0x1f, -1; add.u32 v, v, %t1;
+shfl.sync.bfly.b32 %t1, v, 4, 0x1f, -1; add.u32 v, v, %t1;
+shfl.sync.down.b32 %t1, v, 2, 0x1f, -1; add.u32 v, v, %t1;
+shfl.sync.down.b32 %t1, v, 1, 0x1f, -1; add.u32 v, v, %t1;
+shfl.sync.idx.b32 r, v, 0, 0x1f, -1;
+ret;
+}
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+.reg .b32 %r<4>; .reg .b64 %rd<6>;
+mov.u32 %r1, %tid.x; ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out];
+mul.wide.u32 %rd3, %r1, 4; add.u64 %rd4, %rd1, %rd3; ld.global.u32 %r2, [%rd4];
+call (%r3), warp_sum, (%r2);
+add.u64 %rd5, %rd2, %rd3; st.global.u32 [%rd5], %r3;
+ret;
+}
+"""
+
+
+def test_warp_ops_in_a_device_function(rng: np.random.Generator) -> None:
+    from ptx2gcn.runtime.emulator.launch import launch
+    from ptx2gcn.runtime.emulator.loader import load
+    from ptx2gcn.runtime.emulator.memory import DeviceMemory
+    from tests.warp.conftest import compiled
+
+    n = 96
+    values = rng.integers(0, 2**20, n).astype(np.uint32)
+    memory = DeviceMemory()
+    out, src = memory.alloc(4 * n), memory.alloc(4 * n)
+    memory.write(src, values.tobytes())
+    launch(load(compiled(DEVICE_FUNCTION), "f.hsaco"), "k", grid=(1, 1, 1), block=(n, 1, 1),
+           kernarg=out.to_bytes(8, "little") + src.to_bytes(8, "little"), memory=memory)
+    got = np.frombuffer(memory.read(out, 4 * n), dtype=np.uint32)
+    for s in _warps(n):
+        assert (got[s] == values[s].sum()).all()
+
+
+def test_emulated_barrier_in_a_device_function_is_unsupported() -> None:
+    from ptx2gcn.compiler import compile
+    from ptx2gcn.diagnostics import UnsupportedError
+
+    ptx = DEVICE_FUNCTION.replace("shfl.sync.idx.b32 r, v, 0, 0x1f, -1;", "bar.sync 1, 64; mov.u32 r, v;")
+    with pytest.raises(UnsupportedError, match="only supported in kernels") as info:
+        compile(ptx)
+    assert info.value.span is not None and info.value.span.line == 12
