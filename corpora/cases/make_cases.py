@@ -290,6 +290,200 @@ def transpose() -> Iterator[tuple[str, CaseSpec]]:
         ("m", Buffer("u16", m)), ("n", Scalar("s32", n))], {"m": m.reshape(n, n).T.reshape(-1).copy()})
 
 
+# == scan_sort.cu ====================================================================================
+def wrap32(values: np.ndarray) -> np.ndarray:
+    return (values.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+
+@generator
+def scan_sort() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "scan_sort.ptx"
+    n = 100  # blockDim == n, one block
+    x = rng(50).integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    exclusive = wrap32(np.concatenate([[0], np.cumsum(x[:-1].astype(np.int64))]))
+    yield "scan_sort/scan_hillis_steele", case(src, "scan_hillis_steele", 1, n, [
+        ("in", Buffer("s32", x)), ("out", Buffer("s32", count=n)), ("n", Scalar("s32", n))],
+        {"out": exclusive}, shared_bytes=2 * n * 4, note="exclusive scan, 32-bit wrap-around")
+    n = 256  # n = 2 * blockDim, a power of two
+    f = small_ints_f32(51, n)
+    yield "scan_sort/scan_blelloch", case(src, "scan_blelloch", 1, n // 2, [
+        ("data", Buffer("f32", f)), ("n", Scalar("s32", n))],
+        {"data": np.concatenate([[0], np.cumsum(f[:-1].astype(np.float64))]).astype(np.float32)},
+        shared_bytes=n * 4, note="small-integer floats: the tree order is exact")
+    keys = rng(52).integers(0, 2**32, 2048, dtype=np.uint64).astype(np.uint32)
+    keys[:4] = [0, 0xFFFFFFFF, 0xFFFFFFFF, 0]
+    yield "scan_sort/bitonic_sort_shared", case(src, "bitonic_sort_shared", 2, 1024, [
+        ("keys", Buffer("u32", keys))], {"keys": np.sort(keys.reshape(2, 1024), axis=1).reshape(-1)})
+    # radix_rank: one warp per block, so the per-digit atomicAdd base is 0 and ranks are deterministic.
+    grid, shift = 3, 4
+    keys = rng(53).integers(0, 2**32, grid * 32, dtype=np.uint64).astype(np.uint32)
+    digits = (keys >> shift) & 15
+    ranks = np.zeros_like(keys)
+    hist = np.zeros(grid * 16, np.uint32)
+    for b in range(grid):
+        for lane in range(32):
+            d = digits[b * 32 + lane]
+            ranks[b * 32 + lane] = np.count_nonzero(digits[b * 32:b * 32 + lane] == d)
+        hist[b * 16:(b + 1) * 16] = np.bincount(digits[b * 32:(b + 1) * 32], minlength=16)
+    yield "scan_sort/radix_rank", case(src, "radix_rank", grid, 32, [
+        ("keys", Buffer("u32", keys)), ("ranks", Buffer("u32", count=grid * 32)), ("hist", Buffer("u32", count=grid * 16)),
+        ("shift", Scalar("s32", shift))], {"ranks": ranks, "hist": hist},
+        note="blockDim 32: one warp per block, so the leader's atomicAdd base is always 0")
+    # compact_positive: only warp 4 (i in [128, 160)) has positives, so the output order is fixed.
+    n = 180
+    v = -np.abs(f32_inputs(54, n, edges=False)) - 1
+    v[128:160] = rng(55).standard_normal(32).astype(np.float32)
+    v[130], v[131], v[132] = 0.0, -0.0, 1e-45
+    kept = v[:n][v[:n] > 0]
+    out = np.zeros(64, np.float32)
+    out[:kept.size] = kept
+    yield "scan_sort/compact_positive", case(src, "compact_positive", 2, 96, [
+        ("in", Buffer("f32", v)), ("out", Buffer("f32", count=64)), ("count", Buffer("u32", count=1)),
+        ("n", Scalar("s32", n))], {"out": out, "count": np.array([kept.size], np.uint32)},
+        note="positives only in one warp: the atomicAdd order between warps cannot matter")
+
+
+# == stencil_constant.cu =============================================================================
+@generator
+def stencil_constant() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "stencil_constant.ptx"
+    # c_weights is a __constant__ without an initializer and a case file cannot set module globals:
+    # the weights are 0, so out[g] = sum(0 * s[..]) = 0 for finite inputs (the sentinel proves the write).
+    n = 600
+    x = f32_inputs(60, n, edges=False)
+    out0 = np.full(n + 40, 7.0, np.float32)
+    expect = out0.copy()
+    expect[:n] = 0.0
+    yield "stencil_constant/stencil_1d", case(src, "stencil_1d", 3, 256, [
+        ("in", Buffer("f32", x)), ("out", Buffer("f32", out0)), ("n", Scalar("s32", n))], {"out": expect},
+        note="c_weights (a __constant__ with no initializer) reads as zeros: the case format cannot set globals")
+    nx, ny = 45, 30
+    u = f32_inputs(61, nx * ny, edges=False)
+    v0 = np.full(nx * ny, -3.0, np.float32)
+    v = v0.copy().reshape(ny, nx)
+    U = u.reshape(ny, nx)
+    inner = ((U[1:-1, :-2] + U[1:-1, 2:]) + U[:-2, 1:-1]) + U[2:, 1:-1]
+    v[1:-1, 1:-1] = np.float32(0.25) * inner
+    yield "stencil_constant/jacobi_2d", case(src, "jacobi_2d", (3, 3), (16, 12), [
+        ("u", Buffer("f32", u)), ("v", Buffer("f32", v0)), ("nx", Scalar("s32", nx)), ("ny", Scalar("s32", ny))],
+        {"v": v.reshape(-1)}, note="f32 sums left to right as written; the 0.25 scaling is exact")
+    nx, ny, nz = 20, 13, 7
+    d = rng(62).integers(-64, 64, nx * ny * nz).astype(np.float64) / 8
+    o0 = np.full(d.size, 9.5)
+    o = o0.copy().reshape(nz, ny, nx)
+    D = d.reshape(nz, ny, nx)
+    c0, c1 = 0.5, -0.25
+    s6 = D[:-2, 1:-1, 1:-1] + D[2:, 1:-1, 1:-1] + D[1:-1, 1:-1, :-2] + D[1:-1, 1:-1, 2:] + D[1:-1, :-2, 1:-1] + D[1:-1, 2:, 1:-1]
+    o[1:-1, 1:-1, 1:-1] = c0 * D[1:-1, 1:-1, 1:-1] + c1 * s6
+    yield "stencil_constant/stencil_3d", case(src, "stencil_3d", (2, 2), (16, 8), [
+        ("in", Buffer("f64", d)), ("out", Buffer("f64", o0)), ("nx", Scalar("s32", nx)), ("ny", Scalar("s32", ny)),
+        ("nz", Scalar("s32", nz)), ("c0", Scalar("f64", c0)), ("c1", Scalar("f64", c1))], {"out": o.reshape(-1)},
+        note="multiples of 1/8 and c0, c1 powers of two: exact whatever fma contraction nvcc chose")
+
+
+# == atomics.cu ======================================================================================
+def bf16_round(x: np.ndarray) -> np.ndarray:
+    """f32 -> bf16 bits, round to nearest even (finite inputs)."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits: np.ndarray) -> np.ndarray:
+    return (np.asarray(bits, np.uint32) << 16).view(np.float32)
+
+
+@generator
+def atomics() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "atomics.ptx"
+    # atomics_int: one thread, since i[9] = old + atomicAdd(&i[10], 1) races between threads.
+    v = -77
+    i0 = np.array([5, 5, 5, 5, 5, 0x0F0F, 0x100, 0x33, 0, 0, 40], np.int32)
+    u0 = np.array([17, 0, 0xFFFFFFF0, 3], np.uint32)
+    ull0 = np.array([2**64 - 1, 1, 0x0123456789ABCDEF, 1, 0xFFFF], np.uint64)
+    ll0 = np.array([-5, 2**62], np.int64)
+    M64 = (1 << 64) - 1
+    i1 = i0.copy()
+    i1[0] = 5 + v; i1[1] = 5 - v; i1[2] = v; i1[3] = min(5, v); i1[4] = max(5, v)
+    i1[5] = 0x0F0F & v; i1[6] = 0x100 | v; i1[7] = 0x33 ^ v
+    i1[8] = v  # CAS(0 -> v) succeeds, old = 0
+    i1[9] = 0 + 40; i1[10] = 41
+    u1 = np.array([0,  # atomicInc: old >= 17 -> 0
+                   17,  # atomicDec: old == 0 -> 17
+                   min(0xFFFFFFF0, v & 0xFFFFFFFF), max(3, v & 0xFFFFFFFF)], np.uint32)
+    ull1 = np.array([(2**64 - 1 + (v & M64)) & M64, v & M64, 0x0123456789ABCDEF & 0xFF00FF00FF00FF00,
+                     1 | ((v & M64) << 40) & M64, 0xFFFF ^ 0x5555], np.uint64)
+    ll1 = np.array([min(-5, v), max(2**62, v)], np.int64)
+    yield "atomics/atomics_int", case(src, "atomics_int", 1, 1, [
+        ("i", Buffer("s32", i0)), ("u", Buffer("u32", u0)), ("ull", Buffer("u64", ull0)), ("ll", Buffer("s64", ll0)),
+        ("v", Scalar("s32", v))], {"i": i1, "u": u1, "ull": ull1, "ll": ll1},
+        note="one thread: i[9] = old + atomicAdd(&i[10], 1) races when several threads run")
+    # atomics_float: T threads each add the same v, so every order gives the same rounding sequence.
+    T, vf = 100, 1.5
+    f0 = np.array([0.25, 3.0], np.float32)
+    d0 = np.array([-1.0])
+    h2_0 = np.array([1.0, 2.0], np.float16)
+    # The 16-bit scalars get a padding element: a 16-bit atomic may be done as a 32-bit CAS on the
+    # aligned word (as LLVM's AMDGPU back end does), which real allocations (256-byte granules) allow.
+    h0 = np.array([-0.5, 0.0], np.float16)
+    b0 = bf16_round(np.array([1.0, 0.0], np.float32))
+    b2_0 = bf16_round(np.array([0.0, 1.0], np.float32))
+    h2, h, b, b2 = h2_0.copy(), h0.copy(), b0.copy(), b2_0.copy()
+    for _ in range(T):
+        h2 = (h2.astype(np.float32) + np.array([vf, -vf], np.float32)).astype(np.float16)
+        h[0] = np.float16(np.float32(h[0]) + np.float32(vf))
+        b[0] = bf16_round(bf16_value(b[:1]) + bf16_value(bf16_round(np.float32(vf))))[0]
+        b2 = bf16_round(bf16_value(b2) + bf16_value(bf16_round(np.array([vf, 2 * vf], np.float32))))
+    yield "atomics/atomics_float", case(src, "atomics_float", 2, 50, [
+        ("f", Buffer("f32", f0)), ("d", Buffer("f64", d0)), ("h2", Buffer("f16", h2_0)), ("h", Buffer("f16", h0)),
+        ("b", Buffer("u16", b0)), ("b2", Buffer("u16", b2_0)), ("v", Scalar("f32", vf))],
+        {"f": np.array([0.25 + T * vf, vf], np.float32), "d": np.array([-1.0 + T * vf]), "h2": h2, "h": h,
+         "b": b, "b2": b2}, note="bf16 buffers hold raw bits (u16); the sums are stepped in bf16/f16 like the hardware")
+    n = 300
+    x = f32_inputs(70, n, edges=False)
+    x[7] = 3.4028235e38
+    prod = 2.0
+    for value in x:
+        prod *= 1.0 + float(value) * 1e-3
+    yield "atomics/cas_loops", case(src, "cas_loops", 3, 110, [
+        ("in", Buffer("f32", x)), ("max_out", Buffer("f32", np.array([-np.inf], np.float32))),
+        ("prod", Buffer("f64", np.array([2.0]))), ("n", Scalar("s32", n))],
+        {"max_out": np.array([x.max()], np.float32), "prod": np.array([prod])}, tolerance={"prod": (1e-13, 0.0)},
+        note="prod: 300 f64 multiplications in a racing order: |error| <= 300 * 2^-53 relative (< 1e-13)")
+    yield "atomics/cas16_hit", case(src, "cas16", 1, 1, [
+        ("p", Buffer("u16", np.array([0xBEEF, 0x1234], np.uint16))), ("expect", Scalar("u16", 0xBEEF)),
+        ("desired", Scalar("u16", 0xFFFF)), ("old", Buffer("u16", count=1))],
+        {"p": np.array([0xFFFF, 0x1234], np.uint16), "old": np.array([0xBEEF], np.uint16)})
+    yield "atomics/cas16_miss", case(src, "cas16", 1, 70, [
+        ("p", Buffer("u16", np.array([0xBEEF, 0x1234], np.uint16))), ("expect", Scalar("u16", 0xBEEE)),
+        ("desired", Scalar("u16", 7)), ("old", Buffer("u16", count=70))],
+        {"p": np.array([0xBEEF, 0x1234], np.uint16), "old": np.full(70, 0xBEEF, np.uint16)})
+    grid, block, n = 3, 100, 1500
+    data = rng(71).integers(0, 255, n).astype(np.uint8)
+    for b in range(grid):
+        data[b * block] = 255  # each block's maximum byte is 255: hist[257] does not race
+    hist0 = np.arange(258, dtype=np.uint32)
+    hist = hist0.copy()
+    hist[:256] += np.bincount(data, minlength=256).astype(np.uint32)
+    for b in range(grid):
+        mine = np.concatenate([data[s:s + block] for s in range(b * block, n, grid * block)])
+        hist[256] += int(mine.astype(np.int64).sum())
+    hist[257] = 255
+    yield "atomics/shared_histogram_atomics", case(src, "shared_histogram_atomics", grid, block, [
+        ("data", Buffer("u8", data)), ("hist", Buffer("u32", hist0)), ("n", Scalar("s32", n))], {"hist": hist})
+    grid, block = 2, 70
+    T = grid * block
+    yield "atomics/scoped_atomics", case(src, "scoped_atomics", grid, block, [
+        ("p", Buffer("s32", np.array([1, 2, 0, 0, -9], np.int32))), ("f", Buffer("f32", np.array([0.5], np.float32))),
+        ("flag", Buffer("s32", np.array([1, 0], np.int32)))],
+        {"p": np.array([1 + T, 2 + T, 1, 7, block - 1], np.int32), "f": np.array([0.5 + 1.5 * T], np.float32),
+         "flag": np.array([1, 1], np.int32)})
+    for tag, grid, block in (("one_warp_per_wave", 3, 32), ("two_warps_per_wave", 2, 96)):
+        warps = grid * ((block + 31) // 32)
+        yield f"atomics/spin_lock_{tag}", case(src, "spin_lock", grid, block, [
+            ("lock", Buffer("s32", count=1)), ("counter", Buffer("s32", np.array([10], np.int32)))],
+            {"lock": np.array([0], np.int32), "counter": np.array([10 + warps], np.int32)})
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     written = []
