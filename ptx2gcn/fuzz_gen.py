@@ -5,7 +5,8 @@ import by the reference model's ``signature`` (so every chosen instruction is on
 judge) and, at run time, by the caller's set of forms to avoid (those with known bugs or that the
 compiler rejects). Structure: top-level straight-line code mixed with guarded instructions,
 divergent ``If``s (nesting depth 2), non-nesting bounded ``Loop``s, local-array traffic, shared
-memory rotation and an atomic counter behind barriers (top level only), and device-function calls.
+memory rotation, an atomic counter behind barriers and warp collectives (shfl/vote/redux with a
+full membermask; top level only), and device-function calls.
 
 Invariant: ``generate(seed)`` is a pure function of its arguments; the inputs are edge-biased
 (``reference.sampling.sample``) so NaNs, infinities, subnormals, zero divisors and INT_MIN show up.
@@ -34,6 +35,7 @@ from ptx2gcn.fuzz_program import (
     Program,
     SharedRotate,
     Statement,
+    Warp,
     all_registers,
     register_class,
 )
@@ -70,6 +72,21 @@ _PRED += [f"setp.{c}.f32" for c in ("lt", "geu", "nan", "num")] + ["setp.le.f64"
                                                                     "or.pred", "xor.pred", "not.pred"]
 POOL_SPELLINGS: tuple[str, ...] = tuple(_INT32 + _INT64 + _INT16 + _F32 + _F64 + _PRED)
 IMMEDIATE_ONLY = {"lop3.b32": 3}
+WARP_OPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # spelling, destination class, source classes (the membermask is appended by the emitter)
+    ("shfl.sync.idx.b32", "i32", ("i32", "i32", "imm31")),
+    ("shfl.sync.bfly.b32", "i32", ("i32", "i32", "imm31")),
+    ("shfl.sync.down.b32", "i32", ("i32", "i32", "imm31")),
+    ("shfl.sync.up.b32", "i32", ("i32", "i32", "imm0")),
+    ("vote.sync.ballot.b32", "i32", ("pred",)),
+    ("vote.sync.any.pred", "pred", ("pred",)),
+    ("vote.sync.all.pred", "pred", ("pred",)),
+    ("vote.sync.uni.pred", "pred", ("pred",)),
+    ("redux.sync.add.u32", "i32", ("i32",)),
+    ("redux.sync.min.s32", "i32", ("i32",)),
+    ("redux.sync.max.u32", "i32", ("i32",)),
+    ("redux.sync.xor.b32", "i32", ("i32",)),
+)
 """Source positions PTX requires to be immediates."""
 
 
@@ -110,6 +127,7 @@ class _Gen:
     def __init__(self, rng: random.Random, options: GenOptions) -> None:
         self.rng = rng
         self.pool = [e for e in POOL if e.spelling not in options.avoid]
+        self.warp_ops = [w for w in WARP_OPS if w[0] not in options.avoid]
         self.options = options
 
     def operand(self, entry: PoolEntry, position: int) -> Operand:
@@ -128,6 +146,18 @@ class _Gen:
         if guarded and self.rng.random() < 0.15:
             guard = Guard(self.rng.randrange(REGS), self.rng.random() < 0.5)
         return Op(entry.spelling, Operand(entry.dest, self.rng.randrange(REGS)), sources, guard)
+
+    def warp(self) -> Warp:
+        spelling, dest, sources = self.rng.choice(self.warp_ops)
+        operands = []
+        for cls in sources:
+            if cls.startswith("imm"):
+                operands.append(Operand("i32", value=int(cls[3:])))
+            elif cls == "i32" and spelling.startswith("shfl") and operands and self.rng.random() < 0.5:
+                operands.append(Operand("i32", value=self.rng.randrange(32)))
+            else:
+                operands.append(Operand(cls, self.rng.randrange(REGS)))
+        return Warp(Op(spelling, Operand(dest, self.rng.randrange(REGS)), tuple(operands)))
 
     def block(self, count: int, depth: int, in_loop: bool) -> tuple[Statement, ...]:
         out: list[Statement] = []
@@ -148,6 +178,8 @@ class _Gen:
                 out.append(AtomicAdd(self.rng.randrange(REGS), self.rng.randrange(REGS)))
             elif roll < 0.29:
                 out.append(Call(self.op(guarded=False, callable_only=True)))
+            elif roll < 0.32 and depth == 0 and self.warp_ops:
+                out.append(self.warp())
             else:
                 out.append(self.op())
         return tuple(out)

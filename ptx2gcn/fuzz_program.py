@@ -10,7 +10,8 @@ branch on a predicate register), ``Loop`` (trip count ``reg & 3``, per thread), 
 ``LocalLoad`` (an 8-word ``.local`` array, data-dependent index), ``SharedRotate`` (store to shared
 memory, ``bar.sync``, read a neighbour's word; top level only, so barriers stay uniform),
 ``AtomicAdd`` (every thread adds to one ``.shared`` counter, then reads the total after a barrier:
-order-independent), ``Call`` (a ``.func`` computing one instruction).
+order-independent), ``Call`` (a ``.func`` computing one instruction), ``Warp`` (shfl/vote/redux
+with a full membermask, top level only, so every lane of the warp takes part).
 
 Invariant: ``evaluate`` computes each thread's final registers from the reference model only
 (``ptx2gcn.reference.run``), lane-wise over all threads; lanes whose value PTX does not fix (an
@@ -143,7 +144,18 @@ class Call:
     op: Op
 
 
-Statement = Union[Op, If, Loop, LocalStore, LocalLoad, SharedRotate, AtomicAdd, Call]
+@dataclass(frozen=True)
+class Warp:
+    """A warp-collective instruction with a full membermask, at top level (all lanes converged);
+    ``op.sources`` exclude the membermask, which the text appends."""
+
+    op: Op
+
+
+WARP = 32
+FULL_MASK = 0xFFFFFFFF
+
+Statement = Union[Op, If, Loop, LocalStore, LocalLoad, SharedRotate, AtomicAdd, Call, Warp]
 
 
 @dataclass(frozen=True)
@@ -269,6 +281,9 @@ class _Emitter:
             out("bar.sync 0;")
             out(f"ld.shared.u32 {reg('i32', st.dest)}, [%cnt_sh];")
             out("bar.sync 0;")
+        elif isinstance(st, Warp):
+            sources = ", ".join(x.text() for x in st.op.sources)
+            out(f"{st.op.spelling} {st.op.dest.text()}, {sources}, {FULL_MASK};")
         elif isinstance(st, Call):
             self.calls += 1
             number = self._number(st.op)
@@ -418,6 +433,28 @@ def apply_op(op: Op, state: State) -> None:
     state.poison[key] = np.array(new_poison, dtype=np.bool_)
 
 
+def apply_warp(op: Op, state: State) -> None:
+    """``op`` on each 32-thread warp with all lanes active; a poisoned operand anywhere in a warp
+    poisons the whole warp's result (a collective may read any lane)."""
+    bits = np.zeros(THREADS, dtype=np.uint64)
+    poison = np.zeros(THREADS, dtype=np.bool_)
+    for start in range(0, THREADS, WARP):
+        lanes = slice(start, start + WARP)
+        inputs: list[object] = []
+        tainted = False
+        for s in op.sources:
+            if s.is_immediate:
+                inputs.append(s.value)
+            else:
+                inputs.append(_model_input(s.cls, state.values[(s.cls, s.index)][lanes]))
+                tainted |= bool(state.poison[(s.cls, s.index)][lanes].any())
+        result = run(op.spelling, *inputs, FULL_MASK).outputs[0]
+        bits[lanes] = np.broadcast_to(_to_bits(result.bits), (WARP,))
+        poison[lanes] = ~np.broadcast_to(_exact(result), (WARP,)) | tainted
+    state.values[(op.dest.cls, op.dest.index)] = bits
+    state.poison[(op.dest.cls, op.dest.index)] = poison
+
+
 def _lane_index(state: State, index: int) -> tuple[npt.NDArray[np.intp], Mask]:
     key = ("i32", index)
     return (state.values[key] & np.uint64(LOCAL_WORDS - 1)).astype(np.intp), state.poison[key]
@@ -459,6 +496,8 @@ def execute(body: tuple[Statement, ...], state: State) -> State:
             source = (lanes // BLOCK) * BLOCK + (lanes % BLOCK + st.shift) % BLOCK
             state.values[("i32", st.dest)] = state.values[("i32", st.value)][source]
             state.poison[("i32", st.dest)] = state.poison[("i32", st.value)][source]
+        elif isinstance(st, Warp):
+            apply_warp(st.op, state)
         elif isinstance(st, AtomicAdd):
             value = state.values[("i32", st.value)].reshape(GRID, BLOCK)
             totals = value.sum(axis=1) & np.uint64(0xFFFFFFFF)

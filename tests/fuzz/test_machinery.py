@@ -27,6 +27,7 @@ from ptx2gcn.fuzz_program import (
     Operand,
     Program,
     SharedRotate,
+    Warp,
     evaluate,
     ptx_text,
 )
@@ -157,3 +158,24 @@ def test_cuda_oracle_fails_cleanly_without_a_gpu(flags: list[str], tmp_path: Pat
     err = capsys.readouterr().err
     assert "cuda" in err and "Traceback" not in err
     assert not any(tmp_path.iterdir())
+
+
+def test_warp_collectives_against_numpy_and_the_emulator() -> None:
+    prog = _program(
+        Warp(Op("shfl.sync.bfly.b32", r(0), (r(1), Operand("i32", value=5), Operand("i32", value=31)))),
+        Warp(Op("redux.sync.add.u32", r(2), (r(1),))),
+        Warp(Op("vote.sync.ballot.b32", r(3), (p(1),))),
+        Warp(Op("shfl.sync.idx.b32", r(1), (r(1), r(2), Operand("i32", value=31)))),
+    )
+    s = prog.input_bits()
+    lanes = np.arange(THREADS)
+    warp_base = lanes // 32 * 32
+    r1 = s[("i32", 1)]
+    r2 = np.repeat(r1.reshape(-1, 32).sum(axis=1) & M32, 32)
+    ballot = np.repeat([sum(int(b) << i for i, b in enumerate(w)) for w in s[("pred", 1)].reshape(-1, 32)], 32)
+    values, _ = evaluate(prog)
+    np.testing.assert_array_equal(values[("i32", 0)], r1[warp_base + ((lanes % 32) ^ 5)])
+    np.testing.assert_array_equal(values[("i32", 2)], r2)
+    np.testing.assert_array_equal(values[("i32", 3)], ballot.astype(np.uint64))
+    np.testing.assert_array_equal(values[("i32", 1)], r1[warp_base + (r2 & np.uint64(31)).astype(np.int64)])
+    assert judge(prog).kind == "ok", judge(prog).details
