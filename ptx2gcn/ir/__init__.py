@@ -1,5 +1,8 @@
 """ptx2gcn's SSA IR: types, ops, text form, verifier, and the PTX-to-IR builder.
 
+Invariant: IR handed from one stage to the next passes ``ptx2gcn.ir.verify.verify`` for its phase,
+and its text form (``printer``) parses back (``parser``) to IR that prints identically.
+
 Layout: ``types`` (value types), ``core`` (Module/Function/Block/Op/Value with use lists),
 ``cfg`` (dominators), ``printer``/``parser``/``lexer`` (the text form; they round-trip exactly),
 ``verify`` with ``verify_rules`` (every invariant, per phase), ``evaluate`` (exact constant
