@@ -484,6 +484,284 @@ def atomics() -> Iterator[tuple[str, CaseSpec]]:
             {"lock": np.array([0], np.int32), "counter": np.array([10 + warps], np.int32)})
 
 
+# == device_functions.cu =============================================================================
+F32 = np.float32
+
+
+def particles(seed: int, n: int) -> np.ndarray:
+    """Particle {Vec3 pos, vel; float mass; int id} as 8 little-endian 32-bit words each."""
+    r = rng(seed)
+    words = np.zeros((n, 8), np.uint32)
+    words[:, :7] = (r.standard_normal((n, 7)) * 4).astype(np.float32).view(np.uint32)
+    words[:, 7] = np.arange(n, dtype=np.uint32) * 7 + 3
+    return words.reshape(-1)
+
+
+def step_model(words: np.ndarray, dt: float, damping: float, steps: int, g: tuple[float, float, float]) -> np.ndarray:
+    """step(): vel = (vel + g*dt) * damping; pos = pos + vel*dt; f32, no contraction across __noinline__ calls."""
+    p = words.reshape(-1, 8).copy()
+    f = p[:, :7].view(np.float32)
+    gd = np.array(g, np.float64).astype(np.float32) * F32(dt)
+    for _ in range(steps):
+        f[:, 3:6] = (f[:, 3:6] + gd) * F32(damping)
+        f[:, 0:3] = f[:, 0:3] + f[:, 3:6] * F32(dt)
+    return p
+
+
+@generator
+def device_functions() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "device_functions.ptx"
+    n = 100
+    ps = particles(80, n + 5)
+    dt, damping, steps, g = 0.02, 0.95, 3, (0.5, -9.81, 1.25)
+    params = (np.array([dt, damping], np.float32).tobytes() + np.int32(steps).tobytes() + bytes(4)
+              + np.array(g, np.float64).tobytes() + b"tag\0\0\0" + bytes(2))
+    assert len(params) == 48
+    expect = ps.reshape(-1, 8).copy()
+    expect[:n] = step_model(ps[:n * 8], dt, damping, steps, g)
+    yield "device_functions/integrate", case(src, "integrate", 2, 70, [
+        ("ps", Buffer("b32", ps)), ("n", Scalar("s32", n)), ("prm", Raw(params))], {"ps": expect.reshape(-1)},
+        note="Params {float dt, damping; int steps; double g[3]; char tag[6]} passed by value (48 bytes)")
+    # integrate_const: c_params = {0.01f, 0.99f, 4, {0, -9.81, 0}}; c_table has no initializer (zeros).
+    p = step_model(ps[:n * 8], 0.01, 0.99, 4, (0.0, -9.81, 0.0))
+    f = p[:, :7].view(np.float32)
+    pos, vel = f[:, 0:3], f[:, 3:6]
+    d = fma(pos[:, 2], vel[:, 2], fma(pos[:, 0], vel[:, 0], pos[:, 1] * vel[:, 1], F32), F32)  # nvcc's dot()
+    f[:, 6] = f[:, 6] * (F32(0.0) + d)
+    expect = ps.reshape(-1, 8).copy()
+    expect[:n] = p
+    yield "device_functions/integrate_const", case(src, "integrate_const", 2, 70, [
+        ("ps", Buffer("b32", ps)), ("n", Scalar("s32", n))], {"ps": expect.reshape(-1)},
+        note="dot() is mul.f32 y*y, fma x*x, fma z*z in nvcc's PTX; modelled the same way with exact fmas")
+
+    def fib(k: int) -> int:
+        a, b = 0, 1
+        for _ in range(k):
+            a, b = b, a + b
+        return a
+
+    def ackermann(m: int, k: int) -> int:
+        return k + 1 if m == 0 else 2 + (k + 3) - 3 if m == 1 else 2 * k + 3
+
+    t = 40
+    ins = rng(81).integers(0, 2**32, t, dtype=np.uint64).astype(np.uint32)
+    ins[:3] = [0, 1, 19]
+    fibs = np.array([fib(int(v) % 20) for v in ins], np.uint32)
+    acks = np.array([ackermann(int(v) % 3, i % 4) for i, v in enumerate(ins)], np.uint64)
+    rows = []
+    for v in ins:
+        h = (int(v) * 2654435761) & 0xFFFFFFFF
+        rows.append(sorted(((h >> (k + 8)) & 1023) for k in range(16)))
+    yield "device_functions/recursion", case(src, "recursion", 1, t, [
+        ("in", Buffer("u32", ins)), ("fibs", Buffer("u32", count=t)), ("ack", Buffer("u64", count=t)),
+        ("sorted", Buffer("s32", count=t * 16))],
+        {"fibs": fibs, "ack": acks, "sorted": np.array(rows, np.int32).reshape(-1)},
+        note="ackermann(1, n) = n + 2, ackermann(2, n) = 2n + 3")
+    t = 50
+    x = f32_inputs(82, t)
+    which = rng(83).integers(0, 1000, t).astype(np.int32)
+    fns = [lambda v: v * v, lambda v: -v, lambda v: F32(0.5) * v]
+    with np.errstate(all="ignore"):
+        out = np.array([fns[w % 3](v) for v, w in zip(x, which)], np.float32)
+    yield "device_functions/indirect_calls", case(src, "indirect_calls", 1, t, [
+        ("in", Buffer("f32", x)), ("out", Buffer("f32", count=t)), ("which", Buffer("s32", which))], {"out": out})
+    t, n = 80, 9
+    idx = rng(84).integers(0, 1000, n).astype(np.int32)
+    out = np.zeros(t, np.float32)
+    for th in range(t):
+        buf = [F32(k * k) + F32(th) for k in range(32)]
+        acc = F32(0)
+        for k in range(n):
+            acc = F32(acc + buf[idx[k] & 31])
+        buf[idx[0] & 31] = acc
+        out[th] = buf[idx[1] & 31] + F32(0)  # g_buffer: zero-initialised __device__ array
+    yield "device_functions/local_array", case(src, "local_array", 1, t, [
+        ("idx", Buffer("s32", idx)), ("out", Buffer("f32", count=t)), ("n", Scalar("s32", n))], {"out": out})
+    a = rng(85).integers(-4, 5, (4, 4)).astype(np.float32)
+    b = rng(86).integers(-4, 5, (4, 4)).astype(np.float32)
+    tm = (a.astype(np.float64) @ b).astype(np.float32)
+    n = 150
+    pts = rng(87).integers(-20, 21, (n + 10, 4)).astype(np.float32)
+    for flags, shift in ((0x81, -3), (0x80, -300)):
+        out = pts.copy()
+        q = (pts[:n].astype(np.float64) @ tm[:3].T.astype(np.float64)).astype(np.float32)
+        out[:n, :3] = q
+        out[:n, 3] = pts[:n, 3] if flags & 1 else np.float32(shift)
+        yield f"device_functions/transform_flags{flags:#x}", case(src, "transform", 3, 60, [
+            ("a", Raw(a.tobytes())), ("b", Raw(b.tobytes())), ("points", Buffer("f32", pts.reshape(-1))),
+            ("n", Scalar("s32", n)), ("flags", Scalar("u8", flags)), ("shift", Scalar("s16", shift))],
+            {"points": out.reshape(-1)}, note="Matrix4 by value (64 bytes); small integers: every product exact")
+    t = 90
+    v = f32_inputs(88, t)
+    v[20] = np.nan
+    lo, hi = -2.5, 7.0
+    changed = (v < lo) | (v > hi)
+    clamped = np.fmin(np.fmax(v, F32(lo)), F32(hi))
+    yield "device_functions/clamp_kernel", case(src, "clamp_kernel", 1, t, [
+        ("v", Buffer("f32", v)), ("clamped", Buffer("s32", np.array([1000], np.int32))), ("lo", Scalar("f32", lo)),
+        ("hi", Scalar("f32", hi))], {"v": clamped, "clamped": np.array([1000 + changed.sum()], np.int32)},
+        note="fminf/fmaxf return the non-NaN operand: a NaN input clamps to lo")
+
+
+# == control_flow.cu =================================================================================
+def cvt_rzi_s32(x: np.ndarray) -> np.ndarray:
+    """cvt.rzi.s32.f32: truncate, saturate to the s32 range, NaN -> 0."""
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0))
+    return np.clip(t, -2**31, 2**31 - 1).astype(np.int64).astype(np.int32)
+
+
+@generator
+def control_flow() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "control_flow.ptx"
+    n = 400
+    op = rng(90).integers(0, 2**31, n, dtype=np.int64).astype(np.int32)
+    a, b = f32_inputs(91, n), f32_inputs(92, n)
+    a[16:32], b[32:48] = np.nan, np.nan
+    a[48:64] = [3e9, -3e9, 2.5, -2.5, 0.5, -0.7, 1e-40, 2**31, -2**31, 16777217, 1, 2, 3, 4, 5, 6]
+    x, y = a, b
+    with np.errstate(all="ignore"):
+        results = [x + y, x - y, x * y, x / y, np.fmin(x, y), np.fmax(x, y), np.sqrt(np.abs(x)), -x,
+                   fma(x, x, y, F32), np.floor(x), np.ceil(y), x * F32(0.5), y * F32(2.0),
+                   np.where(x > y, x, F32(0)), cvt_rzi_s32(x).astype(np.float32), np.zeros(n, F32)]
+    out = np.choose(op & 15, [r.astype(np.float32) for r in results])
+    yield "control_flow/dense_switch", case(src, "dense_switch", 4, 110, [
+        ("op", Buffer("s32", op)), ("a", Buffer("f32", a)), ("b", Buffer("f32", b)), ("out", Buffer("f32", count=n)),
+        ("n", Scalar("s32", n))], {"out": out},
+        note="div.rn / sqrt.rn are correctly rounded (nvcc default -prec-div/-prec-sqrt); x*x+y is an fma")
+    t = 70
+    idx = rng(93).integers(0, 2**32, t, dtype=np.uint64).astype(np.uint32)
+    table = [10, 21, 32, 43]
+    yield "control_flow/indirect_branch", case(src, "indirect_branch", 1, t, [
+        ("idx", Buffer("u32", idx)), ("out", Buffer("s32", count=t))],
+        {"out": np.array([table[v & 3] + table[(v >> 2) & 3] for v in idx], np.int32)})
+    keys = np.array([7, 100, 1000, 65536, 0xDEADBEEF, 0, 8, 99, 65535, 0xDEADBEEE, 0xFFFFFFFF] * 7, np.uint32)
+    cases = {7: 1, 100: 2, 1000: 3, 65536: 4, 0xDEADBEEF: 5}
+    yield "control_flow/sparse_switch", case(src, "sparse_switch", 1, keys.size, [
+        ("key", Buffer("u32", keys)), ("out", Buffer("s32", count=keys.size))],
+        {"out": np.array([cases.get(int(k), -1) for k in keys], np.int32)})
+    w, h, stop, t = 150, 12, 99, 40
+    g = rng(94).integers(-3, 60, (h, w)).astype(np.int32)
+    g[7, 100] = stop  # threads reaching it leave both loops
+    g[9, 0] = stop  # row 9 stops every thread that gets there
+    counts = np.zeros(t, np.int32)
+    for th in range(t):
+        found = 0
+        done = False
+        for yy in range(h):
+            if g[yy, 0] == stop:
+                break
+            for xx in range(th, w, t):
+                v = int(g[yy, xx])
+                if v < 0:
+                    continue
+                if v == stop:
+                    done = True
+                    break
+                found += v & 1
+            if done:
+                break
+        counts[th] = found
+    yield "control_flow/nested_loops", case(src, "nested_loops", 1, t, [
+        ("grid", Buffer("s32", g.reshape(-1))), ("counts", Buffer("s32", count=t)), ("w", Scalar("s32", w)),
+        ("h", Scalar("s32", h)), ("stop", Scalar("s32", stop))], {"counts": counts})
+    t = 100
+    v = f32_inputs(95, t)
+    v[40:70:3] = np.nan
+    with np.errstate(all="ignore"):
+        out = np.where(np.isnan(v), F32(0), np.where(v < 0, -v, v * F32(2)))
+    yield "control_flow/divergent_returns", case(src, "divergent_returns", 1, t, [
+        ("in", Buffer("f32", v)), ("out", Buffer("f32", count=t))], {"out": out.astype(np.float32)})
+
+    def collatz(x: int) -> int:
+        n = 0
+        state = "odd" if x & 1 else "even"
+        while True:
+            if state == "even":
+                x = int(x / 2)  # C division truncates toward zero
+                n += 1
+                if x <= 1:
+                    return n
+                state = "odd" if x & 1 else "even"
+            else:
+                x = (3 * x + 1 + 2**31) % 2**32 - 2**31
+                n += 1
+                if n > 1000:
+                    return n
+                state = "even"
+
+    t = 90
+    xs = rng(96).integers(-50, 5000, t).astype(np.int32)
+    xs[:5] = [0, 1, 2, 27, -7]
+    yield "control_flow/irreducible", case(src, "irreducible", 1, t, [
+        ("in", Buffer("s32", xs)), ("out", Buffer("s32", count=t))],
+        {"out": np.array([collatz(int(x)) for x in xs], np.int32)})
+    t, n = 100, 37
+    vals = rng(97).integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    vals[:3] = [2**31 - 1, -2**31, 0]
+
+    def builtin(v: int) -> int:
+        if v == 2**31 - 1:
+            return -1
+        r = [v, v * 3, v - 7, ~v][v & 3]
+        return (r + 2**31) % 2**32 - 2**31
+
+    yield "control_flow/builtins", case(src, "builtins", 1, t, [
+        ("in", Buffer("s32", vals)), ("out", Buffer("s32", count=t)), ("n", Scalar("s32", n))],
+        {"out": np.array([builtin(int(vals[i % n])) for i in range(t)], np.int32)})
+    t = 64 + 7
+    targets = np.abs(rng(98).standard_normal(t)) * 10.0 ** rng(99).integers(-3, 8, t)
+    targets[:4] = [0.0, 1.0, 2.0, 1e300]
+    roots, iters = [], []
+    for target in targets:
+        x = target if target > 1.0 else 1.0
+        it = 0
+        while True:
+            prev = x
+            x = 0.5 * (x + target / x)
+            it += 1
+            if not (abs(x - prev) > 1e-12 * x and it < 100):
+                break
+        roots.append(x)
+        iters.append(it)
+    yield "control_flow/newton_until_converged", case(src, "newton_until_converged", 1, t, [
+        ("a", Buffer("f64", targets)), ("root", Buffer("f64", count=t)), ("iters", Buffer("s32", count=t))],
+        {"root": np.array(roots), "iters": np.array(iters, np.int32)},
+        note="f64 IEEE arithmetic, correctly rounded division: Python floats model it exactly")
+    code = np.array([0x05, 0x12, 0x20, 0x13, 0x41, 0x07, 0x30, 0x20, 0x20, 0x8A, 0x43, 0x01, 0x01, 0x41, 0x53,
+                     0x31, 0x0F], np.uint8)
+    t = 50
+    args = rng(100).integers(-1000, 1000, t).astype(np.int32)
+
+    def interpret(acc: int) -> int:
+        stack: list[int] = []
+        pc, fuel = 0, 0
+        while pc < len(code):
+            fuel += 1
+            assert fuel < 10000, "the model program must terminate"
+            insn = int(code[pc]); pc += 1
+            hi, lo = insn >> 4, insn & 15
+            if hi == 0: acc += lo
+            elif hi == 1: acc *= lo + 1
+            elif hi == 2:
+                if len(stack) < 16: stack.append(acc)
+            elif hi == 3:
+                if stack: acc += stack.pop()
+            elif hi == 4:
+                if acc & 1: pc += lo
+            elif hi == 5:
+                pc -= lo
+                if pc < 0: pc = len(code)
+            elif hi == 15: pc = len(code)
+            else: acc ^= insn
+            acc = (acc + 2**31) % 2**32 - 2**31
+        return (acc + len(stack) + 2**31) % 2**32 - 2**31
+
+    yield "control_flow/interpreter", case(src, "interpreter", 1, t, [
+        ("code", Buffer("u8", code)), ("code_len", Scalar("s32", code.size)), ("args", Buffer("s32", args)),
+        ("results", Buffer("s32", count=t))], {"results": np.array([interpret(int(a)) for a in args], np.int32)})
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     written = []
