@@ -151,6 +151,10 @@ _op("shr", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shr")
 _op("shf", "i32 i32 i32", "i32", {"dir": _words("l r"), "mode": _words("clamp wrap")}, "dir mode", "",
     f"{_LOGIC}-shf")
 _op("bmsk", "i32 i32", "i32", {"mode": _words("clamp wrap")}, "mode", "", f"{_INT_ARITH}-bmsk")
+_op("video", "i32 i32 i32", "i32", {"inst": SYM, "types": SYM, "sat": FLAG, "secondary": _words("add min max"),
+                                    "shift": _words("clamp wrap"), "cmp": CMP, "po": FLAG, "dsel": SYM,
+                                    "asel": SYM, "bsel": SYM},
+    "inst types", "", "video-instructions")
 _op("prmt", "i32 i32 i32", "i32", {"mode": _words("f4e b4e rc8 ecl ecr rc16")}, "", "",
     f"{_MOVE}-prmt")
 
@@ -295,17 +299,6 @@ UNSUPPORTED: dict[str, str] = {
     "sured": "surface reductions are not translated yet",
     "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
-    "vshr": "SIMD video instructions are not translated yet",
-    "vshl": "SIMD video instructions are not translated yet",
-    "vadd": "SIMD video instructions are not translated yet",
-    "vsub": "SIMD video instructions are not translated yet",
-    "vmad": "SIMD video instructions are not translated yet",
-    "vset": "SIMD video instructions are not translated yet",
-    "vmin": "SIMD video instructions are not translated yet",
-    "vmax": "SIMD video instructions are not translated yet",
-    "vabsdiff": "SIMD video instructions are not translated yet",
-    **{f"{name}{lanes}": "SIMD video instructions are not translated yet"
-       for name in ("vabsdiff", "vadd", "vsub", "vavrg", "vmin", "vmax", "vset") for lanes in (2, 4)},
     "fns": "find-nth-set-bit is not translated yet",
     "szext": "sign/zero extension of bit fields is not translated yet",
     "mapa": "distributed shared memory has no gfx942 equivalent",
@@ -467,6 +460,8 @@ SEMANTICS: dict[str, str] = {
     "suld": "(handle, coords...) -> the loaded components (suld.b: raw bits)",
     "txq": "(handle[, lod]) -> the queried attribute (txq, or suq with surface)",
     "sust": "(handle, coords..., values...): coords counts the coordinate operands",
+    "video": "(a, b, c) -> d of the PTX video instruction inst (vadd, vabsdiff4, vshr, ...) with its "
+             "types, saturation, secondary operation and byte/half selectors as written",
     "mma": "(a fragment..., b fragment..., c fragment...) -> d fragment, counts a/b/c; the registers "
            "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API)",
     "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix",

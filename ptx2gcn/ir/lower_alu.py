@@ -205,6 +205,36 @@ def lower_dot(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     ctx.dst(d, ctx.value(ins.opcode, values, I32, atype=types[0], btype=types[1], mode=mode))
 
 
+VIDEO = frozenset({*(f"{n}{lanes}" for n in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset")
+                    for lanes in ("2", "4")),
+                   "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset"})
+_SELECTORS = frozenset({"b0", "b1", "b2", "b3", "h0", "h1", "b10", "b32", "b3210", "b7654", "h10", "h32"})
+
+
+def _selected(ctx: FnCtx, operand: ast.Operand) -> tuple[ast.Operand, str | None]:
+    """A video operand and its byte/half selector (``%r1.b0``), if any."""
+    if isinstance(operand, ast.Register) and operand.component in _SELECTORS:
+        return ast.Register(operand.span, operand.name), operand.component
+    return operand, None
+
+
+def lower_video(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """Scalar and SIMD video instructions: one ``video`` op carrying the PTX form exactly."""
+    types = mods.types()
+    attrs: dict[str, str | bool | None] = {
+        "sat": mods.take("sat"), "secondary": mods.one_of(frozenset({"add", "min", "max"})),
+        "shift": mods.one_of(frozenset({"clamp", "wrap"})), "cmp": mods.one_of(CMP_OPS),
+        "po": mods.take("po")}
+    mods.done()
+    ops = operands(ctx, ins, 3, 4)
+    dest, dsel = _selected(ctx, ops[0])
+    (a, asel), (b, bsel) = _selected(ctx, ops[1]), _selected(ctx, ops[2])
+    c = ctx.src(ops[3], I32) if len(ops) == 4 else ctx.const(I32, 0)
+    value = ctx.value("video", (ctx.src(a, I32), ctx.src(b, I32), c), I32, inst=ins.opcode,
+                      types=".".join(types), dsel=dsel, asel=asel, bsel=bsel, **attrs)
+    ctx.dst(dest, value)
+
+
 def lower_prmt(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mode = mods.one_of(frozenset({"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"}))
     mods.type()
@@ -429,4 +459,5 @@ ALU: dict[str, Lowering] = {
     "shf": lower_shf, "bmsk": lower_bmsk, "dp4a": lower_dot, "dp2a": lower_dot, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
     "selp": lower_selp, "slct": lower_slct, "mov": lower_mov, "cvt": lower_cvt, "cvta": lower_cvta,
     "isspacep": lower_isspacep,
+    **{name: lower_video for name in VIDEO},
 }

@@ -504,3 +504,13 @@ def test_two_source_cvt_packs_a_high_and_b_low() -> None:
         assert (lo.operand(0).name, hi.operand(0).name) == ("f2", "f1")
     assert [c.attrs["dtype"] for c in ops(fn, "cvt")] == ["f16", "f16", "e4m3", "e4m3"]
     assert second.result.type == I16
+
+
+def test_video_instructions_keep_their_form() -> None:
+    fn = kernel(build("""
+    vabsdiff4.u32.u32.u32.add %r1, %r2, %r3, %r4;
+    vshr.u32.u32.u32.clamp.add %r5, %r2, 3, %r4;
+    ret;"""))
+    first, second = ops(fn, "video")
+    assert (first.attrs["inst"], first.attrs["types"], first.attrs["secondary"]) == ("vabsdiff4", "u32.u32.u32", "add")
+    assert second.attrs["shift"] == "clamp" and second.operand(1).op.attrs["value"] == 3  # type: ignore[attr-defined]
