@@ -10,7 +10,9 @@ the kernarg segment, which is constant memory (addrspace 4).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from llvmlite import ir
 
@@ -70,24 +72,29 @@ def pointer(addrspace: int) -> ir.PointerType:
     return ir.PointerType(addrspace=addrspace)
 
 
+def _vector(t: VectorType) -> ir.Type:
+    if isinstance(t.elem, PackedType):  # LLVM has no vectors of vectors: same bits, flattened
+        return ir.VectorType(_FLOATS[t.elem.elem.kind], 2 * t.count)
+    return ir.VectorType(llvm_type(t.elem), t.count)
+
+
+_BY_KIND: dict[type[Type], Callable[[Any], ir.Type]] = {
+    PredType: lambda t: I1,
+    IntType: lambda t: ir.IntType(t.width),
+    FloatType: lambda t: _FLOATS[t.kind],
+    PackedType: lambda t: ir.VectorType(_FLOATS[t.elem.kind], 2),
+    VectorType: _vector,
+    PtrType: lambda t: pointer(ADDRSPACE[t.space]),
+}
+
+
 @cache
 def llvm_type(t: Type) -> ir.Type:
     """The LLVM type that holds IR values of type ``t``."""
-    if isinstance(t, PredType):
-        return I1
-    if isinstance(t, IntType):
-        return ir.IntType(t.width)
-    if isinstance(t, FloatType):
-        return _FLOATS[t.kind]
-    if isinstance(t, PackedType):
-        return ir.VectorType(_FLOATS[t.elem.kind], 2)
-    if isinstance(t, VectorType):
-        if isinstance(t.elem, PackedType):  # LLVM has no vectors of vectors: same bits, flattened
-            return ir.VectorType(_FLOATS[t.elem.elem.kind], 2 * t.count)
-        return ir.VectorType(llvm_type(t.elem), t.count)
-    if isinstance(t, PtrType):
-        return pointer(ADDRSPACE[t.space])
-    raise TypeError(f"no LLVM type for IR type {t}")
+    convert = _BY_KIND.get(type(t))
+    if convert is None:
+        raise TypeError(f"no LLVM type for IR type {t}")
+    return convert(t)
 
 
 def float_of_width(bits: int) -> ir.Type:
