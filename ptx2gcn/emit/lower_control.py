@@ -1,11 +1,13 @@
-"""Lowering of control flow and calls: br/cbr (block arguments → phis), ret, exit, call, trap.
+"""Lowering of control flow and calls: br/cbr/switch (block arguments → phis), ret, exit, call,
+call_indirect, trap, brkpt, nanosleep, pmevent.
 
 Invariant: a successor's argument values become the incoming values of the target block's phis
 for the LLVM block that ends the predecessor (recorded at the branch, since lowering may split
 blocks); device functions follow the PTX call ABI as the IR states it: ``.param`` arguments and
 ``.param`` return slots are addresses of caller-owned private memory, ``.reg`` values pass by
 value, several ``.reg`` results return as an LLVM struct. Recursion is ordinary LLVM recursion
-(the back end gives it a stack); indirect calls are rejected by the builder before they get here.
+(the back end gives it a stack); indirect calls go through the function's address with the
+prototype's signature; ``brx.idx`` is an LLVM ``switch``.
 """
 
 from __future__ import annotations

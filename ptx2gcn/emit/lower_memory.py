@@ -1,4 +1,5 @@
-"""Lowering of ld/st/atom/red/fence/prefetch and address ops (addr_of, alloca, ptradd, cvta, isspacep).
+"""Lowering of ld/st/atom/red/fence/prefetch/cp.async, address ops (addr_of, alloca, ptradd, cvta,
+isspacep) and the PTX stack (alloca, stacksave, stackrestore).
 
 Invariant: every access keeps PTX's width, vector shape and natural alignment (PTX requires
 addresses aligned to the access size); ``.volatile`` becomes an LLVM volatile access;
@@ -7,7 +8,8 @@ sync scope of ``ptx2gcn.emit.llvm_atomics``; atomics without ``.sem`` are ``.rel
 a scope ``.gpu`` (PTX ISA "atom"). Cache hints (``.ca .cg .cs .lu .cv .nc``, ``L2::`` hints) are
 ignored deliberately: they change caching, not results, and the gfx942 memory model keeps
 these programs correct without them. Generic ↔ segment conversions use ``addrspacecast``, which
-the back end implements with the shared/private apertures.
+the back end implements with the shared/private apertures. Vector atomics are one atomic per
+element (as PTX defines them); f16x2/bf16x2 adds are one 32-bit atomic.
 """
 
 from __future__ import annotations
