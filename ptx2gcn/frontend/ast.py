@@ -310,6 +310,8 @@ class VariableDecl:
     align: int | None = None
     vector: str | None = None
     attributes: tuple[str, ...] = ()
+    bank: int | None = None
+    """The constant bank of ``.const[2]`` (PTX ISA 1.x-2.1 syntax); None for the default bank."""
 
 
 @dataclass(slots=True, frozen=True)

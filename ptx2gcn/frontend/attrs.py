@@ -47,6 +47,7 @@ class Attributes:
     vector: str | None = None
     type: str | None = None
     flags: list[str] = field(default_factory=lambda: [])
+    bank: int | None = None
     is_ptr: bool = False
     ptr_space: str | None = None
     ptr_align: int | None = None
@@ -109,6 +110,14 @@ def _once(current: _T | None, value: _T, span: Span, what: str) -> _T:
 
 
 def _assign_word(attrs: Attributes, word: str, span: Span) -> None:
+    if word.endswith("]"):  # `.const[2]`: a constant bank (the grammar allows digits only)
+        space, _, bank = word[:-1].partition("[")
+        if space != ".const" or attrs.is_ptr:
+            raise Ptx2GcnError.at(span, f"only .const takes a bank number, not '{space}'")
+        if len(bank) > 2 or int(bank) > 10:
+            raise Ptx2GcnError.at(span, f"constant bank {bank} does not exist (banks are 0 to 10)")
+        attrs.bank = int(bank)
+        word = space
     if word in LINKAGE:
         if word in attrs.linkage:
             raise Ptx2GcnError.at(span, f"duplicate '{word}' in this declaration")

@@ -122,7 +122,7 @@ class AstBuilder(OperandBuilder):
         space, type_ = require_declaration(attrs, f"declaration of '{declarators[0].name}'")
         flags = tuple(attrs.flags) + ((".ptr",) if attrs.is_ptr else ())
         return ast.VariableDecl(self._span(c[0][0], declarators[-1]), space, type_, declarators,
-                                tuple(attrs.linkage), attrs.align, attrs.vector, flags)
+                                tuple(attrs.linkage), attrs.align, attrs.vector, flags, attrs.bank)
 
     def declarator(self, c: list[Child]) -> ast.Declarator:
         name_tok: Token = c[0]
@@ -164,7 +164,7 @@ class AstBuilder(OperandBuilder):
         attrs = interpret(c[0], self.filename, self.source)
         name: Token = c[1]
         space, type_ = require_declaration(attrs, f"parameter '{name.value}'")
-        if attrs.linkage or attrs.flags:
+        if attrs.linkage or attrs.flags or attrs.bank is not None:
             raise Ptx2GcnError.at(attrs.span, f"parameter '{name.value}' cannot have linkage or flags")
         dims: tuple[int | None, ...] = c[2] if len(c) > 2 else ()
         return ast.Param(self._span(c[0][0], name), space, type_, name.value, attrs.align,

@@ -92,7 +92,8 @@ def declarator(decl: ast.Declarator) -> str:
 
 
 def variable(decl: ast.VariableDecl) -> str:
-    words = [*decl.linkage, decl.state_space, *decl.attributes]
+    space = decl.state_space if decl.bank is None else f"{decl.state_space}[{decl.bank}]"
+    words = [*decl.linkage, space, *decl.attributes]
     if decl.align is not None:
         words.append(f".align {decl.align}")
     words += [*([decl.vector] if decl.vector else []), decl.type]

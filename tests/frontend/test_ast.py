@@ -366,3 +366,12 @@ def test_cpp_line_markers_are_ignored_like_ptxas_does() -> None:
     with_markers = HEADER + '# 1 "kernel.cu"\n.global .u32 g;\n# 12 "kernel.cu" 2\n'
     assert parse_ptx(with_markers) == parse_ptx(HEADER + ".global .u32 g;\n")
 
+
+
+def test_constant_banks_of_old_ptx() -> None:
+    module = parse_ptx(".version 2.0\n.target sm_20\n.const[2] .f32 c;\n.entry k()\n{\n\t.reg .f32 %f1;\n"
+                       "\tld.const[2].f32 %f1, [c];\n\texit;\n}\n")
+    assert module.items[2] == ast.VariableDecl(S, ".const", ".f32", (ast.Declarator(S, "c"),), bank=2)
+    body = module.functions[0].body
+    assert body is not None and isinstance(body.statements[1], ast.Instruction)
+    assert body.statements[1].modifiers == (".const[2]", ".f32")
