@@ -762,6 +762,226 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
         ("results", Buffer("s32", count=t))], {"results": np.array([interpret(int(a)) for a in args], np.int32)})
 
 
+# == int_intrinsics.cu ===============================================================================
+M32, M64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+def s32(v: int) -> int:
+    return (v + 2**31) % 2**32 - 2**31
+
+
+def s64(v: int) -> int:
+    return (v + 2**63) % 2**64 - 2**63
+
+
+def sbyte(v: int, k: int) -> int:
+    b = (v >> (8 * k)) & 0xFF
+    return b - 256 if b & 0x80 else b
+
+
+def byte_perm(x: int, y: int, s: int) -> int:
+    pool = (x & M32) | ((y & M32) << 32)
+    return sum(((pool >> (8 * ((s >> (4 * k)) & 7))) & 0xFF) << (8 * k) for k in range(4))
+
+
+def u32_inputs(seed: int, n: int) -> np.ndarray:
+    v = rng(seed).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    v[:6] = [0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0x00010000]
+    return v
+
+
+@generator
+def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "int_intrinsics.ptx"
+    t = 40
+    a = u32_inputs(110, t)
+    b = rng(111).integers(0, 2**64, t, dtype=np.uint64)
+    b[:6] = [0, 1, M64, 1 << 63, 0xFFFFFFFF, 1 << 32]
+    out = []
+    for i, (x, y) in enumerate(zip(map(int, a), map(int, b))):
+        brev = int(f"{x:032b}"[::-1], 2)
+        brevll = int(f"{y:064b}"[::-1], 2)
+        hi = y >> 32
+        fl = (((hi << 32) | x) << (i & 31)) >> 32
+        fr = (((y & M32) << 32) | x) >> min(i * 3, 32)
+        out += [bin(x).count("1"), bin(y).count("1"), 32 - x.bit_length(), 64 - y.bit_length(),
+                (x & -x).bit_length(), (y & -y).bit_length(), s32(brev), s32((brevll >> 17) & M32),
+                s32(byte_perm(x, y, 0x5140)), s32(fl & M32), s32(fr & M32), s32(byte_perm(x, 0, 0x0123))]
+    yield "int_intrinsics/bit_ops", case(src, "bit_ops", 1, t, [
+        ("a", Buffer("u32", a)), ("b", Buffer("u64", b)), ("out", Buffer("s32", count=t * 12))],
+        {"out": np.array(out, np.int32)})
+    t = 50
+    ai = u32_inputs(112, t).view(np.int32)
+    bi = u32_inputs(113, t)[::-1].copy().view(np.int32)
+    out, wide = [], []
+    for x, y in zip(map(int, ai), map(int, bi)):
+        xu, yu = x & M32, y & M32
+        dp4a = sum(sbyte(x, k) * sbyte(y, k) for k in range(4)) + 7
+        dp4au = sum(((xu >> 8 * k) & 255) * ((yu >> 8 * k) & 255) for k in range(4)) + 7
+        h0, h1 = s32(x << 16) >> 16, x >> 16  # signed 16-bit halves of x
+        dp2lo = h0 * sbyte(y, 0) + h1 * sbyte(y, 1) + 1
+        dp2hi = h0 * sbyte(y, 2) + h1 * sbyte(y, 3) + 1
+        m24 = lambda v: ((v & 0xFFFFFF) ^ 0x800000) - 0x800000  # noqa: E731
+        out += [s32(dp4a), s32(dp4au), s32(dp2lo), s32(dp2hi), s32(m24(x) * m24(y)),
+                s32((xu & 0xFFFFFF) * (yu & 0xFFFFFF)), (x * y) >> 32, s32(abs(x - y) + 3), (x + y) >> 1,
+                (x + y + 1) >> 1,
+                s32(sum((((xu >> 8 * k) + (yu >> 8 * k)) & 255) << 8 * k for k in range(4))),
+                s32(sum(abs(((xu >> 8 * k) & 255) - ((yu >> 8 * k) & 255)) << 8 * k for k in range(4)))]
+        num = s64((x << 32) | yu)
+        div = y | 1
+        q = abs(num) // abs(div) * (1 if (num < 0) == (div < 0) else -1)
+        r = abs(num) % 1000000007 * (1 if num >= 0 else -1)
+        w5 = (xu // 7 + (abs(x) // 3 * (1 if x >= 0 else -1)) + (abs(y) % 5 * (1 if y >= 0 else -1))
+              + (x >> (y & 31)) + (xu >> 3))
+        wide += [x * y, s64((((x << 20) & M64) * ((y << 30) & M64)) >> 64),
+                 s64((s64(x << 20) * s64(y << 30)) >> 64), s64(q), r, s64(w5 & M64)]
+    yield "int_intrinsics/int_arith", case(src, "int_arith", 1, t, [
+        ("a", Buffer("s32", ai)), ("b", Buffer("s32", bi)), ("out", Buffer("s32", count=t * 12)),
+        ("wide", Buffer("s64", count=t * 6))], {"out": np.array(out, np.int32), "wide": np.array(wide, np.int64)})
+    t = 40
+    a = u32_inputs(114, t)
+    out = []
+    for i, x in enumerate(map(int, a)):
+        pos = i & 15
+        field = (x >> pos) & 31
+        bfe_s = field - 32 if field & 16 else field
+        bfi = (x & ~(0xFFF << 8) | (((x >> 16) & 0xFFF) << 8)) & M32
+        pool = x | ((~x & M32) << 32)
+        f4e = sum(((pool >> (8 * (((i & 3) + k) & 7))) & 255) << (8 * k) for k in range(4))
+        lop = x ^ ((x << 3) & M32) ^ (x >> 5)
+        out += [(x >> 4) & 255, bfe_s & M32, bfi, x, f4e, lop]
+    yield "int_intrinsics/ptx_bitfield", case(src, "ptx_bitfield", 1, t, [
+        ("a", Buffer("u32", a)), ("out", Buffer("u32", count=t * 6))], {"out": np.array(out, np.uint32)},
+        note="prmt.f4e: result byte k = byte ((i & 3) + k) mod 8 of {~x, x}")
+    t = 60
+    f = (rng(115).standard_normal(t) * 100).astype(np.float32)
+    f[:12] = [0.5, 1.5, 2.5, -0.5, -1.5, 127.5, -128.5, 1e10, -1e10, np.nan, np.inf, -np.inf]
+    k = rng(116).integers(-2**31, 2**31, t, dtype=np.int64).astype(np.int32)
+    k[:8] = [0, -1, 255, 256, 32767, -32769, 2**31 - 1, -2**31]
+    sat = lambda v, lo, hi: max(lo, min(hi, v))  # noqa: E731
+    s8 = [0 if np.isnan(v) else sat(int(np.clip(np.rint(np.float64(v)), -1e6, 1e6)), -128, 127) for v in f]
+    u32 = []
+    for v in map(int, k):
+        u32 += [sat(v + 0x7FFFFFF0, -2**31, 2**31 - 1) & M32, sat(v - 0x7FFFFFF0, -2**31, 2**31 - 1) & M32,
+                sat(((v * v) >> 32) + 0x7FFFFFFF, -2**31, 2**31 - 1) & M32]
+    yield "int_intrinsics/saturating", case(src, "saturating", 1, t, [
+        ("f", Buffer("f32", f)), ("k", Buffer("s32", k)), ("s8", Buffer("s8", count=t)), ("u8", Buffer("u8", count=t)),
+        ("s16", Buffer("s16", count=t)), ("u32", Buffer("u32", count=t * 3))],
+        {"s8": np.array(s8, np.int8), "u8": np.array([sat(int(v), 0, 255) for v in k], np.uint8),
+         "s16": np.array([sat(int(v), -2**15, 2**15 - 1) for v in k], np.int16), "u32": np.array(u32, np.uint32)},
+        note="cvt.rni.sat.s8.f32: round half to even, clamp, NaN -> 0")
+
+
+# == dynamic_shared.cu ===============================================================================
+@generator
+def dynamic_shared() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "dynamic_shared.ptx"
+    grid, block = 3, 100
+    x = f32_inputs(120, grid * block)
+    yield "dynamic_shared/dyn_shared_float", case(src, "dyn_shared_float", grid, block, [
+        ("in", Buffer("f32", x)), ("out", Buffer("f32", count=grid * block))],
+        {"out": x.reshape(grid, block)[:, ::-1].reshape(-1).copy()}, shared_bytes=block * 4)
+    t = 90
+    v = rng(121).integers(-1000, 1000, t).astype(np.int32)
+    odd = int(np.count_nonzero(v & 1))
+    out = np.array([int(v[(i + 1) % t]) + int(np.trunc(v[i] * 0.5)) + odd for i in range(t)], np.int32)
+    yield "dynamic_shared/dyn_shared_carved", case(src, "dyn_shared_carved", 1, t, [
+        ("in", Buffer("s32", v)), ("out", Buffer("s32", count=t)), ("n_ints", Scalar("s32", t))], {"out": out},
+        shared_bytes=((t * 4 + 15) & ~15) + t * 8)
+    t = 70
+    x = f32_inputs(122, t * 4)
+    yield "dynamic_shared/dyn_shared_float4", case(src, "dyn_shared_float4", 1, t, [
+        ("in", Buffer("f32", x)), ("out", Buffer("f32", count=t * 4))],
+        {"out": x.reshape(t, 4)[np.arange(t) ^ 1].reshape(-1).copy()}, shared_bytes=t * 16)
+    t = 72
+    g = rng(123).integers(-10**6, 10**6, t).astype(np.int32)
+    out = []
+    for i in range(t):
+        if i & 1:
+            out += [1, 0, 0, int(g[i])]
+        elif i & 2:
+            out += [0, 1, 0, int(g[i])]
+        else:
+            out += [0, 0, 1, (i & 3) + 1]
+    yield "dynamic_shared/address_spaces", case(src, "address_spaces", 1, t, [
+        ("g", Buffer("s32", g)), ("out", Buffer("s32", count=t * 4))], {"out": np.array(out, np.int32)},
+        shared_bytes=t * 4, note="the kernel has no static shared memory: the dynamic array's shared address is 0")
+
+
+# == wide_types.cu ===================================================================================
+@generator
+def wide_types() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "wide_types.ptx"
+    t = 40
+    a = rng(130).integers(0, 2**64, 2 * t, dtype=np.uint64)
+    b = rng(131).integers(0, 2**64, 2 * t, dtype=np.uint64)
+    b[0:2] = 0  # y == 0: q = r = 0
+    b[2:4] = a[2:4]  # x == y
+    b[4], b[5] = 0, 12345  # a small divisor
+    a[6], a[7] = 1 << 63, 0
+    M128 = (1 << 128) - 1
+    out = []
+    for i in range(t):
+        x = (int(a[2 * i]) << 64) | int(a[2 * i + 1])
+        y = (int(b[2 * i]) << 64) | int(b[2 * i + 1])
+        sx = (x - (1 << 128) if x >> 127 else x) >> (i & 127)
+        vals = [(x + y) & M128, (x - y) & M128, (x * y) & M128, x // y if y else 0, x % y if y else 0]
+        for v in vals:
+            out += [v >> 64, v & M64]
+        out += [(sx & M128) >> 64, int(x < y) + int(x == y)]
+    yield "wide_types/int128_ops", case(src, "int128_ops", 1, t, [
+        ("a", Buffer("u64", a)), ("b", Buffer("u64", b)), ("out", Buffer("u64", count=t * 12))],
+        {"out": np.array(out, np.uint64)})
+    t = 70
+    sizes = rng(132).integers(-1000, 1000, t).astype(np.int32)
+    out = [sum(k * k for k in range(int(v) & 63, -1, -3)) for v in sizes]
+    yield "wide_types/dynamic_alloca", case(src, "dynamic_alloca", 1, t, [
+        ("sizes", Buffer("s32", sizes)), ("out", Buffer("s32", count=t))], {"out": np.array(out, np.int32)})
+    count = 2100
+    w = f32_inputs(133, 2048)
+    x = f32_inputs(134, count + 50, edges=False)
+    y0 = np.full(count + 50, -1.0, np.float32)
+    y = y0.copy()
+    with np.errstate(all="ignore"):
+        y[:count] = w[np.arange(count) & 2047] * x[:count]
+    yield "wide_types/big_param_block", case(src, "big_param_block", 9, 240, [
+        ("p", Raw(w.tobytes() + np.int32(count).tobytes())), ("x", Buffer("f32", x)), ("y", Buffer("f32", y0))],
+        {"y": y}, note="BigParams (8196 bytes) by value")
+    t = 50
+    raw = rng(135).integers(0, 256, (t, 16)).astype(np.uint8)
+    raw[:, 1] &= 1  # bool
+    raw[0, 0] = 127  # char wraps to -128
+    raw[:, 7] = 0  # padding: its value after the struct copy is unspecified, so the input keeps it 0
+    table = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89] + [0] * 290
+    out = raw.copy()
+    sums = []
+    for i in range(t):
+        r = out[i]
+        c = (int(r[0]) + 1) & 255
+        r[0] = c
+        r[1] = 1 - r[1]
+        sh = (int(np.frombuffer(r[2:4].tobytes(), "<i2")[0]) * 3) & 0xFFFF
+        r[2:4] = np.frombuffer(np.uint16(sh).tobytes(), np.uint8)
+        r[4 + i % 3] ^= 0x5A
+        ll = s64(int(np.frombuffer(r[8:16].tobytes(), "<i8")[0]) + table[i % 300])
+        r[8:16] = np.frombuffer(np.int64(ll).tobytes(), np.uint8)
+        sums.append(s32((c - 256 if c > 127 else c) + (sh - 65536 if sh > 32767 else sh)
+                        + int(r[4]) + int(r[5]) + int(r[6]) + s32(ll)))
+    yield "wide_types/packed_structs", case(src, "packed_structs", 1, t, [
+        ("in", Buffer("u8", raw.reshape(-1))), ("out", Buffer("u8", count=t * 16)), ("sum", Buffer("s32", count=t))],
+        {"out": out.reshape(-1), "sum": np.array(sums, np.int32)},
+        note="Packed {char c; bool flag; short s; unsigned char bytes[3]; long long ll} = 16 bytes; byte 7 is "
+             "padding, 0 in the input, and 0 expected (nvcc's PTX writes the fields, not the padding)")
+    n, offset = 300, 3
+    srcb = rng(136).integers(0, 256, n + 16).astype(np.uint8)
+    dst = np.zeros(n + 8, np.uint8)
+    dst[:n] = srcb[offset:offset + n]
+    dst[n:n + 4] = srcb[offset + 1:offset + 5]
+    yield "wide_types/unaligned_copy", case(src, "unaligned_copy", 1, 100, [
+        ("src", Buffer("u8", srcb)), ("dst", Buffer("u8", count=n + 8)), ("offset", Scalar("s32", offset)),
+        ("n", Scalar("s32", n))], {"dst": dst})
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     written = []
