@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 
+EXCERPT_WIDTH = 160
+"""Longest source excerpt a diagnostic prints; longer lines are shown as a window around the span."""
+
+
 class SourceFile:
     """A named text with a lazily built line index (shared by every Span into it)."""
 
@@ -88,6 +92,14 @@ class Span:
         else:
             width = 1
         width = max(1, min(width, max(len(text) - start, 1)))
+        if len(text) > EXCERPT_WIDTH:
+            # A multi-megabyte line (minified or generated PTX) is shown as a window around the span.
+            begin = max(0, min(start - EXCERPT_WIDTH // 4, len(text) - EXCERPT_WIDTH))
+            end = begin + EXCERPT_WIDTH
+            prefix, suffix = ("..." if begin else ""), ("..." if end < len(text) else "")
+            text = f"{prefix}{text[begin:end]}{suffix}"
+            start = start - begin + len(prefix)
+            width = max(1, min(width, end - begin - (start - len(prefix))))
         # Keep tabs so the caret lines up under tab-indented PTX.
         lead = "".join(ch if ch == "\t" else " " for ch in text[:start])
         return f"{text}\n{lead}^{'~' * (width - 1)}\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
+from ptx2gcn import __version__
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.builder import AstBuilder
@@ -54,6 +55,24 @@ _NESTING = _Nesting()
 _PARSER: Lark | None = None
 
 
+def _grammar_cache() -> str | bool:
+    """A per-user file for Lark's grammar analysis, or False to build it in memory each time.
+
+    Lark's default (``cache=True``) keeps a pickle in the shared temporary folder, where another user
+    could plant one; ours lives in the user's own cache folder (mode 0700). Lark checks the stored
+    grammar/options hash and rebuilds the file when it does not match.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "ptx2gcn")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if os.stat(folder).st_uid != os.getuid() or not os.access(folder, os.W_OK):
+            return False
+    except OSError:
+        return False
+    return os.path.join(folder, f"ptx-grammar-{__version__}.lark-cache")
+
+
 def grammar_parser() -> Lark:
     """The shared parser (built on first use; Lark caches the grammar analysis on disk)."""
     global _PARSER
@@ -63,7 +82,7 @@ def grammar_parser() -> Lark:
             callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
             _PARSER = Lark.open_from_package(
                 "ptx2gcn.grammar", "ptx.lark", ("",),
-                parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True, cache=True,
+                parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True, cache=_grammar_cache(),
                 maybe_placeholders=False, propagate_positions=False, lexer_callbacks=callbacks,
             )
             set_literal_terminals({t.name: t.pattern.value for t in _PARSER.terminals
