@@ -1,10 +1,10 @@
 """wave64-barrier-check: reject barriers Mode P cannot run, where warp-dependent control flow reaches them.
 
 In Mode P two CUDA warps share one gfx942 wave and one program counter. A named or counted barrier
-(``bar.sync k, b``, ``bar.arrive``, counted ``bar.red``) or a non-aligned ``barrier.sync`` reached
-under control flow that differs between the two warps of a wave can deadlock: the wave runs one arm
-first, and a warp waiting there for its partner (still in the other arm) never wakes up
-(warp-on-wave64.md §5.9(c); ROCm/hcc#902 for the hardware-barrier form).
+(``bar.sync k, b``, ``barrier.sync k, b``, ``bar.arrive``, counted ``bar.red``) reached under control
+flow that differs between the two warps of a wave can deadlock: the wave runs one arm first, and a
+warp waiting there for its partner (still in the other arm) never wakes up (warp-on-wave64.md
+§5.9(c)).
 
 Requires: a verified module (phase ``ssa``).
 Ensures: the module is unchanged; every such barrier is reached only under branches whose
@@ -16,8 +16,13 @@ Branches to a block that only ends the thread (``@p exit``, early ``ret``) do no
 threads wait for nobody.
 Not handled: (conservatively rejected) values loaded from global/shared memory, results of calls
 and collectives, and thread indices other than ``%warpid`` (a ``%tid.x / 32`` warp index is pair
-uniform only for some block shapes, which the IR does not know). Aligned barriers without a count
-are not checked: PTX already requires CTA-uniform control flow for them.
+uniform only for some block shapes, which the IR does not know). Barriers without a count are
+not checked: ``bar.sync``/``barrier.sync.aligned`` already require CTA-uniform control flow in PTX,
+and a non-aligned ``barrier.sync k`` (``s_barrier``) is accepted because the analysis cannot see
+through cooperative-groups dispatch (``thread_group::sync()`` switches on a group-type field
+loaded from memory); such a barrier reached in *different* arms by the two warps of a wave makes
+that wave execute ``s_barrier`` once per arm, which hangs unless every wave does the same
+(ROCm/hcc#902) — the one Mode P hazard this pass does not report.
 """
 
 from __future__ import annotations
@@ -56,10 +61,10 @@ MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942
 
 
 def needs_check(op: Op) -> bool:
-    """Barriers emulated per warp (counted, named with a count, arrive, counted red) or non-aligned."""
+    """Barriers emulated per warp: with a thread count, ``bar.arrive``, counted ``bar.red``."""
     if op.name == "bar":
         mode = op.attrs.get("mode")
-        return mode == "arrive" or (mode == "sync" and (len(op.operands) > 1 or not op.attrs.get("aligned")))
+        return mode == "arrive" or (mode == "sync" and len(op.operands) > 1)
     return op.name == "bar_red" and len(op.operands) > 2
 
 

@@ -12,15 +12,18 @@ followed by one ``s_barrier``):
   ``bar.sync``/``barrier.sync`` then spin (``s_sleep``) until the generation moves on.
 - ``A[k][g & 1]`` (words 16 + 2k + parity) accumulate a counted ``bar.red``'s per-warp counts for
   phase ``g``; the completing arrival zeroes the other parity's word before bumping ``g``.
-- ``R[k]`` (words 48 + k) accumulate a full-CTA ``bar.red`` (no count): leaders add, ``s_barrier``,
-  everyone reads, ``s_barrier``, leaders subtract, so the word is 0 again between reductions and
-  exited warps (which ``s_barrier`` does not wait for) contribute nothing.
+- ``R[k]`` (words 48 + k) accumulate a full-CTA ``bar.red`` (no count) with three ``s_barrier``s and
+  no state carried between reductions: every warp's leader stores 0, ``s_barrier``, leaders add,
+  ``s_barrier``, everyone reads, ``s_barrier`` (so the next reduction's zeroing cannot overtake a
+  read). Exited warps (which ``s_barrier`` does not wait for) contribute nothing, and no kernel-entry
+  zeroing is needed, so this form also works in device functions (``__syncthreads_count`` in ``-G``
+  builds).
 
 Invariant: each CUDA warp arrives exactly once per barrier instruction whatever the partner half
 of its wave does; all state words are updated with workgroup-scope atomics; release before arrival
 and acquire after completion make the barrier order shared and global memory like ``bar.sync``.
-Only kernels can use the emulation (the state is zeroed at kernel entry); device functions get a
-located ``unsupported``. Whether the reaching control flow is safe in Mode P is checked by the IR
+Only kernels can use the counted emulation (its state is zeroed at kernel entry); device functions
+get a located ``unsupported``. Whether the reaching control flow is safe in Mode P is checked by the IR
 pass ``wave64-barrier-check``. Design: warp-on-wave64.md §5.9(c).
 """
 
@@ -180,7 +183,6 @@ def _result(cx: FnContext, op: Op, kind: str, total: ir.Value) -> None:
 def lower_bar_red(cx: FnContext, op: Op, cta_barrier: CtaBarrier) -> None:
     """``bar.red.{popc.u32,and.pred,or.pred} d, k{, b}, {!}c``."""
     kind = cx.attr(op, "op")
-    _ensure_state(cx, f"bar.red.{kind}", cta_barrier)
     b = cx.builder
     pred = cx.coerce(cx.operand(op, 1), I1)
     counted = len(op.operands) > 2
@@ -193,14 +195,16 @@ def lower_bar_red(cx: FnContext, op: Op, cta_barrier: CtaBarrier) -> None:
     if need is None:
         acc = _word(cx, b.add(k, cx.i32(_CTA_ACC)))
         with b.if_then(is_leader):
+            atomic_store(b, cx.i32(0), acc, "monotonic", "workgroup", 4)
+        cta_barrier(cx)
+        with b.if_then(is_leader):
             atomic_rmw(b, "add", acc, mine, "monotonic", "workgroup")
         cta_barrier(cx)
         total = atomic_load(b, acc, I32, "monotonic", "workgroup", 4)
         cta_barrier(cx)
-        with b.if_then(is_leader):
-            atomic_rmw(b, "sub", acc, mine, "monotonic", "workgroup")
         _result(cx, op, kind, total)
         return
+    _ensure_state(cx, f"bar.red.{kind}", cta_barrier)
     fence(b, "release", "workgroup")
     phase = b.lshr(atomic_load(b, _word(cx, k), I32, "acquire", "workgroup", 4), cx.i32(16))
     parity = b.and_(phase, cx.i32(1))
