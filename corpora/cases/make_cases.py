@@ -982,6 +982,130 @@ def wide_types() -> Iterator[tuple[str, CaseSpec]]:
         ("n", Scalar("s32", n))], {"dst": dst})
 
 
+# == warp_intrinsics.cu / cooperative_groups.cu ======================================================
+def warps(values: np.ndarray) -> np.ndarray:
+    """(n,) -> (n // 32, 32): one row per CUDA warp (blocks are whole warps in these cases)."""
+    return values.reshape(-1, 32)
+
+
+def lane_mask(bits: np.ndarray) -> int:
+    return int(sum(1 << lane for lane, bit in enumerate(bits) if bit))
+
+
+@generator
+def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "warp_intrinsics.ptx"
+    t, srcl, delta = 96, 37, 3
+    v = rng(140).integers(-1000, 1000, t).astype(np.int32)
+    out = np.zeros((t, 8), np.int64)
+    for w, row in enumerate(warps(v)):
+        f = row.astype(np.float32) * F32(0.5)
+        d = row.astype(np.float64) * 0.25
+        for lane in range(32):
+            o = out[w * 32 + lane]
+            o[0] = row[srcl % 32]
+            o[1] = row[lane - delta] if lane >= delta else row[lane]
+            o[2] = row[lane + delta] if lane + delta < 32 else row[lane]
+            o[3] = row[lane & ~7]
+            o[4] = row[(lane & ~7) + srcl % 8]
+            o[5] = int(f[lane + 1] if (lane & 15) + 1 < 16 else f[lane])  # (int) truncates toward zero
+            o[6] = int(d[lane ^ 16])
+            o[7] = 0  # (int) of (long long)v << 33 keeps the low 32 bits: 0, then >> 1
+    yield "warp_intrinsics/shuffles", case(src, "shuffles", 1, t, [
+        ("in", Buffer("s32", v)), ("out", Buffer("s32", count=t * 8)), ("src", Scalar("s32", srcl)),
+        ("delta", Scalar("s32", delta))], {"out": out.astype(np.int32).reshape(-1)},
+        note="out[5]: lanes 16-31 are outside the 0x0000ffff mask (undefined in CUDA); modelled as the same "
+             "width-16 shuffle, which is what NVIDIA hardware does")
+    grid, block = 2, 96
+    v = rng(141).integers(-3, 4, grid * block).astype(np.int32)
+    v[0:32] = 5  # uniform, all positive
+    v[32:64] = np.abs(v[32:64]) + 1
+    out = []
+    for row in warps(v):
+        ballot = lane_mask(row > 0)
+        for lane in range(32):
+            out += [ballot, int((row < 0).any()), int((row != 0).all()), int((row == row[0]).all()),
+                    lane_mask(row & 1) if row[lane] & 1 else 0]
+    yield "warp_intrinsics/votes", case(src, "votes", grid, block, [
+        ("in", Buffer("s32", v)), ("out", Buffer("u32", count=grid * block * 5))], {"out": np.array(out, np.uint32)},
+        note="__activemask() inside `if (v & 1)`: the lanes that took the branch")
+    t = 128
+    v = rng(142).integers(0, 5, t).astype(np.int32)
+    v[32:64] = 9
+    out = []
+    for row in warps(v):
+        same_all = bool((row == row[0]).all())
+        for lane in range(32):
+            m = lane_mask(row == row[lane])
+            out += [m, m, 0xFFFFFFFF if same_all else 0, int(same_all)]
+    yield "warp_intrinsics/match", case(src, "match", 1, t, [
+        ("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 4))], {"out": np.array(out, np.uint32)})
+    t = 96
+    v = u32_inputs(143, t)
+    out = []
+    for row in warps(v):
+        r = [int(row.astype(np.uint64).sum()) & M32, int(row.min()), int(row.view(np.int32).max()) & M32,
+             int(np.bitwise_and.reduce(row)), int(np.bitwise_or.reduce(row)), int(np.bitwise_xor.reduce(row[0::2]))]
+        out += r * 32
+    yield "warp_intrinsics/warp_reduce_redux", case(src, "warp_reduce_redux", 1, t, [
+        ("in", Buffer("u32", v)), ("out", Buffer("u32", count=t * 6))], {"out": np.array(out, np.uint32)},
+        note="__reduce_xor_sync(0x55555555): the even lanes' xor; odd lanes (outside the mask, undefined in "
+             "CUDA) are modelled as receiving the same value")
+    grid, block = 3, 64
+    v = rng(144).integers(-2**31, 2**31, grid * block, dtype=np.int64).astype(np.int32)
+    scan = np.concatenate([wrap32(np.cumsum(row.astype(np.int64))) for row in warps(v)])
+    yield "warp_intrinsics/warp_scan", case(src, "warp_scan", grid, block, [
+        ("in", Buffer("s32", v)), ("out", Buffer("s32", count=grid * block))], {"out": scan})
+    d = rng(145).integers(-1000, 1000, 32).astype(np.int32)
+    expect = np.array([d[15 - l] * 2 if l < 16 else d[47 - l] + 1 for l in range(32)], np.int32)
+    yield "warp_intrinsics/syncwarp_divergent", case(src, "syncwarp_divergent", 1, 32, [
+        ("data", Buffer("s32", d))], {"data": expect}, note="one warp: every warp would use the same data[lane]")
+
+
+@generator
+def cooperative_groups() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "cooperative_groups.ptx"
+    grid, block = 3, 96
+    v = rng(150).integers(-2**31, 2**31, grid * block, dtype=np.int64).astype(np.int32)
+    total = wrap32(np.array([int(v.astype(np.int64).sum()) + 17]))
+    yield "cooperative_groups/cg_tile_reduce", case(src, "cg_tile_reduce", grid, block, [
+        ("in", Buffer("s32", v)), ("out", Buffer("s32", np.array([17], np.int32)))], {"out": total})
+    grid, block = 2, 80
+    x = small_ints_f32(151, grid * block)
+    tiles = x.reshape(-1, 16)
+    maxes = np.array([max(0, int(m)) * 100 for m in tiles.max(1)], np.uint32)  # (unsigned)(v * 100): < 0 -> 0
+    yield "cooperative_groups/cg_reduce_scan", case(src, "cg_reduce_scan", grid, block, [
+        ("in", Buffer("f32", x)), ("sums", Buffer("f32", count=tiles.shape[0])), ("scan", Buffer("f32", count=x.size)),
+        ("maxes", Buffer("u32", count=tiles.shape[0]))],
+        {"sums": tiles.sum(1).astype(np.float32), "scan": np.cumsum(tiles, 1).astype(np.float32).reshape(-1),
+         "maxes": maxes}, note="small-integer floats: tile sums and scans are exact in any order; "
+                               "cvt.rzi.u32.f32 saturates negatives to 0")
+    grid, block = 2, 96
+    v = -np.abs(rng(152).integers(0, 100, grid * block)).astype(np.int32)
+    v[128:160] = rng(153).integers(-50, 50, 32)  # only warp 4 has positives: the counter order is fixed
+    kept = v[128:160][v[128:160] > 0]
+    out = np.zeros(40, np.int32)
+    out[5:5 + kept.size] = kept
+    yield "cooperative_groups/cg_coalesced", case(src, "cg_coalesced", grid, block, [
+        ("in", Buffer("s32", v)), ("out", Buffer("s32", count=40)), ("counter", Buffer("s32", np.array([5], np.int32)))],
+        {"out": out, "counter": np.array([5 + kept.size], np.int32)})
+    t = 96
+    v = rng(154).integers(-1000, 1000, t).astype(np.int32)
+    for size in (4, 16):
+        yield f"cooperative_groups/cg_dynamic_tiles_{size}", case(src, "cg_dynamic_tiles", 1, t, [
+            ("in", Buffer("s32", v)), ("out", Buffer("s32", count=t)), ("tile_size", Scalar("u32", size))],
+            {"out": (v * size + np.arange(t) % size).astype(np.int32)})
+    v = rng(155).integers(-5, 20, t).astype(np.int32)
+    out = []
+    for row in warps(v):
+        ballot = lane_mask(row > 0)
+        for lane in range(32):
+            quad = row[lane & ~3:(lane & ~3) + 4]
+            out += [ballot, int((quad > 10).any()), int((quad > 0).all()) + (lane >> 2) * 2]
+    yield "cooperative_groups/cg_vote", case(src, "cg_vote", 1, t, [
+        ("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 3))], {"out": np.array(out, np.uint32)})
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     written = []

@@ -41,6 +41,18 @@ KNOWN_FAILURES: dict[str, str] = {
         )
         for kernel in ("bit_ops", "int_arith", "ptx_bitfield", "saturating")
     },
+    "cooperative_groups/cg_reduce_scan": (
+        "redux.sync.max.u32 %r2, %r37, %r39 with a 16-lane membermask (0xffff << 16k, from "
+        "cg::reduce(tiled_partition<16>, ..., greater<unsigned>)) reduces over the whole 32-lane warp: "
+        "'maxes: FAILED: 3 of 10 elements differ, [3] expected 600, got 800' (the other tile's max)"
+    ),
+    **{
+        f"warp_intrinsics/{kernel}": (
+            "warp_intrinsics.ptx:187:2: error: unsupported: %smid: this special register has no gfx942 "
+            "equivalent yet (read by lane_masks; the whole module is rejected)"
+        )
+        for kernel in ("shuffles", "votes", "match", "warp_reduce_redux", "warp_scan", "syncwarp_divergent")
+    },
 }
 # Cases that take minutes (a hang running into the emulator's step budget): run only with -m slow.
 SLOW = {"atomics/spin_lock_two_warps_per_wave"}
