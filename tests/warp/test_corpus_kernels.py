@@ -23,11 +23,20 @@ WARP_KERNELS = ["shuffles", "votes", "match", "warp_reduce_redux", "warp_scan"]
 _objects: dict[tuple[str, str], bytes] = {}
 
 
+KERNELS = {
+    "warp_intrinsics": WARP_KERNELS,
+    "reduction": ["reduce_warp_atomic", "argmin", "count_positive"],
+    "reduction.debug": ["count_positive"],
+    "cooperative_groups": ["cg_tile_reduce", "cg_coalesced", "cg_vote"],
+    "cooperative_groups:dynamic": ["cg_dynamic_tiles"],
+}
+
+
 def _code(arch: str, name: str) -> bytes:
     key = (arch, name)
     if key not in _objects:
-        kernels = WARP_KERNELS if name == "warp_intrinsics" else ["reduce_warp_atomic", "argmin"]
-        _objects[key] = compile(NVCC / arch / f"{name}.ptx", kernels=kernels).data
+        path = NVCC / arch / f"{name.split(':')[0]}.ptx"
+        _objects[key] = compile(path, kernels=KERNELS[name]).data
     return _objects[key]
 
 
@@ -159,3 +168,56 @@ def test_argmin(arch: str, rng: np.random.Generator) -> None:
     _, value, index = _launch(_code(arch, "reduction"), "argmin", 128,
                               [x, n, np.zeros(1, np.float32), np.zeros(1, np.int32)], "<Qi4xQQ")
     assert value[0] == x.min() and index[0] == 5
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("build", ["reduction", "reduction.debug"])
+@pytest.mark.parametrize("block", [96, 256])
+def test_syncthreads_count_and_or(arch: str, build: str, block: int, rng: np.random.Generator) -> None:
+    """bar.red.popc/and/or (``__syncthreads_count/and/or``; out of line in -G builds)."""
+    grid = 3
+    v = rng.integers(-5, 20, grid * block).astype(np.int32)
+    v[block:2 * block] = np.abs(v[block:2 * block]) + 1  # CTA 1: all positive
+    _, count, all_pos, any_pos = _launch(_code(arch, build), "count_positive", block,
+                                         [v, np.zeros(grid, np.int32), np.zeros(grid, np.int32),
+                                          np.zeros(grid, np.int32)], "<QQQQ", grid=grid)
+    per_cta = (v > 0).reshape(grid, block)
+    assert count.tolist() == per_cta.sum(axis=1).tolist()
+    assert all_pos.tolist() == per_cta.all(axis=1).astype(int).tolist()
+    assert any_pos.tolist() == per_cta.any(axis=1).astype(int).tolist()
+
+
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80"])  # sm_90's file has a barrier.cluster (rejected)
+def test_cooperative_groups(arch: str, rng: np.random.Generator) -> None:
+    """cg tiles (shfl_down, ballot, any/all of 4-thread tiles), coalesced_threads warp aggregation."""
+    code = _code(arch, "cooperative_groups")
+    n = 128
+    v = rng.integers(-20, 20, 2 * n).astype(np.int32)
+    _, total = _launch(code, "cg_tile_reduce", n, [v, np.zeros(1, np.int32)], "<QQ", grid=2)
+    assert total[0] == v.sum()
+    _, out, counter = _launch(code, "cg_coalesced", n, [v, np.full(2 * n, -1, np.int32), np.zeros(1, np.int32)],
+                              "<QQQ", grid=2)
+    positive = v[v > 0]
+    assert counter[0] == positive.size
+    assert sorted(out[:positive.size].tolist()) == sorted(positive.tolist())
+    _, votes = _launch(code, "cg_vote", n, [v[:n], np.zeros(3 * n, np.uint32)], "<QQ")
+    votes = votes.reshape(n, 3)
+    for s in _warps(n):
+        w = v[s]
+        assert (votes[s, 0] == sum(1 << i for i in range(32) if w[i] > 0)).all()
+        quads = w.reshape(8, 4)
+        assert (votes[s, 1] == (quads > 10).any(axis=1).repeat(4)).all()
+        assert (votes[s, 2] == (quads > 0).all(axis=1).repeat(4) + np.arange(8).repeat(4) * 2).all()
+
+
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80"])
+def test_cooperative_groups_dynamic_tiles(arch: str, rng: np.random.Generator) -> None:
+    """tiled_partition(block, n) + thread_group::sync(): a switch over the group type reaching a
+    non-aligned barrier.sync 0 or bar.warp.sync. (The sm_90 build also has a cluster-group arm,
+    rejected with a located error at its barrier.cluster.)"""
+    n = 128
+    v = rng.integers(-20, 20, n).astype(np.int32)
+    for tile_size in (4, 16, 32):
+        _, dyn = _launch(_code(arch, "cooperative_groups:dynamic"), "cg_dynamic_tiles", n,
+                         [v, np.zeros(n, np.int32), tile_size], "<QQI")
+        assert (dyn == v * tile_size + np.arange(n) % tile_size).all(), tile_size
