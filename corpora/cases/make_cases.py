@@ -71,6 +71,13 @@ def fma(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float, dty
     a, b, c = np.broadcast_arrays(np.asarray(a, dtype), np.asarray(b, dtype), np.asarray(c, dtype))
     out = np.empty(a.shape, dtype)
     for i, (p, q, r) in enumerate(zip(a.flat, b.flat, c.flat)):
+        if dtype is np.float32 and np.isfinite(p) and np.isfinite(q) and np.isfinite(r):
+            prod = np.float64(p) * np.float64(q)  # exact: 24 + 24 bits
+            total = prod + np.float64(r)
+            if total - prod == np.float64(r) and total - np.float64(r) == prod and total != 0:
+                with np.errstate(over="ignore"):
+                    out.flat[i] = np.float32(total)  # the f64 sum is exact: one rounding to f32
+                continue
         if np.isfinite(p) and np.isfinite(q) and np.isfinite(r):
             exact = Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))
             if exact == 0:  # RN: -0 only for (-0 product) + (-0)
@@ -1104,6 +1111,202 @@ def cooperative_groups() -> Iterator[tuple[str, CaseSpec]]:
             out += [ballot, int((quad > 10).any()), int((quad > 0).all()) + (lane >> 2) * 2]
     yield "cooperative_groups/cg_vote", case(src, "cg_vote", 1, t, [
         ("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 3))], {"out": np.array(out, np.uint32)})
+
+
+# == apps_integer.cu / apps_numeric.cu ===============================================================
+@generator
+def apps_integer() -> Iterator[tuple[str, CaseSpec]]:
+    import hashlib
+    import zlib
+
+    src = NV + "apps_integer.ptx"
+    # sha256_block compresses one 64-byte block from the standard IV: for a message of < 56 bytes padded
+    # by hand that is exactly SHA-256 of the message (hashlib).
+    n = 70
+    r = rng(160)
+    blocks, digests = bytearray(), []
+    for m in range(n):
+        msg = bytes(r.integers(0, 256, m % 56, dtype=np.uint8)) if m else b""
+        padded = msg + b"\x80" + bytes(55 - len(msg)) + (8 * len(msg)).to_bytes(8, "big")
+        blocks += padded
+        digests.append(np.frombuffer(hashlib.sha256(msg).digest(), ">u4").astype(np.uint32))
+    yield "apps_integer/sha256_block", case(src, "sha256_block", 2, 48, [
+        ("blocks", Buffer("u32", np.frombuffer(bytes(blocks), "<u4").copy())), ("digests", Buffer("u32", count=n * 8)),
+        ("n", Scalar("s32", n))], {"digests": np.concatenate(digests)},
+        note="expected digests: hashlib.sha256 of the unpadded messages")
+    msgs = [bytes(r.integers(0, 256, int(k), dtype=np.uint8)) for k in r.integers(0, 40, 75)]
+    msgs[0], msgs[1] = b"", b"123456789"
+    offsets = np.cumsum([0] + [len(m) for m in msgs]).astype(np.int32)
+    yield "apps_integer/crc32", case(src, "crc32", 2, 40, [
+        ("data", Buffer("u8", np.frombuffer(b"".join(msgs) + b"\0", np.uint8).copy())), ("offsets", Buffer("s32", offsets)),
+        ("crcs", Buffer("u32", count=75)), ("n_messages", Scalar("s32", 75))],
+        {"crcs": np.array([zlib.crc32(m) for m in msgs], np.uint32)}, note="expected: zlib.crc32")
+    # bfs_step: only frontier[17] has unvisited neighbours, so the order of `next` is fixed.
+    nv = 120
+    adj_lists = [sorted(set(r.integers(0, 60, 4).tolist())) for _ in range(nv)]
+    frontier = np.arange(40, dtype=np.int32)
+    special = [61, 70, 70, 99, 61, 119, 3]
+    adj_lists[17] = special
+    dist = np.full(nv, -1, np.int32)
+    dist[:60] = 2
+    row_ptr = np.cumsum([0] + [len(a) for a in adj_lists]).astype(np.int32)
+    adj = np.array([u for a in adj_lists for u in a], np.int32)
+    level = 2
+    new_dist = dist.copy()
+    nxt = []
+    for u in special:
+        if new_dist[u] == -1:
+            new_dist[u] = level + 1
+            nxt.append(u)
+    next0 = np.full(16, -7, np.int32)
+    next1 = next0.copy()
+    next1[:len(nxt)] = nxt
+    yield "apps_integer/bfs_step", case(src, "bfs_step", 1, 64, [
+        ("row_ptr", Buffer("s32", row_ptr)), ("adj", Buffer("s32", adj)), ("dist", Buffer("s32", dist)),
+        ("frontier", Buffer("s32", frontier)), ("frontier_size", Scalar("s32", 40)), ("next", Buffer("s32", next0)),
+        ("next_size", Buffer("s32", count=1)), ("level", Scalar("s32", level))],
+        {"dist": new_dist, "next": next1, "next_size": np.array([len(nxt)], np.int32)},
+        note="one frontier vertex reaches unvisited vertices: the atomicAdd order cannot matter")
+    grid, block, n = 3, 96, 5000
+    data = r.integers(0, 256, n).astype(np.uint8)
+    data[:300] = 7  # a hot bin: many same-address atomics
+    hist0 = r.integers(0, 1000, 256).astype(np.uint32)
+    yield "apps_integer/histogram256_warp_private", case(src, "histogram256_warp_private", grid, block, [
+        ("data", Buffer("u8", data)), ("hist", Buffer("u32", hist0)), ("n", Scalar("s32", n))],
+        {"hist": hist0 + np.bincount(data, minlength=256).astype(np.uint32)}, shared_bytes=block // 32 * 256 * 4)
+    w, h = 45, 21
+    rgba = r.integers(0, 256, (h * w, 4)).astype(np.uint8)
+    rgba[:4, :3] = [[255, 255, 255], [0, 0, 0], [1, 1, 1], [128, 128, 128]]
+    c = rgba[:, :3].astype(np.float32)
+    g = fma(c[:, 2], F32(0.114), fma(c[:, 0], F32(0.299), c[:, 1] * F32(0.587), F32), F32)
+    yield "apps_integer/rgba_to_grey", case(src, "rgba_to_grey", (3, 3), (16, 8), [
+        ("rgba", Buffer("u8", rgba.reshape(-1))), ("grey", Buffer("u8", count=w * h)), ("w", Scalar("s32", w)),
+        ("h", Scalar("s32", h))], {"grey": np.rint(g).astype(np.uint8)},
+        note="nvcc: mul.f32 y*0.587, fma x*0.299, fma z*0.114, cvt.rni (half to even): modelled op for op")
+    words, sets = 5, 150
+    a = r.integers(0, 2**64, sets * words, dtype=np.uint64)
+    b = r.integers(0, 2**64, words, dtype=np.uint64)
+    a[:words] = M64
+    counts = [sum(bin(int(a[s * words + i]) & int(b[i])).count("1") for i in range(words)) for s in range(sets)]
+    yield "apps_integer/bitset_intersections", case(src, "bitset_intersections", 2, 100, [
+        ("a", Buffer("u64", a)), ("b", Buffer("u64", b)), ("counts", Buffer("u32", count=sets)),
+        ("words", Scalar("s32", words)), ("sets", Scalar("s32", sets))], {"counts": np.array(counts, np.uint32)})
+
+
+@generator
+def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
+    src = NV + "apps_numeric.ptx"
+    r = rng(170)
+    n = 300
+    price = r.uniform(5, 100, n).astype(np.float32)
+    strike = r.uniform(5, 100, n).astype(np.float32)
+    years = r.uniform(0.25, 5, n).astype(np.float32)
+    rr, vv = 0.02, 0.3
+
+    def cnd(d: np.ndarray) -> np.ndarray:
+        a1, a2, a3, a4, a5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+        k = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+        c = 0.39894228040143267794 * np.exp(-0.5 * d * d) * (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))))
+        return np.where(d > 0, 1.0 - c, c)
+
+    s_, x_, t_ = price.astype(np.float64), strike.astype(np.float64), years.astype(np.float64)
+    d1 = (np.log(s_ / x_) + (rr + 0.5 * vv * vv) * t_) / (vv * np.sqrt(t_))
+    d2 = d1 - vv * np.sqrt(t_)
+    e = np.exp(-rr * t_)
+    call = s_ * cnd(d1) - x_ * e * cnd(d2)
+    put = x_ * e * (1.0 - cnd(d2)) - s_ * (1.0 - cnd(d1))
+    yield "apps_numeric/black_scholes", case(src, "black_scholes", 2, 100, [
+        ("call", Buffer("f32", count=n)), ("put", Buffer("f32", count=n)), ("price", Buffer("f32", price)),
+        ("strike", Buffer("f32", strike)), ("years", Buffer("f32", years)), ("r", Scalar("f32", rr)),
+        ("v", Scalar("f32", vv)), ("n", Scalar("s32", n))],
+        {"call": call.astype(np.float32), "put": put.astype(np.float32)},
+        tolerance={"call": (1e-4, 1e-4), "put": (1e-4, 1e-4)},
+        note="logf/expf (2 ulp), __expf (fast, ~2 + 1.2*|x| ulp) and f32 rounding of a ~20-operation formula "
+             "vs. an f64 model: prices up to 100 agree to rtol 1e-4 / atol 1e-4")
+    w, h, it_max = 40, 30, 60
+    x0, y0, sc = F32(-2.0), F32(-1.2), F32(0.07)
+    img = np.zeros((h, w), np.uint8)
+    for py in range(h):
+        for px in range(w):
+            cr = fma(F32(px), sc, x0, F32)[()]
+            ci = fma(F32(py), sc, y0, F32)[()]
+            zr = zi = zr2 = zi2 = F32(0)
+            it = 0
+            while zr2 + zi2 < F32(4) and it < it_max:
+                t = F32(cr + F32(zr2 - zi2))
+                zi = fma(F32(zr + zr), zi, ci, F32)[()]
+                zr = t
+                zr2, zi2 = F32(t * t), F32(zi * zi)
+                it += 1
+            img[py, px] = it * 255 // it_max
+    yield "apps_numeric/mandelbrot", case(src, "mandelbrot", (3, 4), (16, 8), [
+        ("image", Buffer("u8", count=w * h)), ("w", Scalar("s32", w)), ("h", Scalar("s32", h)),
+        ("x0", Scalar("f32", float(x0))), ("y0", Scalar("f32", float(y0))), ("scale", Scalar("f32", float(sc))),
+        ("max_iter", Scalar("s32", it_max))], {"image": img.reshape(-1)},
+        note="f32 op for op as nvcc emitted it: zi = fma(zr + zr, zi, ci), zr = cr + (zr*zr - zi*zi)")
+    rows = 37
+    lens = r.integers(0, 80, rows)
+    lens[3] = 0
+    row_ptr = np.cumsum(np.concatenate([[0], lens])).astype(np.int32)
+    nnz = int(row_ptr[-1])
+    ncols = 50
+    cols = r.integers(0, ncols, nnz).astype(np.int32)
+    vals = r.integers(-64, 64, nnz) / 4.0
+    xv = r.integers(-64, 64, ncols) / 8.0
+    y = np.array([sum(vals[k] * xv[cols[k]] for k in range(row_ptr[i], row_ptr[i + 1])) for i in range(rows)])
+    y0v = np.full(rows + 3, 5.5)
+    y1 = y0v.copy()
+    y1[:rows] = y
+    yield "apps_numeric/spmv_csr", case(src, "spmv_csr", 10, 128, [
+        ("row_ptr", Buffer("s32", row_ptr)), ("cols", Buffer("s32", cols)), ("vals", Buffer("f64", vals)),
+        ("x", Buffer("f64", xv)), ("y", Buffer("f64", y0v)), ("rows", Scalar("s32", rows))], {"y": y1},
+        note="values are multiples of 1/32 well below 2^40: the warp's summation order is exact")
+    w, h = 30, 20
+    img_in = f32_inputs(171, w * h, edges=False)
+    out0 = np.full(w * h + 5, 3.0, np.float32)
+    out1 = out0.copy()
+    out1[:w * h] = 0.0
+    yield "apps_numeric/conv2d", case(src, "conv2d", (2, 3), (16, 8), [
+        ("in", Buffer("f32", img_in)), ("out", Buffer("f32", out0)), ("w", Scalar("s32", w)), ("h", Scalar("s32", h))],
+        {"out": out1}, note="c_filter (a __constant__ with no initializer) reads as zeros: the case format cannot "
+                             "set globals, so every in-range output is 0")
+    n = 256
+    for half_span, tol in ((2, None), (16, (1e-6, 1e-5))):
+        data = r.integers(-100, 100, 2 * n).astype(np.float32) / 4
+        z = data.reshape(-1, 2).astype(np.float64)
+        zc = z[:, 0] + 1j * z[:, 1]
+        out = zc.copy()
+        for t in range(n // 2):
+            g, k = divmod(t, half_span)
+            i = g * 2 * half_span + k
+            j = i + half_span
+            tw = zc[j] * np.exp(-1j * np.pi * k / half_span)
+            out[i], out[j] = zc[i] + tw, zc[i] - tw
+        expect = np.stack([out.real, out.imag], 1).astype(np.float32).reshape(-1)
+        yield f"apps_numeric/fft_radix2_stage_{half_span}", case(src, "fft_radix2_stage", 2, 70, [
+            ("data", Buffer("f32", data)), ("n", Scalar("s32", n)), ("half_span", Scalar("s32", half_span))],
+            {"data": expect}, tolerance={"data": tol} if tol else {},
+            note="half_span 2: twiddles 1 and -i are exact (sincospif at multiples of 1/2), so the stage is exact"
+            if tol is None else "sincospif (1 ulp) and f32 rounding of the butterfly: |error| < 1e-5 for |values| < 100")
+    n, k, dims = 150, 6, 3
+    pts = r.standard_normal(n * dims).astype(np.float32) * 3
+    cents = r.standard_normal(k * dims).astype(np.float32) * 3
+    cents[3:6] = cents[0:3]  # a duplicate centroid: the first one wins ties
+    labels = []
+    for i in range(n):
+        best, best_d = 0, F32(np.inf)
+        for c in range(k):
+            d = F32(0)
+            for j in range(dims):
+                diff = F32(pts[i * dims + j] - cents[c * dims + j])
+                d = fma(diff, diff, d, F32)[()]
+            if d < best_d:
+                best, best_d = c, d
+        labels.append(best)
+    yield "apps_numeric/kmeans_assign", case(src, "kmeans_assign", 2, 100, [
+        ("points", Buffer("f32", pts)), ("centroids", Buffer("f32", cents)), ("labels", Buffer("s32", count=n)),
+        ("n", Scalar("s32", n)), ("k", Scalar("s32", k)), ("dims", Scalar("s32", dims))],
+        {"labels": np.array(labels, np.int32)})
 
 
 # == main ==============================================================================================
