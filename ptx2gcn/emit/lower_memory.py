@@ -40,14 +40,43 @@ def _align(t: ir.Type) -> int:
     return max(scalar_bits(t) // 8, 1)
 
 
+def _element_address(cx: FnContext, ptr: ir.Value, offset: int) -> ir.Value:
+    assert isinstance(ptr.type, ir.PointerType)
+    index_t = ir.IntType(POINTER_BITS[ptr.type.addrspace])
+    return cx.builder.gep(ptr, [ir.Constant(index_t, offset)], source_etype=I8) if offset else ptr
+
+
+def _elements(cx: FnContext, ptr: ir.Value, vector: ir.Value) -> list[tuple[ir.Value, ir.Value]]:
+    """(address, value) of each element of a vector access."""
+    assert isinstance(vector.type, ir.VectorType)
+    size = scalar_bits(vector.type.element) // 8
+    pick = cx.builder.extract_element
+    return [(_element_address(cx, ptr, i * size), pick(vector, ir.Constant(ir.IntType(32), i)))
+            for i in range(vector.type.count)]
+
+
+def _element_loads(cx: FnContext, ptr: ir.Value, typ: ir.VectorType, ordering: str, scope: str,
+                   volatile: bool) -> ir.Value:
+    """A vector ``ld.relaxed/.acquire``: the PTX memory model treats each element as its own
+    memory operation, so each is one atomic load with the same ordering and scope."""
+    size = scalar_bits(typ.element) // 8
+    result: ir.Value = ir.Constant(typ, ir.Undefined)
+    for i in range(typ.count):
+        element = atomic_load(cx.builder, _element_address(cx, ptr, i * size), typ.element, ordering, scope,
+                              size, volatile)
+        result = cx.builder.insert_element(result, element, ir.Constant(ir.IntType(32), i))
+    return result
+
+
 def lower_ld(cx: FnContext, op: Op) -> None:
     typ = llvm_type(op.result.type)
     ptr = cx.operand(op, 0)
     ordering, scope, volatile = _access(cx, op)
     if ordering:
         if isinstance(typ, ir.VectorType):
-            raise cx.unsupported("ld", f".{cx.attr(op, 'sem')} vector loads are not lowered yet")
-        cx.define(op, atomic_load(cx.builder, ptr, typ, ordering, scope, _align(typ), volatile))
+            cx.define(op, _element_loads(cx, ptr, typ, ordering, scope, volatile))
+        else:
+            cx.define(op, atomic_load(cx.builder, ptr, typ, ordering, scope, _align(typ), volatile))
         return
     load = cx.builder.load(ptr, typ=typ, align=_align(typ))
     if volatile:
@@ -62,8 +91,10 @@ def lower_st(cx: FnContext, op: Op) -> None:
     ordering, scope, volatile = _access(cx, op)
     if ordering:
         if isinstance(value.type, ir.VectorType):
-            raise cx.unsupported("st", f".{cx.attr(op, 'sem')} vector stores are not lowered yet")
-        atomic_store(cx.builder, value, ptr, ordering, scope, _align(value.type), volatile)
+            for address, element in _elements(cx, ptr, value):
+                atomic_store(cx.builder, element, address, ordering, scope, _align(element.type), volatile)
+        else:
+            atomic_store(cx.builder, value, ptr, ordering, scope, _align(value.type), volatile)
         return
     store = cx.builder.store(value, ptr, align=_align(value.type))
     if volatile:

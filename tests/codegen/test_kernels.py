@@ -641,3 +641,26 @@ def test_vector_float_atomics_are_per_element() -> None:
     total = float(sum(range(16)))
     assert np.array_equal(got, np.array([0.5 + total, 1.0 - total, 0, 0, 2 + total, 3 + total, 4 - total,
                                          5 - total], np.float32))
+
+
+def test_vector_acquire_release_accesses() -> None:
+    ptx = """
+.visible .entry vacq(.param .u64 cells)
+{
+  .reg .b64 %rd<6>; .reg .b32 %r<5>;
+  ld.param.u64 %rd1, [cells];
+  ld.acquire.gpu.global.v2.u64 {%rd2, %rd3}, [%rd1];
+  add.u64 %rd2, %rd2, %rd3;
+  st.release.gpu.global.v2.u64 [%rd1+16], {%rd3, %rd2};
+  ld.relaxed.sys.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];
+  st.relaxed.cta.global.v4.u32 [%rd1+32], {%r4, %r3, %r2, %r1};
+  ret;
+}
+"""
+    memory = DeviceMemory()
+    cells = memory.alloc(48)
+    memory.write(cells, struct.pack("<QQ", 0x0000000500000007, 0x0000000B0000000D) + bytes(32))
+    _launch(ptx, "vacq", struct.pack("<Q", cells), memory, block=(1, 1, 1))
+    got = memory.read(cells, 48)
+    assert struct.unpack_from("<QQ", got, 16) == (0x0000000B0000000D, 0x0000001000000014)
+    assert struct.unpack_from("<4I", got, 32) == (0xB, 0xD, 0x5, 0x7)
