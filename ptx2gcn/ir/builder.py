@@ -115,7 +115,7 @@ def _initializer(d: ast.Declarator, ptx_type: str) -> tuple[InitItem, ...]:
         elif (ref := _symbol_ref(item)) is not None:
             values.append(ref)
         elif isinstance(item, (ast.IntImmediate, ast.UnaryExpr, ast.BinaryExpr, ast.ParenExpr)):
-            values.append(int_bits(_const(item), want))
+            values.append(int_bits(const_eval(item), want))
         else:
             raise Ptx2GcnError.at(item.span, "expected a constant or a symbol address in an initializer")
 
@@ -137,22 +137,8 @@ def _symbol_ref(item: ast.Initializer) -> SymbolRef | None:
     return None
 
 
-def _const(expr: ast.Operand) -> int:
-    class _Ctx:
-        loc = None
-
-        def error(self, span: Span | None, message: str) -> Ptx2GcnError:
-            return Ptx2GcnError.at(span, message)
-
-    return const_eval(expr, _Ctx())  # type: ignore[arg-type]
-
-
 def param_of(p: ast.Param, space: str) -> Param:
     """The IR view of a PTX parameter declaration (``space``: kparam or param; ``.reg`` wins)."""
-    return _param(p, space)
-
-
-def _param(p: ast.Param, space: str) -> Param:
     ptx_type = p.type.lstrip(".")
     if ptx_type not in PTX_TYPES:
         raise UnsupportedError.feature(p.span, f"parameter of type {p.type}",
@@ -173,8 +159,8 @@ def _declare_function(symbols: Symbols, item: ast.Function) -> None:
     kind = "kernel" if item.is_kernel else "func"
     space = "kparam" if item.is_kernel else "param"
     linkage = next((w.lstrip(".") for w in item.linkage), "")
-    fn = Function(item.name, kind, [_param(p, space) for p in item.params or ()],
-                  [_param(p, "param") for p in item.return_params or ()], linkage, loc=item.span)
+    fn = Function(item.name, kind, [param_of(p, space) for p in item.params or ()],
+                  [param_of(p, "param") for p in item.return_params or ()], linkage, loc=item.span)
     for directive in item.directives:
         if isinstance(directive, ast.PerformanceDirective):
             fn.directives[directive.name.lstrip(".")] = directive.values

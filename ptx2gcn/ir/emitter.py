@@ -228,11 +228,11 @@ class FnCtx:
             case ast.BinaryExpr(op="+" | "-", lhs=ast.Register() | ast.Symbol() as base) if (
                     isinstance(want, IntType)):
                 # ``%r+imm`` as an operand (accepted by ptxas): an explicit add.
-                offset = self.const(want, int_bits(const_eval(operand.rhs, self), want))
+                offset = self.const(want, int_bits(const_eval(operand.rhs), want))
                 name = "add" if operand.op == "+" else "sub"
                 return self.value(name, (self.src(base, want, signed), offset), want, type=f"b{want.bits}")
             case ast.UnaryExpr() | ast.BinaryExpr() | ast.ParenExpr():
-                return self.const(want, int_bits(const_eval(operand, self), want))
+                return self.const(want, int_bits(const_eval(operand), want))
             case ast.Register():
                 raise UnsupportedError.feature(operand.span, f"{operand.name}.{operand.component}",
                                                "vector register components are not translated yet")
@@ -396,23 +396,23 @@ def float_to_bits(value: float, want: Type) -> int:
         return sign | (0x7F800000 if want.kind == "f32" else 0x7C00)
 
 
-def const_eval(expr: ast.Operand, ctx: FnCtx) -> int:
-    """Value of a constant integer expression (``4*8``, ``-(1<<3)``) with C semantics on int64."""
+def const_eval(expr: ast.Operand) -> int:
+    """Value of a constant integer expression (``4*8``, ``-(1<<3)``) with C semantics on integers."""
     match expr:
         case ast.IntImmediate(value=value):
             return value
         case ast.ParenExpr(expr=inner):
-            return const_eval(inner, ctx)
+            return const_eval(inner)
         case ast.UnaryExpr(op=op, operand=inner):
-            value = const_eval(inner, ctx)
+            value = const_eval(inner)
             return {"-": -value, "~": ~value, "!": int(not value)}[op]
         case ast.BinaryExpr(op=op, lhs=lhs, rhs=rhs):
-            a, b = const_eval(lhs, ctx), const_eval(rhs, ctx)
+            a, b = const_eval(lhs), const_eval(rhs)
             if op in ("/", "%") and b == 0:
-                raise ctx.error(expr.span, "division by zero in a constant expression")
+                raise Ptx2GcnError.at(expr.span, "division by zero in a constant expression")
             return _BINARY[op](a, b)
         case _:
-            raise ctx.error(expr.span, "expected a constant integer expression")
+            raise Ptx2GcnError.at(expr.span, "expected a constant integer expression")
 
 
 def _c_div(a: int, b: int) -> int:
