@@ -308,9 +308,19 @@ def lower_lop3(cx: FnContext, op: Op) -> None:
     cx.define(op, result)
 
 
+def _constant_amount(amount: ir.Value) -> int | None:
+    """The value of a constant shift amount (PTX code mostly shifts by immediates)."""
+    constant = getattr(amount, "constant", None)
+    return constant if isinstance(amount, ir.Constant) and isinstance(constant, int) else None
+
+
 def lower_shl(cx: FnContext, op: Op) -> None:
     a, amount = cx.operands(op)
     b = cx.builder
+    known = _constant_amount(amount)
+    if known is not None:
+        cx.define(op, b.shl(a, _c(a.type, known)) if known < a.type.width else _c(a.type, 0))
+        return
     big = b.icmp_unsigned(">=", amount, ir.Constant(I32, a.type.width))
     safe = _fit(cx, b.select(big, ir.Constant(I32, 0), amount), a.type)
     cx.define(op, b.select(big, _c(a.type, 0), b.shl(a, safe)))
@@ -320,6 +330,13 @@ def lower_shr(cx: FnContext, op: Op) -> None:
     a, amount = cx.operands(op)
     b = cx.builder
     width = a.type.width
+    known = _constant_amount(amount)
+    if known is not None:
+        if _signed(cx, op):
+            cx.define(op, b.ashr(a, _c(a.type, min(known, width - 1))))
+        else:
+            cx.define(op, b.lshr(a, _c(a.type, known)) if known < width else _c(a.type, 0))
+        return
     if _signed(cx, op):
         clamped = cx.call("llvm.umin.i32", I32, [amount, ir.Constant(I32, width - 1)])
         cx.define(op, b.ashr(a, _fit(cx, clamped, a.type)))

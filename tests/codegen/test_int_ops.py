@@ -154,3 +154,14 @@ def test_setp_int(run_op, cmp: str, t: str) -> None:
         t = "u32"
     a, b = _pairs(_edges(t)[:12])
     _check(run_op, f"setp.{cmp}.{t}", "%a0, %a1", [t, t], "pred", a, b)
+
+
+@pytest.mark.parametrize("spelling", ["shl.b32", "shr.u32", "shr.s32", "shl.b64", "shr.s64", "shr.u64"])
+@pytest.mark.parametrize("amount", [0, 1, 31, 32, 40, 63, 64, 100])
+def test_shift_by_immediate(run_op, spelling: str, amount: int) -> None:
+    t = spelling.rsplit(".", 1)[1]
+    values = np.array(_edges(t), np.uint64)
+    got = run_op(f"{spelling} %d, %a0, {amount}", [t], t, values)
+    storage = np.uint32 if t.endswith("32") else np.uint64
+    expected = reference(spelling, values.astype(storage), np.full(values.shape, amount, np.uint32))
+    assert expected.outputs[0].matches(got).all()
