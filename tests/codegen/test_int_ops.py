@@ -165,3 +165,12 @@ def test_shift_by_immediate(run_op, spelling: str, amount: int) -> None:
     storage = np.uint32 if t.endswith("32") else np.uint64
     expected = reference(spelling, values.astype(storage), np.full(values.shape, amount, np.uint32))
     assert expected.outputs[0].matches(got).all()
+
+
+@pytest.mark.parametrize("spelling,wide", [("mad.wide.s32", "s64"), ("mad.wide.u32", "u64"), ("mad.wide.u16", "u32")])
+def test_mad_wide(run_op, spelling: str, wide: str) -> None:
+    t = spelling.rsplit(".", 1)[1]
+    values = _edges(t)[:8]
+    addends = _edges(wide)[:6]
+    a, b, c = (np.array(x, np.uint64) for x in zip(*itertools.product(values, values, addends)))
+    _check(run_op, spelling, "%a0, %a1, %a2", [t, t, wide], wide, a, b, c)

@@ -380,7 +380,8 @@ CARRY = """
 """
 
 
-def test_add_carry_chain_is_128_bit_addition() -> None:
+@pytest.mark.parametrize("kind", ["add", "sub"])
+def test_carry_chain_is_128_bit_arithmetic(kind: str) -> None:
     rng = np.random.default_rng(7)
     n = 64
     words_a = rng.integers(0, 2**32, (n, 4), dtype=np.uint64).astype(np.uint32)
@@ -391,11 +392,13 @@ def test_add_carry_chain_is_128_bit_addition() -> None:
     pa, pb, po = memory.alloc(16 * n), memory.alloc(16 * n), memory.alloc(16 * n)
     memory.write(pa, words_a.tobytes())
     memory.write(pb, words_b.tobytes())
-    _launch(CARRY, "carry", struct.pack("<QQQ", pa, pb, po), memory, block=(n, 1, 1))
+    ptx = CARRY if kind == "add" else CARRY.replace("add.cc", "sub.cc").replace("addc", "subc")
+    _launch(ptx, "carry", struct.pack("<QQQ", pa, pb, po), memory, block=(n, 1, 1))
     got = np.frombuffer(memory.read(po, 16 * n), np.uint32).reshape(n, 4)
+    sign = 1 if kind == "add" else -1
     for i in range(n):
         value = lambda w: sum(int(x) << (32 * k) for k, x in enumerate(w))  # noqa: E731
-        assert value(got[i]) == (value(words_a[i]) + value(words_b[i])) % 2**128
+        assert value(got[i]) == (value(words_a[i]) + sign * value(words_b[i])) % 2**128
 
 
 def test_unsupported_op_is_located() -> None:
