@@ -174,3 +174,12 @@ def test_mad_wide(run_op, spelling: str, wide: str) -> None:
     addends = _edges(wide)[:6]
     a, b, c = (np.array(x, np.uint64) for x in zip(*itertools.product(values, values, addends)))
     _check(run_op, spelling, "%a0, %a1, %a2", [t, t, wide], wide, a, b, c)
+
+
+def test_mad_carry_chain_gives_the_full_product_plus_addend(run_op) -> None:
+    """mad.lo.cc + madc.hi: the high word of a·b + c (a 32x32+32 → 64-bit multiply-add)."""
+    values = EDGE32[:10]
+    a, b, c = (np.array(x, np.uint64) for x in zip(*itertools.product(values, values, values[:5])))
+    got = run_op("mad.lo.cc.u32 %tmp, %a0, %a1, %a2;\nmadc.hi.u32 %d, %a0, %a1, 0", ["u32"] * 3, "u32", a, b, c)
+    expected = [((int(x) * int(y) + int(z)) >> 32) & 0xFFFFFFFF for x, y, z in zip(a, b, c)]
+    assert np.array_equal(got, np.array(expected, np.uint32))
