@@ -27,7 +27,7 @@ KERNELS = {
     "warp_intrinsics": WARP_KERNELS,
     "reduction": ["reduce_warp_atomic", "argmin", "count_positive"],
     "reduction.debug": ["count_positive"],
-    "cooperative_groups": ["cg_tile_reduce", "cg_coalesced", "cg_vote"],
+    "cooperative_groups": ["cg_tile_reduce", "cg_coalesced", "cg_vote", "cg_reduce_scan"],
     "cooperative_groups:dynamic": ["cg_dynamic_tiles"],
 }
 
@@ -221,3 +221,18 @@ def test_cooperative_groups_dynamic_tiles(arch: str, rng: np.random.Generator) -
         _, dyn = _launch(_code(arch, "cooperative_groups:dynamic"), "cg_dynamic_tiles", n,
                          [v, np.zeros(n, np.int32), tile_size], "<QQI")
         assert (dyn == v * tile_size + np.arange(n) % tile_size).all(), tile_size
+
+
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80"])
+def test_cooperative_groups_reduce_scan(arch: str, rng: np.random.Generator) -> None:
+    """cg::reduce / cg::inclusive_scan on 16-thread tiles (redux.sync with per-tile masks on sm_80)."""
+    n = 128
+    v = rng.integers(-40, 40, n).astype(np.float32) / 4  # exact in f32 at every partial sum
+    _, sums, scan, maxes = _launch(_code(arch, "cooperative_groups"), "cg_reduce_scan", n,
+                                   [v, np.zeros(n // 16, np.float32), np.zeros(n, np.float32),
+                                    np.zeros(n // 16, np.uint32)], "<QQQQ")
+    tiles = v.reshape(-1, 16)
+    assert (sums == tiles.sum(axis=1)).all()
+    assert (scan == np.cumsum(tiles, axis=1).reshape(-1)).all()
+    clamped = np.clip(np.trunc(tiles * 100.0), 0, None)  # cvt.rzi.u32.f32 saturates negatives to 0
+    assert (maxes == clamped.max(axis=1)).all()

@@ -300,3 +300,41 @@ def test_emulated_barrier_in_a_device_function_is_unsupported() -> None:
     with pytest.raises(UnsupportedError, match="only supported in kernels") as info:
         compile(ptx)
     assert info.value.span is not None and info.value.span.line == 12
+
+
+TILE_MATCH = warp_kernel("""
+setp.ne.u32 %p9, %a3, 0; @%p9 bra SKIP;
+match.all.sync.b32 %o0|%p1, %a0, %a1; selp.u32 %o1, 1, 0, %p1;
+vote.sync.all.pred %p2, %p1, %a1; selp.u32 %o2, 1, 0, %p2;
+match.any.sync.b32 %o3, %a0, %a1;
+SKIP:
+""", 4)
+
+
+@pytest.mark.parametrize("tile", [1, 2, 4, 8, 16, 32])
+@pytest.mark.parametrize("partial", [False, True])
+def test_per_lane_tile_masks(tile: int, partial: bool, rng: np.random.Generator) -> None:
+    """cooperative-groups tiles: each lane passes its own tile's mask to redux/match/vote, so one
+    instruction reduces every tile separately (and both warps of each wave at once)."""
+    n = 128
+    lane = np.arange(n) % 32
+    masks = (((1 << tile) - 1) << (lane & -tile)) & M32
+    off = (rng.random(n) < 0.3) if partial else np.zeros(n, bool)
+    a = np.where(rng.random(n) < 0.5, rng.integers(-2**31, 2**31, n), rng.integers(0, 3, n))
+    reds = run(REDUX, BLOCK, [a, masks, 0, off], len(REDUX_OPS))
+    small = rng.integers(0, 2, n)
+    small[rng.random(n) < 0.5] = 1
+    matches = run(TILE_MATCH, BLOCK, [small, masks, 0, off], 4)
+    for i in range(n):
+        if off[i]:
+            assert reds[0][i] == SENTINEL and matches[0][i] == SENTINEL
+            continue
+        w = i - lane[i]
+        active = _mask(~off[w:w + 32])
+        member = int(masks[i])
+        values = [int(x) & M32 for x in a[w:w + 32]]
+        for k, (op, t) in enumerate(REDUX_OPS):
+            assert reds[k][i] == model.redux(op, t == "s32", values, member, active), (op, t, i)
+        d, p = model.match_all([int(x) for x in small[w:w + 32]], member, active)
+        any_ = model.match_any([int(x) for x in small[w:w + 32]], member, active)[lane[i]]
+        assert [int(matches[k][i]) for k in range(4)] == [d, int(p), int(p), any_], i
