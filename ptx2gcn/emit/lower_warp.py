@@ -25,8 +25,9 @@ vote.sync.ballot / activemask           4–6    ballot (v_cmp/exec) >> base
 vote.sync.all/any/uni                   10     ballot, exec ballot, s_cmp
 match.any.sync.b32/b64                  20+    waterfall: per (warp, value) class s_ff1 +
                                                v_readlane + v_cmp + ballot (loop, ≤ 64 rounds)
-match.all.sync                          24     2 s_ff1 + 2 v_readlane + ballots
-redux.sync (integer)                    20     WWM + 5 ds_swizzle_b32 (xor 16/8/4/2/1) + 5 VALU
+match.all.sync                          15     cttz of own active members + ds_bpermute + ballot
+redux.sync (integer), constant mask     20     WWM + 5 ds_swizzle_b32 (xor 1/2/4/8/16) + 5 VALU
+redux.sync, register mask (cg tiles)    64     + per-lane tile size, one v_cndmask per step
 bar.warp.sync                           0      wave.barrier (scheduling only) + wavefront fence
 bar.sync k (no count)                   1      s_barrier (+ fences: no code on gfx942)
 bar.sync k, b                           53     LDS CAS arrive + ds_bpermute + s_sleep spin

@@ -14,7 +14,8 @@ containing itself (a ``tiled_partition`` tile) stops folding after step 2^(t-1),
 keep folding; since the steps ascend, every lane only ever folds data of its own tile. Other
 per-lane masks are folded as one group (exact when all members pass the same mask).
 Design: warp-on-wave64.md §5.5–5.6. Costs: match.any per round 1–2 v_readlane + v_cmp + ballot +
-~6 SALU; match.all 2 s_ff1 + 2–4 v_readlane + v_cmp; redux 5 ds_swizzle + 5 VALU + WWM exec saves.
+~6 SALU; match.all ballot + s_ff1-style cttz + 1–2 ds_bpermute + v_cmp; redux 5 ds_swizzle + 5 VALU
++ WWM exec saves (about 40 more VALU/SALU for the tile size when the membermask is a register).
 """
 
 from __future__ import annotations
