@@ -7,6 +7,8 @@ the exact failure; they run as ``xfail(strict=True)``, so a fix makes the suite 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,7 +86,16 @@ def test_known_failures_name_existing_cases() -> None:
 
 
 def test_cases_exist() -> None:
-    assert len(CASE_FILES) >= 13
+    assert len(CASE_FILES) >= 100
+
+
+def test_generator_reproduces_committed_cases() -> None:
+    """make_cases.py --check rebuilds every case into a temporary folder and compares byte for byte."""
+    done = subprocess.run(
+        [sys.executable, str(CASES / "make_cases.py"), "--check"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " 0 differ" in done.stdout
 
 
 @pytest.mark.parametrize("case_file", _params())
