@@ -1880,6 +1880,38 @@ def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
              "an approximate f32 square root, so f allows 2 bf16 ulps (8e-3 relative)")
 
 
+# == Triton matmul.py ================================================================================
+@generator
+def triton_matmul() -> Iterator[tuple[str, CaseSpec]]:
+    r = rng(230)
+    # Small-integer matrices: tf32/bf16/fp16 hold them exactly and every partial sum is exact, so the
+    # tensor-core accumulation order cannot matter.
+    specs = [("matmul_int8", "s8", "s32", 64, 64, (70, 50, 100), ""),
+             ("matmul_tf32", "f32", "f32", 64, 64, (70, 50, 40), "leaky_relu"),
+             ("matmul_bf16", "u16", "f32", 64, 64, (70, 50, 40), ""),
+             ("matmul_fp16_leaky_relu", "f16", "f16", 128, 128, (100, 60, 40), "leaky_relu")]
+    for kernel, in_t, out_t, bm, bn, (m, n, k), act in specs:
+        a = r.integers(-8, 9, (m, k))
+        b = r.integers(-8, 9, (k, n))
+        c = (a @ b).astype(np.float64)
+        if act:
+            c = np.where(c >= 0, c, np.float64(F32(0.01)) * c)
+        conv = {"s8": lambda z: z.astype(np.int8), "f32": lambda z: z.astype(np.float32),
+                "f16": lambda z: z.astype(np.float16),
+                "u16": lambda z: bf16_round(z.astype(np.float32))}[in_t]
+        expect = {"s32": lambda z: z.astype(np.int32), "f32": lambda z: z.astype(np.float32),
+                  "f16": lambda z: z.astype(np.float32).astype(np.float16)}[out_t](c)
+        grid = -(-m // bm) * -(-n // bn)
+        yield f"triton/{kernel}", triton_case(kernel, grid, [
+            ("a_ptr", Buffer(in_t, conv(a).reshape(-1))), ("b_ptr", Buffer(in_t, conv(b).reshape(-1))),
+            ("c_ptr", Buffer(out_t, count=m * n)), ("M", Scalar("s32", m)), ("N", Scalar("s32", n)),
+            ("K", Scalar("s32", k)), ("stride_am", Scalar("s32", k)), ("stride_ak", Scalar("s32", 1)),
+            ("stride_bk", Scalar("s32", n)), ("stride_bn", Scalar("s32", 1)), ("stride_cm", Scalar("s32", n)),
+            ("stride_cn", Scalar("s32", 1))], {"c_ptr": expect.reshape(-1)}, shared_bytes=65536,
+            note="small-integer inputs: exact in tf32/bf16/fp16 and in any accumulation order; leaky_relu "
+                 "multiplies by the f32 constant 0.01 once")
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     written = []
