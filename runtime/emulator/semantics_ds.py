@@ -141,8 +141,10 @@ def _bind_pair(inst: Instruction) -> Handler:
         def read(w: Wave) -> None:
             lanes = np.flatnonzero(w.exec_mask)
             if lanes.size:
-                for i, offset in enumerate(offsets):
-                    raw = w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes)
+                # Both addresses and both loads come first: vdst may overlap the address VGPR
+                # (``ds_read2_b32 v[0:1], v0 offset1:1``), and the hardware reads its sources once.
+                loaded = [w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes) for offset in offsets]
+                for i, raw in enumerate(loaded):
                     w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = _extend(raw, width, False).T
 
         return read
@@ -153,14 +155,17 @@ def _bind_pair(inst: Instruction) -> Handler:
     def write(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
         if lanes.size:
-            for i, (source, offset) in enumerate(zip(sources, offsets, strict=True)):
-                addresses = _addresses(w, addr, lanes, offset)
+            # Sources (addresses, data) are read before any result is written back (wrxchg2's vdst may
+            # overlap them).
+            addresses = [_addresses(w, addr, lanes, offset) for offset in offsets]
+            data = [np.ascontiguousarray(w.v[source : source + dwords, lanes].T).view(np.uint8) for source in sources]
+            olds = []
+            for where, raw in zip(addresses, data, strict=True):
                 if exchange:
-                    old = _extend(w.group.lds.load(addresses, width, lanes), width, False).T
-                raw = np.ascontiguousarray(w.v[source : source + dwords, lanes].T).view(np.uint8)
-                w.group.lds.store(addresses, raw, lanes)
-                if exchange:
-                    w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = old
+                    olds.append(_extend(w.group.lds.load(where, width, lanes), width, False).T)
+                w.group.lds.store(where, raw, lanes)
+            for i, old in enumerate(olds):
+                w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = old
 
     return write
 

@@ -157,9 +157,6 @@ def test_reduce_warp_atomic(arch: str, block: int, rng: np.random.Generator) -> 
     assert total[0] == x.sum()
 
 
-@pytest.mark.xfail(strict=True, raises=EmulatorFault,
-                   reason="emulator bug: ds_read2_b32 v[0:1], v0 reads its second element at an address "
-                          "computed from the already-overwritten v0 (runtime/emulator/semantics_ds.py _bind_pair)")
 @pytest.mark.parametrize("arch", ARCHS)
 def test_argmin(arch: str, rng: np.random.Generator) -> None:
     n = 777
