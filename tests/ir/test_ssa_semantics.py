@@ -28,7 +28,9 @@ from ptx2gcn.reference import run
 OUT = 0x1000
 REGS = 6
 OPS = ["add.u32", "sub.u32", "mul.lo.u32", "xor.b32", "and.b32", "shl.b32", "shr.u32", "shr.s32",
-       "min.s32", "max.u32", "mul.hi.u32"]
+       "min.s32", "max.u32", "mul.hi.u32", "sub.sat.s32"]
+OPS1 = ["popc.b32", "clz.b32", "brev.b32", "not.b32", "cnot.b32"]
+OPS3 = ["mad.lo.u32", "mad.hi.s32", "bfe.u32", "bfe.s32", "prmt.b32"]
 
 
 def generate(seed: int) -> str:
@@ -46,8 +48,12 @@ def generate(seed: int) -> str:
         for _ in range(count):
             kind = rng.random()
             guard = rng.choice(["", "", f"@%p{rng.randrange(2)} ", f"@!%p{rng.randrange(2)} "])
-            if kind < 0.55:
+            if kind < 0.4:
                 lines.append(f"{guard}{rng.choice(OPS)} {reg()}, {reg()}, {operand()};")
+            elif kind < 0.47:
+                lines.append(f"{guard}{rng.choice(OPS1)} {reg()}, {reg()};")
+            elif kind < 0.55:
+                lines.append(f"{guard}{rng.choice(OPS3)} {reg()}, {reg()}, {operand()}, {operand()};")
             elif kind < 0.7:
                 cmp = rng.choice(["lt.s32", "lt.u32", "eq.u32", "ne.u32", "ge.s32"])
                 lines.append(f"{guard}setp.{cmp} %p{rng.randrange(2)}, {reg()}, {operand()};")
