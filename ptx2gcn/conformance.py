@@ -15,14 +15,17 @@ form is reported as a mismatch exactly when some lane falls outside what PTX all
 
 Harness: every thread ``i`` of a group kernel loads operand ``k`` of instance ``j`` from
 ``in + off(j, k) + i * size`` and stores destination ``m`` to ``out + off(j, m) + i * size``;
-predicates travel as ``u8`` (0/1). Immediate-only operands (``lop3``'s LUT) are fixed per instance.
-Forms that need a harness not written yet (carry chains, atomics, warp-wide ops) are listed as
-supported-but-uncovered by ``FormTable.uncovered``.
+predicates travel as ``u8`` (0/1). Immediate-only operands (``lop3``'s LUT, warp membermasks,
+``shfl``'s clamp) are fixed per instance. Carry forms get CC.CF set/read around them, ``atom``/``red``
+find their old value in the output slot of the new memory value, and warp-wide forms run with a
+full membermask on converged warps and are judged 32 lanes at a time. A form that needs a harness
+not written yet would be listed by ``FormTable.uncovered`` (none at present).
 """
 
 from __future__ import annotations
 
 import itertools
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
+from ptx2gcn.fuzz_known import FAILING_INPUTS
 from ptx2gcn.reference import ReferenceInputError, Result, run, signature
 from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.sampling import operands_for
@@ -42,7 +46,14 @@ CMP_FLOAT = ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gt
 CVT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64")
 LOP3_LUTS = (0x00, 0xFF, 0x96, 0xE8, 0x80, 0xFE, 0x1E, 0xCA, 0x6A)
 WARP_OPCODES = frozenset({"shfl", "vote", "match", "redux", "activemask", "elect"})
-HARNESS_MISSING = {op: "warp-wide (needs the 32-lane harness)" for op in WARP_OPCODES}
+WARP = 32
+FULL_MASK = 0xFFFFFFFF
+SHFL_CLAMPS = (0x1F, 0x0, 0x1C1F, 0x181F)
+"""shfl.sync ``c`` operands: whole warp (down/bfly/idx), up's 0, and 8/4-lane segments."""
+HARNESS_MISSING: dict[str, str] = {}
+"""Opcodes the one-instruction harness cannot run yet, with the reason (none at present)."""
+BAR_DESTINATIONS = frozenset({"setp", "shfl", "elect"})
+"""Opcodes whose two destinations are written ``d|p``."""
 
 
 def _join(*parts: str) -> str:
@@ -211,6 +222,8 @@ def _harness_candidates(op: str) -> Iterable[str]:
     elif op == "redux":
         yield from (_join(op, "sync", o, t) for o in ("add", "min", "max") for t in ("u32", "s32"))
         yield from (_join(op, "sync", o, "b32") for o in ("and", "or", "xor"))
+        # f32 (and .abs/.NaN) need PTX 8.6 / sm_100a; the harness is PTX 8.0 / sm_90, so only the plain form
+        yield from (_join(op, "sync", o, "f32") for o in ("min", "max"))
     elif op == "activemask":
         yield "activemask.b32"
     elif op == "elect":
@@ -232,7 +245,17 @@ class Form:
     @property
     def immediates(self) -> dict[int, tuple[int, ...]]:
         """Source positions that PTX requires to be immediates, with the values the suite uses."""
-        return {3: LOP3_LUTS} if self.opcode == "lop3" else {}
+        if self.opcode == "lop3":
+            return {3: LOP3_LUTS}
+        if self.opcode == "shfl":
+            return {2: SHFL_CLAMPS, 3: (FULL_MASK,)}
+        if self.opcode in WARP_OPCODES and self.sources:
+            return {len(self.sources) - 1: (FULL_MASK,)}  # the membermask: the whole (converged) warp
+        return {}
+
+    @property
+    def is_warp(self) -> bool:
+        return self.opcode in WARP_OPCODES
 
     @property
     def harness_gap(self) -> str | None:
@@ -343,7 +366,10 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
         out.append(f"{spelled} {', '.join(operands)};")
         out.append(f"ld.global.{_mem_type(form.destinations[-1])} {memory_dest}, [%rd5];")
         return out
-    dest = "|".join(dests) if form.opcode == "setp" else ", ".join(dests)
+    if form.opcode == "match":
+        dest = "|".join(dests) if ".all." in f".{form.spelling}." else dests[0]
+    else:
+        dest = "|".join(dests) if form.opcode in BAR_DESTINATIONS else ", ".join(dests)
     out.append(f"{form.spelling} {', '.join([dest, *sources])};")
     if carry_out is not None:
         out += ["addc.u32 %r6, 0, 0;", f"setp.ne.u32 {carry_out}, %r6, 0;"]
@@ -517,11 +543,25 @@ class FormOutcome:
         return not self.failures
 
 
+def instance_seed(inst: Instance, seed: int) -> int:
+    """A per-instance seed that does not depend on the instance's place in its group kernel, so a
+    form sees the same operands however the table is chunked."""
+    return (seed * 1_000_003 + zlib.crc32(inst.label.encode())) & 0xFFFFFFFF
+
+
 def operand_columns(inst: Instance, lanes: int, seed: int) -> list[npt.NDArray[np.generic]]:
-    """Edge-biased operands for ``inst`` (immediates broadcast), from ``reference.sampling``."""
-    columns = operands_for(inst.form.spelling, lanes, seed)
+    """Edge-biased operands for ``inst`` (immediates broadcast), from ``reference.sampling``; the
+    first lanes hold the form's ``fuzz_known.FAILING_INPUTS`` (inputs that once exposed a bug)."""
+    if inst.form.is_warp:  # the sampler gives one 32-lane warp per call
+        warps = [operands_for(inst.form.spelling, WARP, seed + 104729 * w) for w in range(-(-lanes // WARP))]
+        columns = [np.concatenate(parts)[:lanes] for parts in zip(*warps)] if warps and warps[0] else []
+    else:
+        columns = operands_for(inst.form.spelling, lanes, seed)
     for k, value in inst.immediates:
         columns[k] = np.full(lanes, value, dtype=inst.form.sources[k].dtype)
+    for lane, operands in enumerate(FAILING_INPUTS.get(inst.form.spelling, ())[:lanes]):
+        for k, bits in enumerate(operands):
+            columns[k][lane] = bits
     return columns
 
 
@@ -539,7 +579,7 @@ def run_group(code: bytes, kernel: GroupKernel, lanes: int, seed: int,
     inputs: list[bytes] = []
     all_columns: list[list[npt.NDArray[np.generic]]] = []
     for j, inst in enumerate(kernel.instances):
-        cols = columns[j] if columns and j in columns else operand_columns(inst, lanes, seed + j)
+        cols = columns[j] if columns and j in columns else operand_columns(inst, lanes, instance_seed(inst, seed))
         all_columns.append(cols)
         fixed = dict(inst.immediates)
         inputs += [_column_bytes(t, c) for k, (t, c) in enumerate(zip(inst.form.sources, cols)) if k not in fixed]
@@ -560,14 +600,29 @@ def run_group(code: bytes, kernel: GroupKernel, lanes: int, seed: int,
 
 def compare(inst: Instance, columns: Sequence[npt.NDArray[np.generic]],
             actual: Sequence[npt.NDArray[np.generic]], limit: int = 5) -> list[str]:
-    """Readable failing lanes of one instance (empty when every lane is within the model)."""
-    result: Result = run(inst.form.spelling, *columns)
-    ok = result.matches(*actual)
+    """Readable failing lanes of one instance (empty when every lane is within the model); warp
+    instructions are judged 32 lanes (one converged warp) at a time."""
+    if inst.form.is_warp:
+        oks, results = [], []
+        for start in range(0, len(actual[0]), WARP):
+            part = slice(start, start + WARP)
+            results.append(run(inst.form.spelling, *(c[part] for c in columns)))
+            oks.append(results[-1].matches(*(a[part] for a in actual)))
+        ok = np.concatenate(oks)
+
+        def explain(lane: int) -> str:
+            return results[lane // WARP].explain(lane % WARP)
+    else:
+        result: Result = run(inst.form.spelling, *columns)
+        ok = result.matches(*actual)
+
+        def explain(lane: int) -> str:
+            return result.explain(lane)
     failures: list[str] = []
     for lane in np.nonzero(~np.asarray(ok))[0][:limit]:
         ins = ", ".join(_hex(c[lane]) for c in columns)
         got = ", ".join(_hex(a[lane]) for a in actual)
-        want = result.explain(int(lane)).replace("\n", "; ")
+        want = explain(int(lane)).replace("\n", "; ")
         failures.append(f"{inst.label} lane {lane}: inputs ({ins}) -> got {got}; expected {want}")
     missing = int((~np.asarray(ok)).sum()) - len(failures)
     if missing > 0:
@@ -668,7 +723,7 @@ def run_sweep(table: FormTable, key: str, seed: int) -> dict[str, list[str]]:
         return {}
     kernel = group_kernel(narrow)
     code = _build(kernel.ptx)
-    per_instance = [sweep_columns(inst, seed + j) for j, inst in enumerate(narrow)]
+    per_instance = [sweep_columns(inst, instance_seed(inst, seed)) for inst in narrow]
     results: dict[str, list[str]] = {}
     for r in range(max(len(s) for s in per_instance)):
         columns = {j: s[min(r, len(s) - 1)] for j, s in enumerate(per_instance)}
