@@ -68,6 +68,11 @@ KNOWN_FAILURES: dict[str, str] = {
             ("matmul_int8", 1156), ("matmul_tf32", 535), ("matmul_bf16", 671), ("matmul_fp16_leaky_relu", 707)
         )
     },
+    "warp_intrinsics/votes_split": (
+        "vote.sync.uni.pred (__uni_sync) in the second CUDA warp of a 64-lane wave (threads 32-63 of block 0) "
+        "returns 1 although its 32 values differ; the first warp (threads 0-31) is uniform: 'out: FAILED: 32 "
+        "of 960 elements differ, [163] expected 0, got 1' (ballot/any/all/activemask are right)"
+    ),
 }
 # Cases that take minutes (a hang running into the emulator's step budget): run only with -m slow.
 SLOW = {"atomics/spin_lock_two_warps_per_wave"}
