@@ -87,7 +87,8 @@ class CodeObject:
     llvm_ir: str = field(repr=False, default="")
     """The optimised LLVM IR the object was generated from."""
     timings: dict[str, float] = field(default_factory=lambda: {})
-    """Seconds spent in each of ``STAGES``."""
+    """CPU seconds (this process) spent in each of ``STAGES``; CPU, not wall time, so that other
+    work on the machine does not distort the split."""
 
     def __bytes__(self) -> bytes:
         return self.data
@@ -96,10 +97,10 @@ class CodeObject:
 class _Clock:
     def __init__(self) -> None:
         self.timings: dict[str, float] = {}
-        self._last = time.perf_counter()
+        self._last = time.process_time()
 
     def lap(self, stage: str) -> None:
-        now = time.perf_counter()
+        now = time.process_time()
         self.timings[stage] = self.timings.get(stage, 0.0) + now - self._last
         self._last = now
 
