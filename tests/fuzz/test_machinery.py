@@ -179,3 +179,32 @@ def test_warp_collectives_against_numpy_and_the_emulator() -> None:
     np.testing.assert_array_equal(values[("i32", 3)], ballot.astype(np.uint64))
     np.testing.assert_array_equal(values[("i32", 1)], r1[warp_base + (r2 & np.uint64(31)).astype(np.int64)])
     assert judge(prog).kind == "ok", judge(prog).details
+
+
+def test_cuda_oracle_and_golden_recording_with_a_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No NVIDIA GPU here: a stand-in 'cuda' device (the emulator, or the emulator with one flipped
+    bit) takes cuda-python's place behind ``device_for``, as the driver tests fake cuda.bindings."""
+    import ptx2gcn.fuzz_runner as runner
+
+    def flipped(ptx: str, inputs: bytes, size_: int) -> bytes:
+        out = bytearray(emulator_device(ptx, inputs, size_))
+        out[8 * THREADS * 4] ^= 1
+        return bytes(out)
+
+    cuda_device = {"device": emulator_device}
+    monkeypatch.setattr(runner, "check_backend", lambda name: None)
+    monkeypatch.setattr(runner, "device_for",
+                        lambda name: cuda_device["device"] if name == "cuda" else emulator_device)
+    golden = tmp_path / "golden"
+    summary = fuzz(FuzzConfig(count=2, seed=9, save=None, oracle="cuda", record_golden=golden), show_progress=False)
+    assert (summary.mismatches, summary.errors) == (0, 0)
+    cases = case_directories(golden)
+    assert len(cases) == 2
+    for directory in cases:
+        case = read_case(directory)
+        assert case.mask.all() and case.meta["origin"] == "cuda"
+        raw = emulator_device(case.ptx, case.inputs.tobytes(), case.expected.size * 8)
+        assert np.array_equal(np.frombuffer(raw, dtype="<u8"), case.expected)
+    cuda_device["device"] = flipped
+    summary = fuzz(FuzzConfig(count=2, seed=9, save=None, oracle="cuda", shrink_budget=10), show_progress=False)
+    assert summary.mismatches == 2
