@@ -21,11 +21,6 @@ CASE_FILES = sorted(CASES.glob("*/*/case.toml"))
 
 # case folder (relative to corpora/cases) -> the exact failure observed.
 KNOWN_FAILURES: dict[str, str] = {
-    "reduction/argmin": (
-        "blockDim >= 64: the per_warp loop's ld.shared [%r141+8] (%r141 = mov.u32 of the .shared symbol) "
-        "reads LDS at a float's bits: 'ds_read2_b32 ...: lds access of 4 bytes at 0xc1f8162a: outside the "
-        "work-group's 256 bytes of LDS' (blockDim 32 passes)"
-    ),
     "atomics/spin_lock_two_warps_per_wave": (
         "lane 0 of two CUDA warps in one 64-lane wave: the lane that lost atomicCAS(lock, 0, 1) spins while "
         "the winner waits at the loop's reconvergence point and never releases the lock: 'did not finish after "
@@ -43,11 +38,6 @@ KNOWN_FAILURES: dict[str, str] = {
         )
         for kernel in ("bit_ops", "int_arith", "ptx_bitfield", "saturating")
     },
-    "cooperative_groups/cg_reduce_scan": (
-        "redux.sync.max.u32 %r2, %r37, %r39 with a 16-lane membermask (0xffff << 16k, from "
-        "cg::reduce(tiled_partition<16>, ..., greater<unsigned>)) reduces over the whole 32-lane warp: "
-        "'maxes: FAILED: 3 of 10 elements differ, [3] expected 600, got 800' (the other tile's max)"
-    ),
     **{
         f"warp_intrinsics/{kernel}": (
             "warp_intrinsics.ptx:187:2: error: unsupported: %smid: this special register has no gfx942 "
