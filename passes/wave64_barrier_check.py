@@ -35,6 +35,7 @@ from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Block, Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.ir.types import PtrType
+from ptx2gcn.options import Options
 
 
 class Level(IntEnum):
@@ -202,6 +203,10 @@ def _control_dependences(order: list[Block]) -> dict[Block, list[Block]]:
 @dataclass(frozen=True)
 class Wave64BarrierCheck(Pass):
     name = "wave64-barrier-check"
+
+    def applies(self, options: Options) -> bool:
+        """Only Mode P (two warps per wave) has the hazard this pass rejects."""
+        return options.warp_mode == "P"
 
     def run(self, module: Module) -> bool:
         for fn in module.functions:
