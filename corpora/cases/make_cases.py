@@ -518,6 +518,23 @@ def step_model(words: np.ndarray, dt: float, damping: float, steps: int, g: tupl
     return p
 
 
+def integrate_const_model(ps: np.ndarray, n: int, fused: bool) -> np.ndarray:
+    """integrate_const: step() with c_params, then mass *= c_table[i & 63] (zeros) + dot(pos, vel).
+
+    nvcc -O3 emits dot() as mul y*y, fma x*x, fma z*z; the -G build as three mul.f32 and two add.f32."""
+    p = step_model(ps[:n * 8], 0.01, 0.99, 4, (0.0, -9.81, 0.0))
+    f = p[:, :7].view(np.float32)
+    pos, vel = f[:, 0:3], f[:, 3:6]
+    if fused:
+        d = fma(pos[:, 2], vel[:, 2], fma(pos[:, 0], vel[:, 0], pos[:, 1] * vel[:, 1], F32), F32)
+    else:
+        d = (pos[:, 0] * vel[:, 0] + pos[:, 1] * vel[:, 1]) + pos[:, 2] * vel[:, 2]
+    f[:, 6] = f[:, 6] * (F32(0.0) + d)
+    expect = ps.reshape(-1, 8).copy()
+    expect[:n] = p
+    return expect.reshape(-1)
+
+
 @generator
 def device_functions() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "device_functions.ptx"
@@ -533,15 +550,9 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
         ("ps", Buffer("b32", ps)), ("n", Scalar("s32", n)), ("prm", Raw(params))], {"ps": expect.reshape(-1)},
         note="Params {float dt, damping; int steps; double g[3]; char tag[6]} passed by value (48 bytes)")
     # integrate_const: c_params = {0.01f, 0.99f, 4, {0, -9.81, 0}}; c_table has no initializer (zeros).
-    p = step_model(ps[:n * 8], 0.01, 0.99, 4, (0.0, -9.81, 0.0))
-    f = p[:, :7].view(np.float32)
-    pos, vel = f[:, 0:3], f[:, 3:6]
-    d = fma(pos[:, 2], vel[:, 2], fma(pos[:, 0], vel[:, 0], pos[:, 1] * vel[:, 1], F32), F32)  # nvcc's dot()
-    f[:, 6] = f[:, 6] * (F32(0.0) + d)
-    expect = ps.reshape(-1, 8).copy()
-    expect[:n] = p
+    expect = integrate_const_model(ps, n, fused=True)
     yield "device_functions/integrate_const", case(src, "integrate_const", 2, 70, [
-        ("ps", Buffer("b32", ps)), ("n", Scalar("s32", n))], {"ps": expect.reshape(-1)},
+        ("ps", Buffer("b32", ps)), ("n", Scalar("s32", n))], {"ps": expect},
         note="dot() is mul.f32 y*y, fma x*x, fma z*z in nvcc's PTX; modelled the same way with exact fmas")
 
     def fib(k: int) -> int:
@@ -2103,6 +2114,45 @@ def split_modules() -> Iterator[tuple[str, CaseSpec]]:
             if spec.source == source and spec.kernel not in dropped:
                 note = f"{spec.note}\nthe corpus module without {', '.join(dropped)} (see make_cases.py DERIVED)"
                 yield f"{name}_split", dataclasses.replace(spec, source=derived, note=note.strip())
+
+
+# == build variants of the same sources ==============================================================
+# The same models against other builds of the same source: -lineinfo (.loc), -G (unoptimised debug
+# PTX), and numba's lineinfo / debug builds. Named <kernel>_<variant>.
+VARIANTS: list[tuple[Generator, str, str, str]] = [
+    (vector_add, NV + "vector_add.ptx", NV + "vector_add.lineinfo.ptx", "lineinfo"),
+    (matmul_tiled, NV + "matmul_tiled.ptx", NV + "matmul_tiled.lineinfo.ptx", "lineinfo"),
+    (reduction, NV + "reduction.ptx", NV + "reduction.debug.ptx", "debug"),
+    (device_functions, NV + "device_functions.ptx", NV + "device_functions.debug.ptx", "debug"),
+]
+
+
+@generator
+def build_variants() -> Iterator[tuple[str, CaseSpec]]:
+    import dataclasses
+
+    for maker, source, variant, tag in VARIANTS:
+        for name, spec in maker():
+            if spec.source == source:
+                note = f"{spec.note}\nthe {tag} build: {variant}".strip()
+                if name == "device_functions/integrate_const":  # -G: no contraction in dot()
+                    ps = dict(spec.args)["ps"].data
+                    n = int(dict(spec.args)["n"].value)
+                    spec = dataclasses.replace(spec, expect={"ps": integrate_const_model(ps, n, fused=False)})
+                    note = f"the {tag} build: {variant}; dot() is three mul.f32 and two add.f32 (no contraction)"
+                yield f"{name}_{tag}", dataclasses.replace(spec, source=variant, note=note)
+    for name, spec in numba_kernels():
+        for base, variant in (("axpy", "axpy_debug"), ("matmul_shared", "matmul_shared_lineinfo")):
+            if name == f"numba/{base}":
+                src = NB + variant + ".ptx"
+                if variant == "axpy_debug":  # opt=False: mul.f32 then add.f32, no fma contraction
+                    args = dict(spec.args)
+                    a, x, y = F32(args["a"].value), args["x"].data, args["y"].data
+                    with np.errstate(all="ignore"):
+                        spec = dataclasses.replace(spec, expect={"r": (a * x + y).astype(np.float32)},
+                                                   note="opt=False: a * x[i] is rounded before + y[i] (no fma)")
+                yield f"numba/{variant}", dataclasses.replace(
+                    spec, source=src, kernel=entry_name(src), note=f"{spec.note}\nthe {variant} build".strip())
 
 
 # == main ==============================================================================================
