@@ -359,13 +359,41 @@ def lower_shf(cx: FnContext, op: Op) -> None:
     cx.define(op, shifted)
 
 
+_PRMT_MODES: dict[str, tuple[tuple[int, int, int, int], ...]] = {
+    # mode → for c[1:0] = 0..3, the source byte of result bytes (b0, b1, b2, b3); source bytes 0-3
+    # are a's, 4-7 are b's (PTX ISA "prmt", table of the special modes).
+    "f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}
+
+
+def _prmt_mode(cx: FnContext, pair: ir.Value, selector: ir.Value, mode: str) -> ir.Value:
+    b = cx.builder
+    i64 = pair.type
+    low = b.and_(selector, ir.Constant(I32, 3))
+    result: ir.Value = ir.Constant(I32, 0)
+    for position in range(4):
+        index: ir.Value = ir.Constant(I32, _PRMT_MODES[mode][0][position])
+        for choice in range(1, 4):
+            chosen = b.icmp_unsigned("==", low, ir.Constant(I32, choice))
+            index = b.select(chosen, ir.Constant(I32, _PRMT_MODES[mode][choice][position]), index)
+        byte = b.trunc(b.lshr(pair, b.shl(b.zext(index, i64), ir.Constant(i64, 3))), ir.IntType(8))
+        result = b.or_(result, b.shl(b.zext(byte, I32), ir.Constant(I32, 8 * position)))
+    return result
+
+
 def lower_prmt(cx: FnContext, op: Op) -> None:
     a, b_, selector = cx.operands(op)
-    if cx.attr(op, "mode"):
-        raise cx.unsupported(f"prmt.{cx.attr(op, 'mode')}", "the special permute modes are not lowered yet")
     b = cx.builder
     i64 = ir.IntType(64)
     pair = b.or_(b.zext(a, i64), b.shl(b.zext(b_, i64), ir.Constant(i64, 32)))
+    if cx.attr(op, "mode"):
+        cx.define(op, _prmt_mode(cx, pair, selector, cx.attr(op, "mode")))
+        return
     result: ir.Value = ir.Constant(I32, 0)
     for index in range(4):
         nibble = b.and_(b.lshr(selector, ir.Constant(I32, 4 * index)), ir.Constant(I32, 0xF))

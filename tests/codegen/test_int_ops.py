@@ -183,3 +183,11 @@ def test_mad_carry_chain_gives_the_full_product_plus_addend(run_op) -> None:
     got = run_op("mad.lo.cc.u32 %tmp, %a0, %a1, %a2;\nmadc.hi.u32 %d, %a0, %a1, 0", ["u32"] * 3, "u32", a, b, c)
     expected = [((int(x) * int(y) + int(z)) >> 32) & 0xFFFFFFFF for x, y, z in zip(a, b, c)]
     assert np.array_equal(got, np.array(expected, np.uint32))
+
+
+@pytest.mark.parametrize("mode", ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"])
+def test_prmt_modes(run_op, mode: str) -> None:
+    a = np.array([0x33221100, 0x80FF7F01, 0xDEADBEEF] * 8, np.uint64)
+    b = np.array([0x77665544, 0x01020304, 0xCAFEF00D] * 8, np.uint64)
+    c = np.repeat(np.array([0, 1, 2, 3, 4, 7, 0xFFFFFFF2, 0x1234567B], np.uint64), 3)
+    _check(run_op, f"prmt.b32.{mode}", "%a0, %a1, %a2", ["b32", "b32", "b32"], "b32", a, b, c)
