@@ -40,8 +40,10 @@ def main() -> None:
         launch_buffers(code, "fuzz", [program.inputs, bytes(len(expected))], [], GRID, BLOCK)
         stages["emulate"] += time.process_time() - t
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    print(f"{args.count} programs: {60 * args.count / wall:.0f} programs/minute wall, "
-          f"{60 * args.count / cpu:.0f} programs/minute per core (CPU time)")
+    print(
+        f"{args.count} programs: {60 * args.count / wall:.0f} programs/minute wall, "
+        f"{60 * args.count / cpu:.0f} programs/minute per core (CPU time)"
+    )
     for name, seconds in stages.items():
         print(f"  {name:9s} {1000 * seconds / args.count:7.1f} ms/program ({100 * seconds / cpu:.0f}%)")
 

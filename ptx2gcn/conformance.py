@@ -74,8 +74,14 @@ def _candidates_for(op: str) -> Iterable[str]:
     """Plausible spellings of ``op``; the model filters out the ones PTX does not define."""
     if op in ("add", "sub"):
         yield from (_join(op, t) for t in INT_TYPES)
-        yield from (_join(op, "sat", "s32"), _join(op, "cc", "u32"), _join(op, "cc", "s32"),
-                    _join(op, "cc", "u64"), _join(op, "u16x2"), _join(op, "s16x2"))
+        yield from (
+            _join(op, "sat", "s32"),
+            _join(op, "cc", "u32"),
+            _join(op, "cc", "s32"),
+            _join(op, "cc", "u64"),
+            _join(op, "u16x2"),
+            _join(op, "s16x2"),
+        )
         yield from _float_arith(op)
     elif op == "mul":
         yield from (_join(op, m, t) for m in ("lo", "hi", "wide") for t in INT_TYPES)
@@ -106,7 +112,9 @@ def _candidates_for(op: str) -> Iterable[str]:
             yield from (_join(op, r, "f64") for r in ("rn", "rz", "rm", "rp"))
     elif op in ("abs", "neg"):
         yield from (_join(op, t) for t in ("s16", "s32", "s64"))
-        yield from (_join(op, ftz, t) for ftz in ("", "ftz") for t in ("f32", "f16", "f16x2", "bf16", "bf16x2"))
+        yield from (
+            _join(op, ftz, t) for ftz in ("", "ftz") for t in ("f32", "f16", "f16x2", "bf16", "bf16x2")
+        )
         yield _join(op, "f64")
     elif op in ("min", "max"):
         yield from (_join(op, t) for t in INT_TYPES)
@@ -154,21 +162,32 @@ def _candidates_for(op: str) -> Iterable[str]:
     elif op == "rsqrt":
         yield from (_join(op, "approx", ftz, t) for ftz in ("", "ftz") for t in ("f32", "f64"))
     elif op == "testp":
-        yield from (_join(op, p, t) for p in ("finite", "infinite", "number", "notanumber", "normal",
-                                               "subnormal") for t in ("f32", "f64"))
+        yield from (
+            _join(op, p, t)
+            for p in ("finite", "infinite", "number", "notanumber", "normal", "subnormal")
+            for t in ("f32", "f64")
+        )
     elif op == "setp":
         yield from (_join(op, c, t) for c in CMP_INT for t in (*INT_TYPES, *BIT_TYPES))
         yield from (_join(op, c, ftz, t) for c in CMP_FLOAT for ftz in ("", "ftz") for t in ("f32", "f64"))
-        yield from (_join(op, c, b, t) for c in ("lt", "eq") for b in ("and", "or", "xor") for t in ("s32", "u64"))
+        yield from (
+            _join(op, c, b, t) for c in ("lt", "eq") for b in ("and", "or", "xor") for t in ("s32", "u64")
+        )
         yield from (_join(op, c, b, "f32") for c in ("lt", "nan") for b in ("and", "or", "xor"))
     elif op == "set":
-        yield from (_join(op, c, d, t) for c in ("eq", "lt", "hi") for d in ("u32", "s32", "f32")
-                    for t in ("u32", "s32", "u64"))
+        yield from (
+            _join(op, c, d, t)
+            for c in ("eq", "lt", "hi")
+            for d in ("u32", "s32", "f32")
+            for t in ("u32", "s32", "u64")
+        )
         yield from (_join(op, c, d, "f32") for c in ("lt", "equ", "nan") for d in ("u32", "s32", "f32"))
     elif op == "selp":
         yield from (_join(op, t) for t in (*INT_TYPES, *BIT_TYPES, "f32", "f64"))
     elif op == "slct":
-        yield from (_join(op, t, s) for t in ("b32", "u32", "s32", "f32", "b64", "f64") for s in ("s32", "f32"))
+        yield from (
+            _join(op, t, s) for t in ("b32", "u32", "s32", "f32", "b64", "f64") for s in ("s32", "f32")
+        )
         yield from (_join(op, "ftz", t, "f32") for t in ("b32", "f32"))
     elif op in ("dp4a", "dp2a"):
         modes = ("lo", "hi") if op == "dp2a" else ("",)
@@ -202,7 +221,9 @@ def _harness_candidates(op: str) -> Iterable[str]:
     if op in ("addc", "subc"):
         yield from (_join(op, cc, t) for cc in ("", "cc") for t in ("u32", "s32", "u64", "s64"))
     elif op == "madc":
-        yield from (_join(op, m, cc, t) for m in ("lo", "hi") for cc in ("", "cc") for t in ("u32", "s32", "u64"))
+        yield from (
+            _join(op, m, cc, t) for m in ("lo", "hi") for cc in ("", "cc") for t in ("u32", "s32", "u64")
+        )
     elif op in ("atom", "red"):
         for o, t in itertools.product(("and", "or", "xor"), ("b32", "b64")):
             yield _join(op, o, t)
@@ -298,6 +319,7 @@ def model_forms(opcodes: Iterable[str] | None = None) -> list[Form]:
 
 # -- group kernels ------------------------------------------------------------------------------
 
+
 def storage_bytes(t: PtxType) -> int:
     return 1 if t.kind == "pred" else t.width // 8
 
@@ -337,10 +359,6 @@ def instances(form: Form) -> list[Instance]:
     return [Instance(form, tuple(zip(keys, combo))) for combo in itertools.product(*(imms[k] for k in keys))]
 
 
-def _ptx_spelling(spelling: str) -> str:
-    return spelling
-
-
 def _instruction_text(inst: Instance, j: int) -> list[str]:
     """The instruction (plus its carry/memory harness) of instance ``j``.
 
@@ -378,7 +396,7 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
 
 @dataclass
 class GroupKernel:
-    """A kernel running every instance of a group; offsets index the in/out blobs per thread-count."""
+    """A kernel running every instance of a group (see ``group_kernel`` for the buffer layout)."""
 
     ptx: str
     instances: list[Instance]
@@ -387,15 +405,31 @@ class GroupKernel:
 
 
 def group_kernel(group: Sequence[Instance]) -> GroupKernel:
-    """PTX for ``k(in, out, n)``: instance j reads column ``(j, k)`` and writes ``(j, m)``; columns
-    are laid out per instance in order, each ``n * size`` bytes (see ``column_offsets``)."""
-    head = [".version 8.0", ".target sm_90", ".address_size 64",
-            ".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)", "{",
-            ".reg .b32 %r<8>;", ".reg .b64 %rd<8>;", ".reg .pred %p<2>;", ".reg .b16 %h<2>;",
-            "mov.u32 %r1, %ctaid.x;", "mov.u32 %r2, %ntid.x;", "mov.u32 %r3, %tid.x;",
-            "mad.lo.s32 %r1, %r1, %r2, %r3;", "ld.param.u32 %r4, [pn];", "setp.ge.u32 %p1, %r1, %r4;",
-            "@%p1 bra DONE;", "cvt.u64.u32 %rd1, %r1;", "ld.param.u64 %rd2, [pin];", "ld.param.u64 %rd3, [pout];",
-            "cvt.u64.u32 %rd6, %r4;"]
+    """PTX for ``k(in, out, n)``: instance j reads its source columns from ``in`` and writes its
+    destination columns to ``out``; columns follow each other in instance and operand order, each
+    ``n * size`` bytes (``size``: the operand's storage bytes, predicates 1)."""
+    head = [
+        ".version 8.0",
+        ".target sm_90",
+        ".address_size 64",
+        ".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)",
+        "{",
+        ".reg .b32 %r<8>;",
+        ".reg .b64 %rd<8>;",
+        ".reg .pred %p<2>;",
+        ".reg .b16 %h<2>;",
+        "mov.u32 %r1, %ctaid.x;",
+        "mov.u32 %r2, %ntid.x;",
+        "mov.u32 %r3, %tid.x;",
+        "mad.lo.s32 %r1, %r1, %r2, %r3;",
+        "ld.param.u32 %r4, [pn];",
+        "setp.ge.u32 %p1, %r1, %r4;",
+        "@%p1 bra DONE;",
+        "cvt.u64.u32 %rd1, %r1;",
+        "ld.param.u64 %rd2, [pin];",
+        "ld.param.u64 %rd3, [pout];",
+        "cvt.u64.u32 %rd6, %r4;",
+    ]
     body: list[str] = []
     decls: list[str] = []
     lines: list[int] = []
@@ -421,8 +455,11 @@ def group_kernel(group: Sequence[Instance]) -> GroupKernel:
         if form.is_memory:
             slot = out_off + sum(storage_bytes(t) for t in form.destinations[:-1])
             size = storage_bytes(form.destinations[-1])
-            body += [f"mad.lo.u64 %rd5, %rd6, {slot}, %rd3;", f"mad.lo.u64 %rd5, %rd1, {size}, %rd5;",
-                     f"st.global.{_mem_type(form.sources[0])} [%rd5], %s{j}_0;"]
+            body += [
+                f"mad.lo.u64 %rd5, %rd6, {slot}, %rd3;",
+                f"mad.lo.u64 %rd5, %rd1, {size}, %rd5;",
+                f"st.global.{_mem_type(form.sources[0])} [%rd5], %s{j}_0;",
+            ]
         lines.append(len(body) + (2 if form.reads_carry else 0))
         body += _instruction_text(inst, j)
         for m, t in enumerate(form.destinations):
@@ -441,6 +478,7 @@ def group_kernel(group: Sequence[Instance]) -> GroupKernel:
 
 
 # -- classification -----------------------------------------------------------------------------
+
 
 @dataclass
 class FormTable:
@@ -499,7 +537,7 @@ def classify(forms: Sequence[Form], *, build: bool = True) -> FormTable:
     for opcode, group in by_opcode.items():
         for start in range(0, len(group), CHUNK):
             key = f"{opcode}#{start // CHUNK}"
-            accepted = _peel(group[start:start + CHUNK], table)
+            accepted = _peel(group[start : start + CHUNK], table)
             table.supported.extend(accepted)
             if build and accepted:
                 kernel = group_kernel([inst for f in accepted for inst in instances(f)])
@@ -531,6 +569,7 @@ def _peel(pending: list[Form], table: FormTable) -> list[Form]:
 
 
 # -- running ------------------------------------------------------------------------------------
+
 
 @dataclass
 class FormOutcome:
@@ -571,18 +610,29 @@ def _column_bytes(t: PtxType, column: npt.NDArray[np.generic]) -> bytes:
     return np.ascontiguousarray(column).astype(t.dtype, copy=False).tobytes()
 
 
-def run_group(code: bytes, kernel: GroupKernel, lanes: int, seed: int,
-              columns: dict[int, list[npt.NDArray[np.generic]]] | None = None) -> list[FormOutcome]:
+def run_group(
+    code: bytes,
+    kernel: GroupKernel,
+    lanes: int,
+    seed: int,
+    columns: dict[int, list[npt.NDArray[np.generic]]] | None = None,
+) -> list[FormOutcome]:
     """Run one group kernel on the emulator with ``lanes`` threads; compare every instance."""
     from ptx2gcn.fuzz_device import run_kernel
 
     inputs: list[bytes] = []
     all_columns: list[list[npt.NDArray[np.generic]]] = []
     for j, inst in enumerate(kernel.instances):
-        cols = columns[j] if columns and j in columns else operand_columns(inst, lanes, instance_seed(inst, seed))
+        cols = (
+            columns[j]
+            if columns and j in columns
+            else operand_columns(inst, lanes, instance_seed(inst, seed))
+        )
         all_columns.append(cols)
         fixed = dict(inst.immediates)
-        inputs += [_column_bytes(t, c) for k, (t, c) in enumerate(zip(inst.form.sources, cols)) if k not in fixed]
+        inputs += [
+            _column_bytes(t, c) for k, (t, c) in enumerate(zip(inst.form.sources, cols)) if k not in fixed
+        ]
     out_size = sum(storage_bytes(t) for inst in kernel.instances for t in inst.form.destinations) * lanes
     raw = run_kernel(code, "k", b"".join(inputs), out_size, lanes)
     outcomes: list[FormOutcome] = []
@@ -591,15 +641,21 @@ def run_group(code: bytes, kernel: GroupKernel, lanes: int, seed: int,
         actual = []
         for t in inst.form.destinations:
             size = storage_bytes(t) * lanes
-            chunk = np.frombuffer(raw[offset:offset + size], dtype=np.uint8 if t.kind == "pred" else t.dtype)
+            chunk = np.frombuffer(
+                raw[offset : offset + size], dtype=np.uint8 if t.kind == "pred" else t.dtype
+            )
             actual.append(chunk.astype(np.bool_) if t.kind == "pred" else chunk)
             offset += size
         outcomes.append(FormOutcome(inst.label, lanes, compare(inst, cols, actual)))
     return outcomes
 
 
-def compare(inst: Instance, columns: Sequence[npt.NDArray[np.generic]],
-            actual: Sequence[npt.NDArray[np.generic]], limit: int = 5) -> list[str]:
+def compare(
+    inst: Instance,
+    columns: Sequence[npt.NDArray[np.generic]],
+    actual: Sequence[npt.NDArray[np.generic]],
+    limit: int = 5,
+) -> list[str]:
     """Readable failing lanes of one instance (empty when every lane is within the model); warp
     instructions are judged 32 lanes (one converged warp) at a time."""
     if inst.form.is_warp:
@@ -618,6 +674,7 @@ def compare(inst: Instance, columns: Sequence[npt.NDArray[np.generic]],
 
         def explain(lane: int) -> str:
             return result.explain(lane)
+
     failures: list[str] = []
     for lane in np.nonzero(~np.asarray(ok))[0][:limit]:
         ins = ", ".join(_hex(c[lane]) for c in columns)
@@ -638,10 +695,10 @@ def _hex(value: object) -> str:
 
 
 def summary_line(covered: int, table: FormTable) -> str:
-    return (f"conformance: {covered} forms covered / {len(table.supported)} supported / "
-            f"{len(table.rejected)} rejected by the compiler")
-
-
+    return (
+        f"conformance: {covered} forms covered / {len(table.supported)} supported / "
+        f"{len(table.rejected)} rejected by the compiler"
+    )
 
 
 def run_all(table: FormTable, lanes: int, seed: int) -> dict[str, list[str]]:
@@ -697,7 +754,9 @@ def sweep_columns(inst: Instance, seed: int) -> list[list[npt.NDArray[np.generic
         shift = 0
         for k in free:
             width = form.sources[k].width
-            base[k] = ((index >> np.uint64(shift)) & np.uint64((1 << width) - 1)).astype(form.sources[k].dtype)
+            base[k] = ((index >> np.uint64(shift)) & np.uint64((1 << width) - 1)).astype(
+                form.sources[k].dtype
+            )
             shift += width
         return [base]
     sets = []

@@ -59,8 +59,15 @@ def case_name(ptx: str, seed: int) -> str:
     return f"seed{seed}-{hashlib.sha256(ptx.encode()).hexdigest()[:10]}"
 
 
-def write_case(root: Path, ptx: str, inputs: bytes, expected: bytes, mask: npt.NDArray[np.bool_],
-               meta: dict[str, object], origin: str = "reference model") -> Path:
+def write_case(
+    root: Path,
+    ptx: str,
+    inputs: bytes,
+    expected: bytes,
+    mask: npt.NDArray[np.bool_],
+    meta: dict[str, object],
+    origin: str = "reference model",
+) -> Path:
     """Write one case under ``root``; returns its directory."""
     directory = root / case_name(ptx, int(meta.get("seed", 0)))  # type: ignore[arg-type]
     directory.mkdir(parents=True, exist_ok=True)
@@ -71,8 +78,13 @@ def write_case(root: Path, ptx: str, inputs: bytes, expected: bytes, mask: npt.N
     np.save(directory / "mask.npy", np.asarray(mask, dtype=np.bool_), allow_pickle=False)
     (directory / "fuzz.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (directory / "case.toml").write_text(
-        CASE_TOML.format(origin=origin, complete="yes" if bool(np.all(mask)) else "no",
-                         grid=GRID, block=BLOCK, slots=want.size),
+        CASE_TOML.format(
+            origin=origin,
+            complete="yes" if bool(np.all(mask)) else "no",
+            grid=GRID,
+            block=BLOCK,
+            slots=want.size,
+        ),
         encoding="utf-8",
     )
     return directory

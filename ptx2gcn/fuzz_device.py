@@ -18,8 +18,9 @@ from ptx2gcn.runtime.emulator.memory import DeviceMemory
 BLOCK = 64
 
 
-def launch_buffers(code: bytes, name: str, buffers: Sequence[bytes], scalars: Sequence[int],
-                   grid: int, block: int) -> list[bytes]:
+def launch_buffers(
+    code: bytes, name: str, buffers: Sequence[bytes], scalars: Sequence[int], grid: int, block: int
+) -> list[bytes]:
     """Run kernel ``name(buf0, buf1, ..., u32 scalars...)`` on a ``grid`` x ``block`` launch."""
     program = load(code, "fuzz.hsaco")
     memory = DeviceMemory()

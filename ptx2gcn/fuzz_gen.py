@@ -43,33 +43,145 @@ from ptx2gcn.reference import ReferenceInputError, signature
 from ptx2gcn.reference.ptxtypes import ptx_type
 from ptx2gcn.reference.sampling import sample
 
-_INT32 = [f"{op}.{t}" for op in ("add", "sub", "mul.lo", "mul.hi", "min", "max", "div", "rem")
-          for t in ("u32", "s32")]
-_INT32 += ["mad.lo.u32", "mad.hi.s32", "mad.lo.s32", "sad.u32", "mul24.lo.u32", "mul24.hi.s32",
-           "add.sat.s32", "sub.sat.s32", "abs.s32", "neg.s32", "and.b32", "or.b32", "xor.b32", "not.b32",
-           "cnot.b32", "shl.b32", "shr.u32", "shr.s32", "shr.b32", "bfe.u32", "bfe.s32", "bfi.b32",
-           "popc.b32", "clz.b32", "brev.b32", "bfind.u32", "bfind.s32", "bfind.shiftamt.u32", "prmt.b32",
-           "lop3.b32", "shf.l.wrap.b32", "shf.r.clamp.b32", "selp.b32", "dp4a.u32.s32", "dp2a.lo.s32.s32",
-           "bmsk.clamp.b32", "cvt.u32.u64", "cvt.rzi.s32.f32", "cvt.rni.u32.f64", "cvt.u32.u16",
-           "cvt.s32.s16", "set.lt.u32.s32", "set.gt.u32.f32"]
+_INT32 = [
+    f"{op}.{t}"
+    for op in ("add", "sub", "mul.lo", "mul.hi", "min", "max", "div", "rem")
+    for t in ("u32", "s32")
+]
+_INT32 += [
+    "mad.lo.u32",
+    "mad.hi.s32",
+    "mad.lo.s32",
+    "sad.u32",
+    "mul24.lo.u32",
+    "mul24.hi.s32",
+    "add.sat.s32",
+    "sub.sat.s32",
+    "abs.s32",
+    "neg.s32",
+    "and.b32",
+    "or.b32",
+    "xor.b32",
+    "not.b32",
+    "cnot.b32",
+    "shl.b32",
+    "shr.u32",
+    "shr.s32",
+    "shr.b32",
+    "bfe.u32",
+    "bfe.s32",
+    "bfi.b32",
+    "popc.b32",
+    "clz.b32",
+    "brev.b32",
+    "bfind.u32",
+    "bfind.s32",
+    "bfind.shiftamt.u32",
+    "prmt.b32",
+    "lop3.b32",
+    "shf.l.wrap.b32",
+    "shf.r.clamp.b32",
+    "selp.b32",
+    "dp4a.u32.s32",
+    "dp2a.lo.s32.s32",
+    "bmsk.clamp.b32",
+    "cvt.u32.u64",
+    "cvt.rzi.s32.f32",
+    "cvt.rni.u32.f64",
+    "cvt.u32.u16",
+    "cvt.s32.s16",
+    "set.lt.u32.s32",
+    "set.gt.u32.f32",
+]
 _INT64 = [f"{op}.{t}" for op in ("add", "sub", "mul.lo", "min", "max") for t in ("u64", "s64")]
-_INT64 += ["and.b64", "xor.b64", "shl.b64", "shr.u64", "shr.s64", "mul.wide.u32", "mul.wide.s32",
-           "mad.wide.u32", "cvt.u64.u32", "cvt.s64.s32", "popc.b64", "brev.b64", "bfe.u64", "selp.b64",
-           "cvt.rmi.s64.f64", "rem.u64", "div.s64"]
-_INT16 = ["add.u16", "sub.s16", "mul.lo.u16", "min.s16", "max.u16", "and.b16", "xor.b16", "shl.b16",
-          "shr.s16", "cvt.u16.u32", "cvt.s16.s64", "selp.b16", "cvt.rn.f16.f32"]
+_INT64 += [
+    "and.b64",
+    "xor.b64",
+    "shl.b64",
+    "shr.u64",
+    "shr.s64",
+    "mul.wide.u32",
+    "mul.wide.s32",
+    "mad.wide.u32",
+    "cvt.u64.u32",
+    "cvt.s64.s32",
+    "popc.b64",
+    "brev.b64",
+    "bfe.u64",
+    "selp.b64",
+    "cvt.rmi.s64.f64",
+    "rem.u64",
+    "div.s64",
+]
+_INT16 = [
+    "add.u16",
+    "sub.s16",
+    "mul.lo.u16",
+    "min.s16",
+    "max.u16",
+    "and.b16",
+    "xor.b16",
+    "shl.b16",
+    "shr.s16",
+    "cvt.u16.u32",
+    "cvt.s16.s64",
+    "selp.b16",
+    "cvt.rn.f16.f32",
+]
 _F32 = [f"{op}.{r}f32" for op in ("add", "sub", "mul") for r in ("", "rn.", "rz.", "rm.", "ftz.")]
-_F32 += ["fma.rn.f32", "fma.rz.f32", "fma.rn.ftz.f32", "fma.rn.sat.f32", "mad.rn.f32", "min.f32", "max.f32",
-         "min.NaN.f32", "abs.f32", "neg.f32", "div.rn.f32", "sqrt.rn.f32", "rcp.rn.f32", "copysign.f32",
-         "cvt.rn.f32.s32", "cvt.rz.f32.u32", "cvt.rn.f32.f64", "cvt.f32.f16", "cvt.rni.f32.f32",
-         "selp.f32", "add.sat.f32", "cvt.rn.f32.s64"]
-_F64 = ["add.rn.f64", "sub.rn.f64", "mul.rn.f64", "fma.rn.f64", "add.rz.f64", "mul.rp.f64", "min.f64",
-        "max.f64", "abs.f64", "neg.f64", "div.rn.f64", "sqrt.rn.f64", "cvt.f64.f32", "cvt.rn.f64.s32",
-        "cvt.rn.f64.u64", "selp.f64", "copysign.f64"]
+_F32 += [
+    "fma.rn.f32",
+    "fma.rz.f32",
+    "fma.rn.ftz.f32",
+    "fma.rn.sat.f32",
+    "mad.rn.f32",
+    "min.f32",
+    "max.f32",
+    "min.NaN.f32",
+    "abs.f32",
+    "neg.f32",
+    "div.rn.f32",
+    "sqrt.rn.f32",
+    "rcp.rn.f32",
+    "copysign.f32",
+    "cvt.rn.f32.s32",
+    "cvt.rz.f32.u32",
+    "cvt.rn.f32.f64",
+    "cvt.f32.f16",
+    "cvt.rni.f32.f32",
+    "selp.f32",
+    "add.sat.f32",
+    "cvt.rn.f32.s64",
+]
+_F64 = [
+    "add.rn.f64",
+    "sub.rn.f64",
+    "mul.rn.f64",
+    "fma.rn.f64",
+    "add.rz.f64",
+    "mul.rp.f64",
+    "min.f64",
+    "max.f64",
+    "abs.f64",
+    "neg.f64",
+    "div.rn.f64",
+    "sqrt.rn.f64",
+    "cvt.f64.f32",
+    "cvt.rn.f64.s32",
+    "cvt.rn.f64.u64",
+    "selp.f64",
+    "copysign.f64",
+]
 _PRED = [f"setp.{c}.{t}" for c in ("lt", "ge", "ne", "eq") for t in ("s32", "u32", "u64")]
-_PRED += [f"setp.{c}.f32" for c in ("lt", "geu", "nan", "num")] + ["setp.le.f64", "testp.finite.f32",
-                                                                    "testp.normal.f64", "and.pred",
-                                                                    "or.pred", "xor.pred", "not.pred"]
+_PRED += [f"setp.{c}.f32" for c in ("lt", "geu", "nan", "num")] + [
+    "setp.le.f64",
+    "testp.finite.f32",
+    "testp.normal.f64",
+    "and.pred",
+    "or.pred",
+    "xor.pred",
+    "not.pred",
+]
 POOL_SPELLINGS: tuple[str, ...] = tuple(_INT32 + _INT64 + _INT16 + _F32 + _F64 + _PRED)
 IMMEDIATE_ONLY = {"lop3.b32": 3}
 WARP_OPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -139,7 +251,11 @@ class _Gen:
         return Operand(cls, self.rng.randrange(REGS))
 
     def op(self, guarded: bool = True, callable_only: bool = False) -> Op:
-        pool = [e for e in self.pool if e.dest != "pred" and "pred" not in e.sources] if callable_only else self.pool
+        pool = (
+            [e for e in self.pool if e.dest != "pred" and "pred" not in e.sources]
+            if callable_only
+            else self.pool
+        )
         entry = self.rng.choice(pool)
         sources = tuple(self.operand(entry, k) for k in range(len(entry.sources)))
         guard = None
@@ -164,16 +280,25 @@ class _Gen:
         for _ in range(count):
             roll = self.rng.random()
             if roll < 0.08 and depth < 2:
-                out.append(If(self.rng.randrange(REGS), self.block(self.rng.randint(1, 4), depth + 1, in_loop),
-                              self.block(self.rng.randint(0, 3), depth + 1, in_loop)))
+                out.append(
+                    If(
+                        self.rng.randrange(REGS),
+                        self.block(self.rng.randint(1, 4), depth + 1, in_loop),
+                        self.block(self.rng.randint(0, 3), depth + 1, in_loop),
+                    )
+                )
             elif roll < 0.13 and not in_loop and depth < 2:
-                out.append(Loop(self.rng.randrange(REGS), self.block(self.rng.randint(1, 4), depth + 1, True)))
+                out.append(
+                    Loop(self.rng.randrange(REGS), self.block(self.rng.randint(1, 4), depth + 1, True))
+                )
             elif roll < 0.17:
                 out.append(LocalStore(self.rng.randrange(REGS), self.rng.randrange(REGS)))
             elif roll < 0.21:
                 out.append(LocalLoad(self.rng.randrange(REGS), self.rng.randrange(REGS)))
             elif roll < 0.24 and depth == 0:
-                out.append(SharedRotate(self.rng.randrange(REGS), self.rng.randrange(REGS), self.rng.randint(1, 63)))
+                out.append(
+                    SharedRotate(self.rng.randrange(REGS), self.rng.randrange(REGS), self.rng.randint(1, 63))
+                )
             elif roll < 0.26 and depth == 0:
                 out.append(AtomicAdd(self.rng.randrange(REGS), self.rng.randrange(REGS)))
             elif roll < 0.29:

@@ -13,11 +13,12 @@ _EMULATOR = "emulator: "
 _MODEL_OR_CODEGEN = "model and codegen disagree (manual unclear; needs a CUDA golden): "
 KNOWN_FAILURES: dict[str, str] = {
     "abs.f64": _MODEL_OR_CODEGEN + "abs.f64 of a negative NaN clears the sign; the model keeps the payload "
-               "and sign (0xffffffffffffffff -> 0x7fffffffffffffff)",
+    "and sign (0xffffffffffffffff -> 0x7fffffffffffffff)",
     "atom.add.f32": _CODEGEN + "atom.add.f32 does not flush subnormal inputs/results to zero "
-                    "(old 0x00800000 + 0x007fffff stores 0x00ffffff, PTX: 0x00800000)",
+    "(old 0x00800000 + 0x007fffff stores 0x00ffffff, PTX: 0x00800000)",
     "red.add.f32": _CODEGEN + "red.add.f32 does not flush subnormals (0x00800000 + 0x007fffff -> 0x00ffffff)",
-    "div.full.f32": _CODEGEN + "div.full.f32 with a huge divisor returns inf (0x80800000 / 0x60c7c18d -> 0xff800000)",
+    "div.full.f32": _CODEGEN
+    + "div.full.f32 with a huge divisor returns inf (0x80800000 / 0x60c7c18d -> 0xff800000)",
     "div.full.ftz.f32": _CODEGEN + "div.full.ftz.f32 -1 / 0x7f7fffff returns inf",
     "div.rn.f32": _CODEGEN + "div.rn.f32 1 / FLT_MAX returns inf (expected 0x00200000)",
     "div.rn.ftz.f32": _CODEGEN + "div.rn.ftz.f32 0x00800000 / 0x6be7fb99 returns inf",
@@ -25,23 +26,24 @@ KNOWN_FAILURES: dict[str, str] = {
     "div.rz.f64": _CODEGEN + "div.rz.f64 1 / DBL_MAX returns DBL_MAX (expected 0x0004000000000000)",
     "div.rp.f64": _CODEGEN + "div.rp.f64 -1 / DBL_MAX returns -DBL_MAX",
     "fma.rm.f32": _CODEGEN + "fma.rm.f32 of a positive product below the smallest subnormal plus -0 gives -0 "
-                  "(0x058eb069 * 0x00000001 + 0x80000000 -> 0x80000000, expected +0)",
+    "(0x058eb069 * 0x00000001 + 0x80000000 -> 0x80000000, expected +0)",
     "mad.rm.f32": _CODEGEN + "mad.rm.f32 of a positive product below the smallest subnormal plus -0 gives -0 "
-                  "(0x007fffff * 0x30ec42ce + 0x80000000 -> 0x80000000, expected +0)",
+    "(0x007fffff * 0x30ec42ce + 0x80000000 -> 0x80000000, expected +0)",
     "fma.rn.f64": _EMULATOR + "v_fma_f64 with finite a, b and an infinite c rounds a*b first: overflow gives "
-                  "inf + -inf = NaN (0x7fefffffffffffff * 0xffefffffffffffff + +inf -> NaN, expected +inf)",
+    "inf + -inf = NaN (0x7fefffffffffffff * 0xffefffffffffffff + +inf -> NaN, expected +inf)",
     "mad.rn.f64": _EMULATOR + "v_fma_f64 with an infinite addend and an overflowing product gives NaN "
-                  "(0x7fefffffffffffff * 0xffefffffffffffff + +inf -> NaN, expected +inf)",
+    "(0x7fefffffffffffff * 0xffefffffffffffff + +inf -> NaN, expected +inf)",
     "fma.rn.bf16": _CODEGEN + "fma.rn.bf16 rounds twice (through f32): 0x2d50 * 0x6468 + 0x0f86 -> 0x523c, "
-                   "expected 0x523d",
+    "expected 0x523d",
     "fma.rz.f64": _CODEGEN + "fma.rz.f64 ignores a sub-ulp product (rounds as rn)",
     "fma.rm.f64": _CODEGEN + "fma.rm.f64 ignores a sub-ulp product (rounds as rn)",
     "fma.rp.f64": _CODEGEN + "fma.rp.f64 ignores a sub-ulp product (rounds as rn)",
     "mad.rz.f64": _CODEGEN + "mad.rz.f64 ignores a sub-ulp product (rounds as rn)",
     "mad.rm.f64": _CODEGEN + "mad.rm.f64 ignores a sub-ulp product (rounds as rn)",
     "mad.rp.f64": _CODEGEN + "mad.rp.f64 ignores a sub-ulp product (rounds as rn)",
-    "fma.rn.sat.relu.f16": _CODEGEN + "fma.rn.sat.relu.f16 gives wrong results (0x4cdc*0x3e84+0x8001 -> 0x3c00, "
-                           "expected 0x4fea); .sat with .relu is not a valid PTX combination either",
+    "fma.rn.sat.relu.f16": _CODEGEN
+    + "fma.rn.sat.relu.f16 gives wrong results (0x4cdc*0x3e84+0x8001 -> 0x3c00, "
+    "expected 0x4fea); .sat with .relu is not a valid PTX combination either",
     "fma.rn.ftz.sat.relu.f16": _CODEGEN + "fma.rn.ftz.sat.relu.f16 wrong for NaN inputs",
     "fma.rn.sat.relu.f16x2": _CODEGEN + "fma.rn.sat.relu.f16x2 wrong results",
     "fma.rn.ftz.sat.relu.f16x2": _CODEGEN + "fma.rn.ftz.sat.relu.f16x2 wrong results",
@@ -52,21 +54,27 @@ KNOWN_FAILURES: dict[str, str] = {
     "rcp.rm.f64": _CODEGEN + "rcp.rm.f64 of DBL_MAX returns DBL_MAX",
     "rcp.rp.f64": _CODEGEN + "rcp.rp.f64 of DBL_MAX returns inf",
     "rcp.approx.ftz.f64": _MODEL_OR_CODEGEN + "rcp.approx.ftz.f64: low 32 result bits not zero "
-                          "(model: zero_bits), NaN handling differs",
+    "(model: zero_bits), NaN handling differs",
     "rsqrt.approx.ftz.f64": _MODEL_OR_CODEGEN + "rsqrt.approx.ftz.f64 of a negative: canonical NaN vs the "
-                            "model's 0x7fffffff00000000",
+    "model's 0x7fffffff00000000",
     "tanh.approx.f16x2": _CODEGEN + "tanh.approx.f16x2 wrong elements (0x3cb99db7 -> 0x32090001, "
-                         "expected about 0x3a9f/0x9db7)",
+    "expected about 0x3a9f/0x9db7)",
     "tanh.approx.bf16x2": _CODEGEN + "tanh.approx.bf16x2 of (-inf, NaN) wrong (0xff800001 -> 0x80000000)",
 }
 FRONTEND_INVALID: dict[str, str] = {
-    **{f"{op}.{t}": f"frontend: '{op}.{t}' (PTX 8.0, sm_90) is called invalid: "
-                    f"\"'{op}' needs exactly one type modifier, got none\""
-       for op in ("add", "sub", "min", "max") for t in ("u16x2", "s16x2")},
+    **{
+        f"{op}.{t}": f"frontend: '{op}.{t}' (PTX 8.0, sm_90) is called invalid: "
+        f"\"'{op}' needs exactly one type modifier, got none\""
+        for op in ("add", "sub", "min", "max")
+        for t in ("u16x2", "s16x2")
+    },
     **{f"{op}.relu.s16x2": f"frontend: '{op}.relu.s16x2' is called invalid" for op in ("min", "max")},
-    **{f"redux.sync.{op}.f32": f"IR: redux.sync.{op}.f32 passes the frontend but fails the IR verifier "
-                               "(\"'redux' attribute type = 'f32' is not allowed\"); it should be accepted or "
-                               "get a located 'unsupported' diagnostic (PTX 8.6, sm_100a)" for op in ("min", "max")},
+    **{
+        f"redux.sync.{op}.f32": f"IR: redux.sync.{op}.f32 passes the frontend but fails the IR verifier "
+        "(\"'redux' attribute type = 'f32' is not allowed\"); it should be accepted or "
+        "get a located 'unsupported' diagnostic (PTX 8.6, sm_100a)"
+        for op in ("min", "max")
+    },
 }
 
 FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -90,8 +98,10 @@ FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
     "mad.rz.f64": ((0x1, 0x1, 0x9EA8CFF2D72EDCF7),),
     "mad.rm.f64": ((0x1, 0x800FFFFFFFFFFFFF, 0xA465EE45CAD877BA),),
     "mad.rp.f64": ((0x1, 0x1D6853890A7E1B96, 0x000FFFFFFFFFFFFF),),
-    "fma.rn.f64": ((0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x7FF0000000000000),
-                   (0x7F1134CEF5458D78, 0x63848A98D582CA0B, 0xFFF0000000000000)),
+    "fma.rn.f64": (
+        (0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x7FF0000000000000),
+        (0x7F1134CEF5458D78, 0x63848A98D582CA0B, 0xFFF0000000000000),
+    ),
     "mad.rn.f64": ((0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x7FF0000000000000),),
     "fma.rn.bf16": ((0x2D50, 0x6468, 0x0F86),),
     "fma.rn.sat.relu.f16": ((0x4CDC, 0x3E84, 0x8001),),

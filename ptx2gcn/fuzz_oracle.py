@@ -58,21 +58,27 @@ def emulator_device(ptx: str, inputs: bytes, out_size: int) -> bytes:
     return out
 
 
-def describe_slots(bad: npt.NDArray[np.bool_], got: npt.NDArray[np.uint64], want: npt.NDArray[np.uint64],
-                   limit: int = 8) -> list[str]:
+def describe_slots(
+    bad: npt.NDArray[np.bool_], got: npt.NDArray[np.uint64], want: npt.NDArray[np.uint64], limit: int = 8
+) -> list[str]:
     registers = all_registers()
     lines = []
     for flat in np.nonzero(bad)[0][:limit]:
         row, thread = divmod(int(flat), THREADS)
         cls, index = registers[row]
-        lines.append(f"thread {thread}: {reg(cls, index)} = 0x{int(got[flat]):x}, expected 0x{int(want[flat]):x}")
+        lines.append(
+            f"thread {thread}: {reg(cls, index)} = 0x{int(got[flat]):x}, expected 0x{int(want[flat]):x}"
+        )
     if int(bad.sum()) > limit:
         lines.append(f"... {int(bad.sum()) - limit} more slots differ")
     return lines
 
 
-def judge(program: Program, device: Device = emulator_device,
-          expected: tuple[bytes, npt.NDArray[np.bool_]] | None = None) -> Verdict:
+def judge(
+    program: Program,
+    device: Device = emulator_device,
+    expected: tuple[bytes, npt.NDArray[np.bool_]] | None = None,
+) -> Verdict:
     """Run ``program`` on ``device`` and compare with ``expected`` (default: the model)."""
     try:
         want_bytes, mask = expected if expected is not None else expected_buffer(program)

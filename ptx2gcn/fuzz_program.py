@@ -22,12 +22,11 @@ undefined result, a NaN of open payload, an ``.approx`` interval, a branch on su
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.reference import run, signature
+from ptx2gcn.reference import run
 from ptx2gcn.reference.ptxtypes import PtxType
 
 BLOCK = 64
@@ -155,7 +154,7 @@ class Warp:
 WARP = 32
 FULL_MASK = 0xFFFFFFFF
 
-Statement = Union[Op, If, Loop, LocalStore, LocalLoad, SharedRotate, AtomicAdd, Call, Warp]
+Statement = Op | If | Loop | LocalStore | LocalLoad | SharedRotate | AtomicAdd | Call | Warp
 
 
 @dataclass(frozen=True)
@@ -176,6 +175,7 @@ class Program:
 
 # -- PTX text ------------------------------------------------------------------------------------
 
+
 def _calls(body: tuple[Statement, ...]) -> list[Op]:
     found: list[Op] = []
     for st in body:
@@ -189,34 +189,30 @@ def _calls(body: tuple[Statement, ...]) -> list[Op]:
 
 
 def _func_text(op: Op, number: int) -> list[str]:
-    sig = signature(op.spelling)
+    """``.func (.param ret) fn<number>(.param a<k>...)`` computing ``op`` on its register operands
+    (immediates stay in the body). Called instructions have no predicate operands (generator)."""
     dtype = CLASSES[op.dest.cls][1]
-    params = [f".param .{CLASSES[s.cls][1] if s.cls != 'pred' else 'b32'} a{k}"
-              for k, s in enumerate(op.sources) if not s.is_immediate]
-    lines = [f".func (.param .{dtype} ret) fn{number}({', '.join(params)})", "{"]
-    lines.append(f".reg .{dtype} %x;")
+    params = [f".param .{CLASSES[s.cls][1]} a{k}" for k, s in enumerate(op.sources) if not s.is_immediate]
+    lines = [f".func (.param .{dtype} ret) fn{number}({', '.join(params)})", "{", f".reg .{dtype} %x;"]
     args: list[str] = []
     for k, s in enumerate(op.sources):
         if s.is_immediate:
             args.append(str(s.value))
             continue
         decl = CLASSES[s.cls][1]
-        if s.cls == "pred":
-            lines += [f".reg .b32 %w{k};", f".reg .pred %a{k};", f"ld.param.b32 %w{k}, [a{k}];",
-                      f"setp.ne.b32 %a{k}, %w{k}, 0;"]
-        else:
-            lines += [f".reg .{decl} %a{k};", f"ld.param.{decl} %a{k}, [a{k}];"]
+        lines += [f".reg .{decl} %a{k};", f"ld.param.{decl} %a{k}, [a{k}];"]
         args.append(f"%a{k}")
-    del sig
     lines += [f"{op.spelling} %x, {', '.join(args)};", f"st.param.{dtype} [ret], %x;", "ret;", "}"]
     return lines
 
 
 class _Emitter:
-    def __init__(self) -> None:
+    """The body's PTX lines; ``functions`` numbers the called ``.func``s."""
+
+    def __init__(self, functions: list[Op]) -> None:
         self.lines: list[str] = []
         self.labels = 0
-        self.calls = 0
+        self.functions = functions
 
     def label(self) -> str:
         self.labels += 1
@@ -242,7 +238,7 @@ class _Emitter:
             out(f"{end}:")
         elif isinstance(st, Loop):
             top, end = self.label(), self.label()
-            # %c<depth> would be needed for nesting; loops do not nest (see the generator)
+            # one counter pair (%cnt, %it): loops do not nest (see the generator)
             out(f"and.b32 %cnt, {reg('i32', st.count)}, 3;")
             out("mov.u32 %it, 0;")
             out(f"{top}:")
@@ -285,8 +281,7 @@ class _Emitter:
             sources = ", ".join(x.text() for x in st.op.sources)
             out(f"{st.op.spelling} {st.op.dest.text()}, {sources}, {FULL_MASK};")
         elif isinstance(st, Call):
-            self.calls += 1
-            number = self._number(st.op)
+            number = self.functions.index(st.op)
             out("{")
             names: list[str] = []
             for k, s in enumerate(st.op.sources):
@@ -304,17 +299,11 @@ class _Emitter:
         else:  # pragma: no cover - the Statement union is closed
             raise TypeError(st)
 
-    def _number(self, op: Op) -> int:
-        return self.functions.index(op)
-
-    functions: list[Op]
-
 
 def ptx_text(program: Program) -> str:
     """The kernel ``fuzz(in, out)``: prologue loads, body, epilogue stores."""
     functions = list(dict.fromkeys(_calls(program.body)))
-    emitter = _Emitter()
-    emitter.functions = functions
+    emitter = _Emitter(functions)
     emitter.emit(program.body)
     lines = [".version 8.0", ".target sm_90", ".address_size 64", ""]
     for number, op in enumerate(functions):
@@ -322,13 +311,24 @@ def ptx_text(program: Program) -> str:
     lines += [".visible .entry fuzz(.param .u64 pin, .param .u64 pout)", "{"]
     for cls, (prefix, decl, _) in CLASSES.items():
         lines.append(f".reg .{decl} {prefix}<{REGS}>;")
-    lines += [".reg .b32 %t, %tx, %gid, %cnt, %it, %pw<4>;", ".reg .b64 %ta, %in, %out, %loc, %sh, %cnt_sh;",
-              ".reg .pred %lp;", f".local .align 4 .b32 loc[{LOCAL_WORDS}];",
-              f".shared .align 4 .b32 sh[{BLOCK}];", ".shared .align 4 .u32 counter;",
-              "mov.u32 %tx, %tid.x;", "mov.u32 %t, %ctaid.x;", f"mad.lo.u32 %gid, %t, {BLOCK}, %tx;",
-              "ld.param.u64 %in, [pin];", "ld.param.u64 %out, [pout];", "cvta.to.global.u64 %in, %in;",
-              "cvta.to.global.u64 %out, %out;", "mov.u64 %loc, loc;", "mov.u64 %sh, sh;",
-              "mov.u64 %cnt_sh, counter;"]
+    lines += [
+        ".reg .b32 %t, %tx, %gid, %cnt, %it, %pw<4>;",
+        ".reg .b64 %ta, %in, %out, %loc, %sh, %cnt_sh;",
+        ".reg .pred %lp;",
+        f".local .align 4 .b32 loc[{LOCAL_WORDS}];",
+        f".shared .align 4 .b32 sh[{BLOCK}];",
+        ".shared .align 4 .u32 counter;",
+        "mov.u32 %tx, %tid.x;",
+        "mov.u32 %t, %ctaid.x;",
+        f"mad.lo.u32 %gid, %t, {BLOCK}, %tx;",
+        "ld.param.u64 %in, [pin];",
+        "ld.param.u64 %out, [pout];",
+        "cvta.to.global.u64 %in, %in;",
+        "cvta.to.global.u64 %out, %out;",
+        "mov.u64 %loc, loc;",
+        "mov.u64 %sh, sh;",
+        "mov.u64 %cnt_sh, counter;",
+    ]
     for row, (cls, i) in enumerate(all_registers()):
         lines.append(f"mad.wide.u32 %ta, %gid, {SLOT}, %in;")
         offset = row * THREADS * SLOT
@@ -351,6 +351,7 @@ def ptx_text(program: Program) -> str:
 
 
 # -- evaluation ----------------------------------------------------------------------------------
+
 
 @dataclass
 class State:
@@ -376,8 +377,9 @@ class State:
             poison[key] = np.where(choose, pa, pb) | (undecided & ((a != b) | pa | pb))
         local = np.where(choose, self.local, other.local)
         either = self.local_poison | other.local_poison
-        local_poison = (np.where(choose, self.local_poison, other.local_poison)
-                        | (undecided & ((self.local != other.local) | either)))
+        local_poison = np.where(choose, self.local_poison, other.local_poison) | (
+            undecided & ((self.local != other.local) | either)
+        )
         return State(values, poison, local, local_poison)
 
 
@@ -510,9 +512,12 @@ def execute(body: tuple[Statement, ...], state: State) -> State:
 def evaluate(program: Program) -> tuple[dict[tuple[str, int], Bits], dict[tuple[str, int], Mask]]:
     """Expected final bits and poison of every register, per thread."""
     values = program.input_bits()
-    state = State(values, {k: np.zeros(THREADS, dtype=np.bool_) for k in values},
-                  np.stack([values[("i32", k % REGS)] for k in range(LOCAL_WORDS)]),
-                  np.zeros((LOCAL_WORDS, THREADS), dtype=np.bool_))
+    state = State(
+        values,
+        {k: np.zeros(THREADS, dtype=np.bool_) for k in values},
+        np.stack([values[("i32", k % REGS)] for k in range(LOCAL_WORDS)]),
+        np.zeros((LOCAL_WORDS, THREADS), dtype=np.bool_),
+    )
     final = execute(program.body, state)
     return final.values, final.poison
 
@@ -525,13 +530,3 @@ def expected_buffer(program: Program) -> tuple[bytes, npt.NDArray[np.bool_]]:
     rows = [values[key] for key in all_registers()]
     masks = [~poison[key] for key in all_registers()]
     return np.stack(rows).astype("<u8").tobytes(), np.stack(masks).reshape(-1)
-
-
-def output_words(raw: bytes) -> Bits:
-    return np.frombuffer(raw, dtype="<u8").copy()
-
-
-def store_mask(cls: str) -> int:
-    """Bits of a slot written by the epilogue's store for a register of ``cls``."""
-    width = 32 if cls == "pred" else CLASSES[cls][2]
-    return (1 << width) - 1

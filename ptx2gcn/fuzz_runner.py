@@ -118,7 +118,9 @@ def check_backend(name: str) -> None:
     except Ptx2GcnError:
         raise
     except Exception as error:  # noqa: BLE001 - an unavailable backend is a user-facing condition
-        raise Ptx2GcnError.at(Span.unknown("ptx2gcn fuzz"), f"backend {name!r} is not available: {error}") from None
+        raise Ptx2GcnError.at(
+            Span.unknown("ptx2gcn fuzz"), f"backend {name!r} is not available: {error}"
+        ) from None
 
 
 def run_one(config: FuzzConfig, index: int) -> Outcome:
@@ -135,8 +137,15 @@ def run_one(config: FuzzConfig, index: int) -> Outcome:
             return Outcome(index, seed, "error", [f"cuda oracle: {error}"])
         golden = (out, np.ones(len(out) // 8, dtype=np.bool_))
         if config.record_golden is not None:
-            write_case(config.record_golden, ptx_text(program), program.inputs, out, golden[1],
-                       {"seed": seed, "origin": "cuda"}, origin="CUDA golden output")
+            write_case(
+                config.record_golden,
+                ptx_text(program),
+                program.inputs,
+                out,
+                golden[1],
+                {"seed": seed, "origin": "cuda"},
+                origin="CUDA golden output",
+            )
         if config.oracle == "cuda":
             expected = golden
 
@@ -156,8 +165,14 @@ def run_one(config: FuzzConfig, index: int) -> Outcome:
     case = None
     if config.save is not None:
         want, mask = expected_buffer(small) if expected is None else _expected(small)  # type: ignore[misc]
-        meta = {"seed": seed, "index": index, "run_seed": config.seed, "kind": final.kind,
-                "details": final.details[:8], "oracle": config.oracle}
+        meta = {
+            "seed": seed,
+            "index": index,
+            "run_seed": config.seed,
+            "kind": final.kind,
+            "details": final.details[:8],
+            "oracle": config.oracle,
+        }
         case = str(write_case(config.save, ptx_text(small), small.inputs, want, mask, meta))
     return Outcome(index, seed, final.kind, final.details, case)
 
@@ -167,7 +182,9 @@ def _worker(args: tuple[FuzzConfig, int]) -> Outcome:
     try:
         return run_one(config, index)
     except Exception as error:  # noqa: BLE001 - a crash of the fuzzer itself is an error outcome
-        return Outcome(index, program_seed(config.seed, index), "error", [f"fuzzer: {type(error).__name__}: {error}"])
+        return Outcome(
+            index, program_seed(config.seed, index), "error", [f"fuzzer: {type(error).__name__}: {error}"]
+        )
 
 
 def outcomes(config: FuzzConfig) -> Iterator[Outcome]:
@@ -182,12 +199,18 @@ def outcomes(config: FuzzConfig) -> Iterator[Outcome]:
 
 def progress_bar(done: int, total: int, summary: Summary, width: int = 30) -> str:
     filled = width * done // max(total, 1)
-    return (f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  "
-            f"{summary.mismatches} mismatches, {summary.errors} errors  {summary.per_minute:.0f}/min")
+    return (
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  "
+        f"{summary.mismatches} mismatches, {summary.errors} errors  {summary.per_minute:.0f}/min"
+    )
 
 
-def fuzz(config: FuzzConfig, stream: TextIO = sys.stderr, show_progress: bool = True,
-         clock: Callable[[], float] = time.monotonic) -> Summary:
+def fuzz(
+    config: FuzzConfig,
+    stream: TextIO = sys.stderr,
+    show_progress: bool = True,
+    clock: Callable[[], float] = time.monotonic,
+) -> Summary:
     check_backend(config.backend)
     if config.oracle == "cuda" or config.record_golden is not None:
         check_backend("cuda")

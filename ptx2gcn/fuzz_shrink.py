@@ -26,11 +26,11 @@ def _variants(body: Body) -> Iterator[Body]:
     chunk = n // 2
     while chunk >= 1:
         for start in range(0, n, chunk):
-            yield body[:start] + body[start + chunk:]
+            yield body[:start] + body[start + chunk :]
         chunk //= 2
     for i, st in enumerate(body):
         for inner in _statement_variants(st):
-            yield body[:i] + inner + body[i + 1:]
+            yield body[:i] + inner + body[i + 1 :]
 
 
 def _statement_variants(st: Statement) -> Iterator[Body]:
@@ -62,7 +62,9 @@ def size(body: Body) -> int:
     return total
 
 
-def shrink(program: Program, verdict: Verdict, judge: Callable[[Program], Verdict], budget: int = 400) -> Program:
+def shrink(
+    program: Program, verdict: Verdict, judge: Callable[[Program], Verdict], budget: int = 400
+) -> Program:
     target = verdict.signature
     best = program
     tries = 0
@@ -72,7 +74,7 @@ def shrink(program: Program, verdict: Verdict, judge: Callable[[Program], Verdic
         for body in _variants(best.body):
             if tries >= budget:
                 break
-            if size(body) >= size(best.body) and body == best.body:
+            if body == best.body:
                 continue
             tries += 1
             candidate = replace(best, body=body)

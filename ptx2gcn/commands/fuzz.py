@@ -52,20 +52,40 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--count", type=_positive, default=100, help="programs to run (default 100)")
     parser.add_argument("--seed", type=_natural, default=0, help="run seed (default 0)")
     parser.add_argument("--first", type=_natural, default=0, help="index of the first program (default 0)")
-    parser.add_argument("--backend", choices=("emulator", "hip", "cuda"), default="emulator",
-                        help="where the compiled programs run (default emulator)")
-    parser.add_argument("--oracle", choices=("model", "cuda"), default="model",
-                        help="what decides the expected outputs (default: the reference model)")
+    parser.add_argument(
+        "--backend",
+        choices=("emulator", "hip", "cuda"),
+        default="emulator",
+        help="where the compiled programs run (default emulator)",
+    )
+    parser.add_argument(
+        "--oracle",
+        choices=("model", "cuda"),
+        default="model",
+        help="what decides the expected outputs (default: the reference model)",
+    )
     parser.add_argument("--jobs", type=_positive, default=1, help="worker processes (default 1)")
-    parser.add_argument("--save", type=Path, default=DEFAULT_SAVE,
-                        help=f"directory for shrunk failure cases (default {DEFAULT_SAVE})")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=DEFAULT_SAVE,
+        help=f"directory for shrunk failure cases (default {DEFAULT_SAVE})",
+    )
     parser.add_argument("--no-save", action="store_true", help="do not write failure cases")
-    parser.add_argument("--record-golden", type=Path, metavar="DIR",
-                        help="run every program on CUDA too and store its outputs as cases in DIR")
-    parser.add_argument("--include-known", action="store_true",
-                        help="also generate the instruction forms with known bugs (ptx2gcn.fuzz_known)")
-    parser.add_argument("--statements", type=_positive, default=24,
-                        help="top-level statements per program (default 24)")
+    parser.add_argument(
+        "--record-golden",
+        type=Path,
+        metavar="DIR",
+        help="run every program on CUDA too and store its outputs as cases in DIR",
+    )
+    parser.add_argument(
+        "--include-known",
+        action="store_true",
+        help="also generate the instruction forms with known bugs (ptx2gcn.fuzz_known)",
+    )
+    parser.add_argument(
+        "--statements", type=_positive, default=24, help="top-level statements per program (default 24)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=_run)
 
@@ -85,6 +105,8 @@ def _run(args: argparse.Namespace) -> int:
     )
     summary = fuzz(config, sys.stderr, show_progress=not args.no_progress)
     print(summary.line())
-    print(f"fuzz: {summary.per_minute:.0f} programs/minute ({args.jobs} job{'s' if args.jobs != 1 else ''}, "
-          f"{summary.seconds:.1f} s)")
+    print(
+        f"fuzz: {summary.per_minute:.0f} programs/minute ({args.jobs} job{'s' if args.jobs != 1 else ''}, "
+        f"{summary.seconds:.1f} s)"
+    )
     return 0 if summary.mismatches == 0 and summary.errors == 0 else 1

@@ -45,5 +45,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         assert isinstance(forms, set)
         terminalreporter.write_line(summary_line(len(forms), table))
         if table.invalid:
-            terminalreporter.write_line(f"conformance: {len(table.invalid)} modelled forms the frontend "
-                                        f"calls invalid: {', '.join(sorted(table.invalid))}")
+            terminalreporter.write_line(
+                f"conformance: {len(table.invalid)} modelled forms the frontend "
+                f"calls invalid: {', '.join(sorted(table.invalid))}"
+            )

@@ -3,8 +3,9 @@ model on edge-biased lanes (``ptx2gcn.reference.sampling``).
 
 One test per form. A form the compiler rejects (``unsupported: ...``) is skipped with the compiler's
 sentence, so rejections stay visible; a form the frontend calls invalid PTX although the model
-defines it fails. ````ptx2gcn.fuzz_known.KNOWN_FAILURES`` holds the forms whose bugs are not fixed yet (strict xfail: a
-fix turns them into failures until the entry is removed).
+defines it fails. ``ptx2gcn.fuzz_known.KNOWN_FAILURES`` holds the forms whose bugs are not fixed
+yet (strict xfail: a fix turns them into failures until the entry is removed); ``FRONTEND_INVALID``
+those the frontend or IR verifier wrongly refuse.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ def _params() -> list[object]:
 
 
 @pytest.mark.parametrize("spelling", _params())
-def test_form(spelling: str, form_table: FormTable, default_results: dict[str, list[str]],
-              covered: set[str]) -> None:
+def test_form(
+    spelling: str, form_table: FormTable, default_results: dict[str, list[str]], covered: set[str]
+) -> None:
     if spelling in form_table.rejected:
         pytest.skip(form_table.rejected[spelling].splitlines()[0])
     if spelling in form_table.invalid:
-        pytest.fail(f"the model defines {spelling} but the compiler calls it invalid:\n{form_table.invalid[spelling]}")
+        pytest.fail(
+            f"the model defines {spelling} but the compiler calls it invalid:\n{form_table.invalid[spelling]}"
+        )
     assert spelling in default_results, f"{spelling}: supported but not run by the harness"
     failures = default_results[spelling]
     assert not failures, "\n".join(failures)

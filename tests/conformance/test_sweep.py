@@ -13,14 +13,21 @@ WIDE_LANES = 4096
 
 
 def _report(results: dict[str, list[str]]) -> list[str]:
-    return [line for spelling, lines in sorted(results.items()) if spelling not in KNOWN_FAILURES
-            for line in lines[:3]]
+    return [
+        line
+        for spelling, lines in sorted(results.items())
+        if spelling not in KNOWN_FAILURES
+        for line in lines[:3]
+    ]
 
 
 def test_narrow_forms_exhaustively(form_table: FormTable) -> None:
-    keys = [key for key, kernel in form_table.kernels.items()
-            if not any(inst.form.harness_gap for inst in kernel.instances)
-            and any(is_narrow(inst.form) for inst in kernel.instances)]
+    keys = [
+        key
+        for key, kernel in form_table.kernels.items()
+        if not any(inst.form.harness_gap for inst in kernel.instances)
+        and any(is_narrow(inst.form) for inst in kernel.instances)
+    ]
     results: dict[str, list[str]] = {}
     for key in keys:
         for spelling, lines in run_sweep(form_table, key, seed=99).items():

@@ -6,8 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ptx2gcn.conformance as conformance
-from ptx2gcn.conformance import Instance, classify, compare, group_kernel, instances, model_forms, summary_line
+from ptx2gcn import conformance
+from ptx2gcn.conformance import (
+    Instance,
+    classify,
+    compare,
+    group_kernel,
+    instances,
+    model_forms,
+    summary_line,
+)
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span, UnsupportedError
 
 
@@ -51,7 +59,10 @@ def test_rejected_forms_are_peeled_by_the_blamed_line(monkeypatch: pytest.Monkey
     monkeypatch.setattr(conformance, "_lower", fake_lower)
     table = classify(forms, build=False)
     assert sorted(f.spelling for f in table.supported) == ["brev.b32", "popc.b64"]
-    assert list(table.rejected) == ["brev.b64"] and "unsupported: brev.b64: pretend" in table.rejected["brev.b64"]
+    assert (
+        list(table.rejected) == ["brev.b64"]
+        and "unsupported: brev.b64: pretend" in table.rejected["brev.b64"]
+    )
     assert list(table.invalid) == ["popc.b32"]
     assert summary_line(1, table) == "conformance: 1 forms covered / 2 supported / 1 rejected by the compiler"
 
@@ -62,4 +73,9 @@ def test_compare_reports_a_wrong_lane_with_inputs() -> None:
     b = np.array([1, 2, 1], dtype=np.uint32)
     assert compare(Instance(form), [a, b], [np.array([2, 4, 0], dtype=np.uint32)]) == []
     failures = compare(Instance(form), [a, b], [np.array([2, 5, 0], dtype=np.uint32)])
-    assert len(failures) == 1 and "lane 1" in failures[0] and "0x2, 0x2" in failures[0] and "got 0x5" in failures[0]
+    assert (
+        len(failures) == 1
+        and "lane 1" in failures[0]
+        and "0x2, 0x2" in failures[0]
+        and "got 0x5" in failures[0]
+    )

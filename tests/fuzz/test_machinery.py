@@ -88,9 +88,13 @@ def test_evaluator_control_flow_and_memory_against_numpy() -> None:
 
 def test_structured_programs_run_on_the_emulator_as_evaluated() -> None:
     prog = _program(
-        LocalStore(1, 2), LocalLoad(0, 3), Call(Op("mad.lo.u32", r(1), (r(0), r(2), r(3)))),
+        LocalStore(1, 2),
+        LocalLoad(0, 3),
+        Call(Op("mad.lo.u32", r(1), (r(0), r(2), r(3)))),
         If(2, (Loop(0, (Op("shl.b32", r(3), (r(3), Operand("i32", value=1))),)),)),
-        SharedRotate(2, 3, 63), AtomicAdd(0, 1), Op("setp.lt.u32", p(3), (r(0), r(1))),
+        SharedRotate(2, 3, 63),
+        AtomicAdd(0, 1),
+        Op("setp.lt.u32", p(3), (r(0), r(1))),
     )
     assert judge(prog).kind == "ok", judge(prog).details
 
@@ -102,8 +106,9 @@ def test_a_wrong_device_is_caught_and_the_failure_shrinks(tmp_path: Path) -> Non
             out[0] ^= 1  # thread 0's first register
         return bytes(out)
 
-    prog = _program(Op("add.u32", r(1), (r(1), r(2))), Op("xor.b32", r(2), (r(0), r(3))),
-                    Op("or.b32", r(0), (r(0), r(3))))
+    prog = _program(
+        Op("add.u32", r(1), (r(1), r(2))), Op("xor.b32", r(2), (r(0), r(3))), Op("or.b32", r(0), (r(0), r(3)))
+    )
     verdict = judge(prog, broken)
     assert verdict.kind == "mismatch"
     small = shrink(prog, verdict, lambda q: judge(q, broken))
@@ -113,10 +118,18 @@ def test_a_wrong_device_is_caught_and_the_failure_shrinks(tmp_path: Path) -> Non
 def test_shrinking_keeps_the_error_kind() -> None:
     def judge_fake(q: Program) -> Verdict:
         text = ptx_text(q)
-        return Verdict("error", ["x.ptx:3:1: error: boom"]) if "popc" in text and "brev" in text else Verdict("ok")
+        return (
+            Verdict("error", ["x.ptx:3:1: error: boom"])
+            if "popc" in text and "brev" in text
+            else Verdict("ok")
+        )
 
-    prog = _program(Op("popc.b32", r(0), (r(1),)), Op("add.u32", r(1), (r(1), r(2))), Op("brev.b32", r(2), (r(3),)),
-                    Op("add.u32", r(3), (r(1), r(2))))
+    prog = _program(
+        Op("popc.b32", r(0), (r(1),)),
+        Op("add.u32", r(1), (r(1), r(2))),
+        Op("brev.b32", r(2), (r(3),)),
+        Op("add.u32", r(3), (r(1), r(2))),
+    )
     small = shrink(prog, judge_fake(prog), judge_fake)
     assert [st.spelling for st in small.body] == ["popc.b32", "brev.b32"]  # type: ignore[union-attr]
 
@@ -149,10 +162,15 @@ def test_cli_prints_the_closing_line(capsys: pytest.CaptureFixture[str]) -> None
     assert "programs/minute" in out
 
 
-@pytest.mark.skipif(importlib.util.find_spec("cuda") is not None, reason="cuda-python present: the oracle may work")
-@pytest.mark.parametrize("flags", [["--oracle", "cuda"], ["--backend", "cuda"], ["--record-golden", "GOLDEN"]])
-def test_cuda_oracle_fails_cleanly_without_a_gpu(flags: list[str], tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.skipif(
+    importlib.util.find_spec("cuda") is not None, reason="cuda-python present: the oracle may work"
+)
+@pytest.mark.parametrize(
+    "flags", [["--oracle", "cuda"], ["--backend", "cuda"], ["--record-golden", "GOLDEN"]]
+)
+def test_cuda_oracle_fails_cleanly_without_a_gpu(
+    flags: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     flags = [str(tmp_path / f) if f == "GOLDEN" else f for f in flags]
     assert main(["fuzz", "--count", "1", "--no-save", "--no-progress", *flags]) == 1
     err = capsys.readouterr().err
@@ -172,7 +190,9 @@ def test_warp_collectives_against_numpy_and_the_emulator() -> None:
     warp_base = lanes // 32 * 32
     r1 = s[("i32", 1)]
     r2 = np.repeat(r1.reshape(-1, 32).sum(axis=1) & M32, 32)
-    ballot = np.repeat([sum(int(b) << i for i, b in enumerate(w)) for w in s[("pred", 1)].reshape(-1, 32)], 32)
+    ballot = np.repeat(
+        [sum(int(b) << i for i, b in enumerate(w)) for w in s[("pred", 1)].reshape(-1, 32)], 32
+    )
     values, _ = evaluate(prog)
     np.testing.assert_array_equal(values[("i32", 0)], r1[warp_base + ((lanes % 32) ^ 5)])
     np.testing.assert_array_equal(values[("i32", 2)], r2)
@@ -181,7 +201,9 @@ def test_warp_collectives_against_numpy_and_the_emulator() -> None:
     assert judge(prog).kind == "ok", judge(prog).details
 
 
-def test_cuda_oracle_and_golden_recording_with_a_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cuda_oracle_and_golden_recording_with_a_stand_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No NVIDIA GPU here: a stand-in 'cuda' device (the emulator, or the emulator with one flipped
     bit) takes cuda-python's place behind ``device_for``, as the driver tests fake cuda.bindings."""
     import ptx2gcn.fuzz_runner as runner
@@ -193,10 +215,13 @@ def test_cuda_oracle_and_golden_recording_with_a_stand_in(tmp_path: Path, monkey
 
     cuda_device = {"device": emulator_device}
     monkeypatch.setattr(runner, "check_backend", lambda name: None)
-    monkeypatch.setattr(runner, "device_for",
-                        lambda name: cuda_device["device"] if name == "cuda" else emulator_device)
+    monkeypatch.setattr(
+        runner, "device_for", lambda name: cuda_device["device"] if name == "cuda" else emulator_device
+    )
     golden = tmp_path / "golden"
-    summary = fuzz(FuzzConfig(count=2, seed=9, save=None, oracle="cuda", record_golden=golden), show_progress=False)
+    summary = fuzz(
+        FuzzConfig(count=2, seed=9, save=None, oracle="cuda", record_golden=golden), show_progress=False
+    )
     assert (summary.mismatches, summary.errors) == (0, 0)
     cases = case_directories(golden)
     assert len(cases) == 2
@@ -206,5 +231,7 @@ def test_cuda_oracle_and_golden_recording_with_a_stand_in(tmp_path: Path, monkey
         raw = emulator_device(case.ptx, case.inputs.tobytes(), case.expected.size * 8)
         assert np.array_equal(np.frombuffer(raw, dtype="<u8"), case.expected)
     cuda_device["device"] = flipped
-    summary = fuzz(FuzzConfig(count=2, seed=9, save=None, oracle="cuda", shrink_budget=10), show_progress=False)
+    summary = fuzz(
+        FuzzConfig(count=2, seed=9, save=None, oracle="cuda", shrink_budget=10), show_progress=False
+    )
     assert summary.mismatches == 2
