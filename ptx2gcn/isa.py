@@ -219,6 +219,7 @@ _op("match", "T i32", "i32 *", {"mode": _words("any all"), "type": INT_TYPES}, "
     "convergent", f"{_SYNC}-match-sync")
 _op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_TYPES}, "op type",
     "convergent", f"{_SYNC}-redux-sync")
+_op("elect", "i32", "i32 pred", {}, "", "convergent", f"{_SYNC}-elect-sync")
 
 # Warp-level matrix operations: fragments are the registers PTX names, as they are (their bits).
 _MMA_TYPES = _words("f16 bf16 tf32 f32 f64 s8 u8 s4 u4 b1 s32 e4m3 e5m2")
@@ -307,7 +308,6 @@ UNSUPPORTED: dict[str, str] = {
     "tcgen05": "tensor-core generation 5 operations have no gfx942 equivalent",
     "clusterlaunchcontrol": "thread-block clusters have no gfx942 equivalent",
     "griddepcontrol": "programmatic dependent launch has no gfx942 equivalent",
-    "elect": "elect.sync is not translated yet",
     "setmaxnreg": "register reallocation has no gfx942 equivalent",
     "tensormap": "tensor maps have no gfx942 equivalent",
     "applypriority": "L2 priorities are not translated",

@@ -22,6 +22,7 @@ shfl.sync.down/up constant b            10     ds_bpermute_b32
 shfl.sync.bfly constant in-segment      1      ds_swizzle_b32 (bit mode, 32-lane groups)
 shfl.sync.idx constant, full width      10     2 v_readlane_b32 + v_cndmask
 vote.sync.ballot / activemask           4–6    ballot (v_cmp/exec) >> base
+elect.sync                              ~8     activemask & membermask, s_ff1, v_cmp with %laneid
 vote.sync.all/any/uni                   10     ballot, exec ballot, s_cmp
 match.any.sync.b32/b64                  20+    waterfall: per (warp, value) class s_ff1 +
                                                v_readlane + v_cmp + ballot (loop, ≤ 64 rounds)
@@ -49,7 +50,7 @@ from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_atomics import fence
 from ptx2gcn.emit.wave64_match import lower_match, lower_redux
 from ptx2gcn.emit.wave64_shuffle import lower_shfl
-from ptx2gcn.emit.wave64_vote import lower_activemask, lower_vote
+from ptx2gcn.emit.wave64_vote import lower_activemask, lower_elect, lower_vote
 from ptx2gcn.ir.core import Op
 
 
@@ -77,6 +78,7 @@ LOWERINGS: dict[str, Lowering] = {
     "shfl": lower_shfl,
     "vote": lower_vote,
     "activemask": lower_activemask,
+    "elect": lower_elect,
     "match": lower_match,
     "redux": lower_redux,
 }

@@ -4,7 +4,8 @@ Invariant: every result is computed from the executing warp's own 32 ballot bits
 masked by ``membermask``; ``.all`` compares with the *active* members (exited or inactive members
 drop out, PTX "all non-exited threads in membermask"), never with ``membermask`` itself. Legacy
 ``vote`` (no ``.sync``) uses the active set as its membermask. ``activemask`` is a fresh ballot at
-its own site, so it reflects the control flow that reaches it. Design: warp-on-wave64.md §5.3–5.4.
+its own site, so it reflects the control flow that reaches it; ``elect.sync`` picks the lowest lane of
+that ballot within membermask. Design: warp-on-wave64.md §5.3–5.4.
 Cost: ballot = 1 v_cmp (or none) + s_lshr_b64 by ``base`` (a VGPR shift when the half is unknown),
 vote = that + 1–3 scalar/VALU compares.
 """
@@ -15,7 +16,7 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I1, I32
-from ptx2gcn.emit.wave64_geometry import half_bits, half_exec
+from ptx2gcn.emit.wave64_geometry import half_bits, half_exec, lane_id
 from ptx2gcn.ir.core import Op
 
 
@@ -43,3 +44,15 @@ def lower_vote(cx: FnContext, op: Op) -> None:
 
 def lower_activemask(cx: FnContext, op: Op) -> None:
     cx.define(op, half_exec(cx))
+
+
+def lower_elect(cx: FnContext, op: Op) -> None:
+    """``elect.sync d|p, membermask``: the leader is the lowest active lane of this warp in membermask.
+
+    PTX promises one deterministic leader among the active members; the lowest one is what CUDA does.
+    Cost: the ballot of ``activemask`` + s_and + s_ff1 + one v_cmp.
+    """
+    b = cx.builder
+    candidates = b.and_(half_exec(cx), membermask(cx, op, 0))
+    leader = cx.call("llvm.cttz.i32", I32, [candidates, ir.Constant(I1, 0)])
+    cx.define(op, leader, b.icmp_unsigned("==", lane_id(cx), leader))

@@ -345,9 +345,22 @@ def lower_redux(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
     ctx.dst(d, ctx.value("redux", (ctx.src(a, t), ctx.src(mask, I32)), t, op=op, type=t_name))
 
 
+def lower_elect(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """elect.sync d|p, membermask: d = the leader's lane id, p = (this thread is the leader)."""
+    if not mods.take("sync"):
+        raise ctx.error(ins.span, "elect needs .sync")
+    mods.done()
+    d, mask = operands(ctx, ins, 2)
+    if not isinstance(d, ast.Pair):
+        raise ctx.error(d.span, "elect.sync needs a destination pair d|p (d may be the sink _)")
+    op = ctx.emit("elect", (ctx.src(mask, I32),), [I32, PRED])
+    ctx.dst(d.first, op.results[0])
+    ctx.dst(d.second, op.results[1])
+
+
 CONTROL: dict[str, Lowering] = {
     "bra": lower_bra, "brx": lower_brx, "ret": lower_ret, "exit": lower_exit, "trap": lower_simple,  # type: ignore[dict-item]
     "brkpt": lower_simple, "nanosleep": lower_simple, "pmevent": lower_simple, "call": lower_call,
     "bar": lower_bar, "barrier": lower_bar, "shfl": lower_shfl, "vote": lower_vote,
-    "activemask": lower_activemask, "match": lower_match, "redux": lower_redux,
+    "activemask": lower_activemask, "match": lower_match, "redux": lower_redux, "elect": lower_elect,
 }

@@ -29,7 +29,7 @@ from ptx2gcn.isa import FLAG, INT, OPS, SYM, describe_kind, kind_matches, resolv
 # op in the table. ``wave64`` is what a wave64 lowering must establish: PTX's warp collectives
 # (defined on 32-lane warps) are then only allowed as rewritten, wave-size-explicit code, so a
 # warp-collective op left in that phase is an error. Later lowering passes add their phases here.
-WARP_COLLECTIVES = frozenset({"shfl", "vote", "match", "redux", "activemask"})
+WARP_COLLECTIVES = frozenset({"shfl", "vote", "match", "redux", "activemask", "elect"})
 PHASES: dict[str, frozenset[str]] = {
     "ssa": frozenset(),
     "wave64": WARP_COLLECTIVES,
