@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--warp-mode", choices=("P", "S"), default="P",
                         help="CUDA warps per wave64: P two (default), S one; passes that only apply "
                              "to one mode are skipped in the default pipeline")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write the final IR to OUT")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write the final IR to OUT ('-': standard output)")
     parser.set_defaults(handler=run)
 
 
@@ -68,9 +68,11 @@ def run(args: argparse.Namespace) -> int:
     module = load_module(args.file)
     run_passes(module, options, emit=_write)
     text = print_module(module, args.locs)
-    if args.output:
+    if args.output == "-":
+        sys.stdout.write(text)
+    elif args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
-    if args.print_ir:
+    if args.print_ir and args.output != "-":
         sys.stdout.write(text)
     return 0
