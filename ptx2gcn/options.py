@@ -12,6 +12,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+SUPPORTED_ARCHS: tuple[str, ...] = ("gfx942", "gfx90a", "gfx950")
+"""AMDGPU targets ptx2gcn compiles for (gfx942 first); defined here so the CLI needs no LLVM to list them."""
+
 
 @dataclass(frozen=True)
 class Options:

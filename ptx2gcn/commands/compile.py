@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from ptx2gcn.emit.target import SUPPORTED_ARCHS
+from ptx2gcn.options import SUPPORTED_ARCHS
 
 _SUFFIX = {"llvm": ".ll", "asm": ".s", "obj": ".o", "hsaco": ".hsaco"}
 

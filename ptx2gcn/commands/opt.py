@@ -11,8 +11,6 @@ import argparse
 import sys
 from dataclasses import replace
 
-from ptx2gcn.ir.load import load_module
-from ptx2gcn.ir.printer import print_module
 from ptx2gcn.options import Options
 from ptx2gcn.passes import PASSES
 from ptx2gcn.pipeline import PIPELINE, check_pass_names, run_passes
@@ -51,6 +49,9 @@ def _write(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ptx2gcn.ir.load import load_module
+    from ptx2gcn.ir.printer import print_module
+
     passes = None if args.passes is None else tuple(_names(args.passes))
     print_after = frozenset(n for text in args.print_after for n in _names(text))
     try:

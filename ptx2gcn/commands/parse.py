@@ -14,9 +14,6 @@ import sys
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Severity
-from ptx2gcn.frontend import parse_bytes, parse_file
-from ptx2gcn.frontend.check import check_module
-from ptx2gcn.frontend.printer import print_module
 
 _DESCRIPTION = """\
 Parse PTX files into ptx2gcn's typed syntax tree and run the module checker (undeclared registers
@@ -40,12 +37,17 @@ def register(subparsers: Any) -> None:
 
 
 def _parse_one(name: str) -> Any:
+    from ptx2gcn.frontend import parse_bytes, parse_file
+
     if name == "-":
         return parse_bytes(sys.stdin.buffer.read(), "<stdin>")
     return parse_file(name)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ptx2gcn.frontend.check import check_module
+    from ptx2gcn.frontend.printer import print_module
+
     status = 0
     for name in args.files:
         try:

@@ -15,16 +15,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.backend import BACKENDS
-from ptx2gcn.runtime.case import load_case
-from ptx2gcn.runtime.run_case import CaseRun, run_case
+
+if TYPE_CHECKING:
+    from ptx2gcn.runtime.run_case import CaseRun
 
 PREVIEW = 8
+BACKEND_NAMES = ("cuda", "emulator", "hip")
+"""The keys of ``ptx2gcn.runtime.backend.BACKENDS`` (spelled out so ``--help`` imports no backend)."""
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("case", metavar="CASE.toml", help="the case file")
     parser.add_argument(
         "--backend",
-        choices=sorted(BACKENDS),
+        choices=BACKEND_NAMES,
         help="where to run (default: PTX2GCN_BACKEND, else hip with an AMD GPU, else emulator)",
     )
     parser.add_argument(
@@ -56,6 +56,9 @@ def _trace(line: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ptx2gcn.runtime.case import load_case
+    from ptx2gcn.runtime.run_case import run_case
+
     case = load_case(args.case)
     if args.check and not case.expect:
         raise Ptx2GcnError.at(None, f"{args.case}: --check needs an [expect] table in the case file")
@@ -73,6 +76,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _save(result: CaseRun, folder: Path) -> None:
+    import numpy as np
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, array in result.outputs.items():

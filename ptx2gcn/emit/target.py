@@ -14,8 +14,9 @@ from functools import cache
 
 import llvmlite.binding as llvm
 
+from ptx2gcn.options import SUPPORTED_ARCHS
+
 TRIPLE = "amdgcn-amd-amdhsa"
-SUPPORTED_ARCHS: tuple[str, ...] = ("gfx942", "gfx90a", "gfx950")
 COV5_FLAG = '!{i32 1, !"amdhsa_code_object_version", i32 500}'
 
 _init_lock = threading.Lock()
