@@ -62,6 +62,8 @@ _TWO53 = 9007199254740992.0
 def _fma64_lane(a: float, b: float, c: float) -> float:
     """a*b + c rounded once: both terms as exact integers times powers of two, summed exactly, then
     converted by CPython's correctly rounded int -> float / int / int (subnormals and overflow too)."""
+    if math.isinf(c) and math.isfinite(a) and math.isfinite(b):
+        return c  # the exact product is finite, however large: a*b would overflow and give inf - inf
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
         return a * b + c  # specials, and exact zero products (sign rules of a*b + c hold)
     ma, ea = math.frexp(a)

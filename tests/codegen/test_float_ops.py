@@ -73,8 +73,6 @@ def test_fma_f64_rn(run_op) -> None:
     _check(run_op, "fma.rn.f64", "%a0, %a1, %a2", ["f64"] * 3, "f64", *[x[~overflowing] for x in lanes])
 
 
-@pytest.mark.xfail(strict=True, reason="emulator gap (reported): v_fma_f64 rounds a·b before adding c, so "
-                   "(-MAX)·(-MAX) + (-inf) gives NaN instead of -inf")
 def test_fma_f64_product_beyond_range_plus_inf(run_op) -> None:
     big = np.array([-1.7976931348623157e308], np.float64)
     _check(run_op, "fma.rn.f64", "%a0, %a1, %a2", ["f64"] * 3, "f64", big, big, np.array([-np.inf]))
