@@ -216,6 +216,9 @@ def fuzz(
         check_backend("cuda")
     summary = Summary()
     start = clock()
+    # redraw in place on a terminal; elsewhere (logs, CI) one bar line per tenth of the run
+    interactive = stream.isatty() if hasattr(stream, "isatty") else False
+    step = max(config.count // 10, 1)
     for outcome in outcomes(config):
         summary.programs += 1
         if outcome.kind == "mismatch":
@@ -228,10 +231,13 @@ def fuzz(
             where = f" -> {outcome.case}" if outcome.case else ""
             stream.write(f"\n{outcome.kind}: program {outcome.index} (seed {outcome.seed}): {first}{where}\n")
         summary.seconds = clock() - start
-        if show_progress:
-            stream.write(progress_bar(summary.programs, config.count, summary))
+        if show_progress and (
+            interactive or summary.programs % step == 0 or summary.programs == config.count
+        ):
+            bar = progress_bar(summary.programs, config.count, summary)
+            stream.write(bar if interactive else bar.lstrip("\r") + "\n")
             stream.flush()
     summary.seconds = clock() - start
-    if show_progress:
+    if show_progress and interactive:
         stream.write("\n")
     return summary

@@ -235,3 +235,13 @@ def test_cuda_oracle_and_golden_recording_with_a_stand_in(
         FuzzConfig(count=2, seed=9, save=None, oracle="cuda", shrink_budget=10), show_progress=False
     )
     assert summary.mismatches == 2
+
+
+def test_progress_lines_in_a_log() -> None:
+    import io
+
+    stream = io.StringIO()
+    summary = fuzz(FuzzConfig(count=4, seed=2, save=None), stream, show_progress=True)
+    lines = [line for line in stream.getvalue().splitlines() if line.startswith("[")]
+    assert len(lines) == 4 and lines[-1].startswith("[" + "#" * 30 + "] 4/4")
+    assert summary.line() == "fuzz: 4 programs, 0 mismatches, 0 errors"
