@@ -1804,6 +1804,16 @@ def to_bf16_bits(v: float, mode: str = "rn") -> int:
     return int(np.float32(round_sig(v, 8, mode)).view(np.uint32)) >> 16
 
 
+def bf16_out2(p0: float, p1: float, yv: float, fused: bool) -> list[int]:
+    """bf16_ops out2[i]: __hmul2(p, p), then __hfma2(p, p, y) (sm_80+, one rounding) or, below sm_80,
+    __hadd2(__hmul2(p, p), y) (two roundings)."""
+    sq = [to_bf16_bits(p0 * p0), to_bf16_bits(p1 * p1)]
+    if fused:
+        return sq + [to_bf16_bits(p0 * p0 + yv), to_bf16_bits(p1 * p1 + yv)]
+    val = lambda bits: float((np.uint32(bits) << np.uint32(16)).view(np.float32))  # noqa: E731
+    return sq + [to_bf16_bits(val(sq[0]) + yv), to_bf16_bits(val(sq[1]) + yv)]
+
+
 @generator
 def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "half_bf16.ptx"
@@ -1880,7 +1890,7 @@ def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
         out += [to_bf16_bits(xv + yv), to_bf16_bits(xv * yv + 0.5), xb[i] if xv >= yv else yb[i],
                 to_bf16_bits(float(np.float32(xv) / np.float32(3.0)), "rz")]
         p0, p1 = val(pb[2 * i]), val(pb[2 * i + 1])
-        out2 += [to_bf16_bits(p0 * p0), to_bf16_bits(p1 * p1), to_bf16_bits(p0 * p0 + yv), to_bf16_bits(p1 * p1 + yv)]
+        out2 += bf16_out2(p0, p1, yv, fused=True)
         fo.append(float(np.float32(np.float32(p0 + p1) + np.float32(val(to_bf16_bits(xv ** 0.5))))))
     yield "half_bf16/bf16_ops", case(src, "bf16_ops", 1, t, [
         ("a", Buffer("u16", xb)), ("b", Buffer("u16", yb)), ("out", Buffer("u16", count=4 * t)),
@@ -2153,6 +2163,54 @@ def build_variants() -> Iterator[tuple[str, CaseSpec]]:
                                                    note="opt=False: a * x[i] is rounded before + y[i] (no fma)")
                 yield f"numba/{variant}", dataclasses.replace(
                     spec, source=src, kernel=entry_name(src), note=f"{spec.note}\nthe {variant} build".strip())
+
+
+# == other targets ===================================================================================
+NVCC_GENERATORS: list[Generator] = [
+    vector_add, reduction, matmul_tiled, transpose, scan_sort, stencil_constant, atomics, device_functions,
+    control_flow, int_intrinsics, dynamic_shared, wide_types, warp_intrinsics, cooperative_groups, apps_integer,
+    apps_numeric, doubles, math_float, half_bf16, more_float_kernels, approximate_math,
+]
+
+
+# Not repeated per target: the step-budget hang (minutes each) and the kernels of modules that are
+# rejected whole for a reason the sm_80 case already records (their _split cases run the rest).
+OTHER_TARGETS_SKIP = {"atomics/spin_lock_two_warps_per_wave"} | {
+    f"warp_intrinsics/{k}" for k in ("shuffles", "votes", "match", "warp_reduce_redux", "warp_scan",
+                                     "syncwarp_divergent")} | {
+    f"int_intrinsics/{k}" for k in ("bit_ops", "int_arith", "ptx_bitfield", "saturating")}
+
+
+@generator
+def other_targets() -> Iterator[tuple[str, CaseSpec]]:
+    """Every nvcc case once more against the sm_75 and sm_90 builds of the same source (same models)."""
+    import dataclasses
+
+    for arch in ("sm_75", "sm_90"):
+        for maker in NVCC_GENERATORS:
+            for name, spec in maker():
+                if not spec.source.startswith(NV) or name in OTHER_TARGETS_SKIP:
+                    continue
+                variant = spec.source.replace("sm_80", arch)
+                if not (CORPUS / variant).is_file():
+                    continue
+                note = f"{spec.note}\nthe {arch} build: {variant}".strip()
+                if name == "half_bf16/bf16_ops" and arch == "sm_75":  # the #else branch: no bf16 fma
+                    args = dict(spec.args)
+                    val = lambda b: float((np.uint32(b) << np.uint32(16)).view(np.float32))  # noqa: E731
+                    pb, yb = args["a2"].data, args["b"].data
+                    out2 = [bit for i in range(yb.size)
+                            for bit in bf16_out2(val(pb[2 * i]), val(pb[2 * i + 1]), val(yb[i]), fused=False)]
+                    # out[1] below sm_80: __float2bfloat16(x * y + 0.5f) in f32 (contracted to fma.rn.f32)
+                    xa = args["a"].data
+                    out = spec.expect["out"].copy()
+                    for i in range(yb.size):
+                        prod = fma(F32(val(xa[i])), F32(val(yb[i])), F32(0.5), F32)[()]
+                        out[4 * i + 1] = to_bf16_bits(float(prod))
+                    spec = dataclasses.replace(spec, expect={**spec.expect, "out": out,
+                                                             "out2": np.array(out2, np.uint16)})
+                    note += "\nsm_75 takes the #else branches: __hadd2(__hmul2(p, p), y) and an f32 fma for out[1]"
+                yield f"{name}_{arch.replace('_', '')}", dataclasses.replace(spec, source=variant, note=note)
 
 
 # == main ==============================================================================================
