@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import hashlib
+import io
+import os
+
 import numpy as np
 import numpy.typing as npt
 
@@ -60,11 +64,30 @@ class CaseSpec:
     shared_bytes: int = 0
     note: str = ""
 
-    def write(self, folder: Path, source: str) -> None:
-        """Write into ``folder``; ``source`` is the code's path relative to the case's final folder."""
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in folder.glob("*.npy"):
-            stale.unlink()
+    def write(self, folder: Path, source: str, pool: dict[str, Path] | None = None, dry_run: bool = False) -> None:
+        """Write into ``folder``; ``source`` is the code's path relative to the case's final folder.
+
+        ``pool`` maps the SHA-256 of each ``.npy`` already written (by earlier cases) to its path: an
+        identical array is referenced there instead of being stored again. ``dry_run`` only records this
+        case's arrays in ``pool`` (for ``--only``: the other cases are assumed to be on disk already)."""
+        pool = {} if pool is None else pool
+        if not dry_run:
+            folder.mkdir(parents=True, exist_ok=True)
+            for stale in folder.glob("*.npy"):
+                stale.unlink()
+
+        def save(array: npt.NDArray[Any], filename: str) -> str:
+            buffer = io.BytesIO()
+            np.save(buffer, array)
+            data = buffer.getvalue()
+            key = hashlib.sha256(data).hexdigest()
+            if key in pool:
+                return os.path.relpath(pool[key], folder)
+            if not dry_run:
+                (folder / filename).write_bytes(data)
+            pool[key] = folder / filename
+            return filename
+
         kind = "fatbin" if self.source.endswith(".fatbin") else "ptx"
         lines = []
         if self.note:
@@ -91,12 +114,12 @@ class CaseSpec:
                     data = np.ascontiguousarray(arg.data).reshape(-1)
                     if data.dtype != _DTYPES[arg.type]:
                         raise TypeError(f"{name}: {data.dtype} is not {arg.type}")
-                    np.save(folder / f"{name}.npy", data)
-                    lines.append(f'data = "{name}.npy"')
+                    lines.append(f'data = "{save(data, f"{name}.npy")}"')
                 else:
                     lines.append(f"count = {arg.count}")
             else:
-                (folder / f"{name}.bin").write_bytes(arg.data)
+                if not dry_run:
+                    (folder / f"{name}.bin").write_bytes(arg.data)
                 lines.append(f'bytes = "{name}.bin"')
         lines += ["", "[expect]"]
         for name, expected in self.expect.items():
@@ -107,10 +130,10 @@ class CaseSpec:
             length = buffer.count if buffer.data is None else buffer.data.size
             if data.size != length:
                 raise ValueError(f"expect.{name}: {data.size} elements, buffer has {length}")
-            np.save(folder / f"{name}.expected.npy", data)
-            lines.append(f'{name} = "{name}.expected.npy"')
+            lines.append(f'{name} = "{save(data, f"{name}.expected.npy")}"')
         if self.tolerance:
             lines += ["", "[tolerance]"]
             for name, (rtol, atol) in self.tolerance.items():
                 lines.append(f"{name} = {{ rtol = {rtol!r}, atol = {atol!r} }}")
-        (folder / "case.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if not dry_run:
+            (folder / "case.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -2217,13 +2217,14 @@ def other_targets() -> Iterator[tuple[str, CaseSpec]]:
 def generate(root: Path, only: str | None) -> list[str]:
     write_derived(root)
     written = []
+    pool: dict[str, Path] = {}
     for fn in GENERATORS:
         for name, spec in fn():
-            if only and only not in name:
-                continue
             folder = root / name
-            spec.write(folder, os.path.relpath(CORPUS / spec.source, CASES / name))
-            written.append(name)
+            skip = bool(only) and only not in name
+            spec.write(folder, os.path.relpath(CORPUS / spec.source, CASES / name), pool, dry_run=skip)
+            if not skip:
+                written.append(name)
     return written
 
 
