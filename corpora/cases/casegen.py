@@ -8,13 +8,12 @@ CUDA/Triton/numba source); nothing here runs a kernel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
 import hashlib
 import io
 import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -64,7 +63,9 @@ class CaseSpec:
     shared_bytes: int = 0
     note: str = ""
 
-    def write(self, folder: Path, source: str, pool: dict[str, Path] | None = None, dry_run: bool = False) -> None:
+    def write(
+        self, folder: Path, source: str, pool: dict[str, Path] | None = None, dry_run: bool = False
+    ) -> None:
         """Write into ``folder``; ``source`` is the code's path relative to the case's final folder.
 
         ``pool`` maps the SHA-256 of each ``.npy`` already written (by earlier cases) to its path: an
