@@ -4135,6 +4135,41 @@ def other_targets() -> Iterator[tuple[str, CaseSpec]]:
                 yield f"{name}_{arch.replace('_', '')}", dataclasses.replace(spec, source=variant, note=note)
 
 
+# == Triton attention ================================================================================
+@generator
+def triton_attention() -> Iterator[tuple[str, CaseSpec]]:
+    r = rng(270)
+    heads, seq, dim, scale = 2, 100, 64, 0.125
+    q, k, v = ((r.standard_normal((heads, seq, dim)) * 0.5).astype(np.float16) for _ in range(3))
+    out = np.zeros((heads, seq, dim), np.float16)
+    for h in range(heads):
+        s_ = (q[h].astype(np.float64) @ k[h].astype(np.float64).T) * scale
+        s_[np.triu_indices(seq, 1)] = -np.inf  # causal: key j <= query i
+        w = np.exp(s_ - s_.max(axis=1, keepdims=True))
+        out[h] = ((w / w.sum(axis=1, keepdims=True)) @ v[h].astype(np.float64)).astype(np.float16)
+    yield (
+        "triton/attention_fwd_kernel",
+        triton_case(
+            "attention_fwd_kernel",
+            (2, heads),
+            [
+                ("q_ptr", Buffer("f16", q.reshape(-1))),
+                ("k_ptr", Buffer("f16", k.reshape(-1))),
+                ("v_ptr", Buffer("f16", v.reshape(-1))),
+                ("o_ptr", Buffer("f16", count=heads * seq * dim)),
+                ("seq_len", Scalar("s32", seq)),
+                ("sm_scale", Scalar("f32", scale)),
+                ("stride_s", Scalar("s32", dim)),
+            ],
+            {"o_ptr": out.reshape(-1)},
+            tolerance={"o_ptr": (3e-3, 3e-3)},
+            shared_bytes=65536,
+            note="causal softmax(q k^T * scale) v in f64; the kernel rounds p to fp16 before the second tl.dot "
+            "and the output to fp16 (2^-11 each), and uses ex2.approx: rtol/atol 3e-3",
+        ),
+    )
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     write_derived(root)
