@@ -4105,7 +4105,7 @@ def other_targets() -> Iterator[tuple[str, CaseSpec]]:
     import dataclasses
 
     for arch in ("sm_75", "sm_90"):
-        for maker in NVCC_GENERATORS:
+        for maker in [*NVCC_GENERATORS, half_math]:  # half_math is defined below
             for name, spec in maker():
                 if not spec.source.startswith(NV) or name in OTHER_TARGETS_SKIP:
                     continue
@@ -4166,6 +4166,40 @@ def triton_attention() -> Iterator[tuple[str, CaseSpec]]:
             shared_bytes=65536,
             note="causal softmax(q k^T * scale) v in f64; the kernel rounds p to fp16 before the second tl.dot "
             "and the output to fp16 (2^-11 each), and uses ex2.approx: rtol/atol 3e-3",
+        ),
+    )
+
+
+# == half_math =======================================================================================
+@generator
+def half_math() -> Iterator[tuple[str, CaseSpec]]:
+    r = rng(280)
+    t = 70
+    x = r.uniform(0.1, 4.0, t).astype(np.float16)
+    y = r.uniform(0.1, 4.0, 2 * t).astype(np.float16)
+    xf, yf = x.astype(np.float64), y.astype(np.float64)
+    out = np.stack([np.sin(xf), np.cos(xf), np.exp(xf), np.log(xf), np.sqrt(xf), 1 / xf], 1).astype(
+        np.float16
+    )
+    y2 = yf.reshape(t, 2)
+    out2 = np.stack([np.exp2(y2), 1 / np.sqrt(y2), np.floor(y2)], 1).astype(np.float16)
+    yield (
+        "half_bf16/half_math",
+        case(
+            NV + "half_bf16.ptx",
+            "half_math",
+            1,
+            t,
+            [
+                ("a", Buffer("f16", x)),
+                ("out", Buffer("f16", count=6 * t)),
+                ("a2", Buffer("f16", y)),
+                ("out2", Buffer("f16", count=6 * t)),
+            ],
+            {"out": out.reshape(-1), "out2": out2.reshape(-1)},
+            tolerance={"out": (2e-3, 1e-3), "out2": (2e-3, 0.0)},
+            note="hsin/hcos/hexp/hlog/hsqrt/hrcp/h2exp2/h2rsqrt go through approximate f32 instructions and round "
+            "to fp16: within 2 fp16 ulps (rtol 2e-3; atol 1e-3 where cos crosses zero)",
         ),
     )
 
