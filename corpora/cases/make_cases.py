@@ -4204,6 +4204,57 @@ def half_math() -> Iterator[tuple[str, CaseSpec]]:
     )
 
 
+# == numba random_walk ===============================================================================
+def xoroshiro_next(state: list[int]) -> int:
+    """numba.cuda.random.xoroshiro128p_next (xoroshiro128+, Blackman & Vigna): returns s0 + s1."""
+    s0, s1 = state
+    result = (s0 + s1) & M64
+    s1 ^= s0
+    state[0] = (((s0 << 55) | (s0 >> 9)) & M64) ^ s1 ^ ((s1 << 14) & M64)
+    state[1] = ((s1 << 36) | (s1 >> 28)) & M64
+    return result
+
+
+def xoroshiro_uniform_f32(state: list[int]) -> np.float32:
+    """float32((x >> 11) * 2^-53): the float64 in [0, 1) rounded to float32."""
+    return F32((xoroshiro_next(state) >> 11) * 2.0**-53)
+
+
+@generator
+def numba_random_walk() -> Iterator[tuple[str, CaseSpec]]:
+    r = rng(290)
+    n, steps = 150, 12
+    states = r.integers(1, 2**64, (n + 10) * 2, dtype=np.uint64)
+    final = [[int(states[2 * i]), int(states[2 * i + 1])] for i in range(n + 10)]
+    out = np.zeros(n, np.float32)
+    two_pi = F32(2 * math.pi)
+    for i in range(n):
+        pos = F32(0)
+        for _ in range(steps):
+            pos = F32(pos + F32(xoroshiro_uniform_f32(final[i]) - F32(0.5)))
+            u1, u2 = xoroshiro_uniform_f32(final[i]), xoroshiro_uniform_f32(final[i])
+            z0 = F32(math.sqrt(-2.0 * math.log(float(u1))) * math.cos(float(F32(two_pi * u2))))
+            pos = F32(pos + F32(F32(0.01) * z0))
+        out[i] = pos
+    yield (
+        "numba/random_walk",
+        numba_case(
+            "random_walk",
+            2,
+            100,
+            [
+                numba_array("states", "u64", states, (n + 10,), lanes=2),
+                numba_array("out", "f32", None, (n,)),
+                ("steps", Scalar("s32", steps)),
+            ],
+            {"states": np.array(final, np.uint64).reshape(-1), "out": out},
+            tolerance={"out": (0.0, 1e-6)},
+            note="xoroshiro128+ states are exact (u64 pairs); the normal variate uses float32 sqrt/log/cos "
+            "(1-2 ulp) scaled by 0.01, so out allows 1e-6 absolute; threads >= out.size keep their state",
+        ),
+    )
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     write_derived(root)
