@@ -4255,6 +4255,32 @@ def numba_random_walk() -> Iterator[tuple[str, CaseSpec]]:
     )
 
 
+# == numba device_calls_fastmath =====================================================================
+@generator
+def numba_fastmath() -> Iterator[tuple[str, CaseSpec]]:
+    r = rng(300)
+    n = 300
+    x = (r.standard_normal(n) * 3).astype(np.float32)
+    x[:3] = [0.0, 1.0, -2.0]
+    acc = np.zeros(n)
+    for c in (1.0, -0.5, 0.25, -0.125):
+        acc = fma(acc, x.astype(np.float64), c, np.float64)  # acc = 0.0 is float64: the polynomial is f64
+    expect = (acc + np.sqrt(np.abs(x.astype(np.float64)))).astype(np.float32)
+    yield (
+        "numba/device_calls_fastmath",
+        numba_case(
+            "device_calls_fastmath",
+            3,
+            110,
+            [numba_array("x", "f32", x, (n,)), numba_array("out", "f32", None, (n,))],
+            {"out": expect},
+            tolerance={"out": (1e-6, 0.0)},
+            note="float32 input, float64 polynomial (fma.rn.f64), fastmath sqrt.approx.ftz.f32 (about 1 ulp) added "
+            "in f64 and stored as f32: rtol 1e-6",
+        ),
+    )
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     write_derived(root)
