@@ -52,6 +52,10 @@ KNOWN_FAILURES: dict[str, str] = {
     "(model: zero_bits), NaN handling differs",
     "rsqrt.approx.ftz.f64": _MODEL_OR_CODEGEN + "rsqrt.approx.ftz.f64 of a negative: canonical NaN vs the "
     "model's 0x7fffffff00000000",
+    "tanh.approx.f16": _CODEGEN + "tanh.approx.f16 overflows for large inputs (0x5181 = 44.03 -> +inf, "
+    "expected ~1.0 = 0x3c00; found by the exhaustive sweep)",
+    "tanh.approx.bf16": _CODEGEN + "tanh.approx.bf16 overflows for large inputs (0x4231 = 44.25 -> +inf, "
+    "expected ~1.0 = 0x3f80; found by the exhaustive sweep)",
     "tanh.approx.f16x2": _CODEGEN + "tanh.approx.f16x2 wrong elements (0x3cb99db7 -> 0x32090001, "
     "expected about 0x3a9f/0x9db7)",
     "tanh.approx.bf16x2": _CODEGEN + "tanh.approx.bf16x2 of (-inf, NaN) wrong (0xff800001 -> 0x80000000)",
@@ -111,6 +115,8 @@ FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
     "rcp.rp.f64": ((0x7FEFFFFFFFFFFFFF,),),
     "rcp.approx.ftz.f64": ((0xB7F1069396DB6F0C,),),
     "rsqrt.approx.ftz.f64": ((0xBEA999E6F06A5F90,),),
+    "tanh.approx.f16": ((0x5181,),),
+    "tanh.approx.bf16": ((0x4231,),),
     "tanh.approx.f16x2": ((0x3CB99DB7,),),
     "tanh.approx.bf16x2": ((0xFF800001,),),
 }
