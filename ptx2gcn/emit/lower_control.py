@@ -82,7 +82,7 @@ def lower_call(cx: FnContext, op: Op) -> None:
     if callee_name not in cx.mod.defined:
         raise cx.unsupported(f"call {callee_name}", "the callee has no definition in this module "
                              "(external device functions such as vprintf are not provided yet)")
-    result = cx.builder.call(callee, cx.operands(op))
+    result = cx.builder.call(callee, cx.operands(op), attrs=("convergent",))
     if len(op.results) == 1:
         cx.define(op, result)
     elif op.results:
@@ -97,7 +97,7 @@ def lower_call_indirect(cx: FnContext, op: Op) -> None:
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     fn_t = ir.FunctionType(ret_t, [a.type for a in args])
     callee = cx.builder.inttoptr(cx.coerce(target, ir.IntType(64)), pointer(0))
-    result = cx.builder.call(_Callee(callee, fn_t), args)
+    result = cx.builder.call(_Callee(callee, fn_t), args, attrs=("convergent",))
     if len(op.results) == 1:
         cx.define(op, result)
     elif op.results:

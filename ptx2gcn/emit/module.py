@@ -135,6 +135,10 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
     rets = [llvm_type(_value_type(p)) for p in fn.reg_returns]
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
+    # Every function may execute warp collectives (directly or through calls), so, as clang does for
+    # CUDA/HIP, all are convergent: LLVM must not make a call or a collective control dependent on
+    # more values than the PTX did (warp-on-wave64.md, pitfall 8).
+    llfn.attributes.add("convergent")
     for index, (arg, param) in enumerate(zip(llfn.args, fn.abi_params)):
         arg.name = f"p{index}"
         if kernel:

@@ -93,3 +93,42 @@ def test_no_half_crossing_dpp_or_swizzle_in_the_code() -> None:
                                            or re.fullmatch(r"\d+", offset.group(1))), line
             if re.fullmatch(r"\d+", offset.group(1)):
                 assert int(offset.group(1)) < 0x8000  # bit mode: offset[15] = 0
+
+
+CALLS = """.version 8.0
+.target sm_90
+.address_size 64
+.func (.reg .b32 r) leaf(.reg .b32 x)
+{
+    shfl.sync.bfly.b32 r, x, 1, 31, -1;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>; .reg .b64 %rd<4>;
+    mov.u32 %r1, %tid.x;
+    call (%r2), leaf, (%r1);
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+"""
+
+
+def test_functions_and_calls_are_convergent() -> None:
+    """Design pitfall 8: a device function holding a shuffle must not be called under more control
+    dependences than the PTX gave it, so every function and every call is ``convergent``."""
+    text = compile_llvm(CALLS, optimised=False)
+    defines = re.findall(r"^define .*?@\"?(\w+)\"?\(.*$", text, re.M)
+    assert set(defines) >= {"leaf", "k"}
+    groups = dict(re.findall(r"^attributes (#\d+) = \{(.*)\}$", text, re.M))
+    for line in re.findall(r"^define .*$", text, re.M):
+        attrs = " ".join(groups.get(ref, "") for ref in re.findall(r"#\d+", line)) + line
+        assert "convergent" in attrs, line
+    calls = [line for line in text.splitlines() if re.search(r"call .*@\"?leaf\"?\(", line)]
+    assert calls and all("convergent" in line or re.search(r"#\d+", line) for line in calls)
+    for line in calls:
+        attrs = " ".join(groups.get(ref, "") for ref in re.findall(r"#\d+", line)) + line
+        assert "convergent" in attrs, line

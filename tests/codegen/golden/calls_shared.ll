@@ -4,7 +4,7 @@ target datalayout = ""
 
 @"dyn" = external addrspace(3) global [0 x i8], align 16
 @"k.tile" = internal addrspace(3) global [256 x i32] undef, align 4
-define internal i32 @"scale"(ptr addrspace(5) %"p0", i32 %"p1")
+define internal i32 @"scale"(ptr addrspace(5) %"p0", i32 %"p1") convergent
 {
 allocas:
   br label %"entry"
@@ -14,7 +14,7 @@ entry:
   ret i32 %".6"
 }
 
-define amdgpu_kernel void @"k"(ptr addrspace(4) byref([8 x i8]) align 8 %"p0", ptr addrspace(4) byref([4 x i8]) align 4 %"p1") "uniform-work-group-size"="true" "amdgpu-flat-work-group-size"="1,256"
+define amdgpu_kernel void @"k"(ptr addrspace(4) byref([8 x i8]) align 8 %"p0", ptr addrspace(4) byref([4 x i8]) align 4 %"p1") convergent "uniform-work-group-size"="true" "amdgpu-flat-work-group-size"="1,256"
 {
 allocas:
   %".7" = alloca [4 x i8], align 4, addrspace(5)
@@ -33,7 +33,7 @@ LOOP:
   br i1 %".14", label %"LOOP", label %"bb"
 bb:
   store i32 %".12", ptr addrspace(5) %".7", align 4
-  %".17" = call i32 @"scale"(ptr addrspace(5) %".7", i32 3)
+  %".17" = call i32 @"scale"(ptr addrspace(5) %".7", i32 3) convergent
   %".18" = shl i32 %".10", 2
   store i32 %".17", ptr addrspace(3) @"k.tile", align 4
   store i32 %".18", ptr addrspace(3) @"dyn", align 4

@@ -2,7 +2,7 @@
 target triple = "amdgcn-amd-amdhsa"
 target datalayout = ""
 
-define amdgpu_kernel void @"vadd"(ptr addrspace(4) byref([8 x i8]) align 8 %"p0", ptr addrspace(4) byref([8 x i8]) align 8 %"p1", ptr addrspace(4) byref([8 x i8]) align 8 %"p2", ptr addrspace(4) byref([4 x i8]) align 4 %"p3") "uniform-work-group-size"="true"
+define amdgpu_kernel void @"vadd"(ptr addrspace(4) byref([8 x i8]) align 8 %"p0", ptr addrspace(4) byref([8 x i8]) align 8 %"p1", ptr addrspace(4) byref([8 x i8]) align 8 %"p2", ptr addrspace(4) byref([4 x i8]) align 4 %"p3") convergent "uniform-work-group-size"="true"
 {
 allocas:
   br label %"entry"
