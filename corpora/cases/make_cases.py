@@ -4281,6 +4281,31 @@ def numba_fastmath() -> Iterator[tuple[str, CaseSpec]]:
     )
 
 
+# == 16-bit atomics on exactly-sized buffers =========================================================
+@generator
+def atomics_exact_allocations() -> Iterator[tuple[str, CaseSpec]]:
+    """atomics_float with every __half / __nv_bfloat16 scalar in a buffer of exactly 2 bytes."""
+    import dataclasses
+
+    for name, spec in atomics():
+        if name == "atomics/atomics_float":
+            args = [
+                (arg_name, Buffer(arg.type, arg.data[:1]) if arg_name in ("h", "b") else arg)
+                for arg_name, arg in spec.args
+            ]
+            expect = {k: (v[:1] if k in ("h", "b") else v) for k, v in spec.expect.items()}
+            yield (
+                "atomics/atomics_float_2_byte_buffers",
+                dataclasses.replace(
+                    spec,
+                    args=args,
+                    expect=expect,
+                    note="as atomics_float, but h and b are 2-byte buffers (cudaMalloc(2) is valid CUDA: "
+                    "allocations are 256-byte granules)",
+                ),
+            )
+
+
 # == main ==============================================================================================
 def generate(root: Path, only: str | None) -> list[str]:
     write_derived(root)
