@@ -59,13 +59,20 @@ def fma_narrow(a: A, b: A, c: A, dtype: Any) -> A:
 _TWO53 = 9007199254740992.0
 
 
-def _fma64_lane(a: float, b: float, c: float) -> float:
-    """a*b + c rounded once: both terms as exact integers times powers of two, summed exactly, then
-    converted by CPython's correctly rounded int -> float / int / int (subnormals and overflow too)."""
+def _fma64_lane(a: float, b: float, c: float, scale: int = 0) -> float:
+    """(a*b + c) * 2**scale rounded once: both terms as exact integers times powers of two, summed
+    exactly, then converted by CPython's correctly rounded int -> float / int / int (subnormals and
+    overflow too)."""
     if math.isinf(c) and math.isfinite(a) and math.isfinite(b):
         return c  # the exact product is finite, however large: a*b would overflow and give inf - inf
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)) or a == 0.0 or b == 0.0:
-        return a * b + c  # specials, and exact zero products (sign rules of a*b + c hold)
+        special = a * b + c  # specials, and exact zero products (sign rules of a*b + c hold)
+        if not (scale and math.isfinite(special) and special):
+            return special
+        try:
+            return math.ldexp(special, scale)
+        except OverflowError:
+            return math.copysign(math.inf, special)
     ma, ea = math.frexp(a)
     mb, eb = math.frexp(b)
     total, exponent = int(ma * _TWO53) * int(mb * _TWO53), ea + eb - 106
@@ -78,6 +85,7 @@ def _fma64_lane(a: float, b: float, c: float) -> float:
             total += addend << (ec - exponent)
     if total == 0:
         return 0.0
+    exponent += scale
     try:
         return total / (1 << -exponent) if exponent < 0 else float(total << exponent)
     except OverflowError:
@@ -91,6 +99,22 @@ def fma64(a: A, b: A, c: A) -> A:
         _fma64_lane(x, y, z) for x, y, z in zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist())
     ]
     return np.array(flat, dtype=F64).reshape(a.shape)
+
+
+def fma_scaled(a: A, b: A, c: A, scale: A) -> A:
+    """(a*b + c) * 2**scale per lane with a single rounding (V_DIV_FMAS: the scale is applied before
+    the result is rounded, so a quotient scaled into the subnormal range is not rounded twice)."""
+    dtype = np.result_type(a, b, c)
+    a, b, c, scale = np.broadcast_arrays(*(np.asarray(x, dtype=dtype) for x in (a, b, c)), np.asarray(scale))
+    if dtype == F64:
+        flat = [_fma64_lane(x, y, z, int(e)) for x, y, z, e in
+                zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist(), scale.ravel().tolist())]
+        return np.array(flat, dtype=F64).reshape(a.shape)
+    # float64 round-to-odd of the exact sum, scaled exactly (|scale| <= 64 keeps it normal in float64),
+    # then one rounding to the narrow format.
+    with np.errstate(all="ignore"):
+        odd = _round_to_odd_sum(a.astype(F64) * b.astype(F64), c.astype(F64))
+        return np.ldexp(odd, scale.astype(np.int64)).astype(dtype)
 
 
 def fma(a: A, b: A, c: A) -> A:

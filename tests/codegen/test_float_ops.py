@@ -109,9 +109,6 @@ def test_div_rcp(run_op, spelling: str) -> None:
     _check(run_op, spelling, "%a0, %a1" if len(lanes) == 2 else "%a0", [t] * len(lanes), t, *lanes)
 
 
-@pytest.mark.xfail(strict=True, reason="emulator gap (reported): LLVM's v_div_scale/v_div_fmas/v_div_fixup "
-                   "sequence gives inf for 1/x with |x| > 2^126 (f32) / 2^1022 (f64), and double-rounds "
-                   "subnormal quotients, on the emulator")
 @pytest.mark.parametrize("spelling", ["div.rn.f32", "rcp.rn.f64"])
 def test_div_rcp_huge_divisor(run_op, spelling: str) -> None:
     t = spelling.rsplit(".", 1)[1]
