@@ -36,6 +36,8 @@ KNOWN_FAILURES: dict[str, str] = {
     "mad.rz.f64": _CODEGEN + "mad.rz.f64 ignores a sub-ulp product (rounds as rn)",
     "mad.rm.f64": _CODEGEN + "mad.rm.f64 ignores a sub-ulp product (rounds as rn)",
     "mad.rp.f64": _CODEGEN + "mad.rp.f64 ignores a sub-ulp product (rounds as rn)",
+    "fma.rn.relu.bf16": _CODEGEN + "fma.rn.relu.bf16 rounds twice (through f32): 0x0510 * 0x629c + 0x85b8 -> "
+    "0x2830, expected 0x282f (found by the exhaustive sweep)",
     "fma.rn.sat.relu.f16": _CODEGEN
     + "fma.rn.sat.relu.f16 gives wrong results (0x4cdc*0x3e84+0x8001 -> 0x3c00, "
     "expected 0x4fea); .sat with .relu is not a valid PTX combination either",
@@ -103,6 +105,7 @@ FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
     ),
     "mad.rn.f64": ((0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x7FF0000000000000),),
     "fma.rn.bf16": ((0x2D50, 0x6468, 0x0F86),),
+    "fma.rn.relu.bf16": ((0x0510, 0x629C, 0x85B8), (0x0B14, 0x6250, 0x0256)),
     "fma.rn.sat.relu.f16": ((0x4CDC, 0x3E84, 0x8001),),
     "fma.rn.ftz.sat.relu.f16": ((0xCC98, 0x9041, 0x7FFF),),
     "fma.rn.sat.relu.f16x2": ((0x92F2EB37, 0xCE296456, 0x4CB38C0E),),
