@@ -1974,7 +1974,9 @@ def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
                 ballot,
                 int((row < 0).any()),
                 int((row != 0).all()),
-                int((row == row[0]).all()),
+                # __uni_sync(mask, v) votes on the predicate v != 0 (nvcc: vote.sync.uni.pred on
+                # setp.ne), not on v itself: equal truth values, not equal integers
+                int(((row != 0) == (row[0] != 0)).all()),
                 lane_mask(row & 1) if row[lane] & 1 else 0,
             ]
     yield (

@@ -62,11 +62,6 @@ KNOWN_FAILURES: dict[str, str] = {
             ("attention_fwd_kernel", 1144),
         )
     },
-    "warp_intrinsics/votes_split": (
-        "vote.sync.uni.pred (__uni_sync) in the second CUDA warp of a 64-lane wave (threads 32-63 of block 0) "
-        "returns 1 although its 32 values differ; the first warp (threads 0-31) is uniform: 'out: FAILED: 32 "
-        "of 960 elements differ, [163] expected 0, got 1' (ballot/any/all/activemask are right)"
-    ),
     **{
         f"wide_types/int128_ops_{arch}": "as wide_types/int128_ops: unsigned __int128 / and % are wrong"
         for arch in ("sm75", "sm90")
