@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
 
 DEFAULT_SAVE = Path("corpora/regressions")
 
@@ -91,6 +90,8 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
+
     config = FuzzConfig(
         count=args.count,
         seed=args.seed,
