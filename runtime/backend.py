@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from ptx2gcn.codeobject import Kernel
 from ptx2gcn.diagnostics import Ptx2GcnError
@@ -54,6 +54,16 @@ class BackendError(Ptx2GcnError):
         error = cls(Ptx2GcnError.at(None, message).diagnostics)
         error.kind = kind
         return error
+
+
+ModuleT = TypeVar("ModuleT")
+
+
+def own_module(module: object, kind: type[ModuleT]) -> ModuleT:
+    """``module`` as a backend's own module type; a module of another backend is a BackendError."""
+    if not isinstance(module, kind):
+        raise BackendError.of(f"not a module of this backend: {module!r}", "image")
+    return module
 
 
 class BackendUnavailable(Ptx2GcnError):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ptx2gcn.runtime.backend import (
+    own_module,
     BackendError,
     BackendUnavailable,
     DeviceProperties,
@@ -195,9 +196,7 @@ class CudaBackend:
 
     @staticmethod
     def _module(module: object) -> CudaModule:
-        if not isinstance(module, CudaModule):
-            raise BackendError.of(f"not a module of this backend: {module!r}", "image")
-        return module
+        return own_module(module, CudaModule)
 
     def kernels(self, module: object) -> Mapping[str, KernelInfo]:
         return self._module(module).kernels

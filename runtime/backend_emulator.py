@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 from ptx2gcn.codeobject import CodeObjectError
 from ptx2gcn.elf import STT_OBJECT
 from ptx2gcn.runtime.backend import (
+    own_module,
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
     MI300X_MEMORY,
@@ -142,9 +143,7 @@ class EmulatorBackend:
 
     @staticmethod
     def _module(module: object) -> EmulatorModule:
-        if not isinstance(module, EmulatorModule):
-            raise BackendError.of(f"not a module of this backend: {module!r}", "image")
-        return module
+        return own_module(module, EmulatorModule)
 
     def kernels(self, module: object) -> Mapping[str, KernelInfo]:
         return self._module(module).kernels

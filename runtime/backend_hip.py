@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 
 from ptx2gcn.codeobject import CodeObjectError, read_code_object
 from ptx2gcn.runtime.backend import (
+    own_module,
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
     MI300X_MEMORY,
@@ -118,9 +119,7 @@ class HipBackend:
 
     @staticmethod
     def _module(module: object) -> HipModule:
-        if not isinstance(module, HipModule):
-            raise BackendError.of(f"not a module of this backend: {module!r}", "image")
-        return module
+        return own_module(module, HipModule)
 
     def kernels(self, module: object) -> Mapping[str, KernelInfo]:
         return self._module(module).kernels
