@@ -40,11 +40,20 @@ SHT_NOTE = 7
 SHT_NOBITS = 8
 SHT_REL = 9
 SHT_DYNSYM = 11
+SHT_INIT_ARRAY = 14
+SHT_FINI_ARRAY = 15
+SHT_PREINIT_ARRAY = 16
+SHT_GROUP = 17
+SHT_LLVM_ADDRSIG = 0x6FFF4C03
 
 # Section flags
 SHF_WRITE = 0x1
 SHF_ALLOC = 0x2
 SHF_EXECINSTR = 0x4
+SHF_MERGE = 0x10
+SHF_STRINGS = 0x20
+SHF_GROUP = 0x200
+SHF_EXCLUDE = 0x80000000
 
 # Program header types and flags
 PT_NULL = 0
@@ -71,6 +80,7 @@ SHN_UNDEF = 0
 SHN_ABS = 0xFFF1
 SHN_COMMON = 0xFFF2
 STV_DEFAULT = 0
+STV_HIDDEN = 2
 STV_PROTECTED = 3
 
 # AMDGPU relocations (AMDGPUUsage "Relocation Records")
@@ -92,13 +102,14 @@ R_AMDGPU_REL16 = 14
 # Notes
 NT_AMDGPU_METADATA = 32
 
-_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
-_SHDR = struct.Struct("<IIQQQQIIQQ")
-_PHDR = struct.Struct("<IIQQQQQQ")
-_SYM = struct.Struct("<IBBHQQ")
-_RELA = struct.Struct("<QQq")
-_REL = struct.Struct("<QQ")
-_DYN = struct.Struct("<qQ")
+# Record layouts (gABI, ELF64 little-endian); ``ptx2gcn.elf_writer`` packs with the same ones.
+EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
+SHDR = struct.Struct("<IIQQQQIIQQ")
+PHDR = struct.Struct("<IIQQQQQQ")
+SYM = struct.Struct("<IBBHQQ")
+RELA = struct.Struct("<QQq")
+REL = struct.Struct("<QQ")
+DYN = struct.Struct("<qQ")
 
 
 class ElfError(ValueError):
@@ -178,26 +189,26 @@ class ElfFile:
 
     def __init__(self, data: bytes | bytearray | memoryview) -> None:
         self.data = bytes(data)
-        if len(self.data) < _EHDR.size or self.data[:4] != ELF_MAGIC:
+        if len(self.data) < EHDR.size or self.data[:4] != ELF_MAGIC:
             raise ElfError("not an ELF file (bad magic or too short)")
         ident = self.data[:16]
         if ident[4] != ELFCLASS64 or ident[5] != ELFDATA2LSB:
             raise ElfError("only 64-bit little-endian ELF is supported")
         (_, self.type, self.machine, _version, self.entry, self.phoff, self.shoff, self.flags,
-         ehsize, phentsize, self.phnum, shentsize, shnum, shstrndx) = _EHDR.unpack_from(self.data, 0)
+         ehsize, phentsize, self.phnum, shentsize, shnum, shstrndx) = EHDR.unpack_from(self.data, 0)
         self.osabi = ident[7]
         self.abiversion = ident[8]
-        if ehsize < _EHDR.size:
+        if ehsize < EHDR.size:
             raise ElfError(f"ELF header size {ehsize} is too small")
-        if self.phnum and phentsize != _PHDR.size:
-            raise ElfError(f"program header entry size {phentsize}, expected {_PHDR.size}")
+        if self.phnum and phentsize != PHDR.size:
+            raise ElfError(f"program header entry size {phentsize}, expected {PHDR.size}")
         self.segments = [self._segment(i) for i in range(self.phnum)]
         self.sections: list[Section] = []
         if self.shoff:
-            if shentsize != _SHDR.size:
-                raise ElfError(f"section header entry size {shentsize}, expected {_SHDR.size}")
+            if shentsize != SHDR.size:
+                raise ElfError(f"section header entry size {shentsize}, expected {SHDR.size}")
             if shnum == 0:
-                first = _SHDR.unpack_from(self._slice(self.shoff, _SHDR.size, "section header 0"))
+                first = SHDR.unpack_from(self._slice(self.shoff, SHDR.size, "section header 0"))
                 shnum = first[5]
             raw = [self._raw_section(i) for i in range(shnum)]
             if shstrndx == 0xFFFF:
@@ -216,10 +227,10 @@ class ElfFile:
         return self.data[offset:offset + size]
 
     def _raw_section(self, index: int) -> tuple[int, ...]:
-        return _SHDR.unpack(self._slice(self.shoff + index * _SHDR.size, _SHDR.size, f"section header {index}"))
+        return SHDR.unpack(self._slice(self.shoff + index * SHDR.size, SHDR.size, f"section header {index}"))
 
     def _segment(self, index: int) -> Segment:
-        raw = _PHDR.unpack(self._slice(self.phoff + index * _PHDR.size, _PHDR.size, f"program header {index}"))
+        raw = PHDR.unpack(self._slice(self.phoff + index * PHDR.size, PHDR.size, f"program header {index}"))
         return Segment(*raw)
 
     def _string(self, table_offset: int, table_size: int, offset: int) -> str:
@@ -256,8 +267,8 @@ class ElfFile:
         data = self.section_data(section)
         strtab = self.sections[section.link]
         out: list[Symbol] = []
-        for pos in range(0, len(data) - len(data) % _SYM.size, _SYM.size):
-            name, info, other, shndx, value, size = _SYM.unpack_from(data, pos)
+        for pos in range(0, len(data) - len(data) % SYM.size, SYM.size):
+            name, info, other, shndx, value, size = SYM.unpack_from(data, pos)
             out.append(Symbol(self._string(strtab.offset, strtab.size, name), value, size, info, other, shndx))
         return out
 
@@ -281,12 +292,12 @@ class ElfFile:
         data = self.section_data(section)
         out: list[Relocation] = []
         if section.type == SHT_RELA:
-            for pos in range(0, len(data) - len(data) % _RELA.size, _RELA.size):
-                offset, info, addend = _RELA.unpack_from(data, pos)
+            for pos in range(0, len(data) - len(data) % RELA.size, RELA.size):
+                offset, info, addend = RELA.unpack_from(data, pos)
                 out.append(Relocation(offset, info & 0xFFFFFFFF, info >> 32, addend))
         elif section.type == SHT_REL:
-            for pos in range(0, len(data) - len(data) % _REL.size, _REL.size):
-                offset, info = _REL.unpack_from(data, pos)
+            for pos in range(0, len(data) - len(data) % REL.size, REL.size):
+                offset, info = REL.unpack_from(data, pos)
                 out.append(Relocation(offset, info & 0xFFFFFFFF, info >> 32, 0))
         else:
             raise ElfError(f"section {section.name!r} holds no relocations")
@@ -299,7 +310,7 @@ class ElfFile:
         for section in self.sections:
             if section.type == SHT_DYNAMIC:
                 data = self.section_data(section)
-                return [_DYN.unpack_from(data, p) for p in range(0, len(data) - len(data) % _DYN.size, _DYN.size)]
+                return [DYN.unpack_from(data, p) for p in range(0, len(data) - len(data) % DYN.size, DYN.size)]
         return []
 
     # -- notes ------------------------------------------------------------------------------
@@ -317,7 +328,8 @@ class ElfFile:
     def vaddr_to_offset(self, vaddr: int) -> int | None:
         """File offset of a virtual address, through sections (PIE/.so) or segments."""
         for section in self.sections:
-            if section.flags & SHF_ALLOC and section.type != SHT_NOBITS and section.addr <= vaddr < section.addr + section.size:
+            loaded = section.flags & SHF_ALLOC and section.type != SHT_NOBITS
+            if loaded and section.addr <= vaddr < section.addr + section.size:
                 return section.offset + (vaddr - section.addr)
         for segment in self.segments:
             if segment.type == PT_LOAD and segment.vaddr <= vaddr < segment.vaddr + segment.filesz:

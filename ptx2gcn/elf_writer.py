@@ -14,14 +14,14 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ptx2gcn.elf import ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, ET_DYN, EM_AMDGPU
+from ptx2gcn.elf import DYN, EHDR, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, ET_DYN, PHDR, RELA, SHDR, SYM
 
-EHDR_SIZE = 64
-PHDR_SIZE = 56
-SHDR_SIZE = 64
-SYM_SIZE = 24
-RELA_SIZE = 24
-DYN_SIZE = 16
+EHDR_SIZE = EHDR.size
+PHDR_SIZE = PHDR.size
+SHDR_SIZE = SHDR.size
+SYM_SIZE = SYM.size
+RELA_SIZE = RELA.size
+DYN_SIZE = DYN.size
 
 SHT_GNU_HASH = 0x6FFFFFF6
 
@@ -39,13 +39,6 @@ DT_GNU_HASH = 0x6FFFFEF5
 DT_RELACOUNT = 0x6FFFFFF9
 
 _GNU_HASH_SHIFT2 = 26
-
-_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
-_SHDR = struct.Struct("<IIQQQQIIQQ")
-_PHDR = struct.Struct("<IIQQQQQQ")
-_SYM = struct.Struct("<IBBHQQ")
-_RELA = struct.Struct("<QQq")
-_DYN = struct.Struct("<qQ")
 
 
 class StringTable:
@@ -83,7 +76,7 @@ class SymbolEntry:
     size: int
 
     def pack(self) -> bytes:
-        return _SYM.pack(self.name, self.info, self.other, self.shndx, self.value, self.size)
+        return SYM.pack(self.name, self.info, self.other, self.shndx, self.value, self.size)
 
 
 def pack_symbols(entries: Iterable[SymbolEntry]) -> bytes:
@@ -93,13 +86,13 @@ def pack_symbols(entries: Iterable[SymbolEntry]) -> bytes:
 
 def pack_rela(entries: Iterable[tuple[int, int, int, int]]) -> bytes:
     """Elf64_Rela records from (offset, type, symbol index, addend)."""
-    return b"".join(_RELA.pack(offset, (symbol << 32) | kind, addend)
+    return b"".join(RELA.pack(offset, (symbol << 32) | kind, addend)
                     for offset, kind, symbol, addend in entries)
 
 
 def pack_dynamic(entries: Iterable[tuple[int, int]]) -> bytes:
     """Elf64_Dyn records from (tag, value); the caller includes the DT_NULL terminator."""
-    return b"".join(_DYN.pack(tag, value) for tag, value in entries)
+    return b"".join(DYN.pack(tag, value) for tag, value in entries)
 
 
 def sysv_hash(name: bytes) -> int:
@@ -200,7 +193,7 @@ class SectionHeader:
     entsize: int
 
     def pack(self) -> bytes:
-        return _SHDR.pack(self.name, self.type, self.flags, self.addr, self.offset, self.size,
+        return SHDR.pack(self.name, self.type, self.flags, self.addr, self.offset, self.size,
                           self.link, self.info, self.addralign, self.entsize)
 
 
@@ -215,7 +208,7 @@ class ProgramHeader:
     align: int
 
     def pack(self) -> bytes:
-        return _PHDR.pack(self.type, self.flags, self.offset, self.vaddr, self.vaddr, self.filesz,
+        return PHDR.pack(self.type, self.flags, self.offset, self.vaddr, self.vaddr, self.filesz,
                           self.memsz, self.align)
 
 
@@ -231,7 +224,7 @@ class FileHeader:
 
     def pack(self) -> bytes:
         ident = ELF_MAGIC + bytes([ELFCLASS64, ELFDATA2LSB, 1, self.osabi, self.abiversion]) + b"\0" * 7
-        return _EHDR.pack(ident, ET_DYN, EM_AMDGPU, 1, 0, EHDR_SIZE, self.shoff, self.flags, EHDR_SIZE,
+        return EHDR.pack(ident, ET_DYN, EM_AMDGPU, 1, 0, EHDR_SIZE, self.shoff, self.flags, EHDR_SIZE,
                           PHDR_SIZE, self.phnum, SHDR_SIZE, self.shnum, self.shstrndx)
 
 

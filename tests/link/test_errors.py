@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from ptx2gcn import elf
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.elf import ElfFile
-from ptx2gcn.link import LinkError, _metadata_document, link_hsaco
+from ptx2gcn.link import LinkError, link_hsaco
+from ptx2gcn.link_sections import metadata_document
 
 
 def patch_section_header(obj: bytes, name: str, field_offset: int, fmt: str, value: int) -> bytes:
@@ -191,7 +192,7 @@ def test_unreadable_metadata_in_a_second_object(compile_kernel: Callable[..., by
 @pytest.mark.parametrize("document", [42, [1, 2], {"amdhsa.kernels": 7}])
 def test_metadata_that_is_not_a_kernel_map(document: object) -> None:
     with pytest.raises(LinkError, match="AMDGPU metadata is not a map with an amdhsa.kernels list"):
-        _metadata_document(msgpack.packb(document), "section .note")
+        metadata_document(msgpack.packb(document), "section .note")
 
 
 def test_dynamic_section_in_a_relocatable_object(compile_kernel: Callable[..., bytes]) -> None:
