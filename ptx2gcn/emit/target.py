@@ -45,6 +45,21 @@ def _initialise() -> None:
             _initialised = True
 
 
+TARGET_FEATURES = "-fma-mix-insts,-mad-mix-insts"
+"""Subtarget features turned off for every target machine.
+
+The mixed-precision instructions ``v_fma_mix*``/``v_mad_mix*`` are off: LLVM's AMDGPU patterns
+(VOP3PInstructions.td, ``MadFmaMixFP16Pats``/``MadFmaMixFP32Pats``) select
+``fptrunc(fmul f32 a, b)`` as ``v_fma_mixlo_f16 a, b, 0`` (one rounding to f16 where PTX's
+``mul.f32`` + ``cvt.rn.f16.f32`` round twice, and a −0 product becomes +0 through the +0 addend),
+``fptrunc(fma(fpext ...))`` likewise, and ``fmul(fpext h, x)`` as ``v_fma_mix_f32 h, x, 0`` (the
+pattern's own FIXME: "only valid with nsz"). These patterns also match multiplications that LLVM
+creates itself (the f32 sin/cos range reduction, ``fdiv`` by a power of two), so a barrier around
+our own conversions would not be enough; the price is one ``v_cvt_f32_f16``/``v_cvt_f16_f32`` where
+a mix instruction would have absorbed the conversion.
+"""
+
+
 class UnknownArchError(ValueError):
     def __init__(self, arch: str) -> None:
         super().__init__(f"unknown or unsupported --arch {arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}")
@@ -64,7 +79,8 @@ def target_machine(arch: str, opt: int) -> llvm.TargetMachine:
         raise ValueError(f"optimisation level must be 0..3, got {opt}")
     _initialise()
     target = llvm.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=arch, opt=opt, reloc="pic", codemodel="default")
+    return target.create_target_machine(cpu=arch, features=TARGET_FEATURES, opt=opt, reloc="pic",
+                                        codemodel="default")
 
 
 def ensure_cov5(ir_text: str) -> str:
