@@ -36,6 +36,7 @@ from ptx2gcn.ir.types import (
     Type,
     VectorType,
     PTX_TYPES,
+    PACKED_INT_TYPES,
 )
 
 ISA: Final = "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html"
@@ -52,6 +53,7 @@ def _words(text: str) -> frozenset[str]:
 
 INT_TYPES = _words("b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64")
 FLOAT_TYPES = _words("f16 bf16 f32 f64 f16x2 bf16x2")
+PACKED_INT = _words("u16x2 s16x2")  # add/sub/min/max only: two 16-bit halves of an i32
 ALL_TYPES = INT_TYPES | FLOAT_TYPES | _words("pred b128 tf32 e4m3x2 e5m2x2 e4m3 e5m2")
 ROUNDING = _words("rn rz rm rp rna rs rni rzi rmi rpi approx full")
 CMP = _words("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan")
@@ -99,8 +101,9 @@ _LOGIC = "logic-and-shift-instructions"
 _MOVE = "data-movement-and-conversion-instructions"
 
 # Arithmetic: one op per PTX family, modifiers as attributes.
-_op("add", "T T", "T", ARITH, "type", "commutative", f"{_INT_ARITH}-add")
-_op("sub", "T T", "T", ARITH, "type", "", f"{_INT_ARITH}-sub")
+_ADD: dict[str, AttrKind] = ARITH | {"type": ALL_TYPES | PACKED_INT}
+_op("add", "T T", "T", _ADD, "type", "commutative", f"{_INT_ARITH}-add")
+_op("sub", "T T", "T", _ADD, "type", "", f"{_INT_ARITH}-sub")
 _op("addc", "T T pred", "T pred", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-addc")
 _op("subc", "T T pred", "T pred", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-subc")
 _op("mul", "T T", "M", ARITH | {"mode": _words("lo hi wide")}, "type", "commutative",
@@ -118,10 +121,10 @@ _op("div", "T T", "T", ARITH, "type", "", f"{_INT_ARITH}-div")
 _op("rem", "T T", "T", {"type": INT_TYPES}, "type", "", f"{_INT_ARITH}-rem")
 _op("abs", "T", "T", {"type": ALL_TYPES, "ftz": FLAG}, "type", "", f"{_INT_ARITH}-abs")
 _op("neg", "T", "T", {"type": ALL_TYPES, "ftz": FLAG}, "type", "", f"{_INT_ARITH}-neg")
-_op("min", "T T", "T", {"type": ALL_TYPES, "ftz": FLAG, "nan": FLAG, "relu": FLAG}, "type",
-    "commutative", f"{_INT_ARITH}-min")
-_op("max", "T T", "T", {"type": ALL_TYPES, "ftz": FLAG, "nan": FLAG, "relu": FLAG}, "type",
-    "commutative", f"{_INT_ARITH}-max")
+_MINMAX: dict[str, AttrKind] = {"type": ALL_TYPES | PACKED_INT, "ftz": FLAG, "nan": FLAG, "relu": FLAG,
+                                "xorsign": FLAG}
+_op("min", "T T", "T", _MINMAX, "type", "commutative", f"{_INT_ARITH}-min")
+_op("max", "T T", "T", _MINMAX, "type", "commutative", f"{_INT_ARITH}-max")
 _op("copysign", "T T", "T", {"type": FLOAT_TYPES}, "type", "", f"{_FLOAT}-copysign")
 for _name in ("rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh"):
     _op(_name, "T", "T", {"type": FLOAT_TYPES, "rnd": ROUNDING, "ftz": FLAG}, "type", "",
@@ -370,7 +373,9 @@ def resolve_kind(kind: str, attrs: dict[str, str | int | bool], result0: Type | 
 
 
 def _attr_type(name: str | int | bool | None) -> Type | None:
-    return PTX_TYPES.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        return None
+    return PTX_TYPES.get(name) or PACKED_INT_TYPES.get(name)
 
 
 def kind_matches(kind: str, t: Type) -> bool:
@@ -407,6 +412,10 @@ SEMANTICS: dict[str, str] = {
     "subc": "(a, b, borrow_in) -> (a - b - borrow_in, borrow_out): sub.cc/subc/subc.cc",
     "madc": "(a, b, c, carry_in) -> (mode half of a*b + c + carry_in, carry_out): mad.cc/madc",
     "mul": "mode lo|hi|wide as PTX; wide produces the double-width product",
+    "min": "relu (s16x2, s32): negative results become 0; xorsign is PTX's .xorsign.abs (f16, bf16, "
+           "f32 and their x2 forms): the operand of smaller magnitude, with its sign replaced by the "
+           "XOR of the two input signs; u16x2/s16x2 operate on the two 16-bit halves of an i32",
+    "max": "as min, choosing the larger value (the larger magnitude with xorsign)",
     "mad": "mode lo|hi|wide as PTX; for wide, c and the result are double width",
     "const": "value = the bit pattern of the constant (unsigned, < 2**bits); floats are IEEE bits",
     "undef": "an unspecified value (a register read before any write, as ptxas allows)",

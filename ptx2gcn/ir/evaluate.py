@@ -3,7 +3,8 @@
 Invariant: ``evaluate(op, inputs)`` returns the exact result bit patterns PTX defines for ``op``
 with operand bit patterns ``inputs`` (unsigned, masked to each type's width), or None when it does
 not know them exactly; it never guesses. Integer ops follow the PTX ISA definitions (shift amounts
-clamp at the width, ``.sat`` clamps to the signed range, ``mul.hi``/``.wide`` use the full
+clamp at the width, ``.sat`` clamps to the signed range, ``.relu`` to 0 from below, packed
+``u16x2``/``s16x2`` work per 16-bit half, ``mul.hi``/``.wide`` use the full
 product, ``bfe``/``bfi``/``prmt``/``lop3`` bit by bit). Floating-point arithmetic is not evaluated
 (denormal flushing, NaN payloads and rounding modes would all need modelling); only bit-level
 reinterpretation of float constants is.
@@ -38,7 +39,17 @@ def _sat(value: int, bits: int) -> int:
 
 
 def _arith(op: Op, a: int, b: int, width: int) -> int | None:
-    signed = _is_signed_attr(op)
+    """add/sub/min/max (``.sat``, ``.relu``), lane by lane for the packed u16x2/s16x2 types."""
+    t = op.attrs.get("type")
+    if t in ("u16x2", "s16x2"):
+        lanes = [_arith_lane(op, a >> shift & 0xFFFF, b >> shift & 0xFFFF, 16, t == "s16x2")
+                 for shift in (0, 16)]
+        low, high = lanes
+        return None if low is None or high is None else low | high << 16
+    return _arith_lane(op, a, b, width, _is_signed_attr(op))
+
+
+def _arith_lane(op: Op, a: int, b: int, width: int, signed: bool) -> int | None:
     x, y = (_signed(a, width), _signed(b, width)) if signed else (a, b)
     if op.name == "add":
         result = x + y
@@ -54,6 +65,8 @@ def _arith(op: Op, a: int, b: int, width: int) -> int | None:
         if not (signed and width == 32):
             return None
         result = _sat(result, width)
+    if op.attrs.get("relu"):
+        result = max(result, 0)
     return result & _mask(width)
 
 

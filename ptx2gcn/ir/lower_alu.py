@@ -15,6 +15,8 @@ from typing import Protocol
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
+from ptx2gcn.ir.arith_forms import (check_minmax, instruction_type, instruction_value_type, minmax_flags,
+                                    reject_on_packed)
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import PRED, I32, IntType, PackedType, Type, int_type, is_signed, ptx_type
@@ -43,14 +45,17 @@ def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> No
     """add sub mul div rem min max and or xor copysign (+ add/sub ``.cc``)."""
     name = ins.opcode
     carry = mods.take("cc") if name in ("add", "sub") else False
-    attrs = _arith_attrs(mods)
+    is_minmax = name in ("min", "max")
+    minmax = minmax_flags(mods) if is_minmax else set[str]()
+    attrs: dict[str, str | bool | None] = {} if is_minmax else _arith_attrs(mods)
     mode = mods.one_of(frozenset({"lo", "hi", "wide"})) if name == "mul" else None
-    for flag in ("relu", "NaN"):
-        if name in ("min", "max") and mods.take(flag):
-            attrs[flag.lower()] = True
-    t_name = mods.type()
+    t_name = instruction_type(mods) if name in ("add", "sub", "min", "max") else mods.type()
     mods.done()
-    t = ptx_type(t_name)
+    if is_minmax:
+        attrs.update(check_minmax(mods, t_name, minmax))
+    else:
+        reject_on_packed(mods, t_name, {**attrs, "cc": carry})
+    t = instruction_value_type(t_name)
     signed = is_signed(t_name)
     if name == "mul" and isinstance(t, IntType):
         mode = mode or "lo"

@@ -172,6 +172,12 @@ PTX_TYPES: dict[str, Type] = {
 }
 
 
+PACKED_INT_TYPES: dict[str, Type] = {"u16x2": I32, "s16x2": I32}
+"""PTX's packed 16-bit integer instruction types (add/sub/min/max, PTX 8.0): the operands are
+``.b32`` registers and the op works on their two 16-bit halves (element 0 in the low half). They
+are instruction types only, not register types, so they are not in ``PTX_TYPES``."""
+
+
 OPAQUE_TYPES = frozenset({"texref", "samplerref", "surfref"})
 """PTX's opaque handle types: variables of these types name textures, samplers and surfaces."""
 

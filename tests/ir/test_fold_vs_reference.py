@@ -24,14 +24,17 @@ INSTRUCTIONS = [
     "shr.b32", "popc.b32", "clz.b32", "brev.b32", "bfe.u32", "bfe.s32", "bfi.b32", "prmt.b32",
     "setp.lt.s32", "setp.lt.u32", "setp.ge.u32", "setp.hi.u32", "setp.ne.b32", "add.u64", "mul.hi.s64",
     "shl.b64", "shr.s64", "bfe.s64", "popc.b64", "clz.b64", "mad.lo.u32", "mad.lo.s32", "mad.hi.u32",
-    "mad.hi.s32", "mad.wide.u32", "mad.wide.s32", "mad.lo.u64",
+    "mad.hi.s32", "mad.wide.u32", "mad.wide.s32", "mad.lo.u64", "min.relu.s32", "max.relu.s32",
+    # packed 16-bit halves of a .b32 register (PTX 8.0, sm_90)
+    *(f"{op}.{t}" for op in ("add", "sub", "min", "max") for t in ("u16x2", "s16x2")),
+    "min.relu.s16x2", "max.relu.s16x2",
 ]
 
 
 def _shape(instruction: str) -> tuple[int, int, int]:
     """(number of sources, source width, destination width) of an instruction."""
     opcode = instruction.split(".")[0]
-    width = int(instruction[-2:])
+    width = 32 if instruction.endswith("16x2") else int(instruction[-2:])
     sources = {"not": 1, "cnot": 1, "popc": 1, "clz": 1, "brev": 1, "bfe": 3, "bfi": 4, "prmt": 3,
                "mad": 3}.get(opcode, 2)
     dest = 2 * width if ".wide." in instruction else (32 if opcode in ("popc", "clz") else width)
