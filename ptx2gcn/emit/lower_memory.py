@@ -68,6 +68,42 @@ def _element_loads(cx: FnContext, ptr: ir.Value, typ: ir.VectorType, ordering: s
     return result
 
 
+class _VolatileLoad(ir.LoadInstr):  # pyright: ignore[reportUntypedBaseClass]
+    """``load volatile``: llvmlite's ``LoadInstr`` has no volatile flag and would drop it."""
+
+    def descr(self, buf: list[str]) -> None:
+        text: list[str] = []
+        super().descr(text)  # pyright: ignore[reportUnknownMemberType]
+        buf.append("".join(text).replace("load ", "load volatile ", 1))
+
+
+class _VolatileStore(ir.StoreInstr):  # pyright: ignore[reportUntypedBaseClass]
+    """``store volatile`` (see ``_VolatileLoad``)."""
+
+    def descr(self, buf: list[str]) -> None:
+        text: list[str] = []
+        super().descr(text)  # pyright: ignore[reportUnknownMemberType]
+        buf.append("".join(text).replace("store ", "store volatile ", 1))
+
+
+def _plain_load(cx: FnContext, ptr: ir.Value, typ: ir.Type, volatile: bool) -> ir.LoadInstr:
+    if not volatile:
+        return cx.builder.load(ptr, typ=typ, align=_align(typ))
+    load = _VolatileLoad(cx.builder.block, ptr, typ=typ)
+    load.align = _align(typ)
+    cx.builder._insert(load)  # pyright: ignore[reportPrivateUsage]  # llvmlite's only insertion hook
+    return load
+
+
+def _plain_store(cx: FnContext, value: ir.Value, ptr: ir.Value, volatile: bool) -> None:
+    if not volatile:
+        cx.builder.store(value, ptr, align=_align(value.type))
+        return
+    store = _VolatileStore(cx.builder.block, value, ptr)
+    store.align = _align(value.type)
+    cx.builder._insert(store)  # pyright: ignore[reportPrivateUsage]
+
+
 def lower_ld(cx: FnContext, op: Op) -> None:
     typ = llvm_type(op.result.type)
     ptr = cx.operand(op, 0)
@@ -78,9 +114,7 @@ def lower_ld(cx: FnContext, op: Op) -> None:
         else:
             cx.define(op, atomic_load(cx.builder, ptr, typ, ordering, scope, _align(typ), volatile))
         return
-    load = cx.builder.load(ptr, typ=typ, align=_align(typ))
-    if volatile:
-        load.volatile = True  # pyright: ignore[reportAttributeAccessIssue]
+    load = _plain_load(cx, ptr, typ, volatile)
     if isinstance(op.operand(0).type, PtrType) and op.operand(0).type.space is AddrSpace.KPARAM:
         load.set_metadata("invariant.load", cx.mod.module.add_metadata([]))
     cx.define(op, load)
@@ -96,9 +130,7 @@ def lower_st(cx: FnContext, op: Op) -> None:
         else:
             atomic_store(cx.builder, value, ptr, ordering, scope, _align(value.type), volatile)
         return
-    store = cx.builder.store(value, ptr, align=_align(value.type))
-    if volatile:
-        store.volatile = True  # pyright: ignore[reportAttributeAccessIssue]
+    _plain_store(cx, value, ptr, volatile)
 
 
 def _rmw_op(cx: FnContext, op: Op) -> str:
