@@ -38,13 +38,6 @@ KNOWN_FAILURES: dict[str, str] = {
         )
         for kernel in ("bit_ops", "int_arith", "ptx_bitfield", "saturating")
     },
-    **{
-        f"warp_intrinsics/{kernel}": (
-            "warp_intrinsics.ptx:187:2: error: unsupported: %smid: this special register has no gfx942 "
-            "equivalent yet (read by lane_masks; the whole module is rejected)"
-        )
-        for kernel in ("shuffles", "votes", "match", "warp_reduce_redux", "warp_scan", "syncwarp_divergent")
-    },
     "numba/half_ops": (
         "half_ops.ptx:130:2: error: unsupported: call _ZL6__hmul6__halfS__nbst: the callee has no definition "
         "in this module (numba links its cuda_fp16 shim at load time; the corpus PTX alone is incomplete)"
