@@ -31,13 +31,6 @@ KNOWN_FAILURES: dict[str, str] = {
         "shf.l.wrap, addc.cc) are wrong in 39 of 40 rows, e.g. x == y == 0x4e522ed5...92931020 gives "
         "q = 2 (want 1), x = 2^127 < y gives q = 1 (want 0); +, -, * and the shifts are right"
     ),
-    **{
-        f"int_intrinsics/{kernel}": (
-            "int_intrinsics.ptx:166:2: error: unsupported: video: no gfx942 lowering for this operation yet "
-            "(vabsdiff4.u32.u32.u32 from __vabsdiffu4; the whole module is rejected)"
-        )
-        for kernel in ("bit_ops", "int_arith", "ptx_bitfield", "saturating")
-    },
     "numba/half_ops": (
         "half_ops.ptx:130:2: error: unsupported: call _ZL6__hmul6__halfS__nbst: the callee has no definition "
         "in this module (numba links its cuda_fp16 shim at load time; the corpus PTX alone is incomplete)"
