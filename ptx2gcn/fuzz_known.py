@@ -75,12 +75,6 @@ FRONTEND_INVALID: dict[str, str] = {
         for t in ("u16x2", "s16x2")
     },
     **{f"{op}.relu.s16x2": f"frontend: '{op}.relu.s16x2' is called invalid" for op in ("min", "max")},
-    **{
-        f"redux.sync.{op}.f32": f"IR: redux.sync.{op}.f32 passes the frontend but fails the IR verifier "
-        "(\"'redux' attribute type = 'f32' is not allowed\"); it should be accepted or "
-        "get a located 'unsupported' diagnostic (PTX 8.6, sm_100a)"
-        for op in ("min", "max")
-    },
 }
 
 FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
