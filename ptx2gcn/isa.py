@@ -220,8 +220,8 @@ _op("vote", "pred i32", "any", {"mode": _words("all any uni ballot"), "sync": FL
 _op("activemask", "", "i32", {}, "", "convergent volatile", f"{_SYNC}-activemask")
 _op("match", "T i32", "i32 *", {"mode": _words("any all"), "type": INT_TYPES}, "mode type",
     "convergent", f"{_SYNC}-match-sync")
-_op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_TYPES}, "op type",
-    "convergent", f"{_SYNC}-redux-sync")
+_op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_TYPES | {"f32"}, "abs": FLAG,
+                            "nan": FLAG}, "op type", "convergent", f"{_SYNC}-redux-sync")
 _op("elect", "i32", "i32 pred", {}, "", "convergent", f"{_SYNC}-elect-sync")
 
 # Warp-level matrix operations: fragments are the registers PTX names, as they are (their bits).
@@ -452,7 +452,8 @@ SEMANTICS: dict[str, str] = {
             "all ones",
     "vote": "(pred, membermask) -> pred (all/any/uni) or i32 (ballot); no 'sync': legacy form",
     "match": "(a, membermask) -> (mask[, all-equal predicate for mode all])",
-    "redux": "(a, membermask) -> reduction over the member lanes",
+    "redux": "(a, membermask) -> reduction over the member lanes; type f32 (min/max only, sm_100a) "
+             "takes abs (reduce |a|) and nan (a NaN input makes the result the canonical NaN)",
     "call": "operands: callee.abi_params in order (param-space returns, then parameters): "
             "ptr<param> for .param ones, values for .reg ones; results: the .reg returns",
     "call_indirect": "(function address as an integer, arguments as for call) -> .reg returns; "

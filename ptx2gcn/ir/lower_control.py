@@ -332,17 +332,31 @@ def lower_match(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
         ctx.dst(d, op.results[0])
 
 
+# https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-redux-sync
+_REDUX_TYPES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("add",), frozenset({"u32", "s32"})),
+    **dict.fromkeys(("min", "max"), frozenset({"u32", "s32", "f32"})),
+    **dict.fromkeys(("and", "or", "xor"), frozenset({"b32"})),
+}
+
+
 def lower_redux(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     if not mods.take("sync"):
         raise ctx.error(ins.span, "redux needs .sync")
     op = mods.one_of(frozenset({"add", "min", "max", "and", "or", "xor"}))
+    flags = {flag.lower(): True for flag in ("abs", "NaN") if mods.take(flag)}
     t_name = mods.type()
     mods.done()
     if op is None:
         raise ctx.error(ins.span, "redux needs an operation")
+    if t_name not in _REDUX_TYPES[op]:
+        raise ctx.error(ins.span, f"incorrect type '.{t_name}' for operation '.{op}' in instruction 'redux' "
+                        f"(expected {', '.join('.' + t for t in sorted(_REDUX_TYPES[op]))})")
+    if flags and t_name != "f32":
+        raise ctx.error(ins.span, f"redux.{'.'.join(flags)} needs the .f32 type")
     d, a, mask = operands(ctx, ins, 3)
     t = ptx_type(t_name)
-    ctx.dst(d, ctx.value("redux", (ctx.src(a, t), ctx.src(mask, I32)), t, op=op, type=t_name))
+    ctx.dst(d, ctx.value("redux", (ctx.src(a, t), ctx.src(mask, I32)), t, op=op, type=t_name, **flags))
 
 
 def lower_elect(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
