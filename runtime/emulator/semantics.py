@@ -13,6 +13,7 @@ from functools import cache
 
 from ptx2gcn.runtime.emulator import (
     semantics_control,
+    semantics_division,
     semantics_ds,
     semantics_lane,
     semantics_packed,
@@ -82,6 +83,7 @@ def _table() -> dict[str, Builder]:
     for name, base in _MADAK.items():
         table[name] = _k_builder(FLOAT_OPS[base], 2)
     table.update(semantics_lane.BUILDERS)
+    table.update(semantics_division.BUILDERS)
     table.update(semantics_packed.BUILDERS)
     table.update(semantics_salu.builders())
     table.update(semantics_sopk.builders())

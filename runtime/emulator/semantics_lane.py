@@ -1,10 +1,10 @@
-"""VALU operations that read or write lane masks or cross lanes: carries, v_cndmask, division
-helpers (v_div_scale/fmas/fixup), 64-bit multiply-add, readlane/writelane/readfirstlane, mbcnt, swap.
+"""VALU operations that read or write lane masks or cross lanes: carries, v_cndmask, 64-bit
+multiply-add, readlane/writelane/readfirstlane, mbcnt, swap (the division helpers, which also write
+a lane mask, are ``semantics_division``).
 
 Invariant: carry-in/out, condition and scale-flag masks come from / go to VCC for e32 forms and
 from the SGPR pair in ``src2`` / ``sdst`` for VOP3 forms; mask bits of inactive lanes are written
 0. Lane-crossing reads (``v_readlane``) read the register regardless of EXEC, as the hardware does.
-The division helpers follow the CDNA3 ISA pseudocode (V_DIV_SCALE_F32 opcode 480 ff.).
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from typing import Any
 import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import (
-    F32,
-    F64,
     I64,
     U32,
     U64,
@@ -30,10 +28,9 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     vgpr_writer,
 )
 from ptx2gcn.runtime.emulator.semantics_dpp import dpp_source, sdwa_source, sdwa_writer
-from ptx2gcn.runtime.emulator.semantics_fp import fma, fma_scaled, quiet
 from ptx2gcn.runtime.emulator.semantics_valu import bits_modifier
 from ptx2gcn.runtime.emulator.semantics_valu_int import popcount
-from ptx2gcn.runtime.emulator.wave import MASK32, VCC_LO, Wave, bits_of, mask_of
+from ptx2gcn.runtime.emulator.wave import MASK32, VCC_LO, Wave, bits_of
 
 A = Any
 _LANE = np.arange(64, dtype=np.uint64)
@@ -51,14 +48,14 @@ def _mask_out(inst: Instruction) -> int:
     return code
 
 
-def _write_mask(w: Wave, code: int, lanes: A) -> None:
+def write_lane_mask(w: Wave, code: int, lanes: A) -> None:
     bits = bits_of(np.broadcast_to(lanes, (64,)) & w.exec_mask)
     if code == 125:
         return
     w.set_sreg64(code, bits)
 
 
-def _float_reader(inst: Instruction, index: int, bits: int) -> Any:
+def float_reader(inst: Instruction, index: int, bits: int) -> Any:
     f = inst.fields
     read = vector_reader(inst, f[f"src{index}"], bits, True)
     modifier = bits_modifier(bits, bool(f.get("abs", 0) >> index & 1), bool(f.get("neg", 0) >> index & 1))
@@ -117,7 +114,7 @@ def _bind_carry(inst: Instruction) -> Handler:
             wide = x + y + c
             flag = wide > U64(MASK32)
         write(w, (wide & U64(MASK32)).astype(U32))
-        _write_mask(w, out, flag)
+        write_lane_mask(w, out, flag)
 
     return run
 
@@ -129,12 +126,12 @@ def _bind_cndmask(inst: Instruction) -> Handler:
         a, b, lanes = _sources(inst)
     else:
         a = (
-            _float_reader(inst, 0, 32)
+            float_reader(inst, 0, 32)
             if f.get("abs", 0) or f.get("neg", 0)
             else vector_reader(inst, f["src0"])
         )
         b = (
-            _float_reader(inst, 1, 32)
+            float_reader(inst, 1, 32)
             if f.get("abs", 0) or f.get("neg", 0)
             else vector_reader(inst, f["src1"])
         )
@@ -172,144 +169,7 @@ def _bind_mad64(inst: Instruction) -> Handler:
             exact = [int(p) * int(q) + int(r) for p, q, r in zip(x.tolist(), y.tolist(), z.tolist())]
             overflow = np.array([v >> 64 != 0 for v in exact])
         write(w, np.array([v & 0xFFFFFFFFFFFFFFFF for v in exact], dtype=U64))
-        _write_mask(w, out, overflow)
-
-    return run
-
-
-# -- division helpers ------------------------------------------------------------------------------
-def _exponent(x: A, bits: int) -> A:
-    raw = np.asarray(x).view({32: U32, 64: U64}[bits]).astype(np.int64)
-    return (raw >> (23 if bits == 32 else 52)) & (0xFF if bits == 32 else 0x7FF)
-
-
-def div_scale(s0: A, s1: A, s2: A, bits: int) -> tuple[A, A]:
-    """V_DIV_SCALE_F32/F64: (scaled value, VCC flag per lane).
-
-    The case "reciprocal and quotient both denormal" (a huge denominator) scales the denominator
-    *down* by 2^-64 / 2^-128 and sets VCC so V_DIV_FMAS scales the quotient back: scaling it up would
-    overflow a denominator near the format's maximum. This is inferred, not read off hardware: it is
-    the only choice under which LLVM's unmodified IEEE division expansion (div_scale, rcp, fma
-    refinement, div_fmas, div_fixup) returns the correctly rounded quotient for every operand pair
-    in tests/codegen/test_float_ops.py (huge divisors and subnormal quotients included), as it does
-    on MI300 hardware.
-    """
-    dtype = F32 if bits == 32 else F64
-    scale, limit, tiny_exp = (64, 96, 23) if bits == 32 else (128, 768, 53)
-    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v, dtype=dtype) for v in (s0, s1, s2)))
-    d = s0.copy()
-    vcc = np.zeros(s0.shape, dtype=bool)
-    done = np.zeros(s0.shape, dtype=bool)
-    tiny = np.finfo(dtype).tiny
-    up = np.ldexp(s0, scale).astype(dtype)
-    down = np.ldexp(s0, -scale).astype(dtype)
-    e1, e2 = _exponent(s1, bits), _exponent(s2, bits)
-    with np.errstate(all="ignore"):
-        recip_denorm = (
-            np.abs(1.0 / s1.astype(F64)) < np.finfo(dtype).tiny if bits == 32 else np.abs(1.0 / s1) < tiny
-        )
-        quot = (s2 / s1).astype(dtype)
-    quot_denorm = (np.abs(quot) < tiny) & (quot != 0)
-    s1_denorm = (np.abs(s1) < tiny) & (s1 != 0)
-    steps = [
-        ((s2 == 0) | (s1 == 0), None, np.full(s0.shape, np.nan, dtype=dtype), False),
-        (e2 - e1 >= limit, s0 == s1, up, True),
-        (s1_denorm, None, up, False),
-        (recip_denorm & quot_denorm, s0 == s1, down, True),
-        (recip_denorm, None, down, False),
-        (quot_denorm, s0 == s2, up, True),
-        (e2 <= tiny_exp, None, up, False),
-    ]
-    for cond, only_if, value, flag in steps:
-        take = cond & ~done
-        if flag:
-            vcc |= take
-        apply = take if only_if is None else take & only_if
-        d = np.where(apply, value, d)
-        done |= take
-    return d.astype(dtype), vcc
-
-
-def div_fmas(s0: A, s1: A, s2: A, vcc: A, bits: int) -> A:
-    """V_DIV_FMAS: fma, scaled by 2^+-64 (f32) / 2^+-128 (f64) where VCC is set, the sign of the
-    exponent chosen by the magnitude of the quotient in S2 (CLRX GCN ISA notes); the scale is applied
-    before the single rounding, so a quotient that lands in the subnormal range is rounded once."""
-    dtype = F32 if bits == 32 else F64
-    s0, s1, s2 = (np.asarray(v, dtype=dtype) for v in (s0, s1, s2))
-    scale = 64 if bits == 32 else 128
-    exponent = np.where(np.asarray(vcc, dtype=bool), np.where(np.abs(s2) >= 2.0, scale, -scale), 0)
-    return np.asarray(fma_scaled(s0, s1, s2, exponent), dtype=dtype)
-
-
-def div_fixup(s0: A, s1: A, s2: A) -> A:
-    """V_DIV_FIXUP_F16/F32/F64: special cases of quotient s0 = s2 / s1."""
-    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v) for v in (s0, s1, s2)))
-    dtype = s0.dtype.type
-    sign_neg = np.signbit(s1) ^ np.signbit(s2)
-    inf = np.where(sign_neg, dtype(-np.inf), dtype(np.inf))
-    zero = np.where(sign_neg, dtype(-0.0), dtype(0.0))
-    default_nan = np.full(s0.shape, np.nan, dtype=dtype)
-    default_nan = (
-        default_nan.view({2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])
-        | np.array(1 << (s0.dtype.itemsize * 8 - 1)).astype({2: np.uint16, 4: U32, 8: U64}[s0.dtype.itemsize])
-    ).view(dtype)
-    magnitude = np.where(sign_neg, -np.abs(s0), np.abs(s0))
-    out = magnitude
-    cases = [
-        (np.isnan(s2), quiet(s2)),
-        (np.isnan(s1), quiet(s1)),
-        ((s1 == 0) & (s2 == 0), default_nan),
-        (np.isinf(s1) & np.isinf(s2), default_nan),
-        ((s1 == 0) | np.isinf(s2), inf),
-        (np.isinf(s1) | (s2 == 0), zero),
-        (np.isnan(s0), inf),
-    ]
-    for cond, value in reversed(cases):
-        out = np.where(cond, value, out)
-    return np.asarray(out).astype(dtype)
-
-
-def _bind_div_scale(inst: Instruction) -> Handler:
-    bits = 32 if inst.opcode.endswith("f32") else 64
-    dtype = F32 if bits == 32 else F64
-    readers = [_float_reader(inst, i, bits) for i in range(3)]
-    write = vgpr_writer(inst.fields["vdst"], bits)
-    out = inst.fields["sdst"]
-    check_sgprs(inst, out, 2)
-
-    def run(w: Wave) -> None:
-        s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
-        d, vcc = div_scale(s0, s1, s2, bits)
-        write(w, d.view(U32 if bits == 32 else U64))
-        _write_mask(w, out, vcc)
-
-    return run
-
-
-def _bind_div_fmas(inst: Instruction) -> Handler:
-    bits = 32 if inst.opcode.endswith("f32") else 64
-    dtype = F32 if bits == 32 else F64
-    readers = [_float_reader(inst, i, bits) for i in range(3)]
-    write = vgpr_writer(inst.fields["vdst"], bits)
-
-    def run(w: Wave) -> None:
-        s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
-        result = div_fmas(s0, s1, s2, mask_of(w.vcc), bits)
-        write(w, np.asarray(result, dtype=dtype).view(U32 if bits == 32 else U64))
-
-    return run
-
-
-def _bind_div_fixup(inst: Instruction) -> Handler:
-    bits = {"f16": 16, "f32": 32, "f64": 64}[inst.opcode[-3:]]
-    dtype = {16: np.float16, 32: F32, 64: F64}[bits]
-    readers = [_float_reader(inst, i, bits) for i in range(3)]
-    write = vgpr_writer(inst.fields["vdst"], bits)
-    unsigned = {16: np.uint16, 32: U32, 64: U64}[bits]
-
-    def run(w: Wave) -> None:
-        s0, s1, s2 = (np.asarray(r(w)).view(dtype) for r in readers)
-        write(w, np.asarray(div_fixup(s0, s1, s2), dtype=dtype).view(unsigned))
+        write_lane_mask(w, out, overflow)
 
     return run
 
@@ -415,14 +275,6 @@ BUILDERS: dict[str, Builder] = {
     "v_cndmask_b32": _bind_cndmask,
     "v_mad_u64_u32": _bind_mad64,
     "v_mad_i64_i32": _bind_mad64,
-    "v_div_scale_f32": _bind_div_scale,
-    "v_div_scale_f64": _bind_div_scale,
-    "v_div_fmas_f32": _bind_div_fmas,
-    "v_div_fmas_f64": _bind_div_fmas,
-    "v_div_fixup_f32": _bind_div_fixup,
-    "v_div_fixup_f64": _bind_div_fixup,
-    "v_div_fixup_f16": _bind_div_fixup,
-    "v_div_fixup_legacy_f16": _bind_div_fixup,
     "v_readlane_b32": _bind_readlane,
     "v_readfirstlane_b32": _bind_readfirstlane,
     "v_writelane_b32": _bind_writelane,

@@ -1,0 +1,221 @@
+"""The IEEE division helpers of the VALU: V_DIV_SCALE_F32/F64, V_DIV_FMAS_F32/F64 and
+V_DIV_FIXUP_F16/F32/F64, the three instructions around which LLVM builds every correctly rounded
+``fdiv`` (div_scale x2, rcp, fma refinement, div_fmas, div_fixup).
+
+Invariant: DIV_SCALE follows the branch chain of the AMD CDNA3/CDNA4 ISA reference (section "VOP3A &
+VOP3B Instructions", V_DIV_SCALE_F32 opcode 480 / F64 481), DIV_FIXUP that of V_DIV_FIXUP_F32/F64
+(opcodes 478/479), each predicate evaluated exactly on the operand values. Where that text is not
+self-consistent the choice is stated at the definition and backed by hardware observations:
+
+* ``S2/S1 == DENORM`` and ``1.0/S1 == DENORM`` are tested on the *exact* quotient / reciprocal
+  ("nonzero and below the format's smallest normal"), so a quotient too small to be represented at
+  all counts as denormal. Read on the rounded value (zero is not denormal), a tiny numerator over a
+  huge denominator would reach the "numerator is tiny" branch and scale the huge denominator by
+  2^64 to infinity; real hardware divides such operands correctly.
+* The branch "reciprocal and quotient both denormal" scales the denominator *down* (ldexp -64 /
+  -128) where the text says ``ldexp(S0, 64/128)``: its denominators are above 2^1022 (f64), so the
+  literal up-scaling overflows every one of them. Down-scaling is what the hardware does for huge
+  denominators (the gfx1151 sweep below) and is the only choice that keeps the macro exact.
+* V_DIV_FMAS scales by 2^+-64 (f32) / 2^+-128 (f64), up when |S2| >= 2, down otherwise (CLRX GCN
+  ISA notes, ``doc/GcnInstrsVop3.md``, measured on GCN hardware); the ISA text's fixed 2^32 / 2^64
+  factor cannot undo both directions DIV_SCALE scales in. The scale is applied before the single
+  rounding, so a quotient that lands in the subnormal range is rounded once.
+* V_DIV_FIXUP's ``UNDERFLOW`` result is the signed zero and a NaN quotient reaching the last branch
+  gives the signed infinity, as measured on gfx1151 (RDNA3.5, all 262144 tuples of a 64-value f32
+  set) and described for GCN by CLRX; the ISA text leaves ``UNDERFLOW_F32`` undefined.
+
+The f32 reciprocal test is done, as the ISA writes it, on ``1.0 / 64'F(S1)`` against the *f64*
+denormal range, which no finite f32 reaches, so f32 denominators are never scaled for being huge
+(V_RCP_F32 then returns a denormal, exact enough for the refinement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.semantics_common import F32, F64, U32, U64, Handler, check_sgprs, vgpr_writer
+from ptx2gcn.runtime.emulator.semantics_fp import fma_scaled, quiet
+from ptx2gcn.runtime.emulator.semantics_lane import float_reader, write_lane_mask
+from ptx2gcn.runtime.emulator.wave import Wave, mask_of
+
+A = Any
+
+
+@dataclass(frozen=True)
+class _Format:
+    dtype: Any
+    unsigned: Any
+    mantissa_bits: int
+    exponent_mask: int
+    scale: int
+    """DIV_SCALE/DIV_FMAS scale exponent (64 for f32, 128 for f64)."""
+    huge_ratio: int
+    """Exponent difference at which N/D nears the format's maximum (96 / 768)."""
+    tiny_numerator: int
+    """Largest biased numerator exponent that counts as tiny (23 / 53)."""
+    min_normal_exponent: int
+    """-log2 of the smallest normal (126 / 1022)."""
+    underflow_difference: int | None
+    """DIV_FIXUP: exponent differences below -this underflow (150 / 1075; no such branch for f16)."""
+
+
+_FORMATS = {
+    16: _Format(np.float16, np.uint16, 10, 0x1F, 0, 0, 0, 14, None),
+    32: _Format(F32, U32, 23, 0xFF, 64, 96, 23, 126, 150),
+    64: _Format(F64, U64, 52, 0x7FF, 128, 768, 53, 1022, 1075),
+}
+
+
+def _exponent(x: A, fmt: _Format) -> A:
+    """The biased exponent field (255 / 2047 for infinities and NaNs, 0 for zeros and denormals)."""
+    raw = np.asarray(x).view(fmt.unsigned).astype(np.int64)
+    return (raw >> fmt.mantissa_bits) & fmt.exponent_mask
+
+
+def _quotient_denormal(s1: A, s2: A, fmt: _Format) -> A:
+    """Exactly ``0 < |s2 / s1| < 2^-emin``: ``|s2| * 2^emin < |s1|`` is exact in the format (scaling
+    up loses no bits; an overflow to inf correctly says no, since |s1| is finite)."""
+    with np.errstate(all="ignore"):
+        scaled = np.ldexp(np.abs(s2), fmt.min_normal_exponent).astype(fmt.dtype)
+    return np.isfinite(s1) & (s2 != 0) & (scaled < np.abs(s1))
+
+
+def _reciprocal_denormal(s1: A, bits: int) -> A:
+    """Exactly ``1/S1`` below the *f64* normal range (``1.0 / 64'F(S1)`` in the ISA text):
+    ``|S1| > 2^1022``, finite. Never true for an f32 ``S1``."""
+    if bits == 32:
+        return np.zeros(np.shape(s1), dtype=bool)
+    return np.isfinite(s1) & (np.abs(s1) > 2.0**1022)
+
+
+def div_scale(s0: A, s1: A, s2: A, bits: int) -> tuple[A, A]:
+    """V_DIV_SCALE_F32/F64 with S0 the value to scale, S1 the denominator, S2 the numerator:
+    (scaled value, VCC flag per lane). The first branch that applies decides."""
+    fmt = _FORMATS[bits]
+    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v, dtype=fmt.dtype) for v in (s0, s1, s2)))
+    with np.errstate(all="ignore"):
+        up = np.ldexp(s0, fmt.scale).astype(fmt.dtype)
+        down = np.ldexp(s0, -fmt.scale).astype(fmt.dtype)
+    e1, e2 = _exponent(s1, fmt), _exponent(s2, fmt)
+    recip_denorm = _reciprocal_denormal(s1, bits)
+    quot_denorm = _quotient_denormal(s1, s2, fmt)
+    nan = np.full(s0.shape, np.nan, dtype=fmt.dtype)
+    # (condition, value only where S0 equals this operand (None: always), value, sets VCC)
+    branches = [
+        ((s2 == 0) | (s1 == 0), None, nan, False),
+        (e2 - e1 >= fmt.huge_ratio, s1, up, True),  # N/D near the maximum: scale D up
+        ((e1 == 0) & (s1 != 0), None, up, False),  # denormal D: scale N and D up alike
+        (recip_denorm & quot_denorm, s1, down, True),  # see the module docstring: down, not up
+        (recip_denorm, None, down, False),  # huge D, normal quotient: scale N and D down alike
+        (quot_denorm, s2, up, True),  # tiny quotient: scale N up
+        (e2 <= fmt.tiny_numerator, None, up, False),  # tiny N: scale N and D up alike
+    ]
+    d = s0.copy()
+    vcc = np.zeros(s0.shape, dtype=bool)
+    done = np.zeros(s0.shape, dtype=bool)
+    for cond, only_if_equal, value, sets_vcc in branches:
+        take = cond & ~done
+        if sets_vcc:
+            vcc |= take
+        apply = take if only_if_equal is None else take & (s0 == only_if_equal)
+        d = np.where(apply, value, d)
+        done |= take
+    return d.astype(fmt.dtype), vcc
+
+
+def div_fmas(s0: A, s1: A, s2: A, vcc: A, bits: int) -> A:
+    """V_DIV_FMAS_F32/F64: fma(S0, S1, S2), scaled (where VCC is set) by 2^+scale when |S2| >= 2,
+    else 2^-scale, with one rounding after the scaling."""
+    fmt = _FORMATS[bits]
+    s0, s1, s2 = (np.asarray(v, dtype=fmt.dtype) for v in (s0, s1, s2))
+    exponent = np.where(np.asarray(vcc, dtype=bool), np.where(np.abs(s2) >= 2.0, fmt.scale, -fmt.scale), 0)
+    return np.asarray(fma_scaled(s0, s1, s2, exponent), dtype=fmt.dtype)
+
+
+def div_fixup(s0: A, s1: A, s2: A) -> A:
+    """V_DIV_FIXUP_F16/F32/F64: the special cases of the quotient S0 of numerator S2 by denominator S1."""
+    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v) for v in (s0, s1, s2)))
+    dtype = s0.dtype.type
+    fmt = _FORMATS[s0.dtype.itemsize * 8]
+    negative = np.signbit(s1) ^ np.signbit(s2)
+    inf = np.where(negative, dtype(-np.inf), dtype(np.inf))
+    zero = np.where(negative, dtype(-0.0), dtype(0.0))
+    # 0/0 and inf/inf give the negative default NaN (0xffc00000 for f32).
+    sign_bit = fmt.unsigned(1 << (8 * s0.dtype.itemsize - 1))
+    default_nan = (np.full(s0.shape, np.nan, dtype=dtype).view(fmt.unsigned) | sign_bit).view(dtype)
+    difference = _exponent(s2, fmt) - _exponent(s1, fmt)
+    underflow = (
+        difference < -fmt.underflow_difference if fmt.underflow_difference else np.zeros(s0.shape, bool)
+    )
+    cases = [
+        (np.isnan(s2), quiet(s2)),
+        (np.isnan(s1), quiet(s1)),
+        (((s1 == 0) & (s2 == 0)) | (np.isinf(s1) & np.isinf(s2)), default_nan),
+        ((s1 == 0) | np.isinf(s2), inf),
+        (np.isinf(s1) | (s2 == 0), zero),
+        (underflow, zero),
+        (np.isnan(s0), inf),
+    ]
+    out = np.where(negative, -np.abs(s0), np.abs(s0))
+    for cond, value in reversed(cases):
+        out = np.where(cond, value, out)
+    return np.asarray(out).astype(dtype)
+
+
+def _bits(opcode: str) -> int:
+    return {"f16": 16, "f32": 32, "f64": 64}[opcode[-3:]]
+
+
+def _bind_div_scale(inst: Instruction) -> Handler:
+    fmt = _FORMATS[bits := _bits(inst.opcode)]
+    readers = [float_reader(inst, i, bits) for i in range(3)]
+    write = vgpr_writer(inst.fields["vdst"], bits)
+    out = inst.fields["sdst"]
+    check_sgprs(inst, out, 2)
+
+    def run(w: Wave) -> None:
+        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
+        d, vcc = div_scale(s0, s1, s2, bits)
+        write(w, d.view(fmt.unsigned))
+        write_lane_mask(w, out, vcc)
+
+    return run
+
+
+def _bind_div_fmas(inst: Instruction) -> Handler:
+    fmt = _FORMATS[bits := _bits(inst.opcode)]
+    readers = [float_reader(inst, i, bits) for i in range(3)]
+    write = vgpr_writer(inst.fields["vdst"], bits)
+
+    def run(w: Wave) -> None:
+        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
+        write(w, div_fmas(s0, s1, s2, mask_of(w.vcc), bits).view(fmt.unsigned))
+
+    return run
+
+
+def _bind_div_fixup(inst: Instruction) -> Handler:
+    fmt = _FORMATS[bits := _bits(inst.opcode)]
+    readers = [float_reader(inst, i, bits) for i in range(3)]
+    write = vgpr_writer(inst.fields["vdst"], bits)
+
+    def run(w: Wave) -> None:
+        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
+        write(w, div_fixup(s0, s1, s2).view(fmt.unsigned))
+
+    return run
+
+
+BUILDERS = {
+    "v_div_scale_f32": _bind_div_scale,
+    "v_div_scale_f64": _bind_div_scale,
+    "v_div_fmas_f32": _bind_div_fmas,
+    "v_div_fmas_f64": _bind_div_fmas,
+    "v_div_fixup_f32": _bind_div_fixup,
+    "v_div_fixup_f64": _bind_div_fixup,
+    "v_div_fixup_f16": _bind_div_fixup,
+    "v_div_fixup_legacy_f16": _bind_div_fixup,
+}
