@@ -179,16 +179,19 @@ def model(form: Form, a: int, b: int, c: int) -> int:
 def _kernel(forms: Sequence[Form]) -> str:
     """k(out, a, b, c, n): out[j * n + i] = form_j(a[i], b[i], c[i])."""
     lines = [".version 8.0", ".target sm_80", ".address_size 64",
-             ".visible .entry k(.param .u64 out, .param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 n)",
+             ".visible .entry k(.param .u64 out, .param .u64 pa, .param .u64 pb, .param .u64 pc,",
+             ".param .u32 n)",
              "{", ".reg .b32 %r<16>;", ".reg .b64 %rd<16>;", ".reg .pred %p1;",
              "mov.u32 %r1, %ctaid.x;", "mov.u32 %r2, %ntid.x;", "mov.u32 %r3, %tid.x;",
              "mad.lo.s32 %r1, %r1, %r2, %r3;", "ld.param.u32 %r4, [n];", "setp.ge.u32 %p1, %r1, %r4;",
              "@%p1 bra DONE;", "mul.wide.u32 %rd1, %r1, 4;", "mul.wide.u32 %rd2, %r4, 4;"]
     for name, reg in (("pa", 5), ("pb", 6), ("pc", 7)):
-        lines += [f"ld.param.u64 %rd3, [{name}];", "add.u64 %rd3, %rd3, %rd1;", f"ld.global.u32 %r{reg}, [%rd3];"]
+        lines += [f"ld.param.u64 %rd3, [{name}];", "add.u64 %rd3, %rd3, %rd1;",
+                  f"ld.global.u32 %r{reg}, [%rd3];"]
     lines += ["ld.param.u64 %rd4, [out];", "add.u64 %rd4, %rd4, %rd1;"]
     for form in forms:
-        lines += [f"{form.ptx} %r8, %r5, %r6, %r7;", "st.global.u32 [%rd4], %r8;", "add.u64 %rd4, %rd4, %rd2;"]
+        lines += [f"{form.ptx} %r8, %r5, %r6, %r7;", "st.global.u32 [%rd4], %r8;",
+                  "add.u64 %rd4, %rd4, %rd2;"]
     lines += ["DONE:", "ret;", "}"]
     return "\n".join(lines) + "\n"
 
@@ -230,7 +233,8 @@ def _inputs(count: int = 1500, seed: int = 7) -> tuple[list[int], list[int], lis
     """Edge values crossed (a x b, c cycling), then random words."""
     rng = random.Random(seed)
     a, b = (list(x) for x in zip(*itertools.product(EDGES, EDGES)))
-    c = [EDGES[i % len(EDGES)] ^ (i * 0x9E3779B9 & M32) if i % 3 else EDGES[i % len(EDGES)] for i in range(len(a))]
+    c = [EDGES[i % len(EDGES)] ^ (i * 0x9E3779B9 & M32) if i % 3 else EDGES[i % len(EDGES)]
+         for i in range(len(a))]
     while len(a) < count:
         a.append(rng.getrandbits(32))
         b.append(rng.getrandbits(32))
@@ -308,7 +312,7 @@ def test_simd_selectors_and_masks() -> None:
     forms = [Form("vadd2", ("s32", "s32", "s32"), ("sat",), {"dsel": "h1", "asel": "h32", "bsel": "h01"}),
              Form("vmax2", ("u32", "u32", "u32"), (), {"dsel": "h0", "asel": "h22", "bsel": "h10"}),
              Form("vavrg2", ("s32", "s32", "s32"), ("add",), {"dsel": "h1"}),
-             Form("vadd4", ("u32", "u32", "u32"), ("sat",), {"dsel": "b20", "asel": "b7654", "bsel": "b0123"}),
+             Form("vadd4", ("u32",) * 3, ("sat",), {"dsel": "b20", "asel": "b7654", "bsel": "b0123"}),
              Form("vabsdiff4", ("u32", "s32", "u32"), ("add",), {"dsel": "b31", "asel": "b0000"}),
              Form("vsub4", ("s32", "u32", "s32"), (), {"dsel": "b321", "bsel": "b7531"}),
              Form("vset4", ("s32", "u32"), ("ne",), {"dsel": "b10", "asel": "b4567"})]
