@@ -9,20 +9,12 @@ golden output must settle). An entry is removed when its bug is fixed (strict xf
 from __future__ import annotations
 
 _CODEGEN = "codegen: "
-_MODEL_OR_CODEGEN = "model and codegen disagree (manual unclear; needs a CUDA golden): "
 KNOWN_FAILURES: dict[str, str] = {
-    "abs.f64": _MODEL_OR_CODEGEN + "abs.f64 of a negative NaN clears the sign; the model keeps the payload "
-    "and sign (0xffffffffffffffff -> 0x7fffffffffffffff)",
+    "abs.f64": _CODEGEN + "abs.f64 of a NaN clears the sign; PTX ISA 9.7.3.9: \"For abs.f64, NaN input is "
+    "passed through unchanged\" (0xffffffffffffffff -> 0x7fffffffffffffff)",
     "atom.add.f32": _CODEGEN + "atom.add.f32 does not flush subnormal inputs/results to zero "
     "(old 0x00800000 + 0x007fffff stores 0x00ffffff, PTX: 0x00800000)",
     "red.add.f32": _CODEGEN + "red.add.f32 does not flush subnormals (0x00800000 + 0x007fffff -> 0x00ffffff)",
-    "div.full.f32": _CODEGEN
-    + "div.full.f32 with a huge divisor returns inf (0x80800000 / 0x60c7c18d -> 0xff800000)",
-    "div.rn.f32": _CODEGEN + "div.rn.f32 1 / FLT_MAX returns inf (expected 0x00200000)",
-    "div.rn.ftz.f32": _CODEGEN + "div.rn.ftz.f32 0x00800000 / 0x6be7fb99 returns inf",
-    "div.rn.f64": _CODEGEN + "div.rn.f64 with a huge divisor returns inf",
-    "div.rm.f64": _CODEGEN
-    + "div.rm.f64 with a huge divisor: 0x1 / 0x7ea74e4355e0a3c7 returns DBL_MAX (expected +0)",
     "fma.rm.f32": _CODEGEN + "fma.rm.f32 of a positive product below the smallest subnormal plus -0 gives -0 "
     "(0x058eb069 * 0x00000001 + 0x80000000 -> 0x80000000, expected +0)",
     "fma.rm.ftz.f32": _CODEGEN + "fma.rm.ftz.f32 gives -0 for a positive result that flushes to zero "
@@ -35,12 +27,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "fma.rn.relu.bf16x2": _CODEGEN
     + "fma.rn.relu.bf16x2 rounds twice: 0xbd1289ae * 0x8acdecc0 + 0xff800001 -> "
     "0x00003702, expected 0x00003703",
-    "fma.rn.f64": _MODEL_OR_CODEGEN
-    + "fma.rn.f64 of inf * 0 + NaN: canonical NaN 0xfff8000000000000, the model "
-    "wants the addend's payload (0x7ff0000000000000 * 0 + 0x7fffffffffffffff)",
-    "mad.rn.f64": _MODEL_OR_CODEGEN
-    + "mad.rn.f64 of inf * 0 + NaN: canonical NaN, the model wants the addend's "
-    "payload (0x7ff0000000000000 * 0 + 0x7fffffffffffffff)",
     "mad.rm.f32": _CODEGEN + "mad.rm.f32 of a positive product below the smallest subnormal plus -0 gives -0 "
     "(0x007fffff * 0x30ec42ce + 0x80000000 -> 0x80000000, expected +0)",
     "fma.rn.bf16": _CODEGEN + "fma.rn.bf16 rounds twice (through f32): 0x2d50 * 0x6468 + 0x0f86 -> 0x523c, "
@@ -53,16 +39,10 @@ KNOWN_FAILURES: dict[str, str] = {
     "mad.rp.f64": _CODEGEN + "mad.rp.f64 ignores a sub-ulp product (rounds as rn)",
     "fma.rn.relu.bf16": _CODEGEN + "fma.rn.relu.bf16 rounds twice (through f32): 0x0510 * 0x629c + 0x85b8 -> "
     "0x2830, expected 0x282f (found by the exhaustive sweep)",
-    "fma.rn.sat.relu.f16": _CODEGEN
-    + "fma.rn.sat.relu.f16 gives wrong results (0x4cdc*0x3e84+0x8001 -> 0x3c00, "
-    "expected 0x4fea); .sat with .relu is not a valid PTX combination either",
-    "fma.rn.ftz.sat.relu.f16": _CODEGEN + "fma.rn.ftz.sat.relu.f16 wrong for NaN inputs",
-    "fma.rn.sat.relu.f16x2": _CODEGEN + "fma.rn.sat.relu.f16x2 wrong results",
-    "fma.rn.ftz.sat.relu.f16x2": _CODEGEN + "fma.rn.ftz.sat.relu.f16x2 wrong results",
-    "rcp.approx.ftz.f64": _MODEL_OR_CODEGEN + "rcp.approx.ftz.f64: low 32 result bits not zero "
-    "(model: zero_bits), NaN handling differs",
-    "rsqrt.approx.ftz.f64": _MODEL_OR_CODEGEN + "rsqrt.approx.ftz.f64 of a negative: canonical NaN vs the "
-    "model's 0x7fffffff00000000",
+    "rcp.approx.ftz.f64": _CODEGEN + "rcp.approx.ftz.f64 leaves the low 32 result bits set and reads all of "
+    "a (PTX ISA 9.7.3.14: d[31:0] = 0, only a[63:32] is read, NaN input -> 0x7fffffff00000000)",
+    "rsqrt.approx.ftz.f64": _CODEGEN + "rsqrt.approx.ftz.f64 leaves the low 32 result bits set and returns a "
+    "NaN input unchanged (PTX ISA 9.7.3.17: d[31:0] = 0, NaN input -> 0x7fffffff00000000)",
     "tanh.approx.f16x2": _CODEGEN + "tanh.approx.f16x2 wrong elements (0x3cb99db7 -> 0x32090001, "
     "expected about 0x3a9f/0x9db7)",
     "tanh.approx.bf16x2": _CODEGEN + "tanh.approx.bf16x2 of (-inf, NaN) wrong (0xff800001 -> 0x80000000)",
@@ -114,10 +94,6 @@ FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
     ),
     "fma.rn.bf16": ((0x2D50, 0x6468, 0x0F86),),
     "fma.rn.relu.bf16": ((0x0510, 0x629C, 0x85B8), (0x0B14, 0x6250, 0x0256)),
-    "fma.rn.sat.relu.f16": ((0x4CDC, 0x3E84, 0x8001),),
-    "fma.rn.ftz.sat.relu.f16": ((0xCC98, 0x9041, 0x7FFF),),
-    "fma.rn.sat.relu.f16x2": ((0x92F2EB37, 0xCE296456, 0x4CB38C0E),),
-    "fma.rn.ftz.sat.relu.f16x2": ((0x00017C00, 0x00018000, 0x73511C9A),),
     "rcp.rn.f32": ((0xFF7FFFFF,),),
     "rcp.rn.ftz.f32": ((0x7F7FFFFF,),),
     "rcp.rn.f64": ((0x7FEFFFFFFFFFFFFF,),),

@@ -306,13 +306,15 @@ def _packed_output(t: PtxType, lanes: list[list[Approx]], shape: tuple[int, ...]
 
 def _gross_lane(op: str, fmt: FloatFormat, bound: Bound, x: int) -> Approx:
     """rcp/rsqrt.approx.ftz.f64: only ``a[63:32]`` is read (a subnormal upper word flushes to
-    zero), NaN gives the fixed 0x7fffffff00000000, and ``d[31:0]`` is zero."""
+    zero), and ``d[31:0]`` is zero. PTX ISA 9.7.3.14/17: "Input NaNs map to a canonical NaN with
+    encoding 0x7fffffff00000000" (fixed bits); a NaN the instruction *makes* from a number
+    (rsqrt of -Inf or a negative normal) has no stated encoding: any NaN with a zero low word."""
     x = fmt.flush_subnormal(x & ~LOW_WORD)
     if fmt.is_nan(x):
         return GROSS_NAN
     result = _unary_lane(op, fmt, bound, True, x)
     if isinstance(result, AnyNaN):
-        return GROSS_NAN
+        return AnyNaN(GROSS_NAN)
     if isinstance(result, Interval):  # the shown answer must itself be acceptable: clear the low word
         return Interval(result.lo, result.hi, result.nearest & ~LOW_WORD)
     return result

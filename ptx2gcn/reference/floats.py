@@ -80,9 +80,11 @@ def _rounding(sp: Spelling, required: bool) -> str:
 
 
 def _check_ftz(sp: Spelling, t: PtxType) -> bool:
+    """``.ftz`` exists for f32 and f16 only: f64 and bf16 (9.7.4.5-8 ``abs/neg/min/max.bf16``,
+    whose syntax has no ``{.ftz}``) reject it."""
     ftz = sp.has("ftz")
-    if ftz and t.name == "f64":
-        raise ReferenceInputError(f"{sp.text}: .ftz is not valid for .f64")
+    if ftz and t.element in ("f64", "bf16"):
+        raise ReferenceInputError(f"{sp.text}: .ftz is not valid for .{t.name}")
     return ftz
 
 
@@ -99,6 +101,8 @@ def _arith(sp: Spelling, inputs: Sequence[object]) -> Result:
     sat, use_relu = sp.has("sat"), sp.has("relu")
     if use_relu and (fmt.name not in ("f16", "bf16") or not fused):
         raise ReferenceInputError(f"{sp.text}: .relu applies to fma on f16/bf16 types only")
+    if use_relu and sat:  # 9.7.4.4: fma.rnd{.ftz}{.sat}.f16 and fma.rnd{.ftz}.relu.f16 are separate forms
+        raise ReferenceInputError(f"{sp.text}: .sat and .relu do not combine")
     _check_half_modifiers(sp, fmt, mode)
     if sat and fmt.name == "f64":
         raise ReferenceInputError(f"{sp.text}: .sat is not valid for .f64")

@@ -49,20 +49,32 @@ def finish(fmt: FloatFormat, result: FloatResult, ftz: bool, sat: bool) -> Float
     if isinstance(result, AnyNaN):
         return fmt.zero() if sat else result
     if isinstance(result, Either):
-        first, second = finish(fmt, result.bits, ftz, sat), finish(fmt, result.alternative, ftz, sat)
-        assert isinstance(first, int) and isinstance(second, int)
-        return first if first == second else Either(first, second)
+        options = _options(finish(fmt, result.bits, ftz, sat)) + _options(finish(fmt, result.alternative, ftz, sat))
+        distinct = list(dict.fromkeys(options))
+        assert len(distinct) <= 2, distinct
+        return distinct[0] if len(distinct) == 1 else Either(distinct[0], distinct[1])
     if ftz and isinstance(result, TinyRounded):
         return finish(fmt, Either(int(result), fmt.zero(fmt.is_negative(result))), False, sat)
     result = int(result)
     if ftz:
         result = fmt.flush_subnormal(result)
     if sat:
+        if result == fmt.zero(True):
+            # -0.0 lies in [0.0, 1.0] (it equals +0.0), and PTX does not say whether the clamp
+            # keeps its sign: both zeros are accepted (reference/README.md, rulings)
+            return Either(fmt.zero(), result)
         if fmt.is_negative(result):
             return fmt.zero()
         if fmt.magnitude(result) > fmt.one:
             return fmt.one
     return result
+
+
+def _options(result: FloatResult) -> list[int]:
+    if isinstance(result, Either):
+        return [result.bits, result.alternative]
+    assert isinstance(result, int)
+    return [result]
 
 
 Signed = tuple[int, int, bool]
@@ -122,6 +134,11 @@ def fma(fmt: FloatFormat, a: int, b: int, c: int, mode: str) -> FloatResult:
     ca, cb, cc = fmt.classify(a), fmt.classify(b), fmt.classify(c)
     product_negative = fmt.is_negative(a) != fmt.is_negative(b)
     if FpClass.NAN in (ca, cb, cc):
+        if {ca, cb} == {FpClass.INF, FpClass.ZERO}:
+            # 0 * inf + NaN: IEEE 754-2019 7.2(c) leaves it implementation-defined whether this
+            # signals invalid (then the result is the default NaN) or propagates c; PTX says only
+            # that f64 "NaN payloads are supported" (9.7.3): the payload is open
+            return nan(fmt)
         return propagate_nan(fmt, a, b, c)
     if FpClass.INF in (ca, cb):
         if FpClass.ZERO in (ca, cb):

@@ -39,7 +39,8 @@ class Output:
     For packed types the arrays (and ``bounded``) have a trailing axis, one entry per element."""
     bounded: BoolArray | None = None
     zero_bits: int = 0
-    """Bits an accepted ``bounded`` result must have clear (the low word of rcp.approx.ftz.f64)."""
+    """Bits an accepted ``bounded`` or open-payload NaN result must have clear (the low word of
+    rcp/rsqrt.approx.ftz.f64: PTX ISA 9.7.3.14/17 "d[31:0] = 0x00000000")."""
     nan_payload: npt.NDArray[np.uint8] | None = None
     """Bit ``k`` set (with ``any_nan``): element ``k`` must be a NaN with the expected fraction bits
     (f64 arithmetic propagates NaN payloads; the sign is not fixed)."""
@@ -58,6 +59,8 @@ class Output:
         if self.alternative is not None:
             exact = exact | (got == self.alternative)
         nan_ok = self._nan_ok(got)
+        if self.zero_bits:  # a NaN of open payload still has the form's fixed zero bits
+            nan_ok &= np.vectorize(lambda g: int(g) & self.zero_bits == 0, otypes=[np.bool_])(got)
         ok = exact | nan_ok
         if self.interval is not None and self.bounded is not None and self.bounded.ndim > self.bits.ndim:
             ok = self._elements_ok(got, ok)

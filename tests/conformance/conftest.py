@@ -1,7 +1,9 @@
 """Session fixtures of the conformance suite: the form table (compiled once per session) and the
-summary line ``conformance: X forms covered / Y supported / Z rejected by the compiler``.
+summary ``conformance: X forms covered / Y supported / Z rejected by the compiler (...)``.
 
-A form counts as covered only when its test ran and every lane matched the reference model.
+A form counts as covered when its test ran it and compared every lane with the reference model;
+the summary says how many of those match, how many are known mismatches (strict xfails) and how
+many are new, and lists the forms that do not match.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from ptx2gcn.conformance import FormTable, classify, model_forms, run_all, summary_line
+from ptx2gcn.conformance_forms import model_forms
+from ptx2gcn.conformance_run import run_all, summary_lines
+from ptx2gcn.conformance_table import FormTable, classify
 
 DEFAULT_LANES = 64
 SEED = 20260
@@ -32,18 +36,20 @@ def default_results(form_table: FormTable) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="session")
-def covered() -> Iterator[set[str]]:
-    forms: set[str] = set()
-    _state["covered"] = forms
-    yield forms
+def covered() -> Iterator[dict[str, str]]:
+    """spelling -> verdict (``conformance_run.MATCH``/``KNOWN``/``MISMATCH``) of every form run."""
+    verdicts: dict[str, str] = {}
+    _state["covered"] = verdicts
+    yield verdicts
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     table = _state.get("table")
     if isinstance(table, FormTable):
-        forms = _state.get("covered", set())
-        assert isinstance(forms, set)
-        terminalreporter.write_line(summary_line(len(forms), table))
+        verdicts = _state.get("covered", {})
+        assert isinstance(verdicts, dict)
+        for line in summary_lines(verdicts, table):
+            terminalreporter.write_line(line)
         if table.invalid:
             terminalreporter.write_line(
                 f"conformance: {len(table.invalid)} modelled forms the frontend "

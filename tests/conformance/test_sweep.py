@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ptx2gcn.conformance import FormTable, is_narrow, run_all, run_sweep
+from ptx2gcn.conformance_run import run_all
+from ptx2gcn.conformance_sweep import is_narrow, run_sweep
+from ptx2gcn.conformance_table import FormTable
 from ptx2gcn.fuzz_known import KNOWN_FAILURES
 
 pytestmark = pytest.mark.slow

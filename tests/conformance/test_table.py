@@ -6,21 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptx2gcn import conformance
-from ptx2gcn.conformance import (
-    Instance,
-    classify,
-    compare,
-    group_kernel,
-    instances,
-    model_forms,
-    summary_line,
-)
+from ptx2gcn import conformance_forms, conformance_table
+from ptx2gcn.conformance_forms import model_forms
+from ptx2gcn.conformance_kernel import Instance, group_kernel, instances
+from ptx2gcn.conformance_run import KNOWN, MATCH, MISMATCH, compare, summary_lines, verdict
+from ptx2gcn.conformance_table import classify
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span, UnsupportedError
 
 
 def test_candidates_are_filtered_by_the_model() -> None:
-    candidates = set(conformance._candidates_for("add")) | set(conformance._candidates_for("cvt"))
+    candidates = set(conformance_forms._candidates_for("add")) | set(conformance_forms._candidates_for("cvt"))
     spellings = {f.spelling for f in model_forms(["add", "cvt", "lop3"])}
     assert {"add.s32", "add.rn.ftz.f32", "cvt.rn.f16.f32", "cvt.rzi.s32.f64", "lop3.b32"} <= spellings
     # generated as candidates, refused by the model (PTX has no .ftz/.sat for bf16 add; f16 <-> bf16
@@ -32,7 +27,7 @@ def test_candidates_are_filtered_by_the_model() -> None:
 def test_lop3_runs_once_per_lut() -> None:
     (form,) = model_forms(["lop3"])
     luts = [dict(inst.immediates)[3] for inst in instances(form)]
-    assert luts == list(conformance.LOP3_LUTS)
+    assert luts == list(conformance_forms.LOP3_LUTS)
 
 
 def test_carry_and_memory_harness_text() -> None:
@@ -56,7 +51,7 @@ def test_rejected_forms_are_peeled_by_the_blamed_line(monkeypatch: pytest.Monkey
             if line.startswith("popc.b32"):
                 raise Ptx2GcnError.at(Span("<input>", number, 1, number, 9, source), "pretend invalid")
 
-    monkeypatch.setattr(conformance, "_lower", fake_lower)
+    monkeypatch.setattr(conformance_table, "_lower", fake_lower)
     table = classify(forms, build=False)
     assert sorted(f.spelling for f in table.supported) == ["brev.b32", "popc.b64"]
     assert (
@@ -64,7 +59,20 @@ def test_rejected_forms_are_peeled_by_the_blamed_line(monkeypatch: pytest.Monkey
         and "unsupported: brev.b64: pretend" in table.rejected["brev.b64"]
     )
     assert list(table.invalid) == ["popc.b32"]
-    assert summary_line(1, table) == "conformance: 1 forms covered / 2 supported / 1 rejected by the compiler"
+    verdicts = {"brev.b32": verdict("brev.b32", ["lane 3 differs"], {"brev.b32": "a known bug"})}
+    assert verdicts == {"brev.b32": KNOWN}
+    assert summary_lines(verdicts, table) == [
+        "conformance: 1 forms covered / 2 supported / 1 rejected by the compiler "
+        "(0 match the model, 1 known mismatches, 0 new mismatches)",
+        "conformance: known mismatches: brev.b32",
+        "conformance: 1 supported forms not covered in this run: popc.b64",
+    ]
+    verdicts["popc.b64"] = verdict("popc.b64", ["lane 0 differs"], {})
+    assert verdicts["popc.b64"] == MISMATCH and verdict("popc.b64", [], {}) == MATCH
+    assert summary_lines(verdicts, table)[1:] == [
+        "conformance: known mismatches: brev.b32",
+        "conformance: new mismatches: popc.b64",
+    ]
 
 
 def test_compare_reports_a_wrong_lane_with_inputs() -> None:
