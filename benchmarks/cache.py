@@ -92,7 +92,7 @@ def measure(ptx: bytes, code: bytes, root: Path, repeat: int) -> dict[str, float
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
         "--check", action="store_true", help=f"exit 1 if a hit's median exceeds {BUDGET_MS} ms"
     )

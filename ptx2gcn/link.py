@@ -29,11 +29,28 @@ from dataclasses import dataclass
 from typing import cast
 
 from ptx2gcn import elf
-from ptx2gcn.elf_writer import (FileHeader, StringTable, SymbolEntry, assemble, gnu_hash_order, pack_dynamic,
-                                pack_rela, pack_symbols)
+from ptx2gcn.elf_writer import (
+    FileHeader,
+    StringTable,
+    SymbolEntry,
+    assemble,
+    gnu_hash_order,
+    pack_dynamic,
+    pack_rela,
+    pack_symbols,
+)
 from ptx2gcn.link_inputs import InputObject, InputSection, LinkError, LinkSymbol, merged_flags, read_object, reading
-from ptx2gcn.link_layout import (MergedSection, OutputSection, SyntheticSections, dynamic_entries, final_order,
-                                 layout, rank, section_headers, synthetic_sections)
+from ptx2gcn.link_layout import (
+    MergedSection,
+    OutputSection,
+    SyntheticSections,
+    dynamic_entries,
+    final_order,
+    layout,
+    rank,
+    section_headers,
+    synthetic_sections,
+)
 from ptx2gcn.link_relocs import MASK64, Relocations, apply_fixup, scan_relocations
 from ptx2gcn.link_sections import merge_metadata, place_inputs
 from ptx2gcn.link_symbols import resolve_symbols

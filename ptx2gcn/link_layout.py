@@ -19,13 +19,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ptx2gcn.elf import (PF_R, PF_W, PF_X, PT_DYNAMIC, PT_GNU_RELRO, PT_GNU_STACK, PT_LOAD, PT_NOTE,
-                         PT_PHDR, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHT_DYNAMIC, SHT_DYNSYM, SHT_HASH,
-                         SHT_NOBITS, SHT_NOTE, SHT_PROGBITS, SHT_RELA, SHT_STRTAB, SHT_SYMTAB)
-from ptx2gcn.elf_writer import (DT_GNU_HASH, DT_HASH, DT_NULL, DT_RELA, DT_RELACOUNT, DT_RELAENT, DT_RELASZ,
-                                DT_STRSZ, DT_STRTAB, DT_SYMENT, DT_SYMTAB, DYN_SIZE, EHDR_SIZE, PHDR_SIZE,
-                                RELA_SIZE, SHT_GNU_HASH, SYM_SIZE, ProgramHeader, SectionHeader, StringTable,
-                                build_gnu_hash, build_sysv_hash, xxh3_64)
+from ptx2gcn import elf
+from ptx2gcn.elf_writer import (
+    DT_GNU_HASH,
+    DT_HASH,
+    DT_NULL,
+    DT_RELA,
+    DT_RELACOUNT,
+    DT_RELAENT,
+    DT_RELASZ,
+    DT_STRSZ,
+    DT_STRTAB,
+    DT_SYMENT,
+    DT_SYMTAB,
+    DYN_SIZE,
+    EHDR_SIZE,
+    PHDR_SIZE,
+    RELA_SIZE,
+    SHT_GNU_HASH,
+    SYM_SIZE,
+    ProgramHeader,
+    SectionHeader,
+    StringTable,
+    build_gnu_hash,
+    build_sysv_hash,
+    xxh3_64,
+)
 
 PAGE_SIZE = 0x1000
 # ld.lld's output names for input sections: ".text.foo" goes to ".text", and so on.
@@ -61,15 +80,16 @@ class OutputSection:
 
     @property
     def alloc(self) -> bool:
-        return bool(self.flags & SHF_ALLOC)
+        return bool(self.flags & elf.SHF_ALLOC)
 
     @property
     def nobits(self) -> bool:
-        return self.type == SHT_NOBITS
+        return self.type == elf.SHT_NOBITS
 
     @property
     def segment_flags(self) -> int:
-        return PF_R | (PF_W if self.flags & SHF_WRITE else 0) | (PF_X if self.flags & SHF_EXECINSTR else 0)
+        writable = elf.PF_W if self.flags & elf.SHF_WRITE else 0
+        return elf.PF_R | writable | (elf.PF_X if self.flags & elf.SHF_EXECINSTR else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,10 +177,10 @@ def rank(section: OutputSection) -> int:
     """ld.lld's order class: notes, other read-only, read-only data, code, RELRO, data, bss, the rest."""
     if not section.alloc:
         return 7
-    if section.flags & SHF_EXECINSTR:
+    if section.flags & elf.SHF_EXECINSTR:
         return 3
-    if not section.flags & SHF_WRITE:
-        return 0 if section.type == SHT_NOTE else 2 if section.type == SHT_PROGBITS else 1
+    if not section.flags & elf.SHF_WRITE:
+        return 0 if section.type == elf.SHT_NOTE else 2 if section.type == elf.SHT_PROGBITS else 1
     if section.relro:
         return 4
     return 6 if section.nobits else 5
@@ -189,24 +209,24 @@ def synthetic_sections(dynamic_names: Sequence[str], dynstr: bytes, dynamic_relo
     """Sections for a .dynsym of ``dynamic_names`` (in GNU-hash order), ``dynamic_relocs`` entries of
     .rela.dyn (``relative_relocs`` of them RELATIVE), ``got_slots`` GOT entries and a .symtab of
     ``static_symbols`` entries (null included). .rela.dyn and .got exist only when non-empty."""
-    alloc, writable = SHF_ALLOC, SHF_ALLOC | SHF_WRITE
+    alloc, writable = elf.SHF_ALLOC, elf.SHF_ALLOC | elf.SHF_WRITE
     names = list(dynamic_names)
-    strings = OutputSection(".dynstr", SHT_STRTAB, alloc, size=len(dynstr), data=dynstr)
-    dynsym = OutputSection(".dynsym", SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE,
+    strings = OutputSection(".dynstr", elf.SHT_STRTAB, alloc, size=len(dynstr), data=dynstr)
+    dynsym = OutputSection(".dynsym", elf.SHT_DYNSYM, alloc, 8, SYM_SIZE * (len(names) + 1), SYM_SIZE,
                            link=strings, info=1)
     gnu_data, sysv_data = build_gnu_hash(names, 1), build_sysv_hash(["", *names])
     gnu = OutputSection(".gnu.hash", SHT_GNU_HASH, alloc, 8, len(gnu_data), link=dynsym, data=gnu_data)
-    sysv = OutputSection(".hash", SHT_HASH, alloc, 4, len(sysv_data), 4, link=dynsym, data=sysv_data)
+    sysv = OutputSection(".hash", elf.SHT_HASH, alloc, 4, len(sysv_data), 4, link=dynsym, data=sysv_data)
     rela = None
     if dynamic_relocs:
-        rela = OutputSection(".rela.dyn", SHT_RELA, alloc, 8, RELA_SIZE * dynamic_relocs, RELA_SIZE,
+        rela = OutputSection(".rela.dyn", elf.SHT_RELA, alloc, 8, RELA_SIZE * dynamic_relocs, RELA_SIZE,
                              link=dynsym)
-    dynamic = OutputSection(".dynamic", SHT_DYNAMIC, writable, 8, entsize=DYN_SIZE, relro=True, link=strings)
-    got = OutputSection(".got", SHT_PROGBITS, writable, 8, 8 * got_slots, relro=True) if got_slots else None
-    padding = OutputSection(".relro_padding", SHT_NOBITS, writable, relro=True, padding=True)
-    strtab = OutputSection(".strtab", SHT_STRTAB, 0)
-    symtab = OutputSection(".symtab", SHT_SYMTAB, 0, 8, SYM_SIZE * static_symbols, SYM_SIZE, link=strtab)
-    shstrtab = OutputSection(".shstrtab", SHT_STRTAB, 0)
+    dynamic = OutputSection(".dynamic", elf.SHT_DYNAMIC, writable, 8, entsize=DYN_SIZE, relro=True, link=strings)
+    got = OutputSection(".got", elf.SHT_PROGBITS, writable, 8, 8 * got_slots, relro=True) if got_slots else None
+    padding = OutputSection(".relro_padding", elf.SHT_NOBITS, writable, relro=True, padding=True)
+    strtab = OutputSection(".strtab", elf.SHT_STRTAB, 0)
+    symtab = OutputSection(".symtab", elf.SHT_SYMTAB, 0, 8, SYM_SIZE * static_symbols, SYM_SIZE, link=strtab)
+    shstrtab = OutputSection(".shstrtab", elf.SHT_STRTAB, 0)
     synthetic = SyntheticSections(dynsym, gnu, sysv, strings, rela, dynamic, got, padding, symtab, shstrtab,
                                   strtab, relative_relocs)
     dynamic.size = DYN_SIZE * len(dynamic_entries(synthetic))
@@ -248,7 +268,7 @@ class Layout:
 def _plan_loads(alloc: Sequence[OutputSection]) -> list[list[OutputSection]]:
     """Split allocated sections into PT_LOADs; the first (read-only) one also holds the headers."""
     loads: list[list[OutputSection]] = [[]]
-    flags, relro = PF_R, False
+    flags, relro = elf.PF_R, False
     for section in alloc:
         if section.segment_flags != flags or (relro and not section.relro):
             loads.append([])
@@ -258,11 +278,11 @@ def _plan_loads(alloc: Sequence[OutputSection]) -> list[list[OutputSection]]:
 
 
 def _note_groups(alloc: Sequence[OutputSection]) -> list[list[OutputSection]]:
-    """Runs of adjacent SHT_NOTE sections with equal alignment, one PT_NOTE each."""
+    """Runs of adjacent elf.SHT_NOTE sections with equal alignment, one elf.PT_NOTE each."""
     groups: list[list[OutputSection]] = []
     previous: OutputSection | None = None
     for section in alloc:
-        if section.type == SHT_NOTE:
+        if section.type == elf.SHT_NOTE:
             if previous is None or previous.align != section.align:
                 groups.append([])
             groups[-1].append(section)
@@ -313,23 +333,23 @@ def _segment(kind: int, flags: int, first: OutputSection, last: OutputSection, a
 def _program_headers(alloc: Sequence[OutputSection], loads: list[list[OutputSection]],
                      notes: list[list[OutputSection]], phnum: int) -> list[ProgramHeader]:
     headers_size = EHDR_SIZE + phnum * PHDR_SIZE
-    phdrs = [ProgramHeader(PT_PHDR, PF_R, EHDR_SIZE, EHDR_SIZE, phnum * PHDR_SIZE, phnum * PHDR_SIZE, 8)]
+    phdrs = [ProgramHeader(elf.PT_PHDR, elf.PF_R, EHDR_SIZE, EHDR_SIZE, phnum * PHDR_SIZE, phnum * PHDR_SIZE, 8)]
     filesz = memsz = headers_size
     if loads[0]:
         last = loads[0][-1]
         filesz, memsz = last.offset + (0 if last.nobits else last.size), last.addr + last.size
-    phdrs.append(ProgramHeader(PT_LOAD, PF_R, 0, 0, filesz, memsz, PAGE_SIZE))
+    phdrs.append(ProgramHeader(elf.PT_LOAD, elf.PF_R, 0, 0, filesz, memsz, PAGE_SIZE))
     for load in loads[1:]:
-        phdrs.append(_segment(PT_LOAD, load[0].segment_flags, load[0], load[-1], PAGE_SIZE))
-    dynamic = next((section for section in alloc if section.type == SHT_DYNAMIC), None)
+        phdrs.append(_segment(elf.PT_LOAD, load[0].segment_flags, load[0], load[-1], PAGE_SIZE))
+    dynamic = next((section for section in alloc if section.type == elf.SHT_DYNAMIC), None)
     if dynamic is not None:
-        phdrs.append(_segment(PT_DYNAMIC, dynamic.segment_flags, dynamic, dynamic, dynamic.align))
+        phdrs.append(_segment(elf.PT_DYNAMIC, dynamic.segment_flags, dynamic, dynamic, dynamic.align))
     relro = [section for section in alloc if section.relro]
     if relro:
-        phdrs.append(_segment(PT_GNU_RELRO, PF_R, relro[0], relro[-1], 1))
-    phdrs.append(ProgramHeader(PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0))
+        phdrs.append(_segment(elf.PT_GNU_RELRO, elf.PF_R, relro[0], relro[-1], 1))
+    phdrs.append(ProgramHeader(elf.PT_GNU_STACK, elf.PF_R | elf.PF_W, 0, 0, 0, 0, 0))
     for group in notes:
-        phdrs.append(_segment(PT_NOTE, PF_R, group[0], group[-1], group[0].align))
+        phdrs.append(_segment(elf.PT_NOTE, elf.PF_R, group[0], group[-1], group[0].align))
     return phdrs
 
 
@@ -340,7 +360,7 @@ def layout(sections: Sequence[OutputSection]) -> Layout:
     alloc = [section for section in sections if section.alloc]
     loads = _plan_loads(alloc)
     notes = _note_groups(alloc)
-    has_dynamic = any(section.type == SHT_DYNAMIC for section in alloc)
+    has_dynamic = any(section.type == elf.SHT_DYNAMIC for section in alloc)
     has_relro = any(section.relro for section in alloc)
     phnum = 1 + len(loads) + int(has_dynamic) + int(has_relro) + 1 + len(notes)
     _assign_addresses(alloc, loads, EHDR_SIZE + phnum * PHDR_SIZE)

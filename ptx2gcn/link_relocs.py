@@ -85,7 +85,9 @@ def scan_relocations(objects: Sequence[InputObject], table: dict[str, LinkSymbol
         with reading(obj.name):
             for rela in obj.elf.relocation_sections():
                 target = _relocated_section(obj, rela)
-                for reloc in obj.elf.relocations(rela) if target is not None else []:
+                if target is None:
+                    continue
+                for reloc in obj.elf.relocations(rela):
                     _scan_one(relocs, target, reloc)
     relocs.assign_got([*table.values(), *(s for obj in objects for s in obj.symbols)])
     return relocs

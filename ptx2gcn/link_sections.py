@@ -124,7 +124,7 @@ def merge_metadata(section: OutputSection) -> None:
     notes: list[Note] = []
     for part in cast(list[InputSection], section.parts):
         with reading(part.obj.name):
-            notes += parse_notes(part.data)
+            notes += parse_notes(bytes(part.data))
     metadata = [n for n in notes if n.name == "AMDGPU" and n.type == elf.NT_AMDGPU_METADATA]
     if len(metadata) < 2:
         return

@@ -7,8 +7,8 @@ AMD GPU through libamdhip64) and ``cuda`` (the original PTX on an NVIDIA GPU thr
 differential runs). The driver API never imports a backend module until it is chosen.
 
 Choice (``select_backend``): an explicit name wins, else ``PTX2GCN_BACKEND`` (read at the edge:
-``cuInit`` or the command line), else ``hip`` when HIP finds an AMD GPU, else ``emulator``. An unknown name or an unavailable backend raises
-``BackendUnavailable`` saying what was tried.
+``cuInit`` or the command line), else ``hip`` when HIP finds an AMD GPU, else ``emulator``. An unknown
+name or an unavailable backend raises ``BackendUnavailable`` saying what was tried.
 
 Invariant: every backend method either completes or raises ``BackendError`` (a fault in a kernel,
 a failing library call) or ``BackendUnavailable`` (nothing usable); no other exception escapes a
@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol
 
 from ptx2gcn.codeobject import Kernel
 from ptx2gcn.diagnostics import Ptx2GcnError
@@ -54,16 +54,6 @@ class BackendError(Ptx2GcnError):
         error = cls(Ptx2GcnError.at(None, message).diagnostics)
         error.kind = kind
         return error
-
-
-ModuleT = TypeVar("ModuleT")
-
-
-def own_module(module: object, kind: type[ModuleT]) -> ModuleT:
-    """``module`` as a backend's own module type; a module of another backend is a BackendError."""
-    if not isinstance(module, kind):
-        raise BackendError.of(f"not a module of this backend: {module!r}", "image")
-    return module
 
 
 class BackendUnavailable(Ptx2GcnError):

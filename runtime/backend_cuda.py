@@ -16,12 +16,9 @@ from __future__ import annotations
 import ctypes
 import importlib
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ptx2gcn.runtime.backend import (
-    own_module,
     BackendError,
     BackendUnavailable,
     DeviceProperties,
@@ -30,6 +27,7 @@ from ptx2gcn.runtime.backend import (
     LaunchResult,
     ModuleCode,
 )
+from ptx2gcn.runtime.backend_base import BackendBase, ModuleRecord
 from ptx2gcn.runtime.driver_enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
     CU_LAUNCH_PARAM_BUFFER_SIZE,
@@ -73,16 +71,14 @@ def _checked(cu: Any, result: Any, call: str, kind: str = "launch") -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-@dataclass(eq=False)
-class CudaModule:
-    handle: Any
-    functions: dict[str, Any]
-    kernels: dict[str, KernelInfo]
+class CudaModule(ModuleRecord[Any, Any]):
+    """PTX loaded by NVIDIA's JIT (``cuModuleLoadData``), with its kernels' ``CUfunction`` handles."""
 
 
-class CudaBackend:
+class CudaBackend(BackendBase[CudaModule]):
     name = "cuda"
     code_format: Literal["hsaco", "ptx"] = "ptx"
+    record_type = CudaModule
 
     def __init__(self, cu: Any, ordinal: int) -> None:
         self.cu = cu
@@ -164,7 +160,7 @@ class CudaBackend:
             function = self._call("cuModuleGetFunction", handle, name.encode(), kind="image")
             functions[name] = function
             kernels[name] = self._kernel_info(name, function)
-        return CudaModule(handle, functions, kernels)
+        return CudaModule(handle, kernels, functions)
 
     def _kernel_info(self, name: str, function: Any) -> KernelInfo:
         slots: list[ParamSlot] = []
@@ -194,13 +190,6 @@ class CudaBackend:
             binary_version=get("CU_FUNC_ATTRIBUTE_BINARY_VERSION"),
         )
 
-    @staticmethod
-    def _module(module: object) -> CudaModule:
-        return own_module(module, CudaModule)
-
-    def kernels(self, module: object) -> Mapping[str, KernelInfo]:
-        return self._module(module).kernels
-
     def global_symbol(self, module: object, name: str) -> tuple[int, int] | None:
         self._current()
         status, pointer, size = self.cu.cuModuleGetGlobal(self._module(module).handle, name.encode())
@@ -210,14 +199,8 @@ class CudaBackend:
         self._call("cuModuleUnload", self._module(module).handle)
 
     # -- execution ------------------------------------------------------------------------------
-    def launch(
-        self,
-        module: object,
-        kernel: str,
-        grid: Dim3,
-        block: Dim3,
-        shared_bytes: int,
-        parameters: bytes,
+    def _start(
+        self, record: CudaModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
     ) -> LaunchResult:
         buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
         size = ctypes.c_size_t(len(parameters))
@@ -230,7 +213,7 @@ class CudaBackend:
         )
         self._call(
             "cuLaunchKernel",
-            self._module(module).functions[kernel],
+            record.functions[kernel],
             *grid,
             *block,
             shared_bytes,
@@ -238,7 +221,6 @@ class CudaBackend:
             None,
             ctypes.addressof(extra),
         )
-        self.synchronize()
         return LaunchResult()
 
     def synchronize(self) -> None:

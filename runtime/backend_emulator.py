@@ -13,25 +13,23 @@ undecodable instruction, ``launch`` otherwise) and whose message is the emulator
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Literal, TypeVar
 
 from ptx2gcn.codeobject import CodeObjectError
 from ptx2gcn.elf import STT_OBJECT
 from ptx2gcn.runtime.backend import (
-    own_module,
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
     MI300X_MEMORY,
     BackendError,
     DeviceProperties,
     Dim3,
-    KernelInfo,
     LaunchResult,
     ModuleCode,
     kernel_info,
 )
+from ptx2gcn.runtime.backend_base import BackendBase, ModuleRecord
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
@@ -68,15 +66,14 @@ def emulator_properties() -> DeviceProperties:
     )
 
 
-@dataclass(eq=False)
-class EmulatorModule:
-    program: Program
-    kernels: dict[str, KernelInfo]
+class EmulatorModule(ModuleRecord[Program, None]):
+    """A code object loaded by the emulator's loader and mapped into the backend's memory."""
 
 
-class EmulatorBackend:
+class EmulatorBackend(BackendBase[EmulatorModule]):
     name = "emulator"
     code_format: Literal["hsaco", "ptx"] = "hsaco"
+    record_type = EmulatorModule
 
     def __init__(
         self, trace: Callable[[str], None] | None = None, step_budget: int = DEFAULT_STEP_BUDGET
@@ -113,14 +110,6 @@ class EmulatorBackend:
     def read(self, address: int, size: int) -> bytes:
         return self._guard(lambda: self.memory.read(address, size))
 
-    def copy(self, destination: int, source: int, size: int) -> None:
-        if size:
-            self.write(destination, self.read(source, size))
-
-    def fill(self, address: int, pattern: bytes, count: int) -> None:
-        if count:
-            self.write(address, pattern * count)
-
     @staticmethod
     def _guard(action: Callable[[], T]) -> T:
         try:
@@ -141,15 +130,8 @@ class EmulatorBackend:
         program.map_into(self.memory)
         return EmulatorModule(program, {name: kernel_info(k) for name, k in program.kernels.items()})
 
-    @staticmethod
-    def _module(module: object) -> EmulatorModule:
-        return own_module(module, EmulatorModule)
-
-    def kernels(self, module: object) -> Mapping[str, KernelInfo]:
-        return self._module(module).kernels
-
     def global_symbol(self, module: object, name: str) -> tuple[int, int] | None:
-        program = self._module(module).program
+        program = self._module(module).handle
         base = program.map_into(self.memory)
         for symbol in program.code_object.elf.symtab:
             if symbol.name == name and symbol.defined and symbol.type == STT_OBJECT:
@@ -160,19 +142,12 @@ class EmulatorBackend:
         """The image stays mapped (the emulator never reuses addresses); only the handle goes."""
 
     # -- execution ------------------------------------------------------------------------------
-    def launch(
-        self,
-        module: object,
-        kernel: str,
-        grid: Dim3,
-        block: Dim3,
-        shared_bytes: int,
-        parameters: bytes,
+    def _start(
+        self, record: EmulatorModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
     ) -> LaunchResult:
-        program = self._module(module).program
         try:
             stats = launch(
-                program,
+                record.handle,
                 kernel,
                 grid,
                 block,

@@ -14,13 +14,11 @@ Invariant: without libamdhip64 or without a GPU, ``device_count``/``open`` raise
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Literal, TypeVar
 
 from ptx2gcn.codeobject import CodeObjectError, read_code_object
 from ptx2gcn.runtime.backend import (
-    own_module,
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
     MI300X_MEMORY,
@@ -28,11 +26,11 @@ from ptx2gcn.runtime.backend import (
     BackendUnavailable,
     DeviceProperties,
     Dim3,
-    KernelInfo,
     LaunchResult,
     ModuleCode,
     kernel_info,
 )
+from ptx2gcn.runtime.backend_base import BackendBase, ModuleRecord
 from ptx2gcn.runtime.driver_enums import CUdevice_attribute
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Module
@@ -41,16 +39,14 @@ T = TypeVar("T")
 HIP_SUCCESS = 0
 
 
-@dataclass(eq=False)
-class HipModule:
-    module: Module
-    functions: dict[str, Function]
-    kernels: dict[str, KernelInfo]
+class HipModule(ModuleRecord[Module, Function]):
+    """A code object loaded through ``hipModuleLoadData``, with its kernels' function handles."""
 
 
-class HipBackend:
+class HipBackend(BackendBase[HipModule]):
     name = "hip"
     code_format: Literal["hsaco", "ptx"] = "hsaco"
+    record_type = HipModule
 
     def __init__(self, device: HipDevice) -> None:
         self.device = device
@@ -94,12 +90,6 @@ class HipBackend:
     def read(self, address: int, size: int) -> bytes:
         return bytes(self._hip(lambda: self.device.copy_from_device(address, size)))
 
-    def copy(self, destination: int, source: int, size: int) -> None:
-        self.write(destination, self.read(source, size))
-
-    def fill(self, address: int, pattern: bytes, count: int) -> None:
-        self.write(address, pattern * count)
-
     def load(self, code: ModuleCode) -> HipModule:
         image = code.hsaco
         if image is None:
@@ -115,14 +105,7 @@ class HipBackend:
                 functions[name] = self.device.get_function(module, name)
             except HipError as error:
                 raise BackendError.of(plain(error), "image") from None
-        return HipModule(module, functions, {n: kernel_info(k) for n, k in parsed.kernels.items()})
-
-    @staticmethod
-    def _module(module: object) -> HipModule:
-        return own_module(module, HipModule)
-
-    def kernels(self, module: object) -> Mapping[str, KernelInfo]:
-        return self._module(module).kernels
+        return HipModule(module, {n: kernel_info(k) for n, k in parsed.kernels.items()}, functions)
 
     def global_symbol(self, module: object, name: str) -> tuple[int, int] | None:
         pointer, size = ctypes.c_void_p(), ctypes.c_size_t()
@@ -130,27 +113,20 @@ class HipBackend:
             "hipModuleGetGlobal",
             ctypes.byref(pointer),
             ctypes.byref(size),
-            ctypes.c_void_p(self._module(module).module.handle),
+            ctypes.c_void_p(self._module(module).handle.handle),
             name.encode(),
         )
         return (int(pointer.value or 0), int(size.value)) if status == HIP_SUCCESS else None
 
     def unload(self, module: object) -> None:
-        loaded = self._module(module).module
+        loaded = self._module(module).handle
         self._hip(lambda: self.device.unload_module(loaded))
 
-    def launch(
-        self,
-        module: object,
-        kernel: str,
-        grid: Dim3,
-        block: Dim3,
-        shared_bytes: int,
-        parameters: bytes,
+    def _start(
+        self, record: HipModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
     ) -> LaunchResult:
-        function = self._module(module).functions[kernel]
+        function = record.functions[kernel]
         self._hip(lambda: self.device.launch(function, grid, block, parameters, shared_bytes))
-        self.synchronize()
         return LaunchResult()
 
     def synchronize(self) -> None:

@@ -217,7 +217,7 @@ def load_case(path: str | Path) -> Case:
 
 def _build(loader: _Loader, table: dict[str, Any]) -> Case:
     _reject_unknown(loader, "", table, _TOP_FIELDS)
-    kinds = [kind for kind in _SOURCES if kind in table]
+    kinds: list[SourceKind] = [kind for kind in _SOURCES if kind in table]
     if len(kinds) != 1:
         raise loader.error(
             kinds[1] if len(kinds) > 1 else "ptx",

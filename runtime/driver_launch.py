@@ -24,9 +24,10 @@ CUDA: every later call needing that context fails with the same code until it is
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import SupportsInt, cast
 
 from ptx2gcn.runtime.backend import DeviceProperties, Dim3, KernelInfo
 from ptx2gcn.runtime.driver_args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
@@ -66,8 +67,10 @@ def _scalar(value: object, ctype: type, index: int) -> bytes:
             value = integer(value, f"kernelParams[{index}] ({ctype.__name__})", bits, signed)
     if ctype is ctypes.c_double and isinstance(value, ctypes.c_float):
         value = value.value
+    # A ctypes constructor checks its argument at run time; a bad one is the TypeError caught below.
+    make = cast(Callable[[object], object], ctype)
     try:
-        cell: object = value if isinstance(value, ctype) else ctype(value)
+        cell = value if isinstance(value, ctype) else make(value)
     except (TypeError, ValueError) as error:
         raise invalid(
             f"kernelParams[{index}]: cannot convert {value!r} to {ctype.__name__}: {error}"
@@ -95,7 +98,8 @@ def _pointer(value: object, index: int) -> bytes:
 def _get_ptr(value: object) -> int | None:
     """``value.getPtr()`` for cuda-python-style objects (the address of the value), else None."""
     getter = getattr(value, "getPtr", None)
-    return int(getter()) if callable(getter) else None
+    address: object = getter() if callable(getter) else None
+    return int(address) if isinstance(address, SupportsInt) else None
 
 
 def _own_memory(value: object, slot: ParamSlot, index: int) -> bytes:

@@ -13,6 +13,7 @@ else raises ``ArgumentError`` naming the parameter.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-import itertools
 
 # PTX scalar type name → numpy dtype (little-endian); bit types are their unsigned integer.
 SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {

@@ -15,8 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ptx2gcn.elf import parse_notes
-from ptx2gcn.elf_writer import (StringTable, build_gnu_hash, build_sysv_hash, gnu_hash, gnu_hash_order,
-                                pack_note, sysv_hash, xxh3_64)
+from ptx2gcn.elf_writer import (
+    StringTable,
+    build_gnu_hash,
+    build_sysv_hash,
+    gnu_hash,
+    gnu_hash_order,
+    pack_note,
+    sysv_hash,
+    xxh3_64,
+)
 
 
 @pytest.mark.parametrize(("name", "expected"), [(b"", 0x00001505), (b"printf", 0x156B2BB8),
@@ -116,7 +124,7 @@ LIBLLVM_CANDIDATES = ("/usr/lib/llvm-22/lib/libLLVM.so.22.1", "/usr/lib/llvm-22/
 def llvm_xxh3() -> Callable[[bytes], int]:
     for path in LIBLLVM_CANDIDATES:
         if os.path.exists(path):
-            function = getattr(ctypes.CDLL(path), "_ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE")
+            function = ctypes.CDLL(path)._ZN4llvm11xxh3_64bitsENS_8ArrayRefIhEE
             # ArrayRef<uint8_t> is {pointer, size}: passed in two integer registers (x86-64 SysV).
             function.restype, function.argtypes = ctypes.c_uint64, [ctypes.c_char_p, ctypes.c_size_t]
             return lambda data: int(function(data, len(data)))

@@ -3,8 +3,10 @@ object and the symbol or section, never a traceback from deep inside the linker.
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from collections.abc import Callable
+from typing import cast
 
 import msgpack
 import pytest
@@ -148,10 +150,8 @@ def test_corrupted_bytes_never_escape_as_other_exceptions(data: st.DataObject,
         low = data.draw(st.sampled_from([0, max(0, len(obj) - 0x400)]))
         position = data.draw(st.integers(low, len(obj) - 1))
         obj[position] = data.draw(st.integers(0, 255))
-    try:
+    with contextlib.suppress(LinkError):  # a LinkError is fine; any other exception fails
         link_hsaco([bytes(obj), *(compile_kernel(name) for name in names[1:])])
-    except LinkError:
-        pass
 
 
 def test_writable_mergeable_section(compile_kernel: Callable[..., bytes]) -> None:
@@ -192,7 +192,7 @@ def test_unreadable_metadata_in_a_second_object(compile_kernel: Callable[..., by
 @pytest.mark.parametrize("document", [42, [1, 2], {"amdhsa.kernels": 7}])
 def test_metadata_that_is_not_a_kernel_map(document: object) -> None:
     with pytest.raises(LinkError, match="AMDGPU metadata is not a map with an amdhsa.kernels list"):
-        metadata_document(msgpack.packb(document), "section .note")
+        metadata_document(cast(bytes, msgpack.packb(document)), "section .note")
 
 
 def test_dynamic_section_in_a_relocatable_object(compile_kernel: Callable[..., bytes]) -> None:
@@ -227,7 +227,5 @@ def test_corrupted_section_headers_give_link_errors(data: st.DataObject,
         bits = 8 * struct.calcsize(fmt)
         value = data.draw(st.sampled_from(_INTERESTING) | st.integers(0, 2**bits - 1)) & (2**bits - 1)
         struct.pack_into(fmt, obj, image.shoff + index * 64 + offset, value)
-    try:
+    with contextlib.suppress(LinkError):  # a LinkError is fine; any other exception fails
         link_hsaco([bytes(obj), *(compile_kernel(name) for name in names[1:])])
-    except LinkError:
-        pass

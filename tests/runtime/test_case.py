@@ -246,7 +246,12 @@ _TOML_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+# case_dir is read-only here, so sharing it between examples is fine; nested TOML values are slow to draw.
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(
     st.dictionaries(
         st.sampled_from(

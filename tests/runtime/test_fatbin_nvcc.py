@@ -231,7 +231,7 @@ def test_mutated_nvcc_output_fails_cleanly(cuda_build: Build, target: str) -> No
         + [(w.offset, w.offset + 24) for w in fatbin.wrappers]
     )
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.data())
     def mutate(data: st.DataObject) -> None:
         mutated = bytearray(image)
