@@ -7,8 +7,8 @@ located ``unsupported`` error by ``lower_op``; ops shared by integers and floats
 
 from __future__ import annotations
 
-from ptx2gcn.emit import (lower_control, lower_convert, lower_float, lower_int, lower_memory, lower_special,
-                          lower_values, lower_video, lower_warp)
+from ptx2gcn.emit import (lower_control, lower_convert, lower_float, lower_int, lower_int_bits, lower_int_logic,
+                          lower_memory, lower_special, lower_values, lower_video, lower_warp)
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import is_float_name
@@ -23,7 +23,8 @@ def _by_type(name: str) -> Lowering:
 
 
 LOWERINGS: dict[str, Lowering] = {
-    **lower_values.LOWERINGS, **lower_int.LOWERINGS, **lower_float.LOWERINGS,
+    **lower_values.LOWERINGS, **lower_int.LOWERINGS, **lower_int_bits.LOWERINGS, **lower_int_logic.LOWERINGS,
+    **lower_float.LOWERINGS,
     **lower_convert.LOWERINGS, **lower_memory.LOWERINGS, **lower_control.LOWERINGS,
     **lower_special.LOWERINGS, **lower_warp.LOWERINGS, **lower_video.LOWERINGS,
     **{name: _by_type(name) for name in lower_int.INT_FORMS},
