@@ -111,12 +111,18 @@ def check_arch(arch: str) -> None:
                                    f"unsupported --arch {arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}"))
 
 
-def _source(ptx: str | os.PathLike[str]) -> tuple[str, str]:
-    """(text, file name) of PTX given as text or as a path."""
-    if isinstance(ptx, os.PathLike) or ("\n" not in ptx and os.path.exists(ptx)):
+def _looks_like_path(ptx: str) -> bool:
+    """One line, no blanks: a file name (PTX text always has blanks between its tokens)."""
+    return "\n" not in ptx and not any(c.isspace() for c in ptx.strip()) and ptx.strip() != ""
+
+
+def _source(ptx: str | os.PathLike[str], name: str | None = None) -> tuple[str, str]:
+    """(text, file name used in diagnostics) of PTX given as text or as a path; ``name`` overrides
+    the name (default: the path, or ``<input>`` for text). A missing file is a located error."""
+    if isinstance(ptx, os.PathLike) or ("\n" not in ptx and os.path.exists(ptx)) or _looks_like_path(ptx):
         path = os.fspath(ptx)
-        return read_text(path), path
-    return ptx, "<input>"
+        return read_text(path), name or path
+    return ptx, name or "<input>"
 
 
 def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
@@ -135,39 +141,50 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
     return module
 
 
+def check_opt(opt: int) -> None:
+    if opt not in (0, 1, 2, 3):
+        raise ValueError(f"optimisation level must be 0..3, got {opt}")
+
+
 def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                  kernels: Iterable[str] | None = None, optimised: bool = True,
-                 locations: bool = False) -> str:
+                 locations: bool = False, *, name: str | None = None) -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
     check_arch(arch)
-    text, filename = _source(ptx)
+    check_opt(opt)
+    text, filename = _source(ptx, name)
     llvm_ir = emit_llvm(to_ir(text, filename), arch, kernels, locations)
     return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
 
 
 def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                     kernels: Iterable[str] | None = None, locations: bool = False) -> str:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations)
+                     kernels: Iterable[str] | None = None, locations: bool = False, *,
+                     name: str | None = None) -> str:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
     return _llvm(lambda: emit_assembly(llvm_ir, TargetOptions(arch, opt)))
 
 
 def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                   kernels: Iterable[str] | None = None, locations: bool = False) -> bytes:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations)
+                   kernels: Iterable[str] | None = None, locations: bool = False, *,
+                   name: str | None = None) -> bytes:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
     return _llvm(lambda: emit_object(llvm_ir, TargetOptions(arch, opt)))
 
 
 def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
-            kernels: Iterable[str] | None = None, locations: bool = False) -> CodeObject:
+            kernels: Iterable[str] | None = None, locations: bool = False, *,
+            name: str | None = None) -> CodeObject:
     """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object.
 
-    ``locations``: carry each instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF).
+    ``kernels``: compile only these kernels (their callees stay). ``locations``: carry each
+    instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF). ``name``: the source name
+    diagnostics show (default: the path, or ``<input>`` for PTX text).
+    Also exported as ``ptx2gcn.compile``.
     """
     check_arch(arch)
-    if opt not in (0, 1, 2, 3):
-        raise ValueError(f"optimisation level must be 0..3, got {opt}")
+    check_opt(opt)
     clock = _Clock()
-    text, filename = _source(ptx)
+    text, filename = _source(ptx, name)
     module = to_ir(text, filename, clock)
     llvm_ir = emit_llvm(module, arch, kernels, locations)
     clock.lap("llvm-ir")

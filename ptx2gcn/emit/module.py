@@ -62,6 +62,19 @@ class _Patches:
         return line
 
 
+class _HostVisibleGlobal(ir.GlobalVariable):  # pyright: ignore[reportUntypedBaseClass]
+    """A ``.global``/``.const`` variable: ``externally_initialized`` (llvmlite cannot spell it), so
+    LLVM never folds a load to the initializer nor drops a store nobody in the module reads: the
+    host may write or read it between launches (``cuModuleGetGlobal``, ``cudaMemcpyToSymbol``)."""
+
+    def descr(self, buf: list[str]) -> None:
+        text: list[str] = []
+        super().descr(text)  # pyright: ignore[reportUnknownMemberType]
+        words = "".join(text).split(" ")
+        kind = next(i for i, word in enumerate(words) if word in ("global", "constant"))
+        buf.append(" ".join([*words[:kind], "externally_initialized", *words[kind:]]))
+
+
 def _global_type(var: Global) -> ir.Type:
     elem = ir.IntType(var.elem_size * 8)
     return ir.ArrayType(elem, var.count) if var.count > 0 else elem
@@ -104,22 +117,30 @@ def _declare_global(mc: ModuleContext, var: Global,
     if var.count < 0:  # extern .shared: dynamic LDS
         gv = ir.GlobalVariable(mc.module, ir.ArrayType(ir.IntType(8), 0), var.name, addrspace)
         gv.linkage = "external"
-    else:
+    elif var.space is AddrSpace.SHARED:
         t = _global_type(var)
         gv = ir.GlobalVariable(mc.module, t, var.name, addrspace)
-        if var.space is AddrSpace.SHARED:
-            gv.initializer = ir.Constant(t, ir.Undefined)
-            gv.linkage = "internal"
-        elif var.linkage == "extern":
-            raise UnsupportedError.feature(var.loc, f".extern variable {var.name}",
-                                           "external variables cannot be resolved in a code object")
-        else:
-            pending.append((gv, var, t))
-            gv.global_constant = var.space is AddrSpace.CONST
-            gv.linkage = "" if var.linkage in ("visible", "weak", "common") else "internal"
+        gv.initializer = ir.Constant(t, ir.Undefined)
+        gv.linkage = "internal"
+    elif var.linkage == "extern":
+        raise UnsupportedError.feature(var.loc, f".extern variable {var.name}", EXTERN_WHY)
+    else:
+        t = _global_type(var)
+        gv = _HostVisibleGlobal(mc.module, t, var.name, addrspace)
+        pending.append((gv, var, t))
+        gv.global_constant = var.space is AddrSpace.CONST
+        # CUDA keeps every named .global/.const, module-local or not, for cuModuleGetGlobal: each is
+        # an exported symbol (protected: the runtime finds it, code addresses it directly, no GOT).
+        gv.linkage = "weak" if var.linkage in ("weak", "common") else ""
+        gv.storage_class = "protected"
     gv.align = max(var.align, 1)
     gv.type = pointer(addrspace)  # references print as opaque ``ptr addrspace(N)``
     mc.globals[var.name] = gv
+
+
+EXTERN_WHY = ("it is defined in another PTX unit, and ptx2gcn compiles one unit at a time: link the "
+              "other unit first (one PTX module holding both definitions and uses)")
+"""Why a ``.extern`` variable or an undefined function cannot be compiled (shared wording)."""
 
 
 def _value_type(param: Param) -> Type:

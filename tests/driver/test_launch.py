@@ -345,11 +345,6 @@ def test_parameterless_kernel(module: cuda.CUmodule) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the compiler drops a module-scope .global that kernels only write (LLVM global "
-    "optimisation); CUDA keeps every .global for cuModuleGetGlobal. Requested from the compiler.",
-)
 def test_static_global_written_by_a_kernel(module: cuda.CUmodule) -> None:
     """The rest of cuda-python's test_kernelParams_empty: ``static __device__ bool isDone`` read back."""
     function = ok(cuda.cuModuleGetFunction(module, b"set_done"))
