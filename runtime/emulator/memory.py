@@ -9,6 +9,11 @@ naming the first offending lane; nothing is written when a fault is raised. Data
 ``DeviceMemory`` is the public device memory object of the emulator (``alloc``/``free``/``read``/
 ``write``). Allocations get distinct addresses from 4 GiB up, separated by unmapped guard gaps, and
 freed ranges are never reused, so stray and dangling pointers fault instead of aliasing live data.
+An allocation spans its size rounded up to its alignment, the allocation granule (256 bytes by
+default, as ``hipMalloc``/``cudaMalloc`` round): the bytes past the requested size exist, start
+zeroed and keep what is written to them, which CUDA code relies on (a 16-bit atomic on a 2-byte
+buffer is a 32-bit CAS on the aligned word); an access past the granule faults, and the message
+names the requested size.
 """
 
 from __future__ import annotations
@@ -39,12 +44,18 @@ def _first_bad(bad: npt.NDArray[np.bool_], lanes: Lanes) -> int:
 
 
 class _Region:
-    __slots__ = ("start", "end", "data")
+    __slots__ = ("start", "size", "end", "data")
 
-    def __init__(self, start: int, size: int) -> None:
+    def __init__(self, start: int, size: int, granule: int) -> None:
         self.start = start
-        self.end = start + size  # a 0-byte allocation has no accessible byte
-        self.data: U8 = np.zeros(max(size, 1), dtype=np.uint8)
+        self.size = size
+        """The requested size; ``end`` is the end of the granule-rounded span."""
+        self.end = start + -(-size // granule) * granule  # a 0-byte allocation has no accessible byte
+        self.data: U8 = np.zeros(max(self.end - start, 1), dtype=np.uint8)
+
+    def describe(self) -> str:
+        granule = f" (accessible to 0x{self.end:x})" if self.end != self.start + self.size else ""
+        return f"the allocation 0x{self.start:x}+0x{self.size:x}{granule}"
 
 
 class DeviceMemory:
@@ -58,11 +69,12 @@ class DeviceMemory:
 
     # -- host API ---------------------------------------------------------------------------
     def alloc(self, nbytes: int, align: int = 256) -> int:
-        """Reserve ``nbytes`` zeroed bytes; returns their device address (a multiple of ``align``)."""
+        """Reserve ``nbytes`` zeroed bytes; returns their device address (a multiple of ``align``).
+        Kernels may access the allocation up to ``nbytes`` rounded up to ``align``."""
         if nbytes < 0 or align <= 0 or align & (align - 1):
             raise EmulatorError(f"alloc: bad size {nbytes} or alignment {align} (must be a power of two)")
         start = (self._next + align - 1) & ~(align - 1)
-        region = _Region(start, nbytes)
+        region = _Region(start, nbytes, align)
         self._next = region.end + 1 + GUARD_BYTES
         index = bisect.bisect_left(self._starts, start)
         self._starts.insert(index, start)
@@ -91,8 +103,8 @@ class DeviceMemory:
         return region.data[address - region.start : address - region.start + nbytes].tobytes()
 
     def allocations(self) -> list[tuple[int, int]]:
-        """(address, size) of every live allocation, in address order."""
-        return [(r.start, r.end - r.start) for r in self._regions]
+        """(address, requested size) of every live allocation, in address order."""
+        return [(r.start, r.size) for r in self._regions]
 
     # -- emulator API -----------------------------------------------------------------------
     def _region(self, address: int, size: int, lane: int = -1) -> _Region:
@@ -105,7 +117,7 @@ class DeviceMemory:
             if address + size <= region.end:
                 self._last = region
                 return region
-            where = f"the allocation 0x{region.start:x}+0x{region.end - region.start:x}"
+            where = region.describe()
             if address < region.end:
                 raise AccessFault("global", address, size, lane, f"runs past the end of {where}")
             raise AccessFault(

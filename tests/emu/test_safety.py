@@ -7,7 +7,13 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from ptx2gcn.runtime.emulator.errors import EmulatorFault, KernelHang, LaunchError, UnknownInstruction
+from ptx2gcn.runtime.emulator.errors import (
+    AccessFault,
+    EmulatorFault,
+    KernelHang,
+    LaunchError,
+    UnknownInstruction,
+)
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
@@ -57,7 +63,7 @@ define amdgpu_kernel void @cube(ptr addrspace(1) %out, float %x) {
 def test_out_of_bounds_store_names_kernel_lane_pc_instruction_and_address(kernel: Kernel) -> None:
     program = kernel(STORE)
     memory = DeviceMemory()
-    out = memory.alloc(4 * 40)
+    out = memory.alloc(4 * 40, align=32)  # a 32-byte granule: the allocation ends at byte 160
     with pytest.raises(EmulatorFault) as info:
         launch(program, "store", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), memory=memory)
     fault = info.value
@@ -68,6 +74,25 @@ def test_out_of_bounds_store_names_kernel_lane_pc_instruction_and_address(kernel
     assert f"pc 0x{fault.site.pc:x}" in message
     # Nothing was written by the faulting instruction: all-or-nothing.
     assert memory.read(out, 160) == bytes(160)
+
+
+def test_accesses_within_the_256_byte_granule_are_legal_and_keep_their_values(kernel: Kernel) -> None:
+    """cudaMalloc/hipMalloc round allocations up to 256 bytes: lanes 1..63 store past the requested
+    4 bytes but inside the granule, and read back what they wrote; the next wave's first lane is past
+    the granule and faults, naming the requested size."""
+    program = kernel(STORE)
+    memory = DeviceMemory()
+    out = memory.alloc(4)
+    launch(program, "store", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), memory=memory)
+    assert memory.read(out, 256) == np.arange(64, dtype=np.uint32).tobytes()
+    with pytest.raises(EmulatorFault) as info:
+        launch(program, "store", grid=(1,), block=(65,), kernarg=struct.pack("<Q", out), memory=memory)
+    assert info.value.lane == 0 and info.value.address == out + 256  # lane 0 of the second wave
+    assert f"unmapped (0 bytes past the end of the allocation 0x{out:x}+0x4 (accessible to 0x{out + 256:x}))" in str(
+        info.value
+    )
+    with pytest.raises(AccessFault, match=r"runs past the end of the allocation 0x[0-9a-f]+\+0x4 \(accessible"):
+        memory.load(np.array([out + 254], dtype=np.uint64), 4, np.array([0]))
 
 
 def test_null_pointer_store_faults(kernel: Kernel) -> None:
