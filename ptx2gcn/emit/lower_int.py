@@ -20,8 +20,24 @@ from ptx2gcn.emit.lower_int_common import const, extend, signed_op
 from ptx2gcn.ir.core import Op
 
 
+_HALVES = ir.VectorType(ir.IntType(16), 2)
+"""A packed ``u16x2``/``s16x2`` value as LLVM sees it: element 0 is the low half of the i32."""
+
+
+def _packed_operands(cx: FnContext, op: Op) -> list[ir.Value] | None:
+    """The operands as ``<2 x i16>`` when the op is on ``u16x2``/``s16x2``, else None."""
+    if cx.attr(op, "type") not in ("u16x2", "s16x2"):
+        return None
+    return [cx.builder.bitcast(value, _HALVES) for value in cx.operands(op)]
+
+
+def _suffix(t: ir.Type) -> str:
+    """The overload suffix of an LLVM integer intrinsic (``i32``, ``v2i16``)."""
+    return "v2i16" if t == _HALVES else str(t)
+
+
 def int_add(cx: FnContext, op: Op) -> None:
-    a, b_ = cx.operands(op)
+    a, b_ = _packed_operands(cx, op) or cx.operands(op)
     if cx.flag(op, "sat"):
         cx.define(op, cx.call(f"llvm.sadd.sat.{a.type}", a.type, [a, b_]))
     else:
@@ -29,7 +45,7 @@ def int_add(cx: FnContext, op: Op) -> None:
 
 
 def int_sub(cx: FnContext, op: Op) -> None:
-    a, b_ = cx.operands(op)
+    a, b_ = _packed_operands(cx, op) or cx.operands(op)
     if cx.flag(op, "sat"):
         cx.define(op, cx.call(f"llvm.ssub.sat.{a.type}", a.type, [a, b_]))
     else:
@@ -165,12 +181,16 @@ def int_neg(cx: FnContext, op: Op) -> None:
 
 
 def int_minmax(kind: str) -> Lowering:
+    """min/max (``.relu``: then max with 0); packed types work per 16-bit half."""
     def lower(cx: FnContext, op: Op) -> None:
-        a, b_ = cx.operands(op)
-        prefix = "s" if signed_op(cx, op) else "u"
-        result = cx.call(f"llvm.{prefix}{kind}.{a.type}", a.type, [a, b_])
+        packed = _packed_operands(cx, op)
+        a, b_ = packed or cx.operands(op)
+        signed = cx.attr(op, "type") == "s16x2" if packed else signed_op(cx, op)
+        name = f"llvm.{'s' if signed else 'u'}{kind}.{_suffix(a.type)}"
+        result = cx.call(name, a.type, [a, b_])
         if cx.flag(op, "relu"):
-            result = cx.call(f"llvm.smax.{a.type}", a.type, [result, const(a.type, 0)])
+            zero = ir.Constant(a.type, None)
+            result = cx.call(f"llvm.smax.{_suffix(a.type)}", a.type, [result, zero])
         cx.define(op, result)
     return lower
 
