@@ -56,4 +56,5 @@ def test_packed_16x2(run_op, spelling: str) -> None:
     expected = np.array([model(spelling, int(x), int(y)) for x, y in zip(a, b)], np.uint32)
     bad = np.flatnonzero(got != expected)
     assert not bad.size, (f"{spelling}: {bad.size} lanes differ, first a={int(a[bad[0]]):#x} "
-                          f"b={int(b[bad[0]]):#x}: got {int(got[bad[0]]):#x}, expected {int(expected[bad[0]]):#x}")
+                          f"b={int(b[bad[0]]):#x}: got {int(got[bad[0]]):#x}, "
+                          f"expected {int(expected[bad[0]]):#x}")
