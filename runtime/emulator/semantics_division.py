@@ -24,6 +24,9 @@ self-consistent the choice is stated at the definition and backed by hardware ob
   gives the signed infinity, as measured on gfx1151 (RDNA3.5, all 262144 tuples of a 64-value f32
   set) and described for GCN by CLRX; the ISA text leaves ``UNDERFLOW_F32`` undefined.
 
+V_DIV_FMAS rounds in the MODE direction like any FMA; V_DIV_SCALE (exact power-of-two scaling of
+normal values) and V_DIV_FIXUP (a selection) do not round.
+
 The f32 reciprocal test is done, as the ISA writes it, on ``1.0 / 64'F(S1)`` against the *f64*
 denormal range, which no finite f32 reaches, so f32 denominators are never scaled for being huge
 (V_RCP_F32 then returns a denormal, exact enough for the refinement).
@@ -37,8 +40,9 @@ from typing import Any
 import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import F32, F64, U32, U64, Handler, check_sgprs, vgpr_writer
-from ptx2gcn.runtime.emulator.semantics_fp import fma_scaled, quiet
+from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum, fma_scaled, quiet
 from ptx2gcn.runtime.emulator.semantics_lane import float_reader, write_lane_mask
+from ptx2gcn.runtime.emulator.semantics_rounding import fma64_lane, round_directed, zero_sum_sign
 from ptx2gcn.runtime.emulator.wave import Wave, mask_of
 
 A = Any
@@ -126,13 +130,21 @@ def div_scale(s0: A, s1: A, s2: A, bits: int) -> tuple[A, A]:
     return d.astype(fmt.dtype), vcc
 
 
-def div_fmas(s0: A, s1: A, s2: A, vcc: A, bits: int) -> A:
+def div_fmas(s0: A, s1: A, s2: A, vcc: A, bits: int, rounding: int = 0) -> A:
     """V_DIV_FMAS_F32/F64: fma(S0, S1, S2), scaled (where VCC is set) by 2^+scale when |S2| >= 2,
-    else 2^-scale, with one rounding after the scaling."""
+    else 2^-scale, with one rounding after the scaling, in MODE direction ``rounding``."""
     fmt = _FORMATS[bits]
-    s0, s1, s2 = (np.asarray(v, dtype=fmt.dtype) for v in (s0, s1, s2))
+    s0, s1, s2 = np.broadcast_arrays(*(np.asarray(v, dtype=fmt.dtype) for v in (s0, s1, s2)))
     exponent = np.where(np.asarray(vcc, dtype=bool), np.where(np.abs(s2) >= 2.0, fmt.scale, -fmt.scale), 0)
-    return np.asarray(fma_scaled(s0, s1, s2, exponent), dtype=fmt.dtype)
+    if not rounding:
+        return np.asarray(fma_scaled(s0, s1, s2, exponent), dtype=fmt.dtype)
+    if bits == 64:
+        lanes = zip(s0.ravel().tolist(), s1.ravel().tolist(), s2.ravel().tolist(), exponent.ravel().tolist())
+        return np.array([fma64_lane(a, b, c, rounding, int(e)) for a, b, c, e in lanes], F64).reshape(s0.shape)
+    product, addend = s0.astype(F64) * s1.astype(F64), s2.astype(F64)
+    with np.errstate(all="ignore"):
+        odd = np.ldexp(zero_sum_sign(_round_to_odd_sum(product, addend), product, addend, rounding), exponent)
+    return round_directed(odd, fmt.dtype, rounding)
 
 
 def div_fixup(s0: A, s1: A, s2: A) -> A:
@@ -192,7 +204,8 @@ def _bind_div_fmas(inst: Instruction) -> Handler:
 
     def run(w: Wave) -> None:
         s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
-        write(w, div_fmas(s0, s1, s2, mask_of(w.vcc), bits).view(fmt.unsigned))
+        rounding = w.mode.round_32 if bits == 32 else w.mode.round_16_64
+        write(w, div_fmas(s0, s1, s2, mask_of(w.vcc), bits, rounding).view(fmt.unsigned))
 
     return run
 

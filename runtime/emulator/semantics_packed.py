@@ -4,6 +4,8 @@
 Invariant: for each result half, source *i* supplies its high half when ``op_sel[i]`` (low result) /
 ``op_sel_hi[i]`` (high result) is set, else its low half; ``neg_lo``/``neg_hi`` negate float
 halves. Both halves are computed from values read before the write. Integer packed ops wrap.
+Float results follow a directed MODE rounding (f16: FP_ROUND[3:2], f32: FP_ROUND[1:0]) through
+``semantics_rounding``; an op it cannot round (the dot product) faults instead.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
+from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.semantics_common import (
     F16,
     F32,
@@ -26,6 +29,13 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     vgpr_writer,
 )
 from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum, fma, ieee_min_max
+from ptx2gcn.runtime.emulator.semantics_rounding import (
+    ROUND_NAMES,
+    Directed,
+    directed_evaluator,
+    round_directed,
+    rounding_free,
+)
 from ptx2gcn.runtime.emulator.wave import Wave
 
 A = Any
@@ -88,10 +98,18 @@ def _bind_pk16(inst: Instruction) -> Handler:
             out.append(half.view(dtype))
         return out
 
+    directed = _directed_or_none(inst) if is_float else None
+
+    def compute(w: Wave, args: list[A]) -> A:
+        mode = w.mode.round_16_64 if is_float else 0
+        if mode:
+            return _require(inst, directed, mode)(args, dtype, mode)
+        return np.asarray(fn(*args)).astype(dtype)
+
     def run(w: Wave) -> None:
         raws = [r(w) for r in readers]
-        low = np.asarray(fn(*halves(raws, op_sel, neg_lo))).astype(dtype).view(U16)
-        high = np.asarray(fn(*halves(raws, op_sel_hi, neg_hi))).astype(dtype).view(U16)
+        low = compute(w, halves(raws, op_sel, neg_lo)).view(U16)
+        high = compute(w, halves(raws, op_sel_hi, neg_hi)).view(U16)
         write(w, low.astype(U32) | (high.astype(U32) << U32(16)))
 
     return run
@@ -113,6 +131,7 @@ def _bind_pk32(inst: Instruction) -> Handler:
     }
     fn = fns[name]
     write = vgpr_writer(f["vdst"], 64)
+    directed = _directed_or_none(inst)
 
     def part(raw: A, high: bool, negate: bool) -> A:
         raw = np.asarray(raw, dtype=U64)
@@ -123,9 +142,12 @@ def _bind_pk32(inst: Instruction) -> Handler:
         raws = [r(w) for r in readers]
         lo_args = [part(r, bool(op_sel >> i & 1), bool(neg_lo >> i & 1)) for i, r in enumerate(raws)]
         hi_args = [part(r, bool(op_sel_hi >> i & 1), bool(neg_hi >> i & 1)) for i, r in enumerate(raws)]
+        mode = w.mode.round_32
         if name == "v_pk_mov_b32":  # D.lo = S0 dword op_sel[0], D.hi = S1 dword op_sel[1] (no op_sel_hi)
             lo = part(raws[0], bool(op_sel & 1), False)
             hi = part(raws[1], bool(op_sel >> 1 & 1), False)
+        elif mode:
+            lo, hi = (_require(inst, directed, mode)(args, F32, mode) for args in (lo_args, hi_args))
         else:
             lo, hi = fn(*lo_args), fn(*hi_args)
         lo_bits = np.asarray(lo, dtype=F32).view(U32).astype(U64)
@@ -144,6 +166,8 @@ def _bind_dot2_f32_f16(inst: Instruction) -> Handler:
         raise unsupported(inst, "modifiers on v_dot2_f32_f16")
 
     def run(w: Wave) -> None:
+        if w.mode.round_32:
+            _require(inst, None, w.mode.round_32)
         x, y = np.asarray(a(w), U32), np.asarray(b(w), U32)
         lo = _half(x, False).view(F16).astype(F32) * _half(y, False).view(F16).astype(F32)
         hi = _half(x, True).view(F16).astype(F32) * _half(y, True).view(F16).astype(F32)
@@ -179,11 +203,11 @@ def _bind_fma_mix(inst: Instruction) -> Handler:
 
     def run(w: Wave) -> None:
         a, b, c = (source(i, r(w)) for i, r in enumerate(readers))
-        exact = _round_to_odd_sum(a * b, c)  # products of f32/f16 values are exact in float64
+        odd = _round_to_odd_sum(a * b, c)  # products of f32/f16 values are exact in float64
         if name == "v_fma_mix_f32":
-            write(w, exact.astype(F32).view(U32))
+            write(w, round_directed(odd, F32, w.mode.round_32).view(U32))
             return
-        half = exact.astype(F16).view(U16).astype(U32)
+        half = round_directed(odd, F16, w.mode.round_16_64).view(U16).astype(U32)
         old = np.broadcast_to(w.v[f["vdst"]], (64,))
         merged = (
             (old & U32(0xFFFF0000)) | half
@@ -193,6 +217,25 @@ def _bind_fma_mix(inst: Instruction) -> Handler:
         write(w, merged)
 
     return run
+
+
+def _directed_or_none(inst: Instruction) -> Directed | None:
+    """The directed-rounding evaluator of a packed float op; rounding-free ones (min/max, mov) keep
+    their ordinary function, signalled by a pass-through evaluator."""
+    if rounding_free(inst.opcode) or inst.opcode == "v_pk_mov_b32":
+        fn = PK16[inst.opcode][0] if inst.opcode in PK16 else None
+        return (lambda args, dtype, mode: np.asarray(fn(*args)).astype(dtype)) if fn else None
+    return directed_evaluator(inst.opcode)
+
+
+def _require(inst: Instruction, directed: Directed | None, mode: int) -> Directed:
+    """``directed`` for MODE rounding ``mode`` (not 0), or a ``WaveFault`` when the op cannot round so."""
+    if directed is None:
+        raise WaveFault(
+            f"{inst.opcode}: MODE rounding {ROUND_NAMES[mode]} is not implemented for this instruction "
+            "(only round to nearest even)"
+        )
+    return directed
 
 
 BUILDERS: dict[str, Builder] = {

@@ -39,7 +39,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     vector_reader,
     vgpr_writer,
 )
-from ptx2gcn.runtime.emulator.semantics_rounding import odd_evaluator, round_directed
+from ptx2gcn.runtime.emulator.semantics_rounding import ROUND_NAMES, directed_evaluator, rounding_free
 from ptx2gcn.runtime.emulator.wave import Wave
 
 #: type name -> (bits, float?, signed?, numpy dtype of the value)
@@ -57,7 +57,6 @@ TYPES: dict[str, tuple[int, bool, bool, Any]] = {
 _UNSIGNED = {16: U16, 32: U32, 64: U64}
 _SIGN = {16: 0x8000, 32: 0x80000000, 64: 0x8000000000000000}
 _EXP_MASK = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}
-_ROUNDING = {1: "toward +inf", 2: "toward -inf", 3: "toward zero"}
 #: 16-bit ops that keep the destination's high half on gfx9 (LLVM GCNSubtarget::zeroesHigh16BitsOfDest).
 PRESERVES_HIGH16 = frozenset({"v_mac_f16", "v_madak_f16", "v_madmk_f16", "v_fmac_f16"})
 
@@ -201,7 +200,8 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
     float_bits = [TYPES[t][0] if TYPES[t][1] else 0 for t in src_types]
     check_denorm = any(float_bits) or out_float
 
-    evaluator = odd_evaluator(inst.opcode)
+    directed = None if rounding_free(inst.opcode) else directed_evaluator(inst.opcode)
+    refuses_directed = directed is None and not rounding_free(inst.opcode)
 
     def compute(w: Wave, raws: Sequence[Vec]) -> Vec:
         if check_denorm and (w.mode.denorm_32 != 3 or w.mode.denorm_16_64 != 3):
@@ -211,13 +211,13 @@ def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
             ]
         args = [r.view(TYPES[t][3]) for r, t in zip(raws, src_types)]
         rounding = (w.mode.round_32 if out_bits == 32 else w.mode.round_16_64) if out_float else 0
-        if rounding:
-            if evaluator is None or out_bits == 64:
-                raise WaveFault(
-                    f"{inst.opcode}: MODE rounding {_ROUNDING[rounding]} is not implemented "
-                    "for this instruction (only round to nearest even)"
-                )
-            result = round_directed(evaluator(*args), TYPES[dst][3], rounding)
+        if rounding and directed is not None:
+            result = directed(args, TYPES[dst][3], rounding)
+        elif rounding and refuses_directed:
+            raise WaveFault(
+                f"{inst.opcode}: MODE rounding {ROUND_NAMES[rounding]} is not implemented "
+                "for this instruction (only round to nearest even)"
+            )
         else:
             result = fn(w, *args) if needs_wave else fn(*args)
         if post is not None:
