@@ -11,6 +11,7 @@ or relocates anything; the emulator loader, the runtime and the compiler's tests
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -392,3 +393,72 @@ def read_code_object(data: bytes, name: str = "<code object>") -> CodeObject:
             )
         kernels[meta.name] = Kernel(meta, KernelDescriptor.decode(raw), symbol.value)
     return CodeObject(elf, target, version, kernels)
+
+
+# --- CUDA assert(): the record a failing __assertfail leaves before it traps ---------------------
+
+ASSERT_RECORD_SYMBOL = "__ptx2gcn_assert"
+"""Exported ``.global`` object (64 bytes) in code objects whose PTX calls ``__assertfail``."""
+ASSERT_RECORD_SIZE = 64
+ASSERT_RECORD = struct.Struct("<II QQQ 3I 3I")
+"""Layout: state (0 empty, 1 written by the first failing thread), line, generic addresses of the
+message, file and function C strings, the thread's ``%ctaid.xyz`` and ``%tid.xyz``."""
+ASSERT_STATE, ASSERT_LINE, ASSERT_MESSAGE, ASSERT_FILE, ASSERT_FUNCTION, ASSERT_CTAID, ASSERT_TID = (
+    0, 4, 8, 16, 24, 32, 44)
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionFailure:
+    """One failed device-side ``assert``, as CUDA prints it."""
+
+    file: str
+    line: int
+    function: str
+    message: str
+    block: tuple[int, int, int]
+    thread: tuple[int, int, int]
+
+    def __str__(self) -> str:
+        block, thread = ",".join(map(str, self.block)), ",".join(map(str, self.thread))
+        return (f"{self.file}:{self.line}: {self.function}: block: [{block}], thread: [{thread}] "
+                f"Assertion `{self.message}` failed.")
+
+
+ReadMemory = Callable[[int, int], bytes]
+"""``read(address, size)``: device memory, raising when it cannot be read."""
+
+
+def read_assertion(record: bytes, read_memory: ReadMemory, limit: int = 4096) -> AssertionFailure | None:
+    """Decode the assertion record (``ASSERT_RECORD_SIZE`` bytes read at ``ASSERT_RECORD_SYMBOL``);
+    ``None`` when no thread failed. ``read_memory(address, size) -> bytes`` reads device memory (for
+    the strings; at most ``limit`` bytes each, a string it cannot read shows as ``?``). A runtime
+    calls this after a kernel trapped, and zeroes the state word before the next launch."""
+    state, line, message, file, function, *ids = ASSERT_RECORD.unpack_from(record)
+    if state == 0:
+        return None
+
+    def text(address: int) -> str:
+        data = _c_string(read_memory, address, limit)
+        return "?" if data is None else data.decode("utf-8", "replace")
+
+    return AssertionFailure(text(file), line, text(function), text(message),
+                            (ids[0], ids[1], ids[2]), (ids[3], ids[4], ids[5]))
+
+
+def _c_string(read_memory: ReadMemory, address: int, limit: int) -> bytes | None:
+    """The NUL-terminated string at ``address`` (64-byte reads, then byte by byte near the end of
+    readable memory); None if not even its first byte can be read."""
+    data = b""
+    while len(data) < limit:
+        try:
+            chunk = bytes(read_memory(address + len(data), 64))
+        except Exception:  # noqa: BLE001 — any unreadable byte ends the string, never the report
+            try:
+                chunk = bytes(read_memory(address + len(data), 1))
+            except Exception:  # noqa: BLE001
+                return data or None
+        end = chunk.find(b"\0")
+        if end >= 0:
+            return data + chunk[:end]
+        data += chunk
+    return data

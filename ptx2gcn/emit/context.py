@@ -19,6 +19,25 @@ from ptx2gcn.emit.llvm_types import I32, I64, llvm_type
 from ptx2gcn.ir.core import Block, Function, Op, Value
 
 
+class HostVisibleGlobal(ir.GlobalVariable):  # pyright: ignore[reportUntypedBaseClass]
+    """A ``.global``/``.const`` variable: ``externally_initialized`` (llvmlite cannot spell it), so
+    LLVM never folds a load to the initializer nor drops a store nobody in the module reads: the
+    host may write or read it between launches (``cuModuleGetGlobal``, ``cudaMemcpyToSymbol``)."""
+
+    def __init__(self, module: ir.Module, typ: ir.Type, name: str, addrspace: int) -> None:
+        super().__init__(module, typ, name, addrspace)
+        # CUDA keeps every named .global/.const, module-local or not, for cuModuleGetGlobal: each is
+        # an exported symbol (protected: the runtime finds it, code addresses it directly, no GOT).
+        self.storage_class = "protected"
+
+    def descr(self, buf: list[str]) -> None:
+        text: list[str] = []
+        super().descr(text)  # pyright: ignore[reportUnknownMemberType]
+        words = "".join(text).split(" ")
+        kind = next(i for i, word in enumerate(words) if word in ("global", "constant"))
+        buf.append(" ".join([*words[:kind], "externally_initialized", *words[kind:]]))
+
+
 @dataclass
 class ModuleContext:
     """Module-wide state: the LLVM module, declared intrinsics, globals and functions by name."""
@@ -29,6 +48,10 @@ class ModuleContext:
     functions: dict[str, ir.Function] = field(default_factory=lambda: {})
     defined: set[str] = field(default_factory=lambda: set[str]())
     """Names of the functions that have a body in this module."""
+    exit_flagged: frozenset[str] = frozenset()
+    """Device functions that return an extra ``i1`` "the thread exited" (``lower_control``)."""
+    indirect_exit_flag: bool = False
+    """Whether calls through a function pointer return that ``i1`` too."""
     _intrinsics: dict[str, ir.Function] = field(default_factory=lambda: {})
 
     def intrinsic(self, name: str, ret: ir.Type, args: Sequence[ir.Type],
@@ -58,6 +81,9 @@ class FnContext:
     """The op being lowered (for diagnostics)."""
     entry_allocas: ir.Block | None = None
     is_kernel: bool = False
+    exit_block: ir.Block | None = None
+    """Where a thread that executed ``exit`` (here or in a callee) leaves this function; made on
+    first use."""
 
     def get(self, value: Value) -> ir.Value:
         return self.values[value]

@@ -8,15 +8,36 @@ blocks); device functions follow the PTX call ABI as the IR states it: ``.param`
 value, several ``.reg`` results return as an LLVM struct. Recursion is ordinary LLVM recursion
 (the back end gives it a stack); indirect calls go through the function's address with the
 prototype's signature; ``brx.idx`` is an LLVM ``switch``.
+
+``exit`` ends the thread, also inside a device function (PTX 9.7.13): such functions (and, to a
+fixed point, every function that may call one, directly or through a pointer once an
+address-taken function may exit) return an extra ``i1`` "exited" after their results; ``exit``
+returns it true with undefined results, and after each call the caller leaves by its own exit
+path when it is true, up to the kernel, which returns. So an exiting thread only goes inactive
+(EXEC) until its wave ends, exactly like a kernel-level ``exit``, and a wave whose threads have
+all exited ends and stops holding ``s_barrier``: exited threads release later barriers.
+
+Calls to functions this module does not define: ``__assertfail`` (CUDA's ``assert``) records the
+failing thread and its message in the exported ``ASSERT_RECORD_SYMBOL`` object
+(``ptx2gcn.codeobject``; the first failing thread wins a compare-and-swap) and traps; ``vprintf``
+and every other external function are located ``unsupported`` errors.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_types import I32, llvm_type, pointer
-from ptx2gcn.ir.core import Op, Successor
+from ptx2gcn.codeobject import (ASSERT_CTAID, ASSERT_FILE, ASSERT_FUNCTION, ASSERT_LINE, ASSERT_MESSAGE,
+                                ASSERT_RECORD_SIZE, ASSERT_RECORD_SYMBOL, ASSERT_STATE, ASSERT_TID)
+from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, Lowering
+from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
+from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
+from ptx2gcn.emit.lower_special import read_special
+from ptx2gcn.ir.core import Function, Module, Op, Successor
+
+EXTERN_WHY = ("it is defined in another PTX unit, and ptx2gcn compiles one unit at a time: link the "
+              "other unit first (one PTX module holding both definitions and uses)")
+"""Why a ``.extern`` variable or an undefined function cannot be compiled (shared wording)."""
 
 
 def _edge(cx: FnContext, succ: Successor) -> ir.Block:
@@ -49,8 +70,10 @@ def lower_switch(cx: FnContext, op: Op) -> None:
         cx.builder.unreachable()
 
 
-def lower_ret(cx: FnContext, op: Op) -> None:
-    values = cx.operands(op)
+def _return(cx: FnContext, values: list[ir.Value], exited: bool) -> None:
+    """``ret`` of ``values``, plus the exit flag when this function returns one."""
+    if cx.fn.name in cx.mod.exit_flagged:
+        values = [*values, ir.Constant(I1, int(exited))]
     b = cx.builder
     if not values:
         b.ret_void()
@@ -64,11 +87,71 @@ def lower_ret(cx: FnContext, op: Op) -> None:
         b.ret(agg)
 
 
+def lower_ret(cx: FnContext, op: Op) -> None:
+    _return(cx, cx.operands(op), exited=False)
+
+
+def _exit_block(cx: FnContext) -> ir.Block:
+    """This function's way out for a thread that has exited: a kernel returns (the thread ends);
+    a device function returns undefined results and the exit flag set."""
+    if cx.exit_block is None:
+        cx.exit_block = cx.llfn.append_basic_block("thread.exit")
+        with cx.builder.goto_block(cx.exit_block):
+            if cx.is_kernel:
+                cx.builder.ret_void()
+            else:
+                ret_type = cx.llfn.function_type.return_type  # (results..., i1 exited)
+                types = ret_type.elements[:-1] if isinstance(ret_type, ir.LiteralStructType) else []
+                _return(cx, [ir.Constant(t, ir.Undefined) for t in types], exited=True)
+    return cx.exit_block
+
+
 def lower_exit(cx: FnContext, op: Op) -> None:
-    if not cx.is_kernel:
-        raise cx.unsupported("exit", "exit inside a device function is not lowered yet "
-                                     "(only kernels can end the thread here)")
-    cx.builder.ret_void()
+    cx.builder.branch(_exit_block(cx))
+
+
+def _address_taken(module: Module) -> set[str]:
+    names = {fn.name for fn in module.functions}
+    taken = {str(op.attrs.get("sym")) for fn in module.functions for op in fn.ops() if op.name == "addr_of"}
+    for var in module.globals:
+        taken.update(item.name for item in var.init or () if not isinstance(item, int))
+    return taken & names
+
+
+def thread_exit_abi(module: Module) -> tuple[frozenset[str], bool]:
+    """(device functions that return the exit flag, whether calls through pointers return it)."""
+    funcs: dict[str, Function] = {f.name: f for f in module.functions if f.kind != "kernel" and not f.is_declaration}
+    taken = _address_taken(module) & funcs.keys()
+    flagged = {name for name, fn in funcs.items() if any(op.name == "exit" for op in fn.ops())}
+    indirect = False
+    changed = True
+    while changed:
+        changed = False
+        if not indirect and flagged & taken:
+            indirect, changed = True, True
+            flagged |= taken  # a pointer's callers cannot tell which target they reach
+        for name, fn in funcs.items():
+            if name not in flagged and any(_may_exit(op, flagged, indirect) for op in fn.ops()):
+                flagged.add(name)
+                changed = True
+    return frozenset(flagged), indirect
+
+
+def _may_exit(op: Op, flagged: set[str], indirect: bool) -> bool:
+    return (op.name == "call" and op.attrs.get("callee") in flagged) or (op.name == "call_indirect" and indirect)
+
+
+def _call_results(cx: FnContext, op: Op, result: ir.Value, exit_flag: bool) -> None:
+    """Bind a call's results; with ``exit_flag``, a thread whose callee exited leaves here too."""
+    count = len(op.results) + int(exit_flag)
+    values = [result] if count == 1 else [cx.builder.extract_value(result, i) for i in range(count)]
+    if exit_flag:
+        exited = values.pop()
+        resume = cx.llfn.append_basic_block("call.returned")
+        cx.builder.cbranch(exited, _exit_block(cx), resume)
+        cx.builder.position_at_end(resume)
+    if op.results:
+        cx.define(op, *values)
 
 
 def lower_unreachable(cx: FnContext, op: Op) -> None:
@@ -78,30 +161,70 @@ def lower_unreachable(cx: FnContext, op: Op) -> None:
 def lower_call(cx: FnContext, op: Op) -> None:
     callee_name = op.attrs["callee"]
     assert isinstance(callee_name, str)
-    callee = cx.mod.functions[callee_name]
     if callee_name not in cx.mod.defined:
-        raise cx.unsupported(f"call {callee_name}", "the callee has no definition in this module "
-                             "(external device functions such as vprintf are not provided yet)")
-    result = cx.builder.call(callee, cx.operands(op), attrs=("convergent",))
-    if len(op.results) == 1:
-        cx.define(op, result)
-    elif op.results:
-        cx.define(op, *[cx.builder.extract_value(result, i) for i in range(len(op.results))])
+        _external_call(cx, op, callee_name)
+        return
+    result = cx.builder.call(cx.mod.functions[callee_name], cx.operands(op), attrs=("convergent",))
+    _call_results(cx, op, result, callee_name in cx.mod.exit_flagged)
 
 
 def lower_call_indirect(cx: FnContext, op: Op) -> None:
     """call through a function address; the signature is the prototype's, as the IR's operand and
-    result types spell it (same ABI as direct calls)."""
+    result types spell it (same ABI as direct calls, exit flag included)."""
     target, *args = cx.operands(op)
-    rets = [llvm_type(r.type) for r in op.results]
+    rets = [llvm_type(r.type) for r in op.results] + ([I1] if cx.mod.indirect_exit_flag else [])
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     fn_t = ir.FunctionType(ret_t, [a.type for a in args])
     callee = cx.builder.inttoptr(cx.coerce(target, ir.IntType(64)), pointer(0))
     result = cx.builder.call(_Callee(callee, fn_t), args, attrs=("convergent",))
-    if len(op.results) == 1:
-        cx.define(op, result)
-    elif op.results:
-        cx.define(op, *[cx.builder.extract_value(result, i) for i in range(len(op.results))])
+    _call_results(cx, op, result, cx.mod.indirect_exit_flag)
+
+
+def _external_call(cx: FnContext, op: Op, name: str) -> None:
+    if name == "__assertfail":
+        _assert_fail(cx, op)
+    elif name == "vprintf":
+        raise cx.unsupported("call vprintf", "device-side printf is not supported yet (ptx2gcn has no "
+                             "printf buffer for the host to print); remove the printf calls, or compile "
+                             "a build without them")
+    else:
+        raise cx.unsupported(f"call {name}", f"{name} has no definition in this module: {EXTERN_WHY}")
+
+
+def _assert_record(cx: FnContext) -> ir.GlobalVariable:
+    module = cx.mod.module
+    record = module.globals.get(ASSERT_RECORD_SYMBOL)
+    if record is None:
+        t = ir.ArrayType(I8, ASSERT_RECORD_SIZE)
+        record = HostVisibleGlobal(module, t, ASSERT_RECORD_SYMBOL, 1)
+        record.initializer = ir.Constant(t, None)
+        record.align = 8
+        record.type = pointer(1)  # references print as opaque ``ptr addrspace(1)``
+    assert isinstance(record, ir.GlobalVariable)
+    return record
+
+
+def _assert_fail(cx: FnContext, op: Op) -> None:
+    """``__assertfail(message, file, line, function, charSize)``: the first failing thread fills the
+    assertion record, then the kernel traps (CUDA ends the launch with an assertion error)."""
+    b = cx.builder
+    message, file, line, function = [b.load(p, typ=t, align=t.width // 8)
+                                     for p, t in zip(cx.operands(op)[:4], (I64, I64, I32, I64), strict=True)]
+    record = _assert_record(cx)
+
+    def field(offset: int) -> ir.Value:
+        return b.gep(record, [cx.i64(offset)], inbounds=True, source_etype=I8)
+
+    won = b.extract_value(cmpxchg(b, field(ASSERT_STATE), cx.i32(0), cx.i32(1), "monotonic", ""), 1)
+    with b.if_then(won):
+        for offset, value in ((ASSERT_LINE, line), (ASSERT_MESSAGE, message), (ASSERT_FILE, file),
+                              (ASSERT_FUNCTION, function)):
+            b.store(value, field(offset), align=4)
+        for base, reg in ((ASSERT_CTAID, "ctaid"), (ASSERT_TID, "tid")):
+            for index, axis in enumerate("xyz"):
+                b.store(read_special(cx, f"{reg}.{axis}"), field(base + 4 * index), align=4)
+        fence(b, "release", "")
+    lower_trap(cx, op)
 
 
 class _Callee:

@@ -157,7 +157,8 @@ def _counter(cx: FnContext, reg: str) -> ir.Value | None:
     return None
 
 
-def _read(cx: FnContext, reg: str) -> ir.Value:
+def read_special(cx: FnContext, reg: str) -> ir.Value:
+    """Special register ``reg`` (``tid.x``, ``smid`` ...) as an LLVM integer (i32, or i64)."""
     name, _, axis = reg.partition(".")
     value = _grid_geometry(cx, name, axis) if axis else None
     if value is None:
@@ -169,7 +170,7 @@ def _read(cx: FnContext, reg: str) -> ir.Value:
     if reg in _ZERO:
         return cx.i32(0)
     if reg in WARP_LEVEL:
-        return read_warp_register(cx, reg, _read)
+        return read_warp_register(cx, reg, read_special)
     return _OTHER[reg](cx) if reg in _OTHER else _unknown(cx, reg)
 
 
@@ -191,7 +192,7 @@ _OTHER = {
 def lower_special_reg(cx: FnContext, op: Op) -> None:
     reg = op.attrs["reg"]
     assert isinstance(reg, str)
-    cx.define(op, cx.coerce(_read(cx, reg), ir.IntType(op.result.type.bits)))
+    cx.define(op, cx.coerce(read_special(cx, reg), ir.IntType(op.result.type.bits)))
 
 
 LOWERINGS: dict[str, Lowering] = {"special_reg": lower_special_reg}

@@ -20,10 +20,11 @@ from collections.abc import Iterable
 from llvmlite import ir
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, UnsupportedError
-from ptx2gcn.emit.context import FnContext, ModuleContext
+from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, ModuleContext
 from ptx2gcn.emit.debug_locations import DebugLocations, module_flags_text
 from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
-from ptx2gcn.emit.llvm_types import ADDRSPACE, llvm_type, pointer
+from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, llvm_type, pointer
+from ptx2gcn.emit.lower_control import EXTERN_WHY, thread_exit_abi
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
@@ -60,19 +61,6 @@ class _Patches:
             head, sep, tail = line.partition(" !dbg ")
             line = f"{head} {self.attrs[name]}{sep}{tail}"
         return line
-
-
-class _HostVisibleGlobal(ir.GlobalVariable):  # pyright: ignore[reportUntypedBaseClass]
-    """A ``.global``/``.const`` variable: ``externally_initialized`` (llvmlite cannot spell it), so
-    LLVM never folds a load to the initializer nor drops a store nobody in the module reads: the
-    host may write or read it between launches (``cuModuleGetGlobal``, ``cudaMemcpyToSymbol``)."""
-
-    def descr(self, buf: list[str]) -> None:
-        text: list[str] = []
-        super().descr(text)  # pyright: ignore[reportUnknownMemberType]
-        words = "".join(text).split(" ")
-        kind = next(i for i, word in enumerate(words) if word in ("global", "constant"))
-        buf.append(" ".join([*words[:kind], "externally_initialized", *words[kind:]]))
 
 
 def _global_type(var: Global) -> ir.Type:
@@ -126,21 +114,13 @@ def _declare_global(mc: ModuleContext, var: Global,
         raise UnsupportedError.feature(var.loc, f".extern variable {var.name}", EXTERN_WHY)
     else:
         t = _global_type(var)
-        gv = _HostVisibleGlobal(mc.module, t, var.name, addrspace)
+        gv = HostVisibleGlobal(mc.module, t, var.name, addrspace)
         pending.append((gv, var, t))
         gv.global_constant = var.space is AddrSpace.CONST
-        # CUDA keeps every named .global/.const, module-local or not, for cuModuleGetGlobal: each is
-        # an exported symbol (protected: the runtime finds it, code addresses it directly, no GOT).
         gv.linkage = "weak" if var.linkage in ("weak", "common") else ""
-        gv.storage_class = "protected"
     gv.align = max(var.align, 1)
     gv.type = pointer(addrspace)  # references print as opaque ``ptr addrspace(N)``
     mc.globals[var.name] = gv
-
-
-EXTERN_WHY = ("it is defined in another PTX unit, and ptx2gcn compiles one unit at a time: link the "
-              "other unit first (one PTX module holding both definitions and uses)")
-"""Why a ``.extern`` variable or an undefined function cannot be compiled (shared wording)."""
 
 
 def _value_type(param: Param) -> Type:
@@ -153,7 +133,7 @@ def _value_type(param: Param) -> Type:
 def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> None:
     kernel = fn.kind == "kernel"
     params = [llvm_type(_value_type(p)) for p in fn.abi_params]
-    rets = [llvm_type(_value_type(p)) for p in fn.reg_returns]
+    rets = [llvm_type(_value_type(p)) for p in fn.reg_returns] + ([I1] if fn.name in mc.exit_flagged else [])
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
     # Every function may execute warp collectives (directly or through calls), so, as clang does for
@@ -226,6 +206,7 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None
     pending: list[tuple[ir.GlobalVariable, Global, ir.Type]] = []
+    mc.exit_flagged, mc.indirect_exit_flag = thread_exit_abi(module)
     for var in module.globals:
         _declare_global(mc, var, pending)
     chosen = [fn for fn in module.functions
