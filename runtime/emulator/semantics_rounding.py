@@ -152,7 +152,8 @@ def _wide(kind: str) -> Directed:
 
 
 _KINDS = {"add": "add", "sub": "sub", "subrev": "subrev", "mul": "mul", "fma": "fma", "fmac": "fma",
-          "mac": "fma", "mad": "fma", "ldexp": "ldexp"}
+          "mac": "fma", "mad": "fma", "fmaak": "fma", "fmamk": "fma", "madak": "fma", "madmk": "fma",
+          "ldexp": "ldexp"}
 _NARROW_CONVERSIONS = frozenset({"cvt_f16_f32", "cvt_f32_f64", "cvt_f32_i32", "cvt_f32_u32", "cvt_f16_u16",
                                  "cvt_f16_i16"})
 ROUNDING_FREE = frozenset({"min", "max", "min3", "max3", "med3", "floor", "ceil", "trunc", "rndne",

@@ -143,6 +143,7 @@ def test_fma_mix_div_fmas_and_ldexp_round_in_the_mode_direction(
     one_instruction("v_fma_mix_f32 v4, v0, v1, v2", w)
     one_instruction("v_div_fmas_f32 v5, v0, v1, v2", w)
     one_instruction("v_ldexp_f32 v6, v0, v3", w)
+    one_instruction("v_fmaak_f32 v8, v0, v1, 0x3e800000", w)  # a * b + 0.25 (K form)
     w.set_sreg64(VCC_LO, (1 << 64) - 1)  # post-scaling by 2^-64 (|S2| < 2 in most lanes) or 2^64, one rounding
     one_instruction("v_div_fmas_f32 v7, v0, v1, v2", w)
     for i in range(64):
@@ -150,6 +151,7 @@ def test_fma_mix_div_fmas_and_ldexp_round_in_the_mode_direction(
         assert w.v[4, i].view(np.float32) == directed(x * y + z, mode, np.float32), i
         assert w.v[5, i].view(np.float32) == directed(x * y + z, mode, np.float32), i
         assert w.v[6, i].view(np.float32) == directed(x * Fraction(1, 2**140), mode, np.float32), i
+        assert w.v[8, i].view(np.float32) == directed(x * y + Fraction(1, 4), mode, np.float32), i
         scale = Fraction(2) ** (64 if abs(c[i]) >= 2 else -64)
         assert w.v[7, i].view(np.float32) == directed((x * y + z) * scale, mode, np.float32), i
 
