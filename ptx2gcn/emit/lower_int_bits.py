@@ -102,7 +102,68 @@ def lower_bmsk(cx: FnContext, op: Op) -> None:
     cx.define(op, b.trunc(b.shl(mask, b.zext(pos, i64)), I32))
 
 
+
+
+def lower_szext(cx: FnContext, op: Op) -> None:
+    """szext.{clamp,wrap}.{u32,s32} d, a, n (PTX ISA 9.7.1.21): the low n bits of a, zero- or
+    sign-extended; n == 0 gives 0; n ≥ 32 gives a (.clamp) or uses n mod 32 (.wrap)."""
+    a, n = cx.operands(op)
+    b = cx.builder
+    n1 = b.and_(n, const(I32, 31))
+    kept = b.shl(const(I32, -1), n1)  # the bits above the field (n1 < 32: no poison)
+    if cx.attr(op, "mode") == "clamp":
+        kept = b.select(b.icmp_unsigned(">=", n, const(I32, 32)), const(I32, 0), kept)
+    result = b.and_(a, b.not_(kept))
+    if cx.attr(op, "type") == "s32":
+        sign_pos = b.and_(b.sub(n1, const(I32, 1)), const(I32, 31))
+        # No fill for an empty field (n1 == 0); a clamped whole word has kept == 0 anyway.
+        sign = b.and_(b.trunc(b.lshr(a, sign_pos), I1), b.icmp_unsigned("!=", n1, const(I32, 0)))
+        result = b.or_(result, b.select(sign, kept, const(I32, 0)))
+    cx.define(op, result)
+
+
+def _nth_set_bit(cx: FnContext, bits: ir.Value, n: ir.Value) -> ir.Value:
+    """Position of the n-th (1-based) set bit of i32 ``bits`` counted from bit 0, for 1 ≤ n ≤ popc:
+    a binary search that halves the window (32, 16, ..., 1) using population counts."""
+    b = cx.builder
+    position: ir.Value = const(I32, 0)
+    for width in (16, 8, 4, 2, 1):
+        window = b.and_(b.lshr(bits, position), const(I32, (1 << width) - 1))
+        count = cx.call("llvm.ctpop.i32", I32, [window])
+        skip = b.icmp_unsigned(">", n, count)
+        position = b.select(skip, b.add(position, const(I32, width)), position)
+        n = b.select(skip, b.sub(n, count), n)
+    return position
+
+
+def lower_fns(cx: FnContext, op: Op) -> None:
+    """fns.b32 d, mask, base, offset (PTX ISA 9.7.1.17): the |offset|-th set bit of mask at or above
+    bit ``base`` (offset > 0) or at or below it (offset < 0); offset 0: base itself if that bit is set;
+    0xffffffff when there is none. ``base`` > 31 is undefined in PTX: its low 5 bits are used."""
+    mask, base, offset = cx.operands(op)
+    b = cx.builder
+    base = b.and_(base, const(I32, 31))
+    backward = b.icmp_signed("<", offset, const(I32, 0))
+    upward = b.and_(mask, b.shl(const(I32, -1), base))
+    # Searching downward from base is searching upward in the bit-reversed word from 31 - base.
+    downward = cx.call("llvm.bitreverse.i32", I32, [b.and_(mask, b.lshr(const(I32, -1),
+                                                                          b.sub(const(I32, 31), base)))])
+    candidates = b.select(backward, downward, upward)
+    n = b.select(backward, b.neg(offset), offset)  # |offset| as unsigned (INT_MIN stays 2^31)
+    found = _nth_set_bit(cx, candidates, n)
+    found = b.select(backward, b.sub(const(I32, 31), found), found)
+    exists = b.icmp_unsigned("<=", n, cx.call("llvm.ctpop.i32", I32, [candidates]))
+    at_base = b.trunc(b.lshr(mask, base), I1)
+    none = const(I32, -1)
+    result = b.select(b.icmp_unsigned("==", offset, const(I32, 0)), b.select(at_base, base, none),
+                      b.select(exists, found, none))
+    cx.define(op, result)
+
+
 LOWERINGS: dict[str, Lowering] = {
     "popc": lower_popc, "clz": lower_clz, "bfind": lower_bfind, "brev": lower_brev, "bfe": lower_bfe,
-    "bfi": lower_bfi, "bmsk": lower_bmsk,
+    "bfi": lower_bfi, "bmsk": lower_bmsk, "szext": lower_szext, "fns": lower_fns,
 }
+"""``szext`` and ``fns`` have lowerings ahead of their IR ops: the builder still lists them in
+``ptx2gcn.isa.UNSUPPORTED``; the expected IR shape is ``szext(a: i32, n: i32) -> i32 {type = u32|s32,
+mode = clamp|wrap}`` and ``fns(mask: i32, base: i32, offset: i32) -> i32``."""
