@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import itertools
 import random
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,6 +28,9 @@ from ptx2gcn.ir.verify import verify
 from ptx2gcn.link import link_hsaco
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.loader import load
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
 from tests.codegen.conftest import run_compiled
 
 M32 = 0xFFFFFFFF
@@ -333,3 +338,16 @@ def test_invalid_forms_are_located_errors(form: Form, message: str) -> None:
     assert message in text, text
     line = _kernel([form]).splitlines().index(f"{form.ptx} %r8, %r5, %r6, %r7;") + 1
     assert text.startswith(f"<input>:{line}:"), text
+
+
+def test_zluda_vshr_clamp_corpus_kernel() -> None:
+    """corpora/zluda's vshr_clamp (vshr.u32.u32.u32.clamp.add) runs: hand-computed results."""
+    path = Path(__file__).resolve().parents[2] / "corpora/zluda/ptx__src__test__spirv_run__vshr_clamp.ptx"
+    program = load(compile(path).data, "vshr_clamp.hsaco")
+    memory = DeviceMemory()
+    source, result = memory.alloc(12), memory.alloc(8)
+    memory.write(source, struct.pack("<3I", 0xFFFFFFF0, 4, 7))
+    launch(program, "vshr_clamp", grid=(1, 1, 1), block=(1, 1, 1),
+           kernarg=struct.pack("<2Q", source, result), memory=memory)
+    # (0xFFFFFFF0 >> 4) + 7, then the shift by 32 (clamped to 32) leaves 0: 0 + 7.
+    assert struct.unpack("<2I", memory.read(result, 8)) == (0x0FFFFFFF + 7, 7)
