@@ -87,7 +87,7 @@ def pack_symbols(entries: Iterable[SymbolEntry]) -> bytes:
 def pack_rela(entries: Iterable[tuple[int, int, int, int]]) -> bytes:
     """Elf64_Rela records from (offset, type, symbol index, addend)."""
     return b"".join(RELA.pack(offset, (symbol << 32) | kind, addend)
-                    for offset, kind, symbol, addend in entries)
+                   for offset, kind, symbol, addend in entries)
 
 
 def pack_dynamic(entries: Iterable[tuple[int, int]]) -> bytes:
@@ -194,7 +194,7 @@ class SectionHeader:
 
     def pack(self) -> bytes:
         return SHDR.pack(self.name, self.type, self.flags, self.addr, self.offset, self.size,
-                          self.link, self.info, self.addralign, self.entsize)
+                         self.link, self.info, self.addralign, self.entsize)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +209,7 @@ class ProgramHeader:
 
     def pack(self) -> bytes:
         return PHDR.pack(self.type, self.flags, self.offset, self.vaddr, self.vaddr, self.filesz,
-                          self.memsz, self.align)
+                         self.memsz, self.align)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +225,7 @@ class FileHeader:
     def pack(self) -> bytes:
         ident = ELF_MAGIC + bytes([ELFCLASS64, ELFDATA2LSB, 1, self.osabi, self.abiversion]) + b"\0" * 7
         return EHDR.pack(ident, ET_DYN, EM_AMDGPU, 1, 0, EHDR_SIZE, self.shoff, self.flags, EHDR_SIZE,
-                          PHDR_SIZE, self.phnum, SHDR_SIZE, self.shnum, self.shstrndx)
+                         PHDR_SIZE, self.phnum, SHDR_SIZE, self.shnum, self.shstrndx)
 
 
 def assemble(header: FileHeader, phdrs: Sequence[ProgramHeader], pieces: Iterable[tuple[int, bytes]],

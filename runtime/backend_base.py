@@ -20,7 +20,7 @@ from ptx2gcn.runtime.backend import BackendError, Dim3, KernelInfo, LaunchResult
 
 HandleT = TypeVar("HandleT")
 FunctionT = TypeVar("FunctionT")
-RecordT = TypeVar("RecordT", bound="ModuleRecord[Any, Any]")
+RecordT = TypeVar("RecordT", bound="BackendModule[Any, Any]")
 ModuleT = TypeVar("ModuleT")
 
 
@@ -32,7 +32,7 @@ def own_module(module: object, kind: type[ModuleT]) -> ModuleT:
 
 
 @dataclass(eq=False)
-class ModuleRecord(Generic[HandleT, FunctionT]):
+class BackendModule(Generic[HandleT, FunctionT]):
     """A loaded module as its backend keeps it. Each backend subclasses it, so that a record of one
     backend is refused by another."""
 

@@ -27,13 +27,9 @@ from ptx2gcn.runtime.backend import (
     LaunchResult,
     ModuleCode,
 )
-from ptx2gcn.runtime.backend_base import BackendBase, ModuleRecord
-from ptx2gcn.runtime.driver_enums import (
-    CU_LAUNCH_PARAM_BUFFER_POINTER,
-    CU_LAUNCH_PARAM_BUFFER_SIZE,
-    CU_LAUNCH_PARAM_END,
-)
-from ptx2gcn.runtime.kernargs import ParamSlot
+from ptx2gcn.runtime.backend_base import BackendBase, BackendModule
+from ptx2gcn.runtime.driver_enums import CU_LAUNCH_PARAM_END
+from ptx2gcn.runtime.kernargs import ParameterBuffer, ParamSlot
 
 _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)\s*\(")
 _KINDS = {
@@ -71,7 +67,7 @@ def _checked(cu: Any, result: Any, call: str, kind: str = "launch") -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-class CudaModule(ModuleRecord[Any, Any]):
+class CudaModule(BackendModule[Any, Any]):
     """PTX loaded by NVIDIA's JIT (``cuModuleLoadData``), with its kernels' ``CUfunction`` handles."""
 
 
@@ -202,15 +198,7 @@ class CudaBackend(BackendBase[CudaModule]):
     def _start(
         self, record: CudaModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
     ) -> LaunchResult:
-        buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
-        size = ctypes.c_size_t(len(parameters))
-        extra = (ctypes.c_void_p * 5)(
-            CU_LAUNCH_PARAM_BUFFER_POINTER,
-            ctypes.addressof(buffer),
-            CU_LAUNCH_PARAM_BUFFER_SIZE,
-            ctypes.addressof(size),
-            CU_LAUNCH_PARAM_END,
-        )
+        packed = ParameterBuffer(parameters, CU_LAUNCH_PARAM_END)
         self._call(
             "cuLaunchKernel",
             record.functions[kernel],
@@ -219,7 +207,7 @@ class CudaBackend(BackendBase[CudaModule]):
             shared_bytes,
             0,
             None,
-            ctypes.addressof(extra),
+            ctypes.addressof(packed.extra),
         )
         return LaunchResult()
 

@@ -29,7 +29,7 @@ from ptx2gcn.runtime.backend import (
     ModuleCode,
     kernel_info,
 )
-from ptx2gcn.runtime.backend_base import BackendBase, ModuleRecord
+from ptx2gcn.runtime.backend_base import BackendBase, BackendModule
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
@@ -66,7 +66,7 @@ def emulator_properties() -> DeviceProperties:
     )
 
 
-class EmulatorModule(ModuleRecord[Program, None]):
+class EmulatorModule(BackendModule[Program, None]):
     """A code object loaded by the emulator's loader and mapped into the backend's memory."""
 
 

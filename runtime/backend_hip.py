@@ -30,7 +30,7 @@ from ptx2gcn.runtime.backend import (
     ModuleCode,
     kernel_info,
 )
-from ptx2gcn.runtime.backend_base import BackendBase, ModuleRecord
+from ptx2gcn.runtime.backend_base import BackendBase, BackendModule
 from ptx2gcn.runtime.driver_enums import CUdevice_attribute
 from ptx2gcn.runtime.driver_errors import plain
 from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Module
@@ -39,7 +39,7 @@ T = TypeVar("T")
 HIP_SUCCESS = 0
 
 
-class HipModule(ModuleRecord[Module, Function]):
+class HipModule(BackendModule[Module, Function]):
     """A code object loaded through ``hipModuleLoadData``, with its kernels' function handles."""
 
 

@@ -116,34 +116,39 @@ def mem_free_host(p: object) -> None:
 
 
 # -- copies -----------------------------------------------------------------------------------------
+def _device_range(context: Context, pointer: object, size: int, what: str) -> int:
+    """The address ``pointer`` names; unless ``size`` is 0, ``size`` bytes from it must be device
+    memory of ``context`` (``check_range``)."""
+    address = handle(pointer, CUdeviceptr, what)
+    if size:
+        check_range(context, address, size, what)
+    return address
+
+
 def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
-    destination = handle(dstDevice, CUdeviceptr, "dstDevice")
     source = readable(srcHost, size, "srcHost")
+    destination = _device_range(context, dstDevice, size, "dstDevice")
     if size:
-        check_range(context, destination, size, "dstDevice")
         backend_call(lambda: context.backend.write(destination, source))
 
 
 def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
-    source = handle(srcDevice, CUdeviceptr, "srcDevice")
     destination = writable(dstHost, size, "dstHost")
+    source = _device_range(context, srcDevice, size, "srcDevice")
     if size:
-        check_range(context, source, size, "srcDevice")
         destination[:] = backend_call(lambda: context.backend.read(source, size))
 
 
 def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
-    destination = handle(dstDevice, CUdeviceptr, "dstDevice")
-    source = handle(srcDevice, CUdeviceptr, "srcDevice")
+    destination = _device_range(context, dstDevice, size, "dstDevice")
+    source = _device_range(context, srcDevice, size, "srcDevice")
     if size:
-        check_range(context, destination, size, "dstDevice")
-        check_range(context, source, size, "srcDevice")
         backend_call(lambda: context.backend.copy(destination, source, size))
 
 

@@ -17,6 +17,7 @@ import ctypes
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ptx2gcn.runtime.backend import (
     Backend,
@@ -36,6 +37,7 @@ Compiler = Callable[[str, str, int], bytes]
 """(PTX text, source name, optimisation level) -> code object bytes."""
 
 _FIRST_HANDLE = 0x7C0000
+RecordT = TypeVar("RecordT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +67,11 @@ class Context:
     streams: set[int] = field(default_factory=set)
     events: set[int] = field(default_factory=set)
     retains: int = 0
+    """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
     fault: CudaError | None = None
     """A kernel fault that ruined this context: CUDA's "sticky" errors (illegal address, illegal
     instruction, launch failure, timeout). Every later call that needs the context returns it; only
     destroying the context (or releasing the primary context) clears it."""
-    """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
 
 
 @dataclass(eq=False)
@@ -213,52 +215,20 @@ class Driver:
 
     # -- lookups --------------------------------------------------------------------------------
     def context(self, handle: int) -> Context:
-        found = self.contexts.get(handle)
-        if found is None:
-            raise CudaError(
-                CUresult.CUDA_ERROR_INVALID_CONTEXT,
-                f"context 0x{handle:x} does not exist (never created, or destroyed)",
-            )
-        return found
+        return _found(self.contexts, handle, "context", CUresult.CUDA_ERROR_INVALID_CONTEXT)
 
     def module(self, handle: int) -> ModuleRecord:
-        found = self.modules.get(handle)
-        if found is None:
-            raise CudaError(
-                CUresult.CUDA_ERROR_INVALID_HANDLE,
-                f"module 0x{handle:x} is not loaded (never loaded, or unloaded)",
-            )
-        return found
+        return _found(self.modules, handle, "module", why="is not loaded (never loaded, or unloaded)")
 
     def function(self, handle: int) -> FunctionRecord:
-        found = self.functions.get(handle)
-        if found is None:
-            raise CudaError(
-                CUresult.CUDA_ERROR_INVALID_HANDLE,
-                f"function 0x{handle:x} does not exist (or its module was unloaded)",
-            )
-        return found
+        return _found(self.functions, handle, "function", why="does not exist (or its module was unloaded)")
 
     def stream(self, handle: int) -> StreamRecord | None:
         """The stream record; None for the NULL, legacy (1) and per-thread (2) default streams."""
-        if handle in (0, 1, 2):
-            return None
-        found = self.streams.get(handle)
-        if found is None:
-            raise CudaError(
-                CUresult.CUDA_ERROR_INVALID_HANDLE,
-                f"stream 0x{handle:x} does not exist (never created, or destroyed)",
-            )
-        return found
+        return None if handle in (0, 1, 2) else _found(self.streams, handle, "stream")
 
     def event(self, handle: int) -> EventRecord:
-        found = self.events.get(handle)
-        if found is None:
-            raise CudaError(
-                CUresult.CUDA_ERROR_INVALID_HANDLE,
-                f"event 0x{handle:x} does not exist (never created, or destroyed)",
-            )
-        return found
+        return _found(self.events, handle, "event")
 
     # -- teardown -------------------------------------------------------------------------------
     def forget_module(self, record: ModuleRecord) -> None:
@@ -281,6 +251,20 @@ class Driver:
             del self.primary[context.device]
         stack = self._stack()
         stack[:] = [h for h in stack if h != context.handle]
+
+
+def _found(
+    table: dict[int, RecordT],
+    handle: int,
+    what: str,
+    code: CUresult = CUresult.CUDA_ERROR_INVALID_HANDLE,
+    why: str = "does not exist (never created, or destroyed)",
+) -> RecordT:
+    """``table[handle]``, or the CudaError ``code`` saying that the ``what`` 0x``handle`` ``why``."""
+    found = table.get(handle)
+    if found is None:
+        raise CudaError(code, f"{what} 0x{handle:x} {why}")
+    return found
 
 
 _driver = Driver()

@@ -29,12 +29,18 @@ _EVENT_FLAGS = (
 )
 
 
+def _flags(value: object, allowed: int, problem: str) -> int:
+    """``value`` as an integer with no bit outside ``allowed``; else ``Flags 0x…`` + ``problem``."""
+    flags = integer(value, "Flags")
+    if flags & ~allowed:
+        raise invalid(f"Flags 0x{flags:x}{problem}")
+    return flags
+
+
 def stream_create(Flags: object) -> CUstream:
     state = driver()
     context = state.require_current()
-    flags = integer(Flags, "Flags")
-    if flags & ~_STREAM_FLAGS:
-        raise invalid(f"Flags 0x{flags:x}: only CU_STREAM_DEFAULT and CU_STREAM_NON_BLOCKING exist")
+    flags = _flags(Flags, _STREAM_FLAGS, ": only CU_STREAM_DEFAULT and CU_STREAM_NON_BLOCKING exist")
     record = StreamRecord(state.new_handle(), context, flags)
     with state.lock:
         state.streams[record.handle] = record
@@ -71,9 +77,7 @@ def stream_destroy(hStream: object) -> None:
 def event_create(Flags: object) -> CUevent:
     state = driver()
     context = state.require_current()
-    flags = integer(Flags, "Flags")
-    if flags & ~_EVENT_FLAGS:
-        raise invalid(f"Flags 0x{flags:x} has bits that are not CUevent_flags")
+    flags = _flags(Flags, _EVENT_FLAGS, " has bits that are not CUevent_flags")
     if flags & CUevent_flags.CU_EVENT_INTERPROCESS and not flags & CUevent_flags.CU_EVENT_DISABLE_TIMING:
         raise invalid("CU_EVENT_INTERPROCESS requires CU_EVENT_DISABLE_TIMING")
     record = EventRecord(state.new_handle(), context, flags)

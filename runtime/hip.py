@@ -22,10 +22,8 @@ from pathlib import Path
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.case import Case
-from ptx2gcn.runtime.kernargs import ParamSlot
+from ptx2gcn.runtime.kernargs import ParameterBuffer, ParamSlot
 
-HIP_LAUNCH_PARAM_BUFFER_POINTER = 0x01
-HIP_LAUNCH_PARAM_BUFFER_SIZE = 0x02
 HIP_LAUNCH_PARAM_END = 0x03
 HIP_SUCCESS = 0
 HIP_ERROR_NO_DEVICE = 100
@@ -226,15 +224,7 @@ class HipDevice:
         """Launch on the null stream with the packed parameter buffer; returns without waiting."""
         gx, gy, gz = _dims(grid, "grid")
         bx, by, bz = _dims(block, "block")
-        buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
-        size = ctypes.c_size_t(len(parameters))
-        extra = (ctypes.c_void_p * 5)(
-            HIP_LAUNCH_PARAM_BUFFER_POINTER,
-            ctypes.addressof(buffer),
-            HIP_LAUNCH_PARAM_BUFFER_SIZE,
-            ctypes.addressof(size),
-            HIP_LAUNCH_PARAM_END,
-        )
+        packed = ParameterBuffer(parameters, HIP_LAUNCH_PARAM_END)
         self.hip.call(
             "hipModuleLaunchKernel",
             ctypes.c_void_p(function.handle),
@@ -247,7 +237,7 @@ class HipDevice:
             shared_bytes,
             None,
             None,
-            ctypes.cast(extra, _c_void_pp),
+            ctypes.cast(packed.extra, _c_void_pp),
         )
 
     def synchronize(self) -> None:

@@ -8,11 +8,13 @@ little-endian, with zero bytes in the gaps. ``pack_parameters`` takes the layout
 Invariant: ``encode_scalar`` accepts exactly the values representable in the PTX type (integers in
 range, bit types in signed or unsigned range, floats rounded to the type) and ``pack_parameters``
 accepts only layouts whose slots are aligned, non-overlapping and match their values' sizes; anything
-else raises ``ArgumentError`` naming the parameter.
+else raises ``ArgumentError`` naming the parameter. ``ParameterBuffer`` holds packed bytes in C
+memory for as long as a launch call needs them.
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import math
 import re
@@ -164,3 +166,26 @@ def _check_overlap(slots: Sequence[ParamSlot]) -> None:
     for before, after in itertools.pairwise(ordered):
         if slots[before].offset + slots[before].size > slots[after].offset:
             raise ArgumentError(f"parameters {before} and {after} overlap in the parameter buffer")
+
+
+# The ``extra`` markers of cuLaunchKernel and hipModuleLaunchKernel (cuda.h, hip_runtime_api.h):
+# BUFFER_POINTER and BUFFER_SIZE are 1 and 2 in both APIs; the end marker differs (CUDA 0, HIP 3).
+LAUNCH_PARAM_BUFFER_POINTER = 1
+LAUNCH_PARAM_BUFFER_SIZE = 2
+
+
+class ParameterBuffer:
+    """A packed parameter buffer in C memory and the launch call's ``extra`` array that hands it over:
+    ``{BUFFER_POINTER, &buffer, BUFFER_SIZE, &size, end_marker}``. Keep the object alive until the
+    launch call returns (the array holds raw addresses)."""
+
+    def __init__(self, parameters: bytes, end_marker: int) -> None:
+        self.buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
+        self.size = ctypes.c_size_t(len(parameters))
+        self.extra = (ctypes.c_void_p * 5)(
+            LAUNCH_PARAM_BUFFER_POINTER,
+            ctypes.addressof(self.buffer),
+            LAUNCH_PARAM_BUFFER_SIZE,
+            ctypes.addressof(self.size),
+            end_marker,
+        )

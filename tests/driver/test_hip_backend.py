@@ -6,8 +6,6 @@ real compilation of the PTX below, so the parameter layout comes from its own me
 from __future__ import annotations
 
 import ctypes
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,9 +17,9 @@ from ptx2gcn.runtime.backend_hip import HipFactory
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_state import DriverConfig, reset
 from tests.driver.conftest import fails, ok
+from tests.runtime.toolchain import build_fake_hip
 
 R = cuda.CUresult
-FAKE_HIP = Path(__file__).resolve().parents[1] / "runtime" / "data" / "fake_hip.c"
 ADD_SCALAR = b"""
 .version 8.0
 .target sm_80
@@ -50,12 +48,7 @@ DONE:
 
 @pytest.fixture(scope="module")
 def fake_hip_library(tmp_path_factory: pytest.TempPathFactory) -> str:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler to build the fake HIP library")
-    output = tmp_path_factory.mktemp("fakehip") / "libfakehip.so"
-    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", str(output), str(FAKE_HIP)], check=True)
-    return str(output)
+    return build_fake_hip(tmp_path_factory.mktemp("fakehip"))
 
 
 @pytest.fixture

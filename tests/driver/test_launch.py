@@ -236,8 +236,10 @@ def test_fault_is_illegal_address(module: cuda.CUmodule) -> None:
     function = ok(cuda.cuModuleGetFunction(module, b"poke"))
     p = ok(cuda.cuMemAlloc(64))
     ok(cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 15), (None, ctypes.c_longlong)), 0))
+    # As with cudaMalloc, a block spans whole 256-byte granules: p[16..63] exist; p[64] is past the end.
+    ok(cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 63), (None, ctypes.c_longlong)), 0))
     message = fails(
-        cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 16), (None, ctypes.c_longlong)), 0),
+        cuda.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, 0, ((p, 64), (None, ctypes.c_longlong)), 0),
         R.CUDA_ERROR_ILLEGAL_ADDRESS,
         "kernel 'poke'",
     )

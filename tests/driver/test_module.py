@@ -4,8 +4,6 @@ unloaded modules, unknown names."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +12,7 @@ import pytest
 from ptx2gcn import cuda
 from ptx2gcn.compiler import compile as compile_ptx
 from tests.driver.conftest import DATA, KERNELS_PTX, fails, ok
+from tests.runtime.toolchain import nvcc_run
 
 R = cuda.CUresult
 J = cuda.CUjit_option
@@ -31,28 +30,11 @@ BAD_PTX = b""".version 8.0
 
 @pytest.fixture(scope="session")
 def nvcc_fatbins(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    nvcc = shutil.which("nvcc") or (
-        "/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None
-    )
-    if nvcc is None:
-        pytest.skip("nvcc not found")
     out = tmp_path_factory.mktemp("fatbins")
     built = {}
     for name, code in (("ptx", "compute_80"), ("sass", "sm_80")):
         target = out / f"{name}.fatbin"
-        subprocess.run(
-            [
-                nvcc,
-                "-fatbin",
-                f"-gencode=arch=compute_80,code={code}",
-                str(DATA / "kernels.cu"),
-                "-o",
-                str(target),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
+        nvcc_run("-fatbin", f"-gencode=arch=compute_80,code={code}", str(DATA / "kernels.cu"), "-o", str(target))
         built[name] = target
     return built
 

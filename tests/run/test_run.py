@@ -15,6 +15,8 @@ import pytest
 
 from ptx2gcn.cli import main
 from ptx2gcn.compiler import compile as compile_ptx
+from tests.driver.fake_cuda import install_fake_cuda
+from tests.runtime.toolchain import nvcc_run
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "tests" / "driver" / "data"
@@ -89,22 +91,8 @@ def test_hsaco_case(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixtu
 
 
 def test_fatbin_case(tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]) -> None:
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not Path(nvcc).exists():
-        pytest.skip("nvcc not found")
-    subprocess.run(
-        [
-            nvcc,
-            "-fatbin",
-            "-gencode=arch=compute_80,code=compute_80",
-            str(KERNELS / "kernels.cu"),
-            "-o",
-            str(tmp_path / "k.fatbin"),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    kernels = str(KERNELS / "kernels.cu")
+    nvcc_run("-fatbin", "-gencode=arch=compute_80,code=compute_80", kernels, "-o", str(tmp_path / "k.fatbin"))
     assert main(["run", str(_case(tmp_path, 'fatbin = "k.fatbin"', None)), "--check"]) == 0
     assert "c: ok" in capsys.readouterr().out
 
@@ -170,12 +158,12 @@ def test_kernel_fault_is_reported(
     case = tmp_path / "poke.toml"
     case.write_text(
         'ptx = "kernels.ptx"\nkernel = "poke"\n[[args]]\nname = "p"\nbuffer = "s32"\ncount = 4\n'
-        '[[args]]\nname = "i"\nscalar = "s64"\nvalue = 4\n'
-    )
+        '[[args]]\nname = "i"\nscalar = "s64"\nvalue = 64\n'
+    )  # a 16-byte buffer spans one 256-byte granule (as with cudaMalloc): p[64] is the first int past it
     assert main(["run", str(case)]) == 1
     err = capsys.readouterr().err
     assert "kernel 'poke', work-group (0,0,0), wave 0" in err and "past the end" in err
-    case.write_text(case.read_text().replace("value = 4", "value = 3"))
+    case.write_text(case.read_text().replace("value = 64", "value = 3"))
     assert main(["run", str(case)]) == 0
     assert "p (int32): [0, 0, 0, 7]" in capsys.readouterr().out
 
@@ -184,17 +172,8 @@ def test_cuda_backend_differential(
     tmp_path: Path, cache_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """--backend cuda hands the original PTX and the same packed parameters to cuda-python (here the fake
-    of tests/driver/test_cuda_backend.py, which computes vector_add on the host)."""
-    import types
-
-    from tests.driver.test_cuda_backend import FakeDriver
-
-    fake = FakeDriver()
-    module = types.ModuleType("cuda.bindings.driver")
-    for name in dir(fake):
-        if name.startswith(("cu", "CU")):
-            setattr(module, name, getattr(fake, name))
-    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", module)
+    of tests/driver/fake_cuda.py, which computes vector_add on the host)."""
+    fake = install_fake_cuda(monkeypatch)
     shutil.copy(KERNELS / "kernels.ptx", tmp_path)
     assert (
         main(["run", str(_case(tmp_path, 'ptx = "kernels.ptx"', None)), "--backend", "cuda", "--check"]) == 0
@@ -221,23 +200,9 @@ def test_executable_with_several_modules(
     tmp_path: Path, cache_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A case may name a whole nvcc-built program: the module that defines the kernel is chosen."""
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not Path(nvcc).exists():
-        pytest.skip("nvcc not found")
     program = tmp_path / "app"
-    subprocess.run(
-        [
-            nvcc,
-            "-gencode=arch=compute_80,code=compute_80",
-            str(ROOT / "tests" / "run" / "data" / "app_main.cu"),
-            str(KERNELS / "kernels.cu"),
-            "-o",
-            str(program),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    main_unit = str(ROOT / "tests" / "run" / "data" / "app_main.cu")
+    nvcc_run("-gencode=arch=compute_80,code=compute_80", main_unit, str(KERNELS / "kernels.cu"), "-o", str(program))
     assert main(["run", str(_case(tmp_path, 'fatbin = "app"', None)), "--check"]) == 0
     assert "c: ok (500 elements)" in capsys.readouterr().out
     np.save(tmp_path / "filled.npy", np.arange(40, dtype=np.int32) + 5)

@@ -8,34 +8,19 @@ byte by byte from the layout in /work/shared/docs/fatbin-format.md, independentl
 
 from __future__ import annotations
 
-import os
-import shutil
 import struct
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parent / "data"
-
-
-def find_nvcc() -> str | None:
-    for candidate in (os.environ.get("NVCC", ""), "/usr/local/cuda/bin/nvcc", "nvcc"):
-        if candidate and (found := shutil.which(candidate)):
-            return found
-    return None
+from tests.runtime.toolchain import DATA, build_fake_hip, nvcc_run, require_nvcc
 
 
 @pytest.fixture(scope="session")
 def nvcc() -> str:
-    found = find_nvcc()
-    if found is None:
-        if os.environ.get("PTX2GCN_REQUIRE_NVCC"):
-            pytest.fail("nvcc not found")
-        pytest.skip("nvcc not found (CUDA toolkit)")
-    return found
+    return require_nvcc()
 
 
 @pytest.fixture(scope="session")
@@ -48,14 +33,17 @@ def cuda_build(nvcc: str, tmp_path_factory: pytest.TempPathFactory) -> Callable[
         key = (output, *args)
         if key not in done:
             target = root / output
-            command = [nvcc, *args, "-o", str(target)]
-            result = subprocess.run(command, cwd=DATA, capture_output=True, text=True, timeout=300)
-            if result.returncode != 0:
-                pytest.fail(f"nvcc failed: {' '.join(command)}\n{result.stderr}")
+            nvcc_run(*args, "-o", str(target), cwd=DATA)
             done[key] = target
         return done[key]
 
     return build
+
+
+@pytest.fixture(scope="session")
+def fake_hip(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The fake libamdhip64 (data/fake_hip.c), built once per session."""
+    return build_fake_hip(tmp_path_factory.mktemp("fakehip"))
 
 
 @dataclass

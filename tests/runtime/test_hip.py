@@ -5,7 +5,6 @@ the full ctypes call path against a host-side fake HIP library built from data/f
 from __future__ import annotations
 
 import ctypes
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -58,18 +57,6 @@ def test_real_library_reports_what_is_missing() -> None:
 def test_explicit_missing_library() -> None:
     with pytest.raises(HipError, match=r"HIP runtime not found \(tried /nonexistent/libamdhip64.so \("):
         HipDevice.open(library="/nonexistent/libamdhip64.so")
-
-
-@pytest.fixture(scope="session")
-def fake_hip(tmp_path_factory: pytest.TempPathFactory) -> str:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        pytest.skip("no C compiler to build the fake HIP library")
-    output = tmp_path_factory.mktemp("fakehip") / "libfakehip.so"
-    subprocess.run(
-        [compiler, "-shared", "-fPIC", "-O1", "-o", str(output), str(DATA / "fake_hip.c")], check=True
-    )
-    return str(output)
 
 
 def test_library_without_hip_symbols() -> None:
