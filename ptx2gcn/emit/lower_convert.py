@@ -16,7 +16,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.float_rounding import directed, fconst
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, llvm_type, scalar_bits
-from ptx2gcn.emit.lower_float import _relu, flush, saturate, suffix  # pyright: ignore[reportPrivateUsage]
+from ptx2gcn.emit.lower_float_values import flush, relu, saturate, suffix
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import is_float_name, is_signed
 
@@ -142,7 +142,7 @@ def lower_cvt(cx: FnContext, op: Op) -> None:
         if cx.flag(op, "sat"):
             result = saturate(cx, result)
         if cx.flag(op, "relu"):
-            result = _relu(cx, result)
+            result = relu(cx, result)
     cx.define(op, result)
 
 
