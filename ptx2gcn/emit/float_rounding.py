@@ -7,8 +7,7 @@ nearest, then steps one ulp (integer ±1 on the bit pattern) when that lies on t
 the exact value. For T = f16 W = f32 and for T = f32 W = f64 the W operations are exact or their
 errors are (TwoSum, fma-based TwoProduct/division/square-root residuals; Boldo & Muller, "Exact and
 Approximated Error of the FMA", IEEE TC 2011, and Knuth TAOCP 4.2.2), so the result is exact;
-for T = f64 the residuals are made exact by scaling tiny operands (``lower_float``), except for
-fma with a tiny non-zero product (``LIMITS``).
+for T = f64 the residuals are made exact by scaling (``ptx2gcn.emit.lower_float_exact``).
 Overflow of a finite exact result is handled: round-to-nearest gave ±inf, so |s| > |exact|.
 """
 
@@ -20,9 +19,6 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import int_of, scalar_bits
-
-LIMITS = ("f64 fma.rz/.rm/.rp: exact unless a·b is non-zero and below 2^-900 in magnitude "
-          "(the ErrFma error terms underflow)")
 
 
 def fconst(t: ir.Type, value: float) -> ir.Constant:
