@@ -15,28 +15,14 @@ KNOWN_FAILURES: dict[str, str] = {
     "atom.add.f32": _CODEGEN + "atom.add.f32 does not flush subnormal inputs/results to zero "
     "(old 0x00800000 + 0x007fffff stores 0x00ffffff, PTX: 0x00800000)",
     "red.add.f32": _CODEGEN + "red.add.f32 does not flush subnormals (0x00800000 + 0x007fffff -> 0x00ffffff)",
-    "fma.rm.f32": _CODEGEN + "fma.rm.f32 of a positive product below the smallest subnormal plus -0 gives -0 "
-    "(0x058eb069 * 0x00000001 + 0x80000000 -> 0x80000000, expected +0)",
-    "fma.rm.ftz.f32": _CODEGEN + "fma.rm.ftz.f32 gives -0 for a positive result that flushes to zero "
-    "(0x80800000 * 0x8cfc4c3a + 0x80000001 -> 0x80000000, expected +0)",
-    "mad.rm.ftz.f32": _CODEGEN + "mad.rm.ftz.f32 gives -0 for a positive result that flushes to zero "
-    "(0x26521164 * 0x0b38d0df + 0x80000001 -> 0x80000000, expected +0)",
     "fma.rn.bf16x2": _CODEGEN
     + "fma.rn.bf16x2 rounds twice (through f32): 0x87adcb4c * 0x83213760 + 0xf6299ae4 -> "
     "0xf629c332, expected 0xf629c333",
     "fma.rn.relu.bf16x2": _CODEGEN
     + "fma.rn.relu.bf16x2 rounds twice: 0xbd1289ae * 0x8acdecc0 + 0xff800001 -> "
     "0x00003702, expected 0x00003703",
-    "mad.rm.f32": _CODEGEN + "mad.rm.f32 of a positive product below the smallest subnormal plus -0 gives -0 "
-    "(0x007fffff * 0x30ec42ce + 0x80000000 -> 0x80000000, expected +0)",
     "fma.rn.bf16": _CODEGEN + "fma.rn.bf16 rounds twice (through f32): 0x2d50 * 0x6468 + 0x0f86 -> 0x523c, "
     "expected 0x523d",
-    "fma.rz.f64": _CODEGEN + "fma.rz.f64 ignores a sub-ulp product (rounds as rn)",
-    "fma.rm.f64": _CODEGEN + "fma.rm.f64 ignores a sub-ulp product (rounds as rn)",
-    "fma.rp.f64": _CODEGEN + "fma.rp.f64 ignores a sub-ulp product (rounds as rn)",
-    "mad.rz.f64": _CODEGEN + "mad.rz.f64 ignores a sub-ulp product (rounds as rn)",
-    "mad.rm.f64": _CODEGEN + "mad.rm.f64 ignores a sub-ulp product (rounds as rn)",
-    "mad.rp.f64": _CODEGEN + "mad.rp.f64 ignores a sub-ulp product (rounds as rn)",
     "fma.rn.relu.bf16": _CODEGEN + "fma.rn.relu.bf16 rounds twice (through f32): 0x0510 * 0x629c + 0x85b8 -> "
     "0x2830, expected 0x282f (found by the exhaustive sweep)",
     "rcp.approx.ftz.f64": _CODEGEN + "rcp.approx.ftz.f64 leaves the low 32 result bits set and reads all of "
