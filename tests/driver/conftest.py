@@ -4,10 +4,12 @@ data/kernels.cu), and ``ok(result)`` which unwraps a successful call's outputs."
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ptx2gcn import cuda
@@ -31,6 +33,24 @@ def fails(result: tuple[Any, ...], code: cuda.CUresult, message: str = "") -> st
     text: str = cuda.ptx2gcnGetLastErrorMessage()[1]
     assert message in text, text
     return text
+
+
+def run_vector_add(n: int, seed: int, block: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """data/kernels.ptx's vector_add on ``n`` random floats in a new context of the driver as it is set
+    up now (``cuInit`` included; the context is destroyed): (the kernel's output, numpy's a + b)."""
+    ok(cuda.cuInit(0))
+    context = ok(cuda.cuCtxCreate(0, 0))
+    function = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"vector_add"))
+    a, b = np.random.default_rng(seed).random((2, n), dtype=np.float32)
+    pointers = [ok(cuda.cuMemAlloc(4 * n)) for _ in range(3)]
+    ok(cuda.cuMemcpyHtoD(pointers[0], a, 4 * n))
+    ok(cuda.cuMemcpyHtoD(pointers[1], b, 4 * n))
+    args = ((*pointers, n), (None, None, None, ctypes.c_int))
+    ok(cuda.cuLaunchKernel(function, (n + block - 1) // block, 1, 1, block, 1, 1, 0, 0, args, 0))
+    out = np.zeros(n, dtype=np.float32)
+    ok(cuda.cuMemcpyDtoH(out, pointers[2], 4 * n))
+    ok(cuda.cuCtxDestroy(context))
+    return out, a + b
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 from ptx2gcn import cuda
 from ptx2gcn.runtime.driver_enums import CUdevice_attribute, CUresult
 from ptx2gcn.runtime.driver_state import DriverConfig, reset
-from tests.driver.conftest import KERNELS_PTX, fails, ok
+from tests.driver.conftest import KERNELS_PTX, fails, ok, run_vector_add
 from tests.driver.fake_cuda import FakeDriver, install_fake_cuda
 
 
@@ -77,20 +77,7 @@ def test_vector_add_on_a_real_nvidia_gpu() -> None:
     for backend in ("cuda", "emulator"):
         reset(DriverConfig(backend=backend))
         try:
-            ok(cuda.cuInit(0))
-            context = ok(cuda.cuCtxCreate(0, 0))
-            function = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"vector_add"))
-            n = 4096
-            a, b = np.random.default_rng(9).random((2, n), dtype=np.float32)
-            pointers = [ok(cuda.cuMemAlloc(4 * n)) for _ in range(3)]
-            ok(cuda.cuMemcpyHtoD(pointers[0], a, 4 * n))
-            ok(cuda.cuMemcpyHtoD(pointers[1], b, 4 * n))
-            args = ((*pointers, n), (None, None, None, ctypes.c_int))
-            ok(cuda.cuLaunchKernel(function, n // 256, 1, 1, 256, 1, 1, 0, 0, args, 0))
-            out = np.zeros(n, dtype=np.float32)
-            ok(cuda.cuMemcpyDtoH(out, pointers[2], 4 * n))
-            results.append(out)
-            ok(cuda.cuCtxDestroy(context))
+            results.append(run_vector_add(4096, seed=9)[0])
         finally:
             reset()
     assert results[0].tobytes() == results[1].tobytes()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from ptx2gcn import cuda
 from ptx2gcn.runtime.backend_hip import HipFactory
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_state import DriverConfig, reset
-from tests.driver.conftest import fails, ok
+from tests.driver.conftest import fails, ok, run_vector_add
 from tests.runtime.toolchain import build_fake_hip
 
 R = cuda.CUresult
@@ -123,20 +122,7 @@ def test_vector_add_on_a_real_amd_gpu(jit_cache: JitCache) -> None:
         pytest.skip(f"no AMD GPU: {error}")
     reset(DriverConfig(factory=factory, cache=jit_cache))
     try:
-        ok(cuda.cuInit(0))
-        context = ok(cuda.cuCtxCreate(0, 0))
-        module = ok(cuda.cuModuleLoad(str(Path(__file__).parent / "data" / "kernels.ptx")))
-        function = ok(cuda.cuModuleGetFunction(module, b"vector_add"))
-        n = 10000
-        a, b = np.random.default_rng(2).random((2, n), dtype=np.float32)
-        pointers = [ok(cuda.cuMemAlloc(4 * n)) for _ in range(3)]
-        ok(cuda.cuMemcpyHtoD(pointers[0], a, 4 * n))
-        ok(cuda.cuMemcpyHtoD(pointers[1], b, 4 * n))
-        args = ((*pointers, n), (None, None, None, ctypes.c_int))
-        ok(cuda.cuLaunchKernel(function, (n + 255) // 256, 1, 1, 256, 1, 1, 0, 0, args, 0))
-        out = np.zeros(n, dtype=np.float32)
-        ok(cuda.cuMemcpyDtoH(out, pointers[2], 4 * n))
-        assert np.array_equal(out, a + b)
-        ok(cuda.cuCtxDestroy(context))
+        out, expected = run_vector_add(10000, seed=2)
+        assert np.array_equal(out, expected)
     finally:
         reset()
