@@ -80,8 +80,9 @@ def _types(op: Op, inst: str, base: str, text: str) -> tuple[bool, bool, bool]:
         raise _error(op, f"{inst} needs {expected} types, each .u32 or .s32 (got '.{text}')")
     if base in ("vshl", "vshr") and words[2] != "u32":
         raise _error(op, f"{inst}: the shift amount type must be .u32")
-    signed = [w == "s32" for w in words]
-    return (False, *signed) if base == "vset" else (signed[0], signed[1], signed[2])
+    if base == "vset":  # vset.atype.btype: the comparison result is unsigned
+        return False, words[0] == "s32", words[1] == "s32"
+    return words[0] == "s32", words[1] == "s32", words[2] == "s32"
 
 
 def decode(op: Op) -> VideoForm:
