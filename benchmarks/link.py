@@ -66,7 +66,7 @@ def lld_action(lld: str, objects: list[bytes], folder: Path) -> Callable[[], obj
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--kernels", type=int, default=200, help="kernels in the synthetic module")
     args = parser.parse_args()
