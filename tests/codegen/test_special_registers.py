@@ -137,13 +137,14 @@ def test_dynamic_smem_size_without_extern_shared_and_in_a_function() -> None:
 CLUSTER = """
 .visible .entry cluster(.param .u64 out)
 {
-  .reg .b32 %r<32>; .reg .b64 %rd<4>;
+  .reg .b32 %r<32>; .reg .b64 %rd<4>; .reg .pred %p1;
 """ + FLAT_OUT.format(stride=64) + """
   mov.u32 %r6, %clusterid.x; mov.u32 %r7, %clusterid.y; mov.u32 %r8, %clusterid.z;
   mov.u32 %r9, %nclusterid.x; mov.u32 %r10, %nclusterid.y; mov.u32 %r11, %nclusterid.z;
   mov.u32 %r12, %cluster_ctaid.x; mov.u32 %r13, %cluster_ctaid.y; mov.u32 %r14, %cluster_ctaid.z;
   mov.u32 %r15, %cluster_nctaid.x; mov.u32 %r16, %cluster_nctaid.y; mov.u32 %r17, %cluster_nctaid.z;
-  mov.u32 %r18, %cluster_ctarank; mov.u32 %r19, %cluster_nctarank; mov.u32 %r20, %is_explicit_cluster;
+  mov.u32 %r18, %cluster_ctarank; mov.u32 %r19, %cluster_nctarank;
+  mov.pred %p1, %is_explicit_cluster; selp.u32 %r20, 1, 0, %p1;
   mov.u32 %r21, %envreg0;
   st.global.v4.u32 [%rd1], {%r6, %r7, %r8, %r9};
   st.global.v4.u32 [%rd1+16], {%r10, %r11, %r12, %r13};
