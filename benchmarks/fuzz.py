@@ -15,7 +15,10 @@ import time
 from ptx2gcn.compiler import compile as compile_ptx
 from ptx2gcn.fuzz_device import launch_buffers
 from ptx2gcn.fuzz_gen import generate
-from ptx2gcn.fuzz_program import BLOCK, GRID, expected_buffer, ptx_text
+from ptx2gcn.fuzz_eval import expected_buffer
+from ptx2gcn.fuzz_program import BLOCK, GRID
+from ptx2gcn.fuzz_runner import FuzzConfig
+from ptx2gcn.fuzz_text import ptx_text
 
 
 def main() -> None:
@@ -23,11 +26,12 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
+    options = FuzzConfig().gen_options()  # the pool minus known bugs and forms the compiler rejects
     stages = {"generate": 0.0, "model": 0.0, "compile": 0.0, "emulate": 0.0}
     wall, cpu = time.perf_counter(), time.process_time()
     for i in range(args.count):
         t = time.process_time()
-        program = generate(args.seed * 1_000_003 + i)
+        program = generate(args.seed * 1_000_003 + i, options)
         text = ptx_text(program)
         stages["generate"] += time.process_time() - t
         t = time.process_time()

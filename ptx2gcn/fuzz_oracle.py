@@ -1,6 +1,6 @@
 """Judging one fuzz program: compile it, run it on a device, compare with the oracle.
 
-The oracle is the reference model (``fuzz_program.expected_buffer``: bits plus a compare mask) or,
+The oracle is the reference model (``fuzz_eval.expected_buffer``: bits plus a compare mask) or,
 with ``--oracle cuda``, another device's output buffer (every slot compared). A ``Verdict`` is
 ``ok``, ``mismatch`` (with readable slot reports) or ``error`` (compile diagnostics, emulator faults,
 internal errors: the first line names the kind, so the shrinker can keep "the same" error).
@@ -18,16 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.fuzz_program import (
-    BLOCK,
-    GRID,
-    THREADS,
-    Program,
-    all_registers,
-    expected_buffer,
-    ptx_text,
-    reg,
-)
+from ptx2gcn.fuzz_eval import expected_buffer
+from ptx2gcn.fuzz_program import BLOCK, GRID, THREADS, Program, all_registers, reg
+from ptx2gcn.fuzz_text import ptx_text
 
 Device = Callable[[str, bytes, int], bytes]
 """(ptx, input buffer, output size) -> output buffer."""

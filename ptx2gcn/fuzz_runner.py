@@ -13,6 +13,7 @@ shrunk and written as a case (when a save directory is given) before the run's s
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import sys
 import tempfile
@@ -26,11 +27,15 @@ import numpy as np
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.fuzz_case import write_case
+from ptx2gcn.fuzz_eval import expected_buffer
 from ptx2gcn.fuzz_gen import GenOptions, generate
 from ptx2gcn.fuzz_known import FRONTEND_INVALID, KNOWN_FAILURES
 from ptx2gcn.fuzz_oracle import Device, Verdict, emulator_device, judge
-from ptx2gcn.fuzz_program import BLOCK, GRID, Program, expected_buffer, ptx_text
+from ptx2gcn.fuzz_pool import all_spellings, model_spelling
+from ptx2gcn.fuzz_program import BLOCK, GRID, Program
 from ptx2gcn.fuzz_shrink import shrink
+from ptx2gcn.fuzz_text import ptx_text
+from ptx2gcn.reference import signature
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -52,8 +57,25 @@ class FuzzConfig:
     shrink_budget: int = 300
 
     def gen_options(self) -> GenOptions:
-        avoid = frozenset() if self.include_known else frozenset(KNOWN_FAILURES) | frozenset(FRONTEND_INVALID)
+        avoid = unsupported_spellings()
+        if not self.include_known:
+            avoid |= frozenset(KNOWN_FAILURES) | frozenset(FRONTEND_INVALID)
         return GenOptions(self.statements, avoid)
+
+
+@functools.cache
+def unsupported_spellings() -> frozenset[str]:
+    """The generator's spellings the compiler rejects (``unsupported``) or calls invalid today,
+    found once per process by lowering them in conformance group kernels (a few seconds)."""
+    from ptx2gcn.conformance_forms import Form
+    from ptx2gcn.conformance_table import classify
+
+    forms = []
+    for spelling in all_spellings():
+        sig = signature(model_spelling(spelling))
+        forms.append(Form(spelling, sig.sources, sig.destinations))
+    table = classify(forms, build=False)
+    return frozenset(table.rejected) | frozenset(table.invalid)
 
 
 @dataclass
@@ -214,6 +236,7 @@ def fuzz(
     check_backend(config.backend)
     if config.oracle == "cuda" or config.record_golden is not None:
         check_backend("cuda")
+    config.gen_options()  # the compiler's verdicts on the pool, once, before any worker forks
     summary = Summary()
     start = clock()
     # redraw in place on a terminal; elsewhere (logs, CI) one bar line per tenth of the run

@@ -1,7 +1,8 @@
 """Shrinking a failing fuzz program to a small one that fails the same way (delta debugging).
 
 Candidates, tried greedily until none applies: delete one statement (anywhere in the tree), replace
-an ``If``/``Loop`` by one of its bodies, inline a ``Call`` as its ``Op``, drop an ``Op``'s guard.
+an ``If``/``Loop`` by one of its bodies, inline a ``Call`` as its ``Op``, drop an ``Op``'s guard,
+drop a ``Warp``'s predicate destination or widen its membermask to the full warp.
 Every candidate is a valid program because statements only overwrite pre-loaded registers
 (``ptx2gcn.fuzz_program``). The inputs are kept as they are.
 
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ptx2gcn.fuzz_oracle import Verdict
-from ptx2gcn.fuzz_program import Call, If, Loop, Op, Program, Statement
+from ptx2gcn.fuzz_program import FULL_MASK, Call, If, Loop, Op, Program, Statement, Warp
 
 Body = tuple[Statement, ...]
 
@@ -49,6 +50,11 @@ def _statement_variants(st: Statement) -> Iterator[Body]:
         yield (st.op,)
     elif isinstance(st, Op) and st.guard is not None:
         yield (replace(st, guard=None),)
+    elif isinstance(st, Warp):
+        if st.pred_dest is not None:
+            yield (replace(st, pred_dest=None),)
+        if st.membermask != FULL_MASK:  # still top level: the whole warp may take part
+            yield (replace(st, membermask=FULL_MASK),)
 
 
 def size(body: Body) -> int:

@@ -13,10 +13,11 @@ from ptx2gcn.cli import main
 from ptx2gcn.fuzz_case import case_directories, read_case
 from ptx2gcn.fuzz_gen import generate
 from ptx2gcn.fuzz_oracle import Verdict, emulator_device, judge
+from ptx2gcn.fuzz_eval import evaluate
 from ptx2gcn.fuzz_program import (
     BLOCK,
     THREADS,
-    AtomicAdd,
+    Atomic,
     Call,
     Guard,
     If,
@@ -28,9 +29,8 @@ from ptx2gcn.fuzz_program import (
     Program,
     SharedRotate,
     Warp,
-    evaluate,
-    ptx_text,
 )
+from ptx2gcn.fuzz_text import ptx_text
 from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
 from ptx2gcn.fuzz_shrink import shrink, size
 
@@ -70,7 +70,7 @@ def test_evaluator_control_flow_and_memory_against_numpy() -> None:
         If(0, (Op("add.u32", r(0), (r(1), r(2))),), (Op("sub.u32", r(0), (r(1), r(2))),)),
         Loop(3, (Op("add.u32", r(1), (r(1), Operand("i32", value=7))),)),
         SharedRotate(2, 0, 5),
-        AtomicAdd(3, 0),
+        Atomic("atom.add.u32", "shared", False, r(3), r(1), (r(0),)),
         Op("mul.lo.u32", r(2), (r(2), r(2)), Guard(1, negated=True)),
     )
     s = prog.input_bits()
@@ -80,7 +80,8 @@ def test_evaluator_control_flow_and_memory_against_numpy() -> None:
     lanes = np.arange(THREADS)
     r2 = r0[(lanes // BLOCK) * BLOCK + (lanes % BLOCK + 5) % BLOCK]
     r2 = np.where(s[("pred", 1)].astype(bool), r2, (r2 * r2) & M32)
-    r3 = np.repeat(r0.reshape(-1, BLOCK).sum(axis=1) & M32, BLOCK)
+    # thread 0 of each block stores its %r1, then every thread adds its %r0
+    r3 = np.repeat((r1[::BLOCK] + r0.reshape(-1, BLOCK).sum(axis=1)) & M32, BLOCK)
     values, _ = evaluate(prog)
     for index, want in enumerate((r0, r1, r2, r3)):
         np.testing.assert_array_equal(values[("i32", index)], want, err_msg=f"%r{index}")
@@ -93,7 +94,7 @@ def test_structured_programs_run_on_the_emulator_as_evaluated() -> None:
         Call(Op("mad.lo.u32", r(1), (r(0), r(2), r(3)))),
         If(2, (Loop(0, (Op("shl.b32", r(3), (r(3), Operand("i32", value=1))),)),)),
         SharedRotate(2, 3, 63),
-        AtomicAdd(0, 1),
+        Atomic("red.add.u32", "global", False, r(0), r(2), (r(1),)),
         Op("setp.lt.u32", p(3), (r(0), r(1))),
     )
     assert judge(prog).kind == "ok", judge(prog).details
