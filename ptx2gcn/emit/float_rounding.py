@@ -111,3 +111,19 @@ def directed(cx: FnContext, mode: str, to: ir.Type, s: ir.Value, e: ir.Value,
     else:
         down, up = ir.Constant(ir.IntType(1), 0), below
     return _step(cx, r, down, up)
+
+
+def round_to_odd(cx: FnContext, to: ir.Type, s: ir.Value, e: ir.Value) -> ir.Value:
+    """The exact value ``s + e`` (type W) rounded to ``to`` by round-to-odd: toward zero, then the
+    last bit set if that was inexact. Rounding the result again to nearest in a format with at
+    least two bits fewer gives the exact value's correct rounding there (Boldo & Melquiond,
+    "Emulation of FMA and Correctly Rounded Sums: Proved Algorithms Using Rounding to Odd",
+    IEEE TC 57(4), 2008, Theorem 3); infinities and NaNs pass through."""
+    b = cx.builder
+    truncated = directed(cx, "rz", to, s, e)
+    back = b.fpext(truncated, s.type) if scalar_bits(to) < scalar_bits(s.type) else truncated
+    zero = fconst(e.type, 0.0)
+    inexact = b.or_(b.fcmp_ordered("one", back, s), b.fcmp_ordered("one", e, zero))
+    it = int_of(to)
+    odd = b.or_(b.bitcast(truncated, it), b.zext(inexact, it))
+    return b.bitcast(odd, to)

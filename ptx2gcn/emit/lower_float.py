@@ -16,8 +16,10 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I32
+from ptx2gcn.emit.lower_float_bf16 import bf16_fma
 from ptx2gcn.emit.lower_float_exact import directed_op
-from ptx2gcn.emit.lower_float_values import canonical_nan, fabs, flush, like, relu, saturate, scalar_of, suffix
+from ptx2gcn.emit.lower_float_values import (canonical_nan, fabs, flush, like, per_element, relu, saturate,
+                                             scalar_of, suffix)
 from ptx2gcn.ir.core import Op
 
 
@@ -72,6 +74,8 @@ def float_fma(cx: FnContext, op: Op) -> None:
     xs = _inputs(cx, op)
     if _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "fma", xs)
+    elif str(scalar_of(xs[0].type)) == "bfloat":  # LLVM's bf16 fma rounds through f32: twice
+        result = per_element(cx, lambda a, b, c: bf16_fma(cx, a, b, c), *xs)
     else:
         result = cx.call(f"llvm.fma.{suffix(xs[0].type)}", xs[0].type, xs)
     _finish(cx, op, result)
