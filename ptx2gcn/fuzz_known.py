@@ -15,16 +15,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "atom.add.f32": _CODEGEN + "atom.add.f32 does not flush subnormal inputs/results to zero "
     "(old 0x00800000 + 0x007fffff stores 0x00ffffff, PTX: 0x00800000)",
     "red.add.f32": _CODEGEN + "red.add.f32 does not flush subnormals (0x00800000 + 0x007fffff -> 0x00ffffff)",
-    "fma.rn.bf16x2": _CODEGEN
-    + "fma.rn.bf16x2 rounds twice (through f32): 0x87adcb4c * 0x83213760 + 0xf6299ae4 -> "
-    "0xf629c332, expected 0xf629c333",
-    "fma.rn.relu.bf16x2": _CODEGEN
-    + "fma.rn.relu.bf16x2 rounds twice: 0xbd1289ae * 0x8acdecc0 + 0xff800001 -> "
-    "0x00003702, expected 0x00003703",
-    "fma.rn.bf16": _CODEGEN + "fma.rn.bf16 rounds twice (through f32): 0x2d50 * 0x6468 + 0x0f86 -> 0x523c, "
-    "expected 0x523d",
-    "fma.rn.relu.bf16": _CODEGEN + "fma.rn.relu.bf16 rounds twice (through f32): 0x0510 * 0x629c + 0x85b8 -> "
-    "0x2830, expected 0x282f (found by the exhaustive sweep)",
     "rcp.approx.ftz.f64": _CODEGEN + "rcp.approx.ftz.f64 leaves the low 32 result bits set and reads all of "
     "a (PTX ISA 9.7.3.14: d[31:0] = 0, only a[63:32] is read, NaN input -> 0x7fffffff00000000)",
     "rsqrt.approx.ftz.f64": _CODEGEN + "rsqrt.approx.ftz.f64 leaves the low 32 result bits set and returns a "
