@@ -15,6 +15,7 @@ from ptx2gcn.runtime.emulator import (
     semantics_control,
     semantics_division,
     semantics_ds,
+    semantics_fp8,
     semantics_lane,
     semantics_packed,
     semantics_salu,
@@ -84,6 +85,7 @@ def _table() -> dict[str, Builder]:
         table[name] = _k_builder(FLOAT_OPS[base], 2)
     table.update(semantics_lane.BUILDERS)
     table.update(semantics_division.BUILDERS)
+    table.update(semantics_fp8.BUILDERS)
     table.update(semantics_packed.BUILDERS)
     table.update(semantics_salu.builders())
     table.update(semantics_sopk.builders())

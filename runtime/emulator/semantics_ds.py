@@ -6,6 +6,10 @@ read2/write2 two offsets scaled by the element size, times 64 for ``st64``), bou
 the work-group's LDS. Permutes read every source lane before writing, inactive source lanes read 0,
 and only active lanes are written (CDNA3 ISA DS_BPERMUTE_B32 / DS_PERMUTE_B32 / DS_SWIZZLE_B32).
 ``ds_cmpst`` takes the compare value from ``data0`` and the new value from ``data1``.
+``ds_append``/``ds_consume`` add/subtract popcount(EXEC) to/from the 32-bit LDS counter at
+``M0[15:0] + offset`` once per wave and return the pre-operation value to every active lane (CDNA3
+ISA DS_APPEND/DS_CONSUME; LLVM puts the counter's LDS address in M0, ``SelectDSAppendConsume``).
+GDS and GWS (``gds`` bit, ``ds_gws_*``) are not emulated: they fault when executed.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS
 from ptx2gcn.runtime.emulator.semantics_common import U32, U64, Builder, Handler, unsupported
 from ptx2gcn.runtime.emulator.semantics_vmem import _extend
-from ptx2gcn.runtime.emulator.wave import Wave
+from ptx2gcn.runtime.emulator.wave import M0, Wave
 
 _READ = {
     "b32": (4, False),
@@ -233,6 +237,33 @@ def _bind_atomic(inst: Instruction) -> Handler:
     return run
 
 
+def _bind_append(inst: Instruction) -> Handler:
+    step = 1 if inst.opcode == "ds_append" else -1
+    offset, dst = _offset(inst), inst.fields["vdst"]
+
+    def run(w: Wave) -> None:
+        lanes = np.flatnonzero(w.exec_mask)
+        if not lanes.size:
+            return
+        address = np.array([(int(w.s[M0]) & 0xFFFF) + offset], dtype=U64)
+        count = step * int(lanes.size)
+        (old,) = w.group.lds.rmw(address, 4, lanes[:1], lambda _, value: value + count)
+        w.v[dst, lanes] = U32(old)
+
+    return run
+
+
+def _gds_guard(build: Builder) -> Builder:
+    """``build``, refusing the GDS form (the ``gds`` bit) of any DS instruction."""
+
+    def guarded(inst: Instruction) -> Handler:
+        if inst.fields.get("gds", 0):
+            raise unsupported(inst, "GDS (global data share) is not emulated")
+        return build(inst)
+
+    return guarded
+
+
 @cache
 def swizzle_source_lanes(pattern: int) -> npt.NDArray[np.intp]:
     """DS_SWIZZLE_B32 offset -> source lane of each lane (quad-permute or bit-mask mode)."""
@@ -295,4 +326,6 @@ def builders(names: list[str]) -> dict[str, Builder]:
             table[name] = _bind_permute
         elif _atomic_name(name) is not None:
             table[name] = _bind_atomic
-    return table
+        elif name in ("ds_append", "ds_consume"):
+            table[name] = _bind_append
+    return {name: _gds_guard(build) for name, build in table.items()}
