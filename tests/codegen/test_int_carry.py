@@ -18,9 +18,14 @@ Root cause in ptx2gcn: the IR builder (``ptx2gcn/ir/lower_alu.py``: ``lower_bina
 and ``lower_carry``) passes ``%cc`` unchanged between ``subc`` ops (borrow convention, as the IR op
 and the reference model define a single ``subc``) and ``addc``/``madc`` ops (carry convention).
 The fix belongs there: keep ``%cc`` as the hardware carry flag, i.e. write ``not(borrow_out)``
-after a ``subc`` op and read ``not(%cc)`` as its borrow-in. Verified by swapping in such a
-``subc`` lowering: the corpus case then passes all 480 words. Until then the emulator tests below
-are strict xfails.
+after a ``subc`` op (``sub.cc``, ``subc.cc``) and read ``not(%cc)`` as its borrow-in (``subc``).
+The IR op ``subc`` and the reference model keep PTX's single-instruction wording (borrow in, borrow
+out). Verified by patching the builder that way in-process: the three ``wide_types/int128_ops*``
+corpus cases and these tests pass. The conformance harness (``ptx2gcn/conformance_kernel.py``) must
+then read a subtraction's carry-out back with ``subc.u32 r, 0, 0`` (``-borrow``) instead of
+``addc.u32 r, 0, 0`` (which gives ``not borrow`` on hardware); with both changes every add/sub/mad
+carry form matches the reference. Until the builder is fixed the emulator tests below are strict
+xfails.
 """
 
 from __future__ import annotations
