@@ -20,6 +20,7 @@ from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_atomics import (ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg,
                                        fence)
 from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
+from ptx2gcn.emit.lower_control import EXTERN_WHY
 from ptx2gcn.emit.lower_values import from_int, to_int
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import AddrSpace, PtrType, VectorType, is_signed
@@ -237,6 +238,8 @@ def lower_addr_of(cx: FnContext, op: Op) -> None:
     assert isinstance(sym, str)
     var: ir.Value | None = cx.mod.globals.get(sym)
     if var is None:
+        if sym not in cx.mod.defined:
+            raise cx.unsupported(f"address of {sym}", f"{sym} has no definition in this module: {EXTERN_WHY}")
         var = cx.mod.functions[sym]  # a function's address, for indirect calls
         var = cx.builder.bitcast(var, pointer(0)) if var.type != pointer(0) else var
     cx.define(op, cx.coerce(var, llvm_type(op.result.type)))

@@ -85,6 +85,9 @@ def _element(mc: ModuleContext, var: Global, t: ir.Type, item: InitItem) -> ir.C
     target: ir.Value | None = mc.globals.get(item.name) or mc.functions.get(item.name)
     if target is None:
         raise UnsupportedError.feature(var.loc, f"initializer of {var.name}", f"unknown symbol {item.name}")
+    if item.name in mc.functions and item.name not in mc.defined:
+        raise UnsupportedError.feature(var.loc, f"initializer of {var.name}",
+                                       f"{item.name} has no definition in this module: {EXTERN_WHY}")
     ptr_t = target.type
     assert isinstance(ptr_t, ir.PointerType)
     text = target.get_reference()

@@ -172,8 +172,6 @@ INDIRECT = """
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the IR builder rejects calls through a .calltargets list ('an indirect "
-                   "call needs a .callprototype label'); the prototype could come from the targets' signature")
 def test_call_through_calltargets_with_an_exiting_target() -> None:
     got = _run(INDIRECT, "k", 64)
     tid = np.arange(64, dtype=np.uint32)
@@ -271,3 +269,31 @@ def test_undefined_function_says_link_the_other_unit_first() -> None:
     assert text.startswith("main_unit.ptx:13:")
     assert "call helper" in text and "defined in another PTX unit" in text
     assert "link the other unit first" in text
+
+
+EXTERN_ADDRESS = """.extern .func (.param .b32 r) helper(.param .b32 x);
+.visible .entry k(.param .u64 out)
+{
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd2, [out];
+  mov.u64 %rd1, helper;
+  st.global.u64 [%rd2], %rd1;
+  ret;
+}
+"""
+EXTERN_TABLE = """.extern .func (.param .b32 r) helper(.param .b32 x);
+.global .align 8 .u64 table[1] = {helper};
+.visible .entry k(.param .u64 out)
+{
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize(("ptx", "line", "what"), [(EXTERN_ADDRESS, 6, "address of helper"),
+                                                   (EXTERN_TABLE, 2, "initializer of table")])
+def test_address_of_an_undefined_function_is_located(ptx: str, line: int, what: str) -> None:
+    with pytest.raises(UnsupportedError) as caught:
+        compile(HEADER + ptx, name="unit.ptx")
+    text = str(caught.value)
+    assert text.startswith(f"unit.ptx:{line + 3}:") and what in text and "link the other unit first" in text
