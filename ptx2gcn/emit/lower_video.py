@@ -26,6 +26,7 @@ every other SIMD form) takes them from ``c``: the pseudocode is followed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from llvmlite import ir
@@ -194,26 +195,38 @@ def _shift_amount(cx: FnContext, f: VideoForm, tb: ir.Value) -> ir.Value:
     return _smin(cx, tb, _c(t, 32))  # tb is zero-extended, so the signed min is the unsigned one
 
 
-def _primary(cx: FnContext, f: VideoForm, ta: ir.Value, tb: ir.Value) -> ir.Value:
-    """The .s34 intermediate of vadd/vsub/vabsdiff/vmin/vmax/vshl/vshr/vset (exact in ta's type)."""
+def _absdiff(cx: FnContext, x: ir.Value, y: ir.Value) -> ir.Value:
     b = cx.builder
-    t = ta.type
-    assert isinstance(t, ir.IntType)
-    if f.base == "vadd":
-        return b.add(ta, tb)
-    if f.base == "vsub":
-        return b.sub(ta, tb)
-    if f.base == "vabsdiff":
-        diff = b.sub(ta, tb)
-        return b.select(b.icmp_signed("<", diff, _c(t, 0)), b.neg(diff), diff)
-    if f.base == "vmin":
-        return _smin(cx, ta, tb)
-    if f.base == "vmax":
-        return _smax(cx, ta, tb)
+    diff = b.sub(x, y)
+    return b.select(b.icmp_signed("<", diff, ir.Constant(diff.type, 0)), b.neg(diff), diff)
+
+
+def _average(cx: FnContext, x: ir.Value, y: ir.Value) -> ir.Value:
+    """vavrg: (x + y + 1) >> 1 when x + y ≥ 0, else (x + y) >> 1 (arithmetic shifts)."""
+    b = cx.builder
+    total = b.add(x, y)
+    one = ir.Constant(total.type, 1)
+    up = b.ashr(b.add(total, one), one)
+    return b.select(b.icmp_signed(">=", total, ir.Constant(total.type, 0)), up, b.ashr(total, one))
+
+
+_Binary = Callable[[FnContext, ir.Value, ir.Value], ir.Value]
+_ARITH: dict[str, _Binary] = {
+    "vadd": lambda cx, x, y: cx.builder.add(x, y), "vsub": lambda cx, x, y: cx.builder.sub(x, y),
+    "vabsdiff": _absdiff, "vmin": _smin, "vmax": _smax, "vavrg": _average,
+}
+"""The primary operations on exact (sign- or zero-extended) values; no wrap-around can occur."""
+
+
+def _primary(cx: FnContext, f: VideoForm, ta: ir.Value, tb: ir.Value) -> ir.Value:
+    """The intermediate result (the .s34 of scalar forms, a lane's t[i] of SIMD forms), exact."""
+    b = cx.builder
     if f.base == "vset":
-        return b.zext(b.icmp_signed(_CMP[f.cmp], ta, tb), t)
-    amount = _shift_amount(cx, f, tb)
-    return b.shl(ta, amount) if f.base == "vshl" else b.ashr(ta, amount)  # ta is exactly extended
+        return b.zext(b.icmp_signed(_CMP[f.cmp], ta, tb), ta.type)
+    if f.base in ("vshl", "vshr"):
+        amount = _shift_amount(cx, f, tb)
+        return b.shl(ta, amount) if f.base == "vshl" else b.ashr(ta, amount)  # ta is exactly extended
+    return _ARITH[f.base](cx, ta, tb)
 
 
 def _secondary(cx: FnContext, f: VideoForm, tmp: ir.Value, c: ir.Value) -> ir.Value:
@@ -279,16 +292,6 @@ def _extract(cx: FnContext, pair: ir.Value, width: int, element: int, signed: bo
     return b.sext(field, I32) if signed else b.zext(field, I32)
 
 
-def _lane_op(cx: FnContext, f: VideoForm, x: ir.Value, y: ir.Value) -> ir.Value:
-    """t[i] of one lane (x, y exact i32 values of at most 17 bits)."""
-    b = cx.builder
-    if f.base != "vavrg":
-        return _primary(cx, f, x, y)
-    total = b.add(x, y)
-    up = b.ashr(b.add(total, _c(I32, 1)), _c(I32, 1))
-    return b.select(b.icmp_signed(">=", total, _c(I32, 0)), up, b.ashr(total, _c(I32, 1)))
-
-
 def _simd(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -> ir.Value:
     b = cx.builder
     width = 32 // f.lanes
@@ -302,7 +305,7 @@ def _simd(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -
     for lane in range(f.lanes):
         if f.secondary == "add" and lane not in mask:
             continue
-        t = _lane_op(cx, f, _extract(cx, pair, width, asel[lane], f.asigned),
+        t = _primary(cx, f, _extract(cx, pair, width, asel[lane], f.asigned),
                      _extract(cx, pair, width, bsel[lane], f.bsigned))
         if f.sat:
             t = _clamp(cx, t, width, f.dsigned)
