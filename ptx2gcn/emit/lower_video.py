@@ -34,6 +34,7 @@ from llvmlite import ir
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import I32
+from ptx2gcn.emit.lower_int_common import const
 from ptx2gcn.ir.core import Op
 
 _SCALAR = frozenset({"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset"})
@@ -159,15 +160,11 @@ def _mask_ok(mask: str, kind: str, lanes: int) -> bool:
 
 # ---- scalar forms ------------------------------------------------------------------------------
 
-def _c(t: ir.IntType, value: int) -> ir.Constant:
-    return ir.Constant(t, value & ((1 << t.width) - 1))
-
-
 def _part(cx: FnContext, x: ir.Value, signed: bool, sel: str, wide: ir.IntType) -> ir.Value:
     """partSelectSignExtend: the selected byte/half (or the word) of i32 ``x``, extended to ``wide``."""
     b = cx.builder
     width, index = _SCALAR_SELECTORS.get(sel, (32, 0))
-    field = x if width == 32 else b.trunc(b.lshr(x, _c(I32, width * index)), ir.IntType(width))
+    field = x if width == 32 else b.trunc(b.lshr(x, const(I32, width * index)), ir.IntType(width))
     return b.sext(field, wide) if signed else b.zext(field, wide)
 
 
@@ -184,15 +181,15 @@ def _clamp(cx: FnContext, x: ir.Value, width: int, signed: bool) -> ir.Value:
     t = x.type
     assert isinstance(t, ir.IntType)
     low, high = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
-    return _smin(cx, _smax(cx, x, _c(t, low)), _c(t, high))
+    return _smin(cx, _smax(cx, x, const(t, low)), const(t, high))
 
 
 def _shift_amount(cx: FnContext, f: VideoForm, tb: ir.Value) -> ir.Value:
     t = tb.type
     assert isinstance(t, ir.IntType)
     if f.shift == "wrap":
-        return cx.builder.and_(tb, _c(t, 31))
-    return _smin(cx, tb, _c(t, 32))  # tb is zero-extended, so the signed min is the unsigned one
+        return cx.builder.and_(tb, const(t, 31))
+    return _smin(cx, tb, const(t, 32))  # tb is zero-extended, so the signed min is the unsigned one
 
 
 def _absdiff(cx: FnContext, x: ir.Value, y: ir.Value) -> ir.Value:
@@ -244,8 +241,8 @@ def _merge(cx: FnContext, dsel: str, tmp32: ir.Value, c: ir.Value) -> ir.Value:
     b = cx.builder
     width, index = _SCALAR_SELECTORS[dsel]
     field = ((1 << width) - 1) << (width * index)
-    placed = b.and_(b.shl(tmp32, _c(I32, width * index)), _c(I32, field))
-    return b.or_(placed, b.and_(c, _c(I32, ~field)))
+    placed = b.and_(b.shl(tmp32, const(I32, width * index)), const(I32, field))
+    return b.or_(placed, b.and_(c, const(I32, ~field)))
 
 
 def _vmad(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -> ir.Value:
@@ -256,7 +253,7 @@ def _vmad(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -
     product = b.mul(_part(cx, a, f.asigned, f.asel, i128), _part(cx, b_, f.bsigned, f.bsel, i128))
     total = b.add(product, b.sext(c, i128) if signed_final else b.zext(c, i128))
     if f.po:
-        total = b.add(total, _c(i128, 1))
+        total = b.add(total, const(i128, 1))
     if f.sat:
         total = _clamp(cx, total, 32, signed_final)
     return b.trunc(total, I32)
@@ -301,7 +298,7 @@ def _simd(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -
     asel = _lane_sources(f.asel, "h10" if f.lanes == 2 else "b3210")
     bsel = _lane_sources(f.bsel, "h32" if f.lanes == 2 else "b7654")
     mask = {int(x) for x in (f.dsel or kind + "3210"[-f.lanes:])[1:]}
-    result: ir.Value = c if f.secondary == "add" else _c(I32, 0)
+    result: ir.Value = c if f.secondary == "add" else const(I32, 0)
     for lane in range(f.lanes):
         if f.secondary == "add" and lane not in mask:
             continue
@@ -312,9 +309,9 @@ def _simd(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -
         if f.secondary == "add":
             result = b.add(result, t)
             continue
-        source = t if lane in mask else b.lshr(c, _c(I32, width * lane))
-        field = b.and_(source, _c(I32, (1 << width) - 1))
-        result = b.or_(result, b.shl(field, _c(I32, width * lane)))
+        source = t if lane in mask else b.lshr(c, const(I32, width * lane))
+        field = b.and_(source, const(I32, (1 << width) - 1))
+        result = b.or_(result, b.shl(field, const(I32, width * lane)))
     return result
 
 
