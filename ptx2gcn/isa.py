@@ -169,6 +169,8 @@ _op("selp", "R R pred", "any", {}, "", "", "comparison-and-selection-instruction
 # Conversions, constants and bit-level reinterpretation (PTX's implicit behaviours made explicit).
 _op("cvt", "S", "D", {"dtype": ALL_TYPES, "stype": ALL_TYPES, "rnd": ROUNDING, "ftz": FLAG,
                       "sat": FLAG, "relu": FLAG, "satfinite": FLAG}, "dtype stype", "", f"{_MOVE}-cvt")
+_op("cvt_pack", "i32 i32 *", "i32", {"dtype": _words("u2 s2 u4 s4 u8 s8 u16 s16")}, "dtype", "",
+    f"{_MOVE}-cvt-pack")
 _op("const", "", "any", {"value": INT}, "value", "", f"{_MOVE}-mov")
 _op("undef", "", "any", {}, "", "", "")
 _op("bitcast", "any", "any", {}, "", "", f"{_MOVE}-mov")
@@ -177,7 +179,7 @@ _op("sext", "int", "int", {}, "", "", "operand-size-exceeding-instruction-type-s
 _op("trunc", "int", "int", {}, "", "", "operand-size-exceeding-instruction-type-size")
 _op("pack", "any *", "any", {}, "", "", f"{_MOVE}-mov-2")
 _op("unpack", "any", "any *", {}, "", "", f"{_MOVE}-mov-2")
-_op("special_reg", "", "int", {"reg": SYM}, "reg", "", "special-registers")
+_op("special_reg", "", "any", {"reg": SYM}, "reg", "", "special-registers")
 
 # Addresses.
 _op("addr_of", "", "ptr", {"sym": SYM}, "sym", "", f"{_MOVE}-mov")
@@ -223,6 +225,38 @@ _op("match", "T i32", "i32 *", {"mode": _words("any all"), "type": INT_TYPES}, "
 _op("redux", "T i32", "T", {"op": _words("add min max and or xor"), "type": INT_TYPES | {"f32"}, "abs": FLAG,
                             "nan": FLAG}, "op type", "convergent", f"{_SYNC}-redux-sync")
 _op("elect", "i32", "i32 pred", {}, "", "convergent", f"{_SYNC}-elect-sync")
+
+# Thread-block clusters (sm_90). Addresses in the .shared::cluster window are integers (32-bit); an
+# access through one is a generic access at ``cvta_cluster`` of it. ptx2gcn launches every cluster
+# as a single CTA: how that makes these ops exact is ptx2gcn/emit/lower_cluster.py's docstring.
+_CLUSTER_SPACES = _words("generic shared_cluster")
+_op("barrier_cluster", "", "", {"mode": _words("arrive wait"), "sem": _words("release relaxed acquire"),
+                                "aligned": FLAG}, "mode sem", "side_effects convergent",
+    f"{_SYNC}-barrier-cluster")
+_op("mapa", "T i32", "T", {"type": _words("u32 u64"), "space": _CLUSTER_SPACES}, "type space", "",
+    f"{_MOVE}-mapa")
+_op("getctarank", "T", "i32", {"type": _words("u32 u64"), "space": _CLUSTER_SPACES}, "type space", "",
+    f"{_MOVE}-getctarank")
+_op("cvta_cluster", "int", "int", {"to": FLAG}, "", "", f"{_MOVE}-cvta")
+
+# Asynchronous proxy: proxy fences, bulk copies (TMA without tensor maps), warpgroup MMA.
+_op("fence_proxy", "", "", {"kind": _words("alias async"), "space": _words("global shared shared_cluster")},
+    "kind", "side_effects", f"{_SYNC}-membar-fence")
+_op("cp_async_bulk", "ptr ptr i32 *", "", {"dst": _words("global shared shared_cluster"),
+                                           "src": _words("global shared"),
+                                           "completion": _words("mbarrier bulk_group"), "multicast": FLAG,
+                                           "hint": SYM},
+    "dst src completion", "side_effects", f"{_MOVE}-cp-async-bulk")
+_op("cp_async_bulk_group", "", "", {"mode": _words("commit wait"), "n": INT, "read": FLAG}, "mode",
+    "side_effects", f"{_MOVE}-cp-async-bulk-wait-group")
+_WGMMA_TYPES = _words("f16 bf16 tf32 e4m3 e5m2 s8 u8 b1 f32 s32")
+_op("wgmma", "", "", {"mode": _words("fence commit_group wait_group"), "n": INT}, "mode",
+    "side_effects convergent", "asynchronous-warpgroup-level-matrix-instructions")
+_op("wgmma_mma", "*", "*", {"shape": SYM, "dtype": _WGMMA_TYPES, "atype": _WGMMA_TYPES,
+                            "btype": _WGMMA_TYPES, "d": INT, "a": INT, "adesc": FLAG, "satfinite": FLAG,
+                            "scale_a": INT, "scale_b": INT, "trans_a": INT, "trans_b": INT},
+    "shape dtype atype btype d a", "side_effects convergent reads_memory",
+    "asynchronous-warpgroup-level-matrix-instructions-wgmma-mma-async")
 
 # Warp-level matrix operations: fragments are the registers PTX names, as they are (their bits).
 _MMA_TYPES = _words("f16 bf16 tf32 f32 f64 s8 u8 s4 u4 b1 s32 e4m3 e5m2")
@@ -283,7 +317,8 @@ _op("ret", "*", "", {}, "", "terminator", "control-flow-instructions-ret")
 _op("exit", "", "", {}, "", "terminator", "control-flow-instructions-exit")
 _op("unreachable", "", "", {}, "", "terminator", "")
 
-# Special registers: name → bit width; those whose value changes between reads are volatile.
+# Special registers: name → bit width (1: a predicate); those whose value changes between reads are
+# volatile.
 SPECIAL_REGS: dict[str, int] = {
     **{f"{r}.{c}": 32 for r in ("tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid",
                                 "cluster_ctaid", "cluster_nctaid") for c in "xyz"},
@@ -291,7 +326,8 @@ SPECIAL_REGS: dict[str, int] = {
     "lanemask_eq": 32, "lanemask_le": 32, "lanemask_lt": 32, "lanemask_ge": 32, "lanemask_gt": 32,
     "clock": 32, "clock_hi": 32, "clock64": 64, "globaltimer": 64, "globaltimer_lo": 32,
     "globaltimer_hi": 32, "dynamic_smem_size": 32, "total_smem_size": 32,
-    "aggr_smem_size": 32, "WARP_SZ": 32, "cluster_ctarank": 32, "cluster_nctarank": 32, "is_explicit_cluster": 32,
+    "aggr_smem_size": 32, "WARP_SZ": 32, "cluster_ctarank": 32, "cluster_nctarank": 32,
+    "is_explicit_cluster": 1,
     **{f"envreg{i}": 32 for i in range(32)},
     **{f"pm{i}": 32 for i in range(8)}, **{f"pm{i}_64": 64 for i in range(8)},
 }
@@ -301,12 +337,9 @@ VOLATILE_SPECIAL_REGS = frozenset({"clock", "clock_hi", "clock64", "globaltimer"
 
 UNSUPPORTED: dict[str, str] = {
     "sured": "surface reductions are not translated yet",
-    "wgmma": "warpgroup matrix operations have no gfx942 equivalent",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
     "fns": "find-nth-set-bit is not translated yet",
     "szext": "sign/zero extension of bit fields is not translated yet",
-    "mapa": "distributed shared memory has no gfx942 equivalent",
-    "getctarank": "thread-block clusters have no gfx942 equivalent",
     "multimem": "multimem operations have no gfx942 equivalent",
     "tcgen05": "tensor-core generation 5 operations have no gfx942 equivalent",
     "clusterlaunchcontrol": "thread-block clusters have no gfx942 equivalent",
@@ -479,4 +512,20 @@ SEMANTICS: dict[str, str] = {
     "wmma_load": "(ptr[, stride]) -> fragment registers",
     "wmma_store": "(ptr, n fragment registers[, stride])",
     "unreachable": "control never gets here",
+    "cvt_pack": "(a, b[, c]) -> d: a and b (s32) saturated to dtype; b in bits [0, w), a in [w, 2w), "
+                "and for w < 16 c's low bits in [2w, 32) (cvt.pack.sat.dtype.s32[.b32])",
+    "barrier_cluster": "mode arrive (sem release or relaxed) / wait (sem acquire): barrier.cluster",
+    "mapa": "(a, rank) -> the address in CTA rank's shared memory of the variable a points to; space "
+            "shared_cluster: a and the result are .shared::cluster window addresses",
+    "getctarank": "(a) -> the rank of the CTA whose shared memory a points into",
+    "cvta_cluster": "no 'to': a .shared::cluster window address -> generic; with 'to': generic -> "
+                    "window address (cvta[.to].shared::cluster)",
+    "fence_proxy": "fence.proxy.kind[.space]: orders the generic proxy against the alias/async proxy",
+    "cp_async_bulk": "(dst, src, size[, mbarrier][, cta mask]): copies size bytes asynchronously; dst/src "
+                     "name the PTX state spaces (a .shared::cluster dst is a generic pointer); completion "
+                     "mbarrier (complete_tx on the mbarrier operand) or bulk_group",
+    "cp_async_bulk_group": "cp.async.bulk.commit_group / wait_group[.read] n",
+    "wgmma": "wgmma.fence / commit_group / wait_group n (.sync.aligned)",
+    "wgmma_mma": "(d registers..., a descriptor (i64, adesc) or a registers..., b descriptor (i64), "
+                 "scale-d (pred)) -> d registers; d/a count the operands; immediates as attributes",
 }

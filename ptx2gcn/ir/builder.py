@@ -145,12 +145,19 @@ def param_of(p: ast.Param, space: str) -> Param:
                                        "only scalar data types are supported as parameters")
     lanes = int(p.vector[2:]) if p.vector else 1
     count = lanes
+    kind = "reg" if p.state_space == ".reg" else space
     for dim in p.dims:
         if dim is None:
-            raise UnsupportedError.feature(p.span, "unsized parameter array", "it has no size")
+            if kind != "param" or len(p.dims) != 1:
+                raise Ptx2GcnError.at(p.span, "only a device function's .param parameter can be an "
+                                              "array of unknown size")
+            # ``.param .b8 x[]``: an unsized parameter array (its size is the caller's argument's).
+            count = -1
+            break
         count *= dim
     elem = max(PTX_TYPES[ptx_type].bits // 8, 1)
-    kind = "reg" if p.state_space == ".reg" else space
+    if count < 0:
+        return Param(p.name, kind, PTX_TYPES[ptx_type], ptx_type, 0, p.align or elem, -1)
     return Param(p.name, kind, PTX_TYPES[ptx_type], ptx_type, elem * count, p.align or elem * lanes,
                  count if (p.dims or p.vector) else 0, (p.ptr_space or "").lstrip("."), p.ptr_align or 0)
 
@@ -242,6 +249,8 @@ class _FunctionBuilder:
                     enter(stmt)
                 elif isinstance(stmt, ast.CallPrototype):
                     self.ctx.prototypes[stmt.name] = stmt
+                elif isinstance(stmt, ast.CallTargets):
+                    self.ctx.calltargets[stmt.name] = stmt
                 elif isinstance(stmt, ast.Instruction) and stmt.opcode == "bra":
                     target = _resolve(scopes, stmt)
                     if target is not None:

@@ -252,7 +252,8 @@ class Param:
     """Size in bytes (element size times ``count``)."""
     align: int
     count: int = 0
-    """Array length for ``x[N]`` parameters; 0 for scalars."""
+    """Array length for ``x[N]`` parameters; 0 for scalars; -1 for an unsized ``.param`` array
+    ``x[]`` of a device function (``size`` is then 0: the caller's argument gives it)."""
     ptr_space: str = ""
     """The ``.ptr.<space>`` attribute of a kernel parameter ('' when absent)."""
     ptr_align: int = 0

@@ -76,6 +76,8 @@ class FnCtx:
         self.capture: dict[Var, Value] | None = None
         self.prototypes: dict[str, ast.CallPrototype] = {}
         """``.callprototype`` declarations of this function, by label (for indirect calls)."""
+        self.calltargets: dict[str, ast.CallTargets] = {}
+        """``.calltargets`` lists of this function, by label (for indirect calls)."""
         self.cc = Var("%cc", PRED)
         self.ssa.declare(self.cc, PRED, "cc")
 
@@ -279,7 +281,7 @@ class FnCtx:
         bits = SPECIAL_REGS.get(name)
         if bits is None:
             raise self.error(operand.span, f"unknown special register %{name}")
-        return self.value("special_reg", (), int_type(bits), reg=name)
+        return self.value("special_reg", (), PRED if bits == 1 else int_type(bits), reg=name)
 
     def symbol_ptr(self, span: Span, name: str) -> Value:
         """The address of a named variable or parameter, typed by its state space."""
@@ -313,6 +315,8 @@ class FnCtx:
         """
         if not isinstance(operand, ast.Address):
             raise self.error(operand.span, "expected an address '[...]'")
+        if space == "shared_cluster":
+            return self.cluster_address(operand)
         target = AddrSpace(space)
         if reading and target == AddrSpace.PARAM and self.fn.kind == "kernel":
             target = AddrSpace.KPARAM
@@ -330,6 +334,23 @@ class FnCtx:
             offset = self.const(int_type(ptr.type.bits), operand.offset.value)
             ptr = self.value("ptradd", (ptr, offset), ptr.type)
         return ptr
+
+    def cluster_address(self, operand: ast.Address) -> Value:
+        """``[a+offset]`` in the ``.shared::cluster`` window (32-bit addresses; a shared variable's
+        name is its own CTA's address there) as the generic pointer that reaches it."""
+        base = operand.base
+        if isinstance(base, (ast.Register, ast.Symbol)) and self.lookup(base.name) is None:
+            ptr = self.retarget(self.symbol_ptr(base.span, base.name), AddrSpace.SHARED, base.span, base.name)
+            window = self.value("ptrtoint", (ptr,), int_type(32))
+        elif isinstance(base, ast.IntImmediate):
+            window = self.const(int_type(32), base.value)
+        else:
+            window = self.src(base, int_type(32))
+        if operand.offset is not None and operand.offset.value != 0:
+            offset = self.const(int_type(32), operand.offset.value)
+            window = self.value("add", (window, offset), int_type(32), type="b32")
+        generic = self.value("cvta_cluster", (window,), int_type(64))
+        return self.value("inttoptr", (generic,), PtrType(AddrSpace.GENERIC))
 
     def reg_bits(self, operand: ast.Operand) -> int:
         if isinstance(operand, (ast.Register, ast.Symbol)):

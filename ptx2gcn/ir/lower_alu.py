@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.arith_forms import (check_minmax, instruction_type, instruction_value_type, minmax_flags,
                                     reject_on_packed)
 from ptx2gcn.ir.emitter import FnCtx
+from ptx2gcn.ir.lower_cluster import lower_cvta_cluster
+from ptx2gcn.ir.lower_cvt_pack import lower_cvt_pack
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import PRED, I32, IntType, PackedType, Type, int_type, is_signed, ptx_type
 
@@ -404,7 +405,8 @@ def lower_mov(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
 def lower_cvt(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """cvt[.rnd][.ftz][.sat][.relu].dtype.stype d, a (and the two-source packing f16x2/bf16x2 form)."""
     if mods.take("pack"):
-        raise UnsupportedError.feature(ins.span, "cvt.pack", "packing conversions are not translated yet")
+        lower_cvt_pack(ctx, ins, mods)
+        return
     attrs = {"rnd": mods.rounding(), "ftz": mods.take("ftz"), "sat": mods.take("sat"),
              "relu": mods.take("relu"), "satfinite": mods.take("satfinite")}
     types = mods.types()
@@ -435,7 +437,10 @@ def lower_cvt(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
 def lower_cvta(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """cvta[.to].space.size d, a: generic ↔ specific address (``a`` may be a variable)."""
     to = mods.take("to")
-    space = mods.space()
+    space = mods.space(cluster=True)
+    if space == "shared_cluster":
+        lower_cvta_cluster(ctx, ins, mods, to)
+        return
     t_name = mods.type()
     mods.done()
     if space == "generic":

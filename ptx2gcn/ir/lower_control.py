@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ptx2gcn.diagnostics import Span, UnsupportedError
+from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.core import Block, Function, Value
+from ptx2gcn.ir.core import Block, Function, Param, Value
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_alu import Lowering, operands
+from ptx2gcn.ir.lower_cluster import lower_barrier_cluster
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import PRED, I32, I64, AddrSpace, PtrType, VectorType, ptx_type
 
@@ -185,20 +186,41 @@ def _call_indirect(ctx: FnCtx, ins: ast.Instruction, uni: bool, rets: tuple[ast.
 
     proto_name = getattr(rest[0], "name", None) if len(rest) == 1 else None
     proto = ctx.prototypes.get(proto_name) if isinstance(proto_name, str) else None
-    if proto is None:
-        why = "calls through .calltargets lists" if isinstance(proto_name, str) else "a prototype"
-        raise ctx.error(ins.span, f"an indirect call needs a .callprototype label (not {why})")
-    params = [param_of(p, "param") for p in proto.params or ()]
-    returns = [param_of(p, "param") for p in proto.return_params or ()]
+    if proto is not None:
+        params = [param_of(p, "param") for p in proto.params or ()]
+        returns = [param_of(p, "param") for p in proto.return_params or ()]
+    elif isinstance(proto_name, str) and proto_name in ctx.calltargets:
+        params, returns = _calltargets_signature(ctx, ctx.calltargets[proto_name])
+    else:
+        raise ctx.error(ins.span, "an indirect call needs a .callprototype or .calltargets label")
     if len(params) != len(args) or len(returns) != len(rets):
-        raise ctx.error(ins.span, f"the call does not match prototype {proto.name}")
+        raise ctx.error(ins.span, f"the call does not match the signature of {proto_name}")
     values = [ctx.src(target, I64)]
     pairs = [*[(p, o) for p, o in zip(returns, rets) if p.space == "param"], *zip(params, args)]
     values.extend(_argument(ctx, p.space, p.value_type, p.size, p.align, o) for p, o in pairs)
     reg_rets = [(p, o) for p, o in zip(returns, rets) if p.space != "param"]
-    op = ctx.emit("call_indirect", values, [p.value_type for p, _ in reg_rets], proto=proto.name, uni=uni)
+    op = ctx.emit("call_indirect", values, [p.value_type for p, _ in reg_rets], proto=proto_name, uni=uni)
     for (_, operand), result in zip(reg_rets, op.results):
         ctx.dst(operand, result)
+
+
+def _calltargets_signature(ctx: FnCtx, targets: ast.CallTargets) -> tuple[list[Param], list[Param]]:
+    """The common signature of the functions a ``.calltargets`` list names (PTX: the call must match
+    each of them, so they must agree on how every parameter and return value is passed)."""
+    functions = [ctx.symbols.functions.get(name) for name in targets.targets]
+    if not functions or any(f is None for f in functions):
+        raise ctx.error(targets.span, f".calltargets {targets.name} names an undefined function")
+    known = [f for f in functions if f is not None]
+    first = known[0]
+
+    def shape(f: Function) -> list[tuple[str, object, int]]:
+        return [(p.space, p.value_type, p.size) for p in (*f.params, *f.returns)]
+
+    for other in known[1:]:
+        if shape(other) != shape(first) or len(other.returns) != len(first.returns):
+            raise ctx.error(targets.span, f"{first.name} and {other.name} in .calltargets {targets.name} "
+                            "have different signatures")
+    return list(first.params), list(first.returns)
 
 
 def _argument(ctx: FnCtx, space: str, type_: object, size: int, align: int, operand: ast.Operand) -> Value:
@@ -231,8 +253,8 @@ def _ptx_name(t: object) -> str:
 def lower_bar(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """bar/barrier[.cta].sync|arrive|red a[, b]; bar.warp.sync mask."""
     if mods.take("cluster"):
-        raise UnsupportedError.feature(ins.span, f"{ins.opcode}.cluster",
-                                       "thread-block clusters have no gfx942 equivalent")
+        lower_barrier_cluster(ctx, ins, mods)
+        return
     mods.take("cta")
     aligned = ins.opcode == "bar" or mods.take("aligned")
     if mods.take("warp"):

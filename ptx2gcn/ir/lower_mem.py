@@ -14,6 +14,7 @@ from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_alu import Lowering, operands
+from ptx2gcn.ir.lower_async import lower_cp_async_bulk, lower_fence_proxy
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, Type, VectorType, is_signed, ptx_type
 from ptx2gcn.isa import ATOM_OPS, CACHE, SCOPES
@@ -28,7 +29,8 @@ def _memory_attrs(mods: Mods) -> dict[str, str | bool | int | None]:
 
 
 def _space(ctx: FnCtx, mods: Mods) -> str:
-    return mods.space()
+    """The access's state space; ``.shared::cluster`` ('shared_cluster') is reached generically."""
+    return mods.space(cluster=True)
 
 
 def lower_ld(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
@@ -143,9 +145,8 @@ def lower_fence(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
         ctx.emit("fence", (), (), sem="sc", scope={"gl": "gpu"}.get(level, level))
         return
     if mods.take("proxy"):
-        raise UnsupportedError.feature(ins.span, "fence.proxy",
-                                       "proxy fences order asynchronous-proxy operations (TMA, "
-                                       "wgmma), which have no gfx942 equivalent")
+        lower_fence_proxy(ctx, ins, mods)
+        return
     sem = mods.one_of(frozenset({"sc", "acq_rel", "acquire", "release"}))
     scope = mods.one_of(SCOPES)
     mods.done()
@@ -169,9 +170,12 @@ def lower_cp(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     if mods.take("commit_group") or mods.take("wait_group") or mods.take("wait_all"):
         mods.done()
         return
-    if mods.take("bulk") or any(m.startswith("mbarrier") for m in mods.left):
+    if mods.take("bulk"):
+        lower_cp_async_bulk(ctx, ins, mods)
+        return
+    if any(m.startswith("mbarrier") for m in mods.left):
         raise UnsupportedError.feature(ins.span, mods.full_name,
-                                       "bulk and mbarrier-tracked copies have no gfx942 equivalent")
+                                       "mbarrier-tracked cp.async copies are not translated")
     cache = mods.one_of(frozenset({"ca", "cg"}))
     spaces = [m for m in mods.left if m in ("shared", "shared::cta", "global")]
     for m in spaces:
@@ -235,8 +239,9 @@ _MBARRIER_OPS = frozenset({"init", "inval", "arrive", "arrive_drop", "expect_tx"
 
 def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """mbarrier.op[.modifiers].shared[::cta].b64 [d,] [addr][, operand]: one mbarrier op."""
+    # ``.expect_tx`` is an operation of its own and a modifier of arrive / arrive_drop.
+    expect_tx = bool({"arrive", "arrive_drop"} & set(mods.left)) and mods.take("expect_tx")
     op_name = mods.one_of(_MBARRIER_OPS)
-    expect_tx = op_name == "arrive" and mods.take("expect_tx")
     flags = {"parity": mods.take("parity"), "noComplete": mods.take("noComplete")}
     sem = mods.one_of(frozenset({"release", "acquire", "relaxed"}))
     scope = mods.one_of(SCOPES)

@@ -8,11 +8,13 @@ be computed unconditionally and selected (``selp``) instead of branched around.
 from __future__ import annotations
 
 from ptx2gcn.ir.lower_alu import ALU, Lowering
+from ptx2gcn.ir.lower_async import ASYNC
+from ptx2gcn.ir.lower_cluster import CLUSTER
 from ptx2gcn.ir.lower_control import CONTROL
 from ptx2gcn.ir.lower_matrix import MATRIX
 from ptx2gcn.ir.lower_mem import MEMORY
 from ptx2gcn.ir.lower_texture import TEXTURE
 
-LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL, **MATRIX, **TEXTURE}
+LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL, **MATRIX, **TEXTURE, **CLUSTER, **ASYNC}
 
-PURE: frozenset[str] = frozenset(ALU)
+PURE: frozenset[str] = frozenset(ALU) | frozenset(CLUSTER)

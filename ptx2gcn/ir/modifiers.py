@@ -8,7 +8,7 @@ L2 prefetch sizes) are taken with ``hints()``.
 
 from __future__ import annotations
 
-from ptx2gcn.diagnostics import Ptx2GcnError, Span
+from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.ir.types import PTX_TYPES
 
 ROUNDING = frozenset({"rn", "rz", "rm", "rp", "rna", "rs", "rni", "rzi", "rmi", "rpi", "approx", "full"})
@@ -62,15 +62,21 @@ class Mods:
                              f"{len(found) or 'none'}")
         return found[0]
 
-    def space(self) -> str:
-        """The state-space modifier ('generic' when absent)."""
+    def space(self, cluster: bool = False) -> str:
+        """The state-space modifier ('generic' when absent). ``cluster``: the instruction's lowering
+        handles ``.shared::cluster`` (returned as 'shared_cluster'); otherwise that space is a
+        located ``unsupported``."""
         found = [m for m in self.left if m in SPACES]
         if len(found) > 1:
             raise self.error(f"'{self.opcode}' has more than one state space")
         if not found:
+            if "shared::cluster" in self.left and cluster:
+                self.left.remove("shared::cluster")
+                return "shared_cluster"
             if any(m.startswith("shared::cluster") for m in self.left):
-                raise self.error(f"unsupported: {self.opcode}: distributed shared memory "
-                                 "(.shared::cluster) has no gfx942 equivalent")
+                raise UnsupportedError.feature(self.span, f"{self.opcode}.shared::cluster",
+                                               "this instruction's access to another CTA's shared "
+                                               "memory is not translated")
             return "generic"
         self.left.remove(found[0])
         return SPACES[found[0]]

@@ -143,7 +143,7 @@ def print_op(op: Op, names: _Names, with_locs: bool = False) -> str:
 
 
 def _print_param(param: Param, names: _Names, value: Value | None) -> str:
-    count = f"[{param.count}]" if param.count else ""
+    count = "" if param.count == 0 else ("[]" if param.count < 0 else f"[{param.count}]")
     name = names.value(value) if value is not None else param.name.lstrip("%")
     text = f"{param.space} {param.ptx_type}{count} %{name} size {param.size} align {param.align}"
     if param.ptr_space:

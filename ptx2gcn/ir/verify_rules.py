@@ -22,6 +22,7 @@ from ptx2gcn.ir.types import (
     VectorType,
     ptx_type,
 )
+from ptx2gcn.ir.verify_rules_async import RULES as ASYNC_RULES
 from ptx2gcn.isa import SPECIAL_REGS
 
 _READ_ONLY = {AddrSpace.CONST, AddrSpace.KPARAM}
@@ -149,8 +150,9 @@ def _check_special(_: RuleContext, op: Op) -> str:
     bits = SPECIAL_REGS.get(reg) if isinstance(reg, str) else None
     if bits is None:
         return f"unknown special register {reg!r}"
-    if op.results[0].type != IntType(bits):
-        return f"%{reg} is i{bits}"
+    want = PRED if bits == 1 else IntType(bits)
+    if op.results[0].type != want:
+        return f"%{reg} is {want}"
     return ""
 
 
@@ -227,4 +229,5 @@ RULES: dict[str, Callable[[RuleContext, Op], str]] = {
     "stack_alloc": _check_stack_alloc,
     "cvta": _check_cvta, "call": _check_call, "ret": _check_ret, "vote": _check_collective,
     "bar_red": _check_collective, "match": _check_collective, "ptradd": _check_ptr_result,
+    **ASYNC_RULES,
 }

@@ -271,7 +271,7 @@ def test_b16_register_reads_and_writes() -> None:
     ("    shfl.sync.sideways.b32 %r1, %r2, 1, 31, -1;", 12, "sideways"),
     ("    mul.wide.u32 %r1, %r2, %r3;", 12, "too narrow"),
     ("    st.param.u64 [k_p], %rd1;", 12, "read-only"),
-    ("    barrier.cluster.arrive;", 12, "unsupported: barrier.cluster"),
+    ("    isspacep.shared::cluster %p1, %rd1;", 12, "unsupported: isspacep.shared::cluster"),
 ])
 def test_semantic_errors_are_located(body: str, line: int, message: str) -> None:
     """Builder diagnostics (the front end's checker is bypassed to reach them)."""
