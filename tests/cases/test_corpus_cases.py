@@ -52,21 +52,6 @@ KNOWN_FAILURES: dict[str, str] = {
         f"wide_types/int128_ops_{arch}": "as wide_types/int128_ops: unsigned __int128 / and % are wrong"
         for arch in ("sm75", "sm90")
     },
-    **{
-        f"cooperative_groups/{kernel}_sm90": (
-            "cooperative_groups.ptx (sm_90):431:2: error: unsupported: barrier.cluster: thread-block clusters have "
-            "no gfx942 equivalent (nvcc's sm_90 cooperative_groups code contains cluster barriers; the whole "
-            "module is rejected although these kernels launch without clusters)"
-        )
-        for kernel in (
-            "cg_tile_reduce",
-            "cg_reduce_scan",
-            "cg_coalesced",
-            "cg_dynamic_tiles_4",
-            "cg_dynamic_tiles_16",
-            "cg_vote",
-        )
-    },
     "atomics/atomics_float_2_byte_buffers": (
         "atomicAdd(__half *) / atomicAdd(__nv_bfloat16 *) become a 32-bit CAS loop on the aligned word "
         "(flat_load_dword + cmpswap), and the emulator checks exact allocation sizes: 'flat_load_dword v1, "
