@@ -52,12 +52,6 @@ KNOWN_FAILURES: dict[str, str] = {
         f"wide_types/int128_ops_{arch}": "as wide_types/int128_ops: unsigned __int128 / and % are wrong"
         for arch in ("sm75", "sm90")
     },
-    "atomics/atomics_float_2_byte_buffers": (
-        "atomicAdd(__half *) / atomicAdd(__nv_bfloat16 *) become a 32-bit CAS loop on the aligned word "
-        "(flat_load_dword + cmpswap), and the emulator checks exact allocation sizes: 'flat_load_dword v1, "
-        "v[0:1]: lane 0: global access of 4 bytes at 0x100046400: runs past the end of the allocation "
-        "0x100046400+0x2' (CUDA allocations are 256-byte granules, so this is valid CUDA)"
-    ),
 }
 # Cases that take minutes (a hang running into the emulator's step budget): run only with -m slow.
 SLOW = {"atomics/spin_lock_two_warps_per_wave"}
