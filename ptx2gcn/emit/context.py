@@ -3,7 +3,8 @@
 Invariant: ``FnContext`` maps each IR ``Value`` to exactly one LLVM value, defined before any use
 is lowered (blocks are lowered in dominance order, block arguments become ``phi``s created when
 their block is entered and completed after the whole function is lowered). All llvmlite calls
-that create intrinsics go through ``intrinsic`` so declarations are made once per module.
+that create intrinsics go through ``intrinsic`` so declarations are made once per module;
+host-visible variables (``.global``/``.const``, the assertion record) are ``HostVisibleGlobal``s.
 Lowering functions receive ``(cx, op)`` and must ``define`` every result of ``op``.
 """
 

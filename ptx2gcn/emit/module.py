@@ -2,12 +2,15 @@
 
 Invariant: the text is complete LLVM IR (LLVM verifies it before code generation) in which
 - ``.global`` variables are ``addrspace(1)`` definitions (zero- or bit-exactly initialised),
-  ``.const`` variables ``addrspace(4)`` constants, static ``.shared`` variables ``addrspace(3)``
+  ``.const`` variables ``addrspace(4)`` constants, both exported whatever their PTX linkage
+  (protected, ``externally_initialized``: the host reads and writes them, as CUDA's
+  ``cuModuleGetGlobal`` allows; ``.extern`` ones are a located error), static ``.shared`` variables ``addrspace(3)``
   (undef-initialised: LDS cannot be initialised), and ``extern .shared`` arrays zero-sized
   external ``addrspace(3)`` arrays, which the AMDGPU back end places as dynamic LDS after all
   static LDS (AMDGPUUsage "Dynamic LDS");
 - kernels are ``amdgpu_kernel`` functions with the ABI of ``ptx2gcn.emit.kernel_abi``; device
-  functions are ordinary functions (internal unless ``.visible``/``.weak``);
+  functions are ordinary functions (internal unless ``.visible``/``.weak``) whose results are
+  followed by an ``i1`` "exited" when they may execute ``exit`` (``lower_control.thread_exit_abi``);
 - every IR op is lowered by ``ptx2gcn.emit.lowerings``; an op it cannot lower is a located
   ``unsupported`` error, and any other failure is reported with the op's location.
 """
