@@ -33,6 +33,9 @@ Invariant: every register in ``ptx2gcn.isa.SPECIAL_REGS`` is lowered to a value 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NoReturn
+
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
@@ -174,11 +177,11 @@ def read_special(cx: FnContext, reg: str) -> ir.Value:
     return _OTHER[reg](cx) if reg in _OTHER else _unknown(cx, reg)
 
 
-def _unknown(cx: FnContext, reg: str) -> ir.Value:
+def _unknown(cx: FnContext, reg: str) -> NoReturn:
     raise cx.unsupported(f"%{reg}", "this special register has no gfx942 equivalent yet")
 
 
-_OTHER = {
+_OTHER: dict[str, Callable[[FnContext], ir.Value]] = {
     "WARP_SZ": lambda cx: cx.i32(32),
     "smid": _smid,
     "nsmid": lambda cx: cx.i32(nsmid(cx.mod.arch)),
