@@ -13,7 +13,7 @@ assigns addresses: ``InputSection.address_of`` and ``LinkSymbol.address`` are va
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -128,7 +128,7 @@ class InputObject:
 
 
 @contextmanager
-def reading(name: str) -> Iterator[None]:
+def reading(name: str) -> Generator[None, None, None]:
     """Report an ``ElfError`` from parsing object ``name`` as a ``LinkError``."""
     try:
         yield

@@ -22,6 +22,7 @@ from ptx2gcn.elf_writer import pack_note
 from ptx2gcn.link_inputs import InputObject, InputSection, LinkError, reading
 from ptx2gcn.link_layout import MergedSection, OutputSection, align_up, output_name, split_pieces
 
+_MSGPACK: Any = msgpack  # msgpack ships no type information; results are checked where used
 _KEPT_FLAGS = ~(elf.SHF_GROUP | elf.SHF_EXCLUDE) & 0xFFFFFFFFFFFFFFFF
 _RELRO_TYPES = {elf.SHT_INIT_ARRAY, elf.SHT_FINI_ARRAY, elf.SHT_PREINIT_ARRAY}
 
@@ -110,8 +111,8 @@ def place_inputs(objects: Sequence[InputObject]) -> list[OutputSection]:
 def metadata_document(desc: bytes, where: str) -> dict[str, Any]:
     """A decoded NT_AMDGPU_METADATA map whose ``amdhsa.kernels``, if present, is a list."""
     try:
-        document: object = msgpack.unpackb(desc, raw=False, strict_map_key=False)
-    except (ValueError, TypeError, msgpack.UnpackException) as error:
+        document: object = _MSGPACK.unpackb(desc, raw=False, strict_map_key=False)
+    except (ValueError, TypeError, _MSGPACK.UnpackException) as error:
         raise LinkError.of(where, f"unreadable AMDGPU metadata: {error}") from None
     kernels = cast(dict[str, Any], document).get("amdhsa.kernels", []) if isinstance(document, dict) else None
     if not isinstance(kernels, list):
@@ -138,7 +139,7 @@ def merge_metadata(section: OutputSection) -> None:
             elif merged.setdefault(key, value) != value:
                 raise LinkError.of(where, f"conflicting AMDGPU metadata '{key}': "
                                    f"{merged[key]!r} vs {value!r}")
-    desc = cast(bytes, msgpack.packb(merged, use_bin_type=True))
+    desc: bytes = _MSGPACK.packb(merged, use_bin_type=True)
     others = [pack_note(n.name, n.type, n.desc) for n in notes if not any(n is m for m in metadata)]
     section.data = b"".join(others) + pack_note("AMDGPU", elf.NT_AMDGPU_METADATA, desc)
     section.size = len(section.data)

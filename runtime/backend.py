@@ -81,7 +81,7 @@ class DeviceProperties:
     registers_per_block: int = 65536
     compute_capability: tuple[int, int] = (8, 0)
     """The PTX target level the device accepts (ptx2gcn accepts PTX written for sm_80 and below)."""
-    extra: Mapping[int, int] = field(default_factory=dict)
+    extra: Mapping[int, int] = field(default_factory=dict[int, int])
     """Further ``CUdevice_attribute`` values by number."""
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import re
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ptx2gcn.runtime.backend import (
     BackendError,
@@ -58,7 +58,8 @@ def bindings() -> Any:
 
 
 def _checked(cu: Any, result: Any, call: str, kind: str = "launch") -> Any:
-    status, *values = result if isinstance(result, tuple) else (result,)
+    parts = cast(tuple[Any, ...], result) if isinstance(result, tuple) else (result,)
+    status, *values = parts
     if int(status) != 0:
         name = getattr(status, "name", str(int(status)))
         _err, text = cu.cuGetErrorString(status)

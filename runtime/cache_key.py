@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from ptx2gcn import __version__
 
@@ -63,9 +64,11 @@ _checksums = PtxChecksums()
 @cache
 def llvm_version() -> str:
     """The LLVM version llvmlite is built against (part of every key: it changes the code)."""
-    import llvmlite.binding
+    import llvmlite.binding  # pyright: ignore[reportMissingTypeStubs]
 
-    return ".".join(str(part) for part in llvmlite.binding.llvm_version_info)
+    binding: Any = llvmlite.binding  # llvmlite ships no type information
+    info: tuple[int, ...] = binding.llvm_version_info
+    return ".".join(str(part) for part in info)
 
 
 def canonical_options(options: str | Mapping[str, object]) -> str:

@@ -32,6 +32,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from ptx2gcn.runtime.cache_key import CacheKey
 
@@ -76,17 +77,7 @@ class DiskStore:
         path = self.path_for(key)
         try:
             with open(path, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                # Separate reads: no slicing copies, and the PTX compare runs on plain bytes (fast memcmp).
-                prefix = handle.read(_PREFIX.size)
-                problem, header_len, ptx_len, payload_len = _check_prefix(prefix, size)
-                if problem is None:
-                    header, ptx, payload = (
-                        handle.read(header_len),
-                        handle.read(ptx_len),
-                        handle.read(payload_len),
-                    )
-                    problem = _check_body(prefix, header, ptx, payload, key)
+                problem, payload = _read_entry(handle, key)
         except FileNotFoundError:
             return ReadResult(None)
         except OSError as error:
@@ -171,6 +162,18 @@ class DiskStore:
                 continue
 
 
+def _read_entry(handle: BinaryIO, key: CacheKey) -> tuple[str | None, bytes]:
+    """(problem or None, payload) of the open entry file ``handle`` for ``key``."""
+    size = os.fstat(handle.fileno()).st_size
+    # Separate reads: no slicing copies, and the PTX compare runs on plain bytes (fast memcmp).
+    prefix = handle.read(_PREFIX.size)
+    problem, header_len, ptx_len, payload_len = _check_prefix(prefix, size)
+    if problem is not None:
+        return problem, b""
+    header, ptx, payload = handle.read(header_len), handle.read(ptx_len), handle.read(payload_len)
+    return _check_body(prefix, header, ptx, payload, key), payload
+
+
 def _check_prefix(prefix: bytes, size: int) -> tuple[str | None, int, int, int]:
     """(problem or None, header length, PTX length, payload length) from an entry's fixed prefix."""
     if len(prefix) < _PREFIX.size:
@@ -190,10 +193,10 @@ def _check_body(prefix: bytes, header: bytes, ptx: bytes, payload: bytes, key: C
     if zlib.crc32(payload, zlib.crc32(header)) != checksum:
         return "checksum mismatch"
     try:
-        decoded = json.loads(header)
+        decoded: object = json.loads(header)
     except ValueError:
         return "header is not JSON"
-    if not isinstance(decoded, dict) or decoded.get("key") != key.fields():
+    if not isinstance(decoded, dict) or cast(dict[str, object], decoded).get("key") != key.fields():
         return "stored key differs"
     if ptx != key.ptx:
         return "stored PTX differs (same address, other module)"

@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -181,11 +181,12 @@ class _Loader:
     def array(self, field: str, value: object, element: str) -> npt.NDArray[Any]:
         path = self.file(field, value)
         try:
-            array = np.load(path, allow_pickle=False)
+            loaded: object = np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError) as error:
             raise self.error(field, f"cannot read {path.name} as a .npy array: {error}") from None
-        if not isinstance(array, np.ndarray):
+        if not isinstance(loaded, np.ndarray):
             raise self.error(field, f"{path.name} is an .npz archive; expected one .npy array")
+        array = cast(npt.NDArray[Any], loaded)
         want = SCALAR_TYPES[element]
         if array.dtype.itemsize != want.itemsize or (
             array.dtype.kind != want.kind and not (element[0] == "b" and array.dtype.kind in "iu")
@@ -252,8 +253,8 @@ def _reject_unknown(loader: _Loader, prefix: str, table: Mapping[str, Any], allo
 
 
 def _dims(loader: _Loader, field: str, value: object, limits: Sequence[int]) -> tuple[int, int, int]:
-    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
-    if not isinstance(items, list) or not 1 <= len(items) <= 3:
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else _list(value)
+    if items is None or not 1 <= len(items) <= 3:
         raise loader.error(field, f"expected 1 to 3 positive integers, got {value!r}")
     dims: list[int] = []
     for axis, item in enumerate(items):
@@ -281,14 +282,26 @@ def _shared(loader: _Loader, value: object) -> int:
     return value
 
 
+def _list(value: object) -> list[object] | None:
+    """``value`` if it is a TOML array (a list), else None."""
+    return cast(list[object], value) if isinstance(value, list) else None
+
+
+def _table(value: object) -> dict[str, object] | None:
+    """``value`` if it is a TOML table (a dict with string keys), else None."""
+    return cast(dict[str, object], value) if isinstance(value, dict) else None
+
+
 def _args(loader: _Loader, value: object) -> list[Arg]:
-    if not isinstance(value, list):
+    entries = _list(value)
+    if entries is None:
         raise loader.error("args", "expected [[args]] tables, one per kernel parameter")
     out: list[Arg] = []
     names: set[str] = set()
-    for index, item in enumerate(value):
+    for index, entry in enumerate(entries):
         prefix = f"args[{index}]"
-        if not isinstance(item, dict):
+        item = _table(entry)
+        if item is None:
             raise loader.error(prefix, "expected a table")
         _reject_unknown(loader, f"{prefix}.", item, _ARG_FIELDS)
         name = item.get("name", f"arg{index}")
@@ -313,7 +326,7 @@ def _arg(loader: _Loader, prefix: str, index: int, name: str, item: Mapping[str,
         _only(loader, prefix, item, ("name", "bytes"))
         return BytesArg(index, name, loader.file(f"{prefix}.bytes", item["bytes"]).read_bytes())
     element = item[kind]
-    if element not in SCALAR_TYPES:
+    if not isinstance(element, str) or element not in SCALAR_TYPES:
         noun = "scalar type" if kind == "scalar" else "element type"
         raise loader.error(
             f"{prefix}.{kind}", f"unknown {noun} {element!r} (expected one of {', '.join(SCALAR_TYPES)})"
@@ -351,10 +364,11 @@ def _initial(loader: _Loader, prefix: str, item: Mapping[str, Any], element: str
 
 
 def _expect(loader: _Loader, value: object, buffers: Mapping[str, BufferArg]) -> dict[str, npt.NDArray[Any]]:
-    if not isinstance(value, dict):
+    table = _table(value)
+    if table is None:
         raise loader.error("expect", 'expected a table of buffer name = "file.npy"')
     out: dict[str, npt.NDArray[Any]] = {}
-    for name, file in value.items():
+    for name, file in table.items():
         field = f"expect.{name}"
         buffer = buffers.get(name)
         if buffer is None:
@@ -373,14 +387,16 @@ def _expect(loader: _Loader, value: object, buffers: Mapping[str, BufferArg]) ->
 
 
 def _tolerances(loader: _Loader, value: object, expect: Mapping[str, Any]) -> dict[str, Tolerance]:
-    if not isinstance(value, dict):
+    table = _table(value)
+    if table is None:
         raise loader.error("tolerance", "expected a table of name = { rtol = ..., atol = ... }")
     out: dict[str, Tolerance] = {}
-    for name, spec in value.items():
+    for name, entry in table.items():
         field = f"tolerance.{name}"
         if name not in expect:
             raise loader.error(field, f"{name!r} has no [expect] entry")
-        if not isinstance(spec, dict):
+        spec = _table(entry)
+        if spec is None:
             raise loader.error(field, "expected { rtol = ..., atol = ... }")
         _reject_unknown(loader, f"{field}.", spec, ("rtol", "atol"))
         numbers: dict[str, float] = {}

@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from ptx2gcn.runtime.driver_enums import CUresult
 from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_types import _Handle
+from ptx2gcn.runtime.driver_types import HandleBase
 
 E = TypeVar("E", bound=IntEnum)
 
@@ -72,11 +72,11 @@ def integer(value: object, what: str, bits: int = 32, signed: bool = False) -> i
     return number
 
 
-def handle(value: object, kind: type[_Handle], what: str) -> int:
+def handle(value: object, kind: type[HandleBase], what: str) -> int:
     """The value of a handle argument: an instance of ``kind``, a plain int, or None (0)."""
     if value is None:
         return 0
-    if isinstance(value, _Handle):
+    if isinstance(value, HandleBase):
         if not isinstance(value, kind):
             raise CudaError(
                 CUresult.CUDA_ERROR_INVALID_HANDLE,

@@ -40,7 +40,7 @@ from ptx2gcn.runtime.driver_enums import (
 from ptx2gcn.runtime.driver_errors import CudaError
 from ptx2gcn.runtime.driver_memory import backend_call
 from ptx2gcn.runtime.driver_state import driver
-from ptx2gcn.runtime.driver_types import CUfunction, CUstream, _Handle
+from ptx2gcn.runtime.driver_types import CUfunction, CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
@@ -104,7 +104,7 @@ def _get_ptr(value: object) -> int | None:
 
 def _own_memory(value: object, slot: ParamSlot, index: int) -> bytes:
     """Type ``None``: the bytes the value itself occupies."""
-    if isinstance(value, _Handle):
+    if isinstance(value, HandleBase):
         data = int(value).to_bytes(8, "little")
     elif isinstance(value, ctypes.Structure):
         data = bytes(value)
@@ -140,9 +140,11 @@ def _value_bytes(value: object, ctype: object, slot: ParamSlot, index: int) -> b
     return data[: slot.size]
 
 
-def _from_tuples(params: tuple[object, object], info: KernelInfo) -> list[bytes]:
-    values, types = params
-    assert isinstance(values, tuple) and isinstance(types, tuple)
+def _tuple(value: object) -> tuple[object, ...] | None:
+    return cast(tuple[object, ...], value) if isinstance(value, tuple) else None
+
+
+def _from_tuples(values: tuple[object, ...], types: tuple[object, ...], info: KernelInfo) -> list[bytes]:
     if len(values) != len(types):
         raise invalid(f"kernelParams: {len(values)} values but {len(types)} types")
     _count(len(values), info)
@@ -169,13 +171,11 @@ def argument_bytes(kernel_params: object, info: KernelInfo) -> list[bytes]:
     if kernel_params is None or (isinstance(kernel_params, int) and kernel_params == 0):
         _count(0, info)
         return []
-    if (
-        isinstance(kernel_params, tuple)
-        and len(kernel_params) == 2
-        and isinstance(kernel_params[0], tuple)
-        and isinstance(kernel_params[1], tuple)
-    ):
-        return _from_tuples((kernel_params[0], kernel_params[1]), info)
+    pair = _tuple(kernel_params)
+    if pair is not None and len(pair) == 2:
+        values, types = _tuple(pair[0]), _tuple(pair[1])
+        if values is not None and types is not None:
+            return _from_tuples(values, types, info)
     if isinstance(kernel_params, int):
         array = (ctypes.c_void_p * count).from_address(integer(kernel_params, "kernelParams", 64))
         return _from_pointers([p or 0 for p in array], info)
@@ -202,9 +202,9 @@ def _extra_entries(extra: object) -> list[object]:
                 break
         return entries
     if isinstance(extra, ctypes.Array):
-        return [getattr(item, "value", item) or 0 for item in extra]
+        return [getattr(item, "value", item) or 0 for item in cast(Sequence[object], extra)]
     if isinstance(extra, Sequence) and not isinstance(extra, (str, bytes)):
-        return list(extra)
+        return list(cast(Sequence[object], extra))
     raise invalid(f"extra must be None, an address, a ctypes array or a sequence; got {type(extra).__name__}")
 
 

@@ -17,6 +17,7 @@ import ctypes
 import struct
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from ptx2gcn.runtime.driver_args import buffer_of, enum_member, handle, integer, invalid, name
 from ptx2gcn.runtime.driver_enums import CUfunction_attribute, CUjit_option, CUresult
@@ -131,13 +132,17 @@ def _write_log(target: memoryview | None, text: str) -> None:
     target[: len(data)] = data
 
 
+def _option_list(value: object) -> list[object] | None:
+    """A JIT option list argument: a sequence, or None for none; else (not a list) None."""
+    if value is None:
+        return []
+    return list(cast(Sequence[object], value)) if isinstance(value, Sequence) else None
+
+
 def module_load_data_ex(image: object, numOptions: object, options: object, optionValues: object) -> CUmodule:
     driver().require_current()
     count = integer(numOptions, "numOptions")
-    keys = list(options) if isinstance(options, Sequence) else ([] if options is None else None)
-    values = (
-        list(optionValues) if isinstance(optionValues, Sequence) else ([] if optionValues is None else None)
-    )
+    keys, values = _option_list(options), _option_list(optionValues)
     if keys is None or values is None or len(keys) != count or len(values) != count:
         raise invalid(f"numOptions = {count}, but options and optionValues must be lists of that length")
     table = {enum_member(key, CUjit_option, "options[]"): value for key, value in zip(keys, values)}

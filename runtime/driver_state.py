@@ -58,14 +58,14 @@ class Context:
     device: int
     flags: int
     backend: Backend
-    allocations: dict[int, int] = field(default_factory=dict)
+    allocations: dict[int, int] = field(default_factory=dict[int, int])
     """Device address -> size of each ``cuMemAlloc`` block."""
-    symbols: dict[int, int] = field(default_factory=dict)
+    symbols: dict[int, int] = field(default_factory=dict[int, int])
     """Device address -> size of module globals handed out by ``cuModuleGetGlobal``."""
-    host_blocks: dict[int, ctypes.Array[ctypes.c_char]] = field(default_factory=dict)
-    modules: set[int] = field(default_factory=set)
-    streams: set[int] = field(default_factory=set)
-    events: set[int] = field(default_factory=set)
+    host_blocks: dict[int, ctypes.Array[ctypes.c_char]] = field(default_factory=lambda: {})
+    modules: set[int] = field(default_factory=set[int])
+    streams: set[int] = field(default_factory=set[int])
+    events: set[int] = field(default_factory=set[int])
     retains: int = 0
     """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
     fault: CudaError | None = None
@@ -81,8 +81,8 @@ class ModuleRecord:
     name: str
     loaded: LoadedModule
     kernels: dict[str, KernelInfo]
-    functions: dict[str, int] = field(default_factory=dict)
-    symbols: set[int] = field(default_factory=set)
+    functions: dict[str, int] = field(default_factory=dict[str, int])
+    symbols: set[int] = field(default_factory=set[int])
     """Addresses of globals handed out by ``cuModuleGetGlobal`` (valid copy targets until unload)."""
 
 

@@ -16,7 +16,7 @@ import ctypes
 from typing import ClassVar, SupportsInt
 
 
-class _Handle:
+class HandleBase:
     """A value in a ctypes cell: ``int()``, ``getPtr()``, value equality, a readable ``repr``."""
 
     __slots__ = ("_cell",)
@@ -40,7 +40,7 @@ class _Handle:
         return int(self._cell.value)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Handle) and type(other) is type(self) and int(other) == int(self)
+        return isinstance(other, HandleBase) and type(other) is type(self) and int(other) == int(self)
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, int(self)))
@@ -49,7 +49,7 @@ class _Handle:
         return f"<{type(self).__name__} 0x{int(self):x}>"
 
 
-class CUdevice(_Handle):
+class CUdevice(HandleBase):
     """A device ordinal (C ``int``)."""
 
     __slots__ = ()
@@ -64,7 +64,7 @@ class CUdevice(_Handle):
         return f"<CUdevice {int(self)}>"
 
 
-class CUdeviceptr(_Handle):
+class CUdeviceptr(HandleBase):
     """A device address (C ``unsigned long long``)."""
 
     __slots__ = ()
@@ -73,23 +73,23 @@ class CUdeviceptr(_Handle):
         return int(self)
 
 
-class CUcontext(_Handle):
+class CUcontext(HandleBase):
     __slots__ = ()
 
 
-class CUmodule(_Handle):
+class CUmodule(HandleBase):
     __slots__ = ()
 
 
-class CUfunction(_Handle):
+class CUfunction(HandleBase):
     __slots__ = ()
 
 
-class CUstream(_Handle):
+class CUstream(HandleBase):
     __slots__ = ()
 
 
-class CUevent(_Handle):
+class CUevent(HandleBase):
     __slots__ = ()
 
 

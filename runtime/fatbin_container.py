@@ -25,6 +25,7 @@ import io
 import struct
 from dataclasses import dataclass, field
 from enum import IntEnum, IntFlag
+from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
 
@@ -382,11 +383,12 @@ def _decompress(entry: FatbinEntry) -> bytes:
 
 
 def _lz4(raw: bytes, size: int, source: str, where: int) -> bytes:
-    import lz4.block
+    import lz4.block  # pyright: ignore[reportMissingTypeStubs]
 
+    block: Any = lz4.block  # no type information in lz4
     try:
-        out: bytes = lz4.block.decompress(raw, uncompressed_size=size)
-    except (lz4.block.LZ4BlockError, ValueError, MemoryError, OverflowError) as error:
+        out: bytes = block.decompress(raw, uncompressed_size=size)
+    except (block.LZ4BlockError, ValueError, MemoryError, OverflowError) as error:
         raise FatbinError.located(source, where, f"corrupt LZ4 payload: {error}") from None
     return out
 

@@ -87,23 +87,23 @@ class HipLibrary:
 
     def __init__(self, explicit: str | None = None) -> None:
         tried: list[str] = []
-        handle: ctypes.CDLL | None = None
+        found: tuple[str, ctypes.CDLL] | None = None
         for candidate in library_candidates(explicit):
             try:
-                handle = ctypes.CDLL(candidate)
+                found = candidate, ctypes.CDLL(candidate)
                 break
             except OSError as error:
                 tried.append(f"{candidate} ({error})" if explicit else candidate)
-        if handle is None:
+        if found is None:
             raise HipError.plain(
                 f"HIP runtime not found (tried {', '.join(tried)}); install ROCm, or Debian's "
                 "libamdhip64-5, to run on an AMD GPU"
             )
-        self.path = candidate
+        self.path, handle = found
         self._lib = handle
         missing = [name for name in (*_SIGNATURES, *_STRINGS) if not hasattr(handle, name)]
         if missing:
-            raise HipError.plain(f"{candidate} is not a usable HIP runtime: it lacks {', '.join(missing)}")
+            raise HipError.plain(f"{self.path} is not a usable HIP runtime: it lacks {', '.join(missing)}")
         for name, argtypes in _SIGNATURES.items():
             function = getattr(handle, name)
             function.argtypes = argtypes
@@ -270,8 +270,10 @@ def run_case(
         device.unload_module(module)
 
 
-def _dims(values: Sequence[int], what: str) -> tuple[int, int, int]:
-    padded = [*values, 1, 1, 1][:3]
-    if len(values) > 3 or any(not isinstance(v, int) or v < 1 or v >= 1 << 32 for v in padded):
+def _dims(values: Sequence[object], what: str) -> tuple[int, int, int]:
+    """Up to three launch dimensions, padded with 1; each a positive 32-bit integer (checked: callers
+    may pass user data)."""
+    dims = [v for v in [*values, 1, 1, 1][:3] if isinstance(v, int) and 1 <= v < 1 << 32]
+    if len(values) > 3 or len(dims) != 3:
         raise HipError.plain(f"{what} must be 1 to 3 positive 32-bit integers, got {list(values)}")
-    return padded[0], padded[1], padded[2]
+    return dims[0], dims[1], dims[2]

@@ -109,6 +109,7 @@ def test_parameter_buffer_and_check(case_dir: Path) -> None:
             r"args\[2\]\.buffer: unknown element type 'f33' \(expected one of s8",
         ),
         ('scalar = "s32"', 'scalar = "i32"', "7:1", r"args\[0\]\.scalar: unknown scalar type 'i32'"),
+        ('scalar = "s32"', "scalar = []", "7:1", r"args\[0\]\.scalar: unknown scalar type \[\]"),
         ("value = 1000", "value = 5000000000", "8:1", r"args\[0\]\.value: 5000000000 does not fit s32"),
         ("value = 2.5", 'value = "x"', "12:1", r"args\[1\]\.value: f32 needs a number"),
         ("grid = [10, 1, 1]", "grid = [10, 0]", "3:1", r"grid: y must be an integer from 1 to 65535, got 0"),
