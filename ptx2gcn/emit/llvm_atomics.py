@@ -2,10 +2,13 @@
 
 Invariant: each class prints exactly one LLVM instruction in LangRef syntax
 (``load atomic``/``store atomic``/``atomicrmw``/``cmpxchg``/``fence`` with an optional
-``syncscope("...")``); the PTX scope → syncscope mapping lives in ``SYNCSCOPE`` only.
+``syncscope("...")``); the PTX scope → syncscope mapping lives in ``SYNCSCOPE`` only; ``cas_loop``
+builds a read-modify-write that LLVM has no instruction for from those.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from llvmlite import ir
 
@@ -72,3 +75,25 @@ def fence(builder: ir.IRBuilder, ordering: str, scope: str) -> ir.Instruction:
     inst = _Inst(builder.block, ir.VoidType(), "fence", [])
     inst.text = f"fence{_scope(scope)} {ordering}"
     return _insert(builder, inst)
+
+
+def cas_loop(builder: ir.IRBuilder, ptr: ir.Value, typ: ir.IntType, update: Callable[[ir.Value], ir.Value],
+             ordering: str, scope: str) -> ir.Value:
+    """An atomic read-modify-write ``[ptr] = update([ptr])`` on the bits of a ``typ`` as a
+    compare-and-swap loop; returns the value it replaced. Leaves ``builder`` in the block after
+    the loop. Bits are compared, so −0/+0 and NaN payloads are told apart."""
+    align = typ.width // 8
+    first = atomic_load(builder, ptr, typ, "monotonic", scope, align)
+    entry = builder.block
+    loop = builder.append_basic_block("cas.loop")
+    done = builder.append_basic_block("cas.done")
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    current = builder.phi(typ)
+    current.add_incoming(first, entry)
+    pair = cmpxchg(builder, ptr, current, update(current), ordering, scope)
+    seen = builder.extract_value(pair, 0)
+    current.add_incoming(seen, loop)
+    builder.cbranch(builder.extract_value(pair, 1), done, loop)
+    builder.position_at_end(done)
+    return seen

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I32
 from ptx2gcn.emit.lower_float_bf16 import bf16_fma
@@ -29,6 +30,10 @@ def _inputs(cx: FnContext, op: Op) -> list[ir.Value]:
 
 
 def _finish(cx: FnContext, op: Op, result: ir.Value) -> None:
+    if cx.flag(op, "sat") and cx.flag(op, "relu"):
+        # PTX ISA 9.7.4.4 lists fma{.ftz}{.sat} and fma{.ftz}.relu as separate forms; ptxas 13:
+        # "Modifier '.relu' cannot be combined with modifier '.sat'"
+        raise Ptx2GcnError.at(op.loc, f"'{op.name}': modifier '.relu' cannot be combined with modifier '.sat'")
     if cx.flag(op, "ftz"):
         result = flush(cx, result)
     if cx.flag(op, "sat"):

@@ -1,0 +1,92 @@
+"""``atom``/``red`` ``.add.f32`` with PTX's flush-to-zero rule; every other atomic is lowered by
+``ptx2gcn.emit.lower_memory``.
+
+PTX ISA 9.7.13.5 (atom): "atom.add.f32 rounds to nearest even and flushes subnormal inputs and
+results to sign-preserving zero" on global memory, while the shared-memory form keeps subnormals.
+gfx942's ``global_atomic_add_f32`` keeps subnormals (LLVM: FeatureMemoryAtomicFAddF32DenormalSupport),
+so there is no single instruction for the global rule.
+
+Invariant: a global ``.add.f32`` (and each element of ``.v2/.v4.f32``) is one compare-and-swap
+loop whose update is flush(flush(old) + flush(b)) in f32 round-to-nearest; a generic address
+decides at run time (``llvm.amdgcn.is.shared``): shared memory adds without flushing, anything
+else flushes. The value returned is the memory word replaced, bit for bit. A CAS loop also keeps
+LLVM's AMDGPU atomic optimizer from combining a wave's float adds into one (it reassociates them).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ptx2gcn.emit import lower_memory
+from ptx2gcn.emit.context import FnContext
+from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, cas_loop
+from ptx2gcn.emit.llvm_types import FLOAT, I1, I8, I32, POINTER_BITS, llvm_type
+from ptx2gcn.emit.lower_float_values import flush
+from ptx2gcn.ir.core import Op
+from ptx2gcn.ir.types import VectorType
+
+_GLOBAL, _GENERIC = 1, 0
+
+
+def _flushing_add(cx: FnContext, op: Op) -> bool:
+    ptr_t = cx.operand(op, 0).type
+    return (cx.attr(op, "op") == "add" and cx.attr(op, "type") == "f32" and isinstance(ptr_t, ir.PointerType)
+            and ptr_t.addrspace in (_GLOBAL, _GENERIC))
+
+
+def _add_one(cx: FnContext, ptr: ir.Value, value: ir.Value, ordering: str, scope: str) -> ir.Value:
+    """One flushing f32 atomic add at ``ptr``; returns the replaced word as f32."""
+    b = cx.builder
+    assert isinstance(ptr.type, ir.PointerType)
+    if ptr.type.addrspace == _GENERIC:
+        shared = cx.call("llvm.amdgcn.is.shared", I1, [ptr])
+        flushes: ir.Value = b.not_(shared)
+    else:
+        flushes = ir.Constant(I1, 1)
+    addend = flush(cx, value)
+
+    def update(bits: ir.Value) -> ir.Value:
+        old = b.bitcast(bits, FLOAT)
+        flushed = flush(cx, b.fadd(flush(cx, old), addend))
+        return b.bitcast(b.select(flushes, flushed, b.fadd(old, value)), I32)
+
+    return b.bitcast(cas_loop(b, ptr, I32, update, ordering, scope), FLOAT)
+
+
+def _flushing_atomic(cx: FnContext, op: Op) -> ir.Value:
+    sem = cx.attr(op, "sem")
+    ordering = ORDERING[sem] if sem not in ("", "weak") else "monotonic"
+    scope = SYNCSCOPE[cx.attr(op, "scope", "gpu")]
+    ptr, value = cx.operand(op, 0), cx.operand(op, 1)
+    vector_t = op.operand(1).type
+    if not isinstance(vector_t, VectorType):
+        return _add_one(cx, ptr, value, ordering, scope)
+    # PTX vector atomics are one atomic operation per element (PTX ISA 9.7.13.5)
+    b = cx.builder
+    assert isinstance(ptr.type, ir.PointerType)
+    index_t = ir.IntType(POINTER_BITS[ptr.type.addrspace])
+    results = ir.Constant(llvm_type(vector_t), ir.Undefined)
+    for index in range(vector_t.count):
+        position = ir.Constant(I32, index)
+        address = b.gep(ptr, [ir.Constant(index_t, 4 * index)], source_etype=I8)
+        old = _add_one(cx, address, b.extract_element(value, position), ordering, scope)
+        results = b.insert_element(results, old, position)
+    return results
+
+
+def lower_atom(cx: FnContext, op: Op) -> None:
+    if not _flushing_add(cx, op):
+        lower_memory.lower_atom(cx, op)
+        return
+    cx.define(op, _flushing_atomic(cx, op))
+
+
+def lower_red(cx: FnContext, op: Op) -> None:
+    if not _flushing_add(cx, op):
+        lower_memory.lower_red(cx, op)
+        return
+    _flushing_atomic(cx, op)
+
+
+LOWERINGS = {"atom": lower_atom, "red": lower_red}
+"""Entries that take precedence over ``lower_memory``'s for the same ops (``ptx2gcn.emit.lowerings``)."""
