@@ -10,6 +10,7 @@ from __future__ import annotations
 from ptx2gcn.emit import (lower_control, lower_convert, lower_float, lower_int, lower_int_bits, lower_int_logic,
                           lower_memory, lower_special, lower_values, lower_video, lower_warp)
 from ptx2gcn.emit import lower_cluster, lower_pack
+from ptx2gcn.emit import lower_float_atomics
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import is_float_name
@@ -30,6 +31,7 @@ LOWERINGS: dict[str, Lowering] = {
     **lower_special.LOWERINGS, **lower_warp.LOWERINGS, **lower_video.LOWERINGS,
     **{name: _by_type(name) for name in lower_int.INT_FORMS},
     **lower_cluster.LOWERINGS, **lower_pack.LOWERINGS,
+    **lower_float_atomics.LOWERINGS,  # after lower_memory: atom/red .add.f32 flush (the rest delegates)
 }
 
 
