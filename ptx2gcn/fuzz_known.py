@@ -12,9 +12,6 @@ _CODEGEN = "codegen: "
 KNOWN_FAILURES: dict[str, str] = {
     "abs.f64": _CODEGEN + "abs.f64 of a NaN clears the sign; PTX ISA 9.7.3.9: \"For abs.f64, NaN input is "
     "passed through unchanged\" (0xffffffffffffffff -> 0x7fffffffffffffff)",
-    "atom.add.f32": _CODEGEN + "atom.add.f32 does not flush subnormal inputs/results to zero "
-    "(old 0x00800000 + 0x007fffff stores 0x00ffffff, PTX: 0x00800000)",
-    "red.add.f32": _CODEGEN + "red.add.f32 does not flush subnormals (0x00800000 + 0x007fffff -> 0x00ffffff)",
     "rcp.approx.ftz.f64": _CODEGEN + "rcp.approx.ftz.f64 leaves the low 32 result bits set and reads all of "
     "a (PTX ISA 9.7.3.14: d[31:0] = 0, only a[63:32] is read, NaN input -> 0x7fffffff00000000)",
     "rsqrt.approx.ftz.f64": _CODEGEN + "rsqrt.approx.ftz.f64 leaves the low 32 result bits set and returns a "
