@@ -167,11 +167,11 @@ def lower_cp(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     cp.async.commit_group / wait_group N / wait_all: nothing (each copy completes at once)."""
     if not mods.take("async"):
         raise UnsupportedError.feature(ins.span, mods.full_name, "only cp.async is translated")
-    if mods.take("commit_group") or mods.take("wait_group") or mods.take("wait_all"):
-        mods.done()
-        return
     if mods.take("bulk"):
         lower_cp_async_bulk(ctx, ins, mods)
+        return
+    if mods.take("commit_group") or mods.take("wait_group") or mods.take("wait_all"):
+        mods.done()
         return
     if any(m.startswith("mbarrier") for m in mods.left):
         raise UnsupportedError.feature(ins.span, mods.full_name,
