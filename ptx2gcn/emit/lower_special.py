@@ -18,8 +18,8 @@ Invariant: every register in ``ptx2gcn.isa.SPECIAL_REGS`` is lowered to a value 
   argument in the metadata (so a runtime fills it) only for kernels that use dynamic LDS, so the read
   also keeps a zero-sized dynamic LDS marker alive with ``llvm.fake.use`` (no instruction).
   ``%total_smem_size``/``%aggr_smem_size`` are the end of dynamic LDS (its base is the static size,
-  aligned) rounded up to the 512-byte LDS allocation granule (PTX: "in multiples of the allocation
-  unit"); the Mode P barrier block, like NVIDIA's reserved shared memory, is part of it.
+  aligned) rounded up to the LDS allocation granule (PTX: "in multiples of the allocation unit"; 512
+  bytes, 1280 on gfx950); the Mode P barrier block, like NVIDIA's reserved shared memory, is part of it.
 - ``%gridid`` is the AQL dispatch id (``llvm.amdgcn.dispatch.id``): unique per launch on a queue.
 - A cluster is always one CTA (ptx2gcn never launches clusters; ``lower_cluster`` relies on the
   same): ``%clusterid``/``%nclusterid`` are ``%ctaid``/``%nctaid``, ``%cluster_ctaid``/
@@ -51,8 +51,9 @@ GLOBALTIMER_NS_PER_TICK = 10
 
 HIDDEN_DYNAMIC_LDS_SIZE = 120
 """Offset of ``hidden_dynamic_lds_size`` (u32) from the implicit-argument pointer (COV5)."""
-LDS_GRANULE = 512
-"""LDS is allocated in 128-dword granules on gfx7-gfx11 (AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE)."""
+LDS_GRANULE = {"gfx90a": 512, "gfx942": 512, "gfx950": 1280}
+"""LDS allocation granule in bytes (AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: 128 dwords on gfx7 to
+gfx942, 320 dwords on gfx950)."""
 DYNAMIC_LDS_MARKER = "__ptx2gcn_dynamic_lds"
 
 HW_REG_HW_ID = 4
@@ -118,7 +119,8 @@ def _dynamic_smem_size(cx: FnContext) -> ir.Value:
 def _total_smem_size(cx: FnContext) -> ir.Value:
     b = cx.builder
     end = b.add(_dynamic_lds_base(cx), _hidden(cx, HIDDEN_DYNAMIC_LDS_SIZE, I32))
-    return b.and_(b.add(end, cx.i32(LDS_GRANULE - 1)), cx.i32(-LDS_GRANULE))
+    granule = LDS_GRANULE[cx.mod.arch]
+    return b.mul(b.udiv(b.add(end, cx.i32(granule - 1)), cx.i32(granule)), cx.i32(granule))
 
 
 def _timer(cx: FnContext) -> ir.Value:

@@ -11,7 +11,7 @@ import struct
 import numpy as np
 import pytest
 
-from ptx2gcn.compiler import compile, compile_assembly
+from ptx2gcn.compiler import compile, compile_assembly, compile_llvm
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
@@ -105,6 +105,14 @@ def test_shared_memory_sizes(static: int, dynamic: int) -> None:
     base = _align(static, 16)  # dynamic LDS starts after the static part, at its own alignment
     total = _align(base + dynamic, 512)  # PTX: in multiples of the allocation unit (512 B on gfx9)
     assert (got == np.array([dynamic, total, total, base], np.uint32)).all()
+
+
+@pytest.mark.parametrize(("arch", "granule"), [("gfx942", 512), ("gfx90a", 512), ("gfx950", 1280)])
+def test_total_smem_size_granule_follows_the_target(arch: str, granule: int) -> None:
+    """AMDGPUUsage COMPUTE_PGM_RSRC2.LDS_SIZE: 128-dword granules up to gfx942, 320 on gfx950."""
+    llvm = compile_llvm(HEADER + SMEM.format(static=8), arch=arch, optimised=False)
+    assert re.search(rf"udiv i32 %\S+, {granule}\b", llvm)
+    assert re.search(rf"add i32 %\S+, {granule - 1}\b", llvm)
 
 
 SMEM_NO_EXTERN = """
