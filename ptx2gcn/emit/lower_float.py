@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_types import FLOAT, I1, I32
+from ptx2gcn.emit.llvm_types import FLOAT, I1, I32, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_fma
 from ptx2gcn.emit.lower_float_exact import directed_op
 from ptx2gcn.emit.lower_float_values import (canonical_nan, fabs, flush, like, per_element, relu, saturate,
@@ -193,11 +193,27 @@ def float_neg(cx: FnContext, op: Op) -> None:
 def float_minmax(kind: str) -> Lowering:
     def lower(cx: FnContext, op: Op) -> None:
         a, b_ = _inputs(cx, op)
-        if cx.flag(op, "xorsign"):
-            raise cx.unsupported(f"{kind}.xorsign.abs", "not lowered yet")
+        xorsign = cx.flag(op, "xorsign")
+        x, y = (fabs(cx, a), fabs(cx, b_)) if xorsign else (a, b_)
         name = f"llvm.{kind}imum" if cx.flag(op, "nan") else f"llvm.{kind}imumnum"
-        _finish(cx, op, canonical_nan(cx, cx.call(f"{name}.{suffix(a.type)}", a.type, [a, b_])))
+        result = canonical_nan(cx, cx.call(f"{name}.{suffix(x.type)}", x.type, [x, y]))
+        _finish(cx, op, _xor_signs(cx, result, a, b_) if xorsign else result)
     return lower
+
+
+def _xor_signs(cx: FnContext, magnitude: ir.Value, a: ir.Value, b_: ir.Value) -> ir.Value:
+    """.xorsign.abs: the (non-negative) ``magnitude`` with the XOR of a's and b's signs; a NaN
+    result keeps its canonical bits (PTX ISA 9.7.4.7: "the sign bit of the result is the XOR of
+    the sign bits of a and b"; the reference model leaves NaN results alone)."""
+    b = cx.builder
+    scalar_int = ir.IntType(scalar_bits(scalar_of(magnitude.type)))
+    t = magnitude.type
+    it = ir.VectorType(scalar_int, t.count) if isinstance(t, ir.VectorType) else scalar_int
+    sign_mask = ir.Constant(scalar_int, 1 << (scalar_int.width - 1))
+    mask = ir.Constant(it, [sign_mask] * t.count) if isinstance(t, ir.VectorType) else sign_mask
+    signs = b.and_(b.xor(b.bitcast(a, it), b.bitcast(b_, it)), mask)
+    signed = b.bitcast(b.or_(b.bitcast(magnitude, it), signs), t)
+    return b.select(b.fcmp_unordered("uno", magnitude, magnitude), magnitude, signed)
 
 
 def lower_copysign(cx: FnContext, op: Op) -> None:
