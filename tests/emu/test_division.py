@@ -43,9 +43,11 @@ define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr ad
 """
 
 # The inputs that once gave inf/DBL_MAX (ptx2gcn.fuzz_known): a tiny numerator over a huge
-# denominator, whose quotient underflows to zero, and 1 / FLT_MAX.
+# denominator, whose quotient underflows to zero, and 1 / FLT_MAX; 2^24 / FLT_MAX lost its last bit
+# when f32 denominators above 2^126 were not scaled down.
 F32_REGRESSIONS = [(0x80800000, 0x60C7C18D), (0x00800000, 0x6BE7FB99), (0x3F800000, 0x7F7FFFFF),
-                   (0x807FFFFF, 0xEBD7693A), (0x3F800000, 0xFF7FFFFF), (0x00000001, 0x7F7FFFFF)]
+                   (0x807FFFFF, 0xEBD7693A), (0x3F800000, 0xFF7FFFFF), (0x00000001, 0x7F7FFFFF),
+                   (0x4B800000, 0x7F7FFFFF), (0x4B7FFFFF, 0x7F000001), (0x7F7FFFFF, 0x7F7FFFFF)]
 F64_REGRESSIONS = [(0x000FFFFFFFFFFFFF, 0x7D495D5DDADDD55E), (0x1, 0x7EA74E4355E0A3C7),
                    (0x8010000000000000, 0x7E846AF9B6D788F5), (0x3FF0000000000000, 0x7FEFFFFFFFFFFFFF)]
 
