@@ -10,6 +10,7 @@ Float results follow a directed MODE rounding (f16: FP_ROUND[3:2], f32: FP_ROUND
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -220,11 +221,15 @@ def _bind_fma_mix(inst: Instruction) -> Handler:
 
 
 def _directed_or_none(inst: Instruction) -> Directed | None:
-    """The directed-rounding evaluator of a packed float op; rounding-free ones (min/max, mov) keep
-    their ordinary function, signalled by a pass-through evaluator."""
-    if rounding_free(inst.opcode) or inst.opcode == "v_pk_mov_b32":
-        fn = PK16[inst.opcode][0] if inst.opcode in PK16 else None
-        return (lambda args, dtype, mode: np.asarray(fn(*args)).astype(dtype)) if fn else None
+    """The directed-rounding evaluator of a packed float op (None: refused); the rounding-free ones
+    (v_pk_min/max_f16) keep their ordinary function."""
+    if inst.opcode in PK16 and rounding_free(inst.opcode):
+        fn = PK16[inst.opcode][0]
+
+        def exact(args: Sequence[A], dtype: Any, mode: int) -> A:
+            return np.asarray(fn(*args)).astype(dtype)
+
+        return exact
     return directed_evaluator(inst.opcode)
 
 

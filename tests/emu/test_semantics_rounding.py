@@ -159,11 +159,16 @@ def test_fma_mix_div_fmas_and_ldexp_round_in_the_mode_direction(
 def test_rounding_free_ops_run_under_a_directed_mode(one_instruction: Run, make_wave: Callable[..., Wave]) -> None:
     a = np.linspace(-3.3, 3.3, 64).astype(np.float32)
     w = make_wave(v0=a.view(np.uint32), v1=(-a).view(np.uint32))
+    h = np.linspace(-3.3, 3.3, 128).astype(np.float16)
+    w.v[5], w.v[6] = h.view(np.uint32), (-h).view(np.uint32)
     set_round(one_instruction, w, 1, "32")
+    set_round(one_instruction, w, 2, "64")
     one_instruction("v_max_f32_e32 v2, v0, v1", w)
     one_instruction("v_floor_f32_e32 v3, v0", w)
+    one_instruction("v_pk_max_f16 v4, v5, v6", w)
     assert (w.v[2].view(np.float32) == np.abs(a)).all()
     assert (w.v[3].view(np.float32) == np.floor(a)).all()
+    assert (w.v[4].view(np.float16) == np.abs(h)).all()
 
 
 @pytest.mark.parametrize(
