@@ -20,15 +20,7 @@ KNOWN_FAILURES: dict[str, str] = {
     "expected about 0x3a9f/0x9db7)",
     "tanh.approx.bf16x2": _CODEGEN + "tanh.approx.bf16x2 of (-inf, NaN) wrong (0xff800001 -> 0x80000000)",
 }
-FRONTEND_INVALID: dict[str, str] = {
-    **{
-        f"{op}.{t}": f"frontend: '{op}.{t}' (PTX 8.0, sm_90) is called invalid: "
-        f"\"'{op}' needs exactly one type modifier, got none\""
-        for op in ("add", "sub", "min", "max")
-        for t in ("u16x2", "s16x2")
-    },
-    **{f"{op}.relu.s16x2": f"frontend: '{op}.relu.s16x2' is called invalid" for op in ("min", "max")},
-}
+FRONTEND_INVALID: dict[str, str] = {}
 
 FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
     # spelling -> operand bit patterns (PTX source order) that exposed a bug; the conformance suite
