@@ -7,12 +7,11 @@ VOP3B Instructions", V_DIV_SCALE_F32 opcode 480 / F64 481), DIV_FIXUP that of V_
 (opcodes 478/479), each predicate evaluated exactly on the operand values. Where that text is not
 self-consistent the choice is stated at the definition and backed by hardware observations:
 
-* ``S2/S1 == DENORM`` and ``1.0/S1 == DENORM`` are tested on the *exact* quotient / reciprocal
-  ("nonzero and below the format's smallest normal"), so a quotient too small to be represented at
-  all counts as denormal. Read on the rounded value (zero is not denormal), a tiny numerator over a
+* ``S2/S1 == DENORM`` is tested on the *exact* quotient ("nonzero and below the format's smallest
+  normal"), so a quotient too small to be represented at all counts as denormal. Read on the rounded value (zero is not denormal), a tiny numerator over a
   huge denominator would reach the "numerator is tiny" branch and scale the huge denominator by
   2^64 to infinity; real hardware divides such operands correctly.
-* ``1.0 / S1 == DENORM`` is tested against the format's own normal range (|S1| > 2^126 for f32,
+* ``1.0 / S1 == DENORM`` is tested on the exact reciprocal against the format's own normal range (|S1| > 2^126 for f32,
   2^1022 for f64). For f32 the text writes ``1.0 / 64'F(S1) == DENORM.f64``, which no finite f32
   reaches: the branch would be dead, V_RCP_F32 of a huge denominator would return a denormal with
   a few bits less, and LLVM's macro would lose the last bit (2^24 / FLT_MAX gives 0x0b800000 instead
@@ -33,10 +32,13 @@ self-consistent the choice is stated at the definition and backed by hardware ob
 V_DIV_FMAS rounds in the MODE direction like any FMA; V_DIV_SCALE (exact power-of-two scaling of
 normal values) and V_DIV_FIXUP (a selection) do not round.
 
-Hardware sweep cited: the gfx1151 (RDNA3.5) model of DIV_SCALE_F32/DIV_FIXUP_F32 measured on all
-262144 operand tuples of a 64-value f32 set; it decides by exponent fields (VCC for exponent
-differences of +-96 and beyond) where the ISA text tests exact quotients. Both readings scale so
-that no intermediate of the macro overflows or goes denormal, and the final quotient is the same.
+Hardware sweep cited: the notes of a public gfx1151 (RDNA3.5) emulator (found by code search; its
+repository was not identified) whose DIV_SCALE_F32/DIV_FIXUP_F32 models were measured on all 262144
+operand tuples of a 64-value f32 set. That hardware decides by exponent fields (VCC for exponent
+differences of +-96 and beyond) where the ISA text tests exact quotients; both readings scale so
+that no intermediate of the macro overflows or goes denormal, so the final quotient is the same
+(checked here on 65536 random huge/tiny operand pairs per format against host division). No gfx942
+measurement was available: VCC and the intermediate values may differ from MI300 in edge cases.
 """
 
 from __future__ import annotations
