@@ -203,22 +203,23 @@ class ElfFile:
         if self.phnum and phentsize != PHDR.size:
             raise ElfError(f"program header entry size {phentsize}, expected {PHDR.size}")
         self.segments = [self._segment(i) for i in range(self.phnum)]
-        self.sections: list[Section] = []
-        if self.shoff:
-            if shentsize != SHDR.size:
-                raise ElfError(f"section header entry size {shentsize}, expected {SHDR.size}")
-            if shnum == 0:
-                first = SHDR.unpack_from(self._slice(self.shoff, SHDR.size, "section header 0"))
-                shnum = first[5]
-            raw = [self._raw_section(i) for i in range(shnum)]
-            if shstrndx == 0xFFFF:
-                shstrndx = raw[0][6]
-            if not 0 <= shstrndx < shnum:
-                raise ElfError(f"section name string table index {shstrndx} out of range")
-            names = raw[shstrndx]
-            for index, fields in enumerate(raw):
-                name = self._string(names[4], names[5], fields[0])
-                self.sections.append(Section(index, name, *fields[1:]))
+        self.sections: list[Section] = self._read_sections(shentsize, shnum, shstrndx) if self.shoff else []
+
+    def _read_sections(self, shentsize: int, shnum: int, shstrndx: int) -> list[Section]:
+        """The section headers, named; ``shnum``/``shstrndx`` may be escaped into section 0 (gABI)."""
+        if shentsize != SHDR.size:
+            raise ElfError(f"section header entry size {shentsize}, expected {SHDR.size}")
+        if shnum == 0:
+            first = SHDR.unpack_from(self._slice(self.shoff, SHDR.size, "section header 0"))
+            shnum = first[5]
+        raw = [self._raw_section(i) for i in range(shnum)]
+        if shstrndx == 0xFFFF:
+            shstrndx = raw[0][6]
+        if not 0 <= shstrndx < shnum:
+            raise ElfError(f"section name string table index {shstrndx} out of range")
+        names = raw[shstrndx]
+        return [Section(index, self._string(names[4], names[5], fields[0]), *fields[1:])
+                for index, fields in enumerate(raw)]
 
     # -- raw access -------------------------------------------------------------------------
     def _slice(self, offset: int, size: int, what: str) -> bytes:

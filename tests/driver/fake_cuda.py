@@ -86,6 +86,10 @@ class FakeDriver:
                 return block, pointer - start
         raise AssertionError(f"fake device: bad access 0x{pointer:x}+{size}")
 
+    def _floats(self, pointer: int, count: int) -> np.ndarray:
+        block, offset = self._at(pointer, 4 * count)
+        return np.frombuffer(bytes(block[offset : offset + 4 * count]), dtype=np.float32)
+
     def cuMemcpyHtoD(self, pointer: CUdeviceptr, source: bytes, size: int) -> tuple[Any, ...]:
         block, offset = self._at(int(pointer), size)
         block[offset : offset + size] = bytes(source)[:size]
@@ -129,8 +133,8 @@ class FakeDriver:
         self.launches.append((grid, block, shared, buffer))
         a, b, c = (int.from_bytes(buffer[i : i + 8], "little") for i in (0, 8, 16))
         n = int.from_bytes(buffer[24:28], "little", signed=True)
-        load = lambda p: np.frombuffer(bytes(self._at(p, 4 * n)[0][: 4 * n]), dtype=np.float32)
-        self.cuMemcpyHtoD(CUdeviceptr(c), (load(a) + load(b)).tobytes(), 4 * n)
+        total = self._floats(a, n) + self._floats(b, n)
+        self.cuMemcpyHtoD(CUdeviceptr(c), total.tobytes(), 4 * n)
         return (OK,)
 
 
