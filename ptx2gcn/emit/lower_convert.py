@@ -6,7 +6,10 @@ destination range; float → int rounds with ``.rni/.rzi/.rmi/.rpi`` then conver
 and exactly toward zero/−∞/+∞ with ``.rz/.rm/.rp`` (``ptx2gcn.emit.float_rounding``);
 float → same float with an integer rounding mode rounds to an integral value; ``.ftz`` flushes
 f32 subnormal inputs/results, ``.sat`` clamps float results to [0, 1], ``.relu`` clamps negative
-results to +0. FP8/TF32 formats and ``.satfinite`` are reported unsupported.
+results to +0, ``.satfinite`` turns ±inf results into the largest finite value of their sign.
+Every conversion into bf16 rounds once (LLVM's go through f32: two roundings for f64 and wide
+integers), see ``ptx2gcn.emit.lower_float_bf16``; f32 → tf32 rounds on the bit pattern. FP8, FP6,
+FP4 and packed conversions are reported unsupported with the form's name.
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.float_rounding import directed, fconst
-from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, llvm_type, scalar_bits
-from ptx2gcn.emit.lower_float_values import flush, relu, saturate, suffix
+from ptx2gcn.emit.float_rounding import directed, fconst, is_inf
+from ptx2gcn.emit.llvm_types import BFLOAT, DOUBLE, FLOAT, I32, llvm_type, scalar_bits
+from ptx2gcn.emit.lower_float_bf16 import bf16_from_parts
+from ptx2gcn.emit.lower_float_values import copysign, flush, relu, saturate, suffix
+from ptx2gcn.emit.lower_values import constant
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import is_float_name, is_signed
 
 _FLOAT_NAMES = ("f16", "bf16", "f32", "f64")
 _INT_ROUND = {"rni": "roundeven", "rzi": "trunc", "rmi": "floor", "rpi": "ceil"}
-_UNSUPPORTED = ("e4m3x2", "e5m2x2", "tf32", "f16x2", "bf16x2", "b128")
+_UNSUPPORTED = ("e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "ue8m0x2", "tf32", "f16x2", "bf16x2",
+                "b128")
 
 
 def _int_range(name: str) -> tuple[int, int]:
@@ -91,12 +97,22 @@ def _int_to_float(cx: FnContext, op: Op, value: ir.Value, stype: str) -> ir.Valu
     to = llvm_type(op.result.type)
     mode = cx.attr(op, "rnd", "rn")
     signed = is_signed(stype)
+    if str(to) == "bfloat":  # LLVM converts through f32: two roundings for wide integers
+        s, e = _exact_int(cx, value, signed)
+        return _to_bf16(cx, mode, s, e)
     if mode in ("", "rn"):
         return b.sitofp(value, to) if signed else b.uitofp(value, to)
-    if str(to) == "bfloat":
-        raise cx.unsupported(f"cvt.{mode}.bf16.{stype}", "directed rounding to bf16 is not lowered yet")
     s, e = _exact_int(cx, value, signed)
     return directed(cx, mode, to, s, e)
+
+
+def _to_bf16(cx: FnContext, mode: str, s: ir.Value, e: ir.Value) -> ir.Value:
+    """The exact value ``s + e`` (f64, or f32 with e = 0) rounded once to bf16 in ``mode``."""
+    if mode in ("", "rn"):
+        if str(s.type) == "float":
+            return cx.builder.fptrunc(s, BFLOAT)
+        return bf16_from_parts(cx, s, e)
+    return directed(cx, mode, BFLOAT, s, e)
 
 
 def _float_to_float(cx: FnContext, op: Op, value: ir.Value, stype: str, dtype: str) -> ir.Value:
@@ -107,23 +123,57 @@ def _float_to_float(cx: FnContext, op: Op, value: ir.Value, stype: str, dtype: s
         if mode in _INT_ROUND:
             return cx.call(f"llvm.{_INT_ROUND[mode]}.{suffix(value.type)}", value.type, [value])
         return value
+    if "bfloat" in (str(to), str(value.type)) and str(value.type) in ("half", "bfloat"):
+        value = b.fpext(value, FLOAT)  # f16 <-> bf16 through f32, which holds both exactly
+    if value.type == to:
+        return value
     if scalar_bits(to) > scalar_bits(value.type):
-        if str(to) == "bfloat" or str(value.type) == "bfloat" and str(to) == "half":
-            raise cx.unsupported(f"cvt.{dtype}.{stype}", "this conversion is not lowered yet")
         return b.fpext(value, to)
-    if str(to) == "bfloat" and str(value.type) == "double":
-        raise cx.unsupported(f"cvt.bf16.f64", "f64 → bf16 needs a single rounding; not lowered yet")
+    if str(to) == "bfloat":
+        return _to_bf16(cx, mode, value, fconst(value.type, 0.0))
     if mode in ("", "rn"):
         return b.fptrunc(value, to)
     return directed(cx, mode, to, value, fconst(value.type, 0.0))
 
 
+def _satfinite(cx: FnContext, x: ir.Value) -> ir.Value:
+    """.satfinite: ±inf (overflow or an infinite source) → the largest finite value of that sign;
+    NaN stays NaN."""
+    largest = {"half": 0x7BFF, "bfloat": 0x7F7F, "float": 0x7F7FFFFF}[str(x.type)]
+    return cx.builder.select(is_inf(cx, x), copysign(cx, constant(x.type, largest), x), x)
+
+
+def _to_tf32(cx: FnContext, op: Op, value: ir.Value) -> ir.Value:
+    """cvt.rna/.rn/.rz{.satfinite}.tf32.f32: the f32 layout with the 13 low bits zero, rounded on
+    the bit pattern (ties away for .rna, to even for .rn; a carry into the exponent is the next
+    binade or infinity, as it should be); NaN → the canonical f32 NaN."""
+    b = cx.builder
+    mode = cx.attr(op, "rnd", "rn")
+    if mode not in ("rna", "rn", "rz"):
+        raise cx.unsupported(f"cvt.{mode}.tf32.f32", "tf32 is converted with .rna, .rn or .rz only")
+    bits = b.bitcast(value, I32)
+    if mode == "rna":
+        bits = b.add(bits, ir.Constant(I32, 0x1000))
+    elif mode == "rn":
+        odd = b.and_(b.lshr(bits, ir.Constant(I32, 13)), ir.Constant(I32, 1))
+        bits = b.add(bits, b.add(ir.Constant(I32, 0xFFF), odd))
+    rounded = b.bitcast(b.and_(bits, ir.Constant(I32, 0xFFFFE000)), FLOAT)
+    if cx.flag(op, "satfinite"):
+        limit = constant(FLOAT, 0x7F7FE000)
+        rounded = b.select(is_inf(cx, rounded), copysign(cx, limit, rounded), rounded)
+    nan = b.fcmp_unordered("uno", value, value)
+    return b.select(nan, constant(FLOAT, 0x7FFFFFFF), rounded)
+
+
 def lower_cvt(cx: FnContext, op: Op) -> None:
     stype, dtype = cx.attr(op, "stype"), cx.attr(op, "dtype")
+    if dtype == "tf32" and stype == "f32":
+        cx.define(op, _to_tf32(cx, op, cx.operand(op, 0)))
+        return
     if stype in _UNSUPPORTED or dtype in _UNSUPPORTED:
-        raise cx.unsupported(f"cvt.{dtype}.{stype}", "FP8, TF32 and packed conversions are not lowered yet")
-    if cx.flag(op, "satfinite"):
-        raise cx.unsupported(f"cvt.satfinite.{dtype}.{stype}", ".satfinite is not lowered yet")
+        raise cx.unsupported(f"cvt.{dtype}.{stype}", "FP8, FP6, FP4 and packed conversions are not lowered yet")
+    if cx.flag(op, "satfinite") and not (is_float_name(stype) and dtype in ("f16", "bf16")):
+        raise cx.unsupported(f"cvt.satfinite.{dtype}.{stype}", ".satfinite is lowered for f16/bf16 results only")
     value = cx.operand(op, 0)
     if cx.flag(op, "ftz") and stype == "f32":
         value = flush(cx, value)
@@ -139,6 +189,8 @@ def lower_cvt(cx: FnContext, op: Op) -> None:
     if dst_float:
         if cx.flag(op, "ftz") and dtype == "f32":
             result = flush(cx, result)
+        if cx.flag(op, "satfinite"):
+            result = _satfinite(cx, result)
         if cx.flag(op, "sat"):
             result = saturate(cx, result)
         if cx.flag(op, "relu"):
