@@ -8,18 +8,21 @@ float → same float with an integer rounding mode rounds to an integral value; 
 f32 subnormal inputs/results, ``.sat`` clamps float results to [0, 1], ``.relu`` clamps negative
 results to +0, ``.satfinite`` turns ±inf results into the largest finite value of their sign.
 Every conversion into bf16 rounds once (LLVM's go through f32: two roundings for f64 and wide
-integers), see ``ptx2gcn.emit.lower_float_bf16``; f32 → tf32 rounds on the bit pattern. FP8, FP6,
-FP4 and packed conversions are reported unsupported with the form's name.
+integers), see ``ptx2gcn.emit.lower_float_bf16``; f32 → tf32 rounds on the bit pattern; FP8 (e4m3,
+e5m2) in both directions is ``ptx2gcn.emit.lower_float_fp8``. FP6, FP4, ue8m0 and the remaining
+packed conversions are reported unsupported with the form's name.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
+from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.float_rounding import directed, fconst, is_inf
 from ptx2gcn.emit.llvm_types import BFLOAT, DOUBLE, FLOAT, I32, llvm_type, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_from_parts
+from ptx2gcn.emit.lower_float_fp8 import lower_fp8_cvt
 from ptx2gcn.emit.lower_float_values import copysign, flush, relu, saturate, suffix
 from ptx2gcn.emit.lower_values import constant
 from ptx2gcn.ir.core import Op
@@ -165,10 +168,22 @@ def _to_tf32(cx: FnContext, op: Op, value: ir.Value) -> ir.Value:
     return b.select(nan, constant(FLOAT, 0x7FFFFFFF), rounded)
 
 
+def _fp8(cx: FnContext, op: Op, stype: str, dtype: str) -> ir.Value | None:
+    if dtype.startswith(("e4m3", "e5m2")) and not cx.flag(op, "satfinite"):
+        raise Ptx2GcnError.at(op.loc, f"'cvt' to .{dtype} requires modifier '.satfinite'")
+    if dtype.startswith(("e4m3", "e5m2")) and cx.attr(op, "rnd", "rn") != "rn":
+        raise Ptx2GcnError.at(op.loc, f"'cvt' to .{dtype} rounds with '.rn' only")
+    return lower_fp8_cvt(cx, stype, dtype, cx.operand(op, 0), cx.flag(op, "relu"))
+
+
 def lower_cvt(cx: FnContext, op: Op) -> None:
     stype, dtype = cx.attr(op, "stype"), cx.attr(op, "dtype")
     if dtype == "tf32" and stype == "f32":
         cx.define(op, _to_tf32(cx, op, cx.operand(op, 0)))
+        return
+    fp8 = _fp8(cx, op, stype, dtype)
+    if fp8 is not None:
+        cx.define(op, fp8)
         return
     if stype in _UNSUPPORTED or dtype in _UNSUPPORTED:
         raise cx.unsupported(f"cvt.{dtype}.{stype}", "FP8, FP6, FP4 and packed conversions are not lowered yet")

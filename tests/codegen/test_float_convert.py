@@ -10,7 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ptx2gcn.compiler import compile
+from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.reference import run as reference
+from tests.codegen.conftest import op_kernel
 
 _STORAGE = {"s32": np.uint32, "u32": np.uint32, "s64": np.uint64, "u64": np.uint64, "f64": np.uint64,
             "f32": np.uint32, "f16": np.uint16, "bf16": np.uint16, "s16": np.uint16, "u8": np.uint8}
@@ -84,3 +87,55 @@ def test_tf32(run_op, spelling: str) -> None:
                              | np.uint32(0x1000), np.array([0x7F7FFFFF, 0x7F7FF000, 0xFF7FF000, 0x00001000,
                                                             0x00003000, 0x7F800001], np.uint32)])
     _check(run_op, spelling, "f32", "tf32", values)
+
+
+def _pair_kernel(spelling: str) -> str:
+    """k(out.b16, in0.f32, in1.f32, n): ``spelling d, a, b`` into a 16-bit FP8 pair."""
+    return op_kernel(f"{spelling} %d, %a0, %a1", ["f32", "f32"], "b16")
+
+
+@pytest.mark.parametrize("spelling", ["cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.satfinite.e5m2x2.f32",
+                                      "cvt.rn.satfinite.relu.e4m3x2.f32", "cvt.rn.satfinite.relu.e5m2x2.f32"])
+def test_fp8_pair_from_f32(run_op, spelling: str) -> None:
+    rng = np.random.default_rng(8)
+    values = np.concatenate([_floats("f32"), np.array(
+        [448.0, 464.0, 463.9, 480.0, 57344.0, 61440.0, 61439.0, 2.0**-9, 2.0**-10, 1.5 * 2.0**-10, 2.0**-16,
+         2.0**-17, 3 * 2.0**-18, 0.0625 + 2.0**-8, 1.0 + 2.0**-4, 1.0 + 3 * 2.0**-5, -0.0], np.float32).view(np.uint32),
+        rng.uniform(-600, 600, 300).astype(np.float32).view(np.uint32),
+        (rng.uniform(-1, 1, 300) * 2.0 ** rng.integers(-20, 18, 300)).astype(np.float32).view(np.uint32)])
+    a, b = values, np.roll(values, 11)
+    got = run_op(f"{spelling} %d, %a0, %a1", ["f32", "f32"], "b16", a, b)
+    expected = reference(spelling, a, b).outputs[0]
+    ok = expected.matches(got)
+    assert ok.all(), [(f"{int(x):#x}", f"{int(y):#x}", f"got {int(g):#06x}", f"want {int(w):#06x}")
+                      for x, y, g, w in zip(a[~ok], b[~ok], got[~ok], expected.bits[~ok], strict=True)][:8]
+
+
+@pytest.mark.parametrize("spelling", ["cvt.rn.satfinite.e4m3x2.f16x2", "cvt.rn.satfinite.e5m2x2.f16x2",
+                                      "cvt.rn.satfinite.relu.e4m3x2.f16x2"])
+def test_fp8_pair_from_f16x2(run_op, spelling: str) -> None:
+    halves = np.arange(0, 1 << 16, 7, dtype=np.uint32)
+    packed = halves | (np.roll(halves, 101) << np.uint32(16))
+    got = run_op(f"{spelling} %d, %a0", ["b32"], "b16", packed)
+    expected = reference(spelling, packed).outputs[0]
+    ok = expected.matches(got)
+    assert ok.all(), [(f"{int(x):#x}", f"got {int(g):#06x}", f"want {int(w):#06x}")
+                      for x, g, w in zip(packed[~ok], got[~ok], expected.bits[~ok], strict=True)][:8]
+
+
+@pytest.mark.parametrize("spelling", ["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2", "cvt.rn.relu.f16x2.e4m3x2",
+                                      "cvt.rn.relu.f16x2.e5m2x2"])
+def test_fp8_pair_to_f16x2(run_op, spelling: str) -> None:
+    pairs = np.arange(0, 1 << 16, dtype=np.uint32)[::3].astype(np.uint16)  # every byte value, both halves
+    got = run_op(f"{spelling} %d, %a0", ["b16"], "b32", pairs)
+    expected = reference(spelling, pairs).outputs[0]
+    ok = expected.matches(got)
+    assert ok.all(), [(f"{int(x):#x}", f"got {int(g):#010x}", f"want {int(w):#010x}")
+                      for x, g, w in zip(pairs[~ok], got[~ok], expected.bits[~ok], strict=True)][:8]
+
+
+def test_fp8_without_satfinite_is_a_located_error() -> None:
+    ptx = _pair_kernel("cvt.rn.e4m3x2.f32")
+    with pytest.raises(Ptx2GcnError) as caught:
+        compile(ptx)
+    assert "requires modifier '.satfinite'" in caught.value.render()
