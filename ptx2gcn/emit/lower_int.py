@@ -69,6 +69,10 @@ def lower_addc(cx: FnContext, op: Op) -> None:
 
 
 def lower_subc(cx: FnContext, op: Op) -> None:
+    """IR ``subc(a, b, borrow_in) -> (a - b - borrow_in, borrow_out)``: the PTX ISA's wording of one
+    instruction. On hardware CC.CF after a subtraction is the carry of ``a + ~b + 1``, i.e. NOT the
+    borrow (ptxas folds ``sub.cc 0, 1; addc 0, 0`` to 0): whoever carries ``%cc`` from a ``subc``
+    into an ``addc``/``madc`` (or back) must invert it (tests/codegen/test_int_carry.py)."""
     cx.define(op, *_with_carry(cx, "usub", *cx.operands(op)))
 
 
