@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.case import Case
-from ptx2gcn.runtime.kernargs import ParameterBuffer, ParamSlot
+from ptx2gcn.runtime.kernargs import ParameterBuffer
 
 HIP_LAUNCH_PARAM_END = 0x03
 HIP_SUCCESS = 0
@@ -242,32 +241,6 @@ class HipDevice:
 
     def synchronize(self) -> None:
         self.hip.call("hipDeviceSynchronize")
-
-
-def run_case(
-    device: HipDevice,
-    code_object: bytes,
-    case: Case,
-    layout: Sequence[tuple[int, int, int] | ParamSlot],
-    total_size: int | None = None,
-) -> dict[str, bytes]:
-    """Run a launch case: allocate and fill its buffers, launch, wait, and return every buffer's final
-    bytes by name. Device memory and the module are released even when a step fails."""
-    module = device.load_module(code_object)
-    addresses: dict[str, int] = {}
-    try:
-        function = device.get_function(module, case.kernel)
-        for buffer in case.buffers():
-            addresses[buffer.name] = device.malloc(buffer.nbytes)
-            device.copy_to_device(addresses[buffer.name], buffer.initial.tobytes())
-        parameters = case.parameter_buffer(layout, addresses, total_size)
-        device.launch(function, case.grid, case.block, parameters, case.shared_bytes)
-        device.synchronize()
-        return {b.name: device.copy_from_device(addresses[b.name], b.nbytes) for b in case.buffers()}
-    finally:
-        for address in addresses.values():
-            device.free(address)
-        device.unload_module(module)
 
 
 def _dims(values: Sequence[object], what: str) -> tuple[int, int, int]:

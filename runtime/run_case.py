@@ -47,8 +47,11 @@ class CaseRun:
         return self.case.check(self.outputs)
 
 
-def open_backend(name: str | None, trace: Callable[[str], None] | None = None) -> tuple[str, Backend]:
-    factory: BackendFactory = select_backend(name)
+def open_backend(
+    name: str | None, trace: Callable[[str], None] | None = None, factory: BackendFactory | None = None
+) -> tuple[str, Backend]:
+    """Device 0 of ``factory``, else of the backend ``name`` selects (``select_backend``)."""
+    factory = factory or select_backend(name)
     if trace is not None:
         if not isinstance(factory, EmulatorFactory):
             raise Ptx2GcnError.at(None, f"tracing needs the emulator backend, not {factory.name}")
@@ -106,8 +109,10 @@ def run_case(
     trace: Callable[[str], None] | None = None,
     compiler: Compiler | None = None,
     cache: JitCache | None = None,
+    factory: BackendFactory | None = None,
 ) -> CaseRun:
-    name, backend = open_backend(backend_name, trace)
+    """Run ``case`` on backend ``backend_name`` (or on device 0 of ``factory``, which then wins)."""
+    name, backend = open_backend(backend_name, trace, factory)
     try:
         module = backend.load(_code(case, backend, compiler, cache))
         try:

@@ -16,33 +16,10 @@ from ptx2gcn.runtime.backend_hip import HipFactory
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_state import DriverConfig, reset
 from tests.driver.conftest import fails, ok, run_vector_add
-from tests.runtime.toolchain import build_fake_hip
+from tests.runtime.toolchain import DATA, build_fake_hip
 
 R = cuda.CUresult
-ADD_SCALAR = b"""
-.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry add_scalar(.param .u64 data, .param .u32 n, .param .u32 value)
-{
-    .reg .b32 %r<6>;
-    .reg .b64 %rd<4>;
-    .reg .pred %p1;
-    ld.param.u64 %rd1, [data];
-    ld.param.u32 %r1, [n];
-    ld.param.u32 %r2, [value];
-    mov.u32 %r3, %tid.x;
-    setp.ge.u32 %p1, %r3, %r1;
-    @%p1 bra DONE;
-    mul.wide.u32 %rd2, %r3, 4;
-    add.s64 %rd3, %rd1, %rd2;
-    ld.global.u32 %r4, [%rd3];
-    add.s32 %r5, %r4, %r2;
-    st.global.u32 [%rd3], %r5;
-DONE:
-    ret;
-}
-"""
+ADD_SCALAR = (DATA / "add_scalar.ptx").read_bytes()  # add_scalar(u32* data, u32 n, u32 value)
 
 
 @pytest.fixture(scope="module")

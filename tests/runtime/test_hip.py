@@ -12,12 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.runtime.backend_hip import HipFactory
+from ptx2gcn.runtime.cache import CacheConfig, JitCache
 from ptx2gcn.runtime.case import load_case
-from ptx2gcn.runtime.hip import HipDevice, HipError, library_candidates, run_case
+from ptx2gcn.runtime.hip import HipDevice, HipError, library_candidates
+from ptx2gcn.runtime.run_case import run_case
+from tests.runtime.toolchain import DATA
 
-DATA = Path(__file__).resolve().parent / "data"
 FAKE_ELF = b"\x7fELF" + bytes(14) + (224).to_bytes(2, "little") + bytes(44)  # e_machine = EM_AMDGPU
-LAYOUT = [(0, 8, 8), (8, 4, 4), (12, 4, 4)]  # add_scalar(u32* data, u32 n, u32 value)
 
 
 def _real_hip_loads() -> bool:
@@ -101,41 +104,45 @@ def test_memory_and_module_calls(fake_hip: str) -> None:
         device.launch(device.get_function(device.load_module(FAKE_ELF), "add_scalar"), [0], [1], bytes(16))
 
 
+def _add_scalar_case(folder: Path, args: str) -> Path:
+    (folder / "add_scalar.ptx").write_bytes((DATA / "add_scalar.ptx").read_bytes())
+    case = folder / "case.toml"
+    case.write_text(f'ptx = "add_scalar.ptx"\nkernel = "add_scalar"\ngrid = [2]\nblock = [64, 1, 1]\n{args}')
+    return case
+
+
 def test_run_case_packs_and_launches(fake_hip: str, tmp_path: Path) -> None:
+    """``ptx2gcn run`` on the hip backend: buffers allocated and filled, the parameter buffer packed from
+    the code object's own metadata, the launch shape passed through, everything released."""
     data = np.arange(100, dtype=np.uint32) * 7
     np.save(tmp_path / "data.npy", data)
     np.save(tmp_path / "expected.npy", data + 1000)
-    (tmp_path / "k.hsaco").write_bytes(FAKE_ELF)
-    (tmp_path / "case.toml").write_text(
-        'hsaco = "k.hsaco"\nkernel = "add_scalar"\ngrid = [2]\nblock = [64, 1, 1]\nshared_bytes = 256\n'
-        '[[args]]\nname = "data"\nbuffer = "u32"\ndata = "data.npy"\n'
-        '[[args]]\nscalar = "u32"\nvalue = 100\n[[args]]\nscalar = "u32"\nvalue = 1000\n'
-        '[expect]\ndata = "expected.npy"\n'
+    case = load_case(
+        _add_scalar_case(
+            tmp_path,
+            'shared_bytes = 256\n[[args]]\nname = "data"\nbuffer = "u32"\ndata = "data.npy"\n'
+            '[[args]]\nscalar = "u32"\nvalue = 100\n[[args]]\nscalar = "u32"\nvalue = 1000\n'
+            '[expect]\ndata = "expected.npy"\n',
+        )
     )
-    case = load_case(tmp_path / "case.toml")
-    device = HipDevice.open(library=fake_hip)
     lib = ctypes.CDLL(fake_hip)
     live_before = (lib.fake_live(0), lib.fake_live(1))
-    outputs = run_case(device, FAKE_ELF, case, LAYOUT)
-    report = case.check(case.decode_outputs(outputs))
+    result = run_case(case, factory=HipFactory(fake_hip), cache=JitCache(CacheConfig(enabled=False)))
+    assert result.backend == "hip"
+    report = result.check()
     assert report.ok, report.render()
     launch = (ctypes.c_uint * 8)()
     lib.fake_last_launch(launch)
-    assert list(launch) == [2, 1, 1, 64, 1, 1, 256, 16]
+    assert list(launch) == [2, 1, 1, 64, 1, 1, 256, 16]  # grid, block, shared bytes, parameter bytes
     assert (lib.fake_live(0), lib.fake_live(1)) == live_before  # buffers freed, module unloaded
 
 
 def test_run_case_releases_on_failure(fake_hip: str, tmp_path: Path) -> None:
-    (tmp_path / "k.hsaco").write_bytes(FAKE_ELF)
-    (tmp_path / "case.toml").write_text(
-        'hsaco = "k.hsaco"\nkernel = "add_scalar"\n[[args]]\nname = "d"\nbuffer = "u32"\ncount = 4\n'
-    )
-    case = load_case(tmp_path / "case.toml")
-    device = HipDevice.open(library=fake_hip)
+    case = load_case(_add_scalar_case(tmp_path, '[[args]]\nname = "d"\nbuffer = "u32"\ncount = 4\n'))
     lib = ctypes.CDLL(fake_hip)
     live_before = (lib.fake_live(0), lib.fake_live(1))
-    with pytest.raises(Exception, match="the kernel takes 3 parameter"):
-        run_case(device, FAKE_ELF, case, LAYOUT)
+    with pytest.raises(Ptx2GcnError, match="the kernel takes 3 parameter"):
+        run_case(case, factory=HipFactory(fake_hip), cache=JitCache(CacheConfig(enabled=False)))
     assert (lib.fake_live(0), lib.fake_live(1)) == live_before
 
 
