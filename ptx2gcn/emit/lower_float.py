@@ -158,9 +158,14 @@ def _approx(fn: str) -> Lowering:
 
 
 def lower_tanh(cx: FnContext, op: Op) -> None:
-    """tanh(x) = 1 − 2/(e^{2|x|} + 1) with the sign of x; a short odd series below |x| < 1/16
-    (relative error < 2^-28 there); PTX's tanh.approx.f32 bound is 2^-10.987 relative."""
     (x,) = _inputs(cx, op)
+    _finish(cx, op, _tanh(cx, x))
+
+
+def _tanh(cx: FnContext, x: ir.Value) -> ir.Value:
+    """tanh(x) = 1 − 2/(e^{2|x|} + 1) with the sign of x; a short odd series below |x| < 1/16
+    (relative error < 2^-28 there); PTX's tanh.approx.f32 bound is 2^-10.987 relative. f16/bf16
+    (and their pairs) are computed in f32 and rounded once."""
     b = cx.builder
     narrow = x.type
     if str(scalar_of(narrow)) != "float":
@@ -175,9 +180,7 @@ def lower_tanh(cx: FnContext, op: Op) -> None:
     series = b.fmul(x, b.fadd(c(1.0), b.fmul(x2, b.fadd(c(-1.0 / 3.0), b.fmul(x2, c(2.0 / 15.0))))))
     signed_big = cx.call(f"llvm.copysign.{suffix(t)}", t, [big, x])
     result = b.select(b.fcmp_ordered("<", ax, c(0.0625)), series, signed_big)
-    if result.type != narrow:
-        result = b.fptrunc(result, narrow)
-    _finish(cx, op, result)
+    return b.fptrunc(result, narrow) if result.type != narrow else result
 
 
 def float_abs(cx: FnContext, op: Op) -> None:
