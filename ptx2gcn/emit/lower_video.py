@@ -12,10 +12,10 @@ the result. SIMD forms (``vadd2 ... vset4``, 9.7.18.2) select 2 half-words or 4 
 the lanes named by the destination mask into ``c`` or add them to ``c`` (``.add``).
 
 The IR op ``video`` carries the form as written (``inst``, ``types``, ``sat``, ``secondary``,
-``shift``, ``cmp``, ``po`` and the selector symbols ``dsel``/``asel``/``bsel``). A form outside
-the ISA's syntax (``.sat`` with ``.add`` on SIMD forms, a merge selector with a secondary
-operation, ...) is a located error; ``vmad``'s operand negation and ``.shr7``/``.shr15`` scaling
-are not carried by the IR (the front end rejects them).
+``shift``, ``cmp``, ``po`` and the selector symbols ``dsel``/``asel``/``bsel``; for ``vmad`` also
+``scale`` = ``shr7``/``shr15`` and the flags ``neg_a``/``neg_b``/``neg_c``, which the front end
+does not produce yet). A form outside the ISA's syntax (``.sat`` with ``.add`` on SIMD forms, a
+merge selector with a secondary operation, negation in ``.po`` mode, ...) is a located error.
 
 Reading of the pseudocode where it is loose: MIN/MAX of the intermediate and ``c`` compare the
 mathematical (sign- or zero-extended) values, so an unsigned ``vsub`` result below zero stays
@@ -61,6 +61,12 @@ class VideoForm:
     shift: str
     cmp: str
     po: bool
+    scale: str
+    """vmad's ``shr7``/``shr15`` or ``""``."""
+    neg_a: bool
+    neg_b: bool
+    neg_c: bool
+    """vmad's operand negations (``-a``, ``-b``, ``-c``)."""
     dsel: str
     asel: str
     bsel: str
@@ -101,8 +107,9 @@ def decode(op: Op) -> VideoForm:
         return value if isinstance(value, str) else ""
 
     form = VideoForm(base, lanes, dsigned, asigned, bsigned, bool(op.attrs.get("sat")), text("secondary"),
-                     text("shift"), text("cmp"), bool(op.attrs.get("po")), text("dsel"), text("asel"),
-                     text("bsel"))
+                     text("shift"), text("cmp"), bool(op.attrs.get("po")), text("scale"),
+                     bool(op.attrs.get("neg_a")), bool(op.attrs.get("neg_b")), bool(op.attrs.get("neg_c")),
+                     text("dsel"), text("asel"), text("bsel"))
     _check(op, form)
     return form
 
@@ -116,8 +123,8 @@ def _check(op: Op, f: VideoForm) -> None:
     if (f.base in ("vshl", "vshr")) != bool(f.shift):
         raise _error(op, f"{name} needs a shift mode (.clamp or .wrap)" if f.shift == "" else
                      f"{name} takes no shift mode")
-    if f.po and f.base != "vmad":
-        raise _error(op, f"{name} takes no .po")
+    if f.base != "vmad" and (f.po or f.scale or f.neg_a or f.neg_b or f.neg_c):
+        raise _error(op, f"{name}: .po, .shr7/.shr15 and operand negation belong to vmad")
     if f.sat and f.base == "vset":
         raise _error(op, f"{name} takes no .sat")
     if f.lanes > 1:
@@ -133,8 +140,19 @@ def _check_scalar(op: Op, f: VideoForm) -> None:
                              "(.b0 .b1 .b2 .b3 .h0 .h1)")
     if f.dsel and f.secondary:
         raise _error(op, f"{f.spelling}: a destination selector (merge) excludes a secondary operation")
-    if f.base == "vmad" and (f.secondary or f.dsel):
+    if f.base == "vmad":
+        _check_vmad(op, f)
+
+
+def _check_vmad(op: Op, f: VideoForm) -> None:
+    if f.secondary or f.dsel:
         raise _error(op, "vmad takes no secondary operation or destination selector")
+    if f.scale not in ("", "shr7", "shr15"):
+        raise _error(op, f"vmad: '.{f.scale}' is not a scale (.shr7 or .shr15)")
+    if f.po and (f.neg_a or f.neg_b or f.neg_c):
+        raise _error(op, "vmad: source operands may not be negated in .po mode")
+    if f.neg_c and f.neg_a != f.neg_b:
+        raise _error(op, "vmad: negate either the product (a or b) or c, not both")
 
 
 def _check_simd(op: Op, f: VideoForm) -> None:
@@ -246,14 +264,24 @@ def _merge(cx: FnContext, dsel: str, tmp32: ir.Value, c: ir.Value) -> ir.Value:
 
 
 def _vmad(cx: FnContext, f: VideoForm, a: ir.Value, b_: ir.Value, c: ir.Value) -> ir.Value:
-    """(a·b) + c [+ 1 with .po] in 128 bits; signed when either source type is; saturated to 32."""
+    """vmad (9.7.18.1.3): (±a·b) + ±c [+ 1 with .po] in 128 bits, signed when either source type is
+    or anything is negated; negation is ~x + 1 (the pseudocode's lsb); optional >> 7 / >> 15;
+    saturated to the final result's 32-bit range."""
     b = cx.builder
     i128 = ir.IntType(128)
-    signed_final = f.asigned or f.bsigned
-    product = b.mul(_part(cx, a, f.asigned, f.asel, i128), _part(cx, b_, f.bsigned, f.bsel, i128))
-    total = b.add(product, b.sext(c, i128) if signed_final else b.zext(c, i128))
-    if f.po:
+    negate_product = f.neg_a != f.neg_b
+    signed_final = f.asigned or f.bsigned or negate_product or f.neg_c
+    tmp = b.mul(_part(cx, a, f.asigned, f.asel, i128), _part(cx, b_, f.bsigned, f.bsel, i128))
+    if negate_product:
+        tmp = b.not_(tmp)
+    if f.neg_c and not negate_product:
+        c = b.not_(c)
+    total = b.add(tmp, b.sext(c, i128) if signed_final else b.zext(c, i128))
+    if f.po or negate_product or f.neg_c:
         total = b.add(total, const(i128, 1))
+    if f.scale:
+        amount = const(i128, 7 if f.scale == "shr7" else 15)
+        total = b.ashr(total, amount) if signed_final else b.lshr(total, amount)
     if f.sat:
         total = _clamp(cx, total, 32, signed_final)
     return b.trunc(total, I32)

@@ -9,6 +9,7 @@ and destination masks are set on the IR op directly (``with_attrs``): the front 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import struct
@@ -19,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ptx2gcn import isa
 from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.module import emit_llvm
@@ -75,7 +77,8 @@ class Form:
     mods: tuple[str, ...] = ()
     """In PTX order after the types: sat, shift mode, comparison, secondary op, po."""
     sel: dict[str, str] = field(default_factory=lambda: {})
-    """dsel/asel/bsel attributes set on the IR op (PTX: operand selectors)."""
+    """Attributes set on the IR op that the front end cannot spell yet: dsel/asel/bsel (PTX: operand
+    selectors), vmad's scale (``.shr7``/``.shr15``) and negations (``neg_a`` ... = "1": ``-a``)."""
 
     @property
     def ptx(self) -> str:
@@ -142,11 +145,23 @@ def scalar_model(form: Form, a: int, b: int, c: int) -> int:
 
 
 def vmad_model(form: Form, a: int, b: int, c: int) -> int:
+    """vmad's pseudocode (9.7.18.1.3): 128-bit product, one's complement plus lsb for a negation."""
     _, atype, btype = form.types
-    signed_final = "s32" in (atype, btype)
+    neg_a, neg_b, neg_c = (form.sel.get(f"neg_{x}") == "1" for x in "abc")
+    signed_final = "s32" in (atype, btype) or (neg_a != neg_b) or neg_c
     ta = _part(a, atype == "s32", form.sel.get("asel", ""))
     tb = _part(b, btype == "s32", form.sel.get("bsel", ""))
-    tmp = ta * tb + (_sext(c, 32) if signed_final else c) + (1 if form.has("po") else 0)
+    tmp, lsb = ta * tb, 0
+    if form.has("po"):
+        lsb = 1
+    elif neg_a != neg_b:
+        tmp, lsb = ~tmp, 1
+    elif neg_c:
+        c, lsb = ~c & M32, 1
+    tmp = tmp + (_sext(c, 32) if signed_final else c) + lsb
+    amount = {"shr7": 7, "shr15": 15}.get(form.sel.get("scale", ""), 0)
+    if amount:
+        tmp = _sext(tmp >> amount, 64) if signed_final else (tmp >> amount) & ((1 << 64) - 1)
     if form.has("sat"):
         tmp = _clamp(tmp, 32, signed_final)
     return tmp & M32
@@ -215,7 +230,7 @@ def with_attrs(ptx: str, forms: Sequence[Form]) -> bytes:
     videos = [op for fn in module.functions for op in fn.ops() if op.name == "video"]
     assert len(videos) == len(forms)
     for op, form in zip(videos, forms):
-        op.attrs.update(form.sel)
+        op.attrs.update({k: (True if k.startswith("neg_") else v) for k, v in form.sel.items()})
     verify(module)
     run_passes(module, Options())
     options = TargetOptions("gfx942", 3)
@@ -394,3 +409,44 @@ def test_selector_forms_match_the_reference_model() -> None:
         expected = reference(spelling, *(arrays if form.takes_c else arrays[:2]))
         ok = expected.outputs[0].matches(row)
         assert ok.all(), f"{spelling}: {int((~ok).sum())} lanes differ from ptx2gcn.reference"
+
+
+VMAD_ATTRS = {"scale": frozenset({"shr7", "shr15"}), "neg_a": isa.FLAG, "neg_b": isa.FLAG, "neg_c": isa.FLAG}
+
+
+def test_vmad_negation_and_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vmad's operand negation and .shr7/.shr15 (the IR op gets the attributes the lowering reads;
+    the video row of the op table is widened for the test where it lacks them)."""
+    row = isa.OPS["video"]
+    missing = {k: v for k, v in VMAD_ATTRS.items() if k not in row.attrs}
+    if missing:
+        monkeypatch.setitem(isa.OPS, "video", dataclasses.replace(row, attrs={**row.attrs, **missing}))
+    cases = [(("s32", "u32", "u32"), (), {"neg_a": "1"}, "neg=a"),
+             (("s32", "s32", "s32"), ("sat",), {"neg_b": "1"}, "sat.neg=b"),
+             (("s32", "u32", "u32"), (), {"neg_c": "1"}, "neg=c"),
+             (("s32", "s32", "s32"), ("sat",), {"neg_a": "1", "neg_b": "1"}, "sat.neg=a.neg=b"),
+             (("u32", "u32", "u32"), (), {"scale": "shr7"}, "shr7"),
+             (("s32", "s32", "s32"), ("po", "sat"), {"scale": "shr15"}, "po.sat.shr15"),
+             (("s32", "s32", "u32"), ("sat",), {"scale": "shr7"}, "sat.shr7"),
+             (("u32", "u32", "u32"), ("po",), {"scale": "shr15"}, "po.shr15")]
+    forms = [Form("vmad", types, mods, sel) for types, mods, sel, _ in cases]
+    a, b, c = _inputs(700, seed=5)
+    check(forms, a, b, c)
+    got = run_forms(forms, a, b, c)
+    arrays = [np.array(x, np.uint32) for x in (a, b, c)]
+    for row_bits, (types, _, _, spelled) in zip(got, cases):
+        spelling = ".".join(("vmad", *types, spelled))
+        ok = reference(spelling, *arrays).outputs[0].matches(row_bits)
+        assert ok.all(), f"{spelling}: {int((~ok).sum())} lanes differ from ptx2gcn.reference"
+
+
+@pytest.mark.parametrize("sel,message", [({"neg_a": "1"}, "may not be negated in .po mode"),
+                                         ({"neg_c": "1", "neg_b": "1"}, "not both")])
+def test_vmad_invalid_negations(monkeypatch: pytest.MonkeyPatch, sel: dict[str, str], message: str) -> None:
+    row = isa.OPS["video"]
+    missing = {k: v for k, v in VMAD_ATTRS.items() if k not in row.attrs}
+    if missing:
+        monkeypatch.setitem(isa.OPS, "video", dataclasses.replace(row, attrs={**row.attrs, **missing}))
+    form = Form("vmad", ("s32",) * 3, ("po",) if "neg_a" in sel else (), sel)
+    with pytest.raises(Ptx2GcnError, match=message):
+        with_attrs(_kernel([form]), [form])
