@@ -24,6 +24,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ptx2gcn.runtime.driver_enums import CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE
+
 # PTX scalar type name → numpy dtype (little-endian); bit types are their unsigned integer.
 SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {
     **{f"s{n}": np.dtype(f"<i{n // 8}") for n in (8, 16, 32, 64)},
@@ -168,24 +170,19 @@ def _check_overlap(slots: Sequence[ParamSlot]) -> None:
             raise ArgumentError(f"parameters {before} and {after} overlap in the parameter buffer")
 
 
-# The ``extra`` markers of cuLaunchKernel and hipModuleLaunchKernel (cuda.h, hip_runtime_api.h):
-# BUFFER_POINTER and BUFFER_SIZE are 1 and 2 in both APIs; the end marker differs (CUDA 0, HIP 3).
-LAUNCH_PARAM_BUFFER_POINTER = 1
-LAUNCH_PARAM_BUFFER_SIZE = 2
-
-
 class ParameterBuffer:
     """A packed parameter buffer in C memory and the launch call's ``extra`` array that hands it over:
-    ``{BUFFER_POINTER, &buffer, BUFFER_SIZE, &size, end_marker}``. Keep the object alive until the
-    launch call returns (the array holds raw addresses)."""
+    ``{BUFFER_POINTER, &buffer, BUFFER_SIZE, &size, end_marker}``. The two markers are 1 and 2 in
+    both cuda.h and hip_runtime_api.h; the end marker differs (CUDA 0, HIP 3). Keep the object alive
+    until the launch call returns (the array holds raw addresses)."""
 
     def __init__(self, parameters: bytes, end_marker: int) -> None:
         self.buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
         self.size = ctypes.c_size_t(len(parameters))
         self.extra = (ctypes.c_void_p * 5)(
-            LAUNCH_PARAM_BUFFER_POINTER,
+            CU_LAUNCH_PARAM_BUFFER_POINTER,
             ctypes.addressof(self.buffer),
-            LAUNCH_PARAM_BUFFER_SIZE,
+            CU_LAUNCH_PARAM_BUFFER_SIZE,
             ctypes.addressof(self.size),
             end_marker,
         )
