@@ -12,15 +12,18 @@ maps to AMDGPU's hardware approximations, each within the error bound PTX states
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_types import FLOAT, I1, I32, scalar_bits
+from ptx2gcn.emit.llvm_types import FLOAT, I1, I32, I64, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_fma
 from ptx2gcn.emit.lower_float_exact import directed_op
 from ptx2gcn.emit.lower_float_values import (canonical_nan, fabs, flush, like, per_element, relu, saturate,
                                              scalar_of, suffix)
+from ptx2gcn.emit.lower_values import constant
 from ptx2gcn.ir.core import Op
 
 
@@ -106,7 +109,9 @@ def float_div(cx: FnContext, op: Op) -> None:
 def lower_rcp(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     one = like(x.type, 1.0)
-    if cx.attr(op, "rnd") == "approx" and str(x.type) == "float":
+    if _is_gross_f64(cx, op, x):
+        result = _gross_f64(cx, x, lambda high: cx.builder.fdiv(one, high))
+    elif cx.attr(op, "rnd") == "approx" and str(x.type) == "float":
         # PTX allows 1 ulp; !fpmath 1.0 lets LLVM use v_rcp_f32, scaling subnormal inputs itself.
         result = cx.builder.fdiv(one, x)
         result.set_metadata("fpmath", cx.mod.module.add_metadata([ir.Constant(FLOAT, 1.0)]))
@@ -132,10 +137,34 @@ def lower_rsqrt(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     if str(x.type) == "float":
         result = cx.call("llvm.amdgcn.rsq.f32", x.type, [x])
+    elif _is_gross_f64(cx, op, x):
+        result = _gross_f64(cx, x, lambda high: cx.builder.fdiv(
+            like(x.type, 1.0), cx.call("llvm.sqrt.f64", x.type, [high])))
     else:
         root = cx.call(f"llvm.sqrt.{suffix(x.type)}", x.type, [x])
         result = cx.builder.fdiv(like(x.type, 1.0), root)
     _finish(cx, op, result)
+
+
+_LOW_WORD = 0xFFFFFFFF
+_GROSS_NAN = 0x7FFFFFFF00000000
+
+
+def _is_gross_f64(cx: FnContext, op: Op, x: ir.Value) -> bool:
+    return str(x.type) == "double" and cx.attr(op, "rnd") == "approx" and cx.flag(op, "ftz")
+
+
+def _gross_f64(cx: FnContext, x: ir.Value, fn: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """rcp/rsqrt.approx.ftz.f64 (PTX ISA 9.7.3.14/17): computed from a[63:32] only, d[31:0] = 0,
+    and "Input NaNs map to a canonical NaN with encoding 0x7fffffff00000000" (NaN in the upper word:
+    0x7ff0000000000001 reads as +inf). ``fn`` of the
+    truncated input is within 2^-52 relative; clearing the low word adds less than 2^-20 (the
+    manual's "20 mantissa bits"). A NaN made from a number keeps its (zero) low word."""
+    b = cx.builder
+    high_mask = ir.Constant(I64, ~_LOW_WORD & (2**64 - 1))
+    high = b.bitcast(b.and_(b.bitcast(x, I64), high_mask), x.type)
+    result = b.bitcast(b.and_(b.bitcast(fn(high), I64), high_mask), x.type)
+    return b.select(b.fcmp_unordered("uno", high, high), constant(x.type, _GROSS_NAN), result)
 
 
 def _via_f32(cx: FnContext, x: ir.Value, fn: str) -> ir.Value:
@@ -185,7 +214,10 @@ def _tanh(cx: FnContext, x: ir.Value) -> ir.Value:
 
 def float_abs(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
-    _finish(cx, op, fabs(cx, x))
+    result = fabs(cx, x)
+    if str(x.type) == "double":  # PTX ISA 9.7.3.9: "For abs.f64, NaN input is passed through unchanged"
+        result = cx.builder.select(cx.builder.fcmp_unordered("uno", x, x), x, result)
+    _finish(cx, op, result)
 
 
 def float_neg(cx: FnContext, op: Op) -> None:
