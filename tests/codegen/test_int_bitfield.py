@@ -27,6 +27,7 @@ from ptx2gcn.ir.verify import verify
 from ptx2gcn.link import link_hsaco
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.reference import run as reference
 from tests.codegen.conftest import op_kernel, run_compiled
 
 M32 = 0xFFFFFFFF
@@ -196,3 +197,20 @@ def test_dp2a(mode: str, atype: str, btype: str) -> None:
     a, b, c = (list(x) for x in zip(*itertools.product(DOT_WORDS, DOT_WORDS, [0, 0x7FFFFFFF, M32])))
     _ptx_check(f"dp2a.{mode}.{atype}.{btype} %d, %a0, %a1, %a2",
                lambda x, y, z: dp2a_model(mode, atype, btype, x, y, z), a, b, c)
+
+
+@pytest.mark.parametrize("spelling", ["szext.clamp.u32", "szext.clamp.s32", "szext.wrap.u32",
+                                      "szext.wrap.s32", "fns.b32"])
+def test_szext_fns_match_the_reference_model(monkeypatch: pytest.MonkeyPatch, spelling: str) -> None:
+    """The same lowerings against ptx2gcn.reference (independent of this file's models)."""
+    if spelling == "fns.b32":
+        data = _with_op(monkeypatch, "prmt.b32 %d, %a0, %a1, %a2", "fns", {}, 3)
+        cases = list(itertools.product(WORDS, [0, 3, 16, 31], [0, 1, 2, 7, -1, -2, -9, 40, -40]))
+    else:
+        _, mode, t = spelling.split(".")
+        data = _with_op(monkeypatch, "bmsk.clamp.b32 %d, %a0, %a1", "szext", {"type": t, "mode": mode}, 2)
+        cases = list(itertools.product(WORDS, [0, 1, 8, 16, 31, 32, 33, 255]))
+    inputs = [[c[i] & M32 for c in cases] for i in range(len(cases[0]))]
+    got = np.array(_run(data, *inputs), np.uint32)
+    ok = reference(spelling, *(np.array(x, np.uint32) for x in inputs)).outputs[0].matches(got)
+    assert ok.all(), f"{spelling}: {int((~ok).sum())} lanes differ from ptx2gcn.reference"
