@@ -26,7 +26,9 @@ def _view(value: object, size: int, what: str) -> memoryview:
         value = value.value or 0
     if isinstance(value, str):
         raise invalid(f"{what}: a str is not host memory (encode it to bytes)")
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, np.integer):
+        value = value.__index__()  # a numpy integer address, as ``arr.ctypes.data`` may give
+    if isinstance(value, int):
         address = integer(value, what, 64)
         if address == 0:
             raise invalid(f"{what} is a null pointer")
