@@ -11,7 +11,8 @@ earlier declaration for duplicates), in source order per function. Checked:
 * module-level names are declared (a function at least by a prototype) before they are used, in
   bodies and in initializers, as ptxas requires;
 * no name is declared twice in one scope (a function may be declared before it is defined once);
-* module directives: one ``.version`` first, one ``.target`` naming known targets, at most one
+* module directives: one ``.version`` first, one ``.target`` naming known targets that this PTX
+  version supports (``ptx2gcn.frontend.targets``), at most one
   ``.address_size``, no ``.file`` index twice; ``.calltargets`` name declared functions;
   performance directives carry the number of values PTX allows, and only where PTX allows them;
 * kernel parameters are ``.param``; ``.reg/.param/.local`` variables are function-scoped and carry
@@ -27,6 +28,7 @@ from collections.abc import Iterator
 from ptx2gcn.diagnostics import Diagnostic, Severity, Span, note
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.names import NameSet
+from ptx2gcn.frontend.targets import version_problem
 
 # https://docs.nvidia.com/cuda/parallel-thread-execution/#predefined-identifiers (the %-names are
 # SpecialRegister nodes; WARP_SZ is the one plain-name constant).
@@ -260,12 +262,15 @@ _TARGET = re.compile(r"(?:sm|compute)_[0-9]+[af]?|texmode_unified|texmode_indepe
 
 def _check_targets_and_files(module: ast.Module, out: list[Diagnostic]) -> None:
     files: dict[int, Span] = {}
+    version = module.version
     for item in module.items:
         if isinstance(item, ast.TargetDirective):
             for name in item.targets:
                 if _TARGET.fullmatch(name) is None:
                     out.append(_error(item.span, f"unknown .target '{name}' (expected sm_XX, texmode_*, "
                                                  "debug or map_f64_to_f32)"))
+                elif version is not None and (problem := version_problem(version.major, version.minor, name)):
+                    out.append(_error(item.span, problem, note(version.span, ".version is here")))
         elif isinstance(item, ast.FileDirective):
             if item.index in files:
                 out.append(_error(item.span, f"duplicate .file index {item.index}",

@@ -76,3 +76,19 @@ def check_minmax(mods: Mods, t_name: str, flags: set[str]) -> dict[str, bool]:
             raise mods.error(f"illegal modifier '.{flag}' for instruction '{mods.opcode}' with "
                              f"type '.{t_name}'")
     return {flag.lower(): True for flag in flags if flag != "abs"}
+
+
+def check_mul_mode(mods: Mods, t_name: str, mode: str | None) -> None:
+    """mul/mad (PTX ISA 9.7.1.3/9.7.1.4): integer forms need ``.lo``, ``.hi`` or ``.wide`` and a
+    ``.u``/``.s`` type (``.wide`` only on 16/32-bit types); float forms take none of the three."""
+    name = mods.opcode
+    if t_name[0] in "us" and t_name[1:].isdigit():
+        if mode is None:
+            raise mods.error(f"'{name}.{t_name}' needs .lo, .hi or .wide (unexpected instruction types "
+                             f"specified for '{name}')")
+        if mode == "wide" and t_name[1:] == "64":
+            raise mods.error(f"'{name}.wide' takes 16- or 32-bit types, not .{t_name}")
+    elif t_name[0] == "b" and t_name[1:].isdigit():
+        raise mods.error(f"'{name}' takes .u or .s integer types, not .{t_name}")
+    elif mode is not None:
+        raise mods.error(f"'{name}.{mode}' is an integer form: unexpected instruction type .{t_name}")

@@ -24,6 +24,8 @@ from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, PTX_TYPES, AddrSpace
 from ptx2gcn.isa import UNSUPPORTED
 
+# PTX ISA 5.4.? "Operand Size Exceeding Instruction-Type Size": only these take wider registers.
+_WIDER_REGISTERS = frozenset({"ld", "ldu", "st", "cvt"})
 _GLOBAL_SPACES = {".global": AddrSpace.GLOBAL, ".shared": AddrSpace.SHARED, ".const": AddrSpace.CONST,
                   ".local": AddrSpace.LOCAL}
 
@@ -378,6 +380,7 @@ class _FunctionBuilder:
             raise Ptx2GcnError.at(ins.span, f"unknown instruction '{ins.opcode}'")
         mods = Mods(ins.opcode, ins.modifiers, ins.span)
         ctx.written = []
+        ctx.exact_width = ins.opcode not in _WIDER_REGISTERS
         try:
             if ins.guard is None:
                 lower(ctx, ins, mods, self)

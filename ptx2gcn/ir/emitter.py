@@ -78,6 +78,9 @@ class FnCtx:
         """``.callprototype`` declarations of this function, by label (for indirect calls)."""
         self.calltargets: dict[str, ast.CallTargets] = {}
         """``.calltargets`` lists of this function, by label (for indirect calls)."""
+        self.exact_width = False
+        """Whether the instruction being lowered needs registers of exactly its operand sizes (every
+        instruction but ld/st/cvt: PTX ISA "Operand Size Exceeding Instruction-Type Size")."""
         self.cc = Var("%cc", PRED)
         self.ssa.declare(self.cc, PRED, "cc")
 
@@ -220,8 +223,14 @@ class FnCtx:
             case ast.SpecialRegister():
                 return self.coerce(self.special(operand), want, False, operand.span)
             case ast.IntImmediate(value=value):
+                if isinstance(want, (FloatType, PackedType)):
+                    raise self.error(operand.span, f"an integer constant cannot be a {want} operand; "
+                                     "write a floating-point constant (0f3F800000 is 1.0)")
                 return self.const(want, int_bits(value, want))
             case ast.FloatImmediate():
+                if isinstance(want, IntType) and operand.width != want.bits:
+                    raise self.error(operand.span, f"a {operand.width}-bit floating-point constant cannot "
+                                     f"be a {want.bits}-bit integer operand")
                 return self.const(want, float_bits(operand, want))
             case ast.Not(operand=inner):
                 if not isinstance(want, PredType):
@@ -243,11 +252,17 @@ class FnCtx:
                                  f"{type(operand).__name__.lower()}")
 
     def check_width(self, var: Var, want: Type, span: Span) -> None:
-        """PTX lets a source register be wider than the instruction type (its low bits are used),
-        never narrower."""
-        if var.type.bits < want.bits and not isinstance(var.type, PredType) and not isinstance(want, PredType):
+        """PTX lets a source register of ld/st/cvt be wider than the instruction type (its low bits
+        are used), never narrower; every other instruction needs the exact size (ptxas: "Arguments
+        mismatch")."""
+        if isinstance(var.type, PredType) or isinstance(want, PredType):
+            return
+        if var.type.bits < want.bits:
             raise self.error(span, f"register {var.name} has {var.type.bits} bits, too narrow for a "
                              f"{want.bits}-bit operand")
+        if self.exact_width and var.type.bits != want.bits:
+            raise self.error(span, f"register {var.name} has {var.type.bits} bits, but this operand is "
+                             f"{want.bits}-bit (only ld, st and cvt accept wider registers)")
 
     def dst(self, operand: ast.Operand, value: Value, signed: bool = False) -> None:
         """Write ``value`` to a destination operand (``_`` discards it)."""
@@ -272,6 +287,11 @@ class FnCtx:
                 if value.type.bits > var.type.bits and not isinstance(value.type, PredType):
                     raise self.error(operand.span, f"register {name} ({var.type}) is too narrow for "
                                      f"a {value.type} result")
+                if (self.exact_width and value.type.bits != var.type.bits
+                        and not isinstance(value.type, PredType) and not isinstance(var.type, PredType)):
+                    raise self.error(operand.span, f"register {name} has {var.type.bits} bits, but the "
+                                     f"result is {value.type.bits}-bit (only ld and cvt accept wider "
+                                     "destination registers)")
                 self.write_var(var, self.coerce(value, var.type, signed, operand.span))
             case _:
                 raise self.error(operand.span, "expected a register as destination")

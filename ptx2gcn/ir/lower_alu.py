@@ -14,8 +14,9 @@ from typing import Protocol
 
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
-from ptx2gcn.ir.arith_forms import (check_minmax, instruction_type, instruction_value_type, minmax_flags,
-                                    reject_on_packed)
+from ptx2gcn.ir.arith_forms import (check_minmax, check_mul_mode, instruction_type, instruction_value_type,
+                                    minmax_flags, reject_on_packed)
+from ptx2gcn.ir.cvt_rules import rounding_problem
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_cluster import lower_cvta_cluster
 from ptx2gcn.ir.lower_cvt_pack import lower_cvt_pack
@@ -56,10 +57,10 @@ def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> No
         attrs.update(check_minmax(mods, t_name, minmax))
     else:
         reject_on_packed(mods, t_name, {**attrs, "cc": carry})
+    if name == "mul":
+        check_mul_mode(mods, t_name, mode)
     t = instruction_value_type(t_name)
     signed = is_signed(t_name)
-    if name == "mul" and isinstance(t, IntType):
-        mode = mode or "lo"
     d, a, b = operands(ctx, ins, 3)
     va, vb = ctx.src(a, t, signed), ctx.src(b, t, signed)
     if carry:
@@ -94,10 +95,9 @@ def lower_mad(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mode = mods.one_of(frozenset({"lo", "hi", "wide"}))
     t_name = mods.type()
     mods.done()
+    check_mul_mode(mods, t_name, mode)
     t = ptx_type(t_name)
     signed = is_signed(t_name)
-    if isinstance(t, IntType):
-        mode = mode or "lo"
     d, a, b, c = operands(ctx, ins, 4)
     va, vb = ctx.src(a, t, signed), ctx.src(b, t, signed)
     if carry_out or carry_in:
@@ -122,6 +122,8 @@ def lower_ternary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> N
     mode = mods.one_of(frozenset({"lo", "hi"})) if ins.opcode in ("mul24", "mad24") else None
     t_name = mods.type()
     mods.done()
+    if ins.opcode in ("mul24", "mad24") and mode is None:
+        raise ctx.error(ins.span, f"'{ins.opcode}' needs .lo or .hi")
     t = ptx_type(t_name)
     signed = is_signed(t_name)
     count = 3 if ins.opcode == "mul24" else 4
@@ -429,6 +431,9 @@ def lower_cvt(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
                   for o in (ops[2], ops[1])]
         ctx.dst(ops[0], ctx.value("pack", halves, d_type))
         return
+    problem = rounding_problem(d_name, s_name, attrs["rnd"] if isinstance(attrs["rnd"], str) else None)
+    if problem:
+        raise ctx.error(ins.span, problem)
     value = ctx.value("cvt", (ctx.src(ops[1], s_type, is_signed(s_name)),), d_type, dtype=d_name,
                       stype=s_name, **attrs)
     ctx.dst(ops[0], value, is_signed(d_name))

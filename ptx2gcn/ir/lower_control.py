@@ -19,6 +19,7 @@ from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_alu import Lowering, operands
 from ptx2gcn.ir.lower_cluster import lower_barrier_cluster
 from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.target_gates import require_sync
 from ptx2gcn.ir.types import PRED, I32, I64, AddrSpace, PtrType, VectorType, ptx_type
 
 
@@ -300,6 +301,7 @@ def lower_shfl(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     mods.done()
     if mode is None:
         raise ctx.error(ins.span, "shfl needs a mode (.up, .down, .bfly, .idx)")
+    require_sync(ctx, ins, sync)
     ops = operands(ctx, ins, 5 if sync else 4)
     values = [ctx.src(o, I32) for o in ops[1:4]]
     op = ctx.emit("shfl", (*values, _mask(ctx, sync, ops)), (I32, PRED), mode=mode, sync=sync)
@@ -319,6 +321,7 @@ def lower_vote(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     mods.done()
     if mode is None:
         raise ctx.error(ins.span, "vote needs a mode (.all, .any, .uni, .ballot)")
+    require_sync(ctx, ins, sync)
     ops = operands(ctx, ins, 3 if sync else 2)
     result_type = I32 if mode == "ballot" else PRED
     value = ctx.value("vote", (ctx.src(ops[1], PRED), _mask(ctx, sync, ops)), result_type, mode=mode,

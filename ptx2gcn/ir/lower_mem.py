@@ -16,6 +16,7 @@ from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_alu import Lowering, operands
 from ptx2gcn.ir.lower_async import lower_cp_async_bulk, lower_fence_proxy
 from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.target_gates import check_vector_width
 from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, Type, VectorType, is_signed, ptx_type
 from ptx2gcn.isa import ATOM_OPS, CACHE, SCOPES
 
@@ -44,6 +45,7 @@ def lower_ld(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mods.done()
     ops = operands(ctx, ins, 2, 3)  # a third operand is a cache policy: a hint only
     elem = ptx_type(t_name)
+    check_vector_width(ctx, ins, space, vec, elem.bits)
     ptr = ctx.address(ops[1], space, reading=True)
     loaded_type: Type = VectorType(elem, vec) if vec else elem
     loaded = ctx.value("ld", (ptr,), loaded_type, type=t_name, vec=vec or None, **attrs)
@@ -93,6 +95,7 @@ def lower_st(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mods.done()
     ops = operands(ctx, ins, 2, 3)
     elem = ptx_type(t_name)
+    check_vector_width(ctx, ins, space, vec, elem.bits)
     ptr = ctx.address(ops[0], space)
     if ptr.type == PtrType(AddrSpace.KPARAM):
         raise ctx.error(ops[0].span, "kernel parameters are read-only")

@@ -50,8 +50,10 @@ def _built_op(instruction: str) -> Op:
         dest_reg, dest_decl = f"%d{dest}", f".reg .b{dest} %d{dest};"
     names = []
     for i in range(sources):
-        # bfe/bfi positions and lengths are .u32 operands whatever the instruction width.
+        # bfe/bfi positions and lengths and shift amounts are .u32 operands whatever the width.
         bits = 32 if (instruction.startswith(("bfe", "bfi")) and i >= sources - 2) else width
+        if instruction.startswith(("shl", "shr")) and i == 1:
+            bits = 32
         if ".wide." in instruction and i == 2:
             bits = 2 * width  # mad.wide adds a double-width c
         names.append(f"%s{bits}_{i}")
