@@ -176,6 +176,63 @@ def _candidates_for(op: str) -> Iterable[str]:
         yield from _cvt_candidates()
     elif op in WARP_OPCODES or op in ("atom", "red", "addc", "subc", "madc"):
         yield from _harness_candidates(op)
+    elif op.startswith("v"):
+        yield from _video_candidates(op)
+
+
+VIDEO_TYPES = (("u32", "u32", "u32"), ("s32", "s32", "s32"), ("s32", "u32", "s32"), ("u32", "s32", "u32"))
+"""dtype.atype.btype combinations of the video forms (all four signednesses of a and b)."""
+
+
+def _video_candidates(op: str) -> Iterable[str]:
+    """Video forms (PTX ISA 9.7.18): every type combination with and without ``.sat`` and each
+    secondary operation, plus operand selectors and merges (``=`` modifiers, see
+    ``reference.video``)."""
+    if op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
+        for types, sat, op2 in itertools.product(VIDEO_TYPES, ("", "sat"), ("", "add", "min", "max")):
+            yield _join(op, *types, sat, op2)
+        for sels in (("asel=b1", "bsel=h1"), ("dsel=h1",), ("sat", "dsel=b2", "asel=h0"), ("dsel=b0", "bsel=b3")):
+            yield _join(op, "s32", "u32", "s32", *sels)
+    elif op in ("vshl", "vshr"):
+        for (d, a), sat, mode, op2 in itertools.product(
+            (("u32", "u32"), ("s32", "s32"), ("s32", "u32")), ("", "sat"), ("clamp", "wrap"), ("", "add")
+        ):
+            yield _join(op, d, a, "u32", sat, mode, op2)
+        yield _join(op, "s32", "s32", "u32", "wrap", "dsel=h0", "asel=b3")
+    elif op == "vmad":
+        for (d, a, b), po, sat, scale in itertools.product(
+            (("u32", "u32", "u32"), ("s32", "s32", "s32"), ("s32", "u32", "s32"), ("s32", "s32", "u32")),
+            ("", "po"), ("", "sat"), ("", "shr7", "shr15"),
+        ):
+            yield _join(op, d, a, b, po, sat, scale)
+        for neg in ("neg=a", "neg=c", "neg=b", "neg=a.neg=b"):
+            yield _join(op, "s32", "u32", "u32", neg)
+            yield _join(op, "s32", "s32", "s32", "sat", neg)
+        yield _join(op, "u32", "u32", "u32", "asel=h1", "bsel=b2")
+    elif op == "vset":
+        for (a, b), cmp in itertools.product((("u32", "u32"), ("s32", "s32"), ("s32", "u32")), CMP_INT[:6]):
+            yield _join(op, a, b, cmp)
+        for op2 in ("add", "min", "max"):
+            yield _join(op, "s32", "u32", "lt", op2)
+        yield _join(op, "u32", "s32", "ne", "dsel=b1", "asel=h1")
+    elif op[-1] in "24":
+        yield from _simd_video_candidates(op)
+
+
+def _simd_video_candidates(op: str) -> Iterable[str]:
+    lanes = int(op[-1])
+    selectors = (
+        ("mask=h0", "asel=h32", "bsel=h10") if lanes == 2 else ("mask=b31", "asel=b7531", "bsel=b0246")
+    )
+    if op.startswith("vset"):
+        for (a, b), cmp in itertools.product((("u32", "u32"), ("s32", "s32")), CMP_INT[:6]):
+            yield _join(op, a, b, cmp)
+        yield from (_join(op, "s32", "u32", "ge", "add"), _join(op, "u32", "s32", "ne", *selectors))
+        return
+    for types, mode in itertools.product(VIDEO_TYPES[:3], ("", "sat", "add")):
+        yield _join(op, *types, mode)
+    yield _join(op, "s32", "s32", "u32", "sat", *selectors)
+    yield _join(op, "u32", "u32", "u32", "add", selectors[0])
 
 
 def _cvt_candidates() -> Iterable[str]:

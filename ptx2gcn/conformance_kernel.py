@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ptx2gcn.conformance_forms import BAR_DESTINATIONS, Form
 from ptx2gcn.reference.ptxtypes import PtxType
+from ptx2gcn.reference.video import operand_syntax
 
 def storage_bytes(t: PtxType) -> int:
     return 1 if t.kind == "pred" else t.width // 8
@@ -82,6 +83,11 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
         operands = [*dests, "[%rd5]", *sources[1:]]
         out.append(f"{spelled} {', '.join(operands)};")
         out.append(f"ld.global.{_mem_type(form.destinations[-1])} {memory_dest}, [%rd5];")
+        return out
+    if "=" in form.spelling:  # operand selectors / negation of the video forms
+        syntax = operand_syntax(form.spelling)
+        decorated = [syntax.operand(name, text) for name, text in zip("abc", sources)]
+        out.append(f"{syntax.spelling} {syntax.operand('d', dests[0])}, {', '.join(decorated)};")
         return out
     if form.opcode == "match":
         dest = "|".join(dests) if ".all." in f".{form.spelling}." else dests[0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ptx2gcn.reference import atomics, bits, compare, convert, floats, integer, warp
+from ptx2gcn.reference import atomics, bits, compare, convert, floats, integer, video, warp
 from ptx2gcn.reference.errors import OperandCountError, ReferenceInputError
 from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.result import Result
@@ -23,7 +23,8 @@ Handler = Callable[[Spelling, Sequence[object]], Result]
 
 _SHARED = set(integer.HANDLERS) & set(floats.HANDLERS)
 _TABLES: tuple[dict[str, Handler], ...] = (integer.HANDLERS, floats.HANDLERS, bits.HANDLERS,
-                                           compare.HANDLERS, convert.HANDLERS, atomics.HANDLERS)
+                                           compare.HANDLERS, convert.HANDLERS, atomics.HANDLERS,
+                                           video.HANDLERS)
 
 
 def opcodes() -> list[str]:

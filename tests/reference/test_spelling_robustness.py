@@ -81,6 +81,14 @@ SUPPORTED = {  # spelling: source operand count (warp ops: plus membermask)
     "ex2.approx.ftz.bf16": 1, "tanh.approx.f16": 1, "redux.sync.max.abs.NaN.f32": 2,
     "and.b64": 2, "or.pred": 2, "cos.approx.ftz.f32": 1, "sin.approx.f32": 1, "mul24.hi.s32": 2,
     "tanh.approx.bf16x2": 1, "ex2.approx.f16x2": 1,
+    "vadd.s32.u32.s32.sat": 2, "vsub.u32.u32.u32.add": 3, "vabsdiff.s32.s32.s32.dsel=h1": 3,
+    "vmin.u32.s32.u32": 2, "vmax.s32.s32.s32.max": 3, "vshl.u32.u32.u32.clamp": 2,
+    "vshr.s32.s32.u32.wrap.add": 3, "vmad.s32.s32.u32.sat.shr7": 3, "vset.u32.s32.ge": 2,
+    "vadd2.u32.u32.u32": 3, "vsub2.s32.s32.s32.add": 3, "vavrg2.u32.u32.u32.mask=h1": 3,
+    "vabsdiff2.s32.u32.s32.sat": 3, "vmin2.u32.u32.u32": 3, "vmax2.s32.s32.s32": 3,
+    "vset2.u32.u32.lt": 3, "vadd4.s32.s32.s32.sat": 3, "vsub4.u32.u32.u32": 3,
+    "vavrg4.s32.s32.s32.asel=b7654.bsel=b3210": 3, "vabsdiff4.u32.u32.u32.add": 3, "vmin4.s32.u32.u32": 3,
+    "vmax4.u32.u32.u32.mask=b10": 3, "vset4.s32.s32.eq.add": 3,
 }
 
 
