@@ -30,15 +30,6 @@ SUBCOMMANDS: tuple[str, ...] = (
 )
 
 
-def _available_subcommands() -> list[str]:
-    """The subcommand modules that exist in this build (all of SUBCOMMANDS once every stage is in)."""
-    present: list[str] = []
-    for name in SUBCOMMANDS:
-        if importlib.util.find_spec(f"ptx2gcn.commands.{name}") is not None:
-            present.append(name)
-    return present
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptx2gcn",
@@ -50,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ptx2gcn {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _available_subcommands():
+    for name in SUBCOMMANDS:
         module = importlib.import_module(f"ptx2gcn.commands.{name}")
         module.register(subparsers)
     return parser
