@@ -110,18 +110,18 @@ def lower_exit(cx: FnContext, op: Op) -> None:
     cx.builder.branch(_exit_block(cx))
 
 
-def _address_taken(module: Module) -> set[str]:
-    names = {fn.name for fn in module.functions}
-    taken = {str(op.attrs.get("sym")) for fn in module.functions for op in fn.ops() if op.name == "addr_of"}
+def referenced_symbols(module: Module) -> set[str]:
+    """Names whose address some instruction (``addr_of``) or initializer takes."""
+    names = {str(op.attrs.get("sym")) for fn in module.functions for op in fn.ops() if op.name == "addr_of"}
     for var in module.globals:
-        taken.update(item.name for item in var.init or () if not isinstance(item, int))
-    return taken & names
+        names.update(item.name for item in var.init or () if not isinstance(item, int))
+    return names
 
 
 def thread_exit_abi(module: Module) -> tuple[frozenset[str], bool]:
     """(device functions that return the exit flag, whether calls through pointers return it)."""
     funcs: dict[str, Function] = {f.name: f for f in module.functions if f.kind != "kernel" and not f.is_declaration}
-    taken = _address_taken(module) & funcs.keys()
+    taken = referenced_symbols(module) & funcs.keys()
     flagged = {name for name, fn in funcs.items() if any(op.name == "exit" for op in fn.ops())}
     indirect = False
     changed = True

@@ -27,7 +27,7 @@ from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, ModuleContext
 from ptx2gcn.emit.debug_locations import DebugLocations, module_flags_text
 from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
 from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, llvm_type, pointer
-from ptx2gcn.emit.lower_control import EXTERN_WHY, thread_exit_abi
+from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_exit_abi
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
@@ -102,8 +102,8 @@ def _element(mc: ModuleContext, var: Global, t: ir.Type, item: InitItem) -> ir.C
     return ir.FormattedConstant(t, f"ptrtoint ({address} to {t})")
 
 
-def _declare_global(mc: ModuleContext, var: Global,
-                    pending: list[tuple[ir.GlobalVariable, Global, ir.Type]]) -> None:
+def _declare_global(mc: ModuleContext, var: Global, pending: list[tuple[ir.GlobalVariable, Global, ir.Type]],
+                    referenced: set[str]) -> None:
     if var.space not in (AddrSpace.GLOBAL, AddrSpace.CONST, AddrSpace.SHARED):
         raise UnsupportedError.feature(var.loc, f".{var.space.value} variable {var.name}",
                                        "module-scope variables in this state space are not lowered yet")
@@ -117,6 +117,8 @@ def _declare_global(mc: ModuleContext, var: Global,
         gv.initializer = ir.Constant(t, ir.Undefined)
         gv.linkage = "internal"
     elif var.linkage == "extern":
+        if var.name not in referenced:  # a declaration nothing uses needs no definition (as in ptxas)
+            return
         raise UnsupportedError.feature(var.loc, f".extern variable {var.name}", EXTERN_WHY)
     else:
         t = _global_type(var)
@@ -213,8 +215,9 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
     debug = DebugLocations(mc.module, module.source) if locations else None
     pending: list[tuple[ir.GlobalVariable, Global, ir.Type]] = []
     mc.exit_flagged, mc.indirect_exit_flag = thread_exit_abi(module)
+    referenced = referenced_symbols(module)
     for var in module.globals:
-        _declare_global(mc, var, pending)
+        _declare_global(mc, var, pending, referenced)
     chosen = [fn for fn in module.functions
               if fn.kind != "kernel" or wanted is None or fn.name in wanted]
     if wanted is not None:

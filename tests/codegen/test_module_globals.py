@@ -91,3 +91,9 @@ def test_extern_variable_is_a_located_error() -> None:
     text = str(caught.value)
     assert "two_units.ptx:6:" in text and ".extern variable counter" in text
     assert "defined in another PTX unit" in text and "link the other unit first" in text
+
+
+def test_unused_extern_variable_needs_no_definition() -> None:
+    ptx = PTX.replace(".visible .entry apply", ".extern .global .align 4 .u32 elsewhere[8];\n.visible .entry apply")
+    code = compile(ptx)
+    assert "apply" in code.kernels
