@@ -137,3 +137,21 @@ def test_int128_division_step_sign_test(run_op) -> None:
     got = run_op(body, ["u64", "u64"], "u32", x, y)
     expected = (x >= y).astype(np.uint32)
     assert np.array_equal(got, expected)
+
+
+def test_carry_chain_across_blocks_and_braces(run_op) -> None:
+    """CC.CF survives a divergent branch and a ``{ }`` scope between add.cc and addc (the other two
+    suspects for the __int128 bug; both are fine): d = high word of a + b (+1 when a0 is odd)."""
+    values = EDGE32[:12]
+    a, b = (np.array(x, np.uint64) for x in zip(*itertools.product(values, values)))
+    body = ("add.cc.u32 %r5, %a0, %a1;\n"
+            "and.b32 %r6, %a0, 1;\n"
+            "setp.eq.u32 %p2, %r6, 0;\n"
+            "@%p2 bra SKIP;\n"
+            "{ .reg .b32 %inner; mov.u32 %inner, 1; add.u32 %r5, %r5, %inner; }\n"
+            "SKIP:\n"
+            "{ addc.u32 %d, 0, 0; }\n"
+            "add.u32 %d, %d, %r6")
+    got = run_op(body, ["u32", "u32"], "u32", a, b)
+    expected = np.array([((int(x) + int(y)) >> 32) + (int(x) & 1) for x, y in zip(a, b)], np.uint32)
+    assert np.array_equal(got, expected)
