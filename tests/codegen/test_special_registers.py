@@ -20,13 +20,13 @@ HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
 
 def _run(ptx: str, kernel: str, words: int, grid: tuple[int, int, int] = (1, 1, 1),
-         block: tuple[int, int, int] = (1, 1, 1), dynamic_lds: int = 0) -> np.ndarray:
+         block: tuple[int, int, int] = (1, 1, 1), dynamic_lds: int = 0, opt: int = 3) -> np.ndarray:
     """Launch ``kernel(out)``; ``out`` holds ``words`` u32 per thread of the whole grid."""
     threads = int(np.prod(grid) * np.prod(block))
     memory = DeviceMemory()
     out = memory.alloc(4 * words * threads)
     memory.write(out, bytes(4 * words * threads))
-    program = load(compile(HEADER + ptx).data, kernel)
+    program = load(compile(HEADER + ptx, opt=opt).data, kernel)
     launch(program, kernel, grid=grid, block=block, kernarg=struct.pack("<Q", out), memory=memory,
            dynamic_lds=dynamic_lds)
     return np.frombuffer(memory.read(out, 4 * words * threads), np.uint32).reshape(threads, words)
@@ -133,12 +133,13 @@ SMEM_NO_EXTERN = """
 """
 
 
-def test_dynamic_smem_size_without_extern_shared_and_in_a_function() -> None:
+@pytest.mark.parametrize("opt", [0, 3])  # -O0 keeps the call: LLVM's LDS lowering for functions
+def test_dynamic_smem_size_without_extern_shared_and_in_a_function(opt: int) -> None:
     """A launch may pass dynamic shared memory to a kernel that declares no extern .shared array;
     the size must still arrive (LLVM only passes it to kernels that use dynamic LDS)."""
-    code = compile(HEADER + SMEM_NO_EXTERN)
+    code = compile(HEADER + SMEM_NO_EXTERN, opt=opt)
     assert code.kernels["smem_call"].lds_size == 0
-    got = _run(SMEM_NO_EXTERN, "smem_call", 2, dynamic_lds=1000)
+    got = _run(SMEM_NO_EXTERN, "smem_call", 2, dynamic_lds=1000, opt=opt)
     assert got[0].tolist() == [1000, 1024]
 
 
