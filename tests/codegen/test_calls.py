@@ -24,13 +24,14 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpora"
 SENTINEL = 0xDEADBEEF
 
 
-def _run(ptx: str, kernel: str, threads: int, block: int | None = None, extra: bytes = b"") -> np.ndarray:
+def _run(ptx: str, kernel: str, threads: int, block: int | None = None, extra: bytes = b"",
+         opt: int = 3) -> np.ndarray:
     """Launch ``kernel(out, ...)`` over ``threads`` threads; ``out`` (u32 each) starts as SENTINEL."""
     memory = DeviceMemory()
     out = memory.alloc(4 * threads)
     memory.write(out, np.full(threads, SENTINEL, np.uint32).tobytes())
     block = block or threads
-    program = load(compile(HEADER + ptx).data, kernel)
+    program = load(compile(HEADER + ptx, opt=opt).data, kernel)
     launch(program, kernel, grid=(threads // block, 1, 1), block=(block, 1, 1),
            kernarg=struct.pack("<Q", out) + extra, memory=memory)
     return np.frombuffer(memory.read(out, 4 * threads), np.uint32)
@@ -71,8 +72,9 @@ EXIT_IN_FUNCTION = """
 """
 
 
-def test_exit_in_a_nested_device_function_ends_only_that_thread() -> None:
-    got = _run(EXIT_IN_FUNCTION, "k", 96)  # a full wave and a half-full one
+@pytest.mark.parametrize("opt", [0, 3])  # -O0: real calls returning the exit flag; -O3: inlined
+def test_exit_in_a_nested_device_function_ends_only_that_thread(opt: int) -> None:
+    got = _run(EXIT_IN_FUNCTION, "k", 96, opt=opt)  # a full wave and a half-full one
     tid = np.arange(96, dtype=np.uint32)
     expected = np.where(tid % 5 == 3, np.uint32(SENTINEL), (tid + 100) * 2)
     assert np.array_equal(got, expected)
@@ -116,11 +118,12 @@ EXIT_THEN_BARRIER = """
 """
 
 
+@pytest.mark.parametrize("opt", [0, 3])
 @pytest.mark.parametrize("limit", [256, 128, 70])
-def test_threads_exited_in_a_function_release_later_barriers(limit: int) -> None:
+def test_threads_exited_in_a_function_release_later_barriers(limit: int, opt: int) -> None:
     """Waves whose threads all exited inside ``quit_if`` must not hold the two ``bar.sync`` up
     (a hang is a KernelHang), and the threads still running see the stores before the barrier."""
-    got = _run(EXIT_THEN_BARRIER, "k", 256, extra=struct.pack("<I", limit))
+    got = _run(EXIT_THEN_BARRIER, "k", 256, extra=struct.pack("<I", limit), opt=opt)
     tid = np.arange(256, dtype=np.uint32)
     alive = (tid < limit) & ~((tid < 64) & (tid % 2 == 1))
     defined = alive & alive[tid ^ 2]  # a thread whose partner exited reads a slot nobody wrote
@@ -172,8 +175,9 @@ INDIRECT = """
 """
 
 
-def test_call_through_calltargets_with_an_exiting_target() -> None:
-    got = _run(INDIRECT, "k", 64)
+@pytest.mark.parametrize("opt", [0, 3])
+def test_call_through_calltargets_with_an_exiting_target(opt: int) -> None:
+    got = _run(INDIRECT, "k", 64, opt=opt)
     tid = np.arange(64, dtype=np.uint32)
     expected = np.where(tid % 2 == 0, tid * 2, tid + 1000)
     expected[7] = SENTINEL
