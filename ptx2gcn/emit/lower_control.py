@@ -208,6 +208,9 @@ def _assert_fail(cx: FnContext, op: Op) -> None:
     """``__assertfail(message, file, line, function, charSize)``: the first failing thread fills the
     assertion record, then the kernel traps (CUDA ends the launch with an assertion error)."""
     b = cx.builder
+    if len(op.operands) != 5 or op.results:
+        raise cx.unsupported("call __assertfail", "expected CUDA's signature (.param .b64 message, .param "
+                             ".b64 file, .param .b32 line, .param .b64 function, .param .b64 charSize)")
     message, file, line, function = [b.load(p, typ=t, align=t.width // 8)
                                      for p, t in zip(cx.operands(op)[:4], (I64, I64, I32, I64), strict=True)]
     record = _assert_record(cx)

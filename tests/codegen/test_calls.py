@@ -301,3 +301,22 @@ def test_address_of_an_undefined_function_is_located(ptx: str, line: int, what: 
         compile(HEADER + ptx, name="unit.ptx")
     text = str(caught.value)
     assert text.startswith(f"unit.ptx:{line + 3}:") and what in text and "link the other unit first" in text
+
+
+def test_assertfail_with_another_signature_is_located() -> None:
+    ptx = """
+.extern .func __assertfail(.param .b64 message);
+.visible .entry k(.param .u64 out)
+{
+  .reg .b64 %rd<2>;
+  {
+  .param .b64 p0;
+  st.param.b64 [p0], 0;
+  call __assertfail, (p0);
+  }
+  ret;
+}
+"""
+    with pytest.raises(UnsupportedError) as caught:
+        compile(HEADER + ptx, name="odd.ptx")
+    assert str(caught.value).startswith("odd.ptx:12:") and "expected CUDA's signature" in str(caught.value)
