@@ -1,6 +1,6 @@
 """Lowering of PTX integer arithmetic (PTX ISA 9.7.1-9.7.2: add sub mul mad with .lo/.hi/.wide and
 .sat, carry chains, mul24 mad24 sad div rem abs neg min max, dp4a dp2a, packed .u16x2/.s16x2
-add/sub/min/max) and integer setp, with PTX's exact semantics.
+add/min/max) and integer setp, with PTX's exact semantics.
 
 Invariant: no lowering emits LLVM undefined behaviour or poison for any input: division by zero and
 ``INT_MIN / -1`` (unspecified in PTX) give defined values (quotient all ones / INT_MIN, remainder
@@ -45,7 +45,7 @@ def int_add(cx: FnContext, op: Op) -> None:
 
 
 def int_sub(cx: FnContext, op: Op) -> None:
-    a, b_ = _packed_operands(cx, op) or cx.operands(op)
+    a, b_ = cx.operands(op)  # no packed form: ptxas rejects sub.u16x2/.s16x2
     if cx.flag(op, "sat"):
         cx.define(op, cx.call(f"llvm.ssub.sat.{a.type}", a.type, [a, b_]))
     else:
