@@ -320,3 +320,35 @@ def test_assertfail_with_another_signature_is_located() -> None:
     with pytest.raises(UnsupportedError) as caught:
         compile(HEADER + ptx, name="odd.ptx")
     assert str(caught.value).startswith("odd.ptx:12:") and "expected CUDA's signature" in str(caught.value)
+
+
+EXIT_THEN_ACTIVEMASK = """
+.func quit_if_one(.reg .b32 x)
+{
+  .reg .pred %p; .reg .b32 %m;
+  and.b32 %m, x, 3;
+  setp.eq.u32 %p, %m, 1;
+  @%p exit;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+""" + STORE_AT_TID + """
+  call quit_if_one, (%r1);
+  activemask.b32 %r2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_threads_exited_in_a_function_leave_the_active_mask(opt: int) -> None:
+    """PTX activemask: exited threads are not active; every lane with tid % 4 == 1 has exited, in
+    both CUDA warps of each wave (bits 1, 5, 9, ... clear: 0xdddddddd)."""
+    got = _run(EXIT_THEN_ACTIVEMASK, "k", 128, opt=opt)
+    tid = np.arange(128)
+    assert (got[tid % 4 != 1] == 0xDDDDDDDD).all()
+    assert (got[tid % 4 == 1] == SENTINEL).all()
