@@ -16,7 +16,7 @@ from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
-HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+HEADER = ".version 8.1\n.target sm_90\n.address_size 64\n"
 
 
 def _run(ptx: str, kernel: str, words: int, grid: tuple[int, int, int] = (1, 1, 1),
