@@ -24,6 +24,8 @@ FLOAT_ROUNDINGS = ("", "rn", "rz", "rm", "rp")
 CMP_INT = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs")
 CMP_FLOAT = ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 CVT_TYPES = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64")
+INTEGRAL_ROUNDINGS = ("", "rni", "rzi", "rmi", "rpi")
+"""cvt between equal float types: a plain copy (with .ftz/.sat) or rounding to an integral value."""
 LOP3_LUTS = (0x00, 0xFF, 0x96, 0xE8, 0x80, 0xFE, 0x1E, 0xCA, 0x6A)
 WARP_OPCODES = frozenset({"shfl", "vote", "match", "redux", "activemask", "elect"})
 WARP = 32
@@ -59,6 +61,7 @@ def _candidates_for(op: str) -> Iterable[str]:
             _join(op, "cc", "u32"),
             _join(op, "cc", "s32"),
             _join(op, "cc", "u64"),
+            _join(op, "cc", "s64"),
             _join(op, "u16x2"),
             _join(op, "s16x2"),
         )
@@ -68,6 +71,7 @@ def _candidates_for(op: str) -> Iterable[str]:
         yield from _float_arith(op)
     elif op == "mad":
         yield from (_join(op, m, t) for m in ("lo", "hi", "wide") for t in INT_TYPES)
+        yield from (_join(op, m, "cc", t) for m in ("lo", "hi") for t in ("u32", "s32", "u64", "s64"))
         yield "mad.hi.sat.s32"
         for r, ftz, sat in itertools.product(("rn", "rz", "rm", "rp"), ("", "ftz"), ("", "sat")):
             yield _join(op, r, ftz, sat, "f32")
@@ -151,9 +155,18 @@ def _candidates_for(op: str) -> Iterable[str]:
         yield from (_join(op, c, t) for c in CMP_INT for t in (*INT_TYPES, *BIT_TYPES))
         yield from (_join(op, c, ftz, t) for c in CMP_FLOAT for ftz in ("", "ftz") for t in ("f32", "f64"))
         yield from (
-            _join(op, c, b, t) for c in ("lt", "eq") for b in ("and", "or", "xor") for t in ("s32", "u64")
+            _join(op, c, b, t)
+            for c in ("lt", "eq")
+            for b in ("and", "or", "xor")
+            for t in ("s32", "u32", "u64")
         )
         yield from (_join(op, c, b, "f32") for c in ("lt", "nan") for b in ("and", "or", "xor"))
+        yield from (
+            _join(op, c, ftz, t)
+            for c in CMP_FLOAT
+            for ftz in ("", "ftz")
+            for t in ("f16", "bf16", "f16x2", "bf16x2")
+        )
     elif op == "set":
         yield from (
             _join(op, c, d, t)
@@ -161,7 +174,16 @@ def _candidates_for(op: str) -> Iterable[str]:
             for d in ("u32", "s32", "f32")
             for t in ("u32", "s32", "u64")
         )
-        yield from (_join(op, c, d, "f32") for c in ("lt", "equ", "nan") for d in ("u32", "s32", "f32"))
+        yield from (
+            _join(op, c, d, "f32") for c in (*CMP_INT[:6], "equ", "nan") for d in ("u32", "s32", "f32")
+        )
+        yield from (
+            _join(op, c, ftz, d, t)
+            for c in ("eq", "ge", "gt", "gtu", "nan")
+            for ftz in ("", "ftz")
+            for t in ("f16", "bf16", "f16x2", "bf16x2")
+            for d in ("u32", "s32", "f32", t)
+        )
     elif op == "selp":
         yield from (_join(op, t) for t in (*INT_TYPES, *BIT_TYPES, "f32", "f64"))
     elif op == "slct":
@@ -240,7 +262,7 @@ def _cvt_candidates() -> Iterable[str]:
         dfloat, sfloat = dst[0] in "fb", src[0] in "fb"
         if dfloat and sfloat:
             wider = int(dst[-2:].lstrip("f").lstrip("bf")) >= int(src[-2:].lstrip("f").lstrip("bf"))
-            roundings = ("", "rni", "rzi") if dst == src else (("",) if wider else ("rn", "rz", "rm", "rp"))
+            roundings = INTEGRAL_ROUNDINGS if dst == src else (("",) if wider else ("rn", "rz", "rm", "rp"))
             for r, ftz, sat in itertools.product(roundings, ("", "ftz"), ("", "sat")):
                 yield _join("cvt", r, ftz, sat, dst, src)
         elif sfloat:
@@ -252,6 +274,12 @@ def _cvt_candidates() -> Iterable[str]:
             yield from (_join("cvt", sat, dst, src) for sat in ("", "sat"))
     yield from (_join("cvt", r, relu, "f16x2", "f32") for r in ("rn", "rz") for relu in ("", "relu"))
     yield from (_join("cvt", r, relu, "bf16x2", "f32") for r in ("rn", "rz") for relu in ("", "relu"))
+    yield from (_join("cvt", r, sat, "tf32", "f32") for r in ("rna", "rn", "rz") for sat in ("", "satfinite"))
+    for fp8, relu in itertools.product(("e4m3x2", "e5m2x2"), ("", "relu")):
+        yield from (_join("cvt", "rn", "satfinite", relu, fp8, src) for src in ("f32", "f16x2"))
+        yield _join("cvt", "rn", relu, "f16x2", fp8)
+    for d, tail in itertools.product(("u2", "s2", "u4", "s4", "u8", "s8", "u16", "s16"), (("s32", "b32"), ("s32",))):
+        yield _join("cvt", "pack", "sat", d, *tail)
 
 
 def _harness_candidates(op: str) -> Iterable[str]:
@@ -268,8 +296,10 @@ def _harness_candidates(op: str) -> Iterable[str]:
             yield _join(op, o, t)
         yield from (_join(op, "add", t) for t in ("f32", "f64"))
         yield from (_join(op, o, "u32") for o in ("inc", "dec"))
+        yield from (_join(op, "add", "noftz", t) for t in ("f16", "bf16", "f16x2", "bf16x2"))
         if op == "atom":
             yield from (_join(op, o, t) for o in ("exch", "cas") for t in ("b32", "b64"))
+            yield "atom.cas.b16"
     elif op == "shfl":
         yield from (_join(op, "sync", m, "b32") for m in ("up", "down", "bfly", "idx"))
     elif op == "vote":

@@ -120,8 +120,9 @@ def _set(sp: Spelling, inputs: Sequence[object]) -> Result:
     if len(types) != 2:
         raise ReferenceInputError(f"{sp.text}: needs .dtype and .stype")
     dtype, stype = types
-    if stype.lanes == 2 and dtype.lanes == 1 and dtype.width != 32:
-        raise ReferenceInputError(f"{sp.text}: a packed comparison needs a 32-bit destination")
+    if stype.lanes == 2 and dtype.lanes == 1 and (dtype.width != 32 or dtype.is_float):
+        # 9.7.4 set (half precision): an x2 comparison writes .u32/.s32 or the packed type itself
+        raise ReferenceInputError(f"{sp.text}: a packed comparison needs a .u32/.s32 or packed destination")
     cmp, combine = _comparator(sp, stype), _combine(sp)
     if dtype.is_float:
         fmt = float_format(dtype.element)
