@@ -197,7 +197,11 @@ _MORE_INT = [
     f"{op}.{t}" for op in ("add", "sub", "min", "max") for t in ("u16x2", "s16x2")
 ] + ["min.relu.s16x2", "max.relu.s32", "cvt.pack.sat.u8.s32.b32", "cvt.pack.sat.s16.s32", "szext.wrap.s32",
      "szext.clamp.u32", "bmsk.wrap.b32", "cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.f16x2.e4m3x2",
-     "cvt.rn.satfinite.e5m2x2.f32", "cvt.rn.f16x2.e5m2x2"]
+     "cvt.rn.satfinite.e5m2x2.f32", "cvt.rn.f16x2.e5m2x2", "vadd.s32.u32.s32.sat", "vabsdiff.u32.u32.u32.add",
+     "vmin.s32.s32.s32.max", "vshl.u32.u32.u32.clamp", "vshr.s32.s32.u32.wrap", "vset.u32.s32.lt.add",
+     "vmad.s32.s32.u32.sat", "vadd2.s32.s32.s32.sat", "vavrg4.u32.u32.u32", "vabsdiff4.u32.u32.u32.add",
+     "vset2.s32.s32.ge", "vmax4.s32.s32.s32.sat", "cvt.rna.tf32.f32", "cvt.rmi.f32.f32", "mad.lo.cc.u32",
+     "set.gtu.u32.f16x2", "setp.lt.and.u32"]
 POOL_SPELLINGS: tuple[str, ...] = tuple(_INT32 + _INT64 + _INT16 + _F32 + _F64 + _PRED + _HALF + _MORE_INT)
 IMMEDIATE_ONLY = {"lop3.b32": 3}
 """Source positions PTX requires to be immediates."""
