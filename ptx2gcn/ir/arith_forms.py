@@ -3,9 +3,9 @@
 Invariant: ``instruction_type`` and ``minmax_flags`` either return modifiers that PTX (and ptxas)
 accept for the instruction's type, as IR attributes, or raise a located ``Ptx2GcnError`` worded
 like ptxas's message; nothing they take is silently dropped. The packed 16-bit integer types
-``u16x2``/``s16x2`` (PTX 8.0, sm_90) are 32-bit values in IR whose ``type`` attribute says that the
-op works on the two 16-bit halves independently (PTX ISA 9.7.1.1 add, 9.7.1.2 sub, 9.7.1.10 min,
-9.7.1.11 max).
+``u16x2``/``s16x2`` (PTX 8.0, sm_90; add, min and max only) are 32-bit values in IR whose ``type``
+attribute says that the op works on the two 16-bit halves independently (PTX ISA 9.7.1.1 add,
+9.7.1.10 min, 9.7.1.11 max).
 """
 
 from __future__ import annotations
@@ -32,10 +32,14 @@ _MINMAX_FLAGS: dict[str, frozenset[str]] = {
 
 
 def instruction_type(mods: Mods) -> str:
-    """The one type modifier, including the packed integer types of add/sub/min/max."""
+    """The one type modifier, including the packed integer types of add/min/max (``sub`` has none:
+    PTX ISA 9.7.1.2, and ptxas 13.0 rejects ``sub.u16x2``)."""
     packed = mods.one_of(PACKED_INT)
     if packed is None:
         return mods.type()
+    if mods.opcode == "sub":
+        raise mods.error(f"unexpected instruction types specified for 'sub': .{packed} (only add, min "
+                         "and max have packed 16-bit integer forms)")
     extra = mods.types()
     if extra:
         raise mods.error(f"'{mods.opcode}' needs exactly one type modifier, got {len(extra) + 1}")

@@ -21,6 +21,7 @@ from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_cluster import lower_cvta_cluster
 from ptx2gcn.ir.lower_cvt_pack import lower_cvt_pack
 from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.target_gates import check_arith_features
 from ptx2gcn.ir.types import PRED, I32, IntType, PackedType, Type, int_type, is_signed, ptx_type
 
 CMP_OPS = frozenset("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan".split())
@@ -57,6 +58,7 @@ def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> No
         attrs.update(check_minmax(mods, t_name, minmax))
     else:
         reject_on_packed(mods, t_name, {**attrs, "cc": carry})
+    check_arith_features(ctx, ins, t_name, attrs)
     if name == "mul":
         check_mul_mode(mods, t_name, mode)
     t = instruction_value_type(t_name)

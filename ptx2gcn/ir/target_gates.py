@@ -42,3 +42,28 @@ def check_vector_width(ctx: FnCtx, ins: ast.Instruction, space: str, vec: int, e
         raise ctx.error(ins.span, "feature '256 bit wide load/store' requires .target sm_100 or higher")
     if space != "global":
         raise ctx.error(ins.span, "global state space expected for feature '256 bit wide load/store'")
+
+
+def require_target(ctx: FnCtx, ins: ast.Instruction, feature: str, sm: int, version: tuple[int, int]) -> None:
+    """``feature`` needs ``sm_<sm>`` or later and PTX ISA ``version`` or later."""
+    target = target_of(ctx)
+    if target.version < version:
+        raise ctx.error(ins.span, f"feature '{feature}' requires PTX ISA .version {version[0]}.{version[1]} "
+                        "or later")
+    if target.sm and target.sm < sm:
+        raise ctx.error(ins.span, f"feature '{feature}' requires .target sm_{sm} or higher")
+
+
+# min/max and add features with their (sm, PTX version) (PTX ISA 9.7.1.1, 9.7.1.10, 9.7.3.10)
+MINMAX_FEATURES: dict[str, tuple[int, tuple[int, int]]] = {
+    "u16x2": (90, (8, 0)), "s16x2": (90, (8, 0)), "relu": (90, (8, 0)), "xorsign": (86, (7, 2)),
+    "nan": (80, (7, 0)),
+}
+
+
+def check_arith_features(ctx: FnCtx, ins: ast.Instruction, t_name: str, attrs: dict[str, object]) -> None:
+    """The target requirements of packed integer types and of min/max ``.relu .xorsign .NaN``."""
+    for word in (t_name, *(k for k, v in attrs.items() if v is True)):
+        need = MINMAX_FEATURES.get(word)
+        if need is not None:
+            require_target(ctx, ins, f"{ins.opcode}.{word}", *need)

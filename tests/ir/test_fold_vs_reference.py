@@ -26,7 +26,7 @@ INSTRUCTIONS = [
     "shl.b64", "shr.s64", "bfe.s64", "popc.b64", "clz.b64", "mad.lo.u32", "mad.lo.s32", "mad.hi.u32",
     "mad.hi.s32", "mad.wide.u32", "mad.wide.s32", "mad.lo.u64", "min.relu.s32", "max.relu.s32",
     # packed 16-bit halves of a .b32 register (PTX 8.0, sm_90)
-    *(f"{op}.{t}" for op in ("add", "sub", "min", "max") for t in ("u16x2", "s16x2")),
+    *(f"{op}.{t}" for op in ("add", "min", "max") for t in ("u16x2", "s16x2")),
     "min.relu.s16x2", "max.relu.s16x2",
 ]
 
