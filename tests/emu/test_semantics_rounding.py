@@ -183,3 +183,25 @@ def test_ops_without_directed_rounding_are_refused(
     set_round(one_instruction, w, 3, field)
     with pytest.raises(WaveFault, match=r"MODE rounding toward zero is not implemented"):
         one_instruction(text, w)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_div_fmas_f64_scales_before_its_directed_rounding(
+    one_instruction: Run, make_wave: Callable[..., Wave], mode: int
+) -> None:
+    rng = np.random.default_rng(70 + mode)
+    a, b = rng.standard_normal((2, 64))
+    c = rng.standard_normal(64) * np.where(np.arange(64) % 2 == 0, 1.0, 1e3)  # both scale directions
+    w = make_wave()
+    load_f64(w, 0, a)
+    load_f64(w, 2, b)
+    load_f64(w, 4, c)
+    w.set_sreg64(VCC_LO, 0x5555_5555_5555_5555 | 1 << 63)  # scale even lanes and lane 63
+    set_round(one_instruction, w, mode, "64")
+    one_instruction("v_div_fmas_f64 v[6:7], v[0:1], v[2:3], v[4:5]", w)
+    got = read_f64(w, 6)
+    for i in range(64):
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        if i % 2 == 0 or i == 63:
+            exact *= Fraction(2) ** (128 if abs(c[i]) >= 2 else -128)
+        assert got[i] == directed(exact, mode, np.float64), i
