@@ -6,6 +6,8 @@ scratch sizes, wavefront size, register counts) *and* its 64-byte kernel descrip
 field (``KernelDescriptor``, layout of LLVM AMDGPUUsage "Kernel Descriptor" / the project note
 ``gfx942-launch-abi.md`` §3-4), or raises ``CodeObjectError`` saying what is wrong. It never executes
 or relocates anything; the emulator loader, the runtime and the compiler's tests share it.
+It also defines the layout of the records a running kernel leaves in its code object's exported
+data for the host (``ASSERT_RECORD_SYMBOL``: CUDA ``assert`` failures) and decodes them.
 """
 
 from __future__ import annotations
