@@ -127,7 +127,19 @@ def test_ds_append_and_consume_count_active_lanes_once_per_wave(one_instruction:
 
 
 def test_gds_forms_fail_loudly(make_wave: Make) -> None:
+    """gfx942 has no GDS/GWS (llvm-mc rejects ``gds`` and ``ds_gws_*``); a hand-set gds bit faults."""
     inst = decode(bytes([0x00, 0x00, 0x7D, 0xD9, 0x00, 0x00, 0x00, 0x01]), 0)  # ds_append v1 gds
     assert inst.opcode == "ds_append" and inst.fields["gds"] == 1
     with pytest.raises(UnknownInstruction, match="GDS"):
         bind(inst, 0x100)(make_wave())
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["buffer_load_dword v0, v1, s[4:7], 0 offen", "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]"],
+)
+def test_unimplemented_families_fail_loudly_when_executed(
+    one_instruction: Run, make_wave: Make, text: str
+) -> None:
+    with pytest.raises(UnknownInstruction, match=text.split()[0]):
+        one_instruction(text, make_wave())
