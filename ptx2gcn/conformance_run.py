@@ -62,18 +62,17 @@ def _column_bytes(t: PtxType, column: npt.NDArray[np.generic]) -> bytes:
     return np.ascontiguousarray(column).astype(t.dtype, copy=False).tobytes()
 
 
-def run_group(
-    code: bytes,
-    kernel: GroupKernel,
-    lanes: int,
-    seed: int,
-    columns: dict[int, list[npt.NDArray[np.generic]]] | None = None,
-) -> list[FormOutcome]:
-    """Run one group kernel on the emulator with ``lanes`` threads; compare every instance."""
-    from ptx2gcn.fuzz_device import run_kernel
+Columns = list[list[npt.NDArray[np.generic]]]
+"""Per instance of a group kernel, one operand column per source (immediates included)."""
 
+
+def group_inputs(
+    kernel: GroupKernel, lanes: int, seed: int, columns: dict[int, list[npt.NDArray[np.generic]]] | None = None
+) -> tuple[bytes, Columns]:
+    """The ``in`` buffer of a group kernel (``columns[j]`` where given, else edge-biased operands
+    seeded per instance) and the operand columns it holds."""
     inputs: list[bytes] = []
-    all_columns: list[list[npt.NDArray[np.generic]]] = []
+    all_columns: Columns = []
     for j, inst in enumerate(kernel.instances):
         cols = (
             columns[j]
@@ -85,11 +84,37 @@ def run_group(
         inputs += [
             _column_bytes(t, c) for k, (t, c) in enumerate(zip(inst.form.sources, cols)) if k not in fixed
         ]
-    out_size = sum(storage_bytes(t) for inst in kernel.instances for t in inst.form.destinations) * lanes
-    raw = run_kernel(code, "k", b"".join(inputs), out_size, lanes)
+    return b"".join(inputs), all_columns
+
+
+def columns_from_bytes(kernel: GroupKernel, data: bytes, lanes: int) -> Columns:
+    """The inverse of ``group_inputs``: operand columns read back from an ``in`` buffer."""
+    all_columns: Columns = []
+    offset = 0
+    for inst in kernel.instances:
+        fixed = dict(inst.immediates)
+        cols: list[npt.NDArray[np.generic]] = []
+        for k, t in enumerate(inst.form.sources):
+            if k in fixed:
+                cols.append(np.full(lanes, fixed[k], dtype=t.dtype))
+                continue
+            size = storage_bytes(t) * lanes
+            raw = np.frombuffer(data[offset : offset + size], dtype=np.uint8 if t.kind == "pred" else t.dtype)
+            cols.append(raw.astype(np.bool_) if t.kind == "pred" else raw.copy())
+            offset += size
+        all_columns.append(cols)
+    return all_columns
+
+
+def output_size(kernel: GroupKernel, lanes: int) -> int:
+    return sum(storage_bytes(t) for inst in kernel.instances for t in inst.form.destinations) * lanes
+
+
+def judge_group(kernel: GroupKernel, columns: Columns, raw: bytes, lanes: int) -> list[FormOutcome]:
+    """Compare a group kernel's ``out`` buffer (from any device) with the model, instance by instance."""
     outcomes: list[FormOutcome] = []
     offset = 0
-    for inst, cols in zip(kernel.instances, all_columns):
+    for inst, cols in zip(kernel.instances, columns):
         actual = []
         for t in inst.form.destinations:
             size = storage_bytes(t) * lanes
@@ -100,6 +125,21 @@ def run_group(
             offset += size
         outcomes.append(FormOutcome(inst.label, lanes, compare(inst, cols, actual)))
     return outcomes
+
+
+def run_group(
+    code: bytes,
+    kernel: GroupKernel,
+    lanes: int,
+    seed: int,
+    columns: dict[int, list[npt.NDArray[np.generic]]] | None = None,
+) -> list[FormOutcome]:
+    """Run one group kernel on the emulator with ``lanes`` threads; compare every instance."""
+    from ptx2gcn.fuzz_device import run_kernel
+
+    data, all_columns = group_inputs(kernel, lanes, seed, columns)
+    raw = run_kernel(code, "k", data, output_size(kernel, lanes), lanes)
+    return judge_group(kernel, all_columns, raw, lanes)
 
 
 def compare(

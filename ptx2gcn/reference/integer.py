@@ -46,13 +46,15 @@ PRED = ptx_type("pred")
 
 
 def _add_sub(sp: Spelling, inputs: Sequence[object]) -> Result:
-    """add/sub incl. ``.sat.s32``, ``.cc`` and the packed ``.u16x2``/``.s16x2`` forms (wrapping per
+    """add/sub incl. ``.sat.s32``, ``.cc`` and add's packed ``.u16x2``/``.s16x2`` forms (wrapping per
     half-word)."""
     sp.require({"sat", "cc"}, INT_TYPES + ("b32", "b64", "u16x2", "s16x2"))
     t = sp.type
     if t.lanes == 2:
+        if sp.opcode == "sub":  # 9.7.1.2: sub has no .u16x2/.s16x2 (only add does, 9.7.1.1)
+            raise ReferenceInputError(f"{sp.text}: sub has no packed 16-bit form")
         if sp.has("sat") or sp.has("cc"):
-            raise ReferenceInputError(f"{sp.text}: packed add/sub take no .sat/.cc")
+            raise ReferenceInputError(f"{sp.text}: packed add takes no .sat/.cc")
         return _packed_add_sub(sp, inputs, t)
     sat, cc = sp.has("sat"), sp.has("cc")
     if sat and t.name != "s32":

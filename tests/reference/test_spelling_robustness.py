@@ -77,7 +77,7 @@ SUPPORTED = {  # spelling: source operand count (warp ops: plus membermask)
     "atom.add.noftz.bf16x2": 2, "red.global.add.f64": 2, "red.min.u32": 2,
     "shfl.sync.idx.b32": 4, "vote.sync.uni.pred": 2, "match.all.sync.b64": 2,
     "redux.sync.or.b32": 2, "activemask.b32": 0, "elect.sync": 1, "add.u16x2": 2,
-    "sub.s16x2": 2, "fma.rm.ftz.f32x2": 3, "add.rz.sat.f32.bf16": 2, "fma.rn.f32.f16": 3,
+    "add.s16x2": 2, "fma.rm.ftz.f32x2": 3, "add.rz.sat.f32.bf16": 2, "fma.rn.f32.f16": 3,
     "ex2.approx.ftz.bf16": 1, "tanh.approx.f16": 1, "redux.sync.max.abs.NaN.f32": 2,
     "and.b64": 2, "or.pred": 2, "cos.approx.ftz.f32": 1, "sin.approx.f32": 1, "mul24.hi.s32": 2,
     "tanh.approx.bf16x2": 1, "ex2.approx.f16x2": 1,
