@@ -1,7 +1,8 @@
 """``ptx2gcn fuzz``: differential fuzzing of the compiler against the PTX reference model (or CUDA).
 
 ``ptx2gcn fuzz --count N --seed S [--backend emulator|hip|cuda] [--oracle model|cuda] [--jobs J]
-[--save DIR | --no-save] [--record-golden DIR] [--include-known] [--first I] [--no-progress]``
+[--save DIR | --no-save] [--record-golden DIR [--golden-forms]] [--include-known] [--first I]
+[--no-progress]``
 prints a progress bar on stderr, one line per failure (shrunk and saved as a case under ``DIR``,
 default ``corpora/regressions``), then ``fuzz: N programs, M mismatches, E errors`` and the
 throughput on stdout.
@@ -78,6 +79,12 @@ def register(subparsers: Any) -> None:
         help="run every program on CUDA too and store its outputs as cases in DIR",
     )
     parser.add_argument(
+        "--golden-forms",
+        action="store_true",
+        help="with --record-golden: also record every supported conformance form on CUDA (group kernels "
+        "of 256 lanes) under DIR/conformance, judged later by the reference model",
+    )
+    parser.add_argument(
         "--include-known",
         action="store_true",
         help="also generate the instruction forms with known bugs (ptx2gcn.fuzz_known)",
@@ -91,6 +98,12 @@ def register(subparsers: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
+
+    if args.golden_forms:
+        if args.record_golden is None:
+            print("ptx2gcn fuzz: error: --golden-forms needs --record-golden DIR", file=sys.stderr)
+            return 2
+        _record_forms(args.record_golden / "conformance")
 
     config = FuzzConfig(
         count=args.count,
@@ -111,3 +124,16 @@ def _run(args: argparse.Namespace) -> int:
         f"{summary.seconds:.1f} s)"
     )
     return 0 if summary.mismatches == 0 and summary.errors == 0 else 1
+
+
+def _record_forms(root: Path) -> None:
+    """CUDA goldens of every supported conformance form (``ptx2gcn.conformance_golden``)."""
+    from ptx2gcn.conformance_forms import model_forms
+    from ptx2gcn.conformance_golden import backend_runner, record
+    from ptx2gcn.conformance_table import classify
+    from ptx2gcn.fuzz_runner import check_backend
+
+    check_backend("cuda")
+    written = record(classify(model_forms()), backend_runner("cuda"), root, "CUDA (ptx2gcn fuzz --golden-forms)")
+    print(f"fuzz: recorded {len(written)} conformance group kernels under {root}")
+

@@ -167,7 +167,8 @@ def test_cli_prints_the_closing_line(capsys: pytest.CaptureFixture[str]) -> None
     importlib.util.find_spec("cuda") is not None, reason="cuda-python present: the oracle may work"
 )
 @pytest.mark.parametrize(
-    "flags", [["--oracle", "cuda"], ["--backend", "cuda"], ["--record-golden", "GOLDEN"]]
+    "flags",
+    [["--oracle", "cuda"], ["--backend", "cuda"], ["--record-golden", "GOLDEN"], ["--record-golden", "GOLDEN", "--golden-forms"]],
 )
 def test_cuda_oracle_fails_cleanly_without_a_gpu(
     flags: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -246,3 +247,9 @@ def test_progress_lines_in_a_log() -> None:
     lines = [line for line in stream.getvalue().splitlines() if line.startswith("[")]
     assert len(lines) == 4 and lines[-1].startswith("[" + "#" * 30 + "] 4/4")
     assert summary.line() == "fuzz: 4 programs, 0 mismatches, 0 errors"
+
+
+def test_golden_forms_needs_a_golden_directory(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "--count", "1", "--no-save", "--golden-forms"]) == 2
+    assert "--golden-forms needs --record-golden" in capsys.readouterr().err
+
