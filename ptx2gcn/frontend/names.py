@@ -7,12 +7,32 @@ hostile ``%r<999999999999>`` cannot exhaust memory or time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast
 
 
 _MAX_DIGITS = 10
 """Range counts are below 2**32 (the builder enforces it), so indices have at most 10 digits."""
+
+
+def range_prefix(name: str, count_of: Callable[[str], int | None]) -> str | None:
+    """The prefix of the ``prefix<count>`` range that declares ``name`` (``count_of(prefix)`` is the
+    range's count, None when no range has that prefix), or None. O(len(name)) whatever the counts."""
+    # Try every split of the trailing digits: a range prefix may itself end in digits.
+    end = len(name)
+    start = end
+    while start > 0 and name[start - 1].isdigit():
+        start -= 1
+    for cut in range(start, end):
+        digits = name[cut:]
+        if (len(digits) > 1 and digits[0] == "0") or len(digits) > _MAX_DIGITS:
+            continue
+        count = count_of(name[:cut])
+        if count is not None and int(digits) < count:
+            return name[:cut]
+    return None
 
 
 class NameSet:
@@ -29,19 +49,8 @@ class NameSet:
         span = self.explicit.get(name)
         if span is not None or not self.ranges:
             return span
-        # Try every split of the trailing digits: a range prefix may itself end in digits.
-        end = len(name)
-        start = end
-        while start > 0 and name[start - 1].isdigit():
-            start -= 1
-        for cut in range(start, end):
-            digits = name[cut:]
-            if (len(digits) > 1 and digits[0] == "0") or len(digits) > _MAX_DIGITS:
-                continue
-            declared = self.ranges.get(name[:cut])
-            if declared is not None and int(digits) < declared[0]:
-                return declared[1]
-        return None
+        prefix = range_prefix(name, lambda p: self.ranges[p][0] if p in self.ranges else None)
+        return None if prefix is None else self.ranges[prefix][1]
 
     def __contains__(self, name: str) -> bool:
         return self.find(name) is not None

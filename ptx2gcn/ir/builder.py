@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef, gc_paused
-from ptx2gcn.ir.emitter import FnCtx, Symbols, const_eval, float_bits, int_bits
+from ptx2gcn.ir.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits
 from ptx2gcn.ir.lower_control import emit_return, lower_bra
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
@@ -304,7 +304,7 @@ class _FunctionBuilder:
 
     def _block(self, body: ast.Block) -> None:
         self.labels.append(self.scope_labels[id(body)])
-        self.ctx.regs.append({})
+        self.ctx.regs.append(RegScope())
         for stmt in body.statements:
             self._statement(stmt)
         self.ctx.regs.pop()
@@ -346,11 +346,12 @@ class _FunctionBuilder:
                 raise UnsupportedError.feature(decl.span, f".reg {decl.type}", "unknown register type")
             lanes = int(decl.vector[2:]) if decl.vector else 0
             for d in decl.declarators:
-                for name in d.names():
-                    if lanes:
-                        ctx.declare_vector(name, PTX_TYPES[ptx_type], lanes)
-                    else:
-                        ctx.declare(name, PTX_TYPES[ptx_type])
+                if d.count is not None:
+                    ctx.declare_range(d.name, d.count, PTX_TYPES[ptx_type], lanes)
+                elif lanes:
+                    ctx.declare_vector(d.name, PTX_TYPES[ptx_type], lanes)
+                else:
+                    ctx.declare(d.name, PTX_TYPES[ptx_type])
         elif space in (".local", ".param"):
             target = AddrSpace.LOCAL if space == ".local" else AddrSpace.PARAM
             for var in _globals(decl, ".local"):

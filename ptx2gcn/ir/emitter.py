@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
+from ptx2gcn.frontend.names import range_prefix
 from ptx2gcn.ir.core import Attr, Block, Function, Global, Module, Op, Value
 from ptx2gcn.ir.ssa import SsaBuilder
 from ptx2gcn.ir.types import (
@@ -48,6 +49,24 @@ class Var:
         self.type = type
 
 
+class RegScope:
+    """The registers one ``{ }`` scope declares: explicit ones, and ``%r<N>`` ranges kept as ranges
+    (a register of a range becomes a ``Var`` when first named, so a huge N costs nothing)."""
+
+    __slots__ = ("vars", "ranges")
+
+    def __init__(self) -> None:
+        self.vars: dict[str, Var] = {}
+        self.ranges: dict[str, tuple[int, Type, int]] = {}
+        """prefix -> (count, element type, vector lanes or 0)."""
+
+    def range_of(self, name: str) -> str | None:
+        """The prefix of the range declaring register ``name`` (without a component), or None."""
+        if not self.ranges:
+            return None
+        return range_prefix(name, lambda p: self.ranges[p][0] if p in self.ranges else None)
+
+
 @dataclass(slots=True)
 class Symbols:
     """Module-level names: globals and functions (signatures are known before bodies are built)."""
@@ -65,7 +84,7 @@ class FnCtx:
         self.fn = fn
         self.block: Block | None = entry
         self.ssa = SsaBuilder(entry)
-        self.regs: list[dict[str, Var]] = [{}]
+        self.regs: list[RegScope] = [RegScope()]
         self.vectors: dict[str, list[Var]] = {}
         """Vector registers and their component variables."""
         self.locals: dict[str, Value | Global] = {}
@@ -118,19 +137,29 @@ class FnCtx:
 
     # --- registers ---------------------------------------------------------------------------
 
-    def declare(self, name: str, type: Type) -> Var:
+    def declare(self, name: str, type: Type, scope: RegScope | None = None) -> Var:
         var = Var(name, type)
-        self.regs[-1][name] = var
+        (scope or self.regs[-1]).vars[name] = var
         self.ssa.declare(var, type, name.lstrip("%"))
         return var
 
-    def declare_vector(self, name: str, elem: Type, lanes: int) -> None:
+    def declare_vector(self, name: str, elem: Type, lanes: int, scope: RegScope | None = None) -> None:
         """A ``.reg .vN`` register: one variable per component (``%v.x`` ...), read whole as a pack."""
-        self.vectors[name] = [self.declare(f"{name}.{c}", elem) for c in COMPONENTS[:lanes]]
+        self.vectors[name] = [self.declare(f"{name}.{c}", elem, scope) for c in COMPONENTS[:lanes]]
+
+    def declare_range(self, prefix: str, count: int, elem: Type, lanes: int) -> None:
+        """``.reg [.vN] .type prefix<count>``: registers made when first named (``lookup``)."""
+        self.regs[-1].ranges[prefix] = (count, elem, lanes)
+
+    def is_vector(self, name: str) -> bool:
+        """Whether ``name`` is a whole vector register (declared explicitly or by a range)."""
+        if name not in self.vectors:
+            self.lookup(name)
+        return name in self.vectors
 
     def components(self, operand: ast.Operand) -> tuple[ast.Operand, ...] | None:
         """The component registers of a whole vector-register operand (None for anything else)."""
-        if isinstance(operand, ast.Register) and operand.component is None and operand.name in self.vectors:
+        if isinstance(operand, ast.Register) and operand.component is None and self.is_vector(operand.name):
             return tuple(ast.Register(operand.span, operand.name, c)
                          for c in COMPONENTS[:len(self.vectors[operand.name])])
         return None
@@ -155,9 +184,18 @@ class FnCtx:
 
     def lookup(self, name: str) -> Var | None:
         for scope in reversed(self.regs):
-            var = scope.get(name)
+            var = scope.vars.get(name)
             if var is not None:
                 return var
+            base = name.partition(".")[0]
+            prefix = scope.range_of(base)
+            if prefix is not None and base not in self.vectors:
+                _, elem, lanes = scope.ranges[prefix]
+                if lanes:
+                    self.declare_vector(base, elem, lanes, scope)
+                else:
+                    self.declare(base, elem, scope)
+                return scope.vars.get(name)
         return None
 
     def read_var(self, var: Var) -> Value:
@@ -199,7 +237,7 @@ class FnCtx:
     def src(self, operand: ast.Operand, want: Type, signed: bool = False) -> Value:
         """The value of a source operand as ``want`` (PTX type rules applied)."""
         match operand:
-            case ast.Register(name=name, component=None) if name in self.vectors:
+            case ast.Register(name=name, component=None) if self.is_vector(name):
                 parts = self.components(operand) or ()
                 if not isinstance(want, VectorType) or want.count != len(parts):
                     raise self.error(operand.span, f"vector register {name} used as {want}")
@@ -269,7 +307,7 @@ class FnCtx:
         match operand:
             case ast.Sink():
                 return
-            case ast.Register(name=name, component=None) if name in self.vectors:
+            case ast.Register(name=name, component=None) if self.is_vector(name):
                 parts = self.components(operand) or ()
                 if not isinstance(value.type, VectorType) or value.type.count != len(parts):
                     raise self.error(operand.span, f"vector register {name} cannot hold {value.type}")
