@@ -1,10 +1,8 @@
 """Vector addition through the CUDA driver API, written as for cuda-python.
 
-With NVIDIA's cuda-python this script runs with ``from cuda.bindings import driver as cuda``; on
-ptx2gcn only that import changes. The kernel is nvcc's PTX for::
-
-    extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
-    { int i = blockDim.x * blockIdx.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }
+With NVIDIA's cuda-python this script runs with ``from cuda.bindings import driver as cuda`` in
+``cuda_check.py``; on ptx2gcn only that import changes. The kernel, ``vector_add.ptx``, is nvcc's PTX
+for ``c[i] = a[i] + b[i]`` over ``i < n`` (its CUDA source is in the file's header comment).
 
 Run: ``python examples/vector_add.py [N]`` (PTX2GCN_BACKEND picks emulator, hip or cuda).
 """
@@ -13,54 +11,9 @@ import ctypes
 import sys
 
 import numpy as np
+from cuda_check import check, cuda, kernel_ptx  # the one place that names the driver API
 
-from ptx2gcn import cuda  # with cuda-python: from cuda.bindings import driver as cuda
-
-PTX = b"""
-.version 8.0
-.target sm_80
-.address_size 64
-
-.visible .entry vector_add(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
-{
-    .reg .pred %p<2>;
-    .reg .f32 %f<4>;
-    .reg .b32 %r<6>;
-    .reg .b64 %rd<11>;
-
-    ld.param.u64 %rd1, [a];
-    ld.param.u64 %rd2, [b];
-    ld.param.u64 %rd3, [c];
-    ld.param.u32 %r2, [n];
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %ctaid.x;
-    mov.u32 %r5, %tid.x;
-    mad.lo.s32 %r1, %r3, %r4, %r5;
-    setp.ge.s32 %p1, %r1, %r2;
-    @%p1 bra DONE;
-    cvta.to.global.u64 %rd4, %rd1;
-    mul.wide.s32 %rd5, %r1, 4;
-    add.s64 %rd6, %rd4, %rd5;
-    cvta.to.global.u64 %rd7, %rd2;
-    add.s64 %rd8, %rd7, %rd5;
-    ld.global.f32 %f1, [%rd8];
-    ld.global.f32 %f2, [%rd6];
-    add.f32 %f3, %f2, %f1;
-    cvta.to.global.u64 %rd9, %rd3;
-    add.s64 %rd10, %rd9, %rd5;
-    st.global.f32 [%rd10], %f3;
-DONE:
-    ret;
-}
-"""
-
-
-def check(result):
-    err, *values = result
-    if err != cuda.CUresult.CUDA_SUCCESS:
-        _, name = cuda.cuGetErrorName(err)
-        raise RuntimeError(f"CUDA error {name.decode()}")
-    return values[0] if len(values) == 1 else values
+PTX = kernel_ptx("vector_add")
 
 
 def main() -> int:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ptx2gcn.codeobject import read_code_object
 from ptx2gcn.compiler import compile
@@ -15,43 +16,8 @@ from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
-VADD = """
-.version 8.0
-.target sm_80
-.address_size 64
-
-.visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
-{
-	.reg .pred %p<2>;
-	.reg .f32 %f<4>;
-	.reg .b32 %r<6>;
-	.reg .b64 %rd<11>;
-
-	ld.param.u64 %rd1, [a];
-	ld.param.u64 %rd2, [b];
-	ld.param.u64 %rd3, [c];
-	ld.param.u32 %r2, [n];
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mov.u32 %r5, %tid.x;
-	mad.lo.s32 %r1, %r3, %r4, %r5;
-	setp.ge.s32 %p1, %r1, %r2;
-	@%p1 bra DONE;
-	cvta.to.global.u64 %rd4, %rd1;
-	mul.wide.s32 %rd5, %r1, 4;
-	add.s64 %rd6, %rd4, %rd5;
-	cvta.to.global.u64 %rd7, %rd2;
-	add.s64 %rd8, %rd7, %rd5;
-	ld.global.f32 %f1, [%rd6];
-	ld.global.f32 %f2, [%rd8];
-	add.f32 %f3, %f1, %f2;
-	cvta.to.global.u64 %rd9, %rd3;
-	add.s64 %rd10, %rd9, %rd5;
-	st.global.f32 [%rd10], %f3;
-DONE:
-	ret;
-}
-"""
+VADD = (Path(__file__).resolve().parents[2] / "examples" / "vector_add.ptx").read_text()
+"""The vector_add kernel of ``examples/vector_add.py`` (nvcc's PTX; one copy for the example and here)."""
 
 
 def _run_vadd(data: bytes, n: int, block: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +30,7 @@ def _run_vadd(data: bytes, n: int, block: int) -> tuple[np.ndarray, np.ndarray]:
     memory.write(pb, b.tobytes())
     memory.write(pc, np.full(n + 1, -7.0, np.float32).tobytes())
     grid = (n + block - 1) // block
-    launch(load(data, "vadd"), "vadd", grid=(grid, 1, 1), block=(block, 1, 1),
+    launch(load(data, "vector_add"), "vector_add", grid=(grid, 1, 1), block=(block, 1, 1),
            kernarg=struct.pack("<QQQI", pa, pb, pc, n), memory=memory)
     c = np.frombuffer(memory.read(pc, 4 * n + 4), np.float32)
     return c, (a + b)
@@ -78,7 +44,7 @@ def test_vadd_compiles_and_runs_on_the_emulator() -> None:
 
 def test_code_object_metadata() -> None:
     co = compile(VADD)
-    info = co.kernels["vadd"]
+    info = co.kernels["vector_add"]
     assert info.params == ((0, 8), (8, 8), (16, 8), (24, 4))  # CUDA's buffer: 3 pointers then n
     assert info.kernarg_size >= 28 + 256 - 4  # hidden arguments follow the explicit ones
     assert info.lds_size == 0 and info.scratch_size == 0
@@ -94,47 +60,47 @@ def test_every_opt_level_and_arch_compiles() -> None:
         assert read_code_object(compile(VADD, arch=arch).data).target.endswith(arch)
 
 
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    """The kernel as a file in a fresh folder (``ptx2gcn compile`` writes next to it)."""
+    path = tmp_path / "vadd.ptx"
+    path.write_text(VADD)
+    return path
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ptx2gcn", "compile", *args], capture_output=True, text=True)
 
 
-def test_cli_default_output_and_emit_kinds(tmp_path: Path) -> None:
-    src = tmp_path / "vadd.ptx"
-    src.write_text(VADD)
+def test_cli_default_output_and_emit_kinds(src: Path) -> None:
     assert _cli(str(src)).returncode == 0
-    c, expected = _run_vadd((tmp_path / "vadd.hsaco").read_bytes(), 64, 64)
+    c, expected = _run_vadd(src.with_suffix(".hsaco").read_bytes(), 64, 64)
     assert np.array_equal(c[:64], expected)
     for kind, marker in (("llvm", "define amdgpu_kernel"), ("asm", "s_endpgm")):
         result = _cli(str(src), "--emit", kind, "-o", "-", "-O", "1")
         assert result.returncode == 0 and marker in result.stdout
-    assert _cli(str(src), "--emit", "obj", "-o", str(tmp_path / "k.o")).returncode == 0
-    assert (tmp_path / "k.o").read_bytes()[:4] == b"\x7fELF"
+    assert _cli(str(src), "--emit", "obj", "-o", str(src.with_name("k.o"))).returncode == 0
+    assert src.with_name("k.o").read_bytes()[:4] == b"\x7fELF"
 
 
-def test_cli_usage_errors_exit_2(tmp_path: Path) -> None:
-    src = tmp_path / "vadd.ptx"
-    src.write_text(VADD)
+def test_cli_usage_errors_exit_2(src: Path) -> None:
     assert _cli(str(src), "--arch", "gfx1100").returncode == 2
     assert _cli(str(src), "-O", "7").returncode == 2
 
 
-def test_cli_unknown_kernel_and_bad_input_exit_1(tmp_path: Path) -> None:
-    src = tmp_path / "vadd.ptx"
-    src.write_text(VADD)
+def test_cli_unknown_kernel_and_bad_input_exit_1(src: Path) -> None:
     result = _cli(str(src), "--kernel", "nope")
     assert result.returncode == 1 and "no kernel named nope" in result.stderr
-    bad = tmp_path / "bad.ptx"
-    bad.write_text(VADD.replace("add.f32 %f3", "frobnicate.f32 %f3"))
+    bad = src.with_name("bad.ptx")
+    bad.write_text(VADD.replace("add.f32 %f3,", "frobnicate.f32 %f3,"))
     result = _cli(str(bad))
     assert result.returncode == 1 and "bad.ptx:" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_locations_reach_llvm_without_changing_the_code_object(tmp_path: Path) -> None:
-    src = tmp_path / "vadd.ptx"
-    src.write_text(VADD)
+def test_locations_reach_llvm_without_changing_the_code_object(src: Path) -> None:
     result = _cli(str(src), "--emit", "llvm", "-g", "-o", "-")
     assert result.returncode == 0
     fadd = next(line for line in result.stdout.splitlines() if " fadd float" in line)
-    line_of_add = 1 + VADD.splitlines().index("\tadd.f32 %f3, %f1, %f2;")
+    line_of_add = 1 + next(i for i, line in enumerate(VADD.splitlines()) if line.lstrip().startswith("add.f32"))
     assert f"line: {line_of_add}" in result.stdout and "!dbg" in fadd
     assert compile(VADD, locations=True).data == compile(VADD).data
