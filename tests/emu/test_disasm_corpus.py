@@ -10,7 +10,6 @@ addresses, sizes and text (whitespace-normalised, LLVM's ``/* ... */`` notes dro
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -21,10 +20,9 @@ import pytest
 from ptx2gcn.elf import ElfFile
 from ptx2gcn.runtime.emulator.decoder import decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble, normalise_whitespace
+from tests.emu.test_disasm_objdump import objdump_listing
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
-_LINE = re.compile(r"^\t(.*?)\s*//\s*([0-9A-F]+):\s*([0-9A-F ]+?)\s*(?:<.*)?$")
-_COMMENT = re.compile(r"/\*.*?\*/")
 
 _COMPILE_EACH = """
 import sys
@@ -62,18 +60,6 @@ def compile_all(files: list[Path], out: Path) -> tuple[list[Path], list[Path]]:
     return written, crashed
 
 
-def objdump_listing(llvm_tool: Callable[[str], str], path: Path) -> dict[int, tuple[str, int]]:
-    out = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", "--mcpu=gfx942", str(path)],
-                         capture_output=True, text=True, check=True).stdout
-    listing = {}
-    for line in out.splitlines():
-        match = _LINE.match(line)
-        if match:
-            text = normalise_whitespace(_COMMENT.sub("", match.group(1)))
-            listing[int(match.group(2), 16)] = (text, 4 * len(match.group(3).split()))
-    return listing
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("group", "minimum"), [("nvcc/sm_80", 20000), ("triton", 2000), ("numba", 2000),
                                                 ("zluda", 2000)])
@@ -84,7 +70,7 @@ def test_corpus_code_objects_match_objdump(llvm_tool: Callable[[str], str], tmp_
     code_objects, crashed = compile_all(files, tmp_path)
     compared, mismatches = 0, []
     for path in code_objects:
-        listing = objdump_listing(llvm_tool, path)
+        listing = objdump_listing(llvm_tool, path, drop_notes=True)
         elf = ElfFile(path.read_bytes())
         text = elf.section(".text")
         assert text is not None

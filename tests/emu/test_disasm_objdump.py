@@ -26,6 +26,7 @@ from ptx2gcn.runtime.emulator.decoder import Instruction, decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble, normalise_whitespace, objdump_line
 
 _LINE = re.compile(r"^\t(.*?)\s*//\s*([0-9A-F]+):\s*([0-9A-F ]+?)\s*(?:<.*)?$")
+_NOTE = re.compile(r"/\*.*?\*/")
 
 KERNELS_LL = r"""declare i32 @llvm.amdgcn.workitem.id.x()
 declare i32 @llvm.amdgcn.workgroup.id.x()
@@ -315,16 +316,19 @@ def code_object(llvm_tool: Callable[[str], str], tmp_path_factory: pytest.TempPa
     return shared
 
 
-def objdump_listing(llvm_tool: Callable[[str], str], path: Path) -> dict[int, tuple[str, int]]:
-    """address -> (text, size) for every instruction line llvm-objdump prints."""
+def objdump_listing(
+    llvm_tool: Callable[[str], str], path: Path, drop_notes: bool = False
+) -> dict[int, tuple[str, int]]:
+    """address -> (text, size) for every instruction line llvm-objdump prints; ``drop_notes`` removes
+    LLVM's ``/* ... */`` notes from the text."""
     out = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", "--mcpu=gfx942", str(path)],
                          capture_output=True, text=True, check=True).stdout
     listing = {}
     for line in out.splitlines():
         match = _LINE.match(line)
         if match:
-            text, size = normalise_whitespace(match.group(1)), 4 * len(match.group(3).split())
-            listing[int(match.group(2), 16)] = (text, size)
+            text = _NOTE.sub("", match.group(1)) if drop_notes else match.group(1)
+            listing[int(match.group(2), 16)] = (normalise_whitespace(text), 4 * len(match.group(3).split()))
     return listing
 
 

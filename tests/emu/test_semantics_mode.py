@@ -7,28 +7,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.wave import Wave
+from tests.emu.test_semantics_rounding import directed  # the exact model of directed rounding
 
 Run = Callable[[str, Wave], Wave]
-
-
-def directed(exact: Fraction, mode: int) -> np.float32:
-    """Round an exact rational to float32: 1 toward +inf, 2 toward -inf, 3 toward zero (model)."""
-    nearest = np.float32(float(exact))  # float(Fraction) is correctly rounded to f64, then to f32 (RNE)
-    candidates = [
-        nearest,
-        np.nextafter(nearest, np.float32(np.inf)),
-        np.nextafter(nearest, np.float32(-np.inf)),
-    ]
-    finite = sorted({c for c in candidates if np.isfinite(c)}, key=float)
-    below = max((c for c in finite if Fraction(float(c)) <= exact), key=float)
-    above = min((c for c in finite if Fraction(float(c)) >= exact), key=float)
-    if mode == 1:
-        return above
-    if mode == 2:
-        return below
-    return below if exact >= 0 else above
 
 
 @pytest.mark.parametrize("mode", [1, 2, 3])
@@ -46,9 +30,9 @@ def test_directed_rounding_of_f32_add_mul_fma(
     one_instruction("v_fma_f32 v4, v0, v1, v0", w)
     for i in range(64):
         x, y = Fraction(float(a[i])), Fraction(float(b[i]))
-        assert w.v[2, i].view(np.float32) == directed(x + y, mode)
-        assert w.v[3, i].view(np.float32) == directed(x * y, mode)
-        assert w.v[4, i].view(np.float32) == directed(x * y + x, mode)
+        assert w.v[2, i].view(np.float32) == directed(x + y, mode, np.float32)
+        assert w.v[3, i].view(np.float32) == directed(x * y, mode, np.float32)
+        assert w.v[4, i].view(np.float32) == directed(x * y + x, mode, np.float32)
 
 
 def test_round_toward_zero_overflow_gives_max(one_instruction: Run, make_wave: Callable[..., Wave]) -> None:

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.errors import WaveFault
 from ptx2gcn.runtime.emulator.wave import VCC_LO, Wave
 
