@@ -186,9 +186,11 @@ def lower_cvt(cx: FnContext, op: Op) -> None:
         cx.define(op, fp8)
         return
     if stype in _UNSUPPORTED or dtype in _UNSUPPORTED:
-        raise cx.unsupported(f"cvt.{dtype}.{stype}", "FP8, FP6, FP4 and packed conversions are not lowered yet")
+        raise cx.unsupported(f"cvt.{dtype}.{stype}",
+                             "FP6, FP4, ue8m0 and this packed conversion are not lowered yet")
     if cx.flag(op, "satfinite") and not (is_float_name(stype) and dtype in ("f16", "bf16")):
-        raise cx.unsupported(f"cvt.satfinite.{dtype}.{stype}", ".satfinite is lowered for f16/bf16 results only")
+        raise cx.unsupported(f"cvt.satfinite.{dtype}.{stype}",
+                             ".satfinite is lowered for f16, bf16, tf32 and FP8 results only")
     value = cx.operand(op, 0)
     if cx.flag(op, "ftz") and stype == "f32":
         value = flush(cx, value)

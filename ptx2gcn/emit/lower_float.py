@@ -36,7 +36,8 @@ def _finish(cx: FnContext, op: Op, result: ir.Value) -> None:
     if cx.flag(op, "sat") and cx.flag(op, "relu"):
         # PTX ISA 9.7.4.4 lists fma{.ftz}{.sat} and fma{.ftz}.relu as separate forms; ptxas 13:
         # "Modifier '.relu' cannot be combined with modifier '.sat'"
-        raise Ptx2GcnError.at(op.loc, f"'{op.name}': modifier '.relu' cannot be combined with modifier '.sat'")
+        raise Ptx2GcnError.at(op.loc,
+                              f"'{op.name}': modifier '.relu' cannot be combined with modifier '.sat'")
     if cx.flag(op, "ftz"):
         result = flush(cx, result)
     if cx.flag(op, "sat"):

@@ -51,7 +51,8 @@ def to_fp8(cx: FnContext, fmt: Fp8, x: ir.Value, relu: bool) -> ir.Value:
     b = cx.builder
     bits = b.bitcast(x, I32)
     magnitude = fabs(cx, x)
-    exponent = b.sub(b.and_(b.lshr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 0xFF)), ir.Constant(I32, 127))
+    biased = b.and_(b.lshr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 0xFF))
+    exponent = b.sub(biased, ir.Constant(I32, 127))
     low = ir.Constant(I32, fmt.emin)
     clamped = b.select(b.icmp_signed("<", exponent, low), low, exponent)
     quantum_bits = b.shl(b.add(clamped, ir.Constant(I32, 127 - fmt.mantissa)), ir.Constant(I32, 23))
@@ -63,7 +64,8 @@ def to_fp8(cx: FnContext, fmt: Fp8, x: ir.Value, relu: bool) -> ir.Value:
     # encode: normal values from their f32 exponent and top fraction bits, subnormals as steps
     r_bits = b.bitcast(rounded, I32)
     r_exponent = b.sub(b.lshr(r_bits, ir.Constant(I32, 23)), ir.Constant(I32, 127 - fmt.bias))
-    fraction = b.and_(b.lshr(r_bits, ir.Constant(I32, 23 - fmt.mantissa)), ir.Constant(I32, (1 << fmt.mantissa) - 1))
+    fraction = b.and_(b.lshr(r_bits, ir.Constant(I32, 23 - fmt.mantissa)),
+                      ir.Constant(I32, (1 << fmt.mantissa) - 1))
     normal = b.or_(b.shl(r_exponent, ir.Constant(I32, fmt.mantissa)), fraction)
     is_subnormal = b.fcmp_ordered("<", rounded, _pow2(fmt.emin))
     subnormal = b.fptoui(b.fmul(rounded, _pow2(fmt.mantissa - fmt.emin)), I32)

@@ -55,11 +55,12 @@ def _kernel(space: str, generic: bool) -> str:
         if generic:
             setup += "cvta.shared.u64 %rd8, %rd9;\n"
             target = "%rd8"
-        finish = ("ld.shared.b32 %r7, [%rd9];\nld.param.u64 %rd7, [out_new];\ncvta.to.global.u64 %rd7, %rd7;\n"
-                  "add.u64 %rd7, %rd7, %rd1;\nst.global.b32 [%rd7], %r7;\n")
+        finish = ("ld.shared.b32 %r7, [%rd9];\nld.param.u64 %rd7, [out_new];\n"
+                  "cvta.to.global.u64 %rd7, %rd7;\nadd.u64 %rd7, %rd7, %rd1;\nst.global.b32 [%rd7], %r7;\n")
     qualifier = "" if generic else f".{space}"
     return _HEADER + f"""
-.visible .entry k(.param .u64 out_old, .param .u64 out_new, .param .u64 in_old, .param .u64 in_b, .param .u32 n)
+.visible .entry k(.param .u64 out_old, .param .u64 out_new, .param .u64 in_old, .param .u64 in_b,
+                  .param .u32 n)
 {{
 .reg .b32 %r<8>;
 .reg .f32 %f<4>;

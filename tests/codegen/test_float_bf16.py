@@ -79,7 +79,8 @@ def _lanes(count: int) -> list[np.ndarray]:
     exponent_ab = ((a >> 7) & 0xFF) + ((b >> 7) & 0xFF)
     exponent_c = np.clip(exponent_ab.astype(np.int64) - 127 - shift, 1, 254).astype(np.uint32)
     c = np.where(near, (c & 0x807F) | (exponent_c << 7), c)
-    directed = [np.array([3.0, -3.0, 3.0]), np.array([1.0234375] * 3), np.array([2.0 ** -100, -(2.0 ** -100), 0.0])]
+    directed = [np.array([3.0, -3.0, 3.0]), np.array([1.0234375] * 3),
+                np.array([2.0 ** -100, -(2.0 ** -100), 0.0])]
     fixed = [np.array([_bits(v) for v in column], np.uint32) for column in directed]
     return [np.concatenate([x, f]) for x, f in zip((a, b, c), fixed, strict=True)]
 
@@ -110,7 +111,8 @@ def test_fma_bf16_single_rounding(run_op, relu: bool) -> None:
     a, b, c = _lanes(3000)
     extra = np.array(_failing(spelling), np.uint32).reshape(-1, 3)
     a, b, c = (np.concatenate([x, extra[:, i]]) for i, x in enumerate((a, b, c)))
-    got = run_op(f"{spelling} %d, %a0, %a1, %a2", ["bf16"] * 3, "bf16", *(x.astype(np.uint16) for x in (a, b, c)))
+    halves = (x.astype(np.uint16) for x in (a, b, c))
+    got = run_op(f"{spelling} %d, %a0, %a1, %a2", ["bf16"] * 3, "bf16", *halves)
     _check(got, a, b, c, relu)
 
 

@@ -66,8 +66,8 @@ def test_int_to_bf16_rounds_once(run_op, mode: str, src: str) -> None:
     _check(run_op, f"cvt.{mode}.bf16.{src}", src, "bf16", _ints(src))
 
 
-@pytest.mark.parametrize("spelling", ["cvt.rn.bf16.f64", "cvt.rz.bf16.f64", "cvt.rm.bf16.f64", "cvt.rp.bf16.f64",
-                                      "cvt.rn.relu.bf16.f64"])
+@pytest.mark.parametrize("spelling", ["cvt.rn.bf16.f64", "cvt.rz.bf16.f64", "cvt.rm.bf16.f64",
+                                      "cvt.rp.bf16.f64", "cvt.rn.relu.bf16.f64"])
 def test_f64_to_bf16_rounds_once(run_op, spelling: str) -> None:
     _check(run_op, spelling, "f64", "bf16", _floats("f64"))
 
@@ -100,7 +100,8 @@ def test_fp8_pair_from_f32(run_op, spelling: str) -> None:
     rng = np.random.default_rng(8)
     values = np.concatenate([_floats("f32"), np.array(
         [448.0, 464.0, 463.9, 480.0, 57344.0, 61440.0, 61439.0, 2.0**-9, 2.0**-10, 1.5 * 2.0**-10, 2.0**-16,
-         2.0**-17, 3 * 2.0**-18, 0.0625 + 2.0**-8, 1.0 + 2.0**-4, 1.0 + 3 * 2.0**-5, -0.0], np.float32).view(np.uint32),
+         2.0**-17, 3 * 2.0**-18, 0.0625 + 2.0**-8, 1.0 + 2.0**-4, 1.0 + 3 * 2.0**-5, -0.0],
+        np.float32).view(np.uint32),
         rng.uniform(-600, 600, 300).astype(np.float32).view(np.uint32),
         (rng.uniform(-1, 1, 300) * 2.0 ** rng.integers(-20, 18, 300)).astype(np.float32).view(np.uint32)])
     a, b = values, np.roll(values, 11)
@@ -123,8 +124,8 @@ def test_fp8_pair_from_f16x2(run_op, spelling: str) -> None:
                       for x, g, w in zip(packed[~ok], got[~ok], expected.bits[~ok], strict=True)][:8]
 
 
-@pytest.mark.parametrize("spelling", ["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2", "cvt.rn.relu.f16x2.e4m3x2",
-                                      "cvt.rn.relu.f16x2.e5m2x2"])
+@pytest.mark.parametrize("spelling", ["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2",
+                                      "cvt.rn.relu.f16x2.e4m3x2", "cvt.rn.relu.f16x2.e5m2x2"])
 def test_fp8_pair_to_f16x2(run_op, spelling: str) -> None:
     pairs = np.arange(0, 1 << 16, dtype=np.uint32)[::3].astype(np.uint16)  # every byte value, both halves
     got = run_op(f"{spelling} %d, %a0", ["b16"], "b32", pairs)

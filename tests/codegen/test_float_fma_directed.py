@@ -105,7 +105,8 @@ def test_fma_directed_matches_exact_model(run_op, op: str, mode: str, t: str) ->
     directed = np.array(_directed_inputs(t), dtype=utype).reshape(-1, 3).view(dtype)
     a, b, c = (np.concatenate([x, directed[:, i]]) for i, x in enumerate((a, b, c)))
     got = run_op(f"{op}.{mode}.{t} %d, %a0, %a1, %a2", [t] * 3, t, a, b, c)
-    expected = np.array([_model(float(x), float(y), float(z), mode, t) for x, y, z in zip(a, b, c, strict=True)],
+    lanes = zip(a, b, c, strict=True)
+    expected = np.array([_model(float(x), float(y), float(z), mode, t) for x, y, z in lanes],
                         dtype=dtype).view(utype)
     bad = np.flatnonzero(got != expected)
     width = 2 * np.dtype(dtype).itemsize

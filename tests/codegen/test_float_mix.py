@@ -71,7 +71,8 @@ def test_cvt_f32_f16_feeding_f32_arithmetic(run_op, instruction: str, model) -> 
     bits = expected.view(np.uint32)
     nan = np.isnan(expected) & np.isnan(got.view(np.float32))
     bad = np.flatnonzero((got != bits) & ~nan)
-    assert not bad.size, [(f"{h[i]:#06x}", f"{x[i]:#010x}", f"{got[i]:#010x}", f"{bits[i]:#010x}") for i in bad]
+    assert not bad.size, [(f"{h[i]:#06x}", f"{x[i]:#010x}", f"{got[i]:#010x}", f"{bits[i]:#010x}")
+                          for i in bad]
 
 
 def test_sin_of_widened_negative_zero_is_negative_zero(run_op) -> None:
