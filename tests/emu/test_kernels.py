@@ -47,6 +47,11 @@ GID_X = """
 """
 
 
+def kernel_ir(body: str) -> str:
+    """A test module: the intrinsic declarations, then ``body`` with ``$GID_X`` replaced by the global id code."""
+    return DECLS + body.replace("$GID_X", GID_X)
+
+
 def upload(memory: DeviceMemory, array: np.ndarray) -> int:
     address = memory.alloc(max(array.nbytes, 4))
     memory.write(address, array.tobytes())
@@ -57,13 +62,9 @@ def download(memory: DeviceMemory, address: int, count: int, dtype: object) -> n
     return np.frombuffer(memory.read(address, count * np.dtype(dtype).itemsize), dtype=dtype)
 
 
-VADD = (
-    DECLS
-    + """
+VADD = kernel_ir("""
 define amdgpu_kernel void @vadd(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, i32 %n) {
-"""
-    + GID_X
-    + """
+$GID_X
   %ok = icmp slt i32 %gid, %n
   br i1 %ok, label %do, label %done
 do:
@@ -78,8 +79,7 @@ do:
 done:
   ret void
 }
-"""
-)
+""")
 
 
 @pytest.mark.parametrize("n, block", [(1000, 256), (1000, 100), (37, 64)])
@@ -102,9 +102,7 @@ def test_vector_add_with_hidden_group_size_and_partial_waves(kernel: Kernel, n: 
     assert stats.waves == -(-n // block) * -(-block // 64)
 
 
-REDUCE = (
-    DECLS
-    + """
+REDUCE = kernel_ir("""
 @lds = internal addrspace(3) global [256 x float] poison, align 4
 
 define amdgpu_kernel void @reduce(ptr addrspace(1) %in, ptr addrspace(1) %out) {
@@ -148,8 +146,7 @@ write:
 exit:
   ret void
 }
-"""
-)
+""")
 
 
 def _tree_sum(values: np.ndarray) -> np.float32:
@@ -172,14 +169,10 @@ def test_lds_tree_reduction_with_barriers(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, pout, 3, np.float32), np.array(expected, dtype=np.float32))
 
 
-LANE_OPS = (
-    DECLS
-    + """
+LANE_OPS = kernel_ir("""
 define amdgpu_kernel void @lanes(ptr addrspace(1) %in, ptr addrspace(1) %rot, ptr addrspace(1) %cnt,
                                  ptr addrspace(1) %rank) {
-"""
-    + GID_X
-    + """
+$GID_X
   %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
   %lane = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)
   %p = getelementptr i32, ptr addrspace(1) %in, i32 %gid
@@ -206,8 +199,7 @@ define amdgpu_kernel void @lanes(ptr addrspace(1) %in, ptr addrspace(1) %rot, pt
   store i32 %rk, ptr addrspace(1) %k
   ret void
 }
-"""
-)
+""")
 
 
 def test_bpermute_rotation_ballot_counts_and_mbcnt(kernel: Kernel) -> None:
@@ -227,14 +219,10 @@ def test_bpermute_rotation_ballot_counts_and_mbcnt(kernel: Kernel) -> None:
     np.testing.assert_array_equal(rank.reshape(2, 64), expected_rank)
 
 
-LOOP64 = (
-    DECLS
-    + """
+LOOP64 = kernel_ir("""
 define amdgpu_kernel void @loop64(ptr addrspace(1) %out, i32 %n) {
 entry:
-"""
-    + GID_X
-    + """
+$GID_X
   %start = zext i32 %gid to i64
   %trip = add i32 %n, %gid
   br label %loop
@@ -256,8 +244,7 @@ done:
   store i64 %acc3, ptr addrspace(1) %p
   ret void
 }
-"""
-)
+""")
 
 
 def _loop64_model(gid: int, n: int) -> int:
@@ -282,14 +269,10 @@ def test_divergent_64_bit_loop_with_udiv_srem(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, out, n, np.uint64), expected)
 
 
-FDIV = (
-    DECLS
-    + """
+FDIV = kernel_ir("""
 define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %q64,
                                 ptr addrspace(1) %fa, ptr addrspace(1) %fb, ptr addrspace(1) %q32) {
-"""
-    + GID_X
-    + """
+$GID_X
   %pa = getelementptr double, ptr addrspace(1) %a, i32 %gid
   %pb = getelementptr double, ptr addrspace(1) %b, i32 %gid
   %x = load double, ptr addrspace(1) %pa
@@ -306,8 +289,7 @@ define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr ad
   store float %fz, ptr addrspace(1) %fpq
   ret void
 }
-"""
-)
+""")
 
 
 def _division_operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -329,20 +311,7 @@ def _division_operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
         1.0,
         info.tiny * 3,
     ]
-    special_b = [
-        0.0,
-        5.0,
-        np.inf,
-        1.0,
-        info.smallest_subnormal,
-        info.tiny,
-        info.max,
-        3.0,
-        7.0,
-        0.5,
-        3.0,
-        info.max,
-    ]
+    special_b = [0.0, 5.0, np.inf, 1.0, info.smallest_subnormal, info.tiny, info.max, 3.0, 7.0, 0.5, 3.0, info.max]
     a[: len(special_a)] = special_a
     b[: len(special_b)] = special_b
     return a, b
@@ -356,27 +325,16 @@ def test_f64_and_f32_division_are_correctly_rounded(kernel: Kernel) -> None:
     fa, fb = _division_operands(np.float32, n)
     pa, pb, pq = upload(memory, a), upload(memory, b), upload(memory, np.zeros(n))
     pfa, pfb, pfq = upload(memory, fa), upload(memory, fb), upload(memory, np.zeros(n, dtype=np.float32))
-    launch(
-        program,
-        "fdiv",
-        grid=(1,),
-        block=(n,),
-        kernarg=struct.pack("<6Q", pa, pb, pq, pfa, pfb, pfq),
-        memory=memory,
-    )
+    launch(program, "fdiv", grid=(1,), block=(n,), kernarg=struct.pack("<6Q", pa, pb, pq, pfa, pfb, pfq), memory=memory)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(download(memory, pq, n, np.float64), a / b)
         np.testing.assert_array_equal(download(memory, pfq, n, np.float32), fa / fb)
 
 
-ATOMICS = (
-    DECLS
-    + """
+ATOMICS = kernel_ir("""
 define amdgpu_kernel void @atomics(ptr addrspace(1) %ctr, ptr addrspace(1) %old, ptr addrspace(1) %fsum,
                                    ptr addrspace(1) %mx, ptr addrspace(1) %big, ptr addrspace(1) %cas) {
-"""
-    + GID_X
-    + """
+$GID_X
   %o = atomicrmw add ptr addrspace(1) %ctr, i32 1 seq_cst, align 4
   %po = getelementptr i32, ptr addrspace(1) %old, i32 %gid
   store i32 %o, ptr addrspace(1) %po
@@ -390,8 +348,7 @@ define amdgpu_kernel void @atomics(ptr addrspace(1) %ctr, ptr addrspace(1) %old,
   %pair = cmpxchg ptr addrspace(1) %cas, i32 0, i32 %gid seq_cst seq_cst, align 4
   ret void
 }
-"""
-)
+""")
 
 
 def test_atomics_return_pre_op_values(kernel: Kernel) -> None:
@@ -417,9 +374,7 @@ def test_atomics_return_pre_op_values(kernel: Kernel) -> None:
     assert download(memory, cas, 1, np.uint32)[0] in range(n)
 
 
-CALLS = (
-    DECLS
-    + """
+CALLS = kernel_ir("""
 define internal i32 @helper(i32 %x, i32 %k) #0 {
 entry:
   %arr = alloca [16 x i32], align 4, addrspace(5)
@@ -452,9 +407,7 @@ define internal i32 @load_generic(ptr %p) #0 {
 @shared = internal addrspace(3) global [64 x i32] poison, align 4
 
 define amdgpu_kernel void @calls(ptr addrspace(1) %out, ptr addrspace(1) %gen) {
-"""
-    + GID_X
-    + """
+$GID_X
   %r = call i32 @helper(i32 %gid, i32 %tid)
   %p = getelementptr i32, ptr addrspace(1) %out, i32 %gid
   store i32 %r, ptr addrspace(1) %p
@@ -475,8 +428,7 @@ define amdgpu_kernel void @calls(ptr addrspace(1) %out, ptr addrspace(1) %gen) {
 }
 
 attributes #0 = { noinline }
-"""
-)
+""")
 
 
 def test_device_calls_with_stack_and_generic_pointers(kernel: Kernel) -> None:
@@ -490,14 +442,10 @@ def test_device_calls_with_stack_and_generic_pointers(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, gen, n, np.int32), gid * 3 + gid + 500)
 
 
-HALF = (
-    DECLS
-    + """
+HALF = kernel_ir("""
 define amdgpu_kernel void @half(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %out,
                                 ptr addrspace(1) %vout) {
-"""
-    + GID_X
-    + """
+$GID_X
   %pa = getelementptr half, ptr addrspace(1) %a, i32 %gid
   %pb = getelementptr half, ptr addrspace(1) %b, i32 %gid
   %x = load half, ptr addrspace(1) %pa
@@ -514,8 +462,7 @@ define amdgpu_kernel void @half(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr ad
   store <2 x half> %vs, ptr addrspace(1) %pvo
   ret void
 }
-"""
-)
+""")
 
 
 def test_half_precision_scalar_and_packed(kernel: Kernel) -> None:
@@ -527,21 +474,15 @@ def test_half_precision_scalar_and_packed(kernel: Kernel) -> None:
     b = rng.standard_normal(n).astype(np.float16)
     pa, pb = upload(memory, a), upload(memory, b)
     out, vout = upload(memory, np.zeros(n, np.float16)), upload(memory, np.zeros(2 * n, np.float16))
-    launch(
-        program, "half", grid=(1,), block=(n,), kernarg=struct.pack("<4Q", pa, pb, out, vout), memory=memory
-    )
+    launch(program, "half", grid=(1,), block=(n,), kernarg=struct.pack("<4Q", pa, pb, out, vout), memory=memory)
     np.testing.assert_array_equal(download(memory, out, n, np.float16), (a[:n] * b) + a[:n])
     scale = np.tile(np.array([2.0, 0.5], np.float16), n)
     np.testing.assert_array_equal(download(memory, vout, 2 * n, np.float16), (a * scale) + a)
 
 
-DENORMAL = (
-    DECLS
-    + """
+DENORMAL = kernel_ir("""
 define amdgpu_kernel void @denorm(ptr addrspace(1) %in, ptr addrspace(1) %out) {
-"""
-    + GID_X
-    + """
+$GID_X
   %p = getelementptr float, ptr addrspace(1) %in, i32 %gid
   %x = load float, ptr addrspace(1) %p
   %y = fmul float %x, 1.5
@@ -550,8 +491,7 @@ define amdgpu_kernel void @denorm(ptr addrspace(1) %in, ptr addrspace(1) %out) {
   store float %z, ptr addrspace(1) %q
   ret void
 }
-"""
-)
+""")
 
 
 def test_denormals_are_kept(kernel: Kernel) -> None:
@@ -566,9 +506,7 @@ def test_denormals_are_kept(kernel: Kernel) -> None:
     assert (np.abs(expected[:3]) < np.finfo(np.float32).tiny).all()
 
 
-GRID3D = (
-    DECLS
-    + """
+GRID3D = kernel_ir("""
 define amdgpu_kernel void @grid3d(ptr addrspace(1) %out) {
   %tx = call i32 @llvm.amdgcn.workitem.id.x()
   %ty = call i32 @llvm.amdgcn.workitem.id.y()
@@ -610,8 +548,7 @@ define amdgpu_kernel void @grid3d(ptr addrspace(1) %out) {
   store i32 %v, ptr addrspace(1) %p
   ret void
 }
-"""
-)
+""")
 
 
 def test_3d_grid_and_packed_workitem_ids(kernel: Kernel) -> None:
@@ -626,9 +563,7 @@ def test_3d_grid_and_packed_workitem_ids(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, out, nx * ny * nz, np.uint32), expected)
 
 
-DYNAMIC_LDS = (
-    DECLS
-    + """
+DYNAMIC_LDS = kernel_ir("""
 @static = internal addrspace(3) global [16 x i32] poison, align 4
 @dyn = external addrspace(3) global [0 x i32], align 4
 
@@ -651,8 +586,7 @@ define amdgpu_kernel void @dynlds(ptr addrspace(1) %out) {
   store i32 %z, ptr addrspace(1) %o
   ret void
 }
-"""
-)
+""")
 
 
 def test_dynamic_lds_follows_static_lds(kernel: Kernel) -> None:
@@ -662,37 +596,17 @@ def test_dynamic_lds_follows_static_lds(kernel: Kernel) -> None:
     assert program.kernels["dynlds"].descriptor.group_segment_fixed_size == 64
     memory = DeviceMemory()
     out = upload(memory, np.zeros(64, np.int32))
-    launch(
-        program,
-        "dynlds",
-        grid=(1,),
-        block=(64,),
-        kernarg=struct.pack("<Q", out),
-        dynamic_lds=256,
-        memory=memory,
-    )
+    launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=256, memory=memory)
     np.testing.assert_array_equal(download(memory, out, 64, np.int32), (63 - np.arange(64)) * 10 + 77)
     with pytest.raises(EmulatorFault, match="outside the work-group's 128 bytes of LDS"):
-        launch(
-            program,
-            "dynlds",
-            grid=(1,),
-            block=(64,),
-            kernarg=struct.pack("<Q", out),
-            dynamic_lds=64,
-            memory=memory,
-        )
+        launch(program, "dynlds", grid=(1,), block=(64,), kernarg=struct.pack("<Q", out), dynamic_lds=64, memory=memory)
 
 
-HISTOGRAM = (
-    DECLS
-    + """
+HISTOGRAM = kernel_ir("""
 @bins = internal addrspace(3) global [16 x i32] poison, align 4
 
 define amdgpu_kernel void @histogram(ptr addrspace(1) %data, ptr addrspace(1) %hist, ptr addrspace(1) %slot) {
-"""
-    + GID_X
-    + """
+$GID_X
   %p = getelementptr i32, ptr addrspace(1) %data, i32 %gid
   %v = load i32, ptr addrspace(1) %p
   %bin = and i32 %v, 15
@@ -723,8 +637,7 @@ flush:
 done:
   ret void
 }
-"""
-)
+""")
 
 
 def test_histogram_with_scattered_lds_and_global_atomics(kernel: Kernel) -> None:
@@ -751,9 +664,7 @@ def test_histogram_with_scattered_lds_and_global_atomics(kernel: Kernel) -> None
             np.testing.assert_array_equal(got, np.arange(np.count_nonzero(bins == b)))
 
 
-PRELOAD = (
-    DECLS
-    + """
+PRELOAD = kernel_ir("""
 define amdgpu_kernel void @pre(ptr addrspace(1) inreg %out, i32 inreg %k) {
   %t = call i32 @llvm.amdgcn.workitem.id.x()
   %v = add i32 %t, %k
@@ -761,8 +672,7 @@ define amdgpu_kernel void @pre(ptr addrspace(1) inreg %out, i32 inreg %k) {
   store i32 %v, ptr addrspace(1) %p
   ret void
 }
-"""
-)
+""")
 
 
 def test_preloaded_kernel_arguments(kernel: Kernel) -> None:
@@ -786,9 +696,7 @@ def test_preloaded_kernel_arguments(kernel: Kernel) -> None:
     assert "s_load" not in lines[0]  # started past the compatibility prologue, SGPRs preloaded
 
 
-GLOBALS = (
-    DECLS
-    + """
+GLOBALS = kernel_ir("""
 @counter = addrspace(1) global i32 5, align 4
 @table = addrspace(1) global [4 x i32] [i32 10, i32 20, i32 30, i32 40], align 4
 @ptrs = addrspace(1) global [2 x ptr addrspace(1)]
@@ -809,8 +717,7 @@ define amdgpu_kernel void @globals(ptr addrspace(1) %out) {
   %unused = atomicrmw add ptr addrspace(1) @counter, i32 1 monotonic, align 4
   ret void
 }
-"""
-)
+""")
 
 
 def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) -> None:
@@ -830,9 +737,7 @@ def test_globals_are_mapped_relocated_and_visible_from_the_host(kernel: Kernel) 
         program.symbol_address(memory, "nope")
 
 
-SPIN_WAIT = (
-    DECLS
-    + """
+SPIN_WAIT = kernel_ir("""
 declare void @llvm.amdgcn.s.sleep(i32)
 @flag = internal addrspace(3) global i32 poison, align 4
 
@@ -869,8 +774,7 @@ done:
   store i32 %v, ptr addrspace(1) %o
   ret void
 }
-"""
-)
+""")
 
 
 def test_spin_wait_between_waves_of_a_group_terminates(kernel: Kernel) -> None:
@@ -879,21 +783,13 @@ def test_spin_wait_between_waves_of_a_group_terminates(kernel: Kernel) -> None:
     memory = DeviceMemory()
     out = upload(memory, np.zeros(128, np.int32))
     stats = launch(
-        program,
-        "handoff",
-        grid=(1,),
-        block=(128,),
-        kernarg=struct.pack("<Q", out),
-        memory=memory,
-        step_budget=100_000,
+        program, "handoff", grid=(1,), block=(128,), kernarg=struct.pack("<Q", out), memory=memory, step_budget=100_000
     )
     np.testing.assert_array_equal(download(memory, out, 128, np.int32)[:64], np.full(64, 42))
     assert stats.wave_instructions < 1000  # s_sleep yielded at once instead of spinning for a quantum
 
 
-SGEMM = (
-    DECLS
-    + """
+SGEMM = kernel_ir("""
 @ta = internal addrspace(3) global [16 x [16 x float]] poison, align 4
 @tb = internal addrspace(3) global [16 x [16 x float]] poison, align 4
 
@@ -958,8 +854,7 @@ done:
   ret void
 }
 declare float @llvm.fma.f32(float, float, float)
-"""
-)
+""")
 
 
 def test_tiled_sgemm_with_lds_and_barriers(kernel: Kernel) -> None:
@@ -982,9 +877,7 @@ def test_tiled_sgemm_with_lds_and_barriers(kernel: Kernel) -> None:
     assert stats.workgroups == 9 and stats.waves == 36
 
 
-DISPATCH = (
-    DECLS
-    + """
+DISPATCH = kernel_ir("""
 declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
 define amdgpu_kernel void @dispatch(ptr addrspace(1) %out) {
   %t = call i32 @llvm.amdgcn.workitem.id.x()
@@ -1011,8 +904,7 @@ write:
 done:
   ret void
 }
-"""
-)
+""")
 
 
 def test_dispatch_packet_fields(kernel: Kernel) -> None:
@@ -1073,9 +965,7 @@ def test_workitem_id_y_z_bits_only_when_enabled(kernel: Kernel) -> None:
     a, b = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
     pa, pb, pc = upload(memory, a), upload(memory, b), upload(memory, np.zeros(n, np.float32))
     # hidden_group_size_x = 16 and x in 0..15: the four rows of the 16 x 4 block write the same 16 outputs
-    launch(
-        program, "vadd", grid=(1,), block=(16, 4), kernarg=struct.pack("<QQQi", pa, pb, pc, n), memory=memory
-    )
+    launch(program, "vadd", grid=(1,), block=(16, 4), kernarg=struct.pack("<QQQi", pa, pb, pc, n), memory=memory)
     got = download(memory, pc, n, np.float32)
     np.testing.assert_array_equal(got[:16], a[:16] + 1)
     assert (got[16:] == 0).all()
