@@ -7,7 +7,8 @@ field (``KernelDescriptor``, layout of LLVM AMDGPUUsage "Kernel Descriptor" / th
 ``gfx942-launch-abi.md`` §3-4), or raises ``CodeObjectError`` saying what is wrong. It never executes
 or relocates anything; the emulator loader, the runtime and the compiler's tests share it.
 It also defines the layout of the records a running kernel leaves in its code object's exported
-data for the host (``ASSERT_RECORD_SYMBOL``: CUDA ``assert`` failures) and decodes them.
+data for the host (``ASSERT_RECORD_SYMBOL``: CUDA ``assert`` failures, decoded here;
+``PRINTF_CONTROL_SYMBOL``: the device ``printf`` FIFO, formatted by ``ptx2gcn.runtime.printf``).
 """
 
 from __future__ import annotations
@@ -424,6 +425,23 @@ class AssertionFailure:
         block, thread = ",".join(map(str, self.block)), ",".join(map(str, self.thread))
         return (f"{self.file}:{self.line}: {self.function}: block: [{block}], thread: [{thread}] "
                 f"Assertion `{self.message}` failed.")
+
+
+# --- CUDA printf(): the FIFO a kernel appends records to, set up by the runtime before a launch -------
+
+PRINTF_CONTROL_SYMBOL = "__ptx2gcn_printf"
+"""Exported ``.global`` object (``PRINTF_CONTROL_SIZE`` bytes) in code objects whose PTX calls
+``vprintf``: the runtime points it at a FIFO before each launch, the kernel appends records."""
+PRINTF_CONTROL_SIZE = 24
+PRINTF_BUFFER, PRINTF_CAPACITY, PRINTF_USED = 0, 8, 16
+"""Control block fields (u64 each): device address of the FIFO (0: none, ``printf`` returns -2),
+its size in bytes, and the bytes reserved so far (threads reserve with an atomic add; a record that
+does not fit entirely is dropped, and so is every later one, as CUDA drops what overflows)."""
+PRINTF_RECORD_HEADER = struct.Struct("<IIQ")
+"""Record header: record size in bytes (header included, a multiple of 8), size of the argument
+bytes that follow the header, generic address of the format string. The argument bytes are the
+buffer ``vprintf`` received, as CUDA packs it: each argument aligned to its own size, ``float``
+promoted to ``double``, integers narrower than ``int`` promoted to ``int``."""
 
 
 ReadMemory = Callable[[int, int], bytes]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ptx2gcn.runtime import driver_device as _device
 from ptx2gcn.runtime import driver_launch as _launch
+from ptx2gcn.runtime import driver_limits as _limits
 from ptx2gcn.runtime import driver_memory as _memory
 from ptx2gcn.runtime import driver_module as _module
 from ptx2gcn.runtime import driver_stream as _stream
@@ -32,6 +33,7 @@ from ptx2gcn.runtime.driver_enums import (
     CUevent_flags,
     CUfunction_attribute,
     CUjit_option,
+    CUlimit,
     CUresult,
     CUstream_flags,
     error_description,
@@ -78,6 +80,8 @@ cuCtxSetCurrent = _entry(_device.ctx_set_current, 0)
 cuCtxPushCurrent = _entry(_device.ctx_push_current, 0)
 cuCtxPopCurrent = _entry(_device.ctx_pop_current, 1)
 cuCtxGetDevice = _entry(_device.ctx_get_device, 1)
+cuCtxSetLimit = _entry(_limits.ctx_set_limit, 0)
+cuCtxGetLimit = _entry(_limits.ctx_get_limit, 1)
 cuDevicePrimaryCtxRetain = _entry(_device.device_primary_ctx_retain, 1)
 cuDevicePrimaryCtxRelease = _entry(_device.device_primary_ctx_release, 0)
 
@@ -128,6 +132,7 @@ __all__ = [
     "CUctx_flags",
     "CUdevice",
     "CUdevice_attribute",
+    "CUlimit",
     "CUdeviceptr",
     "CUevent",
     "CUevent_flags",
@@ -142,9 +147,11 @@ __all__ = [
     "cuCtxDestroy",
     "cuCtxGetCurrent",
     "cuCtxGetDevice",
+    "cuCtxGetLimit",
     "cuCtxPopCurrent",
     "cuCtxPushCurrent",
     "cuCtxSetCurrent",
+    "cuCtxSetLimit",
     "cuCtxSynchronize",
     "cuDeviceGet",
     "cuDeviceGetAttribute",

@@ -43,9 +43,10 @@ MI300X_CLOCK_KHZ = 2_100_000
 
 class BackendError(Ptx2GcnError):
     """A backend operation failed (kernel fault, library error); ``kind`` says which CUresult fits:
-    ``launch`` (the kernel failed), ``address`` (illegal memory access), ``hang`` (step budget or
-    timeout), ``instruction`` (illegal instruction), ``memory`` (out of memory), ``image`` (unloadable
-    code), ``config`` (a launch the device refuses)."""
+    ``launch`` (the kernel failed), ``trap`` (the kernel trapped: PTX ``trap``, or ``assert`` before
+    its record is read), ``assert`` (a device-side ``assert`` failed), ``address`` (illegal memory
+    access), ``hang`` (step budget or timeout), ``instruction`` (illegal instruction), ``memory`` (out
+    of memory), ``image`` (unloadable code), ``config`` (a launch the device refuses)."""
 
     kind: str = "launch"
 

@@ -2,11 +2,12 @@
 
 One backend instance is one emulated MI300X: a ``DeviceMemory`` shared by every module and launch,
 code objects loaded with the emulator's ``load`` and mapped into that memory once, and launches run
-to completion before ``launch`` returns (so streams and events see finished work).
+to completion before ``launch`` returns (so streams and events see finished work). Launches are
+numbered from 0 per device: that is each one's dispatch id (PTX ``%gridid``).
 
 Invariant: every emulator failure leaves as ``BackendError`` whose ``kind`` says what happened
 (``address`` for an out-of-bounds access, ``hang`` for an exhausted step budget, ``instruction`` for an
-undecodable instruction, ``launch`` otherwise) and whose message is the emulator's located one
+undecodable instruction, ``trap`` for ``s_trap``, ``launch`` otherwise) and whose message is the emulator's located one
 (kernel, work-group, wave, lane, PC, instruction).
 """
 
@@ -36,6 +37,7 @@ from ptx2gcn.runtime.emulator.errors import (
     EmulatorError,
     EmulatorFault,
     KernelHang,
+    KernelTrap,
     LaunchError,
     UnknownInstruction,
 )
@@ -83,6 +85,8 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
         self.trace = trace
         self.step_budget = step_budget
         self.allocated = 0
+        self.launches = 0
+        """Dispatches so far: the next launch's dispatch id (PTX ``%gridid``)."""
 
     # -- memory ---------------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
@@ -157,6 +161,7 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
                 trace=self.trace is not None,
                 trace_sink=self.trace or print,
                 step_budget=self.step_budget,
+                dispatch_id=self._next_dispatch_id(),
             )
         except LaunchError as error:
             raise BackendError.of(str(error), "config") from None
@@ -164,12 +169,19 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
             raise BackendError.of(str(error), "hang") from None
         except UnknownInstruction as error:
             raise BackendError.of(str(error), "instruction") from None
+        except KernelTrap as error:
+            raise BackendError.of(str(error), "trap") from None
         except EmulatorFault as error:
             kind = "address" if error.address is not None or "access" in str(error) else "launch"
             raise BackendError.of(str(error), kind) from None
         except EmulatorError as error:
             raise BackendError.of(str(error), "launch") from None
         return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds)
+
+    def _next_dispatch_id(self) -> int:
+        dispatch_id = self.launches
+        self.launches += 1
+        return dispatch_id
 
     def synchronize(self) -> None:
         """Launches finish before ``launch`` returns."""

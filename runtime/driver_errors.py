@@ -88,6 +88,8 @@ _BACKEND_RESULTS: dict[str, CUresult] = {
     "hang": CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
     "instruction": CUresult.CUDA_ERROR_ILLEGAL_INSTRUCTION,
     "launch": CUresult.CUDA_ERROR_LAUNCH_FAILED,
+    "trap": CUresult.CUDA_ERROR_LAUNCH_FAILED,
+    "assert": CUresult.CUDA_ERROR_ASSERT,
     "memory": CUresult.CUDA_ERROR_OUT_OF_MEMORY,
     "image": CUresult.CUDA_ERROR_INVALID_IMAGE,
     "config": CUresult.CUDA_ERROR_INVALID_VALUE,

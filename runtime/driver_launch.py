@@ -19,6 +19,13 @@ parameter, both or neither of ``kernelParams``/``extra`` for a kernel with param
 shapes beyond the device's limits are ``CUDA_ERROR_INVALID_VALUE`` naming what is wrong. A kernel
 fault is returned by the launch itself (work is synchronous) and then sticks to the context, as in
 CUDA: every later call needing that context fails with the same code until it is destroyed.
+
+Device ``printf`` output is written to stdout when the launch completes (CUDA writes it at the next
+synchronisation point; here every launch is one), and a failed device-side ``assert`` prints CUDA's
+message to stderr and returns ``CUDA_ERROR_ASSERT`` (710), which is sticky like the other kernel
+faults: as with cuda-python on an NVIDIA GPU, the context is unusable afterwards (every call that
+needs it, ``cuCtxSynchronize`` included, returns 710) until it is destroyed or, for a primary
+context, released (``ptx2gcn.runtime.backend_messages``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from enum import IntEnum
 from typing import SupportsInt, cast
 
 from ptx2gcn.runtime.backend import DeviceProperties, Dim3, KernelInfo
+from ptx2gcn.runtime.backend_messages import launch_with_messages
 from ptx2gcn.runtime.driver_args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
 from ptx2gcn.runtime.driver_enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
@@ -53,6 +61,7 @@ STICKY = frozenset(
         CUresult.CUDA_ERROR_LAUNCH_TIMEOUT,
         CUresult.CUDA_ERROR_MISALIGNED_ADDRESS,
         CUresult.CUDA_ERROR_HARDWARE_STACK_ERROR,
+        CUresult.CUDA_ERROR_ASSERT,
     }
 )
 _OTHER_TYPES = (ctypes.c_char, ctypes.c_wchar, ctypes.c_float, ctypes.c_double)
@@ -350,8 +359,9 @@ def launch_kernel(
     loaded = function.module.loaded
     try:
         backend_call(
-            lambda: context.backend.launch(
-                loaded, info.name, shape.grid, shape.block, shape.shared_bytes, parameters
+            lambda: launch_with_messages(
+                context.backend, loaded, info.name, shape.grid, shape.block, shape.shared_bytes, parameters,
+                context.messages,
             )
         )
     except CudaError as error:

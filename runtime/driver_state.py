@@ -29,6 +29,7 @@ from ptx2gcn.runtime.backend import (
     LoadedModule,
     select_backend,
 )
+from ptx2gcn.runtime.backend_messages import DeviceMessages
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.driver_enums import CUresult
 from ptx2gcn.runtime.driver_errors import CudaError, plain
@@ -68,9 +69,11 @@ class Context:
     events: set[int] = field(default_factory=set[int])
     retains: int = 0
     """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
+    messages: DeviceMessages = field(default_factory=DeviceMessages)
+    """Device ``printf`` FIFO and its size limit (``cuCtxSetLimit``), used around each launch."""
     fault: CudaError | None = None
     """A kernel fault that ruined this context: CUDA's "sticky" errors (illegal address, illegal
-    instruction, launch failure, timeout). Every later call that needs the context returns it; only
+    instruction, launch failure, timeout, a failed device-side assert). Every later call that needs the context returns it; only
     destroying the context (or releasing the primary context) clears it."""
 
 

@@ -2,8 +2,9 @@
 
 The case's code (PTX, fatbin or code object) goes through the same path as ``cuModuleLoadData``
 (``ptx2gcn.runtime.driver_jit``: PTX selection, JIT cache), the buffers are allocated and filled,
-the parameter buffer is packed from the kernel's own metadata, the kernel runs, and every buffer's
-final contents come back as arrays of its element type.
+the parameter buffer is packed from the kernel's own metadata, the kernel runs (its device ``printf``
+output goes to stdout, a failed ``assert`` to stderr: ``ptx2gcn.runtime.backend_messages``), and
+every buffer's final contents come back as arrays of its element type.
 
 Invariant: ``run_case`` returns a ``CaseRun`` or raises ``Ptx2GcnError`` (located compile
 diagnostics, case-file errors, backend faults with the emulator's site); device memory and the module
@@ -28,6 +29,7 @@ from ptx2gcn.runtime.backend import (
     select_backend,
 )
 from ptx2gcn.runtime.backend_emulator import EmulatorFactory
+from ptx2gcn.runtime.backend_messages import DeviceMessages, launch_with_messages
 from ptx2gcn.runtime.cache import JitCache
 from ptx2gcn.runtime.case import Case, CaseError, CheckReport
 from ptx2gcn.runtime.case_locate import field_span
@@ -95,7 +97,9 @@ def _launch(case: Case, backend: Backend, module: object) -> tuple[dict[str, byt
             addresses[buffer.name] = backend.malloc(max(buffer.nbytes, 1))
             backend.write(addresses[buffer.name], buffer.initial.tobytes())
         parameters = case.parameter_buffer(info.params, addresses, info.param_buffer_size)
-        launched = backend.launch(module, case.kernel, case.grid, case.block, case.shared_bytes, parameters)
+        launched = launch_with_messages(
+            backend, module, case.kernel, case.grid, case.block, case.shared_bytes, parameters, DeviceMessages()
+        )
         return {b.name: backend.read(addresses[b.name], b.nbytes) for b in case.buffers()}, launched
     finally:
         for address in addresses.values():

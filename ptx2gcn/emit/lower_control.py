@@ -20,7 +20,8 @@ all exited ends and stops holding ``s_barrier``: exited threads release later ba
 Calls to functions this module does not define: ``__assertfail`` (CUDA's ``assert``) records the
 failing thread and its message in the exported ``ASSERT_RECORD_SYMBOL`` object
 (``ptx2gcn.codeobject``; the first failing thread wins a compare-and-swap) and traps; ``vprintf``
-and every other external function are located ``unsupported`` errors.
+appends to the printf FIFO (``ptx2gcn.emit.lower_printf``); every other external function is a
+located ``unsupported`` error.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ptx2gcn.codeobject import (ASSERT_CTAID, ASSERT_FILE, ASSERT_FUNCTION, ASSE
 from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, Lowering
 from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
+from ptx2gcn.emit.lower_printf import lower_vprintf
 from ptx2gcn.emit.lower_special import read_special
 from ptx2gcn.ir.core import Function, Module, Op, Successor
 
@@ -184,9 +186,7 @@ def _external_call(cx: FnContext, op: Op, name: str) -> None:
     if name == "__assertfail":
         _assert_fail(cx, op)
     elif name == "vprintf":
-        raise cx.unsupported("call vprintf", "device-side printf is not supported yet (ptx2gcn has no "
-                             "printf buffer for the host to print); remove the printf calls, or compile "
-                             "a build without them")
+        lower_vprintf(cx, op)
     else:
         raise cx.unsupported(f"call {name}", f"{name} has no definition in this module: {EXTERN_WHY}")
 

@@ -2,7 +2,8 @@
 
 Invariant: memory layers raise the context-free ``AccessFault`` (address, lane, what); the wave
 executor catches it and re-raises ``EmulatorFault`` with kernel, work-group, wave, lane, PC and the
-disassembled instruction. ``UnknownInstruction`` names the encoding and PC, ``KernelHang`` lists the
+disassembled instruction (``KernelTrap``, a kind of ``EmulatorFault``, for an ``s_trap`` that ends
+the dispatch). ``UnknownInstruction`` names the encoding and PC, ``KernelHang`` lists the
 PCs the unfinished waves sit at, and ``LaunchError`` reports a bad launch (unknown kernel, wrong
 kernarg size, block too large) before anything runs.
 """
@@ -57,6 +58,14 @@ class WaveFault(EmulatorError):
         super().__init__(f"lane {lane}: {message}" if lane >= 0 else message)
 
 
+class WaveTrap(WaveFault):
+    """``s_trap code`` ended the kernel (raised by the semantics; the executor adds the site)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        self.code = code
+        super().__init__(message)
+
+
 class EmulatorFault(EmulatorError):
     """A kernel did something invalid: out-of-bounds access, bad operand, trap."""
 
@@ -65,6 +74,15 @@ class EmulatorFault(EmulatorError):
         self.lane = lane
         self.address = address
         super().__init__(f"{site.describe()}: {message}")
+
+
+class KernelTrap(EmulatorFault):
+    """The kernel executed ``s_trap code`` and the dispatch ended (``code`` 2 is ``llvm.trap``:
+    PTX ``trap`` and CUDA's ``assert``; AMDGPUUsage "Trap Handler ABI")."""
+
+    def __init__(self, site: FaultSite, message: str, code: int) -> None:
+        self.code = code
+        super().__init__(site, message)
 
 
 class UnknownInstruction(EmulatorError):

@@ -26,10 +26,12 @@ from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
     EmulatorError,
     EmulatorFault,
+    KernelTrap,
     FaultSite,
     KernelHang,
     UnknownInstruction,
     WaveFault,
+    WaveTrap,
 )
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.semantics import Handler, bind
@@ -156,6 +158,8 @@ class Executor:
                 steps += 1
         except AccessFault as fault:
             raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane, fault.address) from None
+        except WaveTrap as trap:
+            raise KernelTrap(self._site(wave, pc), str(trap), trap.code) from None
         except WaveFault as fault:
             raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane) from None
         except EmulatorError:

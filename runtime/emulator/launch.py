@@ -22,8 +22,9 @@ instruction, address), ``UnknownInstruction``, ``KernelHang`` (step budget exhau
 done before a fault stay done (as on a GPU); the faulting instruction itself writes nothing.
 
 Invariant: ``launch`` validates the whole request before running anything (``LaunchError``), then
-executes work-groups one after another in x-fastest order (deterministic) and returns
-``LaunchStats``. Each wave starts exactly as AMDGPUUsage "Initial Kernel Execution State" says for
+executes work-groups one after another in x-fastest order (deterministic), each placed on a compute
+unit by ``placement`` (what ``HW_ID``/``XCC_ID`` read), and returns ``LaunchStats``. Each wave starts
+exactly as AMDGPUUsage "Initial Kernel Execution State" says for
 gfx942 (see ``/work/shared/docs/gfx942-launch-abi.md`` §5): user SGPRs dense from s0 in ABI order,
 then work-group ids / info, packed work-item ids in v0, EXEC = the wave's existing lanes, MODE from
 COMPUTE_PGM_RSRC1. Hidden kernel arguments are written at the offsets the metadata gives.
@@ -58,6 +59,7 @@ from ptx2gcn.runtime.emulator.memory import (
     Lds,
     Scratch,
 )
+from ptx2gcn.runtime.emulator.placement import placement
 from ptx2gcn.runtime.emulator.wave import WAVE_SIZE, Mode, Wave, WorkGroup
 
 from ptx2gcn.codeobject import Kernel, KernelDescriptor
@@ -100,6 +102,8 @@ class Dispatch:
     kernarg_address: int
     dispatch_packet: int
     queue: int
+    dispatch_id: int = 0
+    """The AQL dispatch id (the packet's index on its queue): user SGPRs hand it to the kernel."""
 
     @property
     def grid_dims(self) -> int:
@@ -189,7 +193,7 @@ def user_sgprs(kd: KernelDescriptor, d: Dispatch, kernarg: bytes) -> list[int]:
     if kd.enable_sgpr_kernarg_segment_ptr:
         pair(d.kernarg_address)
     if kd.enable_sgpr_dispatch_id:
-        pair(0)
+        pair(d.dispatch_id)
     if kd.enable_sgpr_private_segment_size:
         out.append(d.private_bytes)
     first = kd.kernarg_preload_spec_offset
@@ -286,8 +290,11 @@ def launch(
     step_budget: int = DEFAULT_STEP_BUDGET,
     trace_sink: Callable[[str], None] = print,
     dynamic_stack: int = DEFAULT_DYNAMIC_STACK,
+    dispatch_id: int = 0,
 ) -> LaunchStats:
-    """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items."""
+    """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items;
+    ``dispatch_id`` is what the kernel reads as its dispatch id (PTX ``%gridid``): a device numbers
+    its launches."""
     kernel = program.kernel(kernel_name)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
     if (
@@ -323,7 +330,7 @@ def launch(
     kernarg_address = memory.alloc(len(segment), 64)
     memory.write(kernarg_address, segment)
     packet = memory.alloc(DISPATCH_PACKET_SIZE, 64)
-    d = Dispatch(kernel, grid3, block3, lds_bytes, private, kernarg_address, packet, queue)
+    d = Dispatch(kernel, grid3, block3, lds_bytes, private, kernarg_address, packet, queue, dispatch_id)
     memory.write(packet, _dispatch_packet(d, base + kernel.descriptor_address))
     kd = kernel.descriptor
     if 4 * (kd.kernarg_preload_spec_offset + kd.kernarg_preload_spec_length) > len(segment):
@@ -343,7 +350,7 @@ def launch(
         for gz in range(grid3[2]):
             for gy in range(grid3[1]):
                 for gx in range(grid3[0]):
-                    group = WorkGroup((gx, gy, gz), Lds(lds_bytes))
+                    group = WorkGroup((gx, gy, gz), Lds(lds_bytes), placement=placement(groups))
                     _make_waves(d, group, memory, entry, user, templates)
                     executor.run_group(group, counters)
                     groups += 1

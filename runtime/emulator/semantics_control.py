@@ -5,7 +5,7 @@ sets ``pc = pc + 4 * simm16`` (CDNA3: "PC = PC + signext(SIMM16 * 4) + 4"). Wait
 cache invalidations and messages are functional no-ops (memory completes in program order);
 ``s_sleep`` yields to the other waves of the work-group; ``s_memtime``/``s_memrealtime`` read a
 monotonic host clock at 100 MHz; ``s_trap`` and ``s_sethalt 1`` stop the kernel with a located
-fault. Scalar loads read device memory through the same bounds checks as vector loads, at the
+fault (``s_trap 3``, the debug trap, is a no-op: no debugger is ever attached). Scalar loads read device memory through the same bounds checks as vector loads, at the
 dword-aligned address.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.errors import WaveFault
+from ptx2gcn.runtime.emulator.errors import WaveFault, WaveTrap
 from ptx2gcn.runtime.emulator.semantics_common import (
     Builder,
     Handler,
@@ -103,12 +103,19 @@ def _sleep(w: Wave) -> None:
     w.state = WaveState.SLEEPING  # a scheduling hint: let the other waves of the group run
 
 
+DEBUG_TRAP = 3
+"""``s_trap 3`` is ``llvm.debugtrap`` (PTX ``brkpt``). AMDGPUUsage "Trap Handler ABI": "If debugger
+not enabled then behaves as a no-operation" -- and the emulator never has a debugger attached."""
+
+
 def _bind_trap(inst: Instruction) -> Handler:
     code = inst.fields.get("simm16", 0) & 0xFF
+    if code == DEBUG_TRAP:
+        return _nop
 
     def trap(w: Wave) -> None:
         w.trap_status = code
-        raise WaveFault(f"s_trap {code}: the kernel trapped (llvm.trap / abort / assert)")
+        raise WaveTrap(f"s_trap {code}: the kernel trapped (llvm.trap / abort / assert)", code)
 
     return trap
 

@@ -76,13 +76,14 @@ _HW_READ: dict[int, Callable[[Wave], int]] = {
     # STATUS: SCC (0), EXECZ (9), VCCZ (10), IN_TG (11), VALID (16)
     2: lambda w: w.scc | int(w.exec == 0) << 9 | int(w.vcc == 0) << 10 | 1 << 11 | 1 << 16,
     3: lambda w: w.trap_status,  # TRAPSTS
-    4: lambda w: w.index & 0xF,  # HW_ID: wave id in bits 3:0 (SIMD/CU/SE fields read as 0)
+    # HW_ID: wave id in bits 3:0, the work-group's SE/SH/CU in bits 15:8 (SIMD etc. read as 0)
+    4: lambda w: w.index & 0xF | w.group.placement.hw_id_cu << 8,
     5: lambda w: 0,  # GPR_ALLOC
     6: lambda w: 0,  # LDS_ALLOC
     7: lambda w: 0,  # IB_STS
     # SH_MEM_BASES: private aperture base[63:48] in 15:0, shared aperture base[63:48] in 31:16
     15: lambda w: (PRIVATE_APERTURE_BASE >> 48) | (SHARED_APERTURE_BASE >> 48) << 16,
-    20: lambda w: 0,  # XCC_ID (gfx940): one XCC
+    20: lambda w: w.group.placement.xcc,  # XCC_ID (gfx940+): the work-group's die
 }
 
 

@@ -18,6 +18,7 @@ from enum import Enum
 import numpy as np
 import numpy.typing as npt
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
+from ptx2gcn.runtime.emulator.placement import Placement
 
 WAVE_SIZE = 64
 VCC_LO = 106
@@ -109,6 +110,8 @@ class WorkGroup:
     id: tuple[int, int, int]
     lds: Lds
     waves: list[Wave] = field(default_factory=lambda: [])
+    placement: Placement = Placement()
+    """The compute unit it runs on (``ptx2gcn.runtime.emulator.placement``)."""
 
 
 @dataclass(eq=False, slots=True)

@@ -95,7 +95,5 @@ def test_trap_aborts_the_launch_and_brkpt_is_the_debug_trap() -> None:
     assert sorted(traps) == ["2", "3"]
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator faults on every s_trap; AMDGPUUsage: s_trap 3 "
-                   "(llvm.debugtrap, PTX brkpt) is a no-op when no debugger is attached")
 def test_brkpt_without_a_debugger_continues() -> None:
     assert _traps(2) == struct.pack("<I", 77)
