@@ -19,6 +19,7 @@ import pytest
 from ptx2gcn.cli import main
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.cache import CacheConfig, CacheKey, JitCache, parse_size
+from ptx2gcn.runtime.cache_key import compiler_identity, compiler_sources, hash_sources
 from ptx2gcn.runtime.cache_store import DiskStore
 
 PTX = b".version 8.0\n.target sm_80\n.address_size 64\n"
@@ -54,6 +55,7 @@ def test_key_fields_and_address() -> None:
         "arch": "gfx942",
         "options": "-O3",
         "ptx2gcn": key.compiler_version,
+        "compiler": compiler_identity(),
         "llvm": "22.1.0",
     }
     assert key.fields() == fields
@@ -70,6 +72,7 @@ def test_key_covers_every_input() -> None:
         key_for(options="-O0"),
         CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="21.1.0"),
         CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="22.1.0", compiler_version="9.9"),
+        CacheKey.for_ptx(PTX, "gfx942", "-O3", llvm="22.1.0", identity="0" * 64),
     ]
     assert len({v.digest for v in variants} | {base.digest}) == len(variants) + 1
     assert CacheKey.for_ptx(PTX.decode(), "gfx942", "-O3", llvm="22.1.0") == base
