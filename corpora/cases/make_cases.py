@@ -15,11 +15,14 @@ Usage: ``.venv/bin/python corpora/cases/make_cases.py [--only SUBSTRING] [--chec
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import filecmp
+import hashlib
 import math
 import os
 import sys
 import tempfile
+import zlib
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -785,6 +788,11 @@ def bf16_value(bits: np.ndarray) -> np.ndarray:
     return (np.asarray(bits, np.uint32) << 16).view(np.float32)
 
 
+def bf16_float(bits: int) -> float:
+    """The value of one bf16 bit pattern."""
+    return float((np.uint32(bits) << np.uint32(16)).view(np.float32))
+
+
 @generator
 def atomics() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "atomics.ptx"
@@ -1224,6 +1232,98 @@ def cvt_rzi_s32(x: np.ndarray) -> np.ndarray:
     return np.clip(t, -(2**31), 2**31 - 1).astype(np.int64).astype(np.int32)
 
 
+def nested_loops_model(g: np.ndarray, stop: int, th: int, t: int) -> int:
+    """nested_loops for thread ``th`` of ``t``: count odd cells of its columns until a ``stop`` cell."""
+    found = 0
+    for row in g:
+        if row[0] == stop:
+            break
+        for v in (int(v) for v in row[th::t]):
+            if v == stop:
+                return found
+            if v >= 0:
+                found += v & 1
+    return found
+
+
+def collatz_steps(x: int) -> int:
+    """irreducible: the Collatz steps to reach 1 (s32 arithmetic, C division), at most 1001 odd steps."""
+    n = 0
+    state = "odd" if x & 1 else "even"
+    while True:
+        if state == "even":
+            x = int(x / 2)  # C division truncates toward zero
+            n += 1
+            if x <= 1:
+                return n
+            state = "odd" if x & 1 else "even"
+        else:
+            x = (3 * x + 1 + 2**31) % 2**32 - 2**31
+            n += 1
+            if n > 1000:
+                return n
+            state = "even"
+
+
+def builtins_model(v: int) -> int:
+    if v == 2**31 - 1:
+        return -1
+    r = [v, v * 3, v - 7, ~v][v & 3]
+    return (r + 2**31) % 2**32 - 2**31
+
+
+def newton_sqrt(target: float) -> tuple[float, int]:
+    """newton_until_converged: the root of ``target`` by Newton's method in f64, and the iterations."""
+    x = max(1.0, target)
+    it = 0
+    while True:
+        prev = x
+        x = 0.5 * (x + target / x)
+        it += 1
+        if not (abs(x - prev) > 1e-12 * x and it < 100):
+            return x, it
+
+
+def _bytecode_jump(insn: int, acc: int, pc: int, end: int) -> int:
+    """The next pc after ``insn`` (already past it) in the interpreter kernel's byte code."""
+    hi, lo = insn >> 4, insn & 15
+    if hi == 4 and acc & 1:
+        return pc + lo
+    if hi == 5:
+        return pc - lo if pc - lo >= 0 else end
+    return end if hi == 15 else pc
+
+
+def _bytecode_acc(insn: int, acc: int, stack: list[int]) -> int:
+    """The accumulator after ``insn`` (pushing to or popping ``stack``), wrapped to s32."""
+    hi, lo = insn >> 4, insn & 15
+    if hi == 0:
+        acc += lo
+    elif hi == 1:
+        acc *= lo + 1
+    elif hi == 2:
+        if len(stack) < 16:
+            stack.append(acc)
+    elif hi == 3:
+        acc += stack.pop() if stack else 0
+    elif hi not in (4, 5, 15):
+        acc ^= insn
+    return (acc + 2**31) % 2**32 - 2**31
+
+
+def bytecode_model(code: np.ndarray, acc: int) -> int:
+    """interpreter: run the byte code on ``acc``; the result plus the final stack depth, as s32."""
+    stack: list[int] = []
+    pc, fuel = 0, 0
+    while pc < len(code):
+        fuel += 1
+        assert fuel < 10000, "the model program must terminate"
+        insn = int(code[pc])
+        acc = _bytecode_acc(insn, acc, stack)
+        pc = _bytecode_jump(insn, acc, pc + 1, len(code))
+    return (acc + len(stack) + 2**31) % 2**32 - 2**31
+
+
 @generator
 def control_flow() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "control_flow.ptx"
@@ -1302,24 +1402,7 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
     g = rng(94).integers(-3, 60, (h, w)).astype(np.int32)
     g[7, 100] = stop  # threads reaching it leave both loops
     g[9, 0] = stop  # row 9 stops every thread that gets there
-    counts = np.zeros(t, np.int32)
-    for th in range(t):
-        found = 0
-        done = False
-        for yy in range(h):
-            if g[yy, 0] == stop:
-                break
-            for xx in range(th, w, t):
-                v = int(g[yy, xx])
-                if v < 0:
-                    continue
-                if v == stop:
-                    done = True
-                    break
-                found += v & 1
-            if done:
-                break
-        counts[th] = found
+    counts = np.array([nested_loops_model(g, stop, th, t) for th in range(t)], np.int32)
     yield (
         "control_flow/nested_loops",
         case(
@@ -1353,24 +1436,6 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
             {"out": out.astype(np.float32)},
         ),
     )
-
-    def collatz(x: int) -> int:
-        n = 0
-        state = "odd" if x & 1 else "even"
-        while True:
-            if state == "even":
-                x = int(x / 2)  # C division truncates toward zero
-                n += 1
-                if x <= 1:
-                    return n
-                state = "odd" if x & 1 else "even"
-            else:
-                x = (3 * x + 1 + 2**31) % 2**32 - 2**31
-                n += 1
-                if n > 1000:
-                    return n
-                state = "even"
-
     t = 90
     xs = rng(96).integers(-50, 5000, t).astype(np.int32)
     xs[:5] = [0, 1, 2, 27, -7]
@@ -1382,19 +1447,12 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
             1,
             t,
             [("in", Buffer("s32", xs)), ("out", Buffer("s32", count=t))],
-            {"out": np.array([collatz(int(x)) for x in xs], np.int32)},
+            {"out": np.array([collatz_steps(int(x)) for x in xs], np.int32)},
         ),
     )
     t, n = 100, 37
     vals = rng(97).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
     vals[:3] = [2**31 - 1, -(2**31), 0]
-
-    def builtin(v: int) -> int:
-        if v == 2**31 - 1:
-            return -1
-        r = [v, v * 3, v - 7, ~v][v & 3]
-        return (r + 2**31) % 2**32 - 2**31
-
     yield (
         "control_flow/builtins",
         case(
@@ -1403,24 +1461,13 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
             1,
             t,
             [("in", Buffer("s32", vals)), ("out", Buffer("s32", count=t)), ("n", Scalar("s32", n))],
-            {"out": np.array([builtin(int(vals[i % n])) for i in range(t)], np.int32)},
+            {"out": np.array([builtins_model(int(vals[i % n])) for i in range(t)], np.int32)},
         ),
     )
     t = 64 + 7
     targets = np.abs(rng(98).standard_normal(t)) * 10.0 ** rng(99).integers(-3, 8, t)
     targets[:4] = [0.0, 1.0, 2.0, 1e300]
-    roots, iters = [], []
-    for target in targets:
-        x = max(1.0, target)
-        it = 0
-        while True:
-            prev = x
-            x = 0.5 * (x + target / x)
-            it += 1
-            if not (abs(x - prev) > 1e-12 * x and it < 100):
-                break
-        roots.append(x)
-        iters.append(it)
+    roots, iters = zip(*(newton_sqrt(float(target)) for target in targets))
     yield (
         "control_flow/newton_until_converged",
         case(
@@ -1462,39 +1509,6 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
     t = 50
     args = rng(100).integers(-1000, 1000, t).astype(np.int32)
 
-    def interpret(acc: int) -> int:
-        stack: list[int] = []
-        pc, fuel = 0, 0
-        while pc < len(code):
-            fuel += 1
-            assert fuel < 10000, "the model program must terminate"
-            insn = int(code[pc])
-            pc += 1
-            hi, lo = insn >> 4, insn & 15
-            if hi == 0:
-                acc += lo
-            elif hi == 1:
-                acc *= lo + 1
-            elif hi == 2:
-                if len(stack) < 16:
-                    stack.append(acc)
-            elif hi == 3:
-                if stack:
-                    acc += stack.pop()
-            elif hi == 4:
-                if acc & 1:
-                    pc += lo
-            elif hi == 5:
-                pc -= lo
-                if pc < 0:
-                    pc = len(code)
-            elif hi == 15:
-                pc = len(code)
-            else:
-                acc ^= insn
-            acc = (acc + 2**31) % 2**32 - 2**31
-        return (acc + len(stack) + 2**31) % 2**32 - 2**31
-
     yield (
         "control_flow/interpreter",
         case(
@@ -1508,7 +1522,7 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
                 ("args", Buffer("s32", args)),
                 ("results", Buffer("s32", count=t)),
             ],
-            {"results": np.array([interpret(int(a)) for a in args], np.int32)},
+            {"results": np.array([bytecode_model(code, int(a)) for a in args], np.int32)},
         ),
     )
 
@@ -1528,6 +1542,15 @@ def s64(v: int) -> int:
 def sbyte(v: int, k: int) -> int:
     b = (v >> (8 * k)) & 0xFF
     return b - 256 if b & 0x80 else b
+
+
+def sext24(v: int) -> int:
+    """The low 24 bits of ``v`` as a signed number (mul24's operands)."""
+    return ((v & 0xFFFFFF) ^ 0x800000) - 0x800000
+
+
+def clamp(v: int, lo: int, hi: int) -> int:
+    return max(lo, min(hi, v))
 
 
 def byte_perm(x: int, y: int, s: int) -> int:
@@ -1591,13 +1614,12 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
         h0, h1 = s32(x << 16) >> 16, x >> 16  # signed 16-bit halves of x
         dp2lo = h0 * sbyte(y, 0) + h1 * sbyte(y, 1) + 1
         dp2hi = h0 * sbyte(y, 2) + h1 * sbyte(y, 3) + 1
-        m24 = lambda v: ((v & 0xFFFFFF) ^ 0x800000) - 0x800000
         out += [
             s32(dp4a),
             s32(dp4au),
             s32(dp2lo),
             s32(dp2hi),
-            s32(m24(x) * m24(y)),
+            s32(sext24(x) * sext24(y)),
             s32((xu & 0xFFFFFF) * (yu & 0xFFFFFF)),
             (x * y) >> 32,
             s32(abs(x - y) + 3),
@@ -1670,14 +1692,13 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
     f[:12] = [0.5, 1.5, 2.5, -0.5, -1.5, 127.5, -128.5, 1e10, -1e10, np.nan, np.inf, -np.inf]
     k = rng(116).integers(-(2**31), 2**31, t, dtype=np.int64).astype(np.int32)
     k[:8] = [0, -1, 255, 256, 32767, -32769, 2**31 - 1, -(2**31)]
-    sat = lambda v, lo, hi: max(lo, min(hi, v))
-    s8 = [0 if np.isnan(v) else sat(int(np.clip(np.rint(np.float64(v)), -1e6, 1e6)), -128, 127) for v in f]
+    s8 = [0 if np.isnan(v) else clamp(int(np.clip(np.rint(np.float64(v)), -1e6, 1e6)), -128, 127) for v in f]
     u32 = []
     for v in map(int, k):
         u32 += [
-            sat(v + 0x7FFFFFF0, -(2**31), 2**31 - 1) & M32,
-            sat(v - 0x7FFFFFF0, -(2**31), 2**31 - 1) & M32,
-            sat(((v * v) >> 32) + 0x7FFFFFFF, -(2**31), 2**31 - 1) & M32,
+            clamp(v + 0x7FFFFFF0, -(2**31), 2**31 - 1) & M32,
+            clamp(v - 0x7FFFFFF0, -(2**31), 2**31 - 1) & M32,
+            clamp(((v * v) >> 32) + 0x7FFFFFFF, -(2**31), 2**31 - 1) & M32,
         ]
     yield (
         "int_intrinsics/saturating",
@@ -1696,8 +1717,8 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
             ],
             {
                 "s8": np.array(s8, np.int8),
-                "u8": np.array([sat(int(v), 0, 255) for v in k], np.uint8),
-                "s16": np.array([sat(int(v), -(2**15), 2**15 - 1) for v in k], np.int16),
+                "u8": np.array([clamp(int(v), 0, 255) for v in k], np.uint8),
+                "s16": np.array([clamp(int(v), -(2**15), 2**15 - 1) for v in k], np.int16),
                 "u32": np.array(u32, np.uint32),
             },
             note="cvt.rni.sat.s8.f32: round half to even, clamp, NaN -> 0",
@@ -2052,7 +2073,7 @@ def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
         ),
     )
     d = rng(145).integers(-1000, 1000, 32).astype(np.int32)
-    expect = np.array([d[15 - l] * 2 if l < 16 else d[47 - l] + 1 for l in range(32)], np.int32)
+    expect = np.array([d[15 - lane] * 2 if lane < 16 else d[47 - lane] + 1 for lane in range(32)], np.int32)
     yield (
         "warp_intrinsics/syncwarp_divergent",
         case(
@@ -2172,9 +2193,6 @@ def cooperative_groups() -> Iterator[tuple[str, CaseSpec]]:
 # == apps_integer.cu / apps_numeric.cu ===============================================================
 @generator
 def apps_integer() -> Iterator[tuple[str, CaseSpec]]:
-    import hashlib
-    import zlib
-
     src = NV + "apps_integer.ptx"
     # sha256_block compresses one 64-byte block from the standard IV: for a message of < 56 bytes padded
     # by hand that is exactly SHA-256 of the message (hashlib).
@@ -2325,6 +2343,19 @@ def apps_integer() -> Iterator[tuple[str, CaseSpec]]:
     )
 
 
+def mandelbrot_iterations(cr: np.float32, ci: np.float32, it_max: int) -> int:
+    """mandelbrot's escape count for c = cr + i*ci, f32 op for op as nvcc emitted it."""
+    zr = zi = zr2 = zi2 = F32(0)
+    it = 0
+    while zr2 + zi2 < F32(4) and it < it_max:
+        t = F32(cr + F32(zr2 - zi2))
+        zi = fma(F32(zr + zr), zi, ci, F32)[()]
+        zr = t
+        zr2, zi2 = F32(t * t), F32(zi * zi)
+        it += 1
+    return it
+
+
 @generator
 def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "apps_numeric.ptx"
@@ -2377,19 +2408,9 @@ def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
     w, h, it_max = 40, 30, 60
     x0, y0, sc = F32(-2.0), F32(-1.2), F32(0.07)
     img = np.zeros((h, w), np.uint8)
-    for py in range(h):
-        for px in range(w):
-            cr = fma(F32(px), sc, x0, F32)[()]
-            ci = fma(F32(py), sc, y0, F32)[()]
-            zr = zi = zr2 = zi2 = F32(0)
-            it = 0
-            while zr2 + zi2 < F32(4) and it < it_max:
-                t = F32(cr + F32(zr2 - zi2))
-                zi = fma(F32(zr + zr), zi, ci, F32)[()]
-                zr = t
-                zr2, zi2 = F32(t * t), F32(zi * zi)
-                it += 1
-            img[py, px] = it * 255 // it_max
+    for py, px in np.ndindex(h, w):
+        cr, ci = fma(F32(px), sc, x0, F32)[()], fma(F32(py), sc, y0, F32)[()]
+        img[py, px] = mandelbrot_iterations(cr, ci, it_max) * 255 // it_max
     yield (
         "apps_numeric/mandelbrot",
         case(
@@ -3072,6 +3093,11 @@ def round_mode(x: Fraction, dtype: type, mode: str) -> float:
     return nearest
 
 
+def round_half_away(v: float) -> float:
+    """round(): to the nearest integer, halves away from zero."""
+    return float(np.trunc(v + np.copysign(0.5, v))) if abs(v) < 2**52 else v
+
+
 def exact(v: float) -> Fraction:
     return Fraction(float(v))
 
@@ -3095,7 +3121,6 @@ def doubles() -> Iterator[tuple[str, CaseSpec]]:
         sqrt_ru = float(sq) if xv < 0 else float(round_mode(Fraction(float(sq)), np.float64, "rp"))
         if xv > 0:  # sqrt of a power of 4 is exact, so RU == RN
             sqrt_ru = float(sq)
-        rnd = lambda v: float(np.trunc(v + np.copysign(0.5, v))) if abs(v) < 2**52 else v
         out += [
             xv / yv,
             float(sq),
@@ -3108,7 +3133,7 @@ def doubles() -> Iterator[tuple[str, CaseSpec]]:
             float(round_mode(1 / Y, np.float64, "rn")),
             float(round_mode(X * Y + 1, np.float64, "rz")),
             min(xv, yv) + max(xv, yv) + abs(xv) + float(np.copysign(xv, yv)),
-            float(np.floor(xv) + np.ceil(yv) + np.trunc(xv) + rnd(yv) + np.rint(xv)),
+            float(np.floor(xv) + np.ceil(yv) + np.trunc(xv) + round_half_away(yv) + np.rint(xv)),
         ]
     yield (
         "doubles/double_arith",
@@ -3247,7 +3272,8 @@ def doubles() -> Iterator[tuple[str, CaseSpec]]:
             110,
             [("x", Buffer("f64", xv)), ("y", Buffer("f64", count=n)), ("n", Scalar("s32", n))],
             {"y": np.array(ys)},
-            note="op for op as nvcc emitted it: rcp.rn, two mul/sub Newton steps, the third fused into fma(r, 2 - t*r, acc)",
+            note="op for op as nvcc emitted it: rcp.rn, two mul/sub Newton steps, "
+            "the third fused into fma(r, 2 - t*r, acc)",
         ),
     )
 
@@ -3455,8 +3481,7 @@ def bf16_out2(p0: float, p1: float, yv: float, fused: bool) -> list[int]:
     sq = [to_bf16_bits(p0 * p0), to_bf16_bits(p1 * p1)]
     if fused:
         return sq + [to_bf16_bits(p0 * p0 + yv), to_bf16_bits(p1 * p1 + yv)]
-    val = lambda bits: float((np.uint32(bits) << np.uint32(16)).view(np.float32))
-    return sq + [to_bf16_bits(val(sq[0]) + yv), to_bf16_bits(val(sq[1]) + yv)]
+    return sq + [to_bf16_bits(bf16_float(sq[0]) + yv), to_bf16_bits(bf16_float(sq[1]) + yv)]
 
 
 @generator
@@ -3585,19 +3610,18 @@ def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
     xb = np.array([to_bf16_bits(float(v)) for v in xa], np.uint16)
     yb = np.array([to_bf16_bits(float(v)) for v in ya], np.uint16)
     pb = np.array([to_bf16_bits(float(v)) for v in pa], np.uint16)
-    val = lambda bits: float((np.uint32(bits) << np.uint32(16)).view(np.float32))
     out, out2, fo = [], [], []
     for i in range(t):
-        xv, yv = val(xb[i]), val(yb[i])
+        xv, yv = bf16_float(xb[i]), bf16_float(yb[i])
         out += [
             to_bf16_bits(xv + yv),
             to_bf16_bits(xv * yv + 0.5),
             xb[i] if xv >= yv else yb[i],
             to_bf16_bits(float(np.float32(xv) / np.float32(3.0)), "rz"),
         ]
-        p0, p1 = val(pb[2 * i]), val(pb[2 * i + 1])
+        p0, p1 = bf16_float(pb[2 * i]), bf16_float(pb[2 * i + 1])
         out2 += bf16_out2(p0, p1, yv, fused=True)
-        fo.append(float(np.float32(np.float32(p0 + p1) + np.float32(val(to_bf16_bits(xv**0.5))))))
+        fo.append(float(np.float32(np.float32(p0 + p1) + np.float32(bf16_float(to_bf16_bits(xv**0.5))))))
     yield (
         "half_bf16/bf16_ops",
         case(
@@ -3904,7 +3928,8 @@ def approximate_math() -> Iterator[tuple[str, CaseSpec]]:
             tolerance={"out": (4e-6, 2e-6)},
             note="__sinf/__cosf/__expf/__logf/__powf/__tanf/__exp10f/__fdividef are hardware approximations "
             "(abs. error 2^-21.4 for sin/cos, 2 + 1.16|x| ulp for exp): rtol 4e-6, atol 2e-6, with x in "
-            "[0.1, 1.3] so that __tanf = __sinf / __cosf stays well conditioned. The directed-rounding columns are only checked to that tolerance too.",
+            "[0.1, 1.3] so that __tanf = __sinf / __cosf stays well conditioned. The directed-rounding columns "
+            "are only checked to that tolerance too.",
         ),
     )
     n = 300
@@ -4000,7 +4025,6 @@ def write_derived(cases_root: Path) -> None:
 
 @generator
 def split_modules() -> Iterator[tuple[str, CaseSpec]]:
-    import dataclasses
 
     for derived, (source, dropped) in DERIVED.items():
         maker = warp_intrinsics if "warp" in derived else int_intrinsics
@@ -4025,7 +4049,6 @@ VARIANTS: list[tuple[Generator, str, str, str]] = [
 
 @generator
 def build_variants() -> Iterator[tuple[str, CaseSpec]]:
-    import dataclasses
 
     for maker, source, variant, tag in VARIANTS:
         for name, spec in maker():
@@ -4101,10 +4124,24 @@ OTHER_TARGETS_SKIP = (
 )
 
 
+def bf16_ops_without_bf16_fma(spec: CaseSpec) -> CaseSpec:
+    """half_bf16/bf16_ops below sm_80, which takes the #else branches: out2 is __hadd2(__hmul2(p, p), y)
+    (two roundings) and out[1], __float2bfloat16(x * y + 0.5f), an f32 fma (contracted to fma.rn.f32)."""
+    args = dict(spec.args)
+    xa, pb, yb = args["a"].data, args["a2"].data, args["b"].data
+    out2 = []
+    for i in range(yb.size):
+        out2 += bf16_out2(bf16_float(pb[2 * i]), bf16_float(pb[2 * i + 1]), bf16_float(yb[i]), fused=False)
+    out = spec.expect["out"].copy()
+    for i in range(yb.size):
+        prod = fma(F32(bf16_float(xa[i])), F32(bf16_float(yb[i])), F32(0.5), F32)[()]
+        out[4 * i + 1] = to_bf16_bits(float(prod))
+    return dataclasses.replace(spec, expect={**spec.expect, "out": out, "out2": np.array(out2, np.uint16)})
+
+
 @generator
 def other_targets() -> Iterator[tuple[str, CaseSpec]]:
     """Every nvcc case once more against the sm_75 and sm_90 builds of the same source (same models)."""
-    import dataclasses
 
     for arch in ("sm_75", "sm_90"):
         for maker in [*NVCC_GENERATORS, half_math]:  # half_math is defined below
@@ -4116,23 +4153,7 @@ def other_targets() -> Iterator[tuple[str, CaseSpec]]:
                     continue
                 note = f"{spec.note}\nthe {arch} build: {variant}".strip()
                 if name == "half_bf16/bf16_ops" and arch == "sm_75":  # the #else branch: no bf16 fma
-                    args = dict(spec.args)
-                    val = lambda b: float((np.uint32(b) << np.uint32(16)).view(np.float32))
-                    pb, yb = args["a2"].data, args["b"].data
-                    out2 = [
-                        bit
-                        for i in range(yb.size)
-                        for bit in bf16_out2(val(pb[2 * i]), val(pb[2 * i + 1]), val(yb[i]), fused=False)
-                    ]
-                    # out[1] below sm_80: __float2bfloat16(x * y + 0.5f) in f32 (contracted to fma.rn.f32)
-                    xa = args["a"].data
-                    out = spec.expect["out"].copy()
-                    for i in range(yb.size):
-                        prod = fma(F32(val(xa[i])), F32(val(yb[i])), F32(0.5), F32)[()]
-                        out[4 * i + 1] = to_bf16_bits(float(prod))
-                    spec = dataclasses.replace(
-                        spec, expect={**spec.expect, "out": out, "out2": np.array(out2, np.uint16)}
-                    )
+                    spec = bf16_ops_without_bf16_fma(spec)
                     note += "\nsm_75 takes the #else branches: __hadd2(__hmul2(p, p), y) and an f32 fma for out[1]"
                 yield f"{name}_{arch.replace('_', '')}", dataclasses.replace(spec, source=variant, note=note)
 
@@ -4287,7 +4308,6 @@ def numba_fastmath() -> Iterator[tuple[str, CaseSpec]]:
 @generator
 def atomics_exact_allocations() -> Iterator[tuple[str, CaseSpec]]:
     """atomics_float with every __half / __nv_bfloat16 scalar in a buffer of exactly 2 bytes."""
-    import dataclasses
 
     for name, spec in atomics():
         if name == "atomics/atomics_float":
