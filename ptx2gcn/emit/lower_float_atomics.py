@@ -9,8 +9,15 @@ so there is no single instruction for the global rule.
 Invariant: a global ``.add.f32`` (and each element of ``.v2/.v4.f32``) is one compare-and-swap
 loop whose update is flush(flush(old) + flush(b)) in f32 round-to-nearest; a generic address
 decides at run time (``llvm.amdgcn.is.shared``): shared memory adds without flushing, anything
-else flushes. The value returned is the memory word replaced, bit for bit. A CAS loop also keeps
-LLVM's AMDGPU atomic optimizer from combining a wave's float adds into one (it reassociates them).
+else flushes. The value returned is the memory word replaced, bit for bit.
+
+Every float add stays one atomic per thread, as PTX defines it. LLVM's AMDGPU atomic optimizer
+combines the float adds of a wave to one (global or shared) address into a single add of their
+sum (a uniform b becomes b × lane count): 64 threads adding 2^-24 to 1.0f leave 1 + 2^-18, which
+no serial order gives (each single add rounds back to 1.0). It skips atomics whose address is
+divergent, so a scalar shared ``.add.f32`` and every ``.add.f64`` take their address through an
+empty inline asm with a VGPR result (a source of divergence, no instruction); the CAS loop above
+is not an ``atomicrmw`` and is left alone anyway.
 """
 
 from __future__ import annotations
@@ -19,19 +26,41 @@ from llvmlite import ir
 
 from ptx2gcn.emit import lower_memory
 from ptx2gcn.emit.context import FnContext
-from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, cas_loop
+from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_rmw, cas_loop
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I8, I32, POINTER_BITS, llvm_type
 from ptx2gcn.emit.lower_float_values import flush
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import VectorType
 
-_GLOBAL, _GENERIC = 1, 0
+_GENERIC, _GLOBAL, _SHARED = 0, 1, 3
 
 
 def _flushing_add(cx: FnContext, op: Op) -> bool:
     ptr_t = cx.operand(op, 0).type
     return (cx.attr(op, "op") == "add" and cx.attr(op, "type") == "f32" and isinstance(ptr_t, ir.PointerType)
             and ptr_t.addrspace in (_GLOBAL, _GENERIC))
+
+
+def _combinable_add(cx: FnContext, op: Op) -> bool:
+    """A scalar float add the atomic optimizer would combine (global/shared f32 and f64)."""
+    ptr_t = cx.operand(op, 0).type
+    return (cx.attr(op, "op") == "add" and cx.attr(op, "type") in ("f32", "f64")
+            and not isinstance(op.operand(1).type, VectorType) and isinstance(ptr_t, ir.PointerType)
+            and ptr_t.addrspace in (_GLOBAL, _SHARED))
+
+
+def _per_thread_add(cx: FnContext, op: Op) -> ir.Value:
+    """``atomicrmw fadd`` at an address LLVM must treat as divergent (see the module docstring)."""
+    ptr = cx.operand(op, 0)
+    laundered = ir.InlineAsm(ir.FunctionType(ptr.type, [ptr.type]), "", "=v,0")
+    ordering, scope = _ordering_scope(cx, op)
+    address = cx.builder.call(laundered, [ptr])
+    return atomic_rmw(cx.builder, "fadd", address, cx.operand(op, 1), ordering, scope)
+
+
+def _ordering_scope(cx: FnContext, op: Op) -> tuple[str, str]:
+    sem = cx.attr(op, "sem")
+    return ORDERING[sem] if sem not in ("", "weak") else "monotonic", SYNCSCOPE[cx.attr(op, "scope", "gpu")]
 
 
 def _add_one(cx: FnContext, ptr: ir.Value, value: ir.Value, ordering: str, scope: str) -> ir.Value:
@@ -54,9 +83,7 @@ def _add_one(cx: FnContext, ptr: ir.Value, value: ir.Value, ordering: str, scope
 
 
 def _flushing_atomic(cx: FnContext, op: Op) -> ir.Value:
-    sem = cx.attr(op, "sem")
-    ordering = ORDERING[sem] if sem not in ("", "weak") else "monotonic"
-    scope = SYNCSCOPE[cx.attr(op, "scope", "gpu")]
+    ordering, scope = _ordering_scope(cx, op)
     ptr, value = cx.operand(op, 0), cx.operand(op, 1)
     vector_t = op.operand(1).type
     if not isinstance(vector_t, VectorType):
@@ -75,17 +102,21 @@ def _flushing_atomic(cx: FnContext, op: Op) -> ir.Value:
 
 
 def lower_atom(cx: FnContext, op: Op) -> None:
-    if not _flushing_add(cx, op):
+    if _flushing_add(cx, op):
+        cx.define(op, _flushing_atomic(cx, op))
+    elif _combinable_add(cx, op):
+        cx.define(op, _per_thread_add(cx, op))
+    else:
         lower_memory.lower_atom(cx, op)
-        return
-    cx.define(op, _flushing_atomic(cx, op))
 
 
 def lower_red(cx: FnContext, op: Op) -> None:
-    if not _flushing_add(cx, op):
+    if _flushing_add(cx, op):
+        _flushing_atomic(cx, op)
+    elif _combinable_add(cx, op):
+        _per_thread_add(cx, op)
+    else:
         lower_memory.lower_red(cx, op)
-        return
-    _flushing_atomic(cx, op)
 
 
 LOWERINGS = {"atom": lower_atom, "red": lower_red}

@@ -141,3 +141,38 @@ ret;
     olds = np.frombuffer(raw_old, np.float32)
     assert np.frombuffer(raw_word, np.float32)[0] == 64.0
     assert sorted(olds.tolist()) == [float(i) for i in range(64)]
+
+
+@pytest.mark.parametrize(("space", "t", "one", "tiny"), [
+    ("shared", "f32", "0f3F800000", "0f33800000"),  # 1.0f and 2^-24
+    ("shared", "f64", "0d3FF0000000000000", "0d3CA0000000000000"),  # 1.0 and 2^-53
+    ("global", "f64", "0d3FF0000000000000", "0d3CA0000000000000")])
+def test_contended_float_adds_round_one_by_one(space: str, t: str, one: str, tiny: str) -> None:
+    # 64 threads add half an ulp of 1.0 to 1.0: each single add rounds back to 1.0 (ties to even),
+    # so every serial order leaves 1.0; one add of the combined sum would leave 1 + 64·tiny.
+    dtype = np.float32 if t == "f32" else np.float64
+    address = "[sh]" if space == "shared" else "[%rd1]"
+    ptx = _HEADER + f"""
+.visible .entry k(.param .u64 out, .param .u32 n)
+{{
+.reg .{t} %v<3>;
+.reg .b64 %rd<3>;
+.reg .b32 %r1;
+.reg .pred %p;
+.shared .align 8 .{t} sh;
+mov.u32 %r1, %tid.x;
+setp.eq.u32 %p, %r1, 0;
+ld.param.u64 %rd1, [out];
+cvta.to.global.u64 %rd1, %rd1;
+@%p st.{space}.{t} {address}, {one};
+bar.sync 0;
+atom.{space}.add.{t} %v1, {address}, {tiny};
+bar.sync 0;
+@%p ld.{space}.{t} %v2, {address};
+@%p st.global.{t} [%rd1], %v2;
+ret;
+}}
+"""
+    assert "v_mbcnt" not in compile_assembly(ptx), "the wave's adds must stay separate atomics"
+    (raw,) = run_compiled(compiled(ptx), "k", [8], [], 64)
+    assert np.frombuffer(raw, dtype)[0] == 1.0, f"got {np.frombuffer(raw, dtype)[0]!r}, not 1.0"
