@@ -19,7 +19,6 @@ from ptx2gcn.emit.llvm_types import I1, I32
 from ptx2gcn.emit.lower_int_common import const, extend, signed_op
 from ptx2gcn.ir.core import Op
 
-
 _HALVES = ir.VectorType(ir.IntType(16), 2)
 """A packed ``u16x2``/``s16x2`` value as LLVM sees it: element 0 is the low half of the i32."""
 
@@ -145,11 +144,17 @@ def lower_sad(cx: FnContext, op: Op) -> None:
     cx.define(op, b.add(diff, c))
 
 
+def _nonzero_divisor(b: ir.IRBuilder, divisor: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(divisor == 0, the divisor with 1 in place of 0): LLVM's division by 0 is undefined, PTX's is
+    not, so the caller divides by the safe divisor and selects PTX's result where ``zero`` holds."""
+    zero = b.icmp_unsigned("==", divisor, const(divisor.type, 0))
+    return zero, b.select(zero, const(divisor.type, 1), divisor)
+
+
 def int_div(cx: FnContext, op: Op) -> None:
     a, b_ = cx.operands(op)
     b = cx.builder
-    zero = b.icmp_unsigned("==", b_, const(b_.type, 0))
-    safe = b.select(zero, const(b_.type, 1), b_)
+    zero, safe = _nonzero_divisor(b, b_)
     if signed_op(cx, op):
         overflow = b.and_(b.icmp_signed("==", a, const(a.type, 1 << (a.type.width - 1))),
                           b.icmp_signed("==", b_, const(b_.type, -1)))
@@ -163,8 +168,7 @@ def int_div(cx: FnContext, op: Op) -> None:
 def lower_rem(cx: FnContext, op: Op) -> None:
     a, b_ = cx.operands(op)
     b = cx.builder
-    zero = b.icmp_unsigned("==", b_, const(b_.type, 0))
-    safe = b.select(zero, const(b_.type, 1), b_)
+    zero, safe = _nonzero_divisor(b, b_)
     if signed_op(cx, op):
         minus_one = b.icmp_signed("==", b_, const(b_.type, -1))
         safe = b.select(minus_one, const(b_.type, 1), safe)  # x rem -1 = 0 = x rem 1, no INT_MIN trap
