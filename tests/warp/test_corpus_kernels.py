@@ -12,7 +12,6 @@ import numpy.typing as npt
 import pytest
 
 from ptx2gcn.compiler import compile
-from ptx2gcn.runtime.emulator.errors import EmulatorFault
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

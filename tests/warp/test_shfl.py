@@ -39,8 +39,8 @@ def _check(out: npt.NDArray[np.uint32], mode: str, a: npt.ArrayLike, b: npt.Arra
 
 
 def _all_modes(b: str, c: str) -> str:
-    return "\n".join(f"shfl.sync.{m}.b32 %o{2 * i}|%p{i + 1}, %a0, {b}, {c}, -1; selp.u32 %o{2 * i + 1}, 1, 0, %p{i + 1};"
-                     for i, m in enumerate(MODES))
+    return "\n".join(f"shfl.sync.{m}.b32 %o{2 * i}|%p{i + 1}, %a0, {b}, {c}, -1; "
+                     f"selp.u32 %o{2 * i + 1}, 1, 0, %p{i + 1};" for i, m in enumerate(MODES))
 
 
 DYNAMIC = warp_kernel(_all_modes("%a1", "%a2"), 8)

@@ -217,7 +217,7 @@ def test_legacy_vote_and_shfl_use_the_active_set() -> None:
         active = _mask(t % 3 != 0)
         pred = [bool(x & 6) for x in t]
         ballot = model.ballot(pred, M32, active)
-        for i, x in enumerate(t):
+        for x in t:
             if x % 3 == 0:
                 assert got[x].tolist() == [SENTINEL] * 4
                 continue
