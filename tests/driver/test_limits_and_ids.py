@@ -5,10 +5,10 @@ MI300X placement model (runtime/emulator/placement.py), and launches are numbere
 from __future__ import annotations
 
 from typing import Any
+
 import numpy as np
 
 from ptx2gcn import cuda
-
 from tests.driver.conftest import fails, ok
 
 IDS_PTX = b"""
