@@ -15,20 +15,18 @@ from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.cache import CacheConfig
 from ptx2gcn.runtime.cache_store import DiskStore
 
+_DESCRIPTION = (
+    "The persistent cache of compiled code objects (PTX2GCN_CACHE_DIR, PTX2GCN_CACHE_MAX_BYTES, PTX2GCN_CACHE=0)."
+)
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "cache",
-        help="inspect or clear the JIT cache",
-        description="The persistent cache of compiled code objects "
-        "(PTX2GCN_CACHE_DIR, PTX2GCN_CACHE_MAX_BYTES, PTX2GCN_CACHE=0).",
-    )
+    parser = subparsers.add_parser("cache", help="inspect or clear the JIT cache", description=_DESCRIPTION)
     actions = parser.add_subparsers(dest="cache_action", metavar="ACTION", required=True)
     stats = actions.add_parser("stats", help="print the number of entries and their total size")
     stats.add_argument("--json", action="store_true", help="print JSON")
     stats.set_defaults(handler=_stats)
-    clear = actions.add_parser("clear", help="delete every entry")
-    clear.set_defaults(handler=_clear)
+    actions.add_parser("clear", help="delete every entry").set_defaults(handler=_clear)
 
 
 def _stats(args: argparse.Namespace) -> int:

@@ -29,20 +29,24 @@ from ptx2gcn.runtime.fatbin import (
 _EXTENSIONS = {"ptx": "ptx", "elf": "cubin", "ltoir": "ltoir"}
 
 
+_DESCRIPTION = (
+    "Inspect CUDA fatbinaries: standalone .fatbin files, or the fatbins inside ELF executables, shared "
+    "libraries and objects."
+)
+_FILE_HELP = "a .fatbin, or an ELF file built by nvcc"
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "fatbin",
-        help="list or extract the entries of CUDA fatbins",
-        description="Inspect CUDA fatbinaries: standalone .fatbin files, or the "
-        "fatbins inside ELF executables, shared libraries and objects.",
+        "fatbin", help="list or extract the entries of CUDA fatbins", description=_DESCRIPTION
     )
     actions = parser.add_subparsers(dest="fatbin_action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="print every container and entry")
-    listing.add_argument("file", type=Path, help="a .fatbin, or an ELF file built by nvcc")
+    listing.add_argument("file", type=Path, help=_FILE_HELP)
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     listing.set_defaults(handler=_list)
     extract = actions.add_parser("extract", help="write every entry's (decompressed) payload to a folder")
-    extract.add_argument("file", type=Path, help="a .fatbin, or an ELF file built by nvcc")
+    extract.add_argument("file", type=Path, help=_FILE_HELP)
     extract.add_argument("-o", "--output", type=Path, required=True, help="output folder (created)")
     extract.set_defaults(handler=_extract)
 

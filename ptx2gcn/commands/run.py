@@ -27,27 +27,20 @@ BACKEND_NAMES = ("cuda", "emulator", "hip")
 """The keys of ``ptx2gcn.runtime.backend.BACKENDS`` (spelled out so ``--help`` imports no backend)."""
 
 
+_DESCRIPTION = (
+    "Run the launch a CASE.toml describes (code, kernel, grid, block, arguments) and optionally check its outputs."
+)
+_BACKEND_HELP = "where to run (default: PTX2GCN_BACKEND, else hip with an AMD GPU, else emulator)"
+
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "run",
-        help="run one kernel launch from a case file",
-        description="Run the launch a CASE.toml describes (code, kernel, grid, "
-        "block, arguments) and optionally check its outputs.",
-    )
+    parser = subparsers.add_parser("run", help="run one kernel launch from a case file", description=_DESCRIPTION)
     parser.add_argument("case", metavar="CASE.toml", help="the case file")
-    parser.add_argument(
-        "--backend",
-        choices=BACKEND_NAMES,
-        help="where to run (default: PTX2GCN_BACKEND, else hip with an AMD GPU, else emulator)",
-    )
-    parser.add_argument(
-        "--check", action="store_true", help="compare outputs with [expect]; exit 1 on mismatch"
-    )
+    parser.add_argument("--backend", choices=BACKEND_NAMES, help=_BACKEND_HELP)
+    parser.add_argument("--check", action="store_true", help="compare outputs with [expect]; exit 1 on mismatch")
     parser.add_argument("--save", metavar="DIR", type=Path, help="write each buffer to DIR/<name>.npy")
     parser.add_argument("--stats", action="store_true", help="print launch statistics (emulator)")
-    parser.add_argument(
-        "--trace", action="store_true", help="trace every wave instruction to stderr (emulator)"
-    )
+    parser.add_argument("--trace", action="store_true", help="trace every wave instruction to stderr (emulator)")
     parser.set_defaults(handler=_run)
 
 
