@@ -36,6 +36,7 @@ _KINDS = {
     "CUDA_ERROR_ILLEGAL_ADDRESS": "address",
     "CUDA_ERROR_LAUNCH_TIMEOUT": "hang",
     "CUDA_ERROR_ILLEGAL_INSTRUCTION": "instruction",
+    "CUDA_ERROR_ASSERT": "assert",  # the real driver printed the message; 710 passes through
     "CUDA_ERROR_OUT_OF_MEMORY": "memory",
     "CUDA_ERROR_INVALID_PTX": "image",
     "CUDA_ERROR_INVALID_IMAGE": "image",

@@ -4,7 +4,10 @@ Code objects are loaded with ``hipModuleLoadData``; kernels' parameter layouts c
 object's own metadata (``ptx2gcn.codeobject``), launches go through ``hipModuleLaunchKernel`` with
 the packed parameter buffer and are waited for (``hipDeviceSynchronize``), so the driver layer sees
 finished work as with the emulator. Device-to-device copies and fills go through host memory
-(correct, not fast).
+(correct, not fast). A kernel that traps (``s_trap 2``: PTX ``trap``, a failed ``assert``) is reported
+as a failed launch where the HIP runtime returns an error for it (ROCr's default queue-error handler
+may end the process instead); the driver layer then reads the assertion record through
+``hipModuleGetGlobal`` and reports CUDA_ERROR_ASSERT (``ptx2gcn.runtime.backend_messages``).
 
 Invariant: without libamdhip64 or without a GPU, ``device_count``/``open`` raise
 ``BackendUnavailable`` carrying HipError's explanation (what was tried); HIP call failures later are
