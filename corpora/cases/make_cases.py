@@ -156,41 +156,19 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
     b[:16] = F32_EDGES[::-1]
     with np.errstate(all="ignore"):
         c = a + b
-    yield (
-        "vector_add/vector_add_f32",
-        case(
-            src,
-            "vector_add_f32",
-            9,
-            120,
-            [
-                ("a", Buffer("f32", a)),
-                ("b", Buffer("f32", b)),
-                ("c", Buffer("f32", count=n + 3)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"c": np.concatenate([c, np.zeros(3, np.float32)])},
-        ),
+    yield "vector_add/vector_add_f32", case(
+        src, "vector_add_f32", 9, 120,
+        [("a", Buffer("f32", a)), ("b", Buffer("f32", b)), ("c", Buffer("f32", count=n + 3)), ("n", Scalar("s32", n))],
+        {"c": np.concatenate([c, np.zeros(3, np.float32)])},
     )
     ai = rng(3).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
     bi = rng(4).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
     ai[:3] = [2**31 - 1, -(2**31), -1]
     bi[:3] = [1, -1, -1]
-    yield (
-        "vector_add/vector_add_i32",
-        case(
-            src,
-            "vector_add_i32",
-            5,
-            200,
-            [
-                ("a", Buffer("s32", ai)),
-                ("b", Buffer("s32", bi)),
-                ("c", Buffer("s32", count=n)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"c": (ai.astype(np.int64) + bi).astype(np.int32)},
-        ),
+    yield "vector_add/vector_add_i32", case(
+        src, "vector_add_i32", 5, 200,
+        [("a", Buffer("s32", ai)), ("b", Buffer("s32", bi)), ("c", Buffer("s32", count=n)), ("n", Scalar("s32", n))],
+        {"c": (ai.astype(np.int64) + bi).astype(np.int32)},
     )
     ad = rng(5).standard_normal(700) * 1e3
     bd = rng(6).standard_normal(700)
@@ -198,98 +176,49 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
     bd[:4] = [1e308, 0.0, 5e-324, -1.0]
     with np.errstate(all="ignore"):
         cd = ad + bd
-    yield (
-        "vector_add/vector_add_f64",
-        case(
-            src,
-            "vector_add_f64",
-            4,
-            190,
-            [
-                ("a", Buffer("f64", ad)),
-                ("b", Buffer("f64", bd)),
-                ("c", Buffer("f64", count=760)),
-                ("n", Scalar("s64", 700)),
-            ],
-            {"c": np.concatenate([cd, np.zeros(60)])},
-        ),
+    yield "vector_add/vector_add_f64", case(
+        src, "vector_add_f64", 4, 190,
+        [
+            ("a", Buffer("f64", ad)), ("b", Buffer("f64", bd)), ("c", Buffer("f64", count=760)),
+            ("n", Scalar("s64", 700)),
+        ],
+        {"c": np.concatenate([cd, np.zeros(60)])},
     )
     # saxpy: y = a * x + y (nvcc contracts to fma.rn.f32 by default: -fmad=true), grid-stride loop.
     x, y = f32_inputs(7, n), f32_inputs(8, n, edges=False)
     a32 = np.float32(-1.75)
     fy = fma(a32, x, y, np.float32)
-    yield (
-        "vector_add/saxpy",
-        case(
-            src,
-            "saxpy",
-            3,
-            96,
-            [
-                ("n", Scalar("s32", n)),
-                ("a", Scalar("f32", float(a32))),
-                ("x", Buffer("f32", x)),
-                ("y", Buffer("f32", y)),
-            ],
-            {"y": fy},
-            note="nvcc contracts a * x[i] + y[i] to fma.rn.f32 (-fmad=true): modelled as an exact fma",
-        ),
+    yield "vector_add/saxpy", case(
+        src, "saxpy", 3, 96,
+        [("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32))), ("x", Buffer("f32", x)), ("y", Buffer("f32", y))],
+        {"y": fy},
+        note="nvcc contracts a * x[i] + y[i] to fma.rn.f32 (-fmad=true): modelled as an exact fma",
     )
     xd, yd = rng(9).standard_normal(n), rng(10).standard_normal(n)
     ad = 0.1
     fd = fma(ad, xd, yd, np.float64)
-    yield (
-        "vector_add/daxpy",
-        case(
-            src,
-            "daxpy",
-            2,
-            100,
-            [
-                ("n", Scalar("s32", n)),
-                ("a", Scalar("f64", ad)),
-                ("x", Buffer("f64", xd)),
-                ("y", Buffer("f64", yd)),
-            ],
-            {"y": fd},
-            note="fma(a, x, y) in f64 modelled exactly with fractions.Fraction, rounded once",
-        ),
+    yield "vector_add/daxpy", case(
+        src, "daxpy", 2, 100,
+        [("n", Scalar("s32", n)), ("a", Scalar("f64", ad)), ("x", Buffer("f64", xd)), ("y", Buffer("f64", yd))],
+        {"y": fd},
+        note="fma(a, x, y) in f64 modelled exactly with fractions.Fraction, rounded once",
     )
-    yield (
-        "vector_add/saxpy_ldg",
-        case(
-            src,
-            "saxpy_ldg",
-            9,
-            125,
-            [
-                ("n", Scalar("s32", n)),
-                ("a", Scalar("f32", float(a32))),
-                ("x", Buffer("f32", x)),
-                ("y", Buffer("f32", y)),
-            ],
-            {"y": fy},
-        ),
+    yield "vector_add/saxpy_ldg", case(
+        src, "saxpy_ldg", 9, 125,
+        [("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32))), ("x", Buffer("f32", x)), ("y", Buffer("f32", y))],
+        {"y": fy},
     )
     a4, b4 = f32_inputs(11, 4 * 300), f32_inputs(12, 4 * 300)
     with np.errstate(all="ignore"):
         c4 = a4 + b4
     c4[4 * 250 :] = 0  # n4 = 250 of 300 float4s
-    yield (
-        "vector_add/vector_add_f32x4",
-        case(
-            src,
-            "vector_add_f32x4",
-            3,
-            100,
-            [
-                ("a", Buffer("f32", a4)),
-                ("b", Buffer("f32", b4)),
-                ("c", Buffer("f32", count=1200)),
-                ("n4", Scalar("s32", 250)),
-            ],
-            {"c": c4},
-        ),
+    yield "vector_add/vector_add_f32x4", case(
+        src, "vector_add_f32x4", 3, 100,
+        [
+            ("a", Buffer("f32", a4)), ("b", Buffer("f32", b4)), ("c", Buffer("f32", count=1200)),
+            ("n4", Scalar("s32", 250)),
+        ],
+        {"c": c4},
     )
     nx, ny, nz, pitch = 37, 5, 3, 40
     size = nz * ny * pitch
@@ -301,24 +230,14 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
             for xx in range(nx):
                 i = (z * ny + yy) * pitch + xx
                 c32[i] = (int(a8[i]) * 3 + int(b16[i])) & 0xFFFFFFFF
-    yield (
-        "vector_add/add_3d",
-        case(
-            src,
-            "add_3d",
-            (3, 2, 2),
-            (16, 4, 2),
-            [
-                ("a", Buffer("u8", a8)),
-                ("b", Buffer("u16", b16)),
-                ("c", Buffer("u32", count=size)),
-                ("pitch", Scalar("u64", pitch)),
-                ("nx", Scalar("u32", nx)),
-                ("ny", Scalar("u32", ny)),
-                ("nz", Scalar("u32", nz)),
-            ],
-            {"c": c32},
-        ),
+    yield "vector_add/add_3d", case(
+        src, "add_3d", (3, 2, 2), (16, 4, 2),
+        [
+            ("a", Buffer("u8", a8)), ("b", Buffer("u16", b16)), ("c", Buffer("u32", count=size)),
+            ("pitch", Scalar("u64", pitch)), ("nx", Scalar("u32", nx)), ("ny", Scalar("u32", ny)),
+            ("nz", Scalar("u32", nz)),
+        ],
+        {"c": c32},
     )
     # scale<T>: p[i] *= s for i < n.
     for tag, mangled, ty, data, s in [
@@ -353,16 +272,10 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
                 )
             else:
                 out[:n_used] = data[:n_used] * data.dtype.type(s)
-        yield (
-            f"vector_add/scale_{tag}",
-            case(
-                src,
-                mangled,
-                5,
-                64,
-                [("p", Buffer(ty, data)), ("s", Scalar(ty, s)), ("n", Scalar("s32", n_used))],
-                {"p": out},
-            ),
+        yield f"vector_add/scale_{tag}", case(
+            src, mangled, 5, 64,
+            [("p", Buffer(ty, data)), ("s", Scalar(ty, s)), ("n", Scalar("s32", n_used))],
+            {"p": out},
         )
 
 
@@ -374,34 +287,18 @@ def reduction() -> Iterator[tuple[str, CaseSpec]]:
     n, block, grid = 1000, 128, 4
     x = small_ints_f32(20, n)
     per_block = [x[b * 2 * block : (b + 1) * 2 * block].sum(dtype=np.float64) for b in range(grid)]
-    yield (
-        "reduction/reduce_shared",
-        case(
-            src,
-            "reduce_shared",
-            grid,
-            block,
-            [("in", Buffer("f32", x)), ("out", Buffer("f32", count=grid)), ("n", Scalar("u32", n))],
-            {"out": np.array(per_block, np.float32)},
-            shared_bytes=block * 4,
-            note="sums of small integers: exact in any order",
-        ),
+    yield "reduction/reduce_shared", case(
+        src, "reduce_shared", grid, block,
+        [("in", Buffer("f32", x)), ("out", Buffer("f32", count=grid)), ("n", Scalar("u32", n))],
+        {"out": np.array(per_block, np.float32)},
+        shared_bytes=block * 4,
+        note="sums of small integers: exact in any order",
     )
     x = small_ints_f32(21, 2000)
-    yield (
-        "reduction/reduce_warp_atomic",
-        case(
-            src,
-            "reduce_warp_atomic",
-            3,
-            96,
-            [
-                ("in", Buffer("f32", x)),
-                ("total", Buffer("f32", np.array([0.5], np.float32))),
-                ("n", Scalar("s32", 2000)),
-            ],
-            {"total": np.array([x.sum(dtype=np.float64) + 0.5], np.float32)},
-        ),
+    yield "reduction/reduce_warp_atomic", case(
+        src, "reduce_warp_atomic", 3, 96,
+        [("in", Buffer("f32", x)), ("total", Buffer("f32", np.array([0.5], np.float32))), ("n", Scalar("s32", 2000))],
+        {"total": np.array([x.sum(dtype=np.float64) + 0.5], np.float32)},
     )
     v = f32_inputs(22, 1000, edges=False)
     v[[17, 400, 901]] = np.float32(-123.25)  # the minimum three times: the lowest index wins
@@ -409,21 +306,13 @@ def reduction() -> Iterator[tuple[str, CaseSpec]]:
     v[3] = np.inf
     finite = np.where(np.isnan(v), np.inf, v)
     best = int(np.argmin(finite))
-    yield (
-        "reduction/argmin",
-        case(
-            src,
-            "argmin",
-            1,
-            160,
-            [
-                ("in", Buffer("f32", v)),
-                ("n", Scalar("s32", 1000)),
-                ("out_value", Buffer("f32", count=1)),
-                ("out_index", Buffer("s32", count=1)),
-            ],
-            {"out_value": v[[best]], "out_index": np.array([best], np.int32)},
-        ),
+    yield "reduction/argmin", case(
+        src, "argmin", 1, 160,
+        [
+            ("in", Buffer("f32", v)), ("n", Scalar("s32", 1000)), ("out_value", Buffer("f32", count=1)),
+            ("out_index", Buffer("s32", count=1)),
+        ],
+        {"out_value": v[[best]], "out_index": np.array([best], np.int32)},
     )
     d = rng(23).integers(-1000, 1000, 1500).astype(np.float64) * 0.25
     grid, block = 3, 128
@@ -433,42 +322,27 @@ def reduction() -> Iterator[tuple[str, CaseSpec]]:
         for t in range(block):
             total += d[b * block + t :: grid * block].sum()
         sums.append(total)
-    yield (
-        "reduction/reduce_f64",
-        case(
-            src,
-            "reduce_f64",
-            grid,
-            block,
-            [("in", Buffer("f64", d)), ("out", Buffer("f64", count=grid)), ("n", Scalar("s32", 1500))],
-            {"out": np.array(sums)},
-            note="multiples of 0.25 below 2^40: exact in any order",
-        ),
+    yield "reduction/reduce_f64", case(
+        src, "reduce_f64", grid, block,
+        [("in", Buffer("f64", d)), ("out", Buffer("f64", count=grid)), ("n", Scalar("s32", 1500))],
+        {"out": np.array(sums)},
+        note="multiples of 0.25 below 2^40: exact in any order",
     )
     grid, block = 4, 100
     vals = rng(24).integers(-5, 6, grid * block).astype(np.int32)
     vals[0:100] = np.abs(vals[0:100]) + 1  # block 0: all positive
     vals[100:200] = -np.abs(vals[100:200])  # block 1: none positive
     blocks = vals.reshape(grid, block) > 0
-    yield (
-        "reduction/count_positive",
-        case(
-            src,
-            "count_positive",
-            grid,
-            block,
-            [
-                ("in", Buffer("s32", vals)),
-                ("count", Buffer("s32", count=grid)),
-                ("all_pos", Buffer("s32", count=grid)),
-                ("any_pos", Buffer("s32", count=grid)),
-            ],
-            {
-                "count": blocks.sum(1).astype(np.int32),
-                "all_pos": blocks.all(1).astype(np.int32),
-                "any_pos": blocks.any(1).astype(np.int32),
-            },
-        ),
+    yield "reduction/count_positive", case(
+        src, "count_positive", grid, block,
+        [
+            ("in", Buffer("s32", vals)), ("count", Buffer("s32", count=grid)), ("all_pos", Buffer("s32", count=grid)),
+            ("any_pos", Buffer("s32", count=grid)),
+        ],
+        {
+            "count": blocks.sum(1).astype(np.int32), "all_pos": blocks.all(1).astype(np.int32),
+            "any_pos": blocks.any(1).astype(np.int32),
+        },
     )
 
 
@@ -483,44 +357,24 @@ def matmul_tiled() -> Iterator[tuple[str, CaseSpec]]:
         b = small_ints_f32(31 + tile, k * n)
         c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
         grid = ((n + tile - 1) // tile, (m + tile - 1) // tile)
-        yield (
-            f"matmul_tiled/matmul_tiled_{tile}",
-            case(
-                src,
-                f"_Z12matmul_tiledILi{tile}EEvPKfS1_Pfiii",
-                grid,
-                (tile, tile),
-                [
-                    ("A", Buffer("f32", a)),
-                    ("B", Buffer("f32", b)),
-                    ("C", Buffer("f32", count=m * n)),
-                    ("M", Scalar("s32", m)),
-                    ("N", Scalar("s32", n)),
-                    ("K", Scalar("s32", k)),
-                ],
-                {"C": c},
-            ),
+        yield f"matmul_tiled/matmul_tiled_{tile}", case(
+            src, f"_Z12matmul_tiledILi{tile}EEvPKfS1_Pfiii", grid, (tile, tile),
+            [
+                ("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n)),
+                ("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k)),
+            ],
+            {"C": c},
         )
     m, n, k = 21, 35, 19
     a, b = small_ints_f32(34, m * k), small_ints_f32(35, k * n)
     c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
-    yield (
-        "matmul_tiled/matmul_naive",
-        case(
-            src,
-            "matmul_naive",
-            (3, 3),
-            (16, 8),
-            [
-                ("A", Buffer("f32", a)),
-                ("B", Buffer("f32", b)),
-                ("C", Buffer("f32", count=m * n)),
-                ("M", Scalar("s32", m)),
-                ("N", Scalar("s32", n)),
-                ("K", Scalar("s32", k)),
-            ],
-            {"C": c},
-        ),
+    yield "matmul_tiled/matmul_naive", case(
+        src, "matmul_naive", (3, 3), (16, 8),
+        [
+            ("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n)),
+            ("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k)),
+        ],
+        {"C": c},
     )
     n = 64
     a = rng(36).integers(-8, 9, n * n).astype(np.float64)
@@ -528,23 +382,13 @@ def matmul_tiled() -> Iterator[tuple[str, CaseSpec]]:
     c0 = rng(38).integers(-8, 9, n * n).astype(np.float64)
     alpha, beta = 2.0, -0.5
     c = alpha * (a.reshape(n, n) @ b.reshape(n, n)).reshape(-1) + beta * c0
-    yield (
-        "matmul_tiled/dgemm_2x2",
-        case(
-            src,
-            "dgemm_2x2",
-            (2, 2),
-            (16, 16),
-            [
-                ("A", Buffer("f64", a)),
-                ("B", Buffer("f64", b)),
-                ("C", Buffer("f64", c0)),
-                ("n", Scalar("s32", n)),
-                ("alpha", Scalar("f64", alpha)),
-                ("beta", Scalar("f64", beta)),
-            ],
-            {"C": c},
-        ),
+    yield "matmul_tiled/dgemm_2x2", case(
+        src, "dgemm_2x2", (2, 2), (16, 16),
+        [
+            ("A", Buffer("f64", a)), ("B", Buffer("f64", b)), ("C", Buffer("f64", c0)), ("n", Scalar("s32", n)),
+            ("alpha", Scalar("f64", alpha)), ("beta", Scalar("f64", beta)),
+        ],
+        {"C": c},
     )
 
 
@@ -555,34 +399,20 @@ def transpose() -> Iterator[tuple[str, CaseSpec]]:
     w, h = 70, 45
     x = f32_inputs(40, w * h)
     for kernel in ("transpose_naive", "transpose_shared"):
-        yield (
-            f"transpose/{kernel}",
-            case(
-                src,
-                kernel,
-                (3, 2),
-                (32, 8),
-                [
-                    ("odata", Buffer("f32", count=w * h)),
-                    ("idata", Buffer("f32", x)),
-                    ("width", Scalar("s32", w)),
-                    ("height", Scalar("s32", h)),
-                ],
-                {"odata": x.reshape(h, w).T.reshape(-1).copy()},
-            ),
+        yield f"transpose/{kernel}", case(
+            src, kernel, (3, 2), (32, 8),
+            [
+                ("odata", Buffer("f32", count=w * h)), ("idata", Buffer("f32", x)), ("width", Scalar("s32", w)),
+                ("height", Scalar("s32", h)),
+            ],
+            {"odata": x.reshape(h, w).T.reshape(-1).copy()},
         )
     n = 64
     m = rng(41).integers(0, 65536, n * n).astype(np.uint16)
-    yield (
-        "transpose/transpose_inplace_u16",
-        case(
-            src,
-            "transpose_inplace_u16",
-            (2, 2),
-            (32, 8),
-            [("m", Buffer("u16", m)), ("n", Scalar("s32", n))],
-            {"m": m.reshape(n, n).T.reshape(-1).copy()},
-        ),
+    yield "transpose/transpose_inplace_u16", case(
+        src, "transpose_inplace_u16", (2, 2), (32, 8),
+        [("m", Buffer("u16", m)), ("n", Scalar("s32", n))],
+        {"m": m.reshape(n, n).T.reshape(-1).copy()},
     )
 
 
@@ -597,46 +427,28 @@ def scan_sort() -> Iterator[tuple[str, CaseSpec]]:
     n = 100  # blockDim == n, one block
     x = rng(50).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
     exclusive = wrap32(np.concatenate([[0], np.cumsum(x[:-1].astype(np.int64))]))
-    yield (
-        "scan_sort/scan_hillis_steele",
-        case(
-            src,
-            "scan_hillis_steele",
-            1,
-            n,
-            [("in", Buffer("s32", x)), ("out", Buffer("s32", count=n)), ("n", Scalar("s32", n))],
-            {"out": exclusive},
-            shared_bytes=2 * n * 4,
-            note="exclusive scan, 32-bit wrap-around",
-        ),
+    yield "scan_sort/scan_hillis_steele", case(
+        src, "scan_hillis_steele", 1, n,
+        [("in", Buffer("s32", x)), ("out", Buffer("s32", count=n)), ("n", Scalar("s32", n))],
+        {"out": exclusive},
+        shared_bytes=2 * n * 4,
+        note="exclusive scan, 32-bit wrap-around",
     )
     n = 256  # n = 2 * blockDim, a power of two
     f = small_ints_f32(51, n)
-    yield (
-        "scan_sort/scan_blelloch",
-        case(
-            src,
-            "scan_blelloch",
-            1,
-            n // 2,
-            [("data", Buffer("f32", f)), ("n", Scalar("s32", n))],
-            {"data": np.concatenate([[0], np.cumsum(f[:-1].astype(np.float64))]).astype(np.float32)},
-            shared_bytes=n * 4,
-            note="small-integer floats: the tree order is exact",
-        ),
+    yield "scan_sort/scan_blelloch", case(
+        src, "scan_blelloch", 1, n // 2,
+        [("data", Buffer("f32", f)), ("n", Scalar("s32", n))],
+        {"data": np.concatenate([[0], np.cumsum(f[:-1].astype(np.float64))]).astype(np.float32)},
+        shared_bytes=n * 4,
+        note="small-integer floats: the tree order is exact",
     )
     keys = rng(52).integers(0, 2**32, 2048, dtype=np.uint64).astype(np.uint32)
     keys[:4] = [0, 0xFFFFFFFF, 0xFFFFFFFF, 0]
-    yield (
-        "scan_sort/bitonic_sort_shared",
-        case(
-            src,
-            "bitonic_sort_shared",
-            2,
-            1024,
-            [("keys", Buffer("u32", keys))],
-            {"keys": np.sort(keys.reshape(2, 1024), axis=1).reshape(-1)},
-        ),
+    yield "scan_sort/bitonic_sort_shared", case(
+        src, "bitonic_sort_shared", 2, 1024,
+        [("keys", Buffer("u32", keys))],
+        {"keys": np.sort(keys.reshape(2, 1024), axis=1).reshape(-1)},
     )
     # radix_rank: one warp per block, so the per-digit atomicAdd base is 0 and ranks are deterministic.
     grid, shift = 3, 4
@@ -649,22 +461,14 @@ def scan_sort() -> Iterator[tuple[str, CaseSpec]]:
             d = digits[b * 32 + lane]
             ranks[b * 32 + lane] = np.count_nonzero(digits[b * 32 : b * 32 + lane] == d)
         hist[b * 16 : (b + 1) * 16] = np.bincount(digits[b * 32 : (b + 1) * 32], minlength=16)
-    yield (
-        "scan_sort/radix_rank",
-        case(
-            src,
-            "radix_rank",
-            grid,
-            32,
-            [
-                ("keys", Buffer("u32", keys)),
-                ("ranks", Buffer("u32", count=grid * 32)),
-                ("hist", Buffer("u32", count=grid * 16)),
-                ("shift", Scalar("s32", shift)),
-            ],
-            {"ranks": ranks, "hist": hist},
-            note="blockDim 32: one warp per block, so the leader's atomicAdd base is always 0",
-        ),
+    yield "scan_sort/radix_rank", case(
+        src, "radix_rank", grid, 32,
+        [
+            ("keys", Buffer("u32", keys)), ("ranks", Buffer("u32", count=grid * 32)),
+            ("hist", Buffer("u32", count=grid * 16)), ("shift", Scalar("s32", shift)),
+        ],
+        {"ranks": ranks, "hist": hist},
+        note="blockDim 32: one warp per block, so the leader's atomicAdd base is always 0",
     )
     # compact_positive: only warp 4 (i in [128, 160)) has positives, so the output order is fixed.
     n = 180
@@ -674,22 +478,14 @@ def scan_sort() -> Iterator[tuple[str, CaseSpec]]:
     kept = v[:n][v[:n] > 0]
     out = np.zeros(64, np.float32)
     out[: kept.size] = kept
-    yield (
-        "scan_sort/compact_positive",
-        case(
-            src,
-            "compact_positive",
-            2,
-            96,
-            [
-                ("in", Buffer("f32", v)),
-                ("out", Buffer("f32", count=64)),
-                ("count", Buffer("u32", count=1)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"out": out, "count": np.array([kept.size], np.uint32)},
-            note="positives only in one warp: the atomicAdd order between warps cannot matter",
-        ),
+    yield "scan_sort/compact_positive", case(
+        src, "compact_positive", 2, 96,
+        [
+            ("in", Buffer("f32", v)), ("out", Buffer("f32", count=64)), ("count", Buffer("u32", count=1)),
+            ("n", Scalar("s32", n)),
+        ],
+        {"out": out, "count": np.array([kept.size], np.uint32)},
+        note="positives only in one warp: the atomicAdd order between warps cannot matter",
     )
 
 
@@ -704,17 +500,11 @@ def stencil_constant() -> Iterator[tuple[str, CaseSpec]]:
     out0 = np.full(n + 40, 7.0, np.float32)
     expect = out0.copy()
     expect[:n] = 0.0
-    yield (
-        "stencil_constant/stencil_1d",
-        case(
-            src,
-            "stencil_1d",
-            3,
-            256,
-            [("in", Buffer("f32", x)), ("out", Buffer("f32", out0)), ("n", Scalar("s32", n))],
-            {"out": expect},
-            note="c_weights (a __constant__ with no initializer) reads as zeros: the case format cannot set globals",
-        ),
+    yield "stencil_constant/stencil_1d", case(
+        src, "stencil_1d", 3, 256,
+        [("in", Buffer("f32", x)), ("out", Buffer("f32", out0)), ("n", Scalar("s32", n))],
+        {"out": expect},
+        note="c_weights (a __constant__ with no initializer) reads as zeros: the case format cannot set globals",
     )
     nx, ny = 45, 30
     u = f32_inputs(61, nx * ny, edges=False)
@@ -723,22 +513,11 @@ def stencil_constant() -> Iterator[tuple[str, CaseSpec]]:
     U = u.reshape(ny, nx)
     inner = ((U[1:-1, :-2] + U[1:-1, 2:]) + U[:-2, 1:-1]) + U[2:, 1:-1]
     v[1:-1, 1:-1] = np.float32(0.25) * inner
-    yield (
-        "stencil_constant/jacobi_2d",
-        case(
-            src,
-            "jacobi_2d",
-            (3, 3),
-            (16, 12),
-            [
-                ("u", Buffer("f32", u)),
-                ("v", Buffer("f32", v0)),
-                ("nx", Scalar("s32", nx)),
-                ("ny", Scalar("s32", ny)),
-            ],
-            {"v": v.reshape(-1)},
-            note="f32 sums left to right as written; the 0.25 scaling is exact",
-        ),
+    yield "stencil_constant/jacobi_2d", case(
+        src, "jacobi_2d", (3, 3), (16, 12),
+        [("u", Buffer("f32", u)), ("v", Buffer("f32", v0)), ("nx", Scalar("s32", nx)), ("ny", Scalar("s32", ny))],
+        {"v": v.reshape(-1)},
+        note="f32 sums left to right as written; the 0.25 scaling is exact",
     )
     nx, ny, nz = 20, 13, 7
     d = rng(62).integers(-64, 64, nx * ny * nz).astype(np.float64) / 8
@@ -755,25 +534,14 @@ def stencil_constant() -> Iterator[tuple[str, CaseSpec]]:
         + D[1:-1, 2:, 1:-1]
     )
     o[1:-1, 1:-1, 1:-1] = c0 * D[1:-1, 1:-1, 1:-1] + c1 * s6
-    yield (
-        "stencil_constant/stencil_3d",
-        case(
-            src,
-            "stencil_3d",
-            (2, 2),
-            (16, 8),
-            [
-                ("in", Buffer("f64", d)),
-                ("out", Buffer("f64", o0)),
-                ("nx", Scalar("s32", nx)),
-                ("ny", Scalar("s32", ny)),
-                ("nz", Scalar("s32", nz)),
-                ("c0", Scalar("f64", c0)),
-                ("c1", Scalar("f64", c1)),
-            ],
-            {"out": o.reshape(-1)},
-            note="multiples of 1/8 and c0, c1 powers of two: exact whatever fma contraction nvcc chose",
-        ),
+    yield "stencil_constant/stencil_3d", case(
+        src, "stencil_3d", (2, 2), (16, 8),
+        [
+            ("in", Buffer("f64", d)), ("out", Buffer("f64", o0)), ("nx", Scalar("s32", nx)), ("ny", Scalar("s32", ny)),
+            ("nz", Scalar("s32", nz)), ("c0", Scalar("f64", c0)), ("c1", Scalar("f64", c1)),
+        ],
+        {"out": o.reshape(-1)},
+        note="multiples of 1/8 and c0, c1 powers of two: exact whatever fma contraction nvcc chose",
     )
 
 
@@ -835,23 +603,14 @@ def atomics() -> Iterator[tuple[str, CaseSpec]]:
         np.uint64,
     )
     ll1 = np.array([min(-5, v), max(2**62, v)], np.int64)
-    yield (
-        "atomics/atomics_int",
-        case(
-            src,
-            "atomics_int",
-            1,
-            1,
-            [
-                ("i", Buffer("s32", i0)),
-                ("u", Buffer("u32", u0)),
-                ("ull", Buffer("u64", ull0)),
-                ("ll", Buffer("s64", ll0)),
-                ("v", Scalar("s32", v)),
-            ],
-            {"i": i1, "u": u1, "ull": ull1, "ll": ll1},
-            note="one thread: i[9] = old + atomicAdd(&i[10], 1) races when several threads run",
-        ),
+    yield "atomics/atomics_int", case(
+        src, "atomics_int", 1, 1,
+        [
+            ("i", Buffer("s32", i0)), ("u", Buffer("u32", u0)), ("ull", Buffer("u64", ull0)),
+            ("ll", Buffer("s64", ll0)), ("v", Scalar("s32", v)),
+        ],
+        {"i": i1, "u": u1, "ull": ull1, "ll": ll1},
+        note="one thread: i[9] = old + atomicAdd(&i[10], 1) races when several threads run",
     )
     # atomics_float: T threads each add the same v, so every order gives the same rounding sequence.
     T, vf = 100, 1.5
@@ -869,32 +628,17 @@ def atomics() -> Iterator[tuple[str, CaseSpec]]:
         h[0] = np.float16(np.float32(h[0]) + np.float32(vf))
         b[0] = bf16_round(bf16_value(b[:1]) + bf16_value(bf16_round(np.float32(vf))))[0]
         b2 = bf16_round(bf16_value(b2) + bf16_value(bf16_round(np.array([vf, 2 * vf], np.float32))))
-    yield (
-        "atomics/atomics_float",
-        case(
-            src,
-            "atomics_float",
-            2,
-            50,
-            [
-                ("f", Buffer("f32", f0)),
-                ("d", Buffer("f64", d0)),
-                ("h2", Buffer("f16", h2_0)),
-                ("h", Buffer("f16", h0)),
-                ("b", Buffer("u16", b0)),
-                ("b2", Buffer("u16", b2_0)),
-                ("v", Scalar("f32", vf)),
-            ],
-            {
-                "f": np.array([0.25 + T * vf, vf], np.float32),
-                "d": np.array([-1.0 + T * vf]),
-                "h2": h2,
-                "h": h,
-                "b": b,
-                "b2": b2,
-            },
-            note="bf16 buffers hold raw bits (u16); the sums are stepped in bf16/f16 like the hardware",
-        ),
+    yield "atomics/atomics_float", case(
+        src, "atomics_float", 2, 50,
+        [
+            ("f", Buffer("f32", f0)), ("d", Buffer("f64", d0)), ("h2", Buffer("f16", h2_0)), ("h", Buffer("f16", h0)),
+            ("b", Buffer("u16", b0)), ("b2", Buffer("u16", b2_0)), ("v", Scalar("f32", vf)),
+        ],
+        {
+            "f": np.array([0.25 + T * vf, vf], np.float32), "d": np.array([-1.0 + T * vf]), "h2": h2, "h": h, "b": b,
+            "b2": b2,
+        },
+        note="bf16 buffers hold raw bits (u16); the sums are stepped in bf16/f16 like the hardware",
     )
     n = 300
     x = f32_inputs(70, n, edges=False)
@@ -902,55 +646,31 @@ def atomics() -> Iterator[tuple[str, CaseSpec]]:
     prod = 2.0
     for value in x:
         prod *= 1.0 + float(value) * 1e-3
-    yield (
-        "atomics/cas_loops",
-        case(
-            src,
-            "cas_loops",
-            3,
-            110,
-            [
-                ("in", Buffer("f32", x)),
-                ("max_out", Buffer("f32", np.array([-np.inf], np.float32))),
-                ("prod", Buffer("f64", np.array([2.0]))),
-                ("n", Scalar("s32", n)),
-            ],
-            {"max_out": np.array([x.max()], np.float32), "prod": np.array([prod])},
-            tolerance={"prod": (1e-13, 0.0)},
-            note="prod: 300 f64 multiplications in a racing order: |error| <= 300 * 2^-53 relative (< 1e-13)",
-        ),
+    yield "atomics/cas_loops", case(
+        src, "cas_loops", 3, 110,
+        [
+            ("in", Buffer("f32", x)), ("max_out", Buffer("f32", np.array([-np.inf], np.float32))),
+            ("prod", Buffer("f64", np.array([2.0]))), ("n", Scalar("s32", n)),
+        ],
+        {"max_out": np.array([x.max()], np.float32), "prod": np.array([prod])},
+        tolerance={"prod": (1e-13, 0.0)},
+        note="prod: 300 f64 multiplications in a racing order: |error| <= 300 * 2^-53 relative (< 1e-13)",
     )
-    yield (
-        "atomics/cas16_hit",
-        case(
-            src,
-            "cas16",
-            1,
-            1,
-            [
-                ("p", Buffer("u16", np.array([0xBEEF, 0x1234], np.uint16))),
-                ("expect", Scalar("u16", 0xBEEF)),
-                ("desired", Scalar("u16", 0xFFFF)),
-                ("old", Buffer("u16", count=1)),
-            ],
-            {"p": np.array([0xFFFF, 0x1234], np.uint16), "old": np.array([0xBEEF], np.uint16)},
-        ),
+    yield "atomics/cas16_hit", case(
+        src, "cas16", 1, 1,
+        [
+            ("p", Buffer("u16", np.array([0xBEEF, 0x1234], np.uint16))), ("expect", Scalar("u16", 0xBEEF)),
+            ("desired", Scalar("u16", 0xFFFF)), ("old", Buffer("u16", count=1)),
+        ],
+        {"p": np.array([0xFFFF, 0x1234], np.uint16), "old": np.array([0xBEEF], np.uint16)},
     )
-    yield (
-        "atomics/cas16_miss",
-        case(
-            src,
-            "cas16",
-            1,
-            70,
-            [
-                ("p", Buffer("u16", np.array([0xBEEF, 0x1234], np.uint16))),
-                ("expect", Scalar("u16", 0xBEEE)),
-                ("desired", Scalar("u16", 7)),
-                ("old", Buffer("u16", count=70)),
-            ],
-            {"p": np.array([0xBEEF, 0x1234], np.uint16), "old": np.full(70, 0xBEEF, np.uint16)},
-        ),
+    yield "atomics/cas16_miss", case(
+        src, "cas16", 1, 70,
+        [
+            ("p", Buffer("u16", np.array([0xBEEF, 0x1234], np.uint16))), ("expect", Scalar("u16", 0xBEEE)),
+            ("desired", Scalar("u16", 7)), ("old", Buffer("u16", count=70)),
+        ],
+        {"p": np.array([0xBEEF, 0x1234], np.uint16), "old": np.full(70, 0xBEEF, np.uint16)},
     )
     grid, block, n = 3, 100, 1500
     data = rng(71).integers(0, 255, n).astype(np.uint8)
@@ -963,50 +683,30 @@ def atomics() -> Iterator[tuple[str, CaseSpec]]:
         mine = np.concatenate([data[s : s + block] for s in range(b * block, n, grid * block)])
         hist[256] += int(mine.astype(np.int64).sum())
     hist[257] = 255
-    yield (
-        "atomics/shared_histogram_atomics",
-        case(
-            src,
-            "shared_histogram_atomics",
-            grid,
-            block,
-            [("data", Buffer("u8", data)), ("hist", Buffer("u32", hist0)), ("n", Scalar("s32", n))],
-            {"hist": hist},
-        ),
+    yield "atomics/shared_histogram_atomics", case(
+        src, "shared_histogram_atomics", grid, block,
+        [("data", Buffer("u8", data)), ("hist", Buffer("u32", hist0)), ("n", Scalar("s32", n))],
+        {"hist": hist},
     )
     grid, block = 2, 70
     T = grid * block
-    yield (
-        "atomics/scoped_atomics",
-        case(
-            src,
-            "scoped_atomics",
-            grid,
-            block,
-            [
-                ("p", Buffer("s32", np.array([1, 2, 0, 0, -9], np.int32))),
-                ("f", Buffer("f32", np.array([0.5], np.float32))),
-                ("flag", Buffer("s32", np.array([1, 0], np.int32))),
-            ],
-            {
-                "p": np.array([1 + T, 2 + T, 1, 7, block - 1], np.int32),
-                "f": np.array([0.5 + 1.5 * T], np.float32),
-                "flag": np.array([1, 1], np.int32),
-            },
-        ),
+    yield "atomics/scoped_atomics", case(
+        src, "scoped_atomics", grid, block,
+        [
+            ("p", Buffer("s32", np.array([1, 2, 0, 0, -9], np.int32))),
+            ("f", Buffer("f32", np.array([0.5], np.float32))), ("flag", Buffer("s32", np.array([1, 0], np.int32))),
+        ],
+        {
+            "p": np.array([1 + T, 2 + T, 1, 7, block - 1], np.int32), "f": np.array([0.5 + 1.5 * T], np.float32),
+            "flag": np.array([1, 1], np.int32),
+        },
     )
     for tag, grid, block in (("one_warp_per_wave", 3, 32), ("two_warps_per_wave", 2, 96)):
         warps = grid * ((block + 31) // 32)
-        yield (
-            f"atomics/spin_lock_{tag}",
-            case(
-                src,
-                "spin_lock",
-                grid,
-                block,
-                [("lock", Buffer("s32", count=1)), ("counter", Buffer("s32", np.array([10], np.int32)))],
-                {"lock": np.array([0], np.int32), "counter": np.array([10 + warps], np.int32)},
-            ),
+        yield f"atomics/spin_lock_{tag}", case(
+            src, "spin_lock", grid, block,
+            [("lock", Buffer("s32", count=1)), ("counter", Buffer("s32", np.array([10], np.int32)))],
+            {"lock": np.array([0], np.int32), "counter": np.array([10 + warps], np.int32)},
         )
 
 
@@ -1070,31 +770,19 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
     assert len(params) == 48
     expect = ps.reshape(-1, 8).copy()
     expect[:n] = step_model(ps[: n * 8], dt, damping, steps, g)
-    yield (
-        "device_functions/integrate",
-        case(
-            src,
-            "integrate",
-            2,
-            70,
-            [("ps", Buffer("b32", ps)), ("n", Scalar("s32", n)), ("prm", Raw(params))],
-            {"ps": expect.reshape(-1)},
-            note="Params {float dt, damping; int steps; double g[3]; char tag[6]} passed by value (48 bytes)",
-        ),
+    yield "device_functions/integrate", case(
+        src, "integrate", 2, 70,
+        [("ps", Buffer("b32", ps)), ("n", Scalar("s32", n)), ("prm", Raw(params))],
+        {"ps": expect.reshape(-1)},
+        note="Params {float dt, damping; int steps; double g[3]; char tag[6]} passed by value (48 bytes)",
     )
     # integrate_const: c_params = {0.01f, 0.99f, 4, {0, -9.81, 0}}; c_table has no initializer (zeros).
     expect = integrate_const_model(ps, n, fused=True)
-    yield (
-        "device_functions/integrate_const",
-        case(
-            src,
-            "integrate_const",
-            2,
-            70,
-            [("ps", Buffer("b32", ps)), ("n", Scalar("s32", n))],
-            {"ps": expect},
-            note="dot() is mul.f32 y*y, fma x*x, fma z*z in nvcc's PTX; modelled the same way with exact fmas",
-        ),
+    yield "device_functions/integrate_const", case(
+        src, "integrate_const", 2, 70,
+        [("ps", Buffer("b32", ps)), ("n", Scalar("s32", n))],
+        {"ps": expect},
+        note="dot() is mul.f32 y*y, fma x*x, fma z*z in nvcc's PTX; modelled the same way with exact fmas",
     )
 
     def fib(k: int) -> int:
@@ -1115,22 +803,14 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
     for v in ins:
         h = (int(v) * 2654435761) & 0xFFFFFFFF
         rows.append(sorted(((h >> (k + 8)) & 1023) for k in range(16)))
-    yield (
-        "device_functions/recursion",
-        case(
-            src,
-            "recursion",
-            1,
-            t,
-            [
-                ("in", Buffer("u32", ins)),
-                ("fibs", Buffer("u32", count=t)),
-                ("ack", Buffer("u64", count=t)),
-                ("sorted", Buffer("s32", count=t * 16)),
-            ],
-            {"fibs": fibs, "ack": acks, "sorted": np.array(rows, np.int32).reshape(-1)},
-            note="ackermann(1, n) = n + 2, ackermann(2, n) = 2n + 3",
-        ),
+    yield "device_functions/recursion", case(
+        src, "recursion", 1, t,
+        [
+            ("in", Buffer("u32", ins)), ("fibs", Buffer("u32", count=t)), ("ack", Buffer("u64", count=t)),
+            ("sorted", Buffer("s32", count=t * 16)),
+        ],
+        {"fibs": fibs, "ack": acks, "sorted": np.array(rows, np.int32).reshape(-1)},
+        note="ackermann(1, n) = n + 2, ackermann(2, n) = 2n + 3",
     )
     t = 50
     x = f32_inputs(82, t)
@@ -1138,16 +818,10 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
     fns = [lambda v: v * v, lambda v: -v, lambda v: F32(0.5) * v]
     with np.errstate(all="ignore"):
         out = np.array([fns[w % 3](v) for v, w in zip(x, which)], np.float32)
-    yield (
-        "device_functions/indirect_calls",
-        case(
-            src,
-            "indirect_calls",
-            1,
-            t,
-            [("in", Buffer("f32", x)), ("out", Buffer("f32", count=t)), ("which", Buffer("s32", which))],
-            {"out": out},
-        ),
+    yield "device_functions/indirect_calls", case(
+        src, "indirect_calls", 1, t,
+        [("in", Buffer("f32", x)), ("out", Buffer("f32", count=t)), ("which", Buffer("s32", which))],
+        {"out": out},
     )
     t, n = 80, 9
     idx = rng(84).integers(0, 1000, n).astype(np.int32)
@@ -1159,16 +833,10 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
             acc = F32(acc + buf[idx[k] & 31])
         buf[idx[0] & 31] = acc
         out[th] = buf[idx[1] & 31] + F32(0)  # g_buffer: zero-initialised __device__ array
-    yield (
-        "device_functions/local_array",
-        case(
-            src,
-            "local_array",
-            1,
-            t,
-            [("idx", Buffer("s32", idx)), ("out", Buffer("f32", count=t)), ("n", Scalar("s32", n))],
-            {"out": out},
-        ),
+    yield "device_functions/local_array", case(
+        src, "local_array", 1, t,
+        [("idx", Buffer("s32", idx)), ("out", Buffer("f32", count=t)), ("n", Scalar("s32", n))],
+        {"out": out},
     )
     a = rng(85).integers(-4, 5, (4, 4)).astype(np.float32)
     b = rng(86).integers(-4, 5, (4, 4)).astype(np.float32)
@@ -1180,24 +848,14 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
         q = (pts[:n].astype(np.float64) @ tm[:3].T.astype(np.float64)).astype(np.float32)
         out[:n, :3] = q
         out[:n, 3] = pts[:n, 3] if flags & 1 else np.float32(shift)
-        yield (
-            f"device_functions/transform_flags{flags:#x}",
-            case(
-                src,
-                "transform",
-                3,
-                60,
-                [
-                    ("a", Raw(a.tobytes())),
-                    ("b", Raw(b.tobytes())),
-                    ("points", Buffer("f32", pts.reshape(-1))),
-                    ("n", Scalar("s32", n)),
-                    ("flags", Scalar("u8", flags)),
-                    ("shift", Scalar("s16", shift)),
-                ],
-                {"points": out.reshape(-1)},
-                note="Matrix4 by value (64 bytes); small integers: every product exact",
-            ),
+        yield f"device_functions/transform_flags{flags:#x}", case(
+            src, "transform", 3, 60,
+            [
+                ("a", Raw(a.tobytes())), ("b", Raw(b.tobytes())), ("points", Buffer("f32", pts.reshape(-1))),
+                ("n", Scalar("s32", n)), ("flags", Scalar("u8", flags)), ("shift", Scalar("s16", shift)),
+            ],
+            {"points": out.reshape(-1)},
+            note="Matrix4 by value (64 bytes); small integers: every product exact",
         )
     t = 90
     v = f32_inputs(88, t)
@@ -1205,22 +863,14 @@ def device_functions() -> Iterator[tuple[str, CaseSpec]]:
     lo, hi = -2.5, 7.0
     changed = (v < lo) | (v > hi)
     clamped = np.fmin(np.fmax(v, F32(lo)), F32(hi))
-    yield (
-        "device_functions/clamp_kernel",
-        case(
-            src,
-            "clamp_kernel",
-            1,
-            t,
-            [
-                ("v", Buffer("f32", v)),
-                ("clamped", Buffer("s32", np.array([1000], np.int32))),
-                ("lo", Scalar("f32", lo)),
-                ("hi", Scalar("f32", hi)),
-            ],
-            {"v": clamped, "clamped": np.array([1000 + changed.sum()], np.int32)},
-            note="fminf/fmaxf return the non-NaN operand: a NaN input clamps to lo",
-        ),
+    yield "device_functions/clamp_kernel", case(
+        src, "clamp_kernel", 1, t,
+        [
+            ("v", Buffer("f32", v)), ("clamped", Buffer("s32", np.array([1000], np.int32))), ("lo", Scalar("f32", lo)),
+            ("hi", Scalar("f32", hi)),
+        ],
+        {"v": clamped, "clamped": np.array([1000 + changed.sum()], np.int32)},
+        note="fminf/fmaxf return the non-NaN operand: a NaN input clamps to lo",
     )
 
 
@@ -1353,136 +1003,78 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
             np.zeros(n, F32),
         ]
     out = np.choose(op & 15, [r.astype(np.float32) for r in results])
-    yield (
-        "control_flow/dense_switch",
-        case(
-            src,
-            "dense_switch",
-            4,
-            110,
-            [
-                ("op", Buffer("s32", op)),
-                ("a", Buffer("f32", a)),
-                ("b", Buffer("f32", b)),
-                ("out", Buffer("f32", count=n)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"out": out},
-            note="div.rn / sqrt.rn are correctly rounded (nvcc default -prec-div/-prec-sqrt); x*x+y is an fma",
-        ),
+    yield "control_flow/dense_switch", case(
+        src, "dense_switch", 4, 110,
+        [
+            ("op", Buffer("s32", op)), ("a", Buffer("f32", a)), ("b", Buffer("f32", b)),
+            ("out", Buffer("f32", count=n)), ("n", Scalar("s32", n)),
+        ],
+        {"out": out},
+        note="div.rn / sqrt.rn are correctly rounded (nvcc default -prec-div/-prec-sqrt); x*x+y is an fma",
     )
     t = 70
     idx = rng(93).integers(0, 2**32, t, dtype=np.uint64).astype(np.uint32)
     table = [10, 21, 32, 43]
-    yield (
-        "control_flow/indirect_branch",
-        case(
-            src,
-            "indirect_branch",
-            1,
-            t,
-            [("idx", Buffer("u32", idx)), ("out", Buffer("s32", count=t))],
-            {"out": np.array([table[v & 3] + table[(v >> 2) & 3] for v in idx], np.int32)},
-        ),
+    yield "control_flow/indirect_branch", case(
+        src, "indirect_branch", 1, t,
+        [("idx", Buffer("u32", idx)), ("out", Buffer("s32", count=t))],
+        {"out": np.array([table[v & 3] + table[(v >> 2) & 3] for v in idx], np.int32)},
     )
     keys = np.array([7, 100, 1000, 65536, 0xDEADBEEF, 0, 8, 99, 65535, 0xDEADBEEE, 0xFFFFFFFF] * 7, np.uint32)
     cases = {7: 1, 100: 2, 1000: 3, 65536: 4, 0xDEADBEEF: 5}
-    yield (
-        "control_flow/sparse_switch",
-        case(
-            src,
-            "sparse_switch",
-            1,
-            keys.size,
-            [("key", Buffer("u32", keys)), ("out", Buffer("s32", count=keys.size))],
-            {"out": np.array([cases.get(int(k), -1) for k in keys], np.int32)},
-        ),
+    yield "control_flow/sparse_switch", case(
+        src, "sparse_switch", 1, keys.size,
+        [("key", Buffer("u32", keys)), ("out", Buffer("s32", count=keys.size))],
+        {"out": np.array([cases.get(int(k), -1) for k in keys], np.int32)},
     )
     w, h, stop, t = 150, 12, 99, 40
     g = rng(94).integers(-3, 60, (h, w)).astype(np.int32)
     g[7, 100] = stop  # threads reaching it leave both loops
     g[9, 0] = stop  # row 9 stops every thread that gets there
     counts = np.array([nested_loops_model(g, stop, th, t) for th in range(t)], np.int32)
-    yield (
-        "control_flow/nested_loops",
-        case(
-            src,
-            "nested_loops",
-            1,
-            t,
-            [
-                ("grid", Buffer("s32", g.reshape(-1))),
-                ("counts", Buffer("s32", count=t)),
-                ("w", Scalar("s32", w)),
-                ("h", Scalar("s32", h)),
-                ("stop", Scalar("s32", stop)),
-            ],
-            {"counts": counts},
-        ),
+    yield "control_flow/nested_loops", case(
+        src, "nested_loops", 1, t,
+        [
+            ("grid", Buffer("s32", g.reshape(-1))), ("counts", Buffer("s32", count=t)), ("w", Scalar("s32", w)),
+            ("h", Scalar("s32", h)), ("stop", Scalar("s32", stop)),
+        ],
+        {"counts": counts},
     )
     t = 100
     v = f32_inputs(95, t)
     v[40:70:3] = np.nan
     with np.errstate(all="ignore"):
         out = np.where(np.isnan(v), F32(0), np.where(v < 0, -v, v * F32(2)))
-    yield (
-        "control_flow/divergent_returns",
-        case(
-            src,
-            "divergent_returns",
-            1,
-            t,
-            [("in", Buffer("f32", v)), ("out", Buffer("f32", count=t))],
-            {"out": out.astype(np.float32)},
-        ),
+    yield "control_flow/divergent_returns", case(
+        src, "divergent_returns", 1, t,
+        [("in", Buffer("f32", v)), ("out", Buffer("f32", count=t))],
+        {"out": out.astype(np.float32)},
     )
     t = 90
     xs = rng(96).integers(-50, 5000, t).astype(np.int32)
     xs[:5] = [0, 1, 2, 27, -7]
-    yield (
-        "control_flow/irreducible",
-        case(
-            src,
-            "irreducible",
-            1,
-            t,
-            [("in", Buffer("s32", xs)), ("out", Buffer("s32", count=t))],
-            {"out": np.array([collatz_steps(int(x)) for x in xs], np.int32)},
-        ),
+    yield "control_flow/irreducible", case(
+        src, "irreducible", 1, t,
+        [("in", Buffer("s32", xs)), ("out", Buffer("s32", count=t))],
+        {"out": np.array([collatz_steps(int(x)) for x in xs], np.int32)},
     )
     t, n = 100, 37
     vals = rng(97).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
     vals[:3] = [2**31 - 1, -(2**31), 0]
-    yield (
-        "control_flow/builtins",
-        case(
-            src,
-            "builtins",
-            1,
-            t,
-            [("in", Buffer("s32", vals)), ("out", Buffer("s32", count=t)), ("n", Scalar("s32", n))],
-            {"out": np.array([builtins_model(int(vals[i % n])) for i in range(t)], np.int32)},
-        ),
+    yield "control_flow/builtins", case(
+        src, "builtins", 1, t,
+        [("in", Buffer("s32", vals)), ("out", Buffer("s32", count=t)), ("n", Scalar("s32", n))],
+        {"out": np.array([builtins_model(int(vals[i % n])) for i in range(t)], np.int32)},
     )
     t = 64 + 7
     targets = np.abs(rng(98).standard_normal(t)) * 10.0 ** rng(99).integers(-3, 8, t)
     targets[:4] = [0.0, 1.0, 2.0, 1e300]
     roots, iters = zip(*(newton_sqrt(float(target)) for target in targets))
-    yield (
-        "control_flow/newton_until_converged",
-        case(
-            src,
-            "newton_until_converged",
-            1,
-            t,
-            [
-                ("a", Buffer("f64", targets)),
-                ("root", Buffer("f64", count=t)),
-                ("iters", Buffer("s32", count=t)),
-            ],
-            {"root": np.array(roots), "iters": np.array(iters, np.int32)},
-            note="f64 IEEE arithmetic, correctly rounded division: Python floats model it exactly",
-        ),
+    yield "control_flow/newton_until_converged", case(
+        src, "newton_until_converged", 1, t,
+        [("a", Buffer("f64", targets)), ("root", Buffer("f64", count=t)), ("iters", Buffer("s32", count=t))],
+        {"root": np.array(roots), "iters": np.array(iters, np.int32)},
+        note="f64 IEEE arithmetic, correctly rounded division: Python floats model it exactly",
     )
     code = np.array(
         [
@@ -1509,21 +1101,13 @@ def control_flow() -> Iterator[tuple[str, CaseSpec]]:
     t = 50
     args = rng(100).integers(-1000, 1000, t).astype(np.int32)
 
-    yield (
-        "control_flow/interpreter",
-        case(
-            src,
-            "interpreter",
-            1,
-            t,
-            [
-                ("code", Buffer("u8", code)),
-                ("code_len", Scalar("s32", code.size)),
-                ("args", Buffer("s32", args)),
-                ("results", Buffer("s32", count=t)),
-            ],
-            {"results": np.array([bytecode_model(code, int(a)) for a in args], np.int32)},
-        ),
+    yield "control_flow/interpreter", case(
+        src, "interpreter", 1, t,
+        [
+            ("code", Buffer("u8", code)), ("code_len", Scalar("s32", code.size)), ("args", Buffer("s32", args)),
+            ("results", Buffer("s32", count=t)),
+        ],
+        {"results": np.array([bytecode_model(code, int(a)) for a in args], np.int32)},
     )
 
 
@@ -1592,16 +1176,10 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
             s32(fr & M32),
             s32(byte_perm(x, 0, 0x0123)),
         ]
-    yield (
-        "int_intrinsics/bit_ops",
-        case(
-            src,
-            "bit_ops",
-            1,
-            t,
-            [("a", Buffer("u32", a)), ("b", Buffer("u64", b)), ("out", Buffer("s32", count=t * 12))],
-            {"out": np.array(out, np.int32)},
-        ),
+    yield "int_intrinsics/bit_ops", case(
+        src, "bit_ops", 1, t,
+        [("a", Buffer("u32", a)), ("b", Buffer("u64", b)), ("out", Buffer("s32", count=t * 12))],
+        {"out": np.array(out, np.int32)},
     )
     t = 50
     ai = u32_inputs(112, t).view(np.int32)
@@ -1647,21 +1225,13 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
             r,
             s64(w5 & M64),
         ]
-    yield (
-        "int_intrinsics/int_arith",
-        case(
-            src,
-            "int_arith",
-            1,
-            t,
-            [
-                ("a", Buffer("s32", ai)),
-                ("b", Buffer("s32", bi)),
-                ("out", Buffer("s32", count=t * 12)),
-                ("wide", Buffer("s64", count=t * 6)),
-            ],
-            {"out": np.array(out, np.int32), "wide": np.array(wide, np.int64)},
-        ),
+    yield "int_intrinsics/int_arith", case(
+        src, "int_arith", 1, t,
+        [
+            ("a", Buffer("s32", ai)), ("b", Buffer("s32", bi)), ("out", Buffer("s32", count=t * 12)),
+            ("wide", Buffer("s64", count=t * 6)),
+        ],
+        {"out": np.array(out, np.int32), "wide": np.array(wide, np.int64)},
     )
     t = 40
     a = u32_inputs(114, t)
@@ -1675,17 +1245,11 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
         f4e = sum(((pool >> (8 * (((i & 3) + k) & 7))) & 255) << (8 * k) for k in range(4))
         lop = x ^ ((x << 3) & M32) ^ (x >> 5)
         out += [(x >> 4) & 255, bfe_s & M32, bfi, x, f4e, lop]
-    yield (
-        "int_intrinsics/ptx_bitfield",
-        case(
-            src,
-            "ptx_bitfield",
-            1,
-            t,
-            [("a", Buffer("u32", a)), ("out", Buffer("u32", count=t * 6))],
-            {"out": np.array(out, np.uint32)},
-            note="prmt.f4e: result byte k = byte ((i & 3) + k) mod 8 of {~x, x}",
-        ),
+    yield "int_intrinsics/ptx_bitfield", case(
+        src, "ptx_bitfield", 1, t,
+        [("a", Buffer("u32", a)), ("out", Buffer("u32", count=t * 6))],
+        {"out": np.array(out, np.uint32)},
+        note="prmt.f4e: result byte k = byte ((i & 3) + k) mod 8 of {~x, x}",
     )
     t = 60
     f = (rng(115).standard_normal(t) * 100).astype(np.float32)
@@ -1700,29 +1264,17 @@ def int_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
             clamp(v - 0x7FFFFFF0, -(2**31), 2**31 - 1) & M32,
             clamp(((v * v) >> 32) + 0x7FFFFFFF, -(2**31), 2**31 - 1) & M32,
         ]
-    yield (
-        "int_intrinsics/saturating",
-        case(
-            src,
-            "saturating",
-            1,
-            t,
-            [
-                ("f", Buffer("f32", f)),
-                ("k", Buffer("s32", k)),
-                ("s8", Buffer("s8", count=t)),
-                ("u8", Buffer("u8", count=t)),
-                ("s16", Buffer("s16", count=t)),
-                ("u32", Buffer("u32", count=t * 3)),
-            ],
-            {
-                "s8": np.array(s8, np.int8),
-                "u8": np.array([clamp(int(v), 0, 255) for v in k], np.uint8),
-                "s16": np.array([clamp(int(v), -(2**15), 2**15 - 1) for v in k], np.int16),
-                "u32": np.array(u32, np.uint32),
-            },
-            note="cvt.rni.sat.s8.f32: round half to even, clamp, NaN -> 0",
-        ),
+    yield "int_intrinsics/saturating", case(
+        src, "saturating", 1, t,
+        [
+            ("f", Buffer("f32", f)), ("k", Buffer("s32", k)), ("s8", Buffer("s8", count=t)),
+            ("u8", Buffer("u8", count=t)), ("s16", Buffer("s16", count=t)), ("u32", Buffer("u32", count=t * 3)),
+        ],
+        {
+            "s8": np.array(s8, np.int8), "u8": np.array([clamp(int(v), 0, 255) for v in k], np.uint8),
+            "s16": np.array([clamp(int(v), -(2**15), 2**15 - 1) for v in k], np.int16), "u32": np.array(u32, np.uint32),
+        },
+        note="cvt.rni.sat.s8.f32: round half to even, clamp, NaN -> 0",
     )
 
 
@@ -1732,47 +1284,29 @@ def dynamic_shared() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "dynamic_shared.ptx"
     grid, block = 3, 100
     x = f32_inputs(120, grid * block)
-    yield (
-        "dynamic_shared/dyn_shared_float",
-        case(
-            src,
-            "dyn_shared_float",
-            grid,
-            block,
-            [("in", Buffer("f32", x)), ("out", Buffer("f32", count=grid * block))],
-            {"out": x.reshape(grid, block)[:, ::-1].reshape(-1).copy()},
-            shared_bytes=block * 4,
-        ),
+    yield "dynamic_shared/dyn_shared_float", case(
+        src, "dyn_shared_float", grid, block,
+        [("in", Buffer("f32", x)), ("out", Buffer("f32", count=grid * block))],
+        {"out": x.reshape(grid, block)[:, ::-1].reshape(-1).copy()},
+        shared_bytes=block * 4,
     )
     t = 90
     v = rng(121).integers(-1000, 1000, t).astype(np.int32)
     odd = int(np.count_nonzero(v & 1))
     out = np.array([int(v[(i + 1) % t]) + int(np.trunc(v[i] * 0.5)) + odd for i in range(t)], np.int32)
-    yield (
-        "dynamic_shared/dyn_shared_carved",
-        case(
-            src,
-            "dyn_shared_carved",
-            1,
-            t,
-            [("in", Buffer("s32", v)), ("out", Buffer("s32", count=t)), ("n_ints", Scalar("s32", t))],
-            {"out": out},
-            shared_bytes=((t * 4 + 15) & ~15) + t * 8,
-        ),
+    yield "dynamic_shared/dyn_shared_carved", case(
+        src, "dyn_shared_carved", 1, t,
+        [("in", Buffer("s32", v)), ("out", Buffer("s32", count=t)), ("n_ints", Scalar("s32", t))],
+        {"out": out},
+        shared_bytes=((t * 4 + 15) & ~15) + t * 8,
     )
     t = 70
     x = f32_inputs(122, t * 4)
-    yield (
-        "dynamic_shared/dyn_shared_float4",
-        case(
-            src,
-            "dyn_shared_float4",
-            1,
-            t,
-            [("in", Buffer("f32", x)), ("out", Buffer("f32", count=t * 4))],
-            {"out": x.reshape(t, 4)[np.arange(t) ^ 1].reshape(-1).copy()},
-            shared_bytes=t * 16,
-        ),
+    yield "dynamic_shared/dyn_shared_float4", case(
+        src, "dyn_shared_float4", 1, t,
+        [("in", Buffer("f32", x)), ("out", Buffer("f32", count=t * 4))],
+        {"out": x.reshape(t, 4)[np.arange(t) ^ 1].reshape(-1).copy()},
+        shared_bytes=t * 16,
     )
     t = 72
     g = rng(123).integers(-(10**6), 10**6, t).astype(np.int32)
@@ -1784,18 +1318,12 @@ def dynamic_shared() -> Iterator[tuple[str, CaseSpec]]:
             out += [0, 1, 0, int(g[i])]
         else:
             out += [0, 0, 1, (i & 3) + 1]
-    yield (
-        "dynamic_shared/address_spaces",
-        case(
-            src,
-            "address_spaces",
-            1,
-            t,
-            [("g", Buffer("s32", g)), ("out", Buffer("s32", count=t * 4))],
-            {"out": np.array(out, np.int32)},
-            shared_bytes=t * 4,
-            note="the kernel has no static shared memory: the dynamic array's shared address is 0",
-        ),
+    yield "dynamic_shared/address_spaces", case(
+        src, "address_spaces", 1, t,
+        [("g", Buffer("s32", g)), ("out", Buffer("s32", count=t * 4))],
+        {"out": np.array(out, np.int32)},
+        shared_bytes=t * 4,
+        note="the kernel has no static shared memory: the dynamic array's shared address is 0",
     )
 
 
@@ -1820,30 +1348,18 @@ def wide_types() -> Iterator[tuple[str, CaseSpec]]:
         for v in vals:
             out += [v >> 64, v & M64]
         out += [(sx & M128) >> 64, int(x < y) + int(x == y)]
-    yield (
-        "wide_types/int128_ops",
-        case(
-            src,
-            "int128_ops",
-            1,
-            t,
-            [("a", Buffer("u64", a)), ("b", Buffer("u64", b)), ("out", Buffer("u64", count=t * 12))],
-            {"out": np.array(out, np.uint64)},
-        ),
+    yield "wide_types/int128_ops", case(
+        src, "int128_ops", 1, t,
+        [("a", Buffer("u64", a)), ("b", Buffer("u64", b)), ("out", Buffer("u64", count=t * 12))],
+        {"out": np.array(out, np.uint64)},
     )
     t = 70
     sizes = rng(132).integers(-1000, 1000, t).astype(np.int32)
     out = [sum(k * k for k in range(int(v) & 63, -1, -3)) for v in sizes]
-    yield (
-        "wide_types/dynamic_alloca",
-        case(
-            src,
-            "dynamic_alloca",
-            1,
-            t,
-            [("sizes", Buffer("s32", sizes)), ("out", Buffer("s32", count=t))],
-            {"out": np.array(out, np.int32)},
-        ),
+    yield "wide_types/dynamic_alloca", case(
+        src, "dynamic_alloca", 1, t,
+        [("sizes", Buffer("s32", sizes)), ("out", Buffer("s32", count=t))],
+        {"out": np.array(out, np.int32)},
     )
     count = 2100
     w = f32_inputs(133, 2048)
@@ -1852,21 +1368,11 @@ def wide_types() -> Iterator[tuple[str, CaseSpec]]:
     y = y0.copy()
     with np.errstate(all="ignore"):
         y[:count] = w[np.arange(count) & 2047] * x[:count]
-    yield (
-        "wide_types/big_param_block",
-        case(
-            src,
-            "big_param_block",
-            9,
-            240,
-            [
-                ("p", Raw(w.tobytes() + np.int32(count).tobytes())),
-                ("x", Buffer("f32", x)),
-                ("y", Buffer("f32", y0)),
-            ],
-            {"y": y},
-            note="BigParams (8196 bytes) by value",
-        ),
+    yield "wide_types/big_param_block", case(
+        src, "big_param_block", 9, 240,
+        [("p", Raw(w.tobytes() + np.int32(count).tobytes())), ("x", Buffer("f32", x)), ("y", Buffer("f32", y0))],
+        {"y": y},
+        note="BigParams (8196 bytes) by value",
     )
     t = 50
     raw = rng(135).integers(0, 256, (t, 16)).astype(np.uint8)
@@ -1896,43 +1402,25 @@ def wide_types() -> Iterator[tuple[str, CaseSpec]]:
                 + s32(ll)
             )
         )
-    yield (
-        "wide_types/packed_structs",
-        case(
-            src,
-            "packed_structs",
-            1,
-            t,
-            [
-                ("in", Buffer("u8", raw.reshape(-1))),
-                ("out", Buffer("u8", count=t * 16)),
-                ("sum", Buffer("s32", count=t)),
-            ],
-            {"out": out.reshape(-1), "sum": np.array(sums, np.int32)},
-            note="Packed {char c; bool flag; short s; unsigned char bytes[3]; long long ll} = 16 bytes; byte 7 is "
-            "padding, 0 in the input, and 0 expected (nvcc's PTX writes the fields, not the padding)",
-        ),
+    yield "wide_types/packed_structs", case(
+        src, "packed_structs", 1, t,
+        [("in", Buffer("u8", raw.reshape(-1))), ("out", Buffer("u8", count=t * 16)), ("sum", Buffer("s32", count=t))],
+        {"out": out.reshape(-1), "sum": np.array(sums, np.int32)},
+        note="Packed {char c; bool flag; short s; unsigned char bytes[3]; long long ll} = 16 bytes; byte 7 is "
+        "padding, 0 in the input, and 0 expected (nvcc's PTX writes the fields, not the padding)",
     )
     n, offset = 300, 3
     srcb = rng(136).integers(0, 256, n + 16).astype(np.uint8)
     dst = np.zeros(n + 8, np.uint8)
     dst[:n] = srcb[offset : offset + n]
     dst[n : n + 4] = srcb[offset + 1 : offset + 5]
-    yield (
-        "wide_types/unaligned_copy",
-        case(
-            src,
-            "unaligned_copy",
-            1,
-            100,
-            [
-                ("src", Buffer("u8", srcb)),
-                ("dst", Buffer("u8", count=n + 8)),
-                ("offset", Scalar("s32", offset)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"dst": dst},
-        ),
+    yield "wide_types/unaligned_copy", case(
+        src, "unaligned_copy", 1, 100,
+        [
+            ("src", Buffer("u8", srcb)), ("dst", Buffer("u8", count=n + 8)), ("offset", Scalar("s32", offset)),
+            ("n", Scalar("s32", n)),
+        ],
+        {"dst": dst},
     )
 
 
@@ -1965,23 +1453,15 @@ def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
             o[5] = int(f[lane + 1] if (lane & 15) + 1 < 16 else f[lane])  # (int) truncates toward zero
             o[6] = int(d[lane ^ 16])
             o[7] = 0  # (int) of (long long)v << 33 keeps the low 32 bits: 0, then >> 1
-    yield (
-        "warp_intrinsics/shuffles",
-        case(
-            src,
-            "shuffles",
-            1,
-            t,
-            [
-                ("in", Buffer("s32", v)),
-                ("out", Buffer("s32", count=t * 8)),
-                ("src", Scalar("s32", srcl)),
-                ("delta", Scalar("s32", delta)),
-            ],
-            {"out": out.astype(np.int32).reshape(-1)},
-            note="out[5]: lanes 16-31 are outside the 0x0000ffff mask (undefined in CUDA); modelled as the same "
-            "width-16 shuffle, which is what NVIDIA hardware does",
-        ),
+    yield "warp_intrinsics/shuffles", case(
+        src, "shuffles", 1, t,
+        [
+            ("in", Buffer("s32", v)), ("out", Buffer("s32", count=t * 8)), ("src", Scalar("s32", srcl)),
+            ("delta", Scalar("s32", delta)),
+        ],
+        {"out": out.astype(np.int32).reshape(-1)},
+        note="out[5]: lanes 16-31 are outside the 0x0000ffff mask (undefined in CUDA); modelled as the same "
+        "width-16 shuffle, which is what NVIDIA hardware does",
     )
     grid, block = 2, 96
     v = rng(141).integers(-3, 4, grid * block).astype(np.int32)
@@ -2000,17 +1480,11 @@ def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
                 int(((row != 0) == (row[0] != 0)).all()),
                 lane_mask(row & 1) if row[lane] & 1 else 0,
             ]
-    yield (
-        "warp_intrinsics/votes",
-        case(
-            src,
-            "votes",
-            grid,
-            block,
-            [("in", Buffer("s32", v)), ("out", Buffer("u32", count=grid * block * 5))],
-            {"out": np.array(out, np.uint32)},
-            note="__activemask() inside `if (v & 1)`: the lanes that took the branch",
-        ),
+    yield "warp_intrinsics/votes", case(
+        src, "votes", grid, block,
+        [("in", Buffer("s32", v)), ("out", Buffer("u32", count=grid * block * 5))],
+        {"out": np.array(out, np.uint32)},
+        note="__activemask() inside `if (v & 1)`: the lanes that took the branch",
     )
     t = 128
     v = rng(142).integers(0, 5, t).astype(np.int32)
@@ -2021,16 +1495,10 @@ def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
         for lane in range(32):
             m = lane_mask(row == row[lane])
             out += [m, m, 0xFFFFFFFF if same_all else 0, int(same_all)]
-    yield (
-        "warp_intrinsics/match",
-        case(
-            src,
-            "match",
-            1,
-            t,
-            [("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 4))],
-            {"out": np.array(out, np.uint32)},
-        ),
+    yield "warp_intrinsics/match", case(
+        src, "match", 1, t,
+        [("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 4))],
+        {"out": np.array(out, np.uint32)},
     )
     t = 96
     v = u32_inputs(143, t)
@@ -2045,46 +1513,28 @@ def warp_intrinsics() -> Iterator[tuple[str, CaseSpec]]:
             int(np.bitwise_xor.reduce(row[0::2])),
         ]
         out += r * 32
-    yield (
-        "warp_intrinsics/warp_reduce_redux",
-        case(
-            src,
-            "warp_reduce_redux",
-            1,
-            t,
-            [("in", Buffer("u32", v)), ("out", Buffer("u32", count=t * 6))],
-            {"out": np.array(out, np.uint32)},
-            note="__reduce_xor_sync(0x55555555): the even lanes' xor; odd lanes (outside the mask, undefined in "
-            "CUDA) are modelled as receiving the same value",
-        ),
+    yield "warp_intrinsics/warp_reduce_redux", case(
+        src, "warp_reduce_redux", 1, t,
+        [("in", Buffer("u32", v)), ("out", Buffer("u32", count=t * 6))],
+        {"out": np.array(out, np.uint32)},
+        note="__reduce_xor_sync(0x55555555): the even lanes' xor; odd lanes (outside the mask, undefined in "
+        "CUDA) are modelled as receiving the same value",
     )
     grid, block = 3, 64
     v = rng(144).integers(-(2**31), 2**31, grid * block, dtype=np.int64).astype(np.int32)
     scan = np.concatenate([wrap32(np.cumsum(row.astype(np.int64))) for row in warps(v)])
-    yield (
-        "warp_intrinsics/warp_scan",
-        case(
-            src,
-            "warp_scan",
-            grid,
-            block,
-            [("in", Buffer("s32", v)), ("out", Buffer("s32", count=grid * block))],
-            {"out": scan},
-        ),
+    yield "warp_intrinsics/warp_scan", case(
+        src, "warp_scan", grid, block,
+        [("in", Buffer("s32", v)), ("out", Buffer("s32", count=grid * block))],
+        {"out": scan},
     )
     d = rng(145).integers(-1000, 1000, 32).astype(np.int32)
     expect = np.array([d[15 - lane] * 2 if lane < 16 else d[47 - lane] + 1 for lane in range(32)], np.int32)
-    yield (
-        "warp_intrinsics/syncwarp_divergent",
-        case(
-            src,
-            "syncwarp_divergent",
-            1,
-            32,
-            [("data", Buffer("s32", d))],
-            {"data": expect},
-            note="one warp: every warp would use the same data[lane]",
-        ),
+    yield "warp_intrinsics/syncwarp_divergent", case(
+        src, "syncwarp_divergent", 1, 32,
+        [("data", Buffer("s32", d))],
+        {"data": expect},
+        note="one warp: every warp would use the same data[lane]",
     )
 
 
@@ -2094,42 +1544,27 @@ def cooperative_groups() -> Iterator[tuple[str, CaseSpec]]:
     grid, block = 3, 96
     v = rng(150).integers(-(2**31), 2**31, grid * block, dtype=np.int64).astype(np.int32)
     total = wrap32(np.array([int(v.astype(np.int64).sum()) + 17]))
-    yield (
-        "cooperative_groups/cg_tile_reduce",
-        case(
-            src,
-            "cg_tile_reduce",
-            grid,
-            block,
-            [("in", Buffer("s32", v)), ("out", Buffer("s32", np.array([17], np.int32)))],
-            {"out": total},
-        ),
+    yield "cooperative_groups/cg_tile_reduce", case(
+        src, "cg_tile_reduce", grid, block,
+        [("in", Buffer("s32", v)), ("out", Buffer("s32", np.array([17], np.int32)))],
+        {"out": total},
     )
     grid, block = 2, 80
     x = small_ints_f32(151, grid * block)
     tiles = x.reshape(-1, 16)
     maxes = np.array([max(0, int(m)) * 100 for m in tiles.max(1)], np.uint32)  # (unsigned)(v * 100): < 0 -> 0
-    yield (
-        "cooperative_groups/cg_reduce_scan",
-        case(
-            src,
-            "cg_reduce_scan",
-            grid,
-            block,
-            [
-                ("in", Buffer("f32", x)),
-                ("sums", Buffer("f32", count=tiles.shape[0])),
-                ("scan", Buffer("f32", count=x.size)),
-                ("maxes", Buffer("u32", count=tiles.shape[0])),
-            ],
-            {
-                "sums": tiles.sum(1).astype(np.float32),
-                "scan": np.cumsum(tiles, 1).astype(np.float32).reshape(-1),
-                "maxes": maxes,
-            },
-            note="small-integer floats: tile sums and scans are exact in any order; "
-            "cvt.rzi.u32.f32 saturates negatives to 0",
-        ),
+    yield "cooperative_groups/cg_reduce_scan", case(
+        src, "cg_reduce_scan", grid, block,
+        [
+            ("in", Buffer("f32", x)), ("sums", Buffer("f32", count=tiles.shape[0])),
+            ("scan", Buffer("f32", count=x.size)), ("maxes", Buffer("u32", count=tiles.shape[0])),
+        ],
+        {
+            "sums": tiles.sum(1).astype(np.float32), "scan": np.cumsum(tiles, 1).astype(np.float32).reshape(-1),
+            "maxes": maxes,
+        },
+        note="small-integer floats: tile sums and scans are exact in any order; "
+        "cvt.rzi.u32.f32 saturates negatives to 0",
     )
     grid, block = 2, 96
     v = -np.abs(rng(152).integers(0, 100, grid * block)).astype(np.int32)
@@ -2137,38 +1572,21 @@ def cooperative_groups() -> Iterator[tuple[str, CaseSpec]]:
     kept = v[128:160][v[128:160] > 0]
     out = np.zeros(40, np.int32)
     out[5 : 5 + kept.size] = kept
-    yield (
-        "cooperative_groups/cg_coalesced",
-        case(
-            src,
-            "cg_coalesced",
-            grid,
-            block,
-            [
-                ("in", Buffer("s32", v)),
-                ("out", Buffer("s32", count=40)),
-                ("counter", Buffer("s32", np.array([5], np.int32))),
-            ],
-            {"out": out, "counter": np.array([5 + kept.size], np.int32)},
-        ),
+    yield "cooperative_groups/cg_coalesced", case(
+        src, "cg_coalesced", grid, block,
+        [
+            ("in", Buffer("s32", v)), ("out", Buffer("s32", count=40)),
+            ("counter", Buffer("s32", np.array([5], np.int32))),
+        ],
+        {"out": out, "counter": np.array([5 + kept.size], np.int32)},
     )
     t = 96
     v = rng(154).integers(-1000, 1000, t).astype(np.int32)
     for size in (4, 16):
-        yield (
-            f"cooperative_groups/cg_dynamic_tiles_{size}",
-            case(
-                src,
-                "cg_dynamic_tiles",
-                1,
-                t,
-                [
-                    ("in", Buffer("s32", v)),
-                    ("out", Buffer("s32", count=t)),
-                    ("tile_size", Scalar("u32", size)),
-                ],
-                {"out": (v * size + np.arange(t) % size).astype(np.int32)},
-            ),
+        yield f"cooperative_groups/cg_dynamic_tiles_{size}", case(
+            src, "cg_dynamic_tiles", 1, t,
+            [("in", Buffer("s32", v)), ("out", Buffer("s32", count=t)), ("tile_size", Scalar("u32", size))],
+            {"out": (v * size + np.arange(t) % size).astype(np.int32)},
         )
     v = rng(155).integers(-5, 20, t).astype(np.int32)
     out = []
@@ -2177,16 +1595,10 @@ def cooperative_groups() -> Iterator[tuple[str, CaseSpec]]:
         for lane in range(32):
             quad = row[lane & ~3 : (lane & ~3) + 4]
             out += [ballot, int((quad > 10).any()), int((quad > 0).all()) + (lane >> 2) * 2]
-    yield (
-        "cooperative_groups/cg_vote",
-        case(
-            src,
-            "cg_vote",
-            1,
-            t,
-            [("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 3))],
-            {"out": np.array(out, np.uint32)},
-        ),
+    yield "cooperative_groups/cg_vote", case(
+        src, "cg_vote", 1, t,
+        [("in", Buffer("s32", v)), ("out", Buffer("u32", count=t * 3))],
+        {"out": np.array(out, np.uint32)},
     )
 
 
@@ -2204,41 +1616,26 @@ def apps_integer() -> Iterator[tuple[str, CaseSpec]]:
         padded = msg + b"\x80" + bytes(55 - len(msg)) + (8 * len(msg)).to_bytes(8, "big")
         blocks += padded
         digests.append(np.frombuffer(hashlib.sha256(msg).digest(), ">u4").astype(np.uint32))
-    yield (
-        "apps_integer/sha256_block",
-        case(
-            src,
-            "sha256_block",
-            2,
-            48,
-            [
-                ("blocks", Buffer("u32", np.frombuffer(bytes(blocks), "<u4").copy())),
-                ("digests", Buffer("u32", count=n * 8)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"digests": np.concatenate(digests)},
-            note="expected digests: hashlib.sha256 of the unpadded messages",
-        ),
+    yield "apps_integer/sha256_block", case(
+        src, "sha256_block", 2, 48,
+        [
+            ("blocks", Buffer("u32", np.frombuffer(bytes(blocks), "<u4").copy())),
+            ("digests", Buffer("u32", count=n * 8)), ("n", Scalar("s32", n)),
+        ],
+        {"digests": np.concatenate(digests)},
+        note="expected digests: hashlib.sha256 of the unpadded messages",
     )
     msgs = [bytes(r.integers(0, 256, int(k), dtype=np.uint8)) for k in r.integers(0, 40, 75)]
     msgs[0], msgs[1] = b"", b"123456789"
     offsets = np.cumsum([0] + [len(m) for m in msgs]).astype(np.int32)
-    yield (
-        "apps_integer/crc32",
-        case(
-            src,
-            "crc32",
-            2,
-            40,
-            [
-                ("data", Buffer("u8", np.frombuffer(b"".join(msgs) + b"\0", np.uint8).copy())),
-                ("offsets", Buffer("s32", offsets)),
-                ("crcs", Buffer("u32", count=75)),
-                ("n_messages", Scalar("s32", 75)),
-            ],
-            {"crcs": np.array([zlib.crc32(m) for m in msgs], np.uint32)},
-            note="expected: zlib.crc32",
-        ),
+    yield "apps_integer/crc32", case(
+        src, "crc32", 2, 40,
+        [
+            ("data", Buffer("u8", np.frombuffer(b"".join(msgs) + b"\0", np.uint8).copy())),
+            ("offsets", Buffer("s32", offsets)), ("crcs", Buffer("u32", count=75)), ("n_messages", Scalar("s32", 75)),
+        ],
+        {"crcs": np.array([zlib.crc32(m) for m in msgs], np.uint32)},
+        note="expected: zlib.crc32",
     )
     # bfs_step: only frontier[17] has unvisited neighbours, so the order of `next` is fixed.
     nv = 120
@@ -2260,86 +1657,52 @@ def apps_integer() -> Iterator[tuple[str, CaseSpec]]:
     next0 = np.full(16, -7, np.int32)
     next1 = next0.copy()
     next1[: len(nxt)] = nxt
-    yield (
-        "apps_integer/bfs_step",
-        case(
-            src,
-            "bfs_step",
-            1,
-            64,
-            [
-                ("row_ptr", Buffer("s32", row_ptr)),
-                ("adj", Buffer("s32", adj)),
-                ("dist", Buffer("s32", dist)),
-                ("frontier", Buffer("s32", frontier)),
-                ("frontier_size", Scalar("s32", 40)),
-                ("next", Buffer("s32", next0)),
-                ("next_size", Buffer("s32", count=1)),
-                ("level", Scalar("s32", level)),
-            ],
-            {"dist": new_dist, "next": next1, "next_size": np.array([len(nxt)], np.int32)},
-            note="one frontier vertex reaches unvisited vertices: the atomicAdd order cannot matter",
-        ),
+    yield "apps_integer/bfs_step", case(
+        src, "bfs_step", 1, 64,
+        [
+            ("row_ptr", Buffer("s32", row_ptr)), ("adj", Buffer("s32", adj)), ("dist", Buffer("s32", dist)),
+            ("frontier", Buffer("s32", frontier)), ("frontier_size", Scalar("s32", 40)), ("next", Buffer("s32", next0)),
+            ("next_size", Buffer("s32", count=1)), ("level", Scalar("s32", level)),
+        ],
+        {"dist": new_dist, "next": next1, "next_size": np.array([len(nxt)], np.int32)},
+        note="one frontier vertex reaches unvisited vertices: the atomicAdd order cannot matter",
     )
     grid, block, n = 3, 96, 5000
     data = r.integers(0, 256, n).astype(np.uint8)
     data[:300] = 7  # a hot bin: many same-address atomics
     hist0 = r.integers(0, 1000, 256).astype(np.uint32)
-    yield (
-        "apps_integer/histogram256_warp_private",
-        case(
-            src,
-            "histogram256_warp_private",
-            grid,
-            block,
-            [("data", Buffer("u8", data)), ("hist", Buffer("u32", hist0)), ("n", Scalar("s32", n))],
-            {"hist": hist0 + np.bincount(data, minlength=256).astype(np.uint32)},
-            shared_bytes=block // 32 * 256 * 4,
-        ),
+    yield "apps_integer/histogram256_warp_private", case(
+        src, "histogram256_warp_private", grid, block,
+        [("data", Buffer("u8", data)), ("hist", Buffer("u32", hist0)), ("n", Scalar("s32", n))],
+        {"hist": hist0 + np.bincount(data, minlength=256).astype(np.uint32)},
+        shared_bytes=block // 32 * 256 * 4,
     )
     w, h = 45, 21
     rgba = r.integers(0, 256, (h * w, 4)).astype(np.uint8)
     rgba[:4, :3] = [[255, 255, 255], [0, 0, 0], [1, 1, 1], [128, 128, 128]]
     c = rgba[:, :3].astype(np.float32)
     g = fma(c[:, 2], F32(0.114), fma(c[:, 0], F32(0.299), c[:, 1] * F32(0.587), F32), F32)
-    yield (
-        "apps_integer/rgba_to_grey",
-        case(
-            src,
-            "rgba_to_grey",
-            (3, 3),
-            (16, 8),
-            [
-                ("rgba", Buffer("u8", rgba.reshape(-1))),
-                ("grey", Buffer("u8", count=w * h)),
-                ("w", Scalar("s32", w)),
-                ("h", Scalar("s32", h)),
-            ],
-            {"grey": np.rint(g).astype(np.uint8)},
-            note="nvcc: mul.f32 y*0.587, fma x*0.299, fma z*0.114, cvt.rni (half to even): modelled op for op",
-        ),
+    yield "apps_integer/rgba_to_grey", case(
+        src, "rgba_to_grey", (3, 3), (16, 8),
+        [
+            ("rgba", Buffer("u8", rgba.reshape(-1))), ("grey", Buffer("u8", count=w * h)), ("w", Scalar("s32", w)),
+            ("h", Scalar("s32", h)),
+        ],
+        {"grey": np.rint(g).astype(np.uint8)},
+        note="nvcc: mul.f32 y*0.587, fma x*0.299, fma z*0.114, cvt.rni (half to even): modelled op for op",
     )
     words, sets = 5, 150
     a = r.integers(0, 2**64, sets * words, dtype=np.uint64)
     b = r.integers(0, 2**64, words, dtype=np.uint64)
     a[:words] = M64
     counts = [sum((int(a[s * words + i]) & int(b[i])).bit_count() for i in range(words)) for s in range(sets)]
-    yield (
-        "apps_integer/bitset_intersections",
-        case(
-            src,
-            "bitset_intersections",
-            2,
-            100,
-            [
-                ("a", Buffer("u64", a)),
-                ("b", Buffer("u64", b)),
-                ("counts", Buffer("u32", count=sets)),
-                ("words", Scalar("s32", words)),
-                ("sets", Scalar("s32", sets)),
-            ],
-            {"counts": np.array(counts, np.uint32)},
-        ),
+    yield "apps_integer/bitset_intersections", case(
+        src, "bitset_intersections", 2, 100,
+        [
+            ("a", Buffer("u64", a)), ("b", Buffer("u64", b)), ("counts", Buffer("u32", count=sets)),
+            ("words", Scalar("s32", words)), ("sets", Scalar("s32", sets)),
+        ],
+        {"counts": np.array(counts, np.uint32)},
     )
 
 
@@ -2382,28 +1745,17 @@ def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
     e = np.exp(-rr * t_)
     call = s_ * cnd(d1) - x_ * e * cnd(d2)
     put = x_ * e * (1.0 - cnd(d2)) - s_ * (1.0 - cnd(d1))
-    yield (
-        "apps_numeric/black_scholes",
-        case(
-            src,
-            "black_scholes",
-            2,
-            100,
-            [
-                ("call", Buffer("f32", count=n)),
-                ("put", Buffer("f32", count=n)),
-                ("price", Buffer("f32", price)),
-                ("strike", Buffer("f32", strike)),
-                ("years", Buffer("f32", years)),
-                ("r", Scalar("f32", rr)),
-                ("v", Scalar("f32", vv)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"call": call.astype(np.float32), "put": put.astype(np.float32)},
-            tolerance={"call": (1e-4, 1e-4), "put": (1e-4, 1e-4)},
-            note="logf/expf (2 ulp), __expf (fast, ~2 + 1.2*|x| ulp) and f32 rounding of a ~20-operation formula "
-            "vs. an f64 model: prices up to 100 agree to rtol 1e-4 / atol 1e-4",
-        ),
+    yield "apps_numeric/black_scholes", case(
+        src, "black_scholes", 2, 100,
+        [
+            ("call", Buffer("f32", count=n)), ("put", Buffer("f32", count=n)), ("price", Buffer("f32", price)),
+            ("strike", Buffer("f32", strike)), ("years", Buffer("f32", years)), ("r", Scalar("f32", rr)),
+            ("v", Scalar("f32", vv)), ("n", Scalar("s32", n)),
+        ],
+        {"call": call.astype(np.float32), "put": put.astype(np.float32)},
+        tolerance={"call": (1e-4, 1e-4), "put": (1e-4, 1e-4)},
+        note="logf/expf (2 ulp), __expf (fast, ~2 + 1.2*|x| ulp) and f32 rounding of a ~20-operation formula "
+        "vs. an f64 model: prices up to 100 agree to rtol 1e-4 / atol 1e-4",
     )
     w, h, it_max = 40, 30, 60
     x0, y0, sc = F32(-2.0), F32(-1.2), F32(0.07)
@@ -2411,25 +1763,15 @@ def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
     for py, px in np.ndindex(h, w):
         cr, ci = fma(F32(px), sc, x0, F32)[()], fma(F32(py), sc, y0, F32)[()]
         img[py, px] = mandelbrot_iterations(cr, ci, it_max) * 255 // it_max
-    yield (
-        "apps_numeric/mandelbrot",
-        case(
-            src,
-            "mandelbrot",
-            (3, 4),
-            (16, 8),
-            [
-                ("image", Buffer("u8", count=w * h)),
-                ("w", Scalar("s32", w)),
-                ("h", Scalar("s32", h)),
-                ("x0", Scalar("f32", float(x0))),
-                ("y0", Scalar("f32", float(y0))),
-                ("scale", Scalar("f32", float(sc))),
-                ("max_iter", Scalar("s32", it_max)),
-            ],
-            {"image": img.reshape(-1)},
-            note="f32 op for op as nvcc emitted it: zi = fma(zr + zr, zi, ci), zr = cr + (zr*zr - zi*zi)",
-        ),
+    yield "apps_numeric/mandelbrot", case(
+        src, "mandelbrot", (3, 4), (16, 8),
+        [
+            ("image", Buffer("u8", count=w * h)), ("w", Scalar("s32", w)), ("h", Scalar("s32", h)),
+            ("x0", Scalar("f32", float(x0))), ("y0", Scalar("f32", float(y0))), ("scale", Scalar("f32", float(sc))),
+            ("max_iter", Scalar("s32", it_max)),
+        ],
+        {"image": img.reshape(-1)},
+        note="f32 op for op as nvcc emitted it: zi = fma(zr + zr, zi, ci), zr = cr + (zr*zr - zi*zi)",
     )
     rows = 37
     lens = r.integers(0, 80, rows)
@@ -2444,47 +1786,26 @@ def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
     y0v = np.full(rows + 3, 5.5)
     y1 = y0v.copy()
     y1[:rows] = y
-    yield (
-        "apps_numeric/spmv_csr",
-        case(
-            src,
-            "spmv_csr",
-            10,
-            128,
-            [
-                ("row_ptr", Buffer("s32", row_ptr)),
-                ("cols", Buffer("s32", cols)),
-                ("vals", Buffer("f64", vals)),
-                ("x", Buffer("f64", xv)),
-                ("y", Buffer("f64", y0v)),
-                ("rows", Scalar("s32", rows)),
-            ],
-            {"y": y1},
-            note="values are multiples of 1/32 well below 2^40: the warp's summation order is exact",
-        ),
+    yield "apps_numeric/spmv_csr", case(
+        src, "spmv_csr", 10, 128,
+        [
+            ("row_ptr", Buffer("s32", row_ptr)), ("cols", Buffer("s32", cols)), ("vals", Buffer("f64", vals)),
+            ("x", Buffer("f64", xv)), ("y", Buffer("f64", y0v)), ("rows", Scalar("s32", rows)),
+        ],
+        {"y": y1},
+        note="values are multiples of 1/32 well below 2^40: the warp's summation order is exact",
     )
     w, h = 30, 20
     img_in = f32_inputs(171, w * h, edges=False)
     out0 = np.full(w * h + 5, 3.0, np.float32)
     out1 = out0.copy()
     out1[: w * h] = 0.0
-    yield (
-        "apps_numeric/conv2d",
-        case(
-            src,
-            "conv2d",
-            (2, 3),
-            (16, 8),
-            [
-                ("in", Buffer("f32", img_in)),
-                ("out", Buffer("f32", out0)),
-                ("w", Scalar("s32", w)),
-                ("h", Scalar("s32", h)),
-            ],
-            {"out": out1},
-            note="c_filter (a __constant__ with no initializer) reads as zeros: the case format cannot "
-            "set globals, so every in-range output is 0",
-        ),
+    yield "apps_numeric/conv2d", case(
+        src, "conv2d", (2, 3), (16, 8),
+        [("in", Buffer("f32", img_in)), ("out", Buffer("f32", out0)), ("w", Scalar("s32", w)), ("h", Scalar("s32", h))],
+        {"out": out1},
+        note="c_filter (a __constant__ with no initializer) reads as zeros: the case format cannot "
+        "set globals, so every in-range output is 0",
     )
     n = 256
     for half_span, tol in ((2, None), (16, (1e-6, 1e-5))):
@@ -2499,24 +1820,14 @@ def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
             tw = zc[j] * np.exp(-1j * np.pi * k / half_span)
             out[i], out[j] = zc[i] + tw, zc[i] - tw
         expect = np.stack([out.real, out.imag], 1).astype(np.float32).reshape(-1)
-        yield (
-            f"apps_numeric/fft_radix2_stage_{half_span}",
-            case(
-                src,
-                "fft_radix2_stage",
-                2,
-                70,
-                [
-                    ("data", Buffer("f32", data)),
-                    ("n", Scalar("s32", n)),
-                    ("half_span", Scalar("s32", half_span)),
-                ],
-                {"data": expect},
-                tolerance={"data": tol} if tol else {},
-                note="half_span 2: twiddles 1 and -i are exact (sincospif at multiples of 1/2), so the stage is exact"
-                if tol is None
-                else "sincospif (1 ulp) and f32 rounding of the butterfly: |error| < 1e-5 for |values| < 100",
-            ),
+        yield f"apps_numeric/fft_radix2_stage_{half_span}", case(
+            src, "fft_radix2_stage", 2, 70,
+            [("data", Buffer("f32", data)), ("n", Scalar("s32", n)), ("half_span", Scalar("s32", half_span))],
+            {"data": expect},
+            tolerance={"data": tol} if tol else {},
+            note="half_span 2: twiddles 1 and -i are exact (sincospif at multiples of 1/2), so the stage is exact"
+            if tol is None
+            else "sincospif (1 ulp) and f32 rounding of the butterfly: |error| < 1e-5 for |values| < 100",
         )
     n, k, dims = 150, 6, 3
     pts = r.standard_normal(n * dims).astype(np.float32) * 3
@@ -2533,23 +1844,13 @@ def apps_numeric() -> Iterator[tuple[str, CaseSpec]]:
             if d < best_d:
                 best, best_d = c, d
         labels.append(best)
-    yield (
-        "apps_numeric/kmeans_assign",
-        case(
-            src,
-            "kmeans_assign",
-            2,
-            100,
-            [
-                ("points", Buffer("f32", pts)),
-                ("centroids", Buffer("f32", cents)),
-                ("labels", Buffer("s32", count=n)),
-                ("n", Scalar("s32", n)),
-                ("k", Scalar("s32", k)),
-                ("dims", Scalar("s32", dims)),
-            ],
-            {"labels": np.array(labels, np.int32)},
-        ),
+    yield "apps_numeric/kmeans_assign", case(
+        src, "kmeans_assign", 2, 100,
+        [
+            ("points", Buffer("f32", pts)), ("centroids", Buffer("f32", cents)), ("labels", Buffer("s32", count=n)),
+            ("n", Scalar("s32", n)), ("k", Scalar("s32", k)), ("dims", Scalar("s32", dims)),
+        ],
+        {"labels": np.array(labels, np.int32)},
     )
 
 
@@ -2585,20 +1886,14 @@ def triton_kernels() -> Iterator[tuple[str, CaseSpec]]:
     x, y = f32_inputs(181, n), f32_inputs(182, n)
     with np.errstate(all="ignore"):
         out = x + y
-    yield (
-        "triton/add_kernel",
-        triton_case(
-            "add_kernel",
-            3,
-            [
-                ("x_ptr", Buffer("f32", x)),
-                ("y_ptr", Buffer("f32", y)),
-                ("out_ptr", Buffer("f32", count=n)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"out_ptr": out},
-            note="BLOCK = 1024, 128 threads (num_warps 4)",
-        ),
+    yield "triton/add_kernel", triton_case(
+        "add_kernel", 3,
+        [
+            ("x_ptr", Buffer("f32", x)), ("y_ptr", Buffer("f32", y)), ("out_ptr", Buffer("f32", count=n)),
+            ("n", Scalar("s32", n)),
+        ],
+        {"out_ptr": out},
+        note="BLOCK = 1024, 128 threads (num_warps 4)",
     )
     n = 700
     x = (r.standard_normal(n) * 1e5).astype(np.float32)
@@ -2607,97 +1902,63 @@ def triton_kernels() -> Iterator[tuple[str, CaseSpec]]:
     c = np.minimum(np.maximum(x, F32(lo)), F32(hi))
     with np.errstate(over="ignore"):
         c16 = c.astype(np.float16)
-    yield (
-        "triton/cast_clamp_kernel",
-        triton_case(
-            "cast_clamp_kernel",
-            3,
-            [
-                ("x_ptr", Buffer("f32", x)),
-                ("h_ptr", Buffer("f16", count=n)),
-                ("b_ptr", Buffer("u16", count=n)),
-                ("i_ptr", Buffer("s32", count=n)),
-                ("n", Scalar("s32", n)),
-                ("lo", Scalar("f32", lo)),
-                ("hi", Scalar("f32", hi)),
-            ],
-            {"h_ptr": c16, "b_ptr": bf16_round(c), "i_ptr": cvt_rzi_s32(c)},
-            note="fp16/bf16 round to nearest even (65520 -> inf in fp16); int32 truncates; bf16 buffer as raw u16 bits",
-        ),
+    yield "triton/cast_clamp_kernel", triton_case(
+        "cast_clamp_kernel", 3,
+        [
+            ("x_ptr", Buffer("f32", x)), ("h_ptr", Buffer("f16", count=n)), ("b_ptr", Buffer("u16", count=n)),
+            ("i_ptr", Buffer("s32", count=n)), ("n", Scalar("s32", n)), ("lo", Scalar("f32", lo)),
+            ("hi", Scalar("f32", hi)),
+        ],
+        {"h_ptr": c16, "b_ptr": bf16_round(c), "i_ptr": cvt_rzi_s32(c)},
+        note="fp16/bf16 round to nearest even (65520 -> inf in fp16); int32 truncates; bf16 buffer as raw u16 bits",
     )
     n = 1300
     u = u32_inputs(183, n)
-    yield (
-        "triton/inline_asm_kernel",
-        triton_case(
-            "inline_asm_kernel",
-            3,
-            [("x_ptr", Buffer("u32", u)), ("y_ptr", Buffer("u32", count=n)), ("n", Scalar("s32", n))],
-            {"y_ptr": rotl32(u, 7) ^ u},
-        ),
+    yield "triton/inline_asm_kernel", triton_case(
+        "inline_asm_kernel", 3,
+        [("x_ptr", Buffer("u32", u)), ("y_ptr", Buffer("u32", count=n)), ("n", Scalar("s32", n))],
+        {"y_ptr": rotl32(u, 7) ^ u},
     )
     n = 5000
     x = small_ints_f32(184, n, -100, 100)
     x[4321] = 1000.0
     total0 = np.array([0.5, -np.inf], np.float32)
-    yield (
-        "triton/sum_atomic_kernel",
-        triton_case(
-            "sum_atomic_kernel",
-            3,
-            [("x_ptr", Buffer("f32", x)), ("total_ptr", Buffer("f32", total0)), ("n", Scalar("s32", n))],
-            {"total_ptr": np.array([0.5 + x.sum(dtype=np.float64), 1000.0], np.float32)},
-            shared_bytes=8192,
-            note="small-integer floats: exact in any order; shared_bytes covers Triton's global_smem scratch",
-        ),
+    yield "triton/sum_atomic_kernel", triton_case(
+        "sum_atomic_kernel", 3,
+        [("x_ptr", Buffer("f32", x)), ("total_ptr", Buffer("f32", total0)), ("n", Scalar("s32", n))],
+        {"total_ptr": np.array([0.5 + x.sum(dtype=np.float64), 1000.0], np.float32)},
+        shared_bytes=8192,
+        note="small-integer floats: exact in any order; shared_bytes covers Triton's global_smem scratch",
     )
     rows, cols, stride = 5, 300, 320
     x = (r.standard_normal(rows * stride) * 10).astype(np.float32)
     m = x.reshape(rows, stride)
     m[1, 250] = m[1, 20] = 99.0  # a tie: the lower index wins
     m[2, 310] = 1e9  # beyond n_cols: ignored
-    yield (
-        "triton/argmax_kernel",
-        triton_case(
-            "argmax_kernel",
-            rows,
-            [
-                ("x_ptr", Buffer("f32", x)),
-                ("idx_ptr", Buffer("s32", count=rows)),
-                ("stride", Scalar("s32", stride)),
-                ("n_cols", Scalar("s32", cols)),
-            ],
-            {"idx_ptr": np.argmax(m[:, :cols], axis=1).astype(np.int32)},
-            shared_bytes=8192,
-        ),
+    yield "triton/argmax_kernel", triton_case(
+        "argmax_kernel", rows,
+        [
+            ("x_ptr", Buffer("f32", x)), ("idx_ptr", Buffer("s32", count=rows)), ("stride", Scalar("s32", stride)),
+            ("n_cols", Scalar("s32", cols)),
+        ],
+        {"idx_ptr": np.argmax(m[:, :cols], axis=1).astype(np.int32)},
+        shared_bytes=8192,
     )
     rows = 3
     x = r.integers(-(2**31), 2**31, rows * 256, dtype=np.int64).astype(np.int32)
-    yield (
-        "triton/cumsum_kernel",
-        triton_case(
-            "cumsum_kernel",
-            rows,
-            [("x_ptr", Buffer("s32", x)), ("y_ptr", Buffer("s32", count=rows * 256))],
-            {
-                "y_ptr": np.concatenate(
-                    [wrap32(np.cumsum(row.astype(np.int64))) for row in x.reshape(rows, 256)]
-                )
-            },
-            shared_bytes=8192,
-        ),
+    yield "triton/cumsum_kernel", triton_case(
+        "cumsum_kernel", rows,
+        [("x_ptr", Buffer("s32", x)), ("y_ptr", Buffer("s32", count=rows * 256))],
+        {"y_ptr": np.concatenate([wrap32(np.cumsum(row.astype(np.int64))) for row in x.reshape(rows, 256)])},
+        shared_bytes=8192,
     )
     rows = 2
     x = (r.standard_normal(rows * 128) * 100).astype(np.float32)
     x[:3] = [np.inf, -np.inf, 3e38]
-    yield (
-        "triton/sort_kernel",
-        triton_case(
-            "sort_kernel",
-            rows,
-            [("x_ptr", Buffer("f32", x)), ("y_ptr", Buffer("f32", count=rows * 128))],
-            {"y_ptr": -np.sort(-x.reshape(rows, 128), axis=1).reshape(-1)},
-        ),
+    yield "triton/sort_kernel", triton_case(
+        "sort_kernel", rows,
+        [("x_ptr", Buffer("f32", x)), ("y_ptr", Buffer("f32", count=rows * 128))],
+        {"y_ptr": -np.sort(-x.reshape(rows, 128), axis=1).reshape(-1)},
     )
     rows, cols, stride = 4, 700, 704
     x = (r.standard_normal(rows * stride) * 5).astype(np.float32)
@@ -2705,23 +1966,17 @@ def triton_kernels() -> Iterator[tuple[str, CaseSpec]]:
     e = np.exp(m - m.max(axis=1, keepdims=True))
     sm = np.zeros((rows, stride), np.float32)
     sm[:, :cols] = e / e.sum(axis=1, keepdims=True)
-    yield (
-        "triton/softmax_kernel",
-        triton_case(
-            "softmax_kernel",
-            rows,
-            [
-                ("out_ptr", Buffer("f32", count=rows * stride)),
-                ("in_ptr", Buffer("f32", x)),
-                ("in_stride", Scalar("s32", stride)),
-                ("out_stride", Scalar("s32", stride)),
-                ("n_cols", Scalar("s32", cols)),
-            ],
-            {"out_ptr": sm.reshape(-1)},
-            tolerance={"out_ptr": (2e-5, 1e-9)},
-            shared_bytes=8192,
-            note="tl.exp is ex2.approx.f32 (2^-22 relative) and the division div.full.f32 (2 ulp): rtol 2e-5 vs. f64",
-        ),
+    yield "triton/softmax_kernel", triton_case(
+        "softmax_kernel", rows,
+        [
+            ("out_ptr", Buffer("f32", count=rows * stride)), ("in_ptr", Buffer("f32", x)),
+            ("in_stride", Scalar("s32", stride)), ("out_stride", Scalar("s32", stride)),
+            ("n_cols", Scalar("s32", cols)),
+        ],
+        {"out_ptr": sm.reshape(-1)},
+        tolerance={"out_ptr": (2e-5, 1e-9)},
+        shared_bytes=8192,
+        note="tl.exp is ex2.approx.f32 (2^-22 relative) and the division div.full.f32 (2 ulp): rtol 2e-5 vs. f64",
     )
     rows, n, stride, eps = 3, 1500, 1536, 1e-5
     x = (r.standard_normal(rows * stride) * 2 + 0.5).astype(np.float16)
@@ -2732,31 +1987,18 @@ def triton_kernels() -> Iterator[tuple[str, CaseSpec]]:
     rstd = 1 / np.sqrt(((xm - mean[:, None]) ** 2).mean(axis=1) + eps)
     yv = x.reshape(rows, stride).copy()
     yv[:, :n] = ((xm - mean[:, None]) * rstd[:, None] * w + b).astype(np.float16)
-    yield (
-        "triton/layernorm_kernel",
-        triton_case(
-            "layernorm_kernel",
-            rows,
-            [
-                ("x_ptr", Buffer("f16", x)),
-                ("y_ptr", Buffer("f16", x)),
-                ("w_ptr", Buffer("f32", w)),
-                ("b_ptr", Buffer("f32", b)),
-                ("mean_ptr", Buffer("f32", count=rows)),
-                ("rstd_ptr", Buffer("f32", count=rows)),
-                ("stride", Scalar("s32", stride)),
-                ("n", Scalar("s32", n)),
-                ("eps", Scalar("f32", eps)),
-            ],
-            {
-                "y_ptr": yv.reshape(-1),
-                "mean_ptr": mean.astype(np.float32),
-                "rstd_ptr": rstd.astype(np.float32),
-            },
-            tolerance={"y_ptr": (2e-3, 2e-3), "mean_ptr": (1e-5, 1e-6), "rstd_ptr": (1e-5, 0.0)},
-            shared_bytes=8192,
-            note="f32 sums of 1500 terms in Triton's tree order vs. f64: rtol 1e-5; y is fp16 (1 ulp = 2^-10 relative)",
-        ),
+    yield "triton/layernorm_kernel", triton_case(
+        "layernorm_kernel", rows,
+        [
+            ("x_ptr", Buffer("f16", x)), ("y_ptr", Buffer("f16", x)), ("w_ptr", Buffer("f32", w)),
+            ("b_ptr", Buffer("f32", b)), ("mean_ptr", Buffer("f32", count=rows)),
+            ("rstd_ptr", Buffer("f32", count=rows)), ("stride", Scalar("s32", stride)), ("n", Scalar("s32", n)),
+            ("eps", Scalar("f32", eps)),
+        ],
+        {"y_ptr": yv.reshape(-1), "mean_ptr": mean.astype(np.float32), "rstd_ptr": rstd.astype(np.float32)},
+        tolerance={"y_ptr": (2e-3, 2e-3), "mean_ptr": (1e-5, 1e-6), "rstd_ptr": (1e-5, 0.0)},
+        shared_bytes=8192,
+        note="f32 sums of 1500 terms in Triton's tree order vs. f64: rtol 1e-5; y is fp16 (1 ulp = 2^-10 relative)",
     )
     n = 1100
     x = (r.standard_normal(n) * 3).astype(np.float16)
@@ -2766,16 +2008,12 @@ def triton_kernels() -> Iterator[tuple[str, CaseSpec]]:
     exact = 0.5 * xf * (1.0 + np.array([erf(v * 0.7071067811865476) for v in xf]))
     inner = 0.7978845608028654 * (xf + 0.044715 * xf**3)
     approx = 0.5 * xf * (1.0 + (2.0 / (1.0 + np.exp(-2.0 * inner)) - 1.0))
-    yield (
-        "triton/gelu_kernel",
-        triton_case(
-            "gelu_kernel",
-            3,
-            [("x_ptr", Buffer("f16", x)), ("out_ptr", Buffer("f16", count=n)), ("n", Scalar("s32", n))],
-            {"out_ptr": (exact + approx).astype(np.float16)},
-            tolerance={"out_ptr": (2e-3, 2e-3)},
-            note="f32 erf/sigmoid (ex2.approx) then fp16: within 2e-3 (fp16 half-ulp 4.9e-4 plus f32 error)",
-        ),
+    yield "triton/gelu_kernel", triton_case(
+        "gelu_kernel", 3,
+        [("x_ptr", Buffer("f16", x)), ("out_ptr", Buffer("f16", count=n)), ("n", Scalar("s32", n))],
+        {"out_ptr": (exact + approx).astype(np.float16)},
+        tolerance={"out_ptr": (2e-3, 2e-3)},
+        note="f32 erf/sigmoid (ex2.approx) then fp16: within 2e-3 (fp16 half-ulp 4.9e-4 plus f32 error)",
     )
     n = 600
     x = r.uniform(0.1, 3.0, n).astype(np.float32)
@@ -2794,16 +2032,12 @@ def triton_kernels() -> Iterator[tuple[str, CaseSpec]]:
         + xf / (xf + 1.0)
         + (xf * xf + xf)
     )
-    yield (
-        "triton/math_kernel",
-        triton_case(
-            "math_kernel",
-            3,
-            [("x_ptr", Buffer("f32", x)), ("out_ptr", Buffer("f32", count=n)), ("n", Scalar("s32", n))],
-            {"out_ptr": ym.astype(np.float32)},
-            tolerance={"out_ptr": (1e-5, 1e-5)},
-            note="approximate exp/log/sin/cos/rsqrt (ex2/lg2/sin/cos/rsqrt.approx.f32, ~2^-21) summed: rtol 1e-5",
-        ),
+    yield "triton/math_kernel", triton_case(
+        "math_kernel", 3,
+        [("x_ptr", Buffer("f32", x)), ("out_ptr", Buffer("f32", count=n)), ("n", Scalar("s32", n))],
+        {"out_ptr": ym.astype(np.float32)},
+        tolerance={"out_ptr": (1e-5, 1e-5)},
+        note="approximate exp/log/sin/cos/rsqrt (ex2/lg2/sin/cos/rsqrt.approx.f32, ~2^-21) summed: rtol 1e-5",
     )
 
 
@@ -2878,61 +2112,40 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
     )
     rows, cols = 37, 45
     m = r.standard_normal(rows * cols)
-    yield (
-        "numba/scale_2d",
-        numba_case(
-            "scale_2d",
-            (2, 2),
-            (16, 8),
-            [numba_array("m", "f64", m, (rows, cols)), ("s", Scalar("f64", -1.75))],
-            {"m": m * -1.75},
-            note="grid-stride 2D loop: 32 x 16 threads cover 45 x 37",
-        ),
+    yield "numba/scale_2d", numba_case(
+        "scale_2d", (2, 2), (16, 8),
+        [numba_array("m", "f64", m, (rows, cols)), ("s", Scalar("f64", -1.75))],
+        {"m": m * -1.75},
+        note="grid-stride 2D loop: 32 x 16 threads cover 45 x 37",
     )
     ma, ka, nb = 21, 35, 19
     A, B = small_ints_f32(193, ma * ka), small_ints_f32(194, ka * nb)
     C = (A.reshape(ma, ka).astype(np.float64) @ B.reshape(ka, nb)).astype(np.float32)
-    yield (
-        "numba/matmul_shared",
-        numba_case(
-            "matmul_shared",
-            (2, 2),
-            (16, 16),
-            [
-                numba_array("a", "f32", A, (ma, ka)),
-                numba_array("b", "f32", B, (ka, nb)),
-                numba_array("c", "f32", None, (ma, nb)),
-            ],
-            {"c": C.reshape(-1)},
-            note="small-integer matrices: exact",
-        ),
+    yield "numba/matmul_shared", numba_case(
+        "matmul_shared", (2, 2), (16, 16),
+        [
+            numba_array("a", "f32", A, (ma, ka)), numba_array("b", "f32", B, (ka, nb)),
+            numba_array("c", "f32", None, (ma, nb)),
+        ],
+        {"c": C.reshape(-1)},
+        note="small-integer matrices: exact",
     )
     nz, ny, nx = 5, 7, 20
     v = f32_inputs(195, nz * ny * nx, edges=False).reshape(nz, ny, nx)
     zz, yy, xx = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
     out = (v.astype(np.float64) * (xx + 2 * yy + 3 * zz)).astype(np.float32)
-    yield (
-        "numba/volume_3d",
-        numba_case(
-            "volume_3d",
-            (2, 2, 2),
-            (16, 4, 3),
-            [numba_array("v", "f32", v, (nz, ny, nx)), numba_array("out", "f32", None, (nz, ny, nx))],
-            {"out": out.reshape(-1)},
-            note="float32 * int64 is float64 in numba: the product is rounded to f32 once, at the store",
-        ),
+    yield "numba/volume_3d", numba_case(
+        "volume_3d", (2, 2, 2), (16, 4, 3),
+        [numba_array("v", "f32", v, (nz, ny, nx)), numba_array("out", "f32", None, (nz, ny, nx))],
+        {"out": out.reshape(-1)},
+        note="float32 * int64 is float64 in numba: the product is rounded to f32 once, at the store",
     )
     rows = 70
     data = r.integers(-500, 1500, (rows, 8)).astype(np.int32)
-    yield (
-        "numba/local_array_sort",
-        numba_case(
-            "local_array_sort",
-            2,
-            48,
-            [numba_array("inp", "s32", data, (rows, 8)), numba_array("out", "s32", None, (rows, 8))],
-            {"out": np.clip(np.sort(data, axis=1), 0, 1000).astype(np.int32).reshape(-1)},
-        ),
+    yield "numba/local_array_sort", numba_case(
+        "local_array_sort", 2, 48,
+        [numba_array("inp", "s32", data, (rows, 8)), numba_array("out", "s32", None, (rows, 8))],
+        {"out": np.clip(np.sort(data, axis=1), 0, 1000).astype(np.int32).reshape(-1)},
     )
     n = 300
     xd = r.standard_normal(n) * 3
@@ -2942,16 +2155,11 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
         acc = fma(acc, xd, c, np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         expect = acc + np.sqrt(np.abs(xd))
-    yield (
-        "numba/device_calls",
-        numba_case(
-            "device_calls",
-            3,
-            110,
-            [numba_array("x", "f64", xd, (n,)), numba_array("out", "f64", None, (n,))],
-            {"out": expect},
-            note="polynomial(): acc = fma(acc, x, c) (NVVM contraction), then + sqrt(|x|)",
-        ),
+    yield "numba/device_calls", numba_case(
+        "device_calls", 3, 110,
+        [numba_array("x", "f64", xd, (n,)), numba_array("out", "f64", None, (n,))],
+        {"out": expect},
+        note="polynomial(): acc = fma(acc, x, c) (NVVM contraction), then + sqrt(|x|)",
     )
     grid, block = 3, 64
     xs = small_ints_f32(196, grid * block, -50, 50)
@@ -3003,17 +2211,12 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
     zs = (r.standard_normal((n, 2)) * 2).astype(np.float32)
     w = zs[:, 0].astype(np.float64) + 1j * zs[:, 1]
     out = w * np.conj(w) + np.exp(w) / (w + 1j) + np.abs(w) + np.sqrt(w)
-    yield (
-        "numba/complex_ops",
-        numba_case(
-            "complex_ops",
-            4,
-            110,
-            [numba_array("z", "f32", zs, (n,), lanes=2), numba_array("out", "f32", None, (n,), lanes=2)],
-            {"out": np.stack([out.real, out.imag], 1).astype(np.float32).reshape(-1)},
-            tolerance={"out": (2e-5, 2e-5)},
-            note="complex64 as (re, im) f32 pairs; f32 exp/sin/cos/sqrt/hypot and complex division vs. f64: 2e-5",
-        ),
+    yield "numba/complex_ops", numba_case(
+        "complex_ops", 4, 110,
+        [numba_array("z", "f32", zs, (n,), lanes=2), numba_array("out", "f32", None, (n,), lanes=2)],
+        {"out": np.stack([out.real, out.imag], 1).astype(np.float32).reshape(-1)},
+        tolerance={"out": (2e-5, 2e-5)},
+        note="complex64 as (re, im) f32 pairs; f32 exp/sin/cos/sqrt/hypot and complex division vs. f64: 2e-5",
     )
     n = 500
     ha = (r.standard_normal(n) * 4).astype(np.float16)
@@ -3135,18 +2338,12 @@ def doubles() -> Iterator[tuple[str, CaseSpec]]:
             min(xv, yv) + max(xv, yv) + abs(xv) + float(np.copysign(xv, yv)),
             float(np.floor(xv) + np.ceil(yv) + np.trunc(xv) + round_half_away(yv) + np.rint(xv)),
         ]
-    yield (
-        "doubles/double_arith",
-        case(
-            src,
-            "double_arith",
-            1,
-            t,
-            [("a", Buffer("f64", x)), ("b", Buffer("f64", y)), ("out", Buffer("f64", count=t * 12))],
-            {"out": np.array(out)},
-            note="directed rounding modelled exactly with fractions; x are powers of 4 so "
-            "rsqrt.approx.f64 is exact; round() is half away from zero",
-        ),
+    yield "doubles/double_arith", case(
+        src, "double_arith", 1, t,
+        [("a", Buffer("f64", x)), ("b", Buffer("f64", y)), ("out", Buffer("f64", count=t * 12))],
+        {"out": np.array(out)},
+        note="directed rounding modelled exactly with fractions; x are powers of 4 so "
+        "rsqrt.approx.f64 is exact; round() is half away from zero",
     )
     vals = [
         0.0,
@@ -3212,32 +2409,18 @@ def doubles() -> Iterator[tuple[str, CaseSpec]]:
         cls.append(
             int(nan) | (int(abs(v) == np.inf) << 1) | (int(np.signbit(v)) << 2) | (int(np.isfinite(v)) << 3)
         )
-    yield (
-        "doubles/double_conversions",
-        case(
-            src,
-            "double_conversions",
-            1,
-            t,
-            [
-                ("a", Buffer("f64", a)),
-                ("ll", Buffer("s64", count=t)),
-                ("ull", Buffer("u64", count=t)),
-                ("k", Buffer("s32", count=2 * t)),
-                ("f", Buffer("f32", count=2 * t)),
-                ("back", Buffer("f64", count=3 * t)),
-                ("cls", Buffer("s32", count=t)),
-            ],
-            {
-                "ll": np.array(ll, np.int64),
-                "ull": np.array(ull, np.uint64),
-                "k": np.array(k, np.int32),
-                "f": np.array(f, np.float32),
-                "back": np.array(back),
-                "cls": np.array(cls, np.int32),
-            },
-            note="cvt to integers saturates; NaN from f64 becomes 1 << (width - 1) (NVIDIA's rule)",
-        ),
+    yield "doubles/double_conversions", case(
+        src, "double_conversions", 1, t,
+        [
+            ("a", Buffer("f64", a)), ("ll", Buffer("s64", count=t)), ("ull", Buffer("u64", count=t)),
+            ("k", Buffer("s32", count=2 * t)), ("f", Buffer("f32", count=2 * t)), ("back", Buffer("f64", count=3 * t)),
+            ("cls", Buffer("s32", count=t)),
+        ],
+        {
+            "ll": np.array(ll, np.int64), "ull": np.array(ull, np.uint64), "k": np.array(k, np.int32),
+            "f": np.array(f, np.float32), "back": np.array(back), "cls": np.array(cls, np.int32),
+        },
+        note="cvt to integers saturates; NaN from f64 becomes 1 << (width - 1) (NVIDIA's rule)",
     )
     n = 300
     xv = r.uniform(-0.9, 3, n)
@@ -3263,18 +2446,12 @@ def doubles() -> Iterator[tuple[str, CaseSpec]]:
         rr = rr * (2.0 - t1 * rr)
         rr = rr * (2.0 - t1 * rr)
         ys.append(float(fma(rr, 2.0 - t1 * rr, acc, np.float64)[()]))
-    yield (
-        "doubles/double_poly",
-        case(
-            src,
-            "double_poly",
-            3,
-            110,
-            [("x", Buffer("f64", xv)), ("y", Buffer("f64", count=n)), ("n", Scalar("s32", n))],
-            {"y": np.array(ys)},
-            note="op for op as nvcc emitted it: rcp.rn, two mul/sub Newton steps, "
-            "the third fused into fma(r, 2 - t*r, acc)",
-        ),
+    yield "doubles/double_poly", case(
+        src, "double_poly", 3, 110,
+        [("x", Buffer("f64", xv)), ("y", Buffer("f64", count=n)), ("n", Scalar("s32", n))],
+        {"y": np.array(ys)},
+        note="op for op as nvcc emitted it: rcp.rn, two mul/sub Newton steps, "
+        "the third fused into fma(r, 2 - t*r, acc)",
     )
 
 
@@ -3311,19 +2488,13 @@ def math_float() -> Iterator[tuple[str, CaseSpec]]:
             v ** (1 / 3) + math.hypot(v, 3.0),
             math.sin(v) * math.cos(v),
         ]
-    yield (
-        "math_float/float_math",
-        case(
-            src,
-            "float_math",
-            1,
-            t,
-            [("a", Buffer("f32", x)), ("out", Buffer("f32", count=t * 20))],
-            {"out": np.array(out, np.float32)},
-            tolerance={"out": (4e-6, 1e-6)},
-            note="CUDA single-precision math is within 1-4 ulp (CUDA C++ Programming Guide, Mathematical Functions); "
-            "f64 model: rtol 4e-6 (about 32 ulp at the sums' worst, e.g. o[15] asin + acos), atol 1e-6 near zeros",
-        ),
+    yield "math_float/float_math", case(
+        src, "float_math", 1, t,
+        [("a", Buffer("f32", x)), ("out", Buffer("f32", count=t * 20))],
+        {"out": np.array(out, np.float32)},
+        tolerance={"out": (4e-6, 1e-6)},
+        note="CUDA single-precision math is within 1-4 ulp (CUDA C++ Programming Guide, Mathematical Functions); "
+        "f64 model: rtol 4e-6 (about 32 ulp at the sums' worst, e.g. o[15] asin + acos), atol 1e-6 near zeros",
     )
     t = 70
     x = (r.standard_normal(t) * 20).astype(np.float32)
@@ -3364,48 +2535,26 @@ def math_float() -> Iterator[tuple[str, CaseSpec]]:
             else (2**63 - 1 if scaled > 0 else -(2**63))
         )
         bits += [int(v.view(np.uint32)) ^ 0x7F800000, ll & M32]
-    yield (
-        "math_float/float_misc",
-        case(
-            src,
-            "float_misc",
-            1,
-            t,
-            [
-                ("a", Buffer("f32", x)),
-                ("out", Buffer("f32", count=t * 8)),
-                ("ints", Buffer("s32", count=t * 4)),
-                ("bits", Buffer("u32", count=t * 2)),
-            ],
-            {
-                "out": np.array(out, np.float32),
-                "ints": np.array(ints, np.int32),
-                "bits": np.array(bits, np.uint32),
-            },
-            note="finite non-zero inputs (frexpf/ilogbf of 0, inf, NaN are implementation-specific); roundf is half "
-            "away from zero, rintf/nearbyintf/__float2int_rn half to even; conversions saturate",
-        ),
+    yield "math_float/float_misc", case(
+        src, "float_misc", 1, t,
+        [
+            ("a", Buffer("f32", x)), ("out", Buffer("f32", count=t * 8)), ("ints", Buffer("s32", count=t * 4)),
+            ("bits", Buffer("u32", count=t * 2)),
+        ],
+        {"out": np.array(out, np.float32), "ints": np.array(ints, np.int32), "bits": np.array(bits, np.uint32)},
+        note="finite non-zero inputs (frexpf/ilogbf of 0, inf, NaN are implementation-specific); roundf is half "
+        "away from zero, rintf/nearbyintf/__float2int_rn half to even; conversions saturate",
     )
     rows, cols = 5, 100
     xin = (r.standard_normal(rows * cols) * 4).astype(np.float32)
     m = xin.reshape(rows, cols).astype(np.float64)
     e = np.exp(m - m.max(axis=1, keepdims=True))
-    yield (
-        "math_float/softmax_rows",
-        case(
-            src,
-            "softmax_rows",
-            rows,
-            32,
-            [
-                ("in", Buffer("f32", xin)),
-                ("out", Buffer("f32", count=rows * cols)),
-                ("cols", Scalar("s32", cols)),
-            ],
-            {"out": (e / e.sum(axis=1, keepdims=True)).astype(np.float32).reshape(-1)},
-            tolerance={"out": (1e-5, 1e-9)},
-            note="expf (2 ulp) and a 100-term f32 sum vs. f64: rtol 1e-5",
-        ),
+    yield "math_float/softmax_rows", case(
+        src, "softmax_rows", rows, 32,
+        [("in", Buffer("f32", xin)), ("out", Buffer("f32", count=rows * cols)), ("cols", Scalar("s32", cols))],
+        {"out": (e / e.sum(axis=1, keepdims=True)).astype(np.float32).reshape(-1)},
+        tolerance={"out": (1e-5, 1e-9)},
+        note="expf (2 ulp) and a 100-term f32 sum vs. f64: rtol 1e-5",
     )
     rows, d, eps = 3, 300, 1e-5
     xin = (r.standard_normal(rows * d) + 0.25).astype(np.float32)
@@ -3414,25 +2563,15 @@ def math_float() -> Iterator[tuple[str, CaseSpec]]:
     m = xin.reshape(rows, d).astype(np.float64)
     mean = m.mean(axis=1, keepdims=True)
     rstd = 1 / np.sqrt((m * m).mean(axis=1, keepdims=True) - mean * mean + eps)
-    yield (
-        "math_float/layernorm",
-        case(
-            src,
-            "layernorm",
-            rows,
-            96,
-            [
-                ("x", Buffer("f32", xin)),
-                ("gamma", Buffer("f32", gamma)),
-                ("beta", Buffer("f32", beta)),
-                ("y", Buffer("f32", count=rows * d)),
-                ("d", Scalar("s32", d)),
-                ("eps", Scalar("f32", eps)),
-            ],
-            {"y": ((m - mean) * rstd * gamma + beta).astype(np.float32).reshape(-1)},
-            tolerance={"y": (1e-4, 1e-5)},
-            note="f32 sums of 300 squares, E[x^2] - mean^2 and rsqrtf (2 ulp) vs. f64: rtol 1e-4, atol 1e-5",
-        ),
+    yield "math_float/layernorm", case(
+        src, "layernorm", rows, 96,
+        [
+            ("x", Buffer("f32", xin)), ("gamma", Buffer("f32", gamma)), ("beta", Buffer("f32", beta)),
+            ("y", Buffer("f32", count=rows * d)), ("d", Scalar("s32", d)), ("eps", Scalar("f32", eps)),
+        ],
+        {"y": ((m - mean) * rstd * gamma + beta).astype(np.float32).reshape(-1)},
+        tolerance={"y": (1e-4, 1e-5)},
+        note="f32 sums of 300 squares, E[x^2] - mean^2 and rsqrtf (2 ulp) vs. f64: rtol 1e-4, atol 1e-5",
     )
 
 
@@ -3502,22 +2641,11 @@ def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
             rr = -rr
         rr = float(np.fmax(rr, np.fmin(xv, yv)))  # __hmax/__hmin return the non-NaN operand
         out.append(abs(rr))
-    yield (
-        "half_bf16/half_arith",
-        case(
-            src,
-            "half_arith",
-            3,
-            110,
-            [
-                ("a", Buffer("f16", a)),
-                ("b", Buffer("f16", b)),
-                ("out", Buffer("f16", count=n)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"out": np.array(out, np.float16)},
-            note="each fp16 operation rounded once to nearest even (exact in f64 first; the quotient to f64 then fp16)",
-        ),
+    yield "half_bf16/half_arith", case(
+        src, "half_arith", 3, 110,
+        [("a", Buffer("f16", a)), ("b", Buffer("f16", b)), ("out", Buffer("f16", count=n)), ("n", Scalar("s32", n))],
+        {"out": np.array(out, np.float16)},
+        note="each fp16 operation rounded once to nearest even (exact in f64 first; the quotient to f64 then fp16)",
     )
     t = 60
     f = (r.standard_normal(t) * 1000).astype(np.float32)
@@ -3556,52 +2684,32 @@ def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
             h2i(hs[2], "rm", -(2**15), 2**15 - 1),
         ]
         bits.append(int(hs[3].view(np.uint16)) ^ 0x7BFF)
-    yield (
-        "half_bf16/half_conversions",
-        case(
-            src,
-            "half_conversions",
-            1,
-            t,
-            [
-                ("f", Buffer("f32", f)),
-                ("d", Buffer("f64", d)),
-                ("k", Buffer("s32", k)),
-                ("h", Buffer("f16", count=6 * t)),
-                ("back", Buffer("f32", count=t)),
-                ("ints", Buffer("s32", count=3 * t)),
-                ("bits", Buffer("u16", count=t)),
-            ],
-            {
-                "h": np.array(h, np.float16),
-                "back": np.array(back, np.float32),
-                "ints": np.array(ints, np.int32),
-                "bits": np.array(bits, np.uint16),
-            },
-            note="fp16 rounding modes modelled exactly (overflow: rz/rm/rp toward zero give 65504); conversions to "
-            "integers saturate",
-        ),
+    yield "half_bf16/half_conversions", case(
+        src, "half_conversions", 1, t,
+        [
+            ("f", Buffer("f32", f)), ("d", Buffer("f64", d)), ("k", Buffer("s32", k)),
+            ("h", Buffer("f16", count=6 * t)), ("back", Buffer("f32", count=t)), ("ints", Buffer("s32", count=3 * t)),
+            ("bits", Buffer("u16", count=t)),
+        ],
+        {
+            "h": np.array(h, np.float16), "back": np.array(back, np.float32), "ints": np.array(ints, np.int32),
+            "bits": np.array(bits, np.uint16),
+        },
+        note="fp16 rounding modes modelled exactly (overflow: rz/rm/rp toward zero give 65504); conversions to "
+        "integers saturate",
     )
     n2 = 300
     ha = r.integers(-6, 7, 2 * n2).astype(np.float16)
     hb = r.integers(-6, 7, 2 * n2).astype(np.float16)
     total = float((ha.astype(np.float64) * hb).sum()) + 0.5
-    yield (
-        "half_bf16/half_dot",
-        case(
-            src,
-            "half_dot",
-            1,
-            96,
-            [
-                ("a", Buffer("f16", ha)),
-                ("b", Buffer("f16", hb)),
-                ("out", Buffer("f32", np.array([0.5], np.float32))),
-                ("n2", Scalar("s32", n2)),
-            ],
-            {"out": np.array([total], np.float32)},
-            note="small-integer halves: every product and sum exact, so the order cannot matter",
-        ),
+    yield "half_bf16/half_dot", case(
+        src, "half_dot", 1, 96,
+        [
+            ("a", Buffer("f16", ha)), ("b", Buffer("f16", hb)), ("out", Buffer("f32", np.array([0.5], np.float32))),
+            ("n2", Scalar("s32", n2)),
+        ],
+        {"out": np.array([total], np.float32)},
+        note="small-integer halves: every product and sum exact, so the order cannot matter",
     )
     t = 70
     xa = (np.abs(r.standard_normal(t)) * 4 + 0.01).astype(np.float32)
@@ -3622,30 +2730,16 @@ def half_bf16() -> Iterator[tuple[str, CaseSpec]]:
         p0, p1 = bf16_float(pb[2 * i]), bf16_float(pb[2 * i + 1])
         out2 += bf16_out2(p0, p1, yv, fused=True)
         fo.append(float(np.float32(np.float32(p0 + p1) + np.float32(bf16_float(to_bf16_bits(xv**0.5))))))
-    yield (
-        "half_bf16/bf16_ops",
-        case(
-            src,
-            "bf16_ops",
-            1,
-            t,
-            [
-                ("a", Buffer("u16", xb)),
-                ("b", Buffer("u16", yb)),
-                ("out", Buffer("u16", count=4 * t)),
-                ("a2", Buffer("u16", pb)),
-                ("out2", Buffer("u16", count=2 * 2 * t)),
-                ("f", Buffer("f32", count=t)),
-            ],
-            {
-                "out": np.array(out, np.uint16),
-                "out2": np.array(out2, np.uint16),
-                "f": np.array(fo, np.float32),
-            },
-            tolerance={"f": (8e-3, 0.0)},
-            note="bf16 as raw u16 bits; each bf16 op rounds once to nearest even; f: hsqrt(bf16) goes through "
-            "an approximate f32 square root, so f allows 2 bf16 ulps (8e-3 relative)",
-        ),
+    yield "half_bf16/bf16_ops", case(
+        src, "bf16_ops", 1, t,
+        [
+            ("a", Buffer("u16", xb)), ("b", Buffer("u16", yb)), ("out", Buffer("u16", count=4 * t)),
+            ("a2", Buffer("u16", pb)), ("out2", Buffer("u16", count=2 * 2 * t)), ("f", Buffer("f32", count=t)),
+        ],
+        {"out": np.array(out, np.uint16), "out2": np.array(out2, np.uint16), "f": np.array(fo, np.float32)},
+        tolerance={"f": (8e-3, 0.0)},
+        note="bf16 as raw u16 bits; each bf16 op rounds once to nearest even; f: hsqrt(bf16) goes through "
+        "an approximate f32 square root, so f allows 2 bf16 ulps (8e-3 relative)",
     )
 
 
@@ -3679,30 +2773,19 @@ def triton_matmul() -> Iterator[tuple[str, CaseSpec]]:
             "f16": lambda z: z.astype(np.float32).astype(np.float16),
         }[out_t](c)
         grid = -(-m // bm) * -(-n // bn)
-        yield (
-            f"triton/{kernel}",
-            triton_case(
-                kernel,
-                grid,
-                [
-                    ("a_ptr", Buffer(in_t, conv(a).reshape(-1))),
-                    ("b_ptr", Buffer(in_t, conv(b).reshape(-1))),
-                    ("c_ptr", Buffer(out_t, count=m * n)),
-                    ("M", Scalar("s32", m)),
-                    ("N", Scalar("s32", n)),
-                    ("K", Scalar("s32", k)),
-                    ("stride_am", Scalar("s32", k)),
-                    ("stride_ak", Scalar("s32", 1)),
-                    ("stride_bk", Scalar("s32", n)),
-                    ("stride_bn", Scalar("s32", 1)),
-                    ("stride_cm", Scalar("s32", n)),
-                    ("stride_cn", Scalar("s32", 1)),
-                ],
-                {"c_ptr": expect.reshape(-1)},
-                shared_bytes=65536,
-                note="small-integer inputs: exact in tf32/bf16/fp16 and in any accumulation order; leaky_relu "
-                "multiplies by the f32 constant 0.01 once",
-            ),
+        yield f"triton/{kernel}", triton_case(
+            kernel, grid,
+            [
+                ("a_ptr", Buffer(in_t, conv(a).reshape(-1))), ("b_ptr", Buffer(in_t, conv(b).reshape(-1))),
+                ("c_ptr", Buffer(out_t, count=m * n)), ("M", Scalar("s32", m)), ("N", Scalar("s32", n)),
+                ("K", Scalar("s32", k)), ("stride_am", Scalar("s32", k)), ("stride_ak", Scalar("s32", 1)),
+                ("stride_bk", Scalar("s32", n)), ("stride_bn", Scalar("s32", 1)), ("stride_cm", Scalar("s32", n)),
+                ("stride_cn", Scalar("s32", 1)),
+            ],
+            {"c_ptr": expect.reshape(-1)},
+            shared_bytes=65536,
+            note="small-integer inputs: exact in tf32/bf16/fp16 and in any accumulation order; leaky_relu "
+            "multiplies by the f32 constant 0.01 once",
         )
 
 
@@ -3714,22 +2797,14 @@ def extra_kernels() -> Iterator[tuple[str, CaseSpec]]:
     v[[33, 90, 411]] = np.float32(-77.5)
     v[7] = np.nan
     best = int(np.argmin(np.where(np.isnan(v), np.inf, v)))
-    yield (
-        "reduction/argmin_one_warp",
-        case(
-            NV + "reduction.ptx",
-            "argmin",
-            1,
-            32,
-            [
-                ("in", Buffer("f32", v)),
-                ("n", Scalar("s32", 500)),
-                ("out_value", Buffer("f32", count=1)),
-                ("out_index", Buffer("s32", count=1)),
-            ],
-            {"out_value": v[[best]], "out_index": np.array([best], np.int32)},
-            note="blockDim 32: the per_warp loop does not run (compare reduction/argmin)",
-        ),
+    yield "reduction/argmin_one_warp", case(
+        NV + "reduction.ptx", "argmin", 1, 32,
+        [
+            ("in", Buffer("f32", v)), ("n", Scalar("s32", 500)), ("out_value", Buffer("f32", count=1)),
+            ("out_index", Buffer("s32", count=1)),
+        ],
+        {"out_value": v[[best]], "out_index": np.array([best], np.int32)},
+        note="blockDim 32: the per_warp loop does not run (compare reduction/argmin)",
     )
     t = 96
     x = r.integers(-3, 4, t).astype(np.int32)
@@ -3750,16 +2825,11 @@ def extra_kernels() -> Iterator[tuple[str, CaseSpec]]:
                 (int(row[0]) + int(row[lane ^ 1]) + int(up)) & M32,
                 (1 << lane) - 1,
             ]
-    yield (
-        "numba/warp_votes",
-        numba_case(
-            "warp_votes",
-            1,
-            t,
-            [numba_array("x", "s32", x, (t,)), numba_array("out", "u32", None, (t, 9))],
-            {"out": np.array(out, np.uint32)},
-            note="cuda.ffs is 1-based (0 for 0), like CUDA's __ffs",
-        ),
+    yield "numba/warp_votes", numba_case(
+        "warp_votes", 1, t,
+        [numba_array("x", "s32", x, (t,)), numba_array("out", "u32", None, (t, 9))],
+        {"out": np.array(out, np.uint32)},
+        note="cuda.ffs is 1-based (0 for 0), like CUDA's __ffs",
     )
 
     def philox(seed: int, c0: int) -> int:
@@ -3785,23 +2855,16 @@ def extra_kernels() -> Iterator[tuple[str, CaseSpec]]:
         rnd = F32(F32(u) * F32(4.6566127342e-10))
         if rnd > F32(p):
             out[i] = x[i] / (F32(1) - F32(p))
-    yield (
-        "triton/dropout_kernel",
-        triton_case(
-            "dropout_kernel",
-            3,
-            [
-                ("x_ptr", Buffer("f32", x)),
-                ("out_ptr", Buffer("f32", count=n)),
-                ("n", Scalar("s32", n)),
-                ("p", Scalar("f32", p)),
-                ("seed", Scalar("s32", seed)),
-            ],
-            {"out_ptr": out},
-            tolerance={"out_ptr": (3e-7, 0.0)},
-            note="tl.rand = Philox-4x32-10 (triton/language/random.py) -> int32 -> |.| * 2^-31; the kept values "
-            "use div.full.f32 (2 ulp): rtol 3e-7, and atol 0, so every dropped element must be exactly 0",
-        ),
+    yield "triton/dropout_kernel", triton_case(
+        "dropout_kernel", 3,
+        [
+            ("x_ptr", Buffer("f32", x)), ("out_ptr", Buffer("f32", count=n)), ("n", Scalar("s32", n)),
+            ("p", Scalar("f32", p)), ("seed", Scalar("s32", seed)),
+        ],
+        {"out_ptr": out},
+        tolerance={"out_ptr": (3e-7, 0.0)},
+        note="tl.rand = Philox-4x32-10 (triton/language/random.py) -> int32 -> |.| * 2^-31; the kept values "
+        "use div.full.f32 (2 ulp): rtol 3e-7, and atol 0, so every dropped element must be exactly 0",
     )
 
 
@@ -3832,19 +2895,13 @@ def more_float_kernels() -> Iterator[tuple[str, CaseSpec]]:
             math.fmod(v, 0.75) + math.remainder(v, 0.75),
         ]
     out[10::14] = [float(np.cbrt(v)) for v in x]
-    yield (
-        "doubles/double_math",
-        case(
-            NV + "doubles.ptx",
-            "double_math",
-            1,
-            t,
-            [("a", Buffer("f64", x)), ("out", Buffer("f64", count=t * 14))],
-            {"out": np.array(out)},
-            tolerance={"out": (1e-15, 1e-15)},
-            note="CUDA double math is within 1-4 ulp (lgamma 4, sin/cos/tan/pow/atan2/erf/tanh 2); the model is "
-            "Python's math (glibc, < 1 ulp): rtol 1e-15 (~4.5 ulp), atol 1e-15 at lgamma's zeros 1 and 2",
-        ),
+    yield "doubles/double_math", case(
+        NV + "doubles.ptx", "double_math", 1, t,
+        [("a", Buffer("f64", x)), ("out", Buffer("f64", count=t * 14))],
+        {"out": np.array(out)},
+        tolerance={"out": (1e-15, 1e-15)},
+        note="CUDA double math is within 1-4 ulp (lgamma 4, sin/cos/tan/pow/atan2/erf/tanh 2); the model is "
+        "Python's math (glibc, < 1 ulp): rtol 1e-15 (~4.5 ulp), atol 1e-15 at lgamma's zeros 1 and 2",
     )
     n = 260
     ha = (r.standard_normal(2 * n) * 2).astype(np.float16)
@@ -3865,23 +2922,14 @@ def more_float_kernels() -> Iterator[tuple[str, CaseSpec]]:
         (r0, m0), (r1, m1) = lanes
         out += [m1, m0] if (m0 == r0 and m1 == r1) else [m0, m1]
         dots.append(np.float32(r0) * np.float32(r1))
-    yield (
-        "half_bf16/half2_arith",
-        case(
-            NV + "half_bf16.ptx",
-            "half2_arith",
-            3,
-            100,
-            [
-                ("a", Buffer("f16", ha)),
-                ("b", Buffer("f16", hb)),
-                ("out", Buffer("f16", count=2 * n)),
-                ("dotp", Buffer("f32", count=n)),
-                ("n", Scalar("s32", n)),
-            ],
-            {"out": np.array(out, np.float16), "dotp": np.array(dots, np.float32)},
-            note="per lane: fma.rn.f16, add.sat (clamp to [0, 1]), fma.rn.relu; __hbeq2 true swaps the halves",
-        ),
+    yield "half_bf16/half2_arith", case(
+        NV + "half_bf16.ptx", "half2_arith", 3, 100,
+        [
+            ("a", Buffer("f16", ha)), ("b", Buffer("f16", hb)), ("out", Buffer("f16", count=2 * n)),
+            ("dotp", Buffer("f32", count=n)), ("n", Scalar("s32", n)),
+        ],
+        {"out": np.array(out, np.float16), "dotp": np.array(dots, np.float32)},
+        note="per lane: fma.rn.f16, add.sat (clamp to [0, 1]), fma.rn.relu; __hbeq2 true swaps the halves",
     )
 
 
@@ -3916,21 +2964,15 @@ def approximate_math() -> Iterator[tuple[str, CaseSpec]]:
             math.tan(xv),
             10**xv,
         ]
-    yield (
-        "math_float/float_intrinsics",
-        case(
-            NV + "math_float.ptx",
-            "float_intrinsics",
-            1,
-            t,
-            [("a", Buffer("f32", x)), ("b", Buffer("f32", y)), ("out", Buffer("f32", count=t * 16))],
-            {"out": np.array(out, np.float32)},
-            tolerance={"out": (4e-6, 2e-6)},
-            note="__sinf/__cosf/__expf/__logf/__powf/__tanf/__exp10f/__fdividef are hardware approximations "
-            "(abs. error 2^-21.4 for sin/cos, 2 + 1.16|x| ulp for exp): rtol 4e-6, atol 2e-6, with x in "
-            "[0.1, 1.3] so that __tanf = __sinf / __cosf stays well conditioned. The directed-rounding columns "
-            "are only checked to that tolerance too.",
-        ),
+    yield "math_float/float_intrinsics", case(
+        NV + "math_float.ptx", "float_intrinsics", 1, t,
+        [("a", Buffer("f32", x)), ("b", Buffer("f32", y)), ("out", Buffer("f32", count=t * 16))],
+        {"out": np.array(out, np.float32)},
+        tolerance={"out": (4e-6, 2e-6)},
+        note="__sinf/__cosf/__expf/__logf/__powf/__tanf/__exp10f/__fdividef are hardware approximations "
+        "(abs. error 2^-21.4 for sin/cos, 2 + 1.16|x| ulp for exp): rtol 4e-6, atol 2e-6, with x in "
+        "[0.1, 1.3] so that __tanf = __sinf / __cosf stays well conditioned. The directed-rounding columns "
+        "are only checked to that tolerance too.",
     )
     n = 300
     v = r.uniform(0.1, 3.0, n).astype(np.float32)
@@ -3954,18 +2996,13 @@ def approximate_math() -> Iterator[tuple[str, CaseSpec]]:
             + float(fma(vf, vf, vf, F32)[()])
         )
     for kernel, tol in (("math_f32", (2e-6, 1e-6)), ("math_f32_fastmath", (2e-5, 1e-5))):
-        yield (
-            f"numba/{kernel}",
-            numba_case(
-                kernel,
-                3,
-                110,
-                [numba_array("x", "f32", v, (n,)), numba_array("out", "f32", None, (n,))],
-                {"out": np.array(ref, np.float32)},
-                tolerance={"out": tol},
-                note="float32 libdevice math (1-4 ulp; fastmath: approximate sin/cos/exp/log) summed with float64 "
-                "terms (v + 2.0, atan2, pow, fmod, hypot are float64 in numba): tolerance vs. an f64 model",
-            ),
+        yield f"numba/{kernel}", numba_case(
+            kernel, 3, 110,
+            [numba_array("x", "f32", v, (n,)), numba_array("out", "f32", None, (n,))],
+            {"out": np.array(ref, np.float32)},
+            tolerance={"out": tol},
+            note="float32 libdevice math (1-4 ulp; fastmath: approximate sin/cos/exp/log) summed with float64 "
+            "terms (v + 2.0, atan2, pow, fmod, hypot are float64 in numba): tolerance vs. an f64 model",
         )
     xd = r.uniform(-3.0, 3.0, n)
     xd[:3] = [0.0, -0.0, 1.0]
@@ -3980,17 +3017,12 @@ def approximate_math() -> Iterator[tuple[str, CaseSpec]]:
         + math.copysign(2.0, a)
         for a in map(float, xd)
     ]
-    yield (
-        "numba/math_f64",
-        numba_case(
-            "math_f64",
-            3,
-            110,
-            [numba_array("x", "f64", xd, (n,)), numba_array("out", "f64", None, (n,))],
-            {"out": np.array(ref)},
-            tolerance={"out": (1e-14, 1e-14)},
-            note="libdevice double math (gamma up to ~10 ulp) summed: rtol 1e-14 vs. Python's math",
-        ),
+    yield "numba/math_f64", numba_case(
+        "math_f64", 3, 110,
+        [numba_array("x", "f64", xd, (n,)), numba_array("out", "f64", None, (n,))],
+        {"out": np.array(ref)},
+        tolerance={"out": (1e-14, 1e-14)},
+        note="libdevice double math (gamma up to ~10 ulp) summed: rtol 1e-14 vs. Python's math",
     )
 
 
@@ -4170,26 +3202,18 @@ def triton_attention() -> Iterator[tuple[str, CaseSpec]]:
         s_[np.triu_indices(seq, 1)] = -np.inf  # causal: key j <= query i
         w = np.exp(s_ - s_.max(axis=1, keepdims=True))
         out[h] = ((w / w.sum(axis=1, keepdims=True)) @ v[h].astype(np.float64)).astype(np.float16)
-    yield (
-        "triton/attention_fwd_kernel",
-        triton_case(
-            "attention_fwd_kernel",
-            (2, heads),
-            [
-                ("q_ptr", Buffer("f16", q.reshape(-1))),
-                ("k_ptr", Buffer("f16", k.reshape(-1))),
-                ("v_ptr", Buffer("f16", v.reshape(-1))),
-                ("o_ptr", Buffer("f16", count=heads * seq * dim)),
-                ("seq_len", Scalar("s32", seq)),
-                ("sm_scale", Scalar("f32", scale)),
-                ("stride_s", Scalar("s32", dim)),
-            ],
-            {"o_ptr": out.reshape(-1)},
-            tolerance={"o_ptr": (3e-3, 3e-3)},
-            shared_bytes=65536,
-            note="causal softmax(q k^T * scale) v in f64; the kernel rounds p to fp16 before the second tl.dot "
-            "and the output to fp16 (2^-11 each), and uses ex2.approx: rtol/atol 3e-3",
-        ),
+    yield "triton/attention_fwd_kernel", triton_case(
+        "attention_fwd_kernel", (2, heads),
+        [
+            ("q_ptr", Buffer("f16", q.reshape(-1))), ("k_ptr", Buffer("f16", k.reshape(-1))),
+            ("v_ptr", Buffer("f16", v.reshape(-1))), ("o_ptr", Buffer("f16", count=heads * seq * dim)),
+            ("seq_len", Scalar("s32", seq)), ("sm_scale", Scalar("f32", scale)), ("stride_s", Scalar("s32", dim)),
+        ],
+        {"o_ptr": out.reshape(-1)},
+        tolerance={"o_ptr": (3e-3, 3e-3)},
+        shared_bytes=65536,
+        note="causal softmax(q k^T * scale) v in f64; the kernel rounds p to fp16 before the second tl.dot "
+        "and the output to fp16 (2^-11 each), and uses ex2.approx: rtol/atol 3e-3",
     )
 
 
@@ -4206,24 +3230,16 @@ def half_math() -> Iterator[tuple[str, CaseSpec]]:
     )
     y2 = yf.reshape(t, 2)
     out2 = np.stack([np.exp2(y2), 1 / np.sqrt(y2), np.floor(y2)], 1).astype(np.float16)
-    yield (
-        "half_bf16/half_math",
-        case(
-            NV + "half_bf16.ptx",
-            "half_math",
-            1,
-            t,
-            [
-                ("a", Buffer("f16", x)),
-                ("out", Buffer("f16", count=6 * t)),
-                ("a2", Buffer("f16", y)),
-                ("out2", Buffer("f16", count=6 * t)),
-            ],
-            {"out": out.reshape(-1), "out2": out2.reshape(-1)},
-            tolerance={"out": (2e-3, 1e-3), "out2": (2e-3, 0.0)},
-            note="hsin/hcos/hexp/hlog/hsqrt/hrcp/h2exp2/h2rsqrt go through approximate f32 instructions and round "
-            "to fp16: within 2 fp16 ulps (rtol 2e-3; atol 1e-3 where cos crosses zero)",
-        ),
+    yield "half_bf16/half_math", case(
+        NV + "half_bf16.ptx", "half_math", 1, t,
+        [
+            ("a", Buffer("f16", x)), ("out", Buffer("f16", count=6 * t)), ("a2", Buffer("f16", y)),
+            ("out2", Buffer("f16", count=6 * t)),
+        ],
+        {"out": out.reshape(-1), "out2": out2.reshape(-1)},
+        tolerance={"out": (2e-3, 1e-3), "out2": (2e-3, 0.0)},
+        note="hsin/hcos/hexp/hlog/hsqrt/hrcp/h2exp2/h2rsqrt go through approximate f32 instructions and round "
+        "to fp16: within 2 fp16 ulps (rtol 2e-3; atol 1e-3 where cos crosses zero)",
     )
 
 
@@ -4289,18 +3305,13 @@ def numba_fastmath() -> Iterator[tuple[str, CaseSpec]]:
     for c in (1.0, -0.5, 0.25, -0.125):
         acc = fma(acc, x.astype(np.float64), c, np.float64)  # acc = 0.0 is float64: the polynomial is f64
     expect = (acc + np.sqrt(np.abs(x.astype(np.float64)))).astype(np.float32)
-    yield (
-        "numba/device_calls_fastmath",
-        numba_case(
-            "device_calls_fastmath",
-            3,
-            110,
-            [numba_array("x", "f32", x, (n,)), numba_array("out", "f32", None, (n,))],
-            {"out": expect},
-            tolerance={"out": (1e-6, 0.0)},
-            note="float32 input, float64 polynomial (fma.rn.f64), fastmath sqrt.approx.ftz.f32 (about 1 ulp) added "
-            "in f64 and stored as f32: rtol 1e-6",
-        ),
+    yield "numba/device_calls_fastmath", numba_case(
+        "device_calls_fastmath", 3, 110,
+        [numba_array("x", "f32", x, (n,)), numba_array("out", "f32", None, (n,))],
+        {"out": expect},
+        tolerance={"out": (1e-6, 0.0)},
+        note="float32 input, float64 polynomial (fma.rn.f64), fastmath sqrt.approx.ftz.f32 (about 1 ulp) added "
+        "in f64 and stored as f32: rtol 1e-6",
     )
 
 
