@@ -24,6 +24,7 @@ messages hides the launch's own error.
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import sys
 from dataclasses import dataclass
@@ -135,10 +136,8 @@ def launch_with_messages(
         result = backend.launch(module, kernel, grid, block, shared_bytes, parameters)
     except BackendError as error:
         if symbols.printf_control is not None:
-            try:
+            with contextlib.suppress(BackendError):  # the launch's own error is the one to report
                 _flush_printf(backend, symbols.printf_control, stdout or sys.stdout)
-            except BackendError:
-                pass  # the launch's own error is the one to report
         if symbols.assert_record is not None and error.kind in ("trap", "launch"):
             failure = _assertion(backend, symbols.assert_record)
             if failure is not None:

@@ -42,4 +42,4 @@ def ctx_set_limit(limit: object, value: object) -> None:
 
 def ctx_get_limit(limit: object) -> int:
     _limit(limit)
-    return driver().require_current().messages.fifo_size
+    return int(driver().require_current().messages.fifo_size)

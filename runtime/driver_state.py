@@ -73,8 +73,8 @@ class Context:
     """Device ``printf`` FIFO and its size limit (``cuCtxSetLimit``), used around each launch."""
     fault: CudaError | None = None
     """A kernel fault that ruined this context: CUDA's "sticky" errors (illegal address, illegal
-    instruction, launch failure, timeout, a failed device-side assert). Every later call that needs the context returns it; only
-    destroying the context (or releasing the primary context) clears it."""
+    instruction, launch failure, timeout, a failed device-side assert). Every later call that needs
+    the context returns it; only destroying the context (or releasing the primary context) clears it."""
 
 
 @dataclass(eq=False)

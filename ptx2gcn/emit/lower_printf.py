@@ -28,8 +28,14 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.codeobject import (PRINTF_BUFFER, PRINTF_CAPACITY, PRINTF_CONTROL_SIZE, PRINTF_CONTROL_SYMBOL,
-                                PRINTF_RECORD_HEADER, PRINTF_USED)
+from ptx2gcn.codeobject import (
+    PRINTF_BUFFER,
+    PRINTF_CAPACITY,
+    PRINTF_CONTROL_SIZE,
+    PRINTF_CONTROL_SYMBOL,
+    PRINTF_RECORD_HEADER,
+    PRINTF_USED,
+)
 from ptx2gcn.emit.context import FnContext, HostVisibleGlobal
 from ptx2gcn.emit.llvm_atomics import atomic_rmw
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, pointer
@@ -127,9 +133,9 @@ def _build_layout(fn: ir.Function) -> None:
                         (count, (zero32, count, count, new_count))):
         for value, block in zip(values, (entry, loop, spec, add), strict=True):
             phi.add_incoming(value, block)
-    for phi, values in ((j, (next_i, next_j)), (long_, (ir.Constant(I1, 0), is_long))):
-        for value, block in zip(values, (loop, spec_end), strict=True):
-            phi.add_incoming(value, block)
+    for spec_phi, spec_values in ((j, (next_i, next_j)), (long_, (ir.Constant(I1, 0), is_long))):
+        for value, block in zip(spec_values, (loop, spec_end), strict=True):
+            spec_phi.add_incoming(value, block)
 
     b.position_at_end(done)
     b.ret(_pair(b, off, count))

@@ -5,8 +5,8 @@ sets ``pc = pc + 4 * simm16`` (CDNA3: "PC = PC + signext(SIMM16 * 4) + 4"). Wait
 cache invalidations and messages are functional no-ops (memory completes in program order);
 ``s_sleep`` yields to the other waves of the work-group; ``s_memtime``/``s_memrealtime`` read a
 monotonic host clock at 100 MHz; ``s_trap`` and ``s_sethalt 1`` stop the kernel with a located
-fault (``s_trap 3``, the debug trap, is a no-op: no debugger is ever attached). Scalar loads read device memory through the same bounds checks as vector loads, at the
-dword-aligned address.
+fault (``s_trap 3``, the debug trap, is a no-op: no debugger is ever attached). Scalar loads read
+device memory through the same bounds checks as vector loads, at the dword-aligned address.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def test_integer_conversions_match_c(context: None, capsysbinary: pytest.Capture
     out = capsysbinary.readouterr().out
     first, second = _format(FORMATS, "ints")
     expected = b""
-    for x, y in zip(INTS.tolist(), LONGS.tolist(), strict=True):
+    for x in INTS.tolist():
         expected += c_printf(first, *[ctypes.c_int(x)] * 19)
     for x, y in zip(INTS.tolist(), LONGS.tolist(), strict=True):
         expected += c_printf(second, *[ctypes.c_longlong(y)] * 8, *[ctypes.c_int(x)] * 3)

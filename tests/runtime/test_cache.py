@@ -19,7 +19,7 @@ import pytest
 from ptx2gcn.cli import main
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.cache import CacheConfig, CacheKey, JitCache, parse_size
-from ptx2gcn.runtime.cache_key import compiler_identity, compiler_sources, hash_sources
+from ptx2gcn.runtime.cache_key import compiler_identity
 from ptx2gcn.runtime.cache_store import DiskStore
 
 PTX = b".version 8.0\n.target sm_80\n.address_size 64\n"
