@@ -1,13 +1,17 @@
 """Lowering of PTX floating-point instructions (PTX ISA 9.7.3-9.7.4, half 9.7.4.x).
 
 Invariant: ``.rn`` (and no rounding modifier) uses LLVM's IEEE operations, which the AMDGPU back
-end implements correctly rounded (division and square root included); ``.rz/.rm/.rp`` use the
-exact error-term method of ``ptx2gcn.emit.float_rounding`` (never the MODE register, so nothing
-leaks into neighbouring instructions); ``.ftz`` flushes subnormal inputs and results to
-sign-preserving zero with explicit selects; ``.sat`` clamps to [+0, 1] with NaN → +0; ``.approx``
-maps to AMDGPU's hardware approximations, each within the error bound PTX states for it.
-``min``/``max`` follow IEEE 754-2019 minimumNumber/maximumNumber (a NaN operand is ignored, −0 < +0);
-``.NaN`` propagates NaN.
+end implements correctly rounded (division and square root included) and, with the mixed-precision
+instructions off (``ptx2gcn.emit.target.TARGET_FEATURES``), never fuses with a neighbouring
+conversion; bf16 fma, which LLVM would round twice through f32, is ``ptx2gcn.emit.lower_float_bf16``;
+``.rz/.rm/.rp`` use the exact error terms of ``ptx2gcn.emit.lower_float_exact`` (never the MODE
+register, so nothing leaks into neighbouring instructions); ``.ftz`` flushes subnormal inputs and
+results to sign-preserving zero with explicit selects; ``.sat`` clamps to [+0, 1] with NaN → +0;
+``.sat`` with ``.relu`` is a located error (ptxas rejects it); ``.approx`` maps to AMDGPU's
+hardware approximations, each within the error bound PTX states for it, and the f64 "gross"
+rcp/rsqrt.approx.ftz read and write only the upper word. ``min``/``max`` follow IEEE 754-2019
+minimumNumber/maximumNumber (a NaN operand is ignored, −0 < +0); ``.NaN`` propagates NaN;
+``.xorsign.abs`` takes the magnitudes and gives the result the XOR of the operands' signs.
 """
 
 from __future__ import annotations
