@@ -222,3 +222,33 @@ def _pack(fmt: bytes, values: list[int | float]) -> tuple[bytes, list[Any]]:
         data += bytes(-len(data) % size) + raw
         args.append(arg)
     return bytes(data), args
+
+
+CALLS = ROOT / "tests/runtime/data/printf_calls.ptx"
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+def test_printf_in_a_device_function_and_divergent_branches(
+    opt: int, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A non-inlined ``.func`` calling vprintf, under divergence, at -O0 (the format walk is a real
+    call until LLVM's always-inliner) and -O3. Lines of different branches may come in either
+    order (CUDA does not order them either); each thread's line appears exactly once, and the lines
+    of one call site in lane order (the emulator reserves records lane by lane)."""
+    reset(DriverConfig(backend="emulator", cache=JitCache(CacheConfig(directory=tmp_path)), opt=opt))
+    try:
+        ok(cuda.cuInit(0))
+        ok(cuda.cuCtxCreate(0, 0))
+        result = ok(cuda.cuMemAlloc(4 * 8))
+        launch(CALLS, "from_function", [result], [None], block=8)
+        values = np.zeros(8, np.int32)
+        ok(cuda.cuMemcpyDtoH(values.ctypes.data, result, values.nbytes))
+    finally:
+        reset()
+    assert values.tolist() == [2 if i % 3 == 0 else 1 for i in range(8)]
+    expected = [c_printf(b"f(%d) = %.3f\n", ctypes.c_int(i), ctypes.c_double(i * 0.5)) if i % 3 == 0
+                else c_printf(b"skip %u\n", ctypes.c_uint(i)) for i in range(8)]
+    lines = capsysbinary.readouterr().out.splitlines(keepends=True)
+    assert sorted(lines) == sorted(expected)
+    for prefix in (b"f(", b"skip"):  # one call site: its records in lane order
+        assert [x for x in lines if x.startswith(prefix)] == [x for x in expected if x.startswith(prefix)]
