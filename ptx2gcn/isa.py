@@ -156,7 +156,8 @@ _op("shf", "i32 i32 i32", "i32", {"dir": _words("l r"), "mode": _words("clamp wr
 _op("bmsk", "i32 i32", "i32", {"mode": _words("clamp wrap")}, "mode", "", f"{_INT_ARITH}-bmsk")
 _op("video", "i32 i32 i32", "i32", {"inst": SYM, "types": SYM, "sat": FLAG, "secondary": _words("add min max"),
                                     "shift": _words("clamp wrap"), "cmp": CMP, "po": FLAG, "dsel": SYM,
-                                    "asel": SYM, "bsel": SYM},
+                                    "asel": SYM, "bsel": SYM, "scale": _words("shr7 shr15"),
+                                    "neg_a": FLAG, "neg_b": FLAG, "neg_c": FLAG},
     "inst types", "", "video-instructions")
 _op("prmt", "i32 i32 i32", "i32", {"mode": _words("f4e b4e rc8 ecl ecr rc16")}, "", "",
     f"{_MOVE}-prmt")
@@ -504,7 +505,8 @@ SEMANTICS: dict[str, str] = {
     "txq": "(handle[, lod]) -> the queried attribute (txq, or suq with surface)",
     "sust": "(handle, coords..., values...): coords counts the coordinate operands",
     "video": "(a, b, c) -> d of the PTX video instruction inst (vadd, vabsdiff4, vshr, ...) with its "
-             "types, saturation, secondary operation and byte/half selectors as written",
+             "types, saturation, secondary operation, byte/half selectors and lane masks as written; "
+             "vmad's scale (shr7/shr15) and operand negations neg_a/neg_b/neg_c",
     "mma": "(a fragment..., b fragment..., c fragment...) -> d fragment, counts a/b/c; the registers "
            "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API)",
     "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix",

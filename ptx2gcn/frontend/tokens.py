@@ -46,7 +46,7 @@ _SIMPLE_ATOM = re.compile(
              (?:(?P<sign>\+[ \t]*-?|-)[ \t]*(?P<off>{_INT_BODY})[ \t]*)?\])
        |(?P<float>-?(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}))
        |(?P<int>-?{_INT_BODY})
-       |(?P<name>%?[\w$]+(?:\.[xyzwrgba])?)""",
+       |(?P<name>%?[\w$]+(?:\.(?:[bh][0-7]{{1,4}}|[xyzwrgba])(?![\w$]))?)""",
     re.VERBOSE,
 )
 

@@ -10,6 +10,8 @@ compare plus ``selp``; ``mov`` with braces is ``pack``/``unpack``.
 
 from __future__ import annotations
 
+import re
+
 from typing import Protocol
 
 from ptx2gcn.frontend import ast
@@ -218,14 +220,20 @@ def lower_dot(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
 VIDEO = frozenset({*(f"{n}{lanes}" for n in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset")
                     for lanes in ("2", "4")),
                    "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset"})
-_SELECTORS = frozenset({"b0", "b1", "b2", "b3", "h0", "h1", "b10", "b32", "b3210", "b7654", "h10", "h32"})
+# Byte/half selectors and lane masks as the grammar spells them (``.b0``, ``.h1``, ``.b7531``, ``.h10``);
+# which of them a given video form allows is checked where the form is lowered.
+_SELECTOR = re.compile(r"[bh][0-7]{1,4}")
 
 
-def _selected(ctx: FnCtx, operand: ast.Operand) -> tuple[ast.Operand, str | None]:
-    """A video operand and its byte/half selector (``%r1.b0``), if any."""
-    if isinstance(operand, ast.Register) and operand.component in _SELECTORS:
-        return ast.Register(operand.span, operand.name), operand.component
-    return operand, None
+def _selected(ctx: FnCtx, operand: ast.Operand) -> tuple[ast.Operand, str | None, bool]:
+    """A video operand, its byte/half selector or mask (``%r1.b0``), if any, and whether it is
+    negated (``-a``, vmad only)."""
+    negated = isinstance(operand, ast.Negated)
+    if isinstance(operand, ast.Negated):
+        operand = operand.operand
+    if isinstance(operand, ast.Register) and operand.component and _SELECTOR.fullmatch(operand.component):
+        return ast.Register(operand.span, operand.name), operand.component, negated
+    return operand, None, negated
 
 
 def lower_video(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
@@ -234,14 +242,18 @@ def lower_video(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
     attrs: dict[str, str | bool | None] = {
         "sat": mods.take("sat"), "secondary": mods.one_of(frozenset({"add", "min", "max"})),
         "shift": mods.one_of(frozenset({"clamp", "wrap"})), "cmp": mods.one_of(CMP_OPS),
-        "po": mods.take("po")}
+        "po": mods.take("po"), "scale": mods.one_of(frozenset({"shr7", "shr15"}))}
     mods.done()
     ops = operands(ctx, ins, 3, 4)
-    dest, dsel = _selected(ctx, ops[0])
-    (a, asel), (b, bsel) = _selected(ctx, ops[1]), _selected(ctx, ops[2])
-    c = ctx.src(ops[3], I32) if len(ops) == 4 else ctx.const(I32, 0)
+    dest, dsel, neg_d = _selected(ctx, ops[0])
+    (a, asel, neg_a), (b, bsel, neg_b) = _selected(ctx, ops[1]), _selected(ctx, ops[2])
+    c_operand, _, neg_c = _selected(ctx, ops[3]) if len(ops) == 4 else (ops[0], None, False)
+    if neg_d or ((neg_a or neg_b or neg_c) and ins.opcode != "vmad"):
+        raise ctx.error(ins.span, "only vmad's source operands can be negated")
+    c = ctx.src(c_operand, I32) if len(ops) == 4 else ctx.const(I32, 0)
+    negations = {"neg_a": neg_a or None, "neg_b": neg_b or None, "neg_c": neg_c or None}
     value = ctx.value("video", (ctx.src(a, I32), ctx.src(b, I32), c), I32, inst=ins.opcode,
-                      types=".".join(types), dsel=dsel, asel=asel, bsel=bsel, **attrs)
+                      types=".".join(types), dsel=dsel, asel=asel, bsel=bsel, **attrs, **negations)
     ctx.dst(dest, value)
 
 
