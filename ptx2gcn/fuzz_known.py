@@ -14,50 +14,7 @@ KNOWN_FAILURES: dict[str, str] = {
     "expected about 0x3a9f/0x9db7)",
     "tanh.approx.bf16x2": _CODEGEN + "tanh.approx.bf16x2 of (-inf, NaN) wrong (0xff800001 -> 0x80000000)",
 }
-FRONTEND_INVALID: dict[str, str] = {
-    **{
-        spelling: "frontend: video operand syntax is not parsed (destination selector or mask, SIMD selectors "
-        "such as .h32/.b7531, negated vmad operands; PTX ISA 9.7.18): 'expected ',' between operands'"
-        for spelling in (
-            "vabsdiff.s32.u32.s32.asel=b1.bsel=h1", "vabsdiff.s32.u32.s32.dsel=h1",
-            "vabsdiff.s32.u32.s32.sat.dsel=b2.asel=h0", "vabsdiff.s32.u32.s32.dsel=b0.bsel=b3",
-            "vabsdiff2.s32.s32.u32.sat.mask=h0.asel=h32.bsel=h10", "vabsdiff2.u32.u32.u32.add.mask=h0",
-            "vabsdiff4.s32.s32.u32.sat.mask=b31.asel=b7531.bsel=b0246",
-            "vabsdiff4.u32.u32.u32.add.mask=b31", "vadd.s32.u32.s32.asel=b1.bsel=h1",
-            "vadd.s32.u32.s32.dsel=h1", "vadd.s32.u32.s32.sat.dsel=b2.asel=h0",
-            "vadd.s32.u32.s32.dsel=b0.bsel=b3", "vadd2.s32.s32.u32.sat.mask=h0.asel=h32.bsel=h10",
-            "vadd2.u32.u32.u32.add.mask=h0", "vadd4.s32.s32.u32.sat.mask=b31.asel=b7531.bsel=b0246",
-            "vadd4.u32.u32.u32.add.mask=b31", "vavrg2.s32.s32.u32.sat.mask=h0.asel=h32.bsel=h10",
-            "vavrg2.u32.u32.u32.add.mask=h0", "vavrg4.s32.s32.u32.sat.mask=b31.asel=b7531.bsel=b0246",
-            "vavrg4.u32.u32.u32.add.mask=b31", "vmad.s32.u32.u32.neg=a", "vmad.s32.s32.s32.sat.neg=a",
-            "vmad.s32.u32.u32.neg=c", "vmad.s32.s32.s32.sat.neg=c", "vmad.s32.u32.u32.neg=b",
-            "vmad.s32.s32.s32.sat.neg=b", "vmad.s32.s32.s32.sat.neg=a.neg=b",
-            "vmad.u32.u32.u32.asel=h1.bsel=b2", "vmax.s32.u32.s32.asel=b1.bsel=h1",
-            "vmax.s32.u32.s32.dsel=h1", "vmax.s32.u32.s32.sat.dsel=b2.asel=h0",
-            "vmax.s32.u32.s32.dsel=b0.bsel=b3", "vmax2.s32.s32.u32.sat.mask=h0.asel=h32.bsel=h10",
-            "vmax2.u32.u32.u32.add.mask=h0", "vmax4.s32.s32.u32.sat.mask=b31.asel=b7531.bsel=b0246",
-            "vmax4.u32.u32.u32.add.mask=b31", "vmin.s32.u32.s32.asel=b1.bsel=h1",
-            "vmin.s32.u32.s32.dsel=h1", "vmin.s32.u32.s32.sat.dsel=b2.asel=h0",
-            "vmin.s32.u32.s32.dsel=b0.bsel=b3", "vmin2.s32.s32.u32.sat.mask=h0.asel=h32.bsel=h10",
-            "vmin2.u32.u32.u32.add.mask=h0", "vmin4.s32.s32.u32.sat.mask=b31.asel=b7531.bsel=b0246",
-            "vmin4.u32.u32.u32.add.mask=b31", "vset.u32.s32.ne.dsel=b1.asel=h1",
-            "vset2.u32.s32.ne.mask=h0.asel=h32.bsel=h10",
-            "vset4.u32.s32.ne.mask=b31.asel=b7531.bsel=b0246", "vshl.s32.s32.u32.wrap.dsel=h0.asel=b3",
-            "vshr.s32.s32.u32.wrap.dsel=h0.asel=b3", "vsub.s32.u32.s32.asel=b1.bsel=h1",
-            "vsub.s32.u32.s32.dsel=h1", "vsub.s32.u32.s32.sat.dsel=b2.asel=h0",
-            "vsub.s32.u32.s32.dsel=b0.bsel=b3", "vsub2.s32.s32.u32.sat.mask=h0.asel=h32.bsel=h10",
-            "vsub2.u32.u32.u32.add.mask=h0", "vsub4.s32.s32.u32.sat.mask=b31.asel=b7531.bsel=b0246",
-            "vsub4.u32.u32.u32.add.mask=b31",
-        )
-    },
-    **{
-        f"vmad.{types}{mode}.{scale}": "frontend: 'vmad' does not support modifier(s) .shr7/.shr15 (the "
-        ".scale of PTX ISA 9.7.18.1.3)"
-        for types in ("u32.u32.u32", "s32.s32.s32", "s32.u32.s32", "s32.s32.u32")
-        for mode in ("", ".sat", ".po", ".po.sat")
-        for scale in ("shr7", "shr15")
-    },
-}
+FRONTEND_INVALID: dict[str, str] = {}
 
 FAILING_INPUTS: dict[str, tuple[tuple[int, ...], ...]] = {
     # spelling -> operand bit patterns (PTX source order) that exposed a bug; the conformance suite
