@@ -72,6 +72,9 @@ class _Symbols:
 
 
 def _symbols(backend: Backend, module: LoadedModule) -> _Symbols:
+    if backend.code_format != "hsaco":
+        return _Symbols(None, None)  # the original PTX on a real CUDA driver, which does it all itself
+
     def address(name: str) -> int | None:
         found = backend.global_symbol(module, name)
         return found[0] if found is not None else None
