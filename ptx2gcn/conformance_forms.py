@@ -104,8 +104,8 @@ def _candidates_for(op: str) -> Iterable[str]:
         yield from (_join(op, t) for t in INT_TYPES)
         yield from (_join(op, "relu", t) for t in ("s32", "s16x2"))
         yield from (_join(op, t) for t in ("u16x2", "s16x2"))
-        for ftz, nan in itertools.product(("", "ftz"), ("", "NaN")):
-            yield from (_join(op, ftz, nan, t) for t in ("f32", "f16", "f16x2", "bf16", "bf16x2"))
+        for ftz, nan, sign in itertools.product(("", "ftz"), ("", "NaN"), ("", "xorsign.abs")):
+            yield from (_join(op, ftz, nan, sign, t) for t in ("f32", "f16", "f16x2", "bf16", "bf16x2"))
         yield _join(op, "f64")
     elif op in ("popc", "clz", "brev"):
         yield from (_join(op, t) for t in ("b32", "b64"))

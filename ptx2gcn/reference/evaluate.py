@@ -76,7 +76,13 @@ def signature(spelling: str) -> Signature:
         counts = err.expected
     if not counts:
         raise ReferenceInputError(f"{spelling}: operand count not discoverable")
-    result = evaluate(sp.opcode, sp.modifiers, *([np.uint64(0)] * counts[0]))
+    for count in counts[:-1]:  # several counts (2- or 3-input min/max): the first the modifiers allow
+        try:
+            result = evaluate(sp.opcode, sp.modifiers, *([np.uint64(0)] * count))
+        except ReferenceInputError:
+            continue
+        return Signature(result.sources, tuple(out.type for out in result.outputs))
+    result = evaluate(sp.opcode, sp.modifiers, *([np.uint64(0)] * counts[-1]))
     return Signature(result.sources, tuple(out.type for out in result.outputs))
 
 
