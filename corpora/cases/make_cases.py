@@ -188,10 +188,10 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
     x, y = f32_inputs(7, n), f32_inputs(8, n, edges=False)
     a32 = np.float32(-1.75)
     fy = fma(a32, x, y, np.float32)
+    saxpy_args = [("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32)))]
+    saxpy_args += [("x", Buffer("f32", x)), ("y", Buffer("f32", y))]
     yield "vector_add/saxpy", case(
-        src, "saxpy", 3, 96,
-        [("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32))), ("x", Buffer("f32", x)), ("y", Buffer("f32", y))],
-        {"y": fy},
+        src, "saxpy", 3, 96, saxpy_args, {"y": fy},
         note="nvcc contracts a * x[i] + y[i] to fma.rn.f32 (-fmad=true): modelled as an exact fma",
     )
     xd, yd = rng(9).standard_normal(n), rng(10).standard_normal(n)
@@ -203,11 +203,7 @@ def vector_add() -> Iterator[tuple[str, CaseSpec]]:
         {"y": fd},
         note="fma(a, x, y) in f64 modelled exactly with fractions.Fraction, rounded once",
     )
-    yield "vector_add/saxpy_ldg", case(
-        src, "saxpy_ldg", 9, 125,
-        [("n", Scalar("s32", n)), ("a", Scalar("f32", float(a32))), ("x", Buffer("f32", x)), ("y", Buffer("f32", y))],
-        {"y": fy},
-    )
+    yield "vector_add/saxpy_ldg", case(src, "saxpy_ldg", 9, 125, saxpy_args, {"y": fy})  # same data, x via __ldg
     a4, b4 = f32_inputs(11, 4 * 300), f32_inputs(12, 4 * 300)
     with np.errstate(all="ignore"):
         c4 = a4 + b4
@@ -347,35 +343,26 @@ def reduction() -> Iterator[tuple[str, CaseSpec]]:
 
 
 # == matmul_tiled.cu =================================================================================
+def sgemm_operands(seed_a: int, seed_b: int, m: int, n: int, k: int) -> tuple[list, dict]:
+    """(A, B, C, M, N, K) for C = A @ B of small-integer f32 matrices (row-major), and C's values."""
+    a, b = small_ints_f32(seed_a, m * k), small_ints_f32(seed_b, k * n)
+    c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
+    args = [("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n))]
+    return args + [("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k))], {"C": c}
+
+
 @generator
 def matmul_tiled() -> Iterator[tuple[str, CaseSpec]]:
     src = NV + "matmul_tiled.ptx"
     # Small-integer matrices: every product and partial sum is exact, so fma contraction and
     # summation order cannot change the result.
     for tile, (m, n, k) in [(16, (37, 29, 45)), (32, (40, 33, 50))]:
-        a = small_ints_f32(30 + tile, m * k)
-        b = small_ints_f32(31 + tile, k * n)
-        c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
         grid = ((n + tile - 1) // tile, (m + tile - 1) // tile)
-        yield f"matmul_tiled/matmul_tiled_{tile}", case(
-            src, f"_Z12matmul_tiledILi{tile}EEvPKfS1_Pfiii", grid, (tile, tile),
-            [
-                ("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n)),
-                ("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k)),
-            ],
-            {"C": c},
-        )
-    m, n, k = 21, 35, 19
-    a, b = small_ints_f32(34, m * k), small_ints_f32(35, k * n)
-    c = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).astype(np.float32)
-    yield "matmul_tiled/matmul_naive", case(
-        src, "matmul_naive", (3, 3), (16, 8),
-        [
-            ("A", Buffer("f32", a)), ("B", Buffer("f32", b)), ("C", Buffer("f32", count=m * n)),
-            ("M", Scalar("s32", m)), ("N", Scalar("s32", n)), ("K", Scalar("s32", k)),
-        ],
-        {"C": c},
-    )
+        args, expect = sgemm_operands(30 + tile, 31 + tile, m, n, k)
+        kernel = f"_Z12matmul_tiledILi{tile}EEvPKfS1_Pfiii"
+        yield f"matmul_tiled/matmul_tiled_{tile}", case(src, kernel, grid, (tile, tile), args, expect)
+    args, expect = sgemm_operands(34, 35, 21, 35, 19)
+    yield "matmul_tiled/matmul_naive", case(src, "matmul_naive", (3, 3), (16, 8), args, expect)
     n = 64
     a = rng(36).integers(-8, 9, n * n).astype(np.float64)
     b = rng(37).integers(-8, 9, n * n).astype(np.float64)
@@ -2094,21 +2081,14 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
     n = 1000
     x, y = f32_inputs(191, n), f32_inputs(192, n, edges=False)
     a = F32(2.5)
-    yield (
-        "numba/axpy",
-        numba_case(
-            "axpy",
-            9,
-            120,
-            [
-                numba_array("r", "f32", None, (n,)),
-                ("a", Scalar("f32", float(a))),
-                numba_array("x", "f32", x, (n,)),
-                numba_array("y", "f32", y, (n,)),
-            ],
-            {"r": fma(a, x, y, F32)},
-            note="NVVM contracts a * x[i] + y[i] to fma.rn.f32",
-        ),
+    yield "numba/axpy", numba_case(
+        "axpy", 9, 120,
+        [
+            numba_array("r", "f32", None, (n,)), ("a", Scalar("f32", float(a))), numba_array("x", "f32", x, (n,)),
+            numba_array("y", "f32", y, (n,)),
+        ],
+        {"r": fma(a, x, y, F32)},
+        note="NVVM contracts a * x[i] + y[i] to fma.rn.f32",
     )
     rows, cols = 37, 45
     m = r.standard_normal(rows * cols)
@@ -2163,19 +2143,11 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
     )
     grid, block = 3, 64
     xs = small_ints_f32(196, grid * block, -50, 50)
-    yield (
-        "numba/warp_sum",
-        numba_case(
-            "warp_sum",
-            grid,
-            block,
-            [
-                numba_array("x", "f32", xs, (grid * block,)),
-                numba_array("out", "f32", np.array([0.25], np.float32), (1,)),
-            ],
-            {"out": np.array([0.25 + xs.sum(dtype=np.float64)], np.float32)},
-            note="small-integer floats: exact in any order",
-        ),
+    yield "numba/warp_sum", numba_case(
+        "warp_sum", grid, block,
+        [numba_array("x", "f32", xs, (grid * block,)), numba_array("out", "f32", np.array([0.25], np.float32), (1,))],
+        {"out": np.array([0.25 + xs.sum(dtype=np.float64)], np.float32)},
+        note="small-integer floats: exact in any order",
     )
     # atomics: one thread, since exch and compare_and_swap race between threads.
     ints0 = np.array([10, -5, 3, 0x7F, 0x100, 0x55, 9, 0, 4, 0], np.int32)
@@ -2186,26 +2158,17 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
     ints1[:7] = [11, 0, 0, 0, 0x100, 0x55, 0]
     old = int(ints0[7])  # compare_and_swap(ints[7:], 0, 0): old = ints[7] = 0, stays 0
     ints1[8] = 1 if ints0[8] == old else ints0[8]
-    yield (
-        "numba/atomics",
-        numba_case(
-            "atomics",
-            1,
-            1,
-            [
-                numba_array("ints", "s32", ints0, (10,)),
-                numba_array("floats", "f32", floats0, (3,)),
-                numba_array("doubles", "f64", doubles0, (3,)),
-                numba_array("counters", "u32", counters0, (2,)),
-            ],
-            {
-                "ints": ints1,
-                "floats": np.array([1.5, 0.0, 0.0], np.float32),
-                "doubles": np.array([0.75, 0.0, 0.0]),
-                "counters": np.array([0, 100], np.uint32),
-            },
-            note="thread 0: inc(100 at limit 100) -> 0, dec(0) -> 100, nanmin(NaN, 0) -> 0",
-        ),
+    yield "numba/atomics", numba_case(
+        "atomics", 1, 1,
+        [
+            numba_array("ints", "s32", ints0, (10,)), numba_array("floats", "f32", floats0, (3,)),
+            numba_array("doubles", "f64", doubles0, (3,)), numba_array("counters", "u32", counters0, (2,)),
+        ],
+        {
+            "ints": ints1, "floats": np.array([1.5, 0.0, 0.0], np.float32), "doubles": np.array([0.75, 0.0, 0.0]),
+            "counters": np.array([0, 100], np.uint32),
+        },
+        note="thread 0: inc(100 at limit 100) -> 0, dec(0) -> 100, nanmin(NaN, 0) -> 0",
     )
     n = 400
     zs = (r.standard_normal((n, 2)) * 2).astype(np.float32)
@@ -2223,20 +2186,11 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
     hb = (r.standard_normal(n) * 4).astype(np.float16)
     t = (ha.astype(np.float64) - (hb.astype(np.float64) * 0.5).astype(np.float16)).astype(np.float16)
     hout = (ha.astype(np.float64) * hb.astype(np.float64) + t.astype(np.float64)).astype(np.float16)
-    yield (
-        "numba/half_ops",
-        numba_case(
-            "half_ops",
-            5,
-            110,
-            [
-                numba_array("a", "f16", ha, (n,)),
-                numba_array("b", "f16", hb, (n,)),
-                numba_array("out", "f16", None, (n,)),
-            ],
-            {"out": hout},
-            note="fp16 ops each rounded once; x*y+t is exact in f64 before its single rounding to fp16",
-        ),
+    yield "numba/half_ops", numba_case(
+        "half_ops", 5, 110,
+        [numba_array("a", "f16", ha, (n,)), numba_array("b", "f16", hb, (n,)), numba_array("out", "f16", None, (n,))],
+        {"out": hout},
+        note="fp16 ops each rounded once; x*y+t is exact in f64 before its single rounding to fp16",
     )
     for kernel, element, lo, hi in (("int_ops", "s64", -(2**40), 2**40), ("uint_ops", "u64", 0, 2**63)):
         n = 200
@@ -2260,20 +2214,14 @@ def numba_kernels() -> Iterator[tuple[str, CaseSpec]]:
                     + min(xv, yv) * max(xv, yv)
                 )
                 res.append(v_ & M64)
-        yield (
-            f"numba/{kernel}",
-            numba_case(
-                kernel,
-                2,
-                110,
-                [
-                    numba_array("a", element, av, (n,)),
-                    numba_array("b", element, bv, (n,)),
-                    numba_array("out", element, None, (n,)),
-                ],
-                {"out": np.array(res, np.int64 if element == "s64" else np.uint64)},
-                note="Python semantics: floor division and modulo follow the divisor's sign; 64-bit wrap-around",
-            ),
+        yield f"numba/{kernel}", numba_case(
+            kernel, 2, 110,
+            [
+                numba_array("a", element, av, (n,)), numba_array("b", element, bv, (n,)),
+                numba_array("out", element, None, (n,)),
+            ],
+            {"out": np.array(res, np.int64 if element == "s64" else np.uint64)},
+            note="Python semantics: floor division and modulo follow the divisor's sign; 64-bit wrap-around",
         )
 
 
@@ -3275,22 +3223,16 @@ def numba_random_walk() -> Iterator[tuple[str, CaseSpec]]:
             z0 = F32(math.sqrt(-2.0 * math.log(float(u1))) * math.cos(float(F32(two_pi * u2))))
             pos = F32(pos + F32(F32(0.01) * z0))
         out[i] = pos
-    yield (
-        "numba/random_walk",
-        numba_case(
-            "random_walk",
-            2,
-            100,
-            [
-                numba_array("states", "u64", states, (n + 10,), lanes=2),
-                numba_array("out", "f32", None, (n,)),
-                ("steps", Scalar("s32", steps)),
-            ],
-            {"states": np.array(final, np.uint64).reshape(-1), "out": out},
-            tolerance={"out": (0.0, 1e-6)},
-            note="xoroshiro128+ states are exact (u64 pairs); the normal variate uses float32 sqrt/log/cos "
-            "(1-2 ulp) scaled by 0.01, so out allows 1e-6 absolute; threads >= out.size keep their state",
-        ),
+    yield "numba/random_walk", numba_case(
+        "random_walk", 2, 100,
+        [
+            numba_array("states", "u64", states, (n + 10,), lanes=2), numba_array("out", "f32", None, (n,)),
+            ("steps", Scalar("s32", steps)),
+        ],
+        {"states": np.array(final, np.uint64).reshape(-1), "out": out},
+        tolerance={"out": (0.0, 1e-6)},
+        note="xoroshiro128+ states are exact (u64 pairs); the normal variate uses float32 sqrt/log/cos "
+        "(1-2 ulp) scaled by 0.01, so out allows 1e-6 absolute; threads >= out.size keep their state",
     )
 
 
