@@ -8,13 +8,14 @@ result raises ``RuntimeError`` naming the error.
 """
 
 from pathlib import Path
+from typing import Any
 
 from ptx2gcn import cuda  # with cuda-python: from cuda.bindings import driver as cuda
 
 __all__ = ["check", "cuda", "kernel_ptx"]
 
 
-def check(result):
+def check(result: tuple[Any, ...]) -> Any:
     """The values of a ``(CUresult, *values)`` tuple: one value bare, several as a list."""
     err, *values = result
     if err != cuda.CUresult.CUDA_SUCCESS:
