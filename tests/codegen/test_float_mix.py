@@ -82,3 +82,27 @@ def test_sin_of_widened_negative_zero_is_negative_zero(run_op) -> None:
     _assembly_has_no_mix(op_kernel(body, ["f16"], "f32"))
     got = run_op(body, ["f16"], "f32", np.array([0x8000, 0x0000], np.uint16))
     assert [int(v) for v in got] == [0x80000000, 0x00000000]
+
+
+@pytest.mark.parametrize("op", ["fma.rn.f32 %t, %t, %t1, %t2", "add.f32 %t, %t1, %t2", "sub.f32 %t, %t1, %t2"])
+def test_f16_sources_f32_op_then_cvt_f16_rounds_twice(run_op, op: str) -> None:
+    # f16 operands widened, one f32 operation, rounded to f16: PTX rounds to f32 first; a fused
+    # v_fma_mixlo_f16 would round once. The first lanes are ones where that differs (for fma).
+    body = (".reg .f32 %t, %t1, %t2;\ncvt.f32.f16 %t, %a0;\ncvt.f32.f16 %t1, %a1;\ncvt.f32.f16 %t2, %a2;\n"
+            f"{op};\ncvt.rn.f16.f32 %d, %t")
+    rng = np.random.default_rng(16)
+    hard = np.array([[0x386F, 0x3971, 0xC5AB], [0x307F, 0x3881, 0x41E9], [0x351D, 0x3135, 0x386E]], np.uint16)
+    lanes = rng.integers(0x3000, 0x4800, (600, 3)).astype(np.uint16) ^ (rng.integers(0, 2, (600, 3)) << 15
+                                                                         ).astype(np.uint16)
+    a, b, c = (np.concatenate([hard[:, i], lanes[:, i]]) for i in range(3))
+    _assembly_has_no_mix(op_kernel(body, ["f16"] * 3, "f16"))
+    got = run_op(body, ["f16"] * 3, "f16", a, b, c)
+    x, y, z = (v.view(np.float16).astype(np.float64) for v in (a, b, c))
+    exact = {"fma": x * y + z, "add": y + z, "sub": y - z}[op.split(".")[0]]  # exact in f64 here
+    expected = exact.astype(np.float32).astype(np.float16).view(np.uint16)
+    bad = np.flatnonzero(got != expected)
+    assert not bad.size, [(f"{a[i]:#06x}", f"{b[i]:#06x}", f"{c[i]:#06x}", f"got {got[i]:#06x}",
+                           f"want {expected[i]:#06x}") for i in bad[:8]]
+    if op.startswith("fma"):
+        once = exact[:3].astype(np.float16).view(np.uint16)
+        assert (once != expected[:3]).all(), "the first lanes must tell one rounding from two"
