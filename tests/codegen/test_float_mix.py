@@ -92,8 +92,8 @@ def test_f16_sources_f32_op_then_cvt_f16_rounds_twice(run_op, op: str) -> None:
             f"{op};\ncvt.rn.f16.f32 %d, %t")
     rng = np.random.default_rng(16)
     hard = np.array([[0x386F, 0x3971, 0xC5AB], [0x307F, 0x3881, 0x41E9], [0x351D, 0x3135, 0x386E]], np.uint16)
-    lanes = rng.integers(0x3000, 0x4800, (600, 3)).astype(np.uint16) ^ (rng.integers(0, 2, (600, 3)) << 15
-                                                                         ).astype(np.uint16)
+    signs = (rng.integers(0, 2, (600, 3)) << 15).astype(np.uint16)
+    lanes = rng.integers(0x3000, 0x4800, (600, 3)).astype(np.uint16) ^ signs
     a, b, c = (np.concatenate([hard[:, i], lanes[:, i]]) for i in range(3))
     _assembly_has_no_mix(op_kernel(body, ["f16"] * 3, "f16"))
     got = run_op(body, ["f16"] * 3, "f16", a, b, c)
