@@ -84,7 +84,8 @@ def test_sin_of_widened_negative_zero_is_negative_zero(run_op) -> None:
     assert [int(v) for v in got] == [0x80000000, 0x00000000]
 
 
-@pytest.mark.parametrize("op", ["fma.rn.f32 %t, %t, %t1, %t2", "add.f32 %t, %t1, %t2", "sub.f32 %t, %t1, %t2"])
+@pytest.mark.parametrize("op", ["fma.rn.f32 %t, %t, %t1, %t2", "add.f32 %t, %t1, %t2",
+                                "sub.f32 %t, %t1, %t2"])
 def test_f16_sources_f32_op_then_cvt_f16_rounds_twice(run_op, op: str) -> None:
     # f16 operands widened, one f32 operation, rounded to f16: PTX rounds to f32 first; a fused
     # v_fma_mixlo_f16 would round once. The first lanes are ones where that differs (for fma).
