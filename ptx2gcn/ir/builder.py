@@ -78,10 +78,9 @@ def _globals(decl: ast.VariableDecl, space_name: str, prefix: str = "") -> Itera
         raise Ptx2GcnError.at(decl.span, f"a {space_name} variable cannot be declared here")
     ptx_type = decl.type.lstrip(".")
     if ptx_type in OPAQUE_TYPES and space == AddrSpace.GLOBAL:
-        if any(d.initializer is not None for d in decl.declarators):
-            raise UnsupportedError.feature(decl.span, f".global {decl.type} with an initializer",
-                                           "sampler/texture state in initializers is not translated yet")
-    elif ptx_type not in PTX_TYPES or ptx_type == "pred":
+        yield from _opaque_globals(decl, ptx_type, prefix)
+        return
+    if ptx_type not in PTX_TYPES or ptx_type == "pred":
         raise UnsupportedError.feature(decl.span, f"{space_name} {decl.type}",
                                        "only scalar data types are supported in variables")
     lanes = int(decl.vector[2:]) if decl.vector else 1
@@ -102,6 +101,32 @@ def _globals(decl: ast.VariableDecl, space_name: str, prefix: str = "") -> Itera
         elem = 8 if ptx_type in OPAQUE_TYPES else max(PTX_TYPES[ptx_type].bits // 8, 1)
         yield Global(prefix + d.name, space, ptx_type, count, decl.align or elem * lanes, linkage,
                      init, d.span)
+
+
+def _opaque_globals(decl: ast.VariableDecl, ptx_type: str, prefix: str) -> Iterator[Global]:
+    """``.global .texref/.samplerref/.surfref`` handles, with their ``{ field = value }`` state."""
+    linkage = next((w.lstrip(".") for w in decl.linkage if w in (".visible", ".extern", ".weak", ".common")), "")
+    for d in decl.declarators:
+        count = 0
+        for dim in d.dims:
+            count = -1 if dim is None or count < 0 else max(count, 1) * dim
+        fields: list[tuple[str, str | int]] = []
+        if d.initializer is not None:
+            if not isinstance(d.initializer, ast.FieldInit):
+                raise Ptx2GcnError.at(d.initializer.span, f"a {decl.type} is initialized with "
+                                      "{ field = value, ... }")
+            fields = [(name, _field_value(value)) for name, value in d.initializer.fields]
+        yield Global(prefix + d.name, AddrSpace.GLOBAL, ptx_type, count, decl.align or 8, linkage, None,
+                     d.span, tuple(fields))
+
+
+def _field_value(value: ast.Operand) -> str | int:
+    if isinstance(value, ast.IntImmediate):
+        return value.value
+    if isinstance(value, ast.Symbol):
+        return value.name
+    raise Ptx2GcnError.at(value.span, "a sampler field's value is a name (linear, clamp_to_edge ...) "
+                          "or an integer")
 
 
 def _initializer(d: ast.Declarator, ptx_type: str) -> tuple[InitItem, ...]:

@@ -348,6 +348,9 @@ class Global:
     init: tuple[InitItem, ...] | None = None
     """Elements in order (shorter than ``count``: the rest is zero), or None for no initializer."""
     loc: Span | None = None
+    sampler: tuple[tuple[str, str | int], ...] = ()
+    """The fields of a ``.texref``/``.samplerref`` initializer in source order (``filter_mode =
+    linear``, ``addr_mode_0 = clamp_to_edge``, ``normalized_coords = 1``...); () when none."""
 
     @property
     def elem_size(self) -> int:

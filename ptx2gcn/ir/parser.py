@@ -91,7 +91,8 @@ class _Parser:
             raise line.error("expected 'align'", line.toks[line.pos - 1])
         var = Global(name, space, ptx_type, count, line.integer("an alignment"),
                      loc=Span(self.source.name, head.line, head.col, source=self.source))
-        if line.peek() is not None and line.peek().kind == "word":  # type: ignore[union-attr]
+        tok = line.peek()
+        if tok is not None and tok.kind == "word" and tok.text != "sampler":
             var.linkage = line.word()
         if line.accept("="):
             line.expect("[")
@@ -102,8 +103,24 @@ class _Parser:
                     line.expect("]")
                     break
             var.init = tuple(values)
+        if line.accept("sampler"):
+            var.sampler = self._sampler_fields(line)
         line.end()
         return var
+
+    def _sampler_fields(self, line: Line) -> tuple[tuple[str, str | int], ...]:
+        """``{name = word-or-integer, ...}`` after ``sampler``."""
+        line.expect("{")
+        fields: list[tuple[str, str | int]] = []
+        while not line.accept("}"):
+            key = line.word("a sampler field name")
+            line.expect("=")
+            tok = line.peek()
+            fields.append((key, line.integer() if tok is not None and tok.kind == "int" else line.word()))
+            if not line.accept(","):
+                line.expect("}")
+                break
+        return tuple(fields)
 
     def _init_item(self, line: Line) -> InitItem:
         tok = line.peek()

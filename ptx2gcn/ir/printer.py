@@ -190,6 +190,8 @@ def print_global(var: Global) -> str:
         text += f" {var.linkage}"
     if var.init is not None:
         text += " = [" + ", ".join(str(v) for v in var.init) + "]"
+    if var.sampler:
+        text += " sampler {" + ", ".join(f"{k} = {v}" for k, v in var.sampler) + "}"
     return text
 
 

@@ -21,7 +21,7 @@ from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.ir.cfg import DominatorTree, reachable_blocks
 from ptx2gcn.ir.core import Block, Function, Module, Op, SymbolRef, Value
 from ptx2gcn.ir.types import OPAQUE_TYPES, PTX_TYPES, AddrSpace, Type, ptx_type
-from ptx2gcn.ir.verify_rules import RULES
+from ptx2gcn.ir.verify_rules import RULES, sampler_problem
 from ptx2gcn.ir.verify_rules import type_list as _types
 from ptx2gcn.isa import FLAG, INT, OPS, SYM, describe_kind, kind_matches, resolve_kind
 
@@ -62,7 +62,12 @@ class _Checker:
                 self.report(var.loc, f"@{var.name} has unknown type {var.ptx_type}")
                 continue
             if var.ptx_type in OPAQUE_TYPES and (var.init is not None or var.space != AddrSpace.GLOBAL):
-                self.report(var.loc, f"@{var.name}: {var.ptx_type} variables are uninitialized .global handles")
+                self.report(var.loc, f"@{var.name}: {var.ptx_type} variables are .global handles (their "
+                            "state is in sampler fields, not an initializer)")
+                continue
+            problem = sampler_problem(var.ptx_type, var.sampler)
+            if problem:
+                self.report(var.loc, f"@{var.name}: {problem}")
                 continue
             for item in var.init or ():
                 if isinstance(item, SymbolRef) and self.module.global_(item.name) is None and (

@@ -231,3 +231,27 @@ RULES: dict[str, Callable[[RuleContext, Op], str]] = {
     "bar_red": _check_collective, "match": _check_collective, "ptradd": _check_ptr_result,
     **ASYNC_RULES,
 }
+
+
+# https://docs.nvidia.com/cuda/parallel-thread-execution/#texture-sampler-and-surface-types
+_ADDR_MODES = frozenset({"wrap", "mirror", "clamp_ogl", "clamp_to_edge", "clamp_to_border"})
+SAMPLER_FIELDS: dict[str, frozenset[str] | frozenset[int]] = {
+    **dict.fromkeys(("addr_mode_0", "addr_mode_1", "addr_mode_2"), _ADDR_MODES),
+    "filter_mode": frozenset({"nearest", "linear"}),
+    "normalized_coords": frozenset({0, 1}), "force_unnormalized_coords": frozenset({0, 1}),
+}
+
+
+def sampler_problem(ptx_type: str, fields: tuple[tuple[str, str | int], ...]) -> str:
+    """'' when ``fields`` are valid initializer fields of a ``ptx_type`` variable, else the problem."""
+    if fields and ptx_type not in ("texref", "samplerref"):
+        return f"{ptx_type} variables take no sampler fields"
+    seen: set[str] = set()
+    for name, value in fields:
+        allowed = SAMPLER_FIELDS.get(name)
+        if allowed is None or name in seen:
+            return f"unknown or repeated sampler field '{name}'"
+        if value not in allowed:
+            return f"'{value}' is not a value of {name}"
+        seen.add(name)
+    return ""
