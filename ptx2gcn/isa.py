@@ -154,7 +154,8 @@ _op("shr", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shr")
 _op("shf", "i32 i32 i32", "i32", {"dir": _words("l r"), "mode": _words("clamp wrap")}, "dir mode", "",
     f"{_LOGIC}-shf")
 _op("bmsk", "i32 i32", "i32", {"mode": _words("clamp wrap")}, "mode", "", f"{_INT_ARITH}-bmsk")
-_op("video", "i32 i32 i32", "i32", {"inst": SYM, "types": SYM, "sat": FLAG, "secondary": _words("add min max"),
+_op("video", "i32 i32 i32", "i32", {"inst": SYM, "types": SYM, "sat": FLAG,
+                                    "secondary": _words("add min max"),
                                     "shift": _words("clamp wrap"), "cmp": CMP, "po": FLAG, "dsel": SYM,
                                     "asel": SYM, "bsel": SYM, "scale": _words("shr7 shr15"),
                                     "neg_a": FLAG, "neg_b": FLAG, "neg_c": FLAG},

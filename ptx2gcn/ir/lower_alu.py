@@ -24,7 +24,7 @@ from ptx2gcn.ir.lower_cluster import lower_cvta_cluster
 from ptx2gcn.ir.lower_cvt_pack import lower_cvt_pack
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.target_gates import check_arith_features
-from ptx2gcn.ir.types import PRED, I32, IntType, PackedType, Type, int_type, is_signed, ptx_type
+from ptx2gcn.ir.types import PRED, I32, PackedType, Type, int_type, is_signed, ptx_type
 
 CMP_OPS = frozenset("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan".split())
 BOOL_OPS = frozenset({"and", "or", "xor"})

@@ -86,5 +86,7 @@ def _operands(ctx: FnCtx, ins: ast.Instruction, count: int) -> tuple[ast.Operand
     return ins.operands
 
 
-CLUSTER: dict[str, Callable[[FnCtx, ast.Instruction, Mods, object], None]] = {"mapa": lower_mapa, "getctarank": lower_getctarank}
+CLUSTER: dict[str, Callable[[FnCtx, ast.Instruction, Mods, object], None]] = {
+    "mapa": lower_mapa, "getctarank": lower_getctarank,
+}
 """PTX opcodes lowered here (pure: barrier.cluster and cvta come through ``bar``/``cvta``)."""

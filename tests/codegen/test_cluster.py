@@ -68,8 +68,10 @@ def _run(ptx: str) -> np.ndarray:
     return np.frombuffer(memory.read(out, THREADS * 16), dtype=np.uint32).reshape(THREADS, 4)
 
 
-@pytest.mark.parametrize(("arrive", "wait"), [("", ""), (".release", ".acquire"), (".relaxed", ""),
-                                              (".aligned", ".aligned"), (".release.aligned", ".acquire.aligned")])
+@pytest.mark.parametrize(("arrive", "wait"), [
+    ("", ""), (".release", ".acquire"), (".relaxed", ""), (".aligned", ".aligned"),
+    (".release.aligned", ".acquire.aligned"),
+])
 def test_cluster_barrier_exchanges_shared_memory(arrive: str, wait: str) -> None:
     got = _run(EXCHANGE.format(arrive=arrive, wait=wait))
     tid = np.arange(THREADS, dtype=np.uint32)
@@ -77,7 +79,7 @@ def test_cluster_barrier_exchanges_shared_memory(arrive: str, wait: str) -> None
     expected_value = partner * 7 + 3  # what thread 255 - tid stored before the barrier
     assert (got[:, 0] == expected_value).all(), "ld.shared::cluster after barrier.cluster read a stale value"
     assert (got[:, 1] == 0).all(), "getctarank of the only CTA's memory is 0"
-    assert (got[:, 2] == expected_value).all(), "cvta.shared::cluster gives a generic address of the same word"
+    assert (got[:, 2] == expected_value).all(), "cvta.shared::cluster: a generic address of the same word"
     assert (got[:, 3] == 0).all(), "cvta.to.shared::cluster inverts cvta.shared::cluster"
 
 

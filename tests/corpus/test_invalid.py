@@ -76,5 +76,7 @@ def test_ptxas_rejects_too(path: Path) -> None:
 # Files where ptxas reports the problem at a different line than ptx2gcn, which blames the cause:
 # the second definition / the parameter / the line missing a token; ptxas the next token's line or
 # the first directive.
-PTXAS_BLAMES_ELSEWHERE = frozenset({"duplicate_function.ptx", "entry_param_unsized_array.ptx",
-                                    "missing_close_brace.ptx", "missing_semicolon.ptx", "missing_version.ptx"})
+PTXAS_BLAMES_ELSEWHERE = frozenset({
+    "duplicate_function.ptx", "entry_param_unsized_array.ptx", "missing_close_brace.ptx",
+    "missing_semicolon.ptx", "missing_version.ptx",
+})

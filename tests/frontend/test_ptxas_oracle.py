@@ -132,4 +132,5 @@ def test_form_verdict_matches_ptxas(instruction: str, target: str, version: str,
     path = tmp_path / "form.ptx"
     path.write_text(text)
     arch = target if int(re.sub(r"\D", "", target)) >= 75 else "sm_75"
-    assert (_ptxas(path, tmp_path / "form.cubin", arch).returncode == 0) == accepted, "recorded verdict is stale"
+    verdict = _ptxas(path, tmp_path / "form.cubin", arch).returncode == 0
+    assert verdict == accepted, "recorded verdict is stale"

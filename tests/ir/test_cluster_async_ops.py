@@ -52,7 +52,8 @@ def test_mapa_getctarank_and_the_cluster_window() -> None:
                "getctarank.shared::cluster.u32 %r4, %r2;\nld.shared::cluster.u32 %r5, [%r2+8];\n"
                "st.shared::cluster.u32 [%r2], %r5;")
     mapas = [op for op in fn.ops() if op.name == "mapa"]
-    assert [(m.attrs["space"], m.results[0].type) for m in mapas] == [("shared_cluster", I32), ("generic", I64)]
+    spaces = [(m.attrs["space"], m.results[0].type) for m in mapas]
+    assert spaces == [("shared_cluster", I32), ("generic", I64)]
     assert only(fn, "getctarank").results[0].type == I32
     # Both accesses go through cvta.shared::cluster to a generic pointer.
     cvtas = [op for op in fn.ops() if op.name == "cvta_cluster"]
@@ -71,13 +72,14 @@ def test_fence_proxy_forms() -> None:
 
 def test_bulk_copy_with_mbarrier_completion() -> None:
     fn = build("mov.u32 %r1, smem;\nadd.u32 %r2, %r1, 1024;\n"
-               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 512, [%r1];\n"
+               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+               "[%r2], [%rd1], 512, [%r1];\n"
                "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], 256;\n"
                "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;")
     first, second = [op for op in fn.ops() if op.name == "cp_async_bulk"]
     assert first.attrs == {"dst": "shared_cluster", "src": "global", "completion": "mbarrier"}
-    assert [v.type for v in first.operand_values] == [PtrType(AddrSpace.GENERIC), PtrType(AddrSpace.GLOBAL), I32,
-                                                      PtrType(AddrSpace.GENERIC)]
+    generic, global_ = PtrType(AddrSpace.GENERIC), PtrType(AddrSpace.GLOBAL)
+    assert [v.type for v in first.operand_values] == [generic, global_, I32, generic]
     assert second.attrs == {"dst": "global", "src": "shared", "completion": "bulk_group"}
     groups = [op.attrs for op in fn.ops() if op.name == "cp_async_bulk_group"]
     assert groups == [{"mode": "commit"}, {"mode": "wait", "n": 0, "read": True}]
@@ -94,7 +96,8 @@ def test_wgmma_family() -> None:
     assert modes == [{"mode": "fence"}, {"mode": "commit_group"}, {"mode": "wait_group", "n": 1}]
     desc, regs = [op for op in fn.ops() if op.name == "wgmma_mma"]
     assert desc.attrs["adesc"] and desc.attrs["a"] == 1 and desc.attrs["d"] == 32
-    assert (desc.attrs["scale_a"], desc.attrs["scale_b"], desc.attrs["trans_a"], desc.attrs["trans_b"]) == (1, -1, 0, 1)
+    immediates = [desc.attrs[k] for k in ("scale_a", "scale_b", "trans_a", "trans_b")]
+    assert immediates == [1, -1, 0, 1]
     assert len(desc.results) == 32 and desc.operand(34).type == PRED
     assert regs.attrs["a"] == 4 and "adesc" not in regs.attrs and "trans_a" not in regs.attrs
     assert len(regs.operand_values) == 32 + 4 + 2
@@ -149,7 +152,8 @@ HEAD = 'module "t.ptx" version "8.0" target "sm_90" address_size 64\n'
      "'mapa' operand 0 is i32, expected i64"),
     ("  %a = const {value = 1} : i64\n  %r = const {value = 0} : i32\n"
      "  %b = mapa %a, %r {space = shared_cluster, type = u64} : i64\n", "window addresses are u32"),
-    ("  %a = const {value = 1} : i32\n  %b = cvt_pack %a, %a {dtype = u8} : i32\n", "dtype u8 takes 3 operands"),
+    ("  %a = const {value = 1} : i32\n  %b = cvt_pack %a, %a {dtype = u8} : i32\n",
+     "dtype u8 takes 3 operands"),
     ("  wgmma {mode = fence, n = 2}\n", "only wait_group takes n"),
 ])
 def test_verifier_rules(body: str, message: str) -> None:

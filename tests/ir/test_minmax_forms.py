@@ -21,7 +21,8 @@ from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.types import BF16, BF16X2, F16, F16X2, F32, I32, Type
 from ptx2gcn.ir.verify import verify
 
-REGS = ".reg .b32 %r<4>; .reg .f32 %f<4>; .reg .f64 %fd<4>; .reg .b16 %h<4>; .reg .f16x2 %x<4>; .reg .bf16x2 %y<4>;"
+REGS = (".reg .b32 %r<4>; .reg .f32 %f<4>; .reg .f64 %fd<4>; .reg .b16 %h<4>; .reg .f16x2 %x<4>; "
+        ".reg .bf16x2 %y<4>;")
 
 
 def build_ops(line: str, name: str) -> list[Op]:

@@ -19,7 +19,8 @@ HEAD = ".version 8.6\n.target sm_100a\n.address_size 64\n"
 
 
 def kernel(line: str) -> str:
-    return (f"{HEAD}.visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<4>; .reg .f32 %f<4>; .reg .b64 %rd<2>;\n"
+    return (f"{HEAD}.visible .entry k(.param .u64 p)\n{{\n"
+            ".reg .b32 %r<4>; .reg .f32 %f<4>; .reg .b64 %rd<2>;\n"
             f"{line}\nret;\n}}\n")
 
 

@@ -16,7 +16,8 @@ HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
 
 
 def build(body: str) -> Function:
-    return module_from_ptx(f"{HEAD}.visible .entry k(.param .u64 p)\n{{\n{body}\nret;\n}}\n", "r.ptx").functions[0]
+    text = f"{HEAD}.visible .entry k(.param .u64 p)\n{{\n{body}\nret;\n}}\n"
+    return module_from_ptx(text, "r.ptx").functions[0]
 
 
 def test_huge_ranges_cost_what_is_used() -> None:

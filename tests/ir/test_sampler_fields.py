@@ -18,12 +18,14 @@ KERNEL = ".visible .entry k(.param .u64 p)\n{\nret;\n}\n"
 
 def test_fields_are_kept_in_order_and_round_trip() -> None:
     text = (HEAD + ".global .texref t = { filter_mode = linear, addr_mode_0 = clamp_to_edge, "
-            "normalized_coords = 1 };\n.global .samplerref s = { addr_mode_1 = wrap, filter_mode = nearest };\n"
+            "normalized_coords = 1 };\n"
+            ".global .samplerref s = { addr_mode_1 = wrap, filter_mode = nearest };\n"
             ".global .texref plain;\n" + KERNEL)
     module = module_from_ptx(text, "s.ptx")
     t, s, plain = (module.global_(n) for n in ("t", "s", "plain"))
     assert t is not None and s is not None and plain is not None
-    assert t.sampler == (("filter_mode", "linear"), ("addr_mode_0", "clamp_to_edge"), ("normalized_coords", 1))
+    want = (("filter_mode", "linear"), ("addr_mode_0", "clamp_to_edge"), ("normalized_coords", 1))
+    assert t.sampler == want
     assert s.sampler == (("addr_mode_1", "wrap"), ("filter_mode", "nearest")) and plain.sampler == ()
     printed = print_module(module)
     assert print_module(parse_module(printed, "s.ir")) == printed
