@@ -441,7 +441,8 @@ PRINTF_RECORD_HEADER = struct.Struct("<IIQ")
 """Record header: record size in bytes (header included, a multiple of 8), size of the argument
 bytes that follow the header, generic address of the format string. The argument bytes are the
 buffer ``vprintf`` received, as CUDA packs it: each argument aligned to its own size, ``float``
-promoted to ``double``, integers narrower than ``int`` promoted to ``int``."""
+promoted to ``double``, integers narrower than ``int`` promoted to ``int``; after them, up to the
+record's end, the text of each non-null ``%s`` argument with its NUL, in order (then padding)."""
 
 
 ReadMemory = Callable[[int, int], bytes]

@@ -3,13 +3,16 @@
 A record (``ptx2gcn.codeobject.PRINTF_RECORD_HEADER``) holds the format string's device address and
 the argument bytes as ``vprintf`` received them (each argument aligned to its size: 4 bytes for
 ``int``-sized conversions, 8 for ``l``/``ll`` lengths, floating point (promoted to ``double``),
-``%s`` and ``%p``). ``format_printf`` renders one record the way glibc's ``printf`` renders the same
+``%s`` and ``%p``), then the text of each non-null ``%s`` argument with its NUL, copied by the
+kernel when it called ``printf`` (so strings in a thread's local or shared memory print too).
+``format_printf`` renders one record the way glibc's ``printf`` renders the same
 format and values: ``%d %i %u %x %X %o %c %s %p %f %F %e %E %g %G %a %A %%`` with the flags
 ``- + space # 0``, width, precision and the length modifiers ``hh h l ll j z t L``. Where C and
 Python differ, C wins: ``%#x`` of 0 is ``0`` and ``%#o`` prefixes ``0``, not ``0o``; ``%a`` prints the
 shortest exact hex digits (``0x1.8p+1``); ``%p`` is ``0x...`` or ``(nil)``; ``%s`` of null is
-``(null)``; a NaN with its sign bit set is ``-nan``; ``%c`` of 0 writes a NUL byte. ``%s`` strings are
-read from device memory (at most ``STRING_LIMIT`` bytes; an unreadable one prints ``(bad address)``).
+``(null)``; a NaN with its sign bit set is ``-nan``; ``%c`` of 0 writes a NUL byte. A ``%s`` string
+the record does not carry is read from device memory (at most ``STRING_LIMIT`` bytes; an unreadable
+one prints ``(bad address)``).
 A ``*`` width or precision and ``%n`` are not supported by CUDA; the walk consumes no argument for
 them and prints nothing for ``%n``. An unknown conversion is printed as written.
 
@@ -48,11 +51,25 @@ class Spec:
 
 
 class _Arguments:
-    """The argument bytes, consumed in order with C's alignment rule."""
+    """The argument bytes, consumed in order with C's alignment rule, and the ``%s`` strings the
+    kernel copied after them (one NUL-terminated string per non-null ``%s`` pointer)."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, strings: bytes | None) -> None:
         self.data = data
         self.offset = 0
+        self.strings = strings
+        self.string_offset = 0
+
+    def string(self) -> bytes | None:
+        """The next copied string; None when the record carries none (read device memory instead)."""
+        if self.strings is None:
+            return None
+        end = self.strings.find(b"\0", self.string_offset)
+        if end < 0:
+            return None
+        text = self.strings[self.string_offset : end]
+        self.string_offset = end + 1
+        return text
 
     def take(self, size: int) -> bytes:
         start = (self.offset + size - 1) // size * size
@@ -140,11 +157,13 @@ def _format_float(spec: Spec, value: float) -> str:
     return _pad(spec, _sign(spec, negative), body, spec.has("0"))
 
 
-def _format_string(spec: Spec, address: int, read: ReadMemory) -> bytes:
+def _format_string(spec: Spec, address: int, args: _Arguments, read: ReadMemory) -> bytes:
     if address == 0:
         text = b"(null)"
     else:
-        text = read_c_string(read, address, STRING_LIMIT if spec.precision is None else spec.precision)
+        copied = args.string()
+        limit = STRING_LIMIT if spec.precision is None else spec.precision
+        text = copied if copied is not None else read_c_string(read, address, limit)
     if spec.precision is not None:
         text = text[: spec.precision]
     fill = max(0, spec.width - len(text))
@@ -181,7 +200,7 @@ def _convert(spec: Spec, args: _Arguments, read: ReadMemory) -> bytes:
     if conv in "fFeEgGaA":
         return _format_float(spec, struct.unpack("<d", args.take(8))[0]).encode()
     if conv == "s":
-        return _format_string(spec, int.from_bytes(args.take(8), "little"), read)
+        return _format_string(spec, int.from_bytes(args.take(8), "little"), args, read)
     if conv == "p":
         address = int.from_bytes(args.take(8), "little")
         text = "(nil)" if address == 0 else f"0x{address:x}"
@@ -205,10 +224,12 @@ def _specs(fmt: bytes) -> Iterator[tuple[int, int, Spec | None]]:
         )
 
 
-def format_printf(fmt: bytes, arguments: bytes, read: ReadMemory) -> bytes:
-    """``fmt`` with its conversions replaced by the values packed in ``arguments`` (see module doc)."""
+def format_printf(fmt: bytes, arguments: bytes, read: ReadMemory, strings: bytes | None = None) -> bytes:
+    """``fmt`` with its conversions replaced by the values packed in ``arguments`` (see module doc);
+    ``%s`` takes its text from ``strings`` (what the kernel copied) or, without it, from device
+    memory through ``read``."""
     out: list[bytes] = []
-    args = _Arguments(arguments)
+    args = _Arguments(arguments, strings)
     position = 0
     for start, end, spec in _specs(fmt):
         out.append(fmt[position:start])
@@ -235,6 +256,8 @@ def format_records(fifo: bytes, read: ReadMemory) -> bytes:
         if size < header or size % 8 or offset + size > len(fifo) or header + arg_bytes > size:
             break
         fmt = read_c_string(read, fmt_address, STRING_LIMIT)
-        out.append(format_printf(fmt, fifo[offset + header : offset + header + arg_bytes], read))
+        arguments = fifo[offset + header : offset + header + arg_bytes]
+        strings = fifo[offset + header + arg_bytes : offset + size]
+        out.append(format_printf(fmt, arguments, read, strings))
         offset += size
     return b"".join(out)

@@ -252,3 +252,15 @@ def test_printf_in_a_device_function_and_divergent_branches(
     assert sorted(lines) == sorted(expected)
     for prefix in (b"f(", b"skip"):  # one call site: its records in lane order
         assert [x for x in lines if x.startswith(prefix)] == [x for x in expected if x.startswith(prefix)]
+
+
+def test_strings_in_local_and_shared_memory_are_copied_at_the_call(
+    context: None, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Local and shared memory are gone when the host formats: the record carries the text."""
+    launch(CALLS, "local_strings", [5], [ctypes.c_int], block=6)
+    expected = b""
+    for i in range(5):
+        name = bytes([ord("a") + i, ord("-"), ord("0") + i % 10])
+        expected += c_printf(b"%s %s %.2s|%s\n", name, b"SH", name, ctypes.c_char_p(None))
+    assert capsysbinary.readouterr().out == expected

@@ -15,3 +15,22 @@ extern "C" __global__ void from_function(int *result) {
         result[i] = printf("skip %u\n", (unsigned)i);
     }
 }
+
+// %s of strings in a thread's local memory and in shared memory: gone when the kernel ends, so the
+// kernel must copy them into its printf record.
+extern "C" __global__ void local_strings(int n) {
+    __shared__ char shared_text[4];
+    char name[8];
+    int i = threadIdx.x;
+    name[0] = 'a' + i;
+    name[1] = '-';
+    name[2] = '0' + (i % 10);
+    name[3] = 0;
+    if (i == 0) {
+        shared_text[0] = 'S';
+        shared_text[1] = 'H';
+        shared_text[2] = 0;
+    }
+    __syncthreads();
+    if (i < n) printf("%s %s %.2s|%s\n", name, shared_text, name, (const char *)0);
+}
