@@ -39,6 +39,8 @@ _NOT_YET: dict[str, str] = {
     **dict.fromkeys(("mma", "ldmatrix", "stmatrix", "movmatrix", "wmma_load", "wmma_store"),
                     "warp-level matrix operations are not lowered yet"),
     **dict.fromkeys(("tex", "txq", "suld", "sust"), "textures and surfaces are not lowered yet"),
+    **dict.fromkeys(("fence_proxy", "cp_async_bulk", "cp_async_bulk_group", "wgmma", "wgmma_mma"),
+                    "the asynchronous proxy (TMA bulk copies, warpgroup MMA) has no gfx942 equivalent"),
 }
 
 
