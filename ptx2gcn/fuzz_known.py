@@ -10,9 +10,6 @@ from __future__ import annotations
 
 _CODEGEN = "codegen: "
 KNOWN_FAILURES: dict[str, str] = {
-    "tanh.approx.f16x2": _CODEGEN + "tanh.approx.f16x2 wrong elements (0x3cb99db7 -> 0x32090001, "
-    "expected about 0x3a9f/0x9db7)",
-    "tanh.approx.bf16x2": _CODEGEN + "tanh.approx.bf16x2 of (-inf, NaN) wrong (0xff800001 -> 0x80000000)",
 }
 FRONTEND_INVALID: dict[str, str] = {}
 

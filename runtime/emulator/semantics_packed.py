@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault
+from ptx2gcn.runtime.emulator.operands import inline_constant_bits, is_inline_constant
 from ptx2gcn.runtime.emulator.semantics_common import (
     F16,
     F32,
@@ -116,13 +117,28 @@ def _bind_pk16(inst: Instruction) -> Handler:
     return run
 
 
+def _pk32_reader(inst: Instruction, index: int, op_sel: int, op_sel_hi: int) -> Any:
+    """Source ``index`` of a packed-f32 op as 64-bit lanes. An inline constant is a 32-bit value
+    (f32 bits for float codes) in the low dword: LLVM folds one only with op_sel/op_sel_hi picking
+    the low dword for that source (``v_pk_add_f32 v[2:3], v[2:3], 1.0 op_sel_hi:[1,0]``); what the
+    high dword of a constant holds is not documented, so selecting it is refused, not guessed."""
+    code = inst.fields[f"src{index}"]
+    if not is_inline_constant(code):
+        return vector_reader(inst, code, 64, True)
+    if (op_sel | op_sel_hi) >> index & 1:
+        raise unsupported(inst, f"src{index}: an inline constant's high dword is selected (undocumented)")
+    value = inline_constant_bits(code, 32, True)
+    return lambda w: value
+
+
 def _bind_pk32(inst: Instruction) -> Handler:
     """v_pk_fma/mul/add_f32, v_pk_mov_b32 on 64-bit register pairs (lane halves are f32)."""
     name = inst.opcode
     f = inst.fields
     count = 3 if name == "v_pk_fma_f32" else 2
-    readers = [vector_reader(inst, f[f"src{i}"], 64, True) for i in range(count)]
     op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 7)
+    selects_hi = 0 if name == "v_pk_mov_b32" else op_sel_hi  # v_pk_mov_b32 has no op_sel_hi
+    readers = [_pk32_reader(inst, i, op_sel, selects_hi) for i in range(count)]
     neg_lo, neg_hi = f.get("neg", 0), f.get("neg_hi", 0)
     fns = {
         "v_pk_fma_f32": fma,

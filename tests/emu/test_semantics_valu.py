@@ -550,3 +550,17 @@ def test_fma_f32_double_rounding_trap(one_instruction: Run) -> None:
         expected = _fma_model(float(a), float(a), float(c[i]), np.float32)
         assert got[i] == np.float32(expected), (i, got[i], expected)
     assert got[0] == np.float32(1 + 2**-11 + 2**-23) and got[1] == np.float32(1 + 2**-11)
+
+
+def test_pk_f32_inline_constant_is_an_f32_in_the_low_dword(one_instruction: Run) -> None:
+    """LLVM folds <1.0, 1.0> into ``v_pk_add_f32 ..., 1.0 op_sel_hi:[1,0]`` (both lanes read the
+    constant's low dword): the constant is f32 1.0 (0x3f800000), not f64 1.0's low word (0)."""
+    x = np.resize(np.array([0.5, -2.0, 3.25, 1e30], np.float32), 64)
+    y = np.resize(np.array([-0.0, 7.0, 0.125, -1e-30], np.float32), 64)
+    w = wave_with(v2=x.view(np.uint32), v3=y.view(np.uint32))
+    one_instruction("v_pk_add_f32 v[0:1], v[2:3], 1.0 op_sel_hi:[1,0]", w)
+    np.testing.assert_array_equal(w.v[0].view(np.float32), x + np.float32(1.0))
+    np.testing.assert_array_equal(w.v[1].view(np.float32), y + np.float32(1.0))
+    w = wave_with(v2=x.view(np.uint32), v3=y.view(np.uint32))
+    one_instruction("v_pk_mul_f32 v[0:1], v[2:3], -4.0 op_sel_hi:[1,0]", w)
+    np.testing.assert_array_equal(w.v[1].view(np.float32), y * np.float32(-4.0))
