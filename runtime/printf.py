@@ -14,7 +14,9 @@ shortest exact hex digits (``0x1.8p+1``); ``%p`` is ``0x...`` or ``(nil)``; ``%s
 the record does not carry is read from device memory (at most ``STRING_LIMIT`` bytes; an unreadable
 one prints ``(bad address)``).
 A ``*`` width or precision and ``%n`` are not supported by CUDA; the walk consumes no argument for
-them and prints nothing for ``%n``. An unknown conversion is printed as written.
+them and prints nothing for ``%n``. An unknown conversion is printed as written. A width or
+precision above INT_MAX makes the whole call print nothing (glibc fails with EOVERFLOW); one above
+``MAX_FIELD`` (1 MiB) is clamped to it, unlike C, so that a bad format cannot exhaust host memory.
 
 Invariant: formatting never raises for any record contents: output is bytes, built only from the
 format's bytes and the argument bytes (missing argument bytes read as zero).
@@ -32,6 +34,9 @@ from ptx2gcn.codeobject import PRINTF_RECORD_HEADER
 
 ReadMemory = Callable[[int, int], bytes]
 STRING_LIMIT = 64 * 1024
+MAX_FIELD = 1 << 20
+"""Widths and precisions are clamped to this (1 MiB, the default FIFO size) to bound host memory."""
+_INT_MAX = 2**31 - 1
 _SPEC = re.compile(rb"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(hh|h|ll|l|j|z|t|L|q)?([a-zA-Z%])?")
 _LONG = {b"l", b"ll", b"j", b"z", b"t", b"L", b"q"}
 
@@ -208,6 +213,19 @@ def _convert(spec: Spec, args: _Arguments, read: ReadMemory) -> bytes:
     raise ValueError(conv)
 
 
+class _Overflow(Exception):
+    """A width or precision above INT_MAX: glibc's printf fails (EOVERFLOW) and prints nothing."""
+
+
+def _field(digits: bytes | None) -> int:
+    if not digits or digits == b"*":
+        return 0
+    value = int(digits)
+    if value > _INT_MAX:
+        raise _Overflow
+    return min(value, MAX_FIELD)
+
+
 def _specs(fmt: bytes) -> Iterator[tuple[int, int, Spec | None]]:
     """(start, end, spec) of each ``%`` conversion; spec None for a malformed or unknown one."""
     for match in _SPEC.finditer(fmt):
@@ -216,10 +234,7 @@ def _specs(fmt: bytes) -> Iterator[tuple[int, int, Spec | None]]:
             yield match.start(), match.end(), None
             continue
         yield match.start(), match.end(), Spec(
-            flags,
-            int(width) if width and width != b"*" else 0,
-            None if precision is None else int(precision) if precision not in (b"", b"*") else 0,
-            length or b"",
+            flags, _field(width), None if precision is None else _field(precision), length or b"",
             conversion.decode(),
         )
 
@@ -231,15 +246,18 @@ def format_printf(fmt: bytes, arguments: bytes, read: ReadMemory, strings: bytes
     out: list[bytes] = []
     args = _Arguments(arguments, strings)
     position = 0
-    for start, end, spec in _specs(fmt):
-        out.append(fmt[position:start])
-        position = end
-        if spec is None:
-            out.append(fmt[start:end])
-        elif spec.conversion == "%":
-            out.append(b"%")
-        elif spec.conversion != "n":
-            out.append(_convert(spec, args, read))
+    try:
+        for start, end, spec in _specs(fmt):
+            out.append(fmt[position:start])
+            position = end
+            if spec is None:
+                out.append(fmt[start:end])
+            elif spec.conversion == "%":
+                out.append(b"%")
+            elif spec.conversion != "n":
+                out.append(_convert(spec, args, read))
+    except _Overflow:
+        return b""
     out.append(fmt[position:])
     return b"".join(out)
 
