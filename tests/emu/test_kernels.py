@@ -47,9 +47,16 @@ GID_X = """
 """
 
 
+# __syncthreads(): the work-group barrier between a release and an acquire fence, as LLVM wants it.
+SYNCTHREADS = """fence syncscope("workgroup") release
+  call void @llvm.amdgcn.s.barrier()
+  fence syncscope("workgroup") acquire"""
+
+
 def kernel_ir(body: str) -> str:
-    """A test module: the intrinsic declarations, then ``body`` with ``$GID_X`` replaced by the global id code."""
-    return DECLS + body.replace("$GID_X", GID_X)
+    """A test module: the intrinsic declarations, then ``body`` with ``$GID_X`` replaced by the global id
+    code and ``$SYNCTHREADS`` by the barrier."""
+    return DECLS + body.replace("$GID_X", GID_X).replace("$SYNCTHREADS", SYNCTHREADS)
 
 
 def upload(memory: DeviceMemory, array: np.ndarray) -> int:
@@ -118,9 +125,7 @@ entry:
   br label %loop
 loop:
   %s = phi i32 [128, %entry], [%s2, %skip]
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   %act = icmp ult i32 %tid, %s
   br i1 %act, label %add, label %skip
 add:
@@ -574,9 +579,7 @@ define amdgpu_kernel void @dynlds(ptr addrspace(1) %out) {
   %p = getelementptr [0 x i32], ptr addrspace(3) @dyn, i32 0, i32 %tid
   %v = mul i32 %tid, 10
   store i32 %v, ptr addrspace(3) %p
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   %r = sub i32 63, %tid
   %q = getelementptr [0 x i32], ptr addrspace(3) @dyn, i32 0, i32 %r
   %x = load i32, ptr addrspace(3) %q
@@ -617,16 +620,12 @@ clear:
   store i32 0, ptr addrspace(3) %cp
   br label %go
 go:
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   %lp = getelementptr [16 x i32], ptr addrspace(3) @bins, i32 0, i32 %bin
   %old = atomicrmw add ptr addrspace(3) %lp, i32 1 monotonic, align 4
   %sp = getelementptr i32, ptr addrspace(1) %slot, i32 %gid
   store i32 %old, ptr addrspace(1) %sp
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   br i1 %first, label %flush, label %done
 flush:
   %fp = getelementptr [16 x i32], ptr addrspace(3) @bins, i32 0, i32 %tid
@@ -750,9 +749,7 @@ init:
   store volatile i32 0, ptr addrspace(3) @flag
   br label %wave
 wave:
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   %w0 = icmp ult i32 %t, 64
   br i1 %w0, label %wait, label %signal
 wait:
@@ -823,9 +820,7 @@ tile:
   %pb = getelementptr float, ptr addrspace(1) %b, i32 %bi
   %vb = load float, ptr addrspace(1) %pb
   store float %vb, ptr addrspace(3) %pb_l
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   br label %inner
 inner:
   %k = phi i32 [0, %tile], [%k1, %inner]
@@ -840,9 +835,7 @@ inner:
   br i1 %more_k, label %inner, label %tile_end
 tile_end:
   %acc_k = phi float [%s1, %inner]
-  fence syncscope("workgroup") release
-  call void @llvm.amdgcn.s.barrier()
-  fence syncscope("workgroup") acquire
+  $SYNCTHREADS
   %t1 = add i32 %t, 1
   %more_t = icmp ult i32 %t1, %tiles
   br i1 %more_t, label %tile, label %done
