@@ -49,6 +49,7 @@ _SPEC_CONTINUES = b"-+ #0123456789.hlLqjzt*"
 _LONG_LENGTHS = b"lLqjzt"
 _EIGHT_BYTE_CONVERSIONS = b"fFeEgGaAsp"
 _LAYOUT_TYPE = ir.LiteralStructType([I32, I32, I32])
+_INT_MAX = 2**31 - 1
 
 
 def _control_block(cx: FnContext) -> ir.GlobalVariable:
@@ -111,10 +112,11 @@ def _build_layout(fn: ir.Function) -> None:
     switch.add_case(ir.Constant(I8, ord("%")), spec)
 
     b.position_at_end(spec)
-    j, long_ = b.phi(I64, "j"), b.phi(I1, "long")
+    j, long_, dot, precision = b.phi(I64, "j"), b.phi(I1, "long"), b.phi(I1, "dot"), b.phi(I32, "precision")
     d = _char(b, fmt, j)
     next_j = b.add(j, ir.Constant(I64, 1))
     is_long = b.or_(long_, _any_of(b, d, _LONG_LENGTHS))
+    new_dot, new_precision = _precision_digit(b, d, dot, precision)
     switch = b.switch(d, spec_end)
     switch.add_case(ir.Constant(I8, 0), done)
     switch.add_case(ir.Constant(I8, ord("%")), loop)  # "%%": a literal percent sign
@@ -122,12 +124,13 @@ def _build_layout(fn: ir.Function) -> None:
     b.cbranch(_any_of(b, d, _SPEC_CONTINUES), spec, conv)
 
     b.position_at_end(conv)
+    limit = b.select(dot, precision, _i32(_INT_MAX))
     switch = b.switch(d, small)
     for ch in _EIGHT_BYTE_CONVERSIONS.replace(b"s", b""):
         switch.add_case(ir.Constant(I8, ch), big)
     string_entry = fn.append_basic_block("string")
     switch.add_case(ir.Constant(I8, ord("s")), string_entry)
-    string_exit, string_bytes = _string_argument(b, string_entry, args, off, spos, strings_out)
+    string_exit, string_bytes = _string_argument(b, string_entry, args, off, spos, limit, strings_out)
     string_spos = b.add(spos, string_bytes)
     b.branch(add)
     b.position_at_end(small)
@@ -150,7 +153,9 @@ def _build_layout(fn: ir.Function) -> None:
                         (count, (_i32(0), count, count, new_count)), (spos, (_i32(0), spos, spos, new_spos))):
         for value, block in zip(values, (entry, loop, spec, add), strict=True):
             phi.add_incoming(value, block)
-    for spec_phi, spec_values in ((j, (next_i, next_j)), (long_, (ir.Constant(I1, 0), is_long))):
+    no = ir.Constant(I1, 0)
+    for spec_phi, spec_values in ((j, (next_i, next_j)), (long_, (no, is_long)), (dot, (no, new_dot)),
+                                  (precision, (_i32(0), new_precision))):
         for value, block in zip(spec_values, (loop, spec_end), strict=True):
             spec_phi.add_incoming(value, block)
 
@@ -160,14 +165,29 @@ def _build_layout(fn: ir.Function) -> None:
     b.ret(_triple(b, _i32(0), _i32(-1), _i32(0)))
 
 
+def _precision_digit(b: ir.IRBuilder, d: ir.Value, dot: ir.Value, precision: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """After spec character ``d``: whether a ``.`` was seen, and the precision's value so far
+    (saturating at INT_MAX)."""
+    digit = b.zext(b.sub(d, ir.Constant(I8, ord("0"))), I32)
+    is_digit = b.icmp_unsigned("<", digit, _i32(10))
+    wide = b.add(b.mul(b.zext(precision, I64), ir.Constant(I64, 10)), b.zext(digit, I64))
+    capped = b.trunc(b.select(b.icmp_unsigned(">", wide, ir.Constant(I64, _INT_MAX)),
+                              ir.Constant(I64, _INT_MAX), wide), I32)
+    new_precision = b.select(b.and_(dot, is_digit), capped, precision)
+    return b.or_(dot, b.icmp_unsigned("==", d, ir.Constant(I8, ord(".")))), new_precision
+
+
 def _string_argument(b: ir.IRBuilder, start: ir.Block, args: ir.Value, off: ir.Value, spos: ir.Value,
-                     strings_out: ir.Value) -> tuple[ir.Block, ir.Value]:
+                     limit: ir.Value, strings_out: ir.Value) -> tuple[ir.Block, ir.Value]:
     """Blocks for one ``%s`` argument (its pointer at ``off`` rounded up to 8): its length with the
-    NUL (0 for a null pointer, which prints ``(null)``), and with ``strings_out`` its bytes copied to
-    ``strings_out + spos``. Returns the exit block (the builder is left there) and the length."""
+    NUL, reading at most ``limit`` bytes (the precision: C reads no further, the text need not be
+    terminated; 0 for a null pointer, which prints ``(null)``), and with ``strings_out`` its bytes
+    and a NUL copied to ``strings_out + spos``. Returns the exit block (the builder is left there)
+    and the length."""
     fn = start.function
-    scan, store, advance, finish = (fn.append_basic_block(n) for n in ("string.scan", "string.store",
-                                                                         "string.next", "string.done"))
+    scan, read, pick, store, advance, finish = (
+        fn.append_basic_block(n)
+        for n in ("string.scan", "string.read", "string.char", "string.store", "string.next", "string.done"))
     b.position_at_end(start)
     aligned = b.and_(b.add(off, _i32(7)), _i32(~7))
     address = b.load(b.gep(args, [b.zext(aligned, I64)], source_etype=I8), typ=I64, align=8)
@@ -175,7 +195,14 @@ def _string_argument(b: ir.IRBuilder, start: ir.Block, args: ir.Value, off: ir.V
     b.cbranch(b.icmp_unsigned("==", address, ir.Constant(I64, 0)), finish, scan)
     b.position_at_end(scan)
     k = b.phi(I32, "k")
-    ch = _char(b, text, b.zext(k, I64))
+    b.cbranch(b.icmp_unsigned("==", k, limit), pick, read)
+    b.position_at_end(read)
+    loaded = _char(b, text, b.zext(k, I64))
+    b.branch(pick)
+    b.position_at_end(pick)
+    ch = b.phi(I8, "ch")
+    ch.add_incoming(ir.Constant(I8, 0), scan)
+    ch.add_incoming(loaded, read)
     b.cbranch(b.icmp_unsigned("!=", strings_out, ir.Constant(pointer(1), None)), store, advance)
     b.position_at_end(store)
     b.store(ch, b.gep(strings_out, [b.zext(b.add(spos, k), I64)], source_etype=I8))

@@ -264,3 +264,15 @@ def test_strings_in_local_and_shared_memory_are_copied_at_the_call(
         name = bytes([ord("a") + i, ord("-"), ord("0") + i % 10])
         expected += c_printf(b"%s %s %.2s|%s\n", name, b"SH", name, ctypes.c_char_p(None))
     assert capsysbinary.readouterr().out == expected
+
+
+def test_precision_bounds_the_string_read(context: None, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """``%.3s`` of "abc" in the last 3 bytes of a 256-byte allocation (the emulator's allocation
+    granule), no NUL after it: reading a fourth byte would fault, and C reads no further than the
+    precision."""
+    block = device(np.frombuffer(b"x" * 253 + b"abc", np.uint8))
+    unterminated = cuda.CUdeviceptr(int(block) + 253)
+    text = device(np.frombuffer(b"hello world\0", np.uint8))
+    launch(CALLS, "precise_strings", [unterminated, text], [None, None], block=2)
+    line = c_printf(b"[%.3s] [%.5s] [%.0s] [%-6.2s] [%s]\n", b"abc", b"hello world", b"abc", b"abc", b"hello world")
+    assert capsysbinary.readouterr().out == line * 2

@@ -34,3 +34,8 @@ extern "C" __global__ void local_strings(int n) {
     __syncthreads();
     if (i < n) printf("%s %s %.2s|%s\n", name, shared_text, name, (const char *)0);
 }
+
+// %.Ns reads at most N bytes: the text need not be NUL-terminated (C11 7.21.6.1).
+extern "C" __global__ void precise_strings(const char *unterminated, const char *text) {
+    printf("[%.3s] [%.5s] [%.0s] [%-6.2s] [%s]\n", unterminated, text, unterminated, unterminated, text);
+}
