@@ -9,14 +9,16 @@ Here a call reserves a record in the FIFO that the exported control block ``PRIN
 describes (``ptx2gcn.codeobject``: buffer, capacity, bytes used; the runtime sets it up before each
 launch) with one atomic add on ``used``, and writes the record header {record size, argument bytes,
 format address}, a copy of the argument bytes and a copy of each ``%s`` string (the host formats
-after the kernel, when a string in local or shared memory is gone). A record that does not fit is dropped, as CUDA
-drops output beyond its FIFO. The host formats records after the launch
+after the kernel, when a string in local or shared memory is gone). A record that does not fit is
+dropped, as CUDA drops output beyond its FIFO. The host formats records after the launch
 (``ptx2gcn.runtime.printf``), reading the format string from the loaded code object.
 
 The argument bytes' size is not passed to ``vprintf``: the helper ``__ptx2gcn_printf_layout``
 (emitted once per module, inlined) walks the format string at run time, with CUDA's packing rule:
 each conversion takes 8 bytes if it has an ``l``/``ll``/``j``/``z``/``t``/``L`` length or is a
-floating-point (``f F e E g G a A``), ``s`` or ``p`` conversion, else 4; ``%%`` takes none.
+floating-point (``f F e E g G a A``), ``s`` or ``p`` conversion, else 4; ``%%`` takes none. The
+same walk, given a destination, copies the ``%s`` strings (at most the precision's bytes of each,
+as C reads them); a call runs it twice, to size the record and to fill it.
 
 Invariant: a thread's record is either entirely inside the FIFO or not written at all, and its
 argument bytes are exactly the first ``size`` bytes of the buffer ``vprintf`` received, followed by
