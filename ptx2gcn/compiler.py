@@ -4,7 +4,9 @@ Invariant: ``compile`` either returns a ``CodeObject`` whose ``data`` is a compl
 object (linked by ``ptx2gcn.link``, its metadata read back by ``ptx2gcn.codeobject``) or raises
 a ``Ptx2GcnError`` located at the PTX line at fault (syntax, check, unsupported feature, or an
 internal error while lowering an op). LLVM is handed only IR it has verified, so it never aborts
-the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link.
+the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link. Python's cyclic
+garbage collector is paused while a compilation runs (``ptx2gcn.compile_gc``: the IR's reference
+cycles are collected once, afterwards, instead of the whole live graph being walked repeatedly).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ptx2gcn.codeobject import Kernel, read_code_object
+from ptx2gcn.compile_gc import gc_paused
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
 from ptx2gcn.emit.module import emit_llvm
 from ptx2gcn.emit.target import SUPPORTED_ARCHS, TargetOptions, emit_assembly, emit_object, optimise
@@ -125,6 +128,7 @@ def _source(ptx: str | os.PathLike[str], name: str | None = None) -> tuple[str, 
     return ptx, name or "<input>"
 
 
+@gc_paused
 def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
     """Parse, check, build and optimise the IR (the default pass pipeline)."""
     clock = clock or _Clock()
@@ -146,6 +150,7 @@ def check_opt(opt: int) -> None:
         raise ValueError(f"optimisation level must be 0..3, got {opt}")
 
 
+@gc_paused
 def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                  kernels: Iterable[str] | None = None, optimised: bool = True,
                  locations: bool = False, *, name: str | None = None) -> str:
@@ -157,6 +162,7 @@ def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3
     return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
 
 
+@gc_paused
 def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                      kernels: Iterable[str] | None = None, locations: bool = False, *,
                      name: str | None = None) -> str:
@@ -164,6 +170,7 @@ def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int
     return _llvm(lambda: emit_assembly(llvm_ir, TargetOptions(arch, opt)))
 
 
+@gc_paused
 def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                    kernels: Iterable[str] | None = None, locations: bool = False, *,
                    name: str | None = None) -> bytes:
@@ -171,6 +178,7 @@ def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int =
     return _llvm(lambda: emit_object(llvm_ir, TargetOptions(arch, opt)))
 
 
+@gc_paused
 def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
             kernels: Iterable[str] | None = None, locations: bool = False, *,
             name: str | None = None) -> CodeObject:
