@@ -64,7 +64,7 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
 
     Carry-in (a ``.pred`` source of addc/subc/madc) is put into CC.CF with ``add.cc`` (carry iff
     1 + 0xffffffff overflows) or ``sub.cc`` (borrow iff 0 - 1 underflows); carry-out is read back
-    with ``addc.u32 r, 0, 0``. Memory forms find their old value already stored at ``%rd5``, the
+    with ``addc.u32 r, 0, 0`` (``subc`` after a subtraction, whose CC.CF is the inverted borrow). Memory forms find their old value already stored at ``%rd5``, the
     slot of their last destination (the new memory value)."""
     form = inst.form
     fixed = dict(inst.immediates)
@@ -95,7 +95,10 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
         dest = "|".join(dests) if form.opcode in BAR_DESTINATIONS else ", ".join(dests)
     out.append(f"{form.spelling} {', '.join([dest, *sources])};")
     if carry_out is not None:
-        out += ["addc.u32 %r6, 0, 0;", f"setp.ne.u32 {carry_out}, %r6, 0;"]
+        # CC.CF after a subtraction is NOT the borrow (ptx2gcn/ir/lower_alu.py _carry_flag): a
+        # subc reads it back as the borrow the model reports
+        reader = "subc.u32 %r6, 0, 0;" if form.opcode in ("sub", "subc") else "addc.u32 %r6, 0, 0;"
+        out += [reader, f"setp.ne.u32 {carry_out}, %r6, 0;"]
     return out
 
 

@@ -46,6 +46,15 @@ def _arith_attrs(mods: Mods) -> dict[str, str | bool | None]:
     return {"rnd": mods.rounding(), "ftz": mods.take("ftz"), "sat": mods.take("sat")}
 
 
+def _carry_flag(ctx: FnCtx, opcode: str, value: Value) -> Value:
+    """``%cc`` holds the hardware CC.CF: for a subtraction that is the carry of ``a + ~b + 1``, i.e.
+    NOT the borrow that the IR ops ``sub``-with-carry/``subc`` produce and consume (the PTX ISA's
+    wording). ptxas folds ``sub.cc 0, 1; addc 0, 0`` to 0 and ``add.cc 0, 1; subc 5, 0`` to 4, and
+    nvcc's inlined 128-bit division reads a subtraction's flag with ``addc``. The flag is inverted
+    where a subtraction writes or reads ``%cc``, so chains mixing add and sub carry what hardware does."""
+    return ctx.value("not", (value,), PRED, type="pred") if opcode in ("sub", "subc") else value
+
+
 def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """add sub mul div rem min max and or xor copysign (+ add/sub ``.cc``)."""
     name = ins.opcode
@@ -71,7 +80,7 @@ def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> No
         zero = ctx.const(PRED, 0)
         op = ctx.emit("addc" if name == "add" else "subc", (va, vb, zero), (t, PRED), type=t_name)
         ctx.dst(d, op.results[0])
-        ctx.write_var(ctx.cc, op.results[1])
+        ctx.write_var(ctx.cc, _carry_flag(ctx, name, op.results[1]))
         return
     result = int_type(2 * t.bits) if mode == "wide" else t
     value = ctx.value(name, (va, vb), result, type=t_name, mode=mode, **attrs)
@@ -85,10 +94,11 @@ def lower_carry(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
     mods.done()
     t = ptx_type(t_name)
     d, a, b = operands(ctx, ins, 3)
-    op = ctx.emit(ins.opcode, (ctx.src(a, t), ctx.src(b, t), ctx.read_var(ctx.cc)), (t, PRED), type=t_name)
+    carry_in = _carry_flag(ctx, ins.opcode, ctx.read_var(ctx.cc))
+    op = ctx.emit(ins.opcode, (ctx.src(a, t), ctx.src(b, t), carry_in), (t, PRED), type=t_name)
     ctx.dst(d, op.results[0])
     if carry_out:
-        ctx.write_var(ctx.cc, op.results[1])
+        ctx.write_var(ctx.cc, _carry_flag(ctx, ins.opcode, op.results[1]))
 
 
 def lower_mad(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:

@@ -26,11 +26,6 @@ KNOWN_FAILURES: dict[str, str] = {
         "the winner waits at the loop's reconvergence point and never releases the lock: 'did not finish after "
         "20000000 wave-instructions' (CUDA's independent thread scheduling makes this progress)"
     ),
-    "wide_types/int128_ops": (
-        "unsigned __int128 x / y and x % y (nvcc inlines a 32-bit-limb long division: sub.cc/subc.cc, "
-        "shf.l.wrap, addc.cc) are wrong in 39 of 40 rows, e.g. x == y == 0x4e522ed5...92931020 gives "
-        "q = 2 (want 1), x = 2^127 < y gives q = 1 (want 0); +, -, * and the shifts are right"
-    ),
     "numba/half_ops": (
         "half_ops.ptx:130:2: error: unsupported: call _ZL6__hmul6__halfS__nbst: the callee has no definition "
         "in this module (numba links its cuda_fp16 shim at load time; the corpus PTX alone is incomplete)"
@@ -47,10 +42,6 @@ KNOWN_FAILURES: dict[str, str] = {
             ("matmul_fp16_leaky_relu", 707),
             ("attention_fwd_kernel", 1144),
         )
-    },
-    **{
-        f"wide_types/int128_ops_{arch}": "as wide_types/int128_ops: unsigned __int128 / and % are wrong"
-        for arch in ("sm75", "sm90")
     },
 }
 # Cases that take minutes (a hang running into the emulator's step budget): run only with -m slow.

@@ -14,18 +14,11 @@ sequence with the cubin of ``mov.u32 %r2, N`` tells the value ptxas computed
 ``sub.cc 0 - 1; addc 0, 0`` → 0 (a borrow leaves CF = 0) and ``add.cc 0 + 1; subc 5, 0`` → 4
 (no carry, CF = 0, makes ``subc`` subtract one more).
 
-Root cause in ptx2gcn: the IR builder (``ptx2gcn/ir/lower_alu.py``: ``lower_binary``'s ``.cc`` branch
-and ``lower_carry``) passes ``%cc`` unchanged between ``subc`` ops (borrow convention, as the IR op
-and the reference model define a single ``subc``) and ``addc``/``madc`` ops (carry convention).
-The fix belongs there: keep ``%cc`` as the hardware carry flag, i.e. write ``not(borrow_out)``
-after a ``subc`` op (``sub.cc``, ``subc.cc``) and read ``not(%cc)`` as its borrow-in (``subc``).
-The IR op ``subc`` and the reference model keep PTX's single-instruction wording (borrow in, borrow
-out). Verified by patching the builder that way in-process: the three ``wide_types/int128_ops*``
-corpus cases and these tests pass. The conformance harness (``ptx2gcn/conformance_kernel.py``) must
-then read a subtraction's carry-out back with ``subc.u32 r, 0, 0`` (``-borrow``) instead of
-``addc.u32 r, 0, 0`` (which gives ``not borrow`` on hardware); with both changes every add/sub/mad
-carry form matches the reference. Until the builder is fixed the emulator tests below are strict
-xfails.
+The fix (``ptx2gcn/ir/lower_alu.py``, ``_carry_flag``): ``%cc`` holds the hardware carry flag;
+the builder writes ``not(borrow_out)`` after a ``subc`` op (``sub.cc``, ``subc.cc``) and reads
+``not(%cc)`` as its borrow-in (``subc``). The IR op ``subc`` and the reference model keep PTX's
+single-instruction wording (borrow in, borrow out); the conformance harness
+(``ptx2gcn/conformance_kernel.py``) reads a subtraction's carry-out back with ``subc.u32 r, 0, 0``.
 """
 
 from __future__ import annotations
@@ -43,9 +36,6 @@ from tests.codegen.test_int_ops import EDGE32
 
 PTXAS = shutil.which("ptxas") or next(
     (p for p in ("/usr/local/cuda/bin/ptxas",) if Path(p).exists()), None)
-BUILDER_BUG = ("IR builder passes %cc between subc (borrow convention) and addc/madc (carry convention) "
-               "without inverting it; ptxas treats CC.CF as a carry flag for subtraction too")
-
 _KERNEL = """.version 8.0
 .target sm_80
 .address_size 64
@@ -107,7 +97,6 @@ def _carry_model_add_then_subc(a: int, b: int, c: int) -> int:
     return (c + 0xFFFFFFFF + cf) & 0xFFFFFFFF
 
 
-@pytest.mark.xfail(strict=True, reason=BUILDER_BUG)
 def test_addc_after_sub_cc_reads_not_borrow(run_op) -> None:
     a, b = (np.array(x, np.uint64) for x in zip(*itertools.product(EDGE32, EDGE32)))
     got = run_op("sub.cc.u32 %tmp, %a0, %a1;\naddc.u32 %d, 0, 0", ["u32", "u32"], "u32", a, b)
@@ -115,7 +104,6 @@ def test_addc_after_sub_cc_reads_not_borrow(run_op) -> None:
     assert np.array_equal(got, expected)
 
 
-@pytest.mark.xfail(strict=True, reason=BUILDER_BUG)
 def test_subc_after_add_cc_reads_carry(run_op) -> None:
     values = EDGE32[:12]
     a, b, c = (np.array(x, np.uint64) for x in zip(*itertools.product(values, values, [0, 5, 0xFFFFFFFF])))
@@ -125,7 +113,6 @@ def test_subc_after_add_cc_reads_carry(run_op) -> None:
     assert np.array_equal(got, expected)
 
 
-@pytest.mark.xfail(strict=True, reason=BUILDER_BUG)
 def test_int128_division_step_sign_test(run_op) -> None:
     """The reduced step of nvcc's __int128 division: 64-bit x - y in two limbs, then ``addc r, 0, 0``
     gives 1 iff the difference is non-negative (x >= y); the correction runs when it is 0."""
