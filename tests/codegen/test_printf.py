@@ -276,3 +276,14 @@ def test_precision_bounds_the_string_read(context: None, capsysbinary: pytest.Ca
     launch(CALLS, "precise_strings", [unterminated, text], [None, None], block=2)
     line = c_printf(b"[%.3s] [%.5s] [%.0s] [%-6.2s] [%s]\n", b"abc", b"hello world", b"abc", b"abc", b"hello world")
     assert capsysbinary.readouterr().out == line * 2
+
+
+def test_numba_print(context: None, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """numba's ``print(...)`` (corpus numba/print_kernel: ``print("x[0] =", x[0], "size", x.size)``
+    from global thread 0) is vprintf("%s %f %s %lld\\n") with .const strings."""
+    path = ROOT / "corpora/numba/sm_80/print_kernel.ptx"
+    kernel = next(line.split("(")[0].split()[-1] for line in path.read_text().splitlines() if ".entry" in line)
+    data = device(np.array([3.5, 1.0], np.float64))
+    launch(path, kernel, [0, 0, 2, 8, int(data), 2, 8], [ctypes.c_uint64] * 7, block=4)
+    expected = c_printf(b"%s %f %s %lld\n", b"x[0] =", ctypes.c_double(3.5), b"size", ctypes.c_longlong(2))
+    assert capsysbinary.readouterr().out == expected
