@@ -18,7 +18,7 @@ The argument bytes' size is not passed to ``vprintf``: the helper ``__ptx2gcn_pr
 each conversion takes 8 bytes if it has an ``l``/``ll``/``j``/``z``/``t``/``L`` length or is a
 floating-point (``f F e E g G a A``), ``s`` or ``p`` conversion, else 4; ``%%`` takes none. The
 same walk, given a destination, copies the ``%s`` strings (at most the precision's bytes of each,
-as C reads them); a call runs it twice, to size the record and to fill it.
+as C reads them); a call with ``%s`` arguments runs it twice, to size the record and to fill it.
 
 Invariant: a thread's record is either entirely inside the FIFO or not written at all, and its
 argument bytes are exactly the first ``size`` bytes of the buffer ``vprintf`` received, followed by
@@ -267,8 +267,9 @@ def lower_vprintf(cx: FnContext, op: Op) -> None:
             destination = b.gep(record, [cx.i64(header)], source_etype=I8)
             cx.call("llvm.memcpy.p1.p0.i64", ir.VoidType(),
                     [destination, args_ptr, b.zext(size, I64), ir.Constant(I1, 0)])
-            b.call(_layout_function(cx), [fmt_ptr, args_ptr, b.gep(destination, [b.zext(size, I64)],
-                                                                    source_etype=I8)])
+            with b.if_then(b.icmp_unsigned("!=", strings, cx.i32(0))):  # a second walk copies them
+                string_area = b.gep(destination, [b.zext(size, I64)], source_etype=I8)
+                b.call(_layout_function(cx), [fmt_ptr, args_ptr, string_area])
     no_fifo = b.select(b.icmp_signed("<", count, cx.i32(0)), count, cx.i32(-2))
     for slot in ret_slot:  # nvcc always passes one; a call that ignores the result may not
         b.store(b.select(has_fifo, count, no_fifo), slot, align=4)
