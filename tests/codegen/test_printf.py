@@ -287,3 +287,17 @@ def test_numba_print(context: None, capsysbinary: pytest.CaptureFixture[bytes]) 
     launch(path, kernel, [0, 0, 2, 8, int(data), 2, 8], [ctypes.c_uint64] * 7, block=4)
     expected = c_printf(b"%s %f %s %lld\n", b"x[0] =", ctypes.c_double(3.5), b"size", ctypes.c_longlong(2))
     assert capsysbinary.readouterr().out == expected
+
+
+def test_only_modules_calling_vprintf_export_the_control_block() -> None:
+    """The runtime finds the FIFO control block by name: an exported 24-byte object (checked in the
+    code object's symbol table), absent from modules without printf."""
+    from ptx2gcn.codeobject import PRINTF_CONTROL_SIZE, PRINTF_CONTROL_SYMBOL, read_code_object
+    from ptx2gcn.elf import STT_OBJECT
+
+    def symbols(path: Path) -> dict[str, tuple[int, int]]:
+        code = read_code_object(compile(str(path)).data, path.name)
+        return {s.name: (s.type, s.size) for s in code.elf.symtab if s.defined}
+
+    assert symbols(FORMATS)[PRINTF_CONTROL_SYMBOL] == (STT_OBJECT, PRINTF_CONTROL_SIZE)
+    assert PRINTF_CONTROL_SYMBOL not in symbols(ROOT / "tests/driver/data/kernels.ptx")
