@@ -154,6 +154,9 @@ _op("shr", "T i32", "T", {"type": INT_TYPES}, "type", "", f"{_LOGIC}-shr")
 _op("shf", "i32 i32 i32", "i32", {"dir": _words("l r"), "mode": _words("clamp wrap")}, "dir mode", "",
     f"{_LOGIC}-shf")
 _op("bmsk", "i32 i32", "i32", {"mode": _words("clamp wrap")}, "mode", "", f"{_INT_ARITH}-bmsk")
+_op("szext", "i32 i32", "i32", {"type": _words("u32 s32"), "mode": _words("clamp wrap")}, "type mode", "",
+    f"{_INT_ARITH}-szext")
+_op("fns", "i32 i32 i32", "i32", {}, "", "", f"{_INT_ARITH}-fns")
 _op("video", "i32 i32 i32", "i32", {"inst": SYM, "types": SYM, "sat": FLAG,
                                     "secondary": _words("add min max"),
                                     "shift": _words("clamp wrap"), "cmp": CMP, "po": FLAG, "dsel": SYM,
@@ -340,8 +343,6 @@ VOLATILE_SPECIAL_REGS = frozenset({"clock", "clock_hi", "clock64", "globaltimer"
 UNSUPPORTED: dict[str, str] = {
     "sured": "surface reductions are not translated yet",
     "cp.async.bulk": "bulk (TMA) copies have no gfx942 equivalent",
-    "fns": "find-nth-set-bit is not translated yet",
-    "szext": "sign/zero extension of bit fields is not translated yet",
     "multimem": "multimem operations have no gfx942 equivalent",
     "tcgen05": "tensor-core generation 5 operations have no gfx942 equivalent",
     "clusterlaunchcontrol": "thread-block clusters have no gfx942 equivalent",

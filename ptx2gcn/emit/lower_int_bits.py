@@ -164,6 +164,3 @@ LOWERINGS: dict[str, Lowering] = {
     "popc": lower_popc, "clz": lower_clz, "bfind": lower_bfind, "brev": lower_brev, "bfe": lower_bfe,
     "bfi": lower_bfi, "bmsk": lower_bmsk, "szext": lower_szext, "fns": lower_fns,
 }
-"""``szext`` and ``fns`` have lowerings ahead of their IR ops: the builder still lists them in
-``ptx2gcn.isa.UNSUPPORTED``; the expected IR shape is ``szext(a: i32, n: i32) -> i32 {type = u32|s32,
-mode = clamp|wrap}`` and ``fns(mask: i32, base: i32, offset: i32) -> i32``."""

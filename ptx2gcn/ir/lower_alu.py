@@ -203,6 +203,27 @@ def lower_shf(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     ctx.dst(d, ctx.value("shf", values, I32, dir=direction, mode=mode))
 
 
+def lower_szext(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """szext.{clamp,wrap}.{u32,s32} d, a, n (PTX ISA 9.7.1.21, PTX 7.6, sm_70+)."""
+    mode = mods.one_of(frozenset({"clamp", "wrap"}))
+    t_name = mods.type()
+    mods.done()
+    if mode is None:
+        raise ctx.error(ins.span, "szext needs a mode (.clamp or .wrap)")
+    if t_name not in ("u32", "s32"):
+        raise ctx.error(ins.span, f"szext takes .u32 or .s32, not .{t_name}")
+    d, a, b = operands(ctx, ins, 3)
+    ctx.dst(d, ctx.value("szext", (ctx.src(a, I32), ctx.src(b, I32)), I32, type=t_name, mode=mode))
+
+
+def lower_fns(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """fns.b32 d, mask, base, offset (PTX ISA 9.7.1.17, PTX 6.0): base and offset are .b32/.u32/.s32."""
+    mods.type()
+    mods.done()
+    d, mask, base, offset = operands(ctx, ins, 4)
+    ctx.dst(d, ctx.value("fns", tuple(ctx.src(o, I32) for o in (mask, base, offset)), I32))
+
+
 def lower_bmsk(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     mode = mods.one_of(frozenset({"clamp", "wrap"}))
     mods.type()
@@ -495,7 +516,7 @@ ALU: dict[str, Lowering] = {
     **{name: lower_unary for name in ("abs", "neg", "not", "cnot", "brev", "popc", "clz", "bfind",
                                       "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh")},
     "testp": lower_testp, "bfe": lower_bits, "bfi": lower_bits, "shl": lower_shift, "shr": lower_shift,
-    "shf": lower_shf, "bmsk": lower_bmsk, "dp4a": lower_dot, "dp2a": lower_dot, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
+    "shf": lower_shf, "bmsk": lower_bmsk, "szext": lower_szext, "fns": lower_fns, "dp4a": lower_dot, "dp2a": lower_dot, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
     "selp": lower_selp, "slct": lower_slct, "mov": lower_mov, "cvt": lower_cvt, "cvta": lower_cvta,
     "isspacep": lower_isspacep,
     **{name: lower_video for name in VIDEO},

@@ -2,12 +2,6 @@
 
 PTX ISA 9.7.1.21 szext, 9.7.1.17 fns, 9.7.1.22 bmsk, 9.7.1.23 dp4a, 9.7.1.24 dp2a. The models follow the
 pseudocode literally (fns walks bit by bit), independently of the lowerings' bit tricks.
-
-``szext`` and ``fns`` are still refused by the IR builder (``ptx2gcn.isa.UNSUPPORTED``), so their
-lowerings are exercised by putting the IR op into a kernel directly (``_with_op``: a placeholder
-instruction's op is renamed and given the attributes; the op table row is added for the test if the
-IR does not have it yet). ``test_ptx_szext_and_fns_build`` is a strict xfail until the builder
-accepts them.
 """
 
 from __future__ import annotations
@@ -18,29 +12,13 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from ptx2gcn import isa
 from ptx2gcn.compiler import compile
-from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.ir.load import module_from_ptx
-from ptx2gcn.ir.verify import verify
-from ptx2gcn.link import link_hsaco
-from ptx2gcn.options import Options
-from ptx2gcn.pipeline import run_passes
 from ptx2gcn.reference import run as reference
 from tests.codegen.conftest import op_kernel, run_compiled
 
 M32 = 0xFFFFFFFF
 WORDS = [0, 1, 0x80000000, 0xFFFFFFFF, 0x7FFFFFFF, 0x00000F00, 0x80000001, 0x12345678, 0xFEDCBA98,
          0x0000FFFF, 0xAAAAAAAA, 0x55555555, 0x00010000]
-_IR_ROWS = {
-    "szext": isa.OpDef("szext", ("i32", "i32"), ("i32",),
-                       {"type": frozenset({"u32", "s32"}), "mode": frozenset({"clamp", "wrap"})},
-                       frozenset({"type", "mode"}), frozenset(),
-                       f"{isa.ISA}#integer-arithmetic-instructions-szext"),
-    "fns": isa.OpDef("fns", ("i32", "i32", "i32"), ("i32",), {}, frozenset(), frozenset(),
-                     f"{isa.ISA}#integer-arithmetic-instructions-fns"),
-}
 
 
 # ---- models -------------------------------------------------------------------------------------
@@ -109,22 +87,6 @@ def dp2a_model(mode: str, atype: str, btype: str, a: int, b: int, c: int) -> int
 
 # ---- harness ------------------------------------------------------------------------------------
 
-def _with_op(monkeypatch: pytest.MonkeyPatch, placeholder: str, name: str, attrs: dict[str, str],
-             in_count: int) -> bytes:
-    """A run_op kernel whose placeholder instruction's op becomes IR op ``name`` with ``attrs``."""
-    for row_name, row in _IR_ROWS.items():
-        if row_name not in isa.OPS:
-            monkeypatch.setitem(isa.OPS, row_name, row)
-    module = module_from_ptx(op_kernel(placeholder, ["b32"] * in_count, "b32"))
-    (op,) = [o for fn in module.functions for o in fn.ops() if o.name == placeholder.split(".")[0]]
-    op.name = name
-    op.attrs = dict(attrs)
-    verify(module)
-    run_passes(module, Options())
-    options = TargetOptions("gfx942", 3)
-    return link_hsaco([emit_object(optimise(emit_llvm(module), options), options)], ["bits.ptx"])
-
-
 def _run(data: bytes, *inputs: list[int]) -> list[int]:
     n = len(inputs[0])
     blobs = [np.array(x, np.uint32).tobytes() for x in inputs]
@@ -140,37 +102,26 @@ def _compare(got: list[int], expected: list[int], inputs: tuple[list[int], ...],
 
 # ---- tests --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode", ["clamp", "wrap"])
-@pytest.mark.parametrize("t", ["u32", "s32"])
-def test_szext(monkeypatch: pytest.MonkeyPatch, mode: str, t: str) -> None:
-    lengths = [0, 1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 40, 63, 64, 0x80000000, M32]
-    a, b = (list(x) for x in zip(*itertools.product(WORDS, lengths)))
-    data = _with_op(monkeypatch, "bmsk.clamp.b32 %d, %a0, %a1", "szext", {"type": t, "mode": mode}, 2)
-    _compare(_run(data, a, b), [szext_model(mode, t == "s32", x, y) for x, y in zip(a, b)], (a, b),
-             f"szext.{mode}.{t}")
-
-
-def test_fns(monkeypatch: pytest.MonkeyPatch) -> None:
-    masks = WORDS + [0x00000001, 0x80000000 | 0x10, 0xF0F0F0F0]
-    offsets = [0, 1, 2, 3, 5, 16, 31, 32, 33, -1, -2, -3, -17, -32, -33, 0x7FFFFFFF, -0x80000000]
-    cases = list(itertools.product(masks, [0, 1, 4, 15, 16, 30, 31], offsets))
-    mask, base, offset = ([c[i] & M32 for c in cases] for i in range(3))
-    data = _with_op(monkeypatch, "prmt.b32 %d, %a0, %a1, %a2", "fns", {}, 3)
-    expected = [fns_model(m, bs, o) for m, bs, o in zip(mask, base, offset)]
-    _compare(_run(data, mask, base, offset), expected, (mask, base, offset), "fns.b32")
-
-
-@pytest.mark.xfail(strict=True,
-                   reason="the IR builder refuses szext/fns (ptx2gcn.isa.UNSUPPORTED): no IR op yet")
-@pytest.mark.parametrize("instruction", ["szext.clamp.s32 %d, %a0, %a1", "fns.b32 %d, %a0, %a1, %a1"])
-def test_ptx_szext_and_fns_build(instruction: str) -> None:
-    compile(op_kernel(instruction, ["b32", "b32"], "b32"))
-
-
 def _ptx_check(instruction: str, model_fn: Callable[..., int], *inputs: list[int]) -> None:
     data = compile(op_kernel(instruction, ["b32"] * len(inputs), "b32")).data
     expected = [model_fn(*xs) for xs in zip(*inputs)]
     _compare(_run(data, *inputs), expected, inputs, instruction)
+
+
+@pytest.mark.parametrize("mode", ["clamp", "wrap"])
+@pytest.mark.parametrize("t", ["u32", "s32"])
+def test_szext(mode: str, t: str) -> None:
+    lengths = [0, 1, 2, 7, 8, 15, 16, 17, 31, 32, 33, 40, 63, 64, 0x80000000, M32]
+    a, b = (list(x) for x in zip(*itertools.product(WORDS, lengths)))
+    _ptx_check(f"szext.{mode}.{t} %d, %a0, %a1", lambda x, y: szext_model(mode, t == "s32", x, y), a, b)
+
+
+def test_fns() -> None:
+    masks = WORDS + [0x00000001, 0x80000000 | 0x10, 0xF0F0F0F0]
+    offsets = [0, 1, 2, 3, 5, 16, 31, 32, 33, -1, -2, -3, -17, -32, -33, 0x7FFFFFFF, -0x80000000]
+    cases = list(itertools.product(masks, [0, 1, 4, 15, 16, 30, 31], offsets))
+    mask, base, offset = ([c[i] & M32 for c in cases] for i in range(3))
+    _ptx_check("fns.b32 %d, %a0, %a1, %a2", fns_model, mask, base, offset)
 
 
 @pytest.mark.parametrize("mode", ["clamp", "wrap"])
@@ -201,15 +152,15 @@ def test_dp2a(mode: str, atype: str, btype: str) -> None:
 
 @pytest.mark.parametrize("spelling", ["szext.clamp.u32", "szext.clamp.s32", "szext.wrap.u32",
                                       "szext.wrap.s32", "fns.b32"])
-def test_szext_fns_match_the_reference_model(monkeypatch: pytest.MonkeyPatch, spelling: str) -> None:
+def test_szext_fns_match_the_reference_model(spelling: str) -> None:
     """The same lowerings against ptx2gcn.reference (independent of this file's models)."""
     if spelling == "fns.b32":
-        data = _with_op(monkeypatch, "prmt.b32 %d, %a0, %a1, %a2", "fns", {}, 3)
+        instruction = "fns.b32 %d, %a0, %a1, %a2"
         cases = list(itertools.product(WORDS, [0, 3, 16, 31], [0, 1, 2, 7, -1, -2, -9, 40, -40]))
     else:
-        _, mode, t = spelling.split(".")
-        data = _with_op(monkeypatch, "bmsk.clamp.b32 %d, %a0, %a1", "szext", {"type": t, "mode": mode}, 2)
+        instruction = f"{spelling} %d, %a0, %a1"
         cases = list(itertools.product(WORDS, [0, 1, 8, 16, 31, 32, 33, 255]))
+    data = compile(op_kernel(instruction, ["b32"] * len(cases[0]), "b32")).data
     inputs = [[c[i] & M32 for c in cases] for i in range(len(cases[0]))]
     got = np.array(_run(data, *inputs), np.uint32)
     ok = reference(spelling, *(np.array(x, np.uint32) for x in inputs)).outputs[0].matches(got)
