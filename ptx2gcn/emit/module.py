@@ -31,7 +31,7 @@ from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_ex
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
-from ptx2gcn.ir.core import Function, Global, InitItem, Module, Param
+from ptx2gcn.ir.core import Function, Global, InitItem, Module, Op, Param
 from ptx2gcn.ir.types import AddrSpace, Type, VectorType
 
 
@@ -189,10 +189,7 @@ def _lower_function(mc: ModuleContext, fn: Function, debug: DebugLocations | Non
             _lower_located(cx, op)
 
 
-def _lower_located(cx: FnContext, op: object) -> None:
-    from ptx2gcn.ir.core import Op
-
-    assert isinstance(op, Op)
+def _lower_located(cx: FnContext, op: Op) -> None:
     try:
         lower_op(cx, op)
     except Ptx2GcnError:
