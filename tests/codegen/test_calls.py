@@ -240,17 +240,6 @@ def test_no_assertion_record_when_every_check_passes() -> None:
     assert read_assertion(record, memory.read) is None
 
 
-def test_vprintf_is_a_located_unsupported_call() -> None:
-    path = CORPUS / "nvcc/sm_90/printf_assert.ptx"
-    lines = path.read_text().splitlines()
-    with pytest.raises(UnsupportedError) as caught:
-        compile(path, kernels=["hello"])
-    text = str(caught.value)
-    line = int(text.split(":")[1])
-    assert "vprintf" in lines[line - 1] or "call" in lines[line - 1]
-    assert "unsupported: call vprintf: device-side printf is not supported yet" in text
-
-
 def test_undefined_function_says_link_the_other_unit_first() -> None:
     ptx = """
 .extern .func (.param .b32 r) helper(.param .b32 x);
