@@ -46,6 +46,7 @@ NOT_MODELLED: dict[str, str] = {
          "stackrestore", "clusterlaunchcontrol", "discard", "applypriority", "createpolicy"),
         "resources, stack and cache policy: no value semantics the model could judge",
     ),
+    "zluda": "ZLUDA's own pseudo-instructions in its pass-test fixtures (corpora/zluda/*pass__test*): not PTX",
     "shfl": "non-.sync shfl (removed in PTX 6.4 for sm_70+): the model covers only shfl.sync",
     "vote": "non-.sync vote: the model covers only vote.sync",
 }
