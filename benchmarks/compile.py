@@ -1,7 +1,7 @@
 """Compile speed: ``ptx2gcn compile`` vs ``ptxas -arch=sm_90`` on the same PTX, whole processes.
 
 Usage: ``python benchmarks/compile.py [FILES...] [--corpus] [--large] [--limit N] [--stride K]
-[--repeat N] [-O N]``
+[--repeat N] [-O N] [--profile N] [--imports N]``
 
 Default: the large file (``corpora/large/*.ptx``) plus every corpus file that both tools accept
 (``--corpus`` / ``--large`` select one part; ``--limit`` caps the corpus files, ``--stride`` takes
@@ -16,13 +16,19 @@ codegen, link, plus interpreter start-up and imports (the process's CPU minus it
 The child processes run with Python's bytecode cache in a temporary folder (``PYTHONPYCACHEPREFIX``;
 one warm-up run fills it), as an installed package has its ``.pyc`` files: otherwise an environment
 with ``PYTHONDONTWRITEBYTECODE`` set would charge every run ~0.2 s of byte-compilation.
+``--profile N`` prints, per file, the N functions with the most own CPU time in a cProfile run of
+the in-process compile (cProfile slows Python code far more than LLVM: compare shares, not seconds),
+and ``--imports N`` the N slowest imports of one ``python -X importtime -m ptx2gcn compile`` process.
 Target: ratio <= 1.0 on the large file and on the corpus median.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import os
+import pstats
 import resource
 import shutil
 import statistics
@@ -66,6 +72,29 @@ def _timed(command: list[str], repeat: int, env: dict[str, str] | None = None) -
         if result.returncode != 0:
             return None
     return min(walls), min(cpus)
+
+
+def _print_profile(path: Path, opt: int, top: int) -> None:
+    profile = cProfile.Profile()
+    profile.runcall(compile, path, opt=opt)
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(top)
+    print(f"--- cProfile of {path} (own time; cProfile inflates Python code) ---")
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
+
+
+def _print_imports(command: list[str], env: dict[str, str], top: int) -> None:
+    """The ``top`` slowest imports (cumulative microseconds) of one ptx2gcn process."""
+    result = subprocess.run([sys.executable, "-X", "importtime", *command[1:]], capture_output=True,
+                            text=True, env=env)
+    rows: list[tuple[int, str]] = []
+    for line in result.stderr.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) == 3 and fields[1].strip().isdigit():
+            rows.append((int(fields[1]), fields[2].rstrip()))
+    print(f"--- {top} slowest imports (cumulative; nested ones indented) ---")
+    for micros, name in sorted(rows, reverse=True)[:top]:
+        print(f"  {micros / 1e6:7.3f} s {name}")
 
 
 def _files(args: argparse.Namespace) -> list[Path]:
@@ -133,6 +162,8 @@ def main() -> int:
     parser.add_argument("--stride", type=int, default=1, help="every K-th corpus file")
     parser.add_argument("--repeat", type=int, default=1, help="runs per tool and file (best is kept)")
     parser.add_argument("-O", dest="opt", type=int, default=3)
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="print each file's top N functions")
+    parser.add_argument("--imports", type=int, default=0, metavar="N", help="print the N slowest imports")
     args = parser.parse_args()
     ptxas = _ptxas()
     if ptxas is None:
@@ -144,10 +175,15 @@ def main() -> int:
         env["PYTHONPYCACHEPREFIX"] = f"{tmp}/pycache"
         ours_command = [sys.executable, "-m", "ptx2gcn", "compile", "-O", str(args.opt), "-o", f"{tmp}/out.hsaco"]
         subprocess.run([*ours_command, "--help"], capture_output=True, env=env)  # fills the .pyc cache
+        files = _files(args)
+        if args.imports and files:
+            _print_imports([*ours_command, str(files[0])], env, args.imports)
         print(f"{'file':52} {'ptx2gcn s':>10} {'ptxas s':>8} {'ratio':>6} {'cpu ratio':>9}")
-        for path in _files(args):
+        for path in files:
             try:
                 stage_times = compile(path, opt=args.opt).timings
+                if args.profile:
+                    _print_profile(path, args.opt, args.profile)
             except Ptx2GcnError as error:
                 skipped.append(f"{path}: {error.diagnostics[0].message}")
                 continue
