@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef, gc_paused
-from ptx2gcn.ir.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits
+from ptx2gcn.ir.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits, type_kind
 from ptx2gcn.ir.lower_control import emit_return, lower_bra
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
 from ptx2gcn.ir.modifiers import Mods
@@ -28,6 +28,12 @@ from ptx2gcn.isa import UNSUPPORTED
 _WIDER_REGISTERS = frozenset({"ld", "ldu", "st", "cvt"})
 _GLOBAL_SPACES = {".global": AddrSpace.GLOBAL, ".shared": AddrSpace.SHARED, ".const": AddrSpace.CONST,
                   ".local": AddrSpace.LOCAL}
+
+
+def _instruction_kind(ins: ast.Instruction) -> str | None:
+    """The class of the instruction's type when it has exactly one type modifier (else None)."""
+    types = [m[1:] for m in ins.modifiers if m[1:] in PTX_TYPES]
+    return type_kind(types[0]) if len(types) == 1 else None
 
 
 def build_module(tree: ast.Module) -> Module:
@@ -233,17 +239,17 @@ class _FunctionBuilder:
             if param.space != "reg":
                 ctx.locals[param.name] = arg
             elif param.count:
-                ctx.declare_vector(param.name, param.type, param.count)
+                ctx.declare_vector(param.name, param.type, param.count, kind=type_kind(param.ptx_type))
                 parts = ctx.emit("unpack", (arg,), [param.type] * param.count).results
                 for var, part in zip(ctx.vectors[param.name], parts):
                     ctx.write_var(var, part)
             else:
-                ctx.write_var(ctx.declare(param.name, param.type), arg)
+                ctx.write_var(ctx.declare(param.name, param.type, kind=type_kind(param.ptx_type)), arg)
         for ret in self.fn.reg_returns:
             if ret.count:
-                ctx.declare_vector(ret.name, ret.type, ret.count)
+                ctx.declare_vector(ret.name, ret.type, ret.count, kind=type_kind(ret.ptx_type))
             else:
-                ctx.declare(ret.name, ret.type)
+                ctx.declare(ret.name, ret.type, kind=type_kind(ret.ptx_type))
         assert self.item.body is not None
         self._collect_labels(self.item.body)
         self._block(self.item.body)
@@ -370,13 +376,14 @@ class _FunctionBuilder:
             if ptx_type not in PTX_TYPES:
                 raise UnsupportedError.feature(decl.span, f".reg {decl.type}", "unknown register type")
             lanes = int(decl.vector[2:]) if decl.vector else 0
+            kind = type_kind(ptx_type)
             for d in decl.declarators:
                 if d.count is not None:
-                    ctx.declare_range(d.name, d.count, PTX_TYPES[ptx_type], lanes)
+                    ctx.declare_range(d.name, d.count, PTX_TYPES[ptx_type], lanes, kind)
                 elif lanes:
-                    ctx.declare_vector(d.name, PTX_TYPES[ptx_type], lanes)
+                    ctx.declare_vector(d.name, PTX_TYPES[ptx_type], lanes, kind=kind)
                 else:
-                    ctx.declare(d.name, PTX_TYPES[ptx_type])
+                    ctx.declare(d.name, PTX_TYPES[ptx_type], kind=kind)
         elif space in (".local", ".param"):
             target = AddrSpace.LOCAL if space == ".local" else AddrSpace.PARAM
             for var in _globals(decl, ".local"):
@@ -407,6 +414,7 @@ class _FunctionBuilder:
         mods = Mods(ins.opcode, ins.modifiers, ins.span)
         ctx.written = []
         ctx.exact_width = ins.opcode not in _WIDER_REGISTERS
+        ctx.inst_kind = _instruction_kind(ins)
         try:
             if ins.guard is None:
                 lower(ctx, ins, mods, self)

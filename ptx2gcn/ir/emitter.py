@@ -40,13 +40,33 @@ COMPONENTS = ("x", "y", "z", "w")
 
 
 class Var:
-    """One declared PTX register (identity: two scopes may declare the same name)."""
+    """One declared PTX register (identity: two scopes may declare the same name). ``kind`` is the
+    class of its declared PTX type: 'b' bit-size, 'u'/'s' integer, 'f' float, 'p' predicate."""
 
-    __slots__ = ("name", "type")
+    __slots__ = ("name", "type", "kind")
 
-    def __init__(self, name: str, type: Type) -> None:
+    def __init__(self, name: str, type: Type, kind: str = "b") -> None:
         self.name = name
         self.type = type
+        self.kind = kind
+
+
+def type_kind(ptx_name: str) -> str:
+    """The class of a PTX type name: 'b', 'u', 's' (with digits), 'p' (pred), else 'f' (floats)."""
+    if ptx_name == "pred":
+        return "p"
+    if ptx_name[:1] in ("b", "u", "s") and ptx_name[1:].isdigit():
+        return ptx_name[0]
+    return "f"
+
+
+def class_mismatch(instruction: str | None, register: str) -> bool:
+    """PTX's relaxed type checking (ISA 5.5.2): an integer (.u/.s) instruction type cannot use a
+    float register, nor a float instruction type an integer (.u/.s) register; .b registers and .b
+    instruction types go with everything of the same size."""
+    if instruction in ("u", "s"):
+        return register == "f"
+    return instruction == "f" and register in ("u", "s")
 
 
 class RegScope:
@@ -57,8 +77,8 @@ class RegScope:
 
     def __init__(self) -> None:
         self.vars: dict[str, Var] = {}
-        self.ranges: dict[str, tuple[int, Type, int]] = {}
-        """prefix -> (count, element type, vector lanes or 0)."""
+        self.ranges: dict[str, tuple[int, Type, int, str]] = {}
+        """prefix -> (count, element type, vector lanes or 0, type kind)."""
 
     def range_of(self, name: str) -> str | None:
         """The prefix of the range declaring register ``name`` (without a component), or None."""
@@ -97,6 +117,9 @@ class FnCtx:
         """``.callprototype`` declarations of this function, by label (for indirect calls)."""
         self.calltargets: dict[str, ast.CallTargets] = {}
         """``.calltargets`` lists of this function, by label (for indirect calls)."""
+        self.inst_kind: str | None = None
+        """The class ('b', 'u', 's', 'f', 'p') of the instruction's one type modifier, None when it
+        has none or several (cvt, set, dp4a...): register classes are checked against it."""
         self.exact_width = False
         """Whether the instruction being lowered needs registers of exactly its operand sizes (every
         instruction but ld/st/cvt: PTX ISA "Operand Size Exceeding Instruction-Type Size")."""
@@ -137,19 +160,20 @@ class FnCtx:
 
     # --- registers ---------------------------------------------------------------------------
 
-    def declare(self, name: str, type: Type, scope: RegScope | None = None) -> Var:
-        var = Var(name, type)
+    def declare(self, name: str, type: Type, scope: RegScope | None = None, kind: str = "b") -> Var:
+        var = Var(name, type, kind)
         (scope or self.regs[-1]).vars[name] = var
         self.ssa.declare(var, type, name.lstrip("%"))
         return var
 
-    def declare_vector(self, name: str, elem: Type, lanes: int, scope: RegScope | None = None) -> None:
+    def declare_vector(self, name: str, elem: Type, lanes: int, scope: RegScope | None = None,
+                       kind: str = "b") -> None:
         """A ``.reg .vN`` register: one variable per component (``%v.x`` ...), read whole as a pack."""
-        self.vectors[name] = [self.declare(f"{name}.{c}", elem, scope) for c in COMPONENTS[:lanes]]
+        self.vectors[name] = [self.declare(f"{name}.{c}", elem, scope, kind) for c in COMPONENTS[:lanes]]
 
-    def declare_range(self, prefix: str, count: int, elem: Type, lanes: int) -> None:
+    def declare_range(self, prefix: str, count: int, elem: Type, lanes: int, kind: str) -> None:
         """``.reg [.vN] .type prefix<count>``: registers made when first named (``lookup``)."""
-        self.regs[-1].ranges[prefix] = (count, elem, lanes)
+        self.regs[-1].ranges[prefix] = (count, elem, lanes, kind)
 
     def is_vector(self, name: str) -> bool:
         """Whether ``name`` is a whole vector register (declared explicitly or by a range)."""
@@ -190,11 +214,11 @@ class FnCtx:
             base = name.partition(".")[0]
             prefix = scope.range_of(base)
             if prefix is not None and base not in self.vectors:
-                _, elem, lanes = scope.ranges[prefix]
+                _, elem, lanes, kind = scope.ranges[prefix]
                 if lanes:
-                    self.declare_vector(base, elem, lanes, scope)
+                    self.declare_vector(base, elem, lanes, scope, kind)
                 else:
-                    self.declare(base, elem, scope)
+                    self.declare(base, elem, scope, kind)
                 return scope.vars.get(name)
         return None
 
@@ -234,8 +258,10 @@ class FnCtx:
 
     # --- operands ----------------------------------------------------------------------------
 
-    def src(self, operand: ast.Operand, want: Type, signed: bool = False) -> Value:
-        """The value of a source operand as ``want`` (PTX type rules applied)."""
+    def src(self, operand: ast.Operand, want: Type, signed: bool = False, typed: bool = True) -> Value:
+        """The value of a source operand as ``want`` (PTX type rules applied). ``typed``: the operand
+        has the instruction's type (not an address, a member mask or another fixed-type operand),
+        so a register of the other class (float vs integer) is an error."""
         match operand:
             case ast.Register(name=name, component=None) if self.is_vector(name):
                 parts = self.components(operand) or ()
@@ -247,6 +273,8 @@ class FnCtx:
                 var = self.lookup(name)
                 if var is not None:
                     self.check_width(var, want, operand.span)
+                    if typed:
+                        self.check_class(var, operand.span)
                     return self.coerce(self.read_var(var), want, signed, operand.span)
                 return self.symbol_value(operand.span, name, want)
             case ast.Register(name=name, component=str(c)) if self.lookup(f"{name}.{c}") is not None:
@@ -289,6 +317,13 @@ class FnCtx:
                 raise self.error(operand.span, f"expected a register or immediate, not "
                                  f"{type(operand).__name__.lower()}")
 
+    def check_class(self, var: Var, span: Span) -> None:
+        if class_mismatch(self.inst_kind, var.kind):
+            have, want = ("a floating-point", "an integer") if var.kind == "f" else (
+                "an integer", "a floating-point")
+            raise self.error(span, f"register {var.name} has {have} type, which {want} instruction type "
+                             "cannot use (only .b registers go with every type of their size)")
+
     def check_width(self, var: Var, want: Type, span: Span) -> None:
         """PTX lets a source register of ld/st/cvt be wider than the instruction type (its low bits
         are used), never narrower; every other instruction needs the exact size (ptxas: "Arguments
@@ -325,6 +360,7 @@ class FnCtx:
                 if value.type.bits > var.type.bits and not isinstance(value.type, PredType):
                     raise self.error(operand.span, f"register {name} ({var.type}) is too narrow for "
                                      f"a {value.type} result")
+                self.check_class(var, operand.span)
                 if (self.exact_width and value.type.bits != var.type.bits
                         and not isinstance(value.type, PredType) and not isinstance(var.type, PredType)):
                     raise self.error(operand.span, f"register {name} has {var.type.bits} bits, but the "
@@ -386,7 +422,7 @@ class FnCtx:
         elif isinstance(base, ast.IntImmediate):
             ptr = self.value("inttoptr", (self.const(int_type(ptr_type.bits), base.value),), ptr_type)
         else:
-            reg = self.src(base, int_type(self.reg_bits(base)))
+            reg = self.src(base, int_type(self.reg_bits(base)), typed=False)
             ptr = self.value("inttoptr", (reg,), ptr_type)
         if operand.offset is not None and operand.offset.value != 0:
             offset = self.const(int_type(ptr.type.bits), operand.offset.value)
@@ -403,7 +439,7 @@ class FnCtx:
         elif isinstance(base, ast.IntImmediate):
             window = self.const(int_type(32), base.value)
         else:
-            window = self.src(base, int_type(32))
+            window = self.src(base, int_type(32), typed=False)
         if operand.offset is not None and operand.offset.value != 0:
             offset = self.const(int_type(32), operand.offset.value)
             window = self.value("add", (window, offset), int_type(32), type="b32")

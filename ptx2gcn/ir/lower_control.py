@@ -262,7 +262,7 @@ def lower_bar(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
         mods.take("sync")
         mods.done()
         (mask,) = operands(ctx, ins, 1)
-        ctx.emit("bar", (ctx.src(mask, I32),), (), mode="warp")
+        ctx.emit("bar", (ctx.src(mask, I32, typed=False),), (), mode="warp")
         return
     if mods.take("red"):
         _bar_red(ctx, ins, mods, aligned)
@@ -290,7 +290,7 @@ def _bar_red(ctx: FnCtx, ins: ast.Instruction, mods: Mods, aligned: bool) -> Non
 
 
 def _mask(ctx: FnCtx, sync: bool, ops: tuple[ast.Operand, ...]) -> Value:
-    return ctx.src(ops[-1], I32) if sync else ctx.const(I32, 0xFFFFFFFF)
+    return ctx.src(ops[-1], I32, typed=False) if sync else ctx.const(I32, 0xFFFFFFFF)
 
 
 def lower_shfl(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
@@ -347,7 +347,8 @@ def lower_match(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
         raise ctx.error(ins.span, "match needs .any or .all")
     d, a, mask = operands(ctx, ins, 3)
     types = [I32, PRED] if mode == "all" else [I32]
-    op = ctx.emit("match", (ctx.src(a, ptx_type(t_name)), ctx.src(mask, I32)), types, mode=mode, type=t_name)
+    values = (ctx.src(a, ptx_type(t_name)), ctx.src(mask, I32, typed=False))
+    op = ctx.emit("match", values, types, mode=mode, type=t_name)
     if isinstance(d, ast.Pair):
         if mode != "all":
             raise ctx.error(d.span, "only match.all has a predicate destination")
@@ -381,7 +382,8 @@ def lower_redux(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
         raise ctx.error(ins.span, f"redux.{'.'.join(flags)} needs the .f32 type")
     d, a, mask = operands(ctx, ins, 3)
     t = ptx_type(t_name)
-    ctx.dst(d, ctx.value("redux", (ctx.src(a, t), ctx.src(mask, I32)), t, op=op, type=t_name, **flags))
+    values = (ctx.src(a, t), ctx.src(mask, I32, typed=False))
+    ctx.dst(d, ctx.value("redux", values, t, op=op, type=t_name, **flags))
 
 
 def lower_elect(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
@@ -392,7 +394,7 @@ def lower_elect(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
     d, mask = operands(ctx, ins, 2)
     if not isinstance(d, ast.Pair):
         raise ctx.error(d.span, "elect.sync needs a destination pair d|p (d may be the sink _)")
-    op = ctx.emit("elect", (ctx.src(mask, I32),), [I32, PRED])
+    op = ctx.emit("elect", (ctx.src(mask, I32, typed=False),), [I32, PRED])
     ctx.dst(d.first, op.results[0])
     ctx.dst(d.second, op.results[1])
 

@@ -99,6 +99,14 @@ FORMS: list[tuple[str, str, str, bool]] = [
     ("barrier.cluster.arrive.relaxed.aligned;", "sm_90", "8.0", True),
     ("mapa.shared::cluster.u32 %r1, %r2, 1;", "sm_90", "8.0", True),
     ("fence.proxy.async.shared::cta;", "sm_90", "8.0", True),
+    # relaxed type checking: .b registers go with every type, .f and .u/.s registers do not mix
+    ("mov.u32 %r1, %f1;", "sm_80", "8.0", False),
+    ("mov.b32 %r1, %f1;", "sm_80", "8.0", True),
+    ("and.b32 %r1, %f1, %r2;", "sm_80", "8.0", True),
+    ("shr.u32 %r1, %f2, 1;", "sm_80", "8.0", False),
+    ("setp.eq.u32 %p1, %f1, %r1;", "sm_80", "8.0", False),
+    ("ld.global.u32 %f1, [%rd1];", "sm_80", "8.0", False),
+    ("ld.global.b32 %f1, [%rd1];", "sm_80", "8.0", True),
 ]
 
 
