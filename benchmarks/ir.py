@@ -2,7 +2,9 @@
 
 Prints instructions/s for: parsing (text → AST, for comparison), building (AST → verified-shape
 IR), verifying, printing + re-parsing the IR text, and the default pipeline. Target: building
-costs no more than parsing. Usage: ``.venv/bin/python benchmarks/ir.py [FILE.ptx] [--repeat N]``.
+costs no more than parsing. Each step runs with Python's cyclic garbage collector paused, as
+``ptx2gcn.compiler`` runs it (``ptx2gcn.compile_gc``).
+Usage: ``.venv/bin/python benchmarks/ir.py [FILE.ptx] [--repeat N]``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.frontend import ast, parse_ptx
 from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.parser import parse_module
@@ -46,9 +49,10 @@ def _count(tree: ast.Module) -> int:
 def _best(repeat: int, fn: Callable[[], T]) -> tuple[float, T]:
     best, result = float("inf"), None
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
+        with paused_gc():
+            start = time.perf_counter()
+            result = fn()
+            best = min(best, time.perf_counter() - start)
     return best, result  # type: ignore[return-value]
 
 
