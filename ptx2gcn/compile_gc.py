@@ -3,7 +3,9 @@
 Invariant: inside ``paused_gc()`` (or a function decorated with ``gc_paused``) no automatic cyclic collection runs; on leaving it (normally or by
 an exception) the collector is enabled again exactly when it was enabled on entry, so nesting and
 callers that disabled it themselves keep their setting. Nothing is collected explicitly: memory held
-by reference cycles created meanwhile is reclaimed by the next automatic collection.
+by reference cycles created meanwhile is reclaimed by the next automatic collection. With compiles
+running in several threads the collector may come back on while another one still runs (which only
+costs that one speed); it is never left off by a pause that began with it on.
 
 Why: a compile allocates millions of long-lived objects (AST, IR, llvmlite values) and frees
 almost all of them by reference counting; cycles are rare. With the collector on, each generation-2
