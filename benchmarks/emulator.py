@@ -19,12 +19,12 @@ import struct
 import time
 
 import numpy as np
-from ptx2gcn.runtime.emulator.launch import LaunchStats, launch
-from ptx2gcn.runtime.emulator.loader import Program, load
-from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
 from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
 from ptx2gcn.link import link_hsaco
+from ptx2gcn.runtime.emulator.launch import LaunchStats, launch
+from ptx2gcn.runtime.emulator.loader import Program, load
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
 ALU = """
 declare i32 @llvm.amdgcn.workitem.id.x()

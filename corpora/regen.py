@@ -308,7 +308,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only takes {', '.join(COLLECTIONS)}")
     check_versions(args, wanted)
     STAGE.mkdir(parents=True, exist_ok=True)
-    with open(STAGE.with_suffix(".lock"), "w") as lock, tempfile.TemporaryDirectory(prefix="ptx2gcn-corpus-") as tmp_name:
+    with (
+        open(STAGE.with_suffix(".lock"), "w") as lock,
+        tempfile.TemporaryDirectory(prefix="ptx2gcn-corpus-") as tmp_name,
+    ):
         fcntl.flock(lock, fcntl.LOCK_EX)
         shutil.rmtree(STAGED_SRC, ignore_errors=True)
         shutil.copytree(SRC, STAGED_SRC, ignore=shutil.ignore_patterns("__pycache__"))

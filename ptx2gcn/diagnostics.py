@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-
 EXCERPT_WIDTH = 160
 """Longest source excerpt a diagnostic prints; longer lines are shown as a window around the span."""
 

@@ -26,17 +26,17 @@ from dataclasses import dataclass
 from typing import Final
 
 from ptx2gcn.ir.types import (
-    PRED,
     I32,
     I64,
+    PACKED_INT_TYPES,
+    PRED,
+    PTX_TYPES,
     FloatType,
     IntType,
     PackedType,
     PtrType,
     Type,
     VectorType,
-    PTX_TYPES,
-    PACKED_INT_TYPES,
 )
 
 ISA: Final = "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html"

@@ -28,8 +28,17 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.codeobject import (ASSERT_CTAID, ASSERT_FILE, ASSERT_FUNCTION, ASSERT_LINE, ASSERT_MESSAGE,
-                                ASSERT_RECORD_SIZE, ASSERT_RECORD_SYMBOL, ASSERT_STATE, ASSERT_TID)
+from ptx2gcn.codeobject import (
+    ASSERT_CTAID,
+    ASSERT_FILE,
+    ASSERT_FUNCTION,
+    ASSERT_LINE,
+    ASSERT_MESSAGE,
+    ASSERT_RECORD_SIZE,
+    ASSERT_RECORD_SYMBOL,
+    ASSERT_STATE,
+    ASSERT_TID,
+)
 from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, Lowering
 from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer

@@ -25,8 +25,17 @@ from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I32, I64, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_fma
 from ptx2gcn.emit.lower_float_exact import directed_op
-from ptx2gcn.emit.lower_float_values import (canonical_nan, fabs, flush, like, per_element, relu, saturate,
-                                             scalar_of, suffix)
+from ptx2gcn.emit.lower_float_values import (
+    canonical_nan,
+    fabs,
+    flush,
+    like,
+    per_element,
+    relu,
+    saturate,
+    scalar_of,
+    suffix,
+)
 from ptx2gcn.emit.lower_values import constant
 from ptx2gcn.ir.core import Op
 

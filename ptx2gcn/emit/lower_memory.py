@@ -17,8 +17,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_atomics import (ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg,
-                                       fence)
+from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
 from ptx2gcn.emit.lower_control import EXTERN_WHY
 from ptx2gcn.emit.lower_values import from_int, to_int

@@ -7,10 +7,22 @@ located ``unsupported`` error by ``lower_op``; ops shared by integers and floats
 
 from __future__ import annotations
 
-from ptx2gcn.emit import (lower_control, lower_convert, lower_float, lower_int, lower_int_bits, lower_int_logic,
-                          lower_memory, lower_special, lower_values, lower_video, lower_warp)
-from ptx2gcn.emit import lower_cluster, lower_pack
-from ptx2gcn.emit import lower_float_atomics
+from ptx2gcn.emit import (
+    lower_cluster,
+    lower_control,
+    lower_convert,
+    lower_float,
+    lower_float_atomics,
+    lower_int,
+    lower_int_bits,
+    lower_int_logic,
+    lower_memory,
+    lower_pack,
+    lower_special,
+    lower_values,
+    lower_video,
+    lower_warp,
+)
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import is_float_name

@@ -142,9 +142,7 @@ class _FunctionChecker:
 
     def _collect_labels(self, block: ast.Block) -> None:
         for stmt in block.statements:
-            if isinstance(stmt, ast.LabelDecl):
-                self._declare(self.labels, stmt.name, stmt.span, "label")
-            elif isinstance(stmt, (ast.BranchTargets, ast.CallTargets, ast.CallPrototype)):
+            if isinstance(stmt, (ast.LabelDecl, ast.BranchTargets, ast.CallTargets, ast.CallPrototype)):
                 self._declare(self.labels, stmt.name, stmt.span, "label")
             elif isinstance(stmt, ast.Block):
                 self._collect_labels(stmt)

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast
 
-
 _MAX_DIGITS = 10
 """Range counts are below 2**32 (the builder enforces it), so indices have at most 10 digits."""
 

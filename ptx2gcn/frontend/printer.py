@@ -4,7 +4,8 @@ Invariant: for every module ``m`` produced by the parser, ``parse_ptx(print_modu
 equality ignores spans). Canonical layout: one item per line, module-level declarations unindented,
 function bodies indented by one tab per nesting level, labels at column 1, operands separated by
 ``", "``, immediates in their original spelling, declaration words in the order linkage, state
-space, attributes (``.attribute(.managed)``, ``.ptr``), alignment, vector, type (nvcc's order). Dispatch is by node type through tables, not isinstance
+space, attributes (``.attribute(.managed)``, ``.ptr``), alignment, vector, type (nvcc's order).
+Dispatch is by node type through tables, not isinstance
 ladders.
 """
 

@@ -34,7 +34,6 @@ from ptx2gcn.ir.types import (
 )
 from ptx2gcn.isa import SPECIAL_REGS
 
-
 COMPONENTS = ("x", "y", "z", "w")
 """Component names of vector registers (``%v.x``); ``.v8`` registers are not part of PTX."""
 

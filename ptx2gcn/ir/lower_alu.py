@@ -11,20 +11,25 @@ compare plus ``selp``; ``mov`` with braces is ``pack``/``unpack``.
 from __future__ import annotations
 
 import re
-
 from typing import Protocol
 
 from ptx2gcn.frontend import ast
+from ptx2gcn.ir.arith_forms import (
+    check_minmax,
+    check_mul_mode,
+    instruction_type,
+    instruction_value_type,
+    minmax_flags,
+    reject_on_packed,
+)
 from ptx2gcn.ir.core import Value
-from ptx2gcn.ir.arith_forms import (check_minmax, check_mul_mode, instruction_type, instruction_value_type,
-                                    minmax_flags, reject_on_packed)
 from ptx2gcn.ir.cvt_rules import rounding_problem
 from ptx2gcn.ir.emitter import FnCtx
 from ptx2gcn.ir.lower_cluster import lower_cvta_cluster
 from ptx2gcn.ir.lower_cvt_pack import lower_cvt_pack
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.target_gates import check_arith_features
-from ptx2gcn.ir.types import PRED, I32, PackedType, Type, int_type, is_signed, ptx_type
+from ptx2gcn.ir.types import I32, PRED, PackedType, Type, int_type, is_signed, ptx_type
 
 CMP_OPS = frozenset("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan".split())
 BOOL_OPS = frozenset({"and", "or", "xor"})
@@ -516,7 +521,8 @@ ALU: dict[str, Lowering] = {
     **{name: lower_unary for name in ("abs", "neg", "not", "cnot", "brev", "popc", "clz", "bfind",
                                       "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh")},
     "testp": lower_testp, "bfe": lower_bits, "bfi": lower_bits, "shl": lower_shift, "shr": lower_shift,
-    "shf": lower_shf, "bmsk": lower_bmsk, "szext": lower_szext, "fns": lower_fns, "dp4a": lower_dot, "dp2a": lower_dot, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
+    "shf": lower_shf, "bmsk": lower_bmsk, "szext": lower_szext, "fns": lower_fns, "dp4a": lower_dot,
+    "dp2a": lower_dot, "prmt": lower_prmt, "lop3": lower_lop3, "setp": lower_setp, "set": lower_set,
     "selp": lower_selp, "slct": lower_slct, "mov": lower_mov, "cvt": lower_cvt, "cvta": lower_cvta,
     "isspacep": lower_isspacep,
     **{name: lower_video for name in VIDEO},

@@ -20,7 +20,7 @@ from ptx2gcn.ir.lower_alu import Lowering, operands
 from ptx2gcn.ir.lower_cluster import lower_barrier_cluster
 from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.target_gates import require_sync
-from ptx2gcn.ir.types import PRED, I32, I64, AddrSpace, PtrType, VectorType, ptx_type
+from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, VectorType, ptx_type
 
 
 class Branches(Protocol):

@@ -273,5 +273,6 @@ def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
 MEMORY: dict[str, Lowering] = {
     "ld": lower_ld, "ldu": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_atom,
     "mbarrier": lower_mbarrier, "alloca": lower_stack, "stacksave": lower_stack, "stackrestore": lower_stack,
-    "fence": lower_fence, "membar": lower_fence, "cp": lower_cp, "createpolicy": lower_createpolicy, "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
+    "fence": lower_fence, "membar": lower_fence, "cp": lower_cp, "createpolicy": lower_createpolicy,
+    "prefetch": lower_prefetch, "prefetchu": lower_prefetch,
 }

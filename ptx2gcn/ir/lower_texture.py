@@ -124,5 +124,7 @@ def lower_query(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> Non
     ctx.dst(ins.operands[0], result)
 
 
-TEXTURE: dict[str, Lowering] = {"txq": lower_query, "suq": lower_query, "tex": lower_tex, "tld4": lower_tex, "suld": lower_surface,
-                                 "sust": lower_surface}
+TEXTURE: dict[str, Lowering] = {
+    "txq": lower_query, "suq": lower_query, "tex": lower_tex, "tld4": lower_tex, "suld": lower_surface,
+    "sust": lower_surface,
+}

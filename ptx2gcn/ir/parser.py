@@ -30,6 +30,7 @@ from ptx2gcn.ir.lexer import Lexer, Line, Token, located_error
 from ptx2gcn.ir.types import AddrSpace, Type
 from ptx2gcn.isa import OPS
 
+
 class _Parser:
     def __init__(self, source: SourceFile) -> None:
         self.source = source

@@ -12,8 +12,8 @@ from typing import Protocol
 
 from ptx2gcn.ir.core import Function, Module, Op
 from ptx2gcn.ir.types import (
-    PRED,
     I32,
+    PRED,
     PTX_TYPES,
     AddrSpace,
     IntType,

@@ -120,9 +120,7 @@ def _mubuf(inst: Instruction) -> str:
     both = f["offen"] and f["idxen"]
     vaddr = _vreg(f["vaddr"], DType.B64 if both else None) if f["offen"] or f["idxen"] else "off"
     data = inst.info.dst if inst.info is not None and inst.info.dst is not None else DType.B32
-    if inst.info is not None and "atomic" in name and inst.info.srcs:
-        data = inst.info.srcs[0]
-    elif inst.info is not None and inst.info.srcs:
+    if inst.info is not None and "atomic" in name and inst.info.srcs or inst.info is not None and inst.info.srcs:
         data = inst.info.srcs[0]
     operands = [vaddr, scalar_text(f["srsrc"] * 4, 4), operand_text(f["soffset"], None, None)]
     if not f["lds"]:  # a load to LDS has no VGPR data operand
@@ -132,4 +130,6 @@ def _mubuf(inst: Instruction) -> str:
     return " ".join(parts + _flags(f, ("sc0", "nt", "sc1", "lds")))
 
 
-PRINTERS: dict[str, Callable[[Instruction], str]] = {"DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _mubuf}
+PRINTERS: dict[str, Callable[[Instruction], str]] = {
+    "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _mubuf,
+}

@@ -16,7 +16,6 @@ from ptx2gcn.runtime.emulator.operands import (
     inline_constant_bits,
 )
 
-
 _PAIR_NAMES = {102: "flat_scratch", 104: "xnack_mask", 106: "vcc", 126: "exec"}
 _SPECIAL_NAMES = {code: reg.value for reg, code in SPECIAL_CODE.items()}
 _F64_INV_2PI = "0.15915494309189532"

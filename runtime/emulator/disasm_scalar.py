@@ -20,7 +20,6 @@ from ptx2gcn.runtime.emulator.disasm_operands import (
 )
 from ptx2gcn.runtime.emulator.operands import FLOAT_INLINE_TEXT, LITERAL_CODE
 
-
 _HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 4: "HW_REG_HW_ID",
                 5: "HW_REG_GPR_ALLOC", 6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS", 15: "HW_REG_SH_MEM_BASES",
                 16: "HW_REG_TBA_LO", 17: "HW_REG_TBA_HI", 18: "HW_REG_TMA_LO", 19: "HW_REG_TMA_HI",

@@ -26,7 +26,6 @@ from ptx2gcn.runtime.emulator.disasm_operands import (
 from ptx2gcn.runtime.emulator.opcodes import NO_VOP3_FORM, DType, native_form
 from ptx2gcn.runtime.emulator.operands import LITERAL_CODE, VGPR_BASE
 
-
 _E32_NO_SUFFIX = NO_VOP3_FORM | {"v_nop", "v_clrexcp"}
 _NO_OPERANDS = frozenset({"v_nop", "v_clrexcp"})
 _CARRY_IN = frozenset({"v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32"})

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from ptx2gcn.codeobject import Kernel
 from ptx2gcn.runtime.emulator.decoder import DecodeError, Instruction, decode
 from ptx2gcn.runtime.emulator.disasm import disassemble
 from ptx2gcn.runtime.emulator.encodings import classify
@@ -26,9 +28,9 @@ from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
     EmulatorError,
     EmulatorFault,
-    KernelTrap,
     FaultSite,
     KernelHang,
+    KernelTrap,
     UnknownInstruction,
     WaveFault,
     WaveTrap,
@@ -37,8 +39,6 @@ from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.semantics import Handler, bind
 from ptx2gcn.runtime.emulator.trace import Tracer
 from ptx2gcn.runtime.emulator.wave import Wave, WaveState, WorkGroup
-
-from ptx2gcn.codeobject import Kernel
 
 DEFAULT_STEP_BUDGET = 20_000_000
 _CHUNK = 1 << 16

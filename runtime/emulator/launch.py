@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from ptx2gcn.codeobject import Kernel, KernelDescriptor
 from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters
 from ptx2gcn.runtime.emulator.loader import Program
@@ -61,8 +63,6 @@ from ptx2gcn.runtime.emulator.memory import (
 )
 from ptx2gcn.runtime.emulator.placement import placement
 from ptx2gcn.runtime.emulator.wave import WAVE_SIZE, Mode, Wave, WorkGroup
-
-from ptx2gcn.codeobject import Kernel, KernelDescriptor
 
 Dim3 = tuple[int, int, int]
 MAX_LDS_BYTES = 64 * 1024

@@ -14,8 +14,6 @@ import struct
 import weakref
 from dataclasses import dataclass, field
 
-from ptx2gcn.runtime.emulator.memory import DeviceMemory
-
 from ptx2gcn.codeobject import CodeObject, CodeObjectError, Kernel, read_code_object
 from ptx2gcn.elf import (
     PT_LOAD,
@@ -29,6 +27,7 @@ from ptx2gcn.elf import (
     SHT_RELA,
     Symbol,
 )
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
 IMAGE_ALIGN = 4096
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
+
 from ptx2gcn.runtime.emulator.errors import AccessFault, EmulatorError
 
 U8 = npt.NDArray[np.uint8]

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault, WaveTrap
 from ptx2gcn.runtime.emulator.semantics_common import (

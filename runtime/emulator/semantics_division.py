@@ -8,15 +8,16 @@ VOP3B Instructions", V_DIV_SCALE_F32 opcode 480 / F64 481), DIV_FIXUP that of V_
 self-consistent the choice is stated at the definition and backed by hardware observations:
 
 * ``S2/S1 == DENORM`` is tested on the *exact* quotient ("nonzero and below the format's smallest
-  normal"), so a quotient too small to be represented at all counts as denormal. Read on the rounded value (zero is not denormal), a tiny numerator over a
-  huge denominator would reach the "numerator is tiny" branch and scale the huge denominator by
-  2^64 to infinity; real hardware divides such operands correctly.
-* ``1.0 / S1 == DENORM`` is tested on the exact reciprocal against the format's own normal range (|S1| > 2^126 for f32,
-  2^1022 for f64). For f32 the text writes ``1.0 / 64'F(S1) == DENORM.f64``, which no finite f32
-  reaches: the branch would be dead, V_RCP_F32 of a huge denominator would return a denormal with
-  a few bits less, and LLVM's macro would lose the last bit (2^24 / FLT_MAX gives 0x0b800000 instead
-  of the correctly rounded 0x0b800001). The gfx1151 sweep below shows the hardware scaling f32
-  denominators with exponent field >= 254 down by 2^-64.
+  normal"), so a quotient too small to be represented at all counts as denormal. Read on the
+  rounded value (zero is not denormal), a tiny numerator over a huge denominator would reach the
+  "numerator is tiny" branch and scale the huge denominator by 2^64 to infinity; real hardware
+  divides such operands correctly.
+* ``1.0 / S1 == DENORM`` is tested on the exact reciprocal against the format's own normal range
+  (|S1| > 2^126 for f32, 2^1022 for f64). For f32 the text writes ``1.0 / 64'F(S1) == DENORM.f64``,
+  which no finite f32 reaches: the branch would be dead, V_RCP_F32 of a huge denominator would
+  return a denormal with a few bits less, and LLVM's macro would lose the last bit (2^24 / FLT_MAX
+  gives 0x0b800000 instead of the correctly rounded 0x0b800001). The gfx1151 sweep below shows the
+  hardware scaling f32 denominators with exponent field >= 254 down by 2^-64.
 * The branch "reciprocal and quotient both denormal" scales the denominator *down* (ldexp -64 /
   -128) where the text says ``ldexp(S0, 64/128)``: its denominators are above 2^126 / 2^1022, so
   the literal up-scaling overflows every one of them. Down-scaling is what the hardware does for
@@ -47,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import F32, F64, U32, U64, Handler, check_sgprs, vgpr_writer
 from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum, fma_scaled, quiet

@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
+
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import (
     U16,

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import (
     F32,

@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum
 
 A = Any

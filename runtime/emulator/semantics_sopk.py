@@ -108,7 +108,9 @@ def _bind_setreg(inst: Instruction) -> Handler:
         raise unsupported(inst, f"writing hardware register {reg} is not modelled (only MODE)")
     if inst.opcode == "s_setreg_imm32_b32":
         literal = inst.literal or 0
-        value: Callable[[Wave], int] = lambda w: literal
+
+        def value(w: Wave) -> int:
+            return literal
     else:  # s_setreg_b32: the SDST field names the *source* SGPR
         value = scalar_reader(inst, inst.fields["sdst"])
     field = ((1 << size) - 1) << offset

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32
 from ptx2gcn.runtime.emulator.semantics_fp import fma64, fma_narrow, ieee_min_max, trig_preop
 from ptx2gcn.runtime.emulator.semantics_valu import VOp

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.semantics_common import I32, I64, U16, U32, U64
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
 
@@ -82,7 +83,10 @@ def _perm_byte(s0: A, s1: A, sel: A) -> A:
     data = (s0.astype(U64) << U64(32)) | s1.astype(U64)
     sel = sel.astype(U64)
     byte = (data >> ((sel & U64(7)) * U64(8))) & U64(0xFF)
-    sign_of = lambda i: np.where((data >> U64(8 * i + 7)) & U64(1) != 0, U64(0xFF), U64(0))
+
+    def sign_of(i: int) -> A:
+        return np.where((data >> U64(8 * i + 7)) & U64(1) != 0, U64(0xFF), U64(0))
+
     out = np.where(sel < 8, byte, U64(0))
     out = np.where(sel == 8, sign_of(1), out)
     out = np.where(sel == 9, sign_of(3), out)

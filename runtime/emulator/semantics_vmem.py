@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.memory import APERTURE_SIZE, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE
 from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS, AtomicOp
@@ -253,7 +254,7 @@ def _bind_atomic(inst: Instruction) -> Handler:
                 sub_addrs,
                 width,
                 sub_lanes,
-                lambda k, old: op.apply(old, values[index[k]], compares[index[k]]),
+                lambda k, old, index=index: op.apply(old, values[index[k]], compares[index[k]]),
             )
             for k, old in zip(index, results):
                 olds[k] = old

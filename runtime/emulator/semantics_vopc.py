@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_common import (
     Builder,
@@ -128,9 +129,7 @@ def bind_cmp(inst: Instruction) -> Handler:
         if dst != 125:  # null
             w.s[dst] = mask & MASK32
             w.s[dst + 1] = mask >> 32
-        if writes_exec:
-            w.set_exec(mask)
-        elif dst in (126,):
+        if writes_exec or dst in (126,):
             w.set_exec(mask)
 
     return run

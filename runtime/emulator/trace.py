@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.wave import Wave
 
 MAX_LANES = 4

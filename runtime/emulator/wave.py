@@ -17,6 +17,7 @@ from enum import Enum
 
 import numpy as np
 import numpy.typing as npt
+
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 from ptx2gcn.runtime.emulator.placement import Placement
 
@@ -155,7 +156,7 @@ class Wave:
         if code == NULL:
             return
         self.s[code] = value & MASK32
-        if code == EXEC_LO or code == EXEC_HI:
+        if code in (EXEC_LO, EXEC_HI):
             self._exec_changed()
 
     def set_sreg64(self, code: int, value: int) -> None:

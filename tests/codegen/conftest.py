@@ -120,7 +120,9 @@ RunOp = Callable[..., npt.NDArray[np.generic]]
 
 @pytest.fixture(scope="session")
 def run_op() -> RunOp:
-    def run(instruction: str, in_types: Sequence[str], out_type: str, *inputs: npt.ArrayLike) -> npt.NDArray[np.generic]:
+    def run(
+        instruction: str, in_types: Sequence[str], out_type: str, *inputs: npt.ArrayLike
+    ) -> npt.NDArray[np.generic]:
         arrays = [storage(t, v) for t, v in zip(in_types, inputs, strict=True)]
         n = len(arrays[0])
         data = compiled(op_kernel(instruction, in_types, out_type))

@@ -14,7 +14,8 @@ import struct
 import numpy as np
 import pytest
 
-from ptx2gcn.compiler import compile as compile_ptx, compile_llvm
+from ptx2gcn.compiler import compile as compile_ptx
+from ptx2gcn.compiler import compile_llvm
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

@@ -24,7 +24,9 @@ FILES = sorted(p for p in CORPORA.rglob("*.ptx") if not {"invalid", "large"} & s
 
 def _reason(error: Ptx2GcnError) -> str:
     message = error.diagnostics[0].message
-    return message.split(":")[0] + ": " + message.split(":")[1].strip() if message.startswith("unsupported") else message
+    if not message.startswith("unsupported"):
+        return message
+    return message.split(":")[0] + ": " + message.split(":")[1].strip()
 
 
 def _survey(files: list[Path]) -> tuple[int, collections.Counter[str], collections.Counter[str], list[str]]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ptx2gcn.compiler import compile
-from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

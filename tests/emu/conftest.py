@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
 from ptx2gcn.runtime.emulator.decoder import decode
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 from ptx2gcn.runtime.emulator.semantics import bind
 from ptx2gcn.runtime.emulator.wave import Mode, Wave, WorkGroup
-
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
 
 _CACHE: dict[str, bytes] = {}
 

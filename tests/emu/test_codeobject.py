@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from ptx2gcn.runtime.emulator.loader import load
 
 from ptx2gcn.codeobject import CodeObjectError, KernelDescriptor, read_code_object
 from ptx2gcn.elf import ElfFile
+from ptx2gcn.runtime.emulator.loader import load
 
 KERNELS = """
 declare i32 @llvm.amdgcn.workitem.id.x()

@@ -9,6 +9,7 @@ import struct
 from pathlib import Path
 
 import pytest
+
 from ptx2gcn.runtime.emulator.errors import EmulatorFault, KernelHang, UnknownInstruction
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program, load

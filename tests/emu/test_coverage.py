@@ -4,6 +4,7 @@ PTX-like kernels, and the ones it expects next, has semantics in the emulator.""
 from __future__ import annotations
 
 import pytest
+
 from ptx2gcn.runtime.emulator.opcodes import all_opcodes
 from ptx2gcn.runtime.emulator.semantics import supported_opcodes
 

@@ -14,9 +14,22 @@ from ptx2gcn.runtime.emulator import opcodes
 from ptx2gcn.runtime.emulator.decoder import DecodeError, decode, decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble
 from ptx2gcn.runtime.emulator.opcodes import DType
-from ptx2gcn.runtime.emulator.operands import (Agpr, InlineFloat, InlineInt, Literal, Reserved, Sgpr, Special,
-                                               SpecialReg, Ttmp, Vgpr, inline_constant_bits, literal_bits,
-                                               source, vgpr_or_agpr)
+from ptx2gcn.runtime.emulator.operands import (
+    Agpr,
+    InlineFloat,
+    InlineInt,
+    Literal,
+    Reserved,
+    Sgpr,
+    Special,
+    SpecialReg,
+    Ttmp,
+    Vgpr,
+    inline_constant_bits,
+    literal_bits,
+    source,
+    vgpr_or_agpr,
+)
 
 
 def words(*values: int) -> bytes:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.decoder import decode
 from ptx2gcn.runtime.emulator.errors import UnknownInstruction
 from ptx2gcn.runtime.emulator.semantics import bind

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.decoder import DecodeError, decode
 from ptx2gcn.runtime.emulator.errors import EmulatorError
 from ptx2gcn.runtime.emulator.launch import launch

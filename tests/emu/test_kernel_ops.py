@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

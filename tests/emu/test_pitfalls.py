@@ -7,6 +7,7 @@ import struct
 from collections.abc import Callable
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
     EmulatorFault,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
+
 from ptx2gcn.runtime.emulator.wave import Wave
 
 Run = Callable[[str, Wave], Wave]

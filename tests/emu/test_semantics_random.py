@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from ptx2gcn.runtime.emulator.wave import Wave
 
 M = 0xFFFFFFFF

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+
 from ptx2gcn.runtime.emulator.wave import Wave, WaveState
 
 Run = Callable[[str, Wave], Wave]

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.wave import VCC_LO, Wave
 
 Run = Callable[[str, Wave], Wave]
@@ -300,7 +301,7 @@ def test_compares_nan_ordering_class_and_cmpx(one_instruction: Run) -> None:
     one_instruction("v_cmp_lg_f32_e64 s[2:3], v0, v1", w)
     w.s[6] = 1 << 4 | 1 << 7  # class bits: negative denormal, positive denormal
     one_instruction("v_cmp_class_f32_e64 s[4:5], v0, s6", w)
-    assert w.sreg64(0) == sum(1 << i for i in range(64) if not a[i] == b[i])
+    assert w.sreg64(0) == sum(1 << i for i in range(64) if a[i] != b[i])
     assert w.sreg64(2) == sum(1 << i for i in range(64) if a[i] < b[i] or a[i] > b[i])
     assert w.sreg64(4) == sum(1 << i for i in range(64) if 0 < abs(a[i]) < np.finfo(np.float32).tiny)
     w.v[2] = np.arange(64)

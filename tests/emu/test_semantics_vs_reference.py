@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+
 from ptx2gcn.runtime.emulator.wave import Wave
 
 reference = pytest.importorskip("ptx2gcn.reference")

@@ -392,7 +392,8 @@ def test_mma_and_ldmatrix_carry_fragments_as_registers() -> None:
     .shared .align 16 .b8 tile[512];
     mov.u32 %r9, tile;
     ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r0, %r1, %r2, %r3}, [%r9];
-    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f0, %f1, %f2, %f3};
+    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3},
+        {%r4, %r5}, {%f0, %f1, %f2, %f3};
     ret;""".replace("%f<4>", "%f<4>")))
     (load,) = ops(fn, "ldmatrix")
     assert load.attrs["num"] == "x4" and load.attrs.get("trans") is True and len(load.results) == 4

@@ -1,7 +1,8 @@
 """Every corpus PTX file builds into verified IR, round-trips as text, and survives the pipeline.
 
 For each ``corpora/**/*.ptx`` (except ``corpora/regressions/`` and ``corpora/invalid/``; the shared
-ZLUDA files when ``corpora/zluda`` is absent): build the IR, verify it, check ``print(parse(print(m))) == print(m)``; then run
+ZLUDA files when ``corpora/zluda`` is absent): build the IR, verify it, check
+``print(parse(print(m))) == print(m)``; then run
 every pass of the default pipeline, verifying and round-tripping after each (a checking pass may
 stop a file with a located diagnostic). The builder never stops with ``unsupported``: every
 instruction form in the corpus has IR ops (code generation may still refuse some). The front end may
