@@ -254,7 +254,7 @@ def check_versions(args: argparse.Namespace, wanted: set[str]) -> None:
             print(f"regen: warning: {message}", file=sys.stderr)
 
 
-def build(args: argparse.Namespace, wanted: set[str], stage: Path, tmp: Path) -> list[Path]:
+def build(args: argparse.Namespace, wanted: set[str], stage: Path, tmp: Path) -> list[Path]:  # noqa: C901
     jobs: list[Job] = []
     for collection in ("nvcc", "large"):
         if collection in wanted:

@@ -39,7 +39,7 @@ def _key(op: Op) -> Hashable:
     return (op.name, tuple(operands), tuple(sorted(op.attrs.items())), tuple(r.type for r in op.results))
 
 
-def _cse_function(fn: Function) -> bool:
+def _cse_function(fn: Function) -> bool:  # noqa: C901
     idom = dominators(fn)
     children: dict[Block, list[Block]] = {}
     for block in reverse_postorder(fn):

@@ -168,7 +168,7 @@ def _pairs_warps(op: Op) -> bool:
     return False
 
 
-def _control_dependences(order: list[Block]) -> dict[Block, list[Block]]:
+def _control_dependences(order: list[Block]) -> dict[Block, list[Block]]:  # noqa: C901
     """Block → the branching blocks it is control dependent on (post-dominance frontier)."""
     index = {b: i for i, b in enumerate(order)}
     everything = (1 << len(order)) - 1

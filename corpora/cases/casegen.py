@@ -63,7 +63,7 @@ class CaseSpec:
     shared_bytes: int = 0
     note: str = ""
 
-    def write(
+    def write(  # noqa: C901
         self, folder: Path, source: str, pool: dict[str, Path] | None = None, dry_run: bool = False
     ) -> None:
         """Write into ``folder``; ``source`` is the code's path relative to the case's final folder.

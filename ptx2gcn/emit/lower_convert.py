@@ -176,7 +176,7 @@ def _fp8(cx: FnContext, op: Op, stype: str, dtype: str) -> ir.Value | None:
     return lower_fp8_cvt(cx, stype, dtype, cx.operand(op, 0), cx.flag(op, "relu"))
 
 
-def lower_cvt(cx: FnContext, op: Op) -> None:
+def lower_cvt(cx: FnContext, op: Op) -> None:  # noqa: C901
     stype, dtype = cx.attr(op, "stype"), cx.attr(op, "dtype")
     if dtype == "tf32" and stype == "f32":
         cx.define(op, _to_tf32(cx, op, cx.operand(op, 0)))

@@ -109,7 +109,7 @@ def _once(current: _T | None, value: _T, span: Span, what: str) -> _T:
     return value
 
 
-def _assign_word(attrs: Attributes, word: str, span: Span) -> None:
+def _assign_word(attrs: Attributes, word: str, span: Span) -> None:  # noqa: C901
     if word.endswith("]"):  # `.const[2]`: a constant bank (the grammar allows digits only)
         space, _, bank = word[:-1].partition("[")
         if space != ".const" or attrs.is_ptr:

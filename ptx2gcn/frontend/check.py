@@ -147,7 +147,7 @@ class _FunctionChecker:
             elif isinstance(stmt, ast.Block):
                 self._collect_labels(stmt)
 
-    def _block(self, block: ast.Block, new_scope: bool = True) -> None:
+    def _block(self, block: ast.Block, new_scope: bool = True) -> None:  # noqa: C901
         if new_scope:
             self.scopes.append(_Scope())
         for stmt in block.statements:
@@ -212,7 +212,7 @@ class _FunctionChecker:
             self.out.append(_error(sym.span, f"undeclared name '{name}'"))
 
 
-def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:
+def _module_names(module: ast.Module, out: list[Diagnostic]) -> dict[str, Span]:  # noqa: C901
     """Module-level names; a function may be declared many times but defined once, and an
     ``.extern`` variable may be declared again (by its definition)."""
     names: dict[str, Span] = {}

@@ -261,11 +261,11 @@ class _FunctionBuilder:
 
     # --- labels and sealing ------------------------------------------------------------------
 
-    def _collect_labels(self, body: ast.Block) -> None:
+    def _collect_labels(self, body: ast.Block) -> None:  # noqa: C901
         """Create a block per label and count the branches into each (a pre-pass over the body)."""
         scopes: list[dict[str, Block]] = []
 
-        def enter(block: ast.Block) -> None:
+        def enter(block: ast.Block) -> None:  # noqa: C901
             labels: dict[str, Block] = {}
             for stmt in block.statements:
                 if isinstance(stmt, ast.BranchTargets):

@@ -257,7 +257,7 @@ class FnCtx:
 
     # --- operands ----------------------------------------------------------------------------
 
-    def src(self, operand: ast.Operand, want: Type, signed: bool = False, typed: bool = True) -> Value:
+    def src(self, operand: ast.Operand, want: Type, signed: bool = False, typed: bool = True) -> Value:  # noqa: C901
         """The value of a source operand as ``want`` (PTX type rules applied). ``typed``: the operand
         has the instruction's type (not an address, a member mask or another fixed-type operand),
         so a register of the other class (float vs integer) is an error."""

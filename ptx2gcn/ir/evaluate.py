@@ -202,7 +202,7 @@ def _pack(op: Op, inputs: list[int]) -> list[int] | None:
     return [(inputs[0] >> (part_bits * i)) & _mask(part_bits) for i in range(len(op.results))]
 
 
-def _integer(op: Op, inputs: list[int], width: int) -> list[int] | None:
+def _integer(op: Op, inputs: list[int], width: int) -> list[int] | None:  # noqa: C901
     name = op.name
     m = _mask(width)
     if name in ("add", "sub", "min", "max"):

@@ -307,7 +307,7 @@ class _FunctionParser:
             self.forward[name] = placeholder
         return placeholder[0]
 
-    def _op(self, line: Line) -> Op:
+    def _op(self, line: Line) -> Op:  # noqa: C901
         result_toks: list[Token] = []
         if line.peek() is not None and line.peek().kind == "value":  # type: ignore[union-attr]
             while True:

@@ -51,7 +51,7 @@ class _Checker:
         where = f"in @{self.fn.name}: " if self.fn is not None else ""
         self.problems.append(Diagnostic(Severity.ERROR, loc, f"invalid IR: {where}{message}"))
 
-    def run(self) -> None:
+    def run(self) -> None:  # noqa: C901
         names: set[str] = set()
         for var in self.module.globals:
             if var.name in names:
@@ -124,7 +124,7 @@ class _Checker:
                 self.report(op.loc, f"'{op.name}' is not allowed in phase {self.phase}")
             self.op(op)
 
-    def op(self, op: Op) -> None:
+    def op(self, op: Op) -> None:  # noqa: C901
         row = OPS[op.name]
         for key, value in op.attrs.items():
             allowed = row.attrs.get(key)
@@ -189,7 +189,7 @@ class _Checker:
                     if use.owner not in live_ops or use.value is not value:
                         self.report(fn.loc, f"%{value.name} has a stale use by '{use.owner.name}'")
 
-    def dominance(self, fn: Function) -> None:
+    def dominance(self, fn: Function) -> None:  # noqa: C901
         reachable = reachable_blocks(fn)
         tree = DominatorTree(fn)
         defined_in: dict[Value, tuple[Block, int]] = {}

@@ -278,7 +278,7 @@ def _make_waves(
         group.waves.append(wave)
 
 
-def launch(
+def launch(  # noqa: C901
     program: Program,
     kernel_name: str,
     grid: tuple[int, ...] | int,

@@ -177,7 +177,7 @@ def vector_reader(
     return lambda w: dtype(scalar(w))
 
 
-def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = False) -> VecWrite:
+def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = False) -> VecWrite:  # noqa: C901
     """Writes ``bits``-wide unsigned results to active lanes of VGPR ``row`` (and ``row+1`` for 64).
 
     A 16-bit result goes to the low half (``high``: the high half, keeping the low one); the other

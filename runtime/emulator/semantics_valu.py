@@ -180,7 +180,7 @@ def _mode_denorm(w: Wave, bits: int) -> int:
     return w.mode.denorm_32 if bits == 32 else w.mode.denorm_16_64
 
 
-def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:
+def bind_vop(inst: Instruction, op: VOp, dst_row: int | None = None) -> Handler:  # noqa: C901
     """Bind ``op`` for ``inst``: read sources, compute, write ``vdst`` (or ``dst_row``) on active lanes."""
     from ptx2gcn.runtime.emulator.semantics_dpp import dpp_wrap
 
@@ -251,7 +251,7 @@ def _typed(read: VecRead, src_bits: int, dtype: Any) -> VecRead:
     return lambda w: read(w).view(dtype)
 
 
-def _fast_handler(
+def _fast_handler(  # noqa: C901
     readers: list[VecRead],
     op: VOp,
     write: Callable[[Wave, Vec], None],

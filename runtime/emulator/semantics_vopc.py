@@ -66,7 +66,7 @@ def _modified(read: Callable[[Wave], A], modifier: Callable[[A], A]) -> Callable
     return lambda w: modifier(read(w))
 
 
-def _compare(inst: Instruction) -> Callable[[Wave], A]:
+def _compare(inst: Instruction) -> Callable[[Wave], A]:  # noqa: C901
     _, predicate, type_name = _parse(inst.opcode)
     bits, is_float, signed, dtype = TYPES[type_name]
     f = inst.fields

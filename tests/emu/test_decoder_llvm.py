@@ -257,7 +257,7 @@ _LITERALS = [0, 5, 64, 65, 0xFFFFFFF0, 0xFFFFFFEF, 0x3F800000, 0x3E22F983, 0x3C0
              0xBC00, 0xFFF0, 0x3FE00000]
 
 
-def _random_value(rng: random.Random, field: enc.Field, info: OpInfo) -> int | None:
+def _random_value(rng: random.Random, field: enc.Field, info: OpInfo) -> int | None:  # noqa: C901
     """A field value: fully random half of the time, else drawn from the interesting ones."""
     name = field.name
     if name in ("op", "seg"):

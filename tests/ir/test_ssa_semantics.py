@@ -33,7 +33,7 @@ OPS1 = ["popc.b32", "clz.b32", "brev.b32", "not.b32", "cnot.b32"]
 OPS3 = ["mad.lo.u32", "mad.hi.s32", "bfe.u32", "bfe.s32", "prmt.b32"]
 
 
-def generate(seed: int) -> str:
+def generate(seed: int) -> str:  # noqa: C901
     rng = random.Random(seed)
     lines: list[str] = []
     label = 0
@@ -186,7 +186,7 @@ class IrMachine:
             assert target is not None
             block = target
 
-    def step(self, op: Op) -> Block | None:
+    def step(self, op: Op) -> Block | None:  # noqa: C901
         get = self.values.__getitem__
         if op.name == "br":
             return self.jump(op, 0)
