@@ -14,8 +14,8 @@ import time
 
 from ptx2gcn.compiler import compile as compile_ptx
 from ptx2gcn.fuzz_device import launch_buffers
-from ptx2gcn.fuzz_gen import generate
 from ptx2gcn.fuzz_eval import expected_buffer
+from ptx2gcn.fuzz_gen import generate
 from ptx2gcn.fuzz_program import BLOCK, GRID
 from ptx2gcn.fuzz_runner import FuzzConfig
 from ptx2gcn.fuzz_text import ptx_text

@@ -104,7 +104,7 @@ def scan(paths: Iterable[Path]) -> CorpusScan:
 
 def _instructions(node: object, ast: object) -> Iterator[object]:
     """Every ``ast.Instruction`` below ``node`` (bodies nest in blocks)."""
-    instruction = getattr(ast, "Instruction")
+    instruction = ast.Instruction
     stack = [node]
     while stack:
         item = stack.pop()

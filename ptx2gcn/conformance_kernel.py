@@ -20,6 +20,7 @@ from ptx2gcn.conformance_forms import BAR_DESTINATIONS, Form
 from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.video import operand_syntax
 
+
 def storage_bytes(t: PtxType) -> int:
     return 1 if t.kind == "pred" else t.width // 8
 
@@ -64,8 +65,9 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
 
     Carry-in (a ``.pred`` source of addc/subc/madc) is put into CC.CF with ``add.cc`` (carry iff
     1 + 0xffffffff overflows) or ``sub.cc`` (borrow iff 0 - 1 underflows); carry-out is read back
-    with ``addc.u32 r, 0, 0`` (``subc`` after a subtraction, whose CC.CF is the inverted borrow). Memory forms find their old value already stored at ``%rd5``, the
-    slot of their last destination (the new memory value)."""
+    with ``addc.u32 r, 0, 0`` (``subc`` after a subtraction, whose CC.CF is the inverted borrow).
+    Memory forms find their old value already stored at ``%rd5``, the slot of their last destination
+    (the new memory value)."""
     form = inst.form
     fixed = dict(inst.immediates)
     sources = [str(fixed[k]) if k in fixed else f"%s{j}_{k}" for k in range(len(form.sources))]
@@ -112,7 +114,7 @@ class GroupKernel:
     """1-based PTX line of each instance's instruction (to map compiler diagnostics back)."""
 
 
-def group_kernel(group: Sequence[Instance]) -> GroupKernel:
+def group_kernel(group: Sequence[Instance]) -> GroupKernel:  # noqa: C901
     """PTX for ``k(in, out, n)``: instance j reads its source columns from ``in`` and writes its
     destination columns to ``out``; columns follow each other in instance and operand order, each
     ``n * size`` bytes (``size``: the operand's storage bytes, predicates 1)."""

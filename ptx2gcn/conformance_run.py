@@ -23,6 +23,7 @@ from ptx2gcn.reference import Result, run
 from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.sampling import operands_for
 
+
 @dataclass
 class FormOutcome:
     spelling: str
@@ -214,7 +215,7 @@ def summary_lines(verdicts: Mapping[str, str], table: FormTable) -> list[str]:
             lines.append(f"conformance: {kind}es: {', '.join(counts[kind])}")
     uncovered = sorted({f.spelling for f in table.supported} - set(verdicts))
     if uncovered:
-        shown = ", ".join(uncovered) if len(uncovered) <= UNCOVERED_SHOWN else f"{', '.join(uncovered[:UNCOVERED_SHOWN])}, ..."
+        shown = ", ".join(uncovered[:UNCOVERED_SHOWN]) + (", ..." if len(uncovered) > UNCOVERED_SHOWN else "")
         lines.append(f"conformance: {len(uncovered)} supported forms not covered in this run: {shown}")
     return lines
 

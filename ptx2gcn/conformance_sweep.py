@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from ptx2gcn.conformance_forms import Form
 from ptx2gcn.conformance_kernel import Instance, group_kernel, instances
-from ptx2gcn.conformance_run import operand_columns, instance_seed, run_group
+from ptx2gcn.conformance_run import instance_seed, operand_columns, run_group
 from ptx2gcn.conformance_table import FormTable, build_code
 
 SWEEP_BITS = 16

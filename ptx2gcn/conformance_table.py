@@ -18,6 +18,7 @@ from ptx2gcn.conformance_forms import Form
 from ptx2gcn.conformance_kernel import GroupKernel, group_kernel, instances
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 
+
 @dataclass
 class FormTable:
     """The compiler's verdict on every modelled form."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ptx2gcn.fuzz_pool import model_spelling
 from ptx2gcn.fuzz_program import (
     BLOCK,
     CLASSES,
@@ -43,7 +44,6 @@ from ptx2gcn.fuzz_program import (
     Warp,
     all_registers,
 )
-from ptx2gcn.fuzz_pool import model_spelling
 from ptx2gcn.reference import Output, run
 
 Key = tuple[str, int]

@@ -268,7 +268,7 @@ def ptx_text(program: Program) -> str:
     for number, op in enumerate(functions):
         lines += _func_text(op, number) + [""]
     lines += [".visible .entry fuzz(.param .u64 pin, .param .u64 pout)", "{"]
-    for cls, (prefix, decl, _) in CLASSES.items():
+    for prefix, decl, _ in CLASSES.values():
         lines.append(f".reg .{decl} {prefix}<{REGS}>;")
     lines += PROLOGUE
     for row, (cls, i) in enumerate(all_registers()):

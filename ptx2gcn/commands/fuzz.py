@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 DEFAULT_SAVE = Path("corpora/regressions")
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from ptx2gcn.cli import main
 from ptx2gcn.fuzz_case import case_directories, read_case
+from ptx2gcn.fuzz_eval import evaluate
 from ptx2gcn.fuzz_gen import generate
 from ptx2gcn.fuzz_oracle import Verdict, emulator_device, judge
-from ptx2gcn.fuzz_eval import evaluate
 from ptx2gcn.fuzz_program import (
     BLOCK,
     THREADS,
@@ -30,9 +30,9 @@ from ptx2gcn.fuzz_program import (
     SharedRotate,
     Warp,
 )
-from ptx2gcn.fuzz_text import ptx_text
 from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
 from ptx2gcn.fuzz_shrink import shrink, size
+from ptx2gcn.fuzz_text import ptx_text
 
 M32 = np.uint64(0xFFFFFFFF)
 
@@ -169,7 +169,8 @@ def test_cli_prints_the_closing_line(capsys: pytest.CaptureFixture[str]) -> None
 )
 @pytest.mark.parametrize(
     "flags",
-    [["--oracle", "cuda"], ["--backend", "cuda"], ["--record-golden", "GOLDEN"], ["--record-golden", "GOLDEN", "--golden-forms"]],
+    [["--oracle", "cuda"], ["--backend", "cuda"], ["--record-golden", "GOLDEN"],
+     ["--record-golden", "GOLDEN", "--golden-forms"]],
 )
 def test_cuda_oracle_fails_cleanly_without_a_gpu(
     flags: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
