@@ -13,7 +13,8 @@ Why: a compile allocates millions of objects (AST, IR, llvmlite values) that sta
 ends. With the collector on, every generation-2 collection walks that whole live graph again: on
 the 104k-line corpus kernel this cost 3.5-4 s of 18 s CPU (parse 2.9 -> 1.7 s, IR 3.0 -> 2.0 s,
 LLVM IR 2.5 -> 0.9 s), against one collection of ~0.85 s after the compile, for 10 % more peak
-memory (664 -> 729 MB).
+memory (664 -> 729 MB). The IR builder and the IR text parser pause it too, for callers that use
+them outside ``compile()`` (tests, ``ptx2gcn opt``).
 """
 
 from __future__ import annotations

@@ -14,9 +14,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
+from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef, gc_paused
+from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef
 from ptx2gcn.ir.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits, type_kind
 from ptx2gcn.ir.lower_control import emit_return, lower_bra
 from ptx2gcn.ir.lowering import LOWERINGS, PURE
@@ -55,7 +56,7 @@ def build_module(tree: ast.Module) -> Module:
     # SSA lookups recurse once per merge point between a use and its definitions.
     sys.setrecursionlimit(max(limit, 20000))
     try:
-        with gc_paused():
+        with paused_gc():
             for item in tree.items:
                 if isinstance(item, ast.Function) and item.body is not None:
                     fn = symbols.functions[item.name]

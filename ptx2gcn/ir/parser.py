@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import SourceFile, Span
 from ptx2gcn.ir.core import (
     Attr,
@@ -24,7 +25,6 @@ from ptx2gcn.ir.core import (
     Param,
     SymbolRef,
     Value,
-    gc_paused,
 )
 from ptx2gcn.ir.lexer import Lexer, Line, Token, located_error
 from ptx2gcn.ir.types import AddrSpace, Type
@@ -405,5 +405,5 @@ class _FunctionParser:
 
 def parse_module(text: str, filename: str = "<ir>") -> Module:
     """Parse IR text; raises ``Ptx2GcnError`` located in ``text`` when it is malformed."""
-    with gc_paused():
+    with paused_gc():
         return _Parser(SourceFile(filename, text)).parse()
