@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir
 
 from ptx2gcn.diagnostics import UnsupportedError
-from ptx2gcn.emit.llvm_types import I32, I64, llvm_type
+from ptx2gcn.emit.llvm_types import I8, I32, I64, llvm_type, pointer
 from ptx2gcn.ir.core import Block, Function, Op, Value
 
 
@@ -37,6 +37,21 @@ class HostVisibleGlobal(ir.GlobalVariable):  # pyright: ignore[reportUntypedBase
         words = "".join(text).split(" ")
         kind = next(i for i, word in enumerate(words) if word in ("global", "constant"))
         buf.append(" ".join([*words[:kind], "externally_initialized", *words[kind:]]))
+
+
+def runtime_record(module: ir.Module, name: str, size: int) -> ir.GlobalVariable:
+    """The module's zero-initialised, 8-aligned, host-visible ``size``-byte global ``name`` in global
+    memory (made on first use): a record the runtime reads or sets up around each launch (the
+    assertion record, the printf control block)."""
+    record = module.globals.get(name)
+    if record is None:
+        t = ir.ArrayType(I8, size)
+        record = HostVisibleGlobal(module, t, name, 1)
+        record.initializer = ir.Constant(t, None)
+        record.align = 8
+        record.type = pointer(1)  # references print as opaque ``ptr addrspace(1)``
+    assert isinstance(record, ir.GlobalVariable)
+    return record
 
 
 @dataclass

@@ -39,7 +39,7 @@ from ptx2gcn.codeobject import (
     ASSERT_STATE,
     ASSERT_TID,
 )
-from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, Lowering
+from ptx2gcn.emit.context import FnContext, Lowering, runtime_record
 from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
 from ptx2gcn.emit.lower_printf import lower_vprintf
@@ -200,19 +200,6 @@ def _external_call(cx: FnContext, op: Op, name: str) -> None:
         raise cx.unsupported(f"call {name}", f"{name} has no definition in this module: {EXTERN_WHY}")
 
 
-def _assert_record(cx: FnContext) -> ir.GlobalVariable:
-    module = cx.mod.module
-    record = module.globals.get(ASSERT_RECORD_SYMBOL)
-    if record is None:
-        t = ir.ArrayType(I8, ASSERT_RECORD_SIZE)
-        record = HostVisibleGlobal(module, t, ASSERT_RECORD_SYMBOL, 1)
-        record.initializer = ir.Constant(t, None)
-        record.align = 8
-        record.type = pointer(1)  # references print as opaque ``ptr addrspace(1)``
-    assert isinstance(record, ir.GlobalVariable)
-    return record
-
-
 def _assert_fail(cx: FnContext, op: Op) -> None:
     """``__assertfail(message, file, line, function, charSize)``: the first failing thread fills the
     assertion record, then the kernel traps (CUDA ends the launch with an assertion error)."""
@@ -222,7 +209,7 @@ def _assert_fail(cx: FnContext, op: Op) -> None:
                              ".b64 file, .param .b32 line, .param .b64 function, .param .b64 charSize)")
     message, file, line, function = [b.load(p, typ=t, align=t.width // 8)
                                      for p, t in zip(cx.operands(op)[:4], (I64, I64, I32, I64), strict=True)]
-    record = _assert_record(cx)
+    record = runtime_record(cx.mod.module, ASSERT_RECORD_SYMBOL, ASSERT_RECORD_SIZE)
 
     def field(offset: int) -> ir.Value:
         return b.gep(record, [cx.i64(offset)], inbounds=True, source_etype=I8)

@@ -40,7 +40,7 @@ from ptx2gcn.codeobject import (
     PRINTF_RECORD_HEADER,
     PRINTF_USED,
 )
-from ptx2gcn.emit.context import FnContext, HostVisibleGlobal
+from ptx2gcn.emit.context import FnContext, runtime_record
 from ptx2gcn.emit.llvm_atomics import atomic_rmw
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, pointer
 from ptx2gcn.ir.core import Op
@@ -52,19 +52,6 @@ _LONG_LENGTHS = b"lLqjzt"
 _EIGHT_BYTE_CONVERSIONS = b"fFeEgGaAsp"
 _LAYOUT_TYPE = ir.LiteralStructType([I32, I32, I32])
 _INT_MAX = 2**31 - 1
-
-
-def _control_block(cx: FnContext) -> ir.GlobalVariable:
-    module = cx.mod.module
-    block = module.globals.get(PRINTF_CONTROL_SYMBOL)
-    if block is None:
-        t = ir.ArrayType(I8, PRINTF_CONTROL_SIZE)
-        block = HostVisibleGlobal(module, t, PRINTF_CONTROL_SYMBOL, 1)
-        block.initializer = ir.Constant(t, None)
-        block.align = 8
-        block.type = pointer(1)  # references print as opaque ``ptr addrspace(1)``
-    assert isinstance(block, ir.GlobalVariable)
-    return block
 
 
 def _layout_function(cx: FnContext) -> ir.Function:
@@ -246,7 +233,7 @@ def lower_vprintf(cx: FnContext, op: Op) -> None:
     fmt_ptr, args_ptr = b.inttoptr(fmt, pointer(0)), b.inttoptr(args, pointer(0))
     layout = b.call(_layout_function(cx), [fmt_ptr, args_ptr, ir.Constant(pointer(1), None)])
     size, count, strings = (b.extract_value(layout, index) for index in range(3))
-    control = _control_block(cx)
+    control = runtime_record(cx.mod.module, PRINTF_CONTROL_SYMBOL, PRINTF_CONTROL_SIZE)
 
     def field(offset: int) -> ir.Value:
         return b.gep(control, [cx.i64(offset)], inbounds=True, source_etype=I8)
