@@ -13,23 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PTX = """\
-.version 8.0
-.target sm_90
-.address_size 64
-
-.visible .entry add_one(.param .u64 p)
-{
-    .reg .b32 %r<3>;
-    .reg .b64 %rd<3>;
-    ld.param.u64 %rd1, [p];
-    cvta.to.global.u64 %rd2, %rd1;
-    ld.global.u32 %r1, [%rd2];
-    add.s32 %r2, %r1, 1;
-    st.global.u32 [%rd2], %r2;
-    ret;
-}
-"""
+from tests.unit.test_compile_speed_gc import PTX
 
 NOT_FOR_COMPILING = ("numpy", "hypothesis", "ptx2gcn.runtime.emulator", "ptx2gcn.reference",
                      "ptx2gcn.fuzz_", "ptx2gcn.conformance_", "ptx2gcn.cuda")
