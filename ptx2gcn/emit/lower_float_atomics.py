@@ -1,5 +1,5 @@
-"""``atom``/``red`` ``.add.f32`` with PTX's flush-to-zero rule; every other atomic is lowered by
-``ptx2gcn.emit.lower_memory``.
+"""Float atomic adds as PTX defines them, for ``ptx2gcn.emit.lower_memory``'s ``atom``/``red``:
+``.add.f32`` with PTX's flush-to-zero rule, and one atomic per thread for every float add.
 
 PTX ISA 9.7.13.5 (atom): "atom.add.f32 rounds to nearest even and flushes subnormal inputs and
 results to sign-preserving zero" on global memory, while the shared-memory form keeps subnormals.
@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.emit import lower_memory
 from ptx2gcn.emit.context import FnContext
-from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_rmw, cas_loop
+from ptx2gcn.emit.llvm_atomics import cas_loop
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I8, I32, POINTER_BITS, llvm_type
 from ptx2gcn.emit.lower_float_values import flush
 from ptx2gcn.ir.core import Op
@@ -35,13 +34,14 @@ from ptx2gcn.ir.types import VectorType
 _GENERIC, _GLOBAL, _SHARED = 0, 1, 3
 
 
-def _flushing_add(cx: FnContext, op: Op) -> bool:
+def flushes(cx: FnContext, op: Op) -> bool:
+    """Whether ``op`` is an ``.add.f32`` that may reach global memory (the flushing CAS loop)."""
     ptr_t = cx.operand(op, 0).type
     return (cx.attr(op, "op") == "add" and cx.attr(op, "type") == "f32" and isinstance(ptr_t, ir.PointerType)
             and ptr_t.addrspace in (_GLOBAL, _GENERIC))
 
 
-def _combinable_add(cx: FnContext, op: Op) -> bool:
+def combinable(cx: FnContext, op: Op) -> bool:
     """A scalar float add the atomic optimizer would combine (global/shared f32 and f64)."""
     ptr_t = cx.operand(op, 0).type
     return (cx.attr(op, "op") == "add" and cx.attr(op, "type") in ("f32", "f64")
@@ -49,18 +49,11 @@ def _combinable_add(cx: FnContext, op: Op) -> bool:
             and ptr_t.addrspace in (_GLOBAL, _SHARED))
 
 
-def _per_thread_add(cx: FnContext, op: Op) -> ir.Value:
-    """``atomicrmw fadd`` at an address LLVM must treat as divergent (see the module docstring)."""
-    ptr = cx.operand(op, 0)
+def divergent_address(cx: FnContext, ptr: ir.Value) -> ir.Value:
+    """``ptr`` through an empty inline asm with a VGPR result: LLVM must treat the address as
+    divergent, so its atomic optimizer leaves the add alone (see the module docstring)."""
     laundered = ir.InlineAsm(ir.FunctionType(ptr.type, [ptr.type]), "", "=v,0")
-    ordering, scope = _ordering_scope(cx, op)
-    address = cx.builder.call(laundered, [ptr])
-    return atomic_rmw(cx.builder, "fadd", address, cx.operand(op, 1), ordering, scope)
-
-
-def _ordering_scope(cx: FnContext, op: Op) -> tuple[str, str]:
-    sem = cx.attr(op, "sem")
-    return ORDERING[sem] if sem not in ("", "weak") else "monotonic", SYNCSCOPE[cx.attr(op, "scope", "gpu")]
+    return cx.builder.call(laundered, [ptr])
 
 
 def _add_one(cx: FnContext, ptr: ir.Value, value: ir.Value, ordering: str, scope: str) -> ir.Value:
@@ -82,8 +75,8 @@ def _add_one(cx: FnContext, ptr: ir.Value, value: ir.Value, ordering: str, scope
     return b.bitcast(cas_loop(b, ptr, I32, update, ordering, scope), FLOAT)
 
 
-def _flushing_atomic(cx: FnContext, op: Op) -> ir.Value:
-    ordering, scope = _ordering_scope(cx, op)
+def flushing_add(cx: FnContext, op: Op, ordering: str, scope: str) -> ir.Value:
+    """The flushing ``.add.f32`` (each element of a vector in turn); returns the replaced value."""
     ptr, value = cx.operand(op, 0), cx.operand(op, 1)
     vector_t = op.operand(1).type
     if not isinstance(vector_t, VectorType):
@@ -99,25 +92,3 @@ def _flushing_atomic(cx: FnContext, op: Op) -> ir.Value:
         old = _add_one(cx, address, b.extract_element(value, position), ordering, scope)
         results = b.insert_element(results, old, position)
     return results
-
-
-def lower_atom(cx: FnContext, op: Op) -> None:
-    if _flushing_add(cx, op):
-        cx.define(op, _flushing_atomic(cx, op))
-    elif _combinable_add(cx, op):
-        cx.define(op, _per_thread_add(cx, op))
-    else:
-        lower_memory.lower_atom(cx, op)
-
-
-def lower_red(cx: FnContext, op: Op) -> None:
-    if _flushing_add(cx, op):
-        _flushing_atomic(cx, op)
-    elif _combinable_add(cx, op):
-        _per_thread_add(cx, op)
-    else:
-        lower_memory.lower_red(cx, op)
-
-
-LOWERINGS = {"atom": lower_atom, "red": lower_red}
-"""Entries that take precedence over ``lower_memory``'s for the same ops (``ptx2gcn.emit.lowerings``)."""

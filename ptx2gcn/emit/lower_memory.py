@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ptx2gcn.emit import lower_float_atomics
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
@@ -177,8 +178,12 @@ def _atomic(cx: FnContext, op: Op) -> ir.Value:
         pair = cmpxchg(cx.builder, ptr, to_int(cx, cx.operand(op, 1)), to_int(cx, cx.operand(op, 2)),
                        ordering, scope)
         return cx.builder.extract_value(pair, 0)
+    if lower_float_atomics.flushes(cx, op):
+        return lower_float_atomics.flushing_add(cx, op, ordering, scope)
     kind = _rmw_op(cx, op)
     value = cx.operand(op, 1)
+    if lower_float_atomics.combinable(cx, op):
+        ptr = lower_float_atomics.divergent_address(cx, ptr)
     if isinstance(op.operand(1).type, VectorType):
         if kind not in ("fadd", "fmin", "fmax"):
             raise cx.unsupported(f"{op.name}.{cx.attr(op, 'op')}.v{op.operand(1).type.count}",

@@ -12,7 +12,6 @@ from ptx2gcn.emit import (
     lower_control,
     lower_convert,
     lower_float,
-    lower_float_atomics,
     lower_int,
     lower_int_bits,
     lower_int_logic,
@@ -43,7 +42,6 @@ LOWERINGS: dict[str, Lowering] = {
     **lower_special.LOWERINGS, **lower_warp.LOWERINGS, **lower_video.LOWERINGS,
     **{name: _by_type(name) for name in lower_int.INT_FORMS},
     **lower_cluster.LOWERINGS, **lower_pack.LOWERINGS,
-    **lower_float_atomics.LOWERINGS,  # after lower_memory: atom/red .add.f32 flush (the rest delegates)
 }
 
 
