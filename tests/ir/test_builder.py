@@ -14,6 +14,7 @@ from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Block, Function, Module, Op
 from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.types import F32, I8, I16, I32, I64, PRED, AddrSpace, PtrType, VectorType
+from tests.ir.test_call_semantics import CASES
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 REGS = """
@@ -212,29 +213,7 @@ $L_loop:
 
 
 def test_calls_pass_param_memory() -> None:
-    module = module_from_ptx(HEADER + """
-.func (.param .b32 ret) twice(.param .b32 x)
-{
-    .reg .b32 %r<3>;
-    ld.param.b32 %r1, [x];
-    add.u32 %r2, %r1, %r1;
-    st.param.b32 [ret], %r2;
-    ret;
-}
-.visible .entry k(.param .u64 k_p)
-{
-    .reg .b32 %r<3>;
-    .reg .b64 %rd<2>;
-    .param .b32 arg;
-    .param .b32 res;
-    st.param.b32 [arg], 21;
-    call.uni (res), twice, (arg);
-    ld.param.b32 %r1, [res];
-    ld.param.u64 %rd1, [k_p];
-    st.global.u32 [%rd1], %r1;
-    ret;
-}
-""", "t.ptx")
+    module = module_from_ptx(HEADER + CASES["param call"][0], "t.ptx")
     fn = kernel(module)
     (call,) = ops(fn, "call")
     assert call.attrs["callee"] == "twice"

@@ -123,8 +123,8 @@ def run_kernel(text: str, passes: tuple[str, ...] | None) -> Machine:
     return machine
 
 
-CASES = {
-    "param call": ("""
+# A device function with a .param argument and a .param return value.
+TWICE = """
 .func (.param .b32 ret) twice(.param .b32 x)
 {
     .reg .b32 %r<3>;
@@ -133,7 +133,10 @@ CASES = {
     st.param.b32 [ret], %r2;
     ret;
 }
-.visible .entry k(.param .u64 k_p)
+"""
+
+CASES = {
+    "param call": (TWICE + """.visible .entry k(.param .u64 k_p)
 {
     .reg .b32 %r<3>;
     .reg .b64 %rd<2>;
@@ -188,16 +191,7 @@ CASES = {
     st.global.u64 [%rd1], %rd2;
     ret;
 }""", {OUT: 16}),
-    "local array and guarded call": ("""
-.func (.param .b32 ret) twice(.param .b32 x)
-{
-    .reg .b32 %r<3>;
-    ld.param.b32 %r1, [x];
-    add.u32 %r2, %r1, %r1;
-    st.param.b32 [ret], %r2;
-    ret;
-}
-.visible .entry k(.param .u64 k_p)
+    "local array and guarded call": (TWICE + """.visible .entry k(.param .u64 k_p)
 {
     .local .align 4 .b32 arr[4];
     .reg .pred %p<2>;
