@@ -11,6 +11,7 @@ every branch into it has been built.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Iterator
 
@@ -31,9 +32,11 @@ _GLOBAL_SPACES = {".global": AddrSpace.GLOBAL, ".shared": AddrSpace.SHARED, ".co
                   ".local": AddrSpace.LOCAL}
 
 
-def _instruction_kind(ins: ast.Instruction) -> str | None:
-    """The class of the instruction's type when it has exactly one type modifier (else None)."""
-    types = [m[1:] for m in ins.modifiers if m[1:] in PTX_TYPES]
+@functools.lru_cache(maxsize=4096)
+def _instruction_kind(modifiers: tuple[str, ...]) -> str | None:
+    """The class of an instruction's type when its ``modifiers`` have exactly one type (else None).
+    Cached: a kernel repeats a few hundred modifier lists many thousand times."""
+    types = [m[1:] for m in modifiers if m[1:] in PTX_TYPES]
     return type_kind(types[0]) if len(types) == 1 else None
 
 
@@ -415,7 +418,7 @@ class _FunctionBuilder:
         mods = Mods(ins.opcode, ins.modifiers, ins.span)
         ctx.written = []
         ctx.exact_width = ins.opcode not in _WIDER_REGISTERS
-        ctx.inst_kind = _instruction_kind(ins)
+        ctx.inst_kind = _instruction_kind(ins.modifiers)
         try:
             if ins.guard is None:
                 lower(ctx, ins, mods, self)

@@ -55,7 +55,11 @@ class OpResult(Value):
     __slots__ = ("op", "index")
 
     def __init__(self, type: Type, op: Op, index: int, name: str = "") -> None:
-        super().__init__(type, name)
+        # Value's fields set here rather than through super().__init__: every op result is made
+        # here (100k+ per large kernel), and the extra call was a measurable share of IR building.
+        self.type = type
+        self.name = name
+        self.uses = {}
         self.op = op
         self.index = index
 
@@ -117,7 +121,7 @@ class Op:
         """The opcode, a row of ``ptx2gcn.isa.OPS``."""
         self.operands: list[Use] = [Use(self, v) for v in operands]
         self.results: list[OpResult] = [OpResult(t, self, i) for i, t in enumerate(result_types)]
-        self.attrs: dict[str, Attr] = {k: v for k, v in (attrs or {}).items() if v is not False}
+        self.attrs: dict[str, Attr] = {k: v for k, v in attrs.items() if v is not False} if attrs else {}
         """Typed modifiers (``type``, ``rnd``, ``ftz``...); a False flag is never stored."""
         self.successors: list[Successor] = []
         self.loc: Span | None = loc

@@ -128,6 +128,10 @@ class FnCtx:
         self.exact_width = False
         """Whether the instruction being lowered needs registers of exactly its operand sizes (every
         instruction but ld/st/cvt: PTX ISA "Operand Size Exceeding Instruction-Type Size")."""
+        self.forms: dict[tuple[str, tuple[str, ...]], object] = {}
+        """What a lowering decoded from an instruction's opcode and modifiers (``lower_alu.BinaryForm``),
+        by both: the decoding depends on nothing else, and kernels repeat a few forms thousands of
+        times. Only successful decodings are kept, so every erroneous instruction reports its error."""
         self.cc = Var("%cc", PRED)
         self.ssa.declare(self.cc, PRED, "cc")
 
@@ -146,8 +150,9 @@ class FnCtx:
 
     def emit(self, name: str, operands: Iterable[Value] = (), types: Iterable[Type] = (), /,
              **attrs: Attr | None) -> Op:
-        op = Op(name, operands, types, {k: v for k, v in attrs.items() if v is not None and v is not False},
-                self.loc)
+        op = Op(name, operands, types, None, self.loc)
+        # Filtered here once (None: not given; False: an absent flag) instead of copied again by Op.
+        op.attrs = {k: v for k, v in attrs.items() if v is not None and v is not False}
         self.current().append(op)
         return op
 
@@ -361,6 +366,10 @@ class FnCtx:
     def dst(self, operand: ast.Operand, value: Value, signed: bool = False) -> None:
         """Write ``value`` to a destination operand (``_`` discards it)."""
         var = self.lookup(operand.name) if isinstance(operand, (ast.Register, ast.Symbol)) else None
+        if var is not None and (isinstance(operand, ast.Symbol) or operand.component is None):
+            # The common case, checked first: a whole declared register (the last case below).
+            self.write_register(operand, var, value, signed)
+            return
         match operand:
             case ast.Sink():
                 return
@@ -378,18 +387,24 @@ class FnCtx:
             case ast.Register(name=name, component=None) | ast.Symbol(name=name):
                 if var is None:
                     raise self.error(operand.span, f"undefined register {name}")
-                if value.type.bits > var.type.bits and not isinstance(value.type, PredType):
-                    raise self.error(operand.span, f"register {name} ({var.type}) is too narrow for "
-                                     f"a {value.type} result")
-                self.check_class(var, operand.span)
-                if (self.exact_width and value.type.bits != var.type.bits
-                        and not isinstance(value.type, PredType) and not isinstance(var.type, PredType)):
-                    raise self.error(operand.span, f"register {name} has {var.type.bits} bits, but the "
-                                     f"result is {value.type.bits}-bit (only ld and cvt accept wider "
-                                     "destination registers)")
-                self.write_var(var, self.coerce(value, var.type, signed, operand.span))
+                self.write_register(operand, var, value, signed)
             case _:
                 raise self.error(operand.span, "expected a register as destination")
+
+    def write_register(self, operand: ast.Register | ast.Symbol, var: Var, value: Value, signed: bool) -> None:
+        """Write ``value`` to ``var``, the whole register ``operand`` names, as PTX's rules allow."""
+        have, want = value.type, var.type
+        same = have is want  # the common case: no size checks needed
+        if not same and have.bits > want.bits and not isinstance(have, PredType):
+            raise self.error(operand.span, f"register {operand.name} ({want}) is too narrow for "
+                             f"a {have} result")
+        self.check_class(var, operand.span)
+        if (not same and self.exact_width and have.bits != want.bits
+                and not isinstance(have, PredType) and not isinstance(want, PredType)):
+            raise self.error(operand.span, f"register {operand.name} has {want.bits} bits, but the "
+                             f"result is {have.bits}-bit (only ld and cvt accept wider "
+                             "destination registers)")
+        self.write_var(var, self.coerce(value, want, signed, operand.span))
 
     def special(self, operand: ast.SpecialRegister) -> Value:
         name = operand.name.lstrip("%") + (f".{operand.component}" if operand.component else "")

@@ -60,8 +60,31 @@ def _carry_flag(ctx: FnCtx, opcode: str, value: Value) -> Value:
     return ctx.value("not", (value,), PRED, type="pred") if opcode in ("sub", "subc") else value
 
 
-def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
-    """add sub mul div rem min max and or xor copysign (+ add/sub ``.cc``)."""
+class BinaryForm:
+    """What the opcode and modifiers of a binary ALU instruction decode to (``binary_form``)."""
+
+    __slots__ = ("carry", "t_name", "type", "signed", "result", "mode", "attrs")
+
+    def __init__(self, carry: bool, t_name: str, mode: str | None, attrs: dict[str, str | bool | None]) -> None:
+        self.carry = carry
+        """``add.cc``/``sub.cc``: the op is ``addc``/``subc`` and writes ``%cc``."""
+        self.t_name = t_name
+        self.type: Type = instruction_value_type(t_name)
+        self.signed = is_signed(t_name)
+        self.result: Type = int_type(2 * self.type.bits) if mode == "wide" else self.type
+        self.mode = mode
+        self.attrs = attrs
+        """The IR attributes besides ``type`` and ``mode`` (rounding, ftz, sat or min/max flags)."""
+
+
+def binary_form(ctx: FnCtx, ins: ast.Instruction, mods: Mods) -> BinaryForm:
+    """Decode and check the modifiers of ``ins`` (add sub mul div rem min max and or xor copysign),
+    or raise the located error. Decoded once per distinct opcode and modifiers in a function
+    (``FnCtx.forms``): the result depends on nothing else (the target is the module's)."""
+    key = (ins.opcode, ins.modifiers)
+    form = ctx.forms.get(key)
+    if isinstance(form, BinaryForm):
+        return form
     name = ins.opcode
     carry = mods.take("cc") if name in ("add", "sub") else False
     is_minmax = name in ("min", "max")
@@ -77,18 +100,24 @@ def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> No
     check_arith_features(ctx, ins, t_name, attrs)
     if name == "mul":
         check_mul_mode(mods, t_name, mode)
-    t = instruction_value_type(t_name)
-    signed = is_signed(t_name)
+    form = ctx.forms[key] = BinaryForm(carry, t_name, mode, attrs)
+    return form
+
+
+def lower_binary(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
+    """add sub mul div rem min max and or xor copysign (+ add/sub ``.cc``)."""
+    form = binary_form(ctx, ins, mods)
+    name = ins.opcode
+    t, signed = form.type, form.signed
     d, a, b = operands(ctx, ins, 3)
     va, vb = ctx.src(a, t, signed), ctx.src(b, t, signed)
-    if carry:
+    if form.carry:
         zero = ctx.const(PRED, 0)
-        op = ctx.emit("addc" if name == "add" else "subc", (va, vb, zero), (t, PRED), type=t_name)
+        op = ctx.emit("addc" if name == "add" else "subc", (va, vb, zero), (t, PRED), type=form.t_name)
         ctx.dst(d, op.results[0])
         ctx.write_var(ctx.cc, _carry_flag(ctx, name, op.results[1]))
         return
-    result = int_type(2 * t.bits) if mode == "wide" else t
-    value = ctx.value(name, (va, vb), result, type=t_name, mode=mode, **attrs)
+    value = ctx.value(name, (va, vb), form.result, type=form.t_name, mode=form.mode, **form.attrs)
     ctx.dst(d, value, signed)
 
 

@@ -8,6 +8,8 @@ L2 prefetch sizes) are taken with ``hints()``.
 
 from __future__ import annotations
 
+import functools
+
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.ir.types import PTX_TYPES
 
@@ -16,12 +18,18 @@ SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared", "loca
           "const": "const", "param": "param", "param::entry": "param", "param::func": "param"}
 
 
+@functools.lru_cache(maxsize=4096)
+def _without_dots(modifiers: tuple[str, ...]) -> tuple[str, ...]:
+    """``modifiers`` without their leading dots (cached: kernels repeat the same lists)."""
+    return tuple(m[1:] if m.startswith(".") else m for m in modifiers)
+
+
 class Mods:
     """The modifiers of ``opcode`` (without dots), in source order."""
 
     def __init__(self, opcode: str, modifiers: tuple[str, ...], span: Span) -> None:
         self.opcode = opcode
-        self.left: list[str] = [m[1:] if m.startswith(".") else m for m in modifiers]
+        self.left: list[str] = list(_without_dots(modifiers))
         self.span = span
 
     @property

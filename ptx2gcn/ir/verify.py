@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.ir.cfg import DominatorTree, reachable_blocks
-from ptx2gcn.ir.core import Block, Function, Module, Op, SymbolRef, Value
+from ptx2gcn.ir.core import Attr, Block, Function, Module, Op, SymbolRef, Value
 from ptx2gcn.ir.types import OPAQUE_TYPES, PTX_TYPES, AddrSpace, Type, ptx_type
 from ptx2gcn.ir.verify_rules import RULES, sampler_problem
 from ptx2gcn.ir.verify_rules import type_list as _types
-from ptx2gcn.isa import FLAG, INT, OPS, SYM, describe_kind, kind_matches, resolve_kind
+from ptx2gcn.isa import FLAG, INT, OPS, SYM, OpDef, describe_kind, kind_matches, resolve_kind
 
 # Ops that must be gone once a phase is reached. ``ssa`` (what the builder produces) allows every
 # op in the table. ``wave64`` is what a wave64 lowering must establish: PTX's warp collectives
@@ -46,6 +46,8 @@ class _Checker:
         if phase not in PHASES:
             raise ValueError(f"unknown verifier phase {phase!r} (known: {', '.join(PHASES)})")
         self.illegal = PHASES[phase]
+        self.signatures: dict[_SignatureKey, list[str]] = {}
+        """``signature_problems`` of each signature met so far."""
 
     def report(self, loc: Span | None, message: str) -> None:
         where = f"in @{self.fn.name}: " if self.fn is not None else ""
@@ -108,6 +110,7 @@ class _Checker:
         if not block.ops:
             self.report(self.fn.loc if self.fn else None, f"block ^{block.label} is empty")
             return
+        last = len(block.ops) - 1
         for index, op in enumerate(block.ops):
             if op.parent is not block:
                 self.report(op.loc, f"'{op.name}' does not record its block")
@@ -115,25 +118,36 @@ class _Checker:
             if row is None:
                 self.report(op.loc, f"unknown op '{op.name}'")
                 continue
-            is_last = index == len(block.ops) - 1
-            if "terminator" in row.flags and not is_last:
+            is_terminator = "terminator" in row.flags
+            if is_terminator and index != last:
                 self.report(op.loc, f"terminator '{op.name}' is not at the end of its block")
-            if is_last and "terminator" not in row.flags:
+            if index == last and not is_terminator:
                 self.report(op.loc, f"block ^{block.label} does not end in a terminator")
             if op.name in self.illegal:
                 self.report(op.loc, f"'{op.name}' is not allowed in phase {self.phase}")
-            self.op(op)
+            self.op(op, row)
 
-    def op(self, op: Op) -> None:  # noqa: C901
-        row = OPS[op.name]
+    def op(self, op: Op, row: OpDef) -> None:  # noqa: C901
+        allowed_attrs = row.attrs
         for key, value in op.attrs.items():
-            allowed = row.attrs.get(key)
+            allowed = allowed_attrs.get(key)
             if allowed is None:
                 self.report(op.loc, f"'{op.name}' has no attribute '{key}'")
             elif not _attr_ok(allowed, value):
                 self.report(op.loc, f"'{op.name}' attribute {key} = {value!r} is not allowed")
-        for key in row.required - op.attrs.keys():
-            self.report(op.loc, f"'{op.name}' needs attribute '{key}'")
+        if row.required:
+            for key in row.required - op.attrs.keys():
+                self.report(op.loc, f"'{op.name}' needs attribute '{key}'")
+        if op.successors or row.successors:
+            self.successors(op, row)
+        self.signature(op)
+        rule = RULES.get(op.name)
+        if rule is not None:
+            message = rule(self, op)
+            if message:
+                self.report(op.loc, f"'{op.name}': {message}")
+
+    def successors(self, op: Op, row: OpDef) -> None:
         if len(op.successors) != row.successors and not (row.successors < 0 and op.successors):
             count = "one or more" if row.successors < 0 else str(row.successors)
             self.report(op.loc, f"'{op.name}' needs {count} successors, has {len(op.successors)}")
@@ -147,43 +161,34 @@ class _Checker:
                 self.report(op.loc, f"branch to ^{succ.block.label}, a block of another function")
         if op.name == "cbr" and len(op.successors) == 2 and op.successors[0].block is op.successors[1].block:
             self.report(op.loc, "both targets of a conditional branch are the same block")
-        self.signature(op, row.operands, row.results)
-        rule = RULES.get(op.name)
-        if rule is not None:
-            message = rule(self, op)
-            if message:
-                self.report(op.loc, f"'{op.name}': {message}")
 
-    def signature(self, op: Op, operands: tuple[str, ...], results: tuple[str, ...]) -> None:
-        result0 = op.results[0].type if op.results else None
-        self._match(op, "operand", [v.type for v in op.operand_values], operands, result0)
-        self._match(op, "result", [r.type for r in op.results], results, result0)
-
-    def _match(self, op: Op, what: str, types: list[Type], kinds: tuple[str, ...],
-               result0: Type | None) -> None:
-        variadic = bool(kinds) and kinds[-1] == "*"
-        fixed = kinds[:-1] if variadic else kinds
-        if len(types) < len(fixed) or (not variadic and len(types) != len(fixed)):
-            self.report(op.loc, f"'{op.name}' takes {len(fixed)}{'+' if variadic else ''} {what}s, "
-                        f"has {len(types)}")
-            return
-        for index, (kind, t) in enumerate(zip(fixed, types)):
-            exact = resolve_kind(kind, op.attrs, result0)
-            ok = t == exact if exact is not None else kind_matches(kind, t)
-            if exact is None and kind in ("T", "D", "S", "W", "M"):
-                ok = False
-            if not ok:
-                self.report(op.loc, f"'{op.name}' {what} {index} is {t}, expected "
-                            f"{describe_kind(kind, op.attrs, result0)}")
+    def signature(self, op: Op) -> None:
+        """Operand and result types against the op's row: judged once per distinct signature (the
+        op name, the attributes ``resolve_kind`` reads, the operand and result types), since that is
+        all the judgement depends on; a large kernel repeats a few hundred signatures 100k times."""
+        attrs = op.attrs
+        key: _SignatureKey = (op.name, attrs.get("type"), attrs.get("dtype"), attrs.get("stype"),
+                              attrs.get("mode"), tuple([use.value.type for use in op.operands]),
+                              tuple([result.type for result in op.results]))
+        problems = self.signatures.get(key)
+        if problems is None:
+            problems = self.signatures[key] = signature_problems(op.name, attrs, list(key[5]), list(key[6]))
+        for message in problems:
+            self.report(op.loc, message)
 
     def use_lists(self, fn: Function, live_ops: set[Op]) -> None:
         for block in fn.blocks:
             values: list[Value] = list(block.args)
             for op in block.ops:
                 values.extend(op.results)
-                for use in [*op.operands, *(u for s in op.successors for u in s.args)]:
+                for use in op.operands:
                     if use.owner is not op or use not in use.value.uses:
                         self.report(op.loc, f"'{op.name}' has an operand missing from its value's use list")
+                for succ in op.successors:
+                    for use in succ.args:
+                        if use.owner is not op or use not in use.value.uses:
+                            self.report(op.loc, f"'{op.name}' has an operand missing from its value's "
+                                        "use list")
             for value in values:
                 for use in value.uses:
                     if use.owner not in live_ops or use.value is not value:
@@ -192,24 +197,66 @@ class _Checker:
     def dominance(self, fn: Function) -> None:  # noqa: C901
         reachable = reachable_blocks(fn)
         tree = DominatorTree(fn)
-        defined_in: dict[Value, tuple[Block, int]] = {}
+        # Where each value is defined: its block, and its op's index there (-1 for an argument).
+        def_block: dict[Value, Block] = {}
+        def_index: dict[Value, int] = {}
         for block in fn.blocks:
             for arg in block.args:
-                defined_in[arg] = (block, -1)
+                def_block[arg] = block
+                def_index[arg] = -1
             for index, op in enumerate(block.ops):
                 for result in op.results:
-                    defined_in[result] = (block, index)
+                    def_block[result] = block
+                    def_index[result] = index
         for block in fn.blocks:
             if block not in reachable:
                 continue
             for index, op in enumerate(block.ops):
-                for use in [*op.operands, *(u for s in op.successors for u in s.args)]:
-                    where = defined_in.get(use.value)
-                    if where is None:
-                        self.report(op.loc, f"'{op.name}' uses a value defined outside this function")
-                    elif not _dominates(where, (block, index), tree):
-                        self.report(op.loc, f"'{op.name}' uses %{use.value.name or '?'} where its "
-                                    "definition does not dominate")
+                for use in op.operands:
+                    self.dominated(op, use.value, block, index, def_block, def_index, tree)
+                for succ in op.successors:
+                    for use in succ.args:
+                        self.dominated(op, use.value, block, index, def_block, def_index, tree)
+
+    def dominated(self, op: Op, value: Value, block: Block, index: int, def_block: dict[Value, Block],
+                  def_index: dict[Value, int], tree: DominatorTree) -> None:
+        """Report ``op`` (at ``index`` in ``block``) unless the definition of ``value`` dominates it."""
+        where = def_block.get(value)
+        if where is None:
+            self.report(op.loc, f"'{op.name}' uses a value defined outside this function")
+        elif not (def_index[value] < index if where is block else tree.dominates(where, block)):
+            self.report(op.loc, f"'{op.name}' uses %{value.name or '?'} where its definition does not "
+                        "dominate")
+
+
+_SignatureKey = tuple[str, Attr | None, Attr | None, Attr | None, Attr | None, tuple[Type, ...], tuple[Type, ...]]
+"""What ``signature_problems`` depends on: op name, the ``type``/``dtype``/``stype``/``mode``
+attributes (the only ones ``resolve_kind`` reads), operand types, result types."""
+
+
+def signature_problems(name: str, attrs: dict[str, Attr], operands: list[Type], results: list[Type]) -> list[str]:
+    """What is wrong with the operand and result types of an op ``name`` with ``attrs`` ([] if nothing)."""
+    row = OPS[name]
+    result0 = results[0] if results else None
+    return [*_match(name, attrs, "operand", operands, row.operands, result0),
+            *_match(name, attrs, "result", results, row.results, result0)]
+
+
+def _match(name: str, attrs: dict[str, Attr], what: str, types: list[Type], kinds: tuple[str, ...],
+           result0: Type | None) -> list[str]:
+    variadic = bool(kinds) and kinds[-1] == "*"
+    fixed = kinds[:-1] if variadic else kinds
+    if len(types) < len(fixed) or (not variadic and len(types) != len(fixed)):
+        return [f"'{name}' takes {len(fixed)}{'+' if variadic else ''} {what}s, has {len(types)}"]
+    problems: list[str] = []
+    for index, (kind, t) in enumerate(zip(fixed, types)):
+        exact = resolve_kind(kind, attrs, result0)
+        ok = t == exact if exact is not None else kind_matches(kind, t)
+        if exact is None and kind in ("T", "D", "S", "W", "M"):
+            ok = False
+        if not ok:
+            problems.append(f"'{name}' {what} {index} is {t}, expected {describe_kind(kind, attrs, result0)}")
+    return problems
 
 
 def _dominates(def_at: tuple[Block, int], use_at: tuple[Block, int], tree: DominatorTree) -> bool:
