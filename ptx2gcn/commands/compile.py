@@ -1,16 +1,26 @@
 """``ptx2gcn compile``: PTX → gfx942 code object (or LLVM IR, assembly, object).
 
 Invariant: exit status 0 when the output was written; 1 with located diagnostics for bad or
-unsupported PTX (raised as ``Ptx2GcnError`` and rendered by the CLI); 2 for usage errors (bad
-``--arch``, ``-O`` level, ``--emit`` kind), reported by argparse before anything runs.
+unsupported PTX, or an output that cannot be written (raised as ``Ptx2GcnError`` and rendered by the
+CLI); 2 for usage errors (bad ``--arch``, ``-O`` level, ``--emit`` kind), reported by argparse
+before anything runs. An output file is complete or untouched: a regular file is written beside its
+destination and renamed over it once written and closed, so an interrupted or failed compile never
+leaves a truncated code object under the output's name (devices and pipes, e.g. ``/dev/null``, are
+written in place; ``-o -`` writes to standard output). The command is ``one_shot``
+(``ptx2gcn.cli._run_one_shot``): run as the process's own command, it leaves its objects to the
+process exit instead of having them collected.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import stat
 import sys
+import tempfile
 
+from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.options import SUPPORTED_ARCHS
 
 _SUFFIX = {"llvm": ".ll", "asm": ".s", "obj": ".o", "hsaco": ".hsaco"}
@@ -35,7 +45,7 @@ def register(
                         help="carry PTX line numbers into the LLVM IR as !dbg locations (no DWARF)")
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="compile only this kernel (repeatable; default: all)")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, one_shot=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,10 +63,60 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(data)
         else:
             sys.stdout.buffer.write(data)
-    elif isinstance(data, str):
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(data)
+        sys.stdout.flush()
     else:
-        with open(output, "wb") as handle:
-            handle.write(data)
+        write_output(output, data.encode("utf-8") if isinstance(data, str) else data)
     return 0
+
+
+def write_output(path: str, data: bytes) -> None:
+    """Write ``data`` to the file ``path``, which ends up holding all of it or what it held before.
+
+    A regular file (or a new one) gets a temporary file in the same folder, written, closed and
+    renamed over it (``os.replace``, atomic within a file system), with the mode the file had (or
+    0o666 less the umask, as ``open`` would give a new file); a symbolic link is followed, so the
+    file it names is replaced and the link stays. Anything else that exists (a device such as
+    ``/dev/null``, a FIFO), or a folder where no temporary file can be made, is written in place.
+    Failures are a ``Ptx2GcnError`` naming ``path``.
+    """
+    target = os.path.realpath(path)
+    try:
+        try:
+            existing: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            existing = None
+        if existing is None or stat.S_ISREG(existing.st_mode):
+            mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+            if _replace(target, data, mode):
+                return
+        with open(target, "wb") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise Ptx2GcnError.at(Span.unknown(path), f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _replace(target: str, data: bytes, mode: int) -> bool:
+    """Write ``data`` to a temporary file beside ``target`` and rename it over ``target``; False,
+    with nothing written, when the folder takes no temporary file."""
+    folder, name = os.path.split(target)
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return True
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; it is restored at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
