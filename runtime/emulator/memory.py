@@ -212,6 +212,17 @@ def _rmw(view: memoryview, offsets: list[int], width: int, update: Update) -> li
     return olds
 
 
+def _bounded_offsets(
+    addrs: Addrs, width: int, lanes: Lanes, limit: int, space: str, outside: str
+) -> npt.NDArray[np.uint64]:
+    """Byte offsets (one row of ``width`` per lane) of an access to a ``limit``-byte space addressed
+    from 0; an ``AccessFault`` (``space``, message ``outside``) for the first lane past its end."""
+    if addrs.size and int(addrs.max()) + width > limit:
+        bad = addrs + np.uint64(width) > np.uint64(limit)
+        raise AccessFault(space, int(addrs[int(np.argmax(bad))]), width, _first_bad(bad, lanes), outside)
+    return addrs[:, None] + _BYTE_OFFSETS[width]
+
+
 class Lds:
     """One work-group's local data share: ``size`` bytes addressed from 0."""
 
@@ -220,16 +231,10 @@ class Lds:
     def __init__(self, size: int) -> None:
         self.size = size
         self.data: U8 = np.zeros(max(size, 1), dtype=np.uint8)
+        self._outside = f"outside the work-group's {size} bytes of LDS"
 
     def _offsets(self, addrs: Addrs, width: int, lanes: Lanes) -> npt.NDArray[np.uint64]:
-        if addrs.size and int(addrs.max()) + width > self.size:
-            bad = addrs + np.uint64(width) > np.uint64(self.size)
-            lane = _first_bad(bad, lanes)
-            address = int(addrs[int(np.argmax(bad))])
-            raise AccessFault(
-                "lds", address, width, lane, f"outside the work-group's {self.size} bytes of LDS"
-            )
-        return addrs[:, None] + _BYTE_OFFSETS[width]
+        return _bounded_offsets(addrs, width, lanes, self.size, "lds", self._outside)
 
     def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
         return self.data[self._offsets(addrs, width, lanes)]
@@ -250,16 +255,10 @@ class Scratch:
     def __init__(self, per_lane: int) -> None:
         self.per_lane = per_lane
         self.data: U8 = np.zeros((64, max(per_lane, 1)), dtype=np.uint8)
+        self._outside = f"outside the lane's {per_lane} bytes of private memory"
 
     def _offsets(self, addrs: Addrs, width: int, lanes: Lanes) -> npt.NDArray[np.uint64]:
-        if addrs.size and int(addrs.max()) + width > self.per_lane:
-            bad = addrs + np.uint64(width) > np.uint64(self.per_lane)
-            lane = _first_bad(bad, lanes)
-            address = int(addrs[int(np.argmax(bad))])
-            raise AccessFault(
-                "private", address, width, lane, f"outside the lane's {self.per_lane} bytes of private memory"
-            )
-        return addrs[:, None] + _BYTE_OFFSETS[width]
+        return _bounded_offsets(addrs, width, lanes, self.per_lane, "private", self._outside)
 
     def load(self, addrs: Addrs, width: int, lanes: Lanes) -> U8:
         return self.data[lanes[:, None], self._offsets(addrs, width, lanes)]

@@ -70,6 +70,19 @@ def check_vgprs(inst: Instruction, row: int, count: int) -> None:
         )
 
 
+def data_tuple(inst: Instruction, field: str, count: int) -> int:
+    """The register-file row of a memory instruction's ``count``-dword data operand ``field``: an
+    AGPR tuple (rows 256..511) when the ``acc`` bit is set, checked with ``check_vgprs``."""
+    row: int = inst.fields[field] + (256 if inst.fields.get("acc", 0) else 0)
+    check_vgprs(inst, row, count)
+    return row
+
+
+def merge_d16(old: npt.NDArray[np.uint32], half: npt.NDArray[np.uint32], high: bool) -> npt.NDArray[np.uint32]:
+    """A d16 load's register value: the loaded 16 bits in the high or low half, the other half kept."""
+    return (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
+
+
 def constant_bits(
     inst: Instruction, code: int, bits: int, is_float: bool, signed: bool = False
 ) -> int | None:

@@ -160,13 +160,17 @@ def _dwords(inst: Instruction) -> int:
     return int(name.rsplit("x", 1)[1]) if "dwordx" in name else 1
 
 
-def _bind_sload(inst: Instruction) -> Handler:
+def _smem_operands(inst: Instruction) -> tuple[Callable[[Wave], int], int, int]:
+    """(address function, dword count, first SGPR of the data) of a scalar load or store."""
     if "buffer" in inst.opcode or "scratch" in inst.opcode:
         raise unsupported(inst, "buffer/scratch scalar memory is not used by gfx942 kernels from LLVM")
-    address = _smem_address(inst)
-    count = _dwords(inst)
-    sdata = inst.fields["sdata"]
+    address, count, sdata = _smem_address(inst), _dwords(inst), inst.fields["sdata"]
     check_sgprs(inst, sdata, count)
+    return address, count, sdata
+
+
+def _bind_sload(inst: Instruction) -> Handler:
+    address, count, sdata = _smem_operands(inst)
 
     def load(w: Wave) -> None:
         values = w.memory.scalar_load(address(w), 4 * count).view(np.uint32).tolist()
@@ -177,12 +181,7 @@ def _bind_sload(inst: Instruction) -> Handler:
 
 
 def _bind_sstore(inst: Instruction) -> Handler:
-    if "buffer" in inst.opcode or "scratch" in inst.opcode:
-        raise unsupported(inst, "buffer/scratch scalar memory is not used by gfx942 kernels from LLVM")
-    address = _smem_address(inst)
-    count = _dwords(inst)
-    sdata = inst.fields["sdata"]
-    check_sgprs(inst, sdata, count)
+    address, count, sdata = _smem_operands(inst)
 
     def store(w: Wave) -> None:
         data = np.array(w.s[sdata : sdata + count], dtype=np.uint32)

@@ -44,13 +44,23 @@ measurement was available: VCC and the intermediate values may differ from MI300
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
-from ptx2gcn.runtime.emulator.semantics_common import F32, F64, U32, U64, Handler, check_sgprs, vgpr_writer
+from ptx2gcn.runtime.emulator.semantics_common import (
+    F32,
+    F64,
+    U32,
+    U64,
+    Handler,
+    VecWrite,
+    check_sgprs,
+    vgpr_writer,
+)
 from ptx2gcn.runtime.emulator.semantics_fp import _round_to_odd_sum, fma_scaled, quiet
 from ptx2gcn.runtime.emulator.semantics_lane import float_reader, write_lane_mask
 from ptx2gcn.runtime.emulator.semantics_rounding import fma64_lane, round_directed, zero_sum_sign
@@ -190,16 +200,29 @@ def _bits(opcode: str) -> int:
     return {"f16": 16, "f32": 32, "f64": 64}[opcode[-3:]]
 
 
-def _bind_div_scale(inst: Instruction) -> Handler:
+Sources = tuple[A, A, A]
+
+
+def _operands(inst: Instruction) -> tuple[int, _Format, Callable[[Wave], Sources], VecWrite]:
+    """(width, format, reader of the three sources as floats of that format, VDST writer) of one of
+    the division helpers."""
     fmt = _FORMATS[bits := _bits(inst.opcode)]
     readers = [float_reader(inst, i, bits) for i in range(3)]
-    write = vgpr_writer(inst.fields["vdst"], bits)
+
+    def read(w: Wave) -> Sources:
+        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
+        return s0, s1, s2
+
+    return bits, fmt, read, vgpr_writer(inst.fields["vdst"], bits)
+
+
+def _bind_div_scale(inst: Instruction) -> Handler:
+    bits, fmt, read, write = _operands(inst)
     out = inst.fields["sdst"]
     check_sgprs(inst, out, 2)
 
     def run(w: Wave) -> None:
-        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
-        d, vcc = div_scale(s0, s1, s2, bits)
+        d, vcc = div_scale(*read(w), bits)
         write(w, d.view(fmt.unsigned))
         write_lane_mask(w, out, vcc)
 
@@ -207,28 +230,18 @@ def _bind_div_scale(inst: Instruction) -> Handler:
 
 
 def _bind_div_fmas(inst: Instruction) -> Handler:
-    fmt = _FORMATS[bits := _bits(inst.opcode)]
-    readers = [float_reader(inst, i, bits) for i in range(3)]
-    write = vgpr_writer(inst.fields["vdst"], bits)
+    bits, fmt, read, write = _operands(inst)
 
     def run(w: Wave) -> None:
-        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
         rounding = w.mode.round_32 if bits == 32 else w.mode.round_16_64
-        write(w, div_fmas(s0, s1, s2, mask_of(w.vcc), bits, rounding).view(fmt.unsigned))
+        write(w, div_fmas(*read(w), mask_of(w.vcc), bits, rounding).view(fmt.unsigned))
 
     return run
 
 
 def _bind_div_fixup(inst: Instruction) -> Handler:
-    fmt = _FORMATS[bits := _bits(inst.opcode)]
-    readers = [float_reader(inst, i, bits) for i in range(3)]
-    write = vgpr_writer(inst.fields["vdst"], bits)
-
-    def run(w: Wave) -> None:
-        s0, s1, s2 = (np.asarray(r(w)).view(fmt.dtype) for r in readers)
-        write(w, div_fixup(s0, s1, s2).view(fmt.unsigned))
-
-    return run
+    _, fmt, read, write = _operands(inst)
+    return lambda w: write(w, div_fixup(*read(w)).view(fmt.unsigned))
 
 
 BUILDERS = {

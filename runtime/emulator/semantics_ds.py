@@ -21,8 +21,8 @@ import numpy.typing as npt
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.semantics_atomics import ATOMICS
-from ptx2gcn.runtime.emulator.semantics_common import U32, U64, Builder, Handler, unsupported
-from ptx2gcn.runtime.emulator.semantics_vmem import _extend
+from ptx2gcn.runtime.emulator.semantics_common import U32, U64, Builder, Handler, data_tuple, merge_d16, unsupported
+from ptx2gcn.runtime.emulator.semantics_vmem import extend
 from ptx2gcn.runtime.emulator.wave import M0, Wave
 
 _READ = {
@@ -89,21 +89,16 @@ def _bind_read(inst: Instruction) -> Handler:
     if kind not in _READ:
         raise unsupported(inst, "no semantics for this LDS read")
     width, signed = _READ[kind]
-    f = inst.fields
-    offset, addr, row = _offset(inst), f["addr"], f["vdst"] + (256 if f.get("acc", 0) else 0)
     dwords = max(1, width // 4)
+    offset, addr, row = _offset(inst), inst.fields["addr"], data_tuple(inst, "vdst", dwords)
 
     def run(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
         if not lanes.size:
             return
-        values = _extend(w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes), width, signed).T
+        values = extend(w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes), width, signed).T
         if d16:  # 16-bit result into one half, the other half preserved
-            half = values[0] & U32(0xFFFF)
-            old = w.v[row, lanes]
-            w.v[row, lanes] = (
-                (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
-            )
+            w.v[row, lanes] = merge_d16(w.v[row, lanes], values[0] & U32(0xFFFF), high)
         else:
             w.v[row : row + dwords, lanes] = values
 
@@ -115,9 +110,8 @@ def _bind_write(inst: Instruction) -> Handler:
     if kind not in _WRITE:
         raise unsupported(inst, "no semantics for this LDS write")
     width, skip = _WRITE[kind]
-    f = inst.fields
-    offset, addr, data = _offset(inst), f["addr"], f["data0"] + (256 if f.get("acc", 0) else 0)
     dwords = max(1, width // 4)
+    offset, addr, data = _offset(inst), inst.fields["addr"], data_tuple(inst, "data0", dwords)
 
     def run(w: Wave) -> None:
         lanes = np.flatnonzero(w.exec_mask)
@@ -150,7 +144,7 @@ def _bind_pair(inst: Instruction) -> Handler:
                 # (``ds_read2_b32 v[0:1], v0 offset1:1``), and the hardware reads its sources once.
                 loaded = [w.group.lds.load(_addresses(w, addr, lanes, offset), width, lanes) for offset in offsets]
                 for i, raw in enumerate(loaded):
-                    w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = _extend(raw, width, False).T
+                    w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = extend(raw, width, False).T
 
         return read
     sources = (f["data0"] + acc, f["data1"] + acc)
@@ -167,7 +161,7 @@ def _bind_pair(inst: Instruction) -> Handler:
             olds = []
             for where, raw in zip(addresses, data, strict=True):
                 if exchange:
-                    olds.append(_extend(w.group.lds.load(where, width, lanes), width, False).T)
+                    olds.append(extend(w.group.lds.load(where, width, lanes), width, False).T)
                 w.group.lds.store(where, raw, lanes)
             for i, old in enumerate(olds):
                 w.v[row + i * dwords : row + (i + 1) * dwords, lanes] = old

@@ -12,7 +12,14 @@ from collections.abc import Callable
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault
-from ptx2gcn.runtime.emulator.semantics_common import Builder, Handler, scalar_reader, scalar_writer
+from ptx2gcn.runtime.emulator.semantics_common import (
+    Builder,
+    Handler,
+    ScalarRead,
+    ScalarWrite,
+    scalar_reader,
+    scalar_writer,
+)
 from ptx2gcn.runtime.emulator.wave import M0, MASK32, MASK64, Wave
 
 Result = tuple[int, int | None]
@@ -255,15 +262,7 @@ def _bind_sop2(inst: Instruction) -> Handler:
     f = inst.fields
     a = scalar_reader(inst, f["ssrc0"], _bits(inst, 0), signed=_signed(inst, 0))
     b = scalar_reader(inst, f["ssrc1"], _bits(inst, 1), signed=_signed(inst, 1))
-    write = scalar_writer(inst, f["sdst"], _dst_bits(inst))
-
-    def run(w: Wave) -> None:
-        d, scc = op(a(w), b(w), w.scc)
-        write(w, d)
-        if scc is not None:
-            w.scc = scc
-
-    return run
+    return _scalar_op(op, a, b, scalar_writer(inst, f["sdst"], _dst_bits(inst)))
 
 
 def _bind_sop1(inst: Instruction) -> Handler:
@@ -272,10 +271,15 @@ def _bind_sop1(inst: Instruction) -> Handler:
     bits = _dst_bits(inst)
     a = scalar_reader(inst, f["ssrc0"], _bits(inst, 0), signed=_signed(inst, 0))
     old = scalar_reader(inst, f["sdst"], bits) if f["sdst"] < 128 else (lambda w: 0)
-    write = scalar_writer(inst, f["sdst"], bits)
+    return _scalar_op(op, a, old, scalar_writer(inst, f["sdst"], bits))
+
+
+def _scalar_op(op: Op2, a: ScalarRead, b: ScalarRead, write: ScalarWrite) -> Handler:
+    """The handler of a SOP2/SOP1 operation: ``d, scc = op(a, b, SCC)``; SCC is kept when ``op``
+    gives None for it."""
 
     def run(w: Wave) -> None:
-        d, scc = op(a(w), old(w), w.scc)
+        d, scc = op(a(w), b(w), w.scc)
         write(w, d)
         if scc is not None:
             w.scc = scc

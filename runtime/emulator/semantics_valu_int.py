@@ -108,6 +108,23 @@ def _med3(a: A, b: A, c: A) -> A:
     return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
 
 
+def _min3(a: A, b: A, c: A) -> A:
+    return np.minimum(np.minimum(a, b), c)
+
+
+def _max3(a: A, b: A, c: A) -> A:
+    return np.maximum(np.maximum(a, b), c)
+
+
+def _min_max_med3(bits: int) -> dict[str, VOp]:
+    """``v_min3``/``v_max3``/``v_med3`` on three ``i<bits>`` or three ``u<bits>`` sources."""
+    return {
+        f"v_{name}3_{t}": VOp(fn, t, (t,) * 3)
+        for name, fn in (("min", _min3), ("max", _max3), ("med", _med3))
+        for t in (f"i{bits}", f"u{bits}")
+    }
+
+
 def _mul_hi_u32(a: A, b: A) -> A:
     return ((a.astype(U64) * b.astype(U64)) >> U64(32)).astype(U32)
 
@@ -234,12 +251,7 @@ U32_OPS: dict[str, VOp] = {
         "u32",
         ("u32", "u32", "u32"),
     ),
-    "v_min3_i32": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i32", ("i32",) * 3),
-    "v_min3_u32": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u32", ("u32",) * 3),
-    "v_max3_i32": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "i32", ("i32",) * 3),
-    "v_max3_u32": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "u32", ("u32",) * 3),
-    "v_med3_i32": VOp(_med3, "i32", ("i32",) * 3),
-    "v_med3_u32": VOp(_med3, "u32", ("u32",) * 3),
+    **_min_max_med3(32),
     "v_sad_u32": VOp(lambda a, b, c: _sad(a, b) + c, "u32", ("u32",) * 3),
     "v_sad_u8": VOp(_sad_u8, "u32", ("u32",) * 3),
     "v_sad_hi_u8": VOp(lambda a, b, c: (_sad_u8(a, b, U32(0)) << U32(16)) + c, "u32", ("u32",) * 3),
@@ -291,12 +303,7 @@ U16_OPS: dict[str, VOp] = {
     "v_mad_legacy_u16": VOp(lambda a, b, c: a * b + c, "u16", ("u16",) * 3),
     "v_mad_legacy_i16": VOp(lambda a, b, c: a * b + c, "i16", ("i16",) * 3),
     "v_mad_i16": VOp(lambda a, b, c: a * b + c, "i16", ("i16",) * 3),
-    "v_min3_i16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "i16", ("i16",) * 3),
-    "v_min3_u16": VOp(lambda a, b, c: np.minimum(np.minimum(a, b), c), "u16", ("u16",) * 3),
-    "v_max3_i16": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "i16", ("i16",) * 3),
-    "v_max3_u16": VOp(lambda a, b, c: np.maximum(np.maximum(a, b), c), "u16", ("u16",) * 3),
-    "v_med3_i16": VOp(_med3, "i16", ("i16",) * 3),
-    "v_med3_u16": VOp(_med3, "u16", ("u16",) * 3),
+    **_min_max_med3(16),
     "v_sad_u16": VOp(lambda a, b, c: _sad(a, b).astype(U32) + c.astype(U32), "u32", ("u16", "u16", "u32")),
 }
 

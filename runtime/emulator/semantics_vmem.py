@@ -26,7 +26,8 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     U64,
     Builder,
     Handler,
-    check_vgprs,
+    data_tuple,
+    merge_d16,
     scalar_reader,
     unsupported,
 )
@@ -127,7 +128,7 @@ _STORE_KIND = {
 }
 
 
-def _extend(raw: npt.NDArray[np.uint8], width: int, signed: bool) -> npt.NDArray[np.uint32]:
+def extend(raw: npt.NDArray[np.uint8], width: int, signed: bool) -> npt.NDArray[np.uint32]:
     """Bytes of each lane -> dwords (n, max(1, width/4)), zero- or sign-extended below 4 bytes."""
     if width >= 4:
         return np.ascontiguousarray(raw).view(U32).reshape(raw.shape[0], width // 4)
@@ -147,12 +148,8 @@ def _bind_load(inst: Instruction) -> Handler:
     width, signed = _LOAD_KIND[kind]
     d16 = "d16" in kind
     high = kind.endswith("_hi")
-    address = address_fn(inst)
-    row = inst.fields["vdst"] + (256 if inst.fields.get("acc", 0) else 0)
     dwords = max(1, width // 4)
-    check_vgprs(inst, row, dwords)
-
-    single = _single_space(inst)
+    address, single, row = address_fn(inst), _single_space(inst), data_tuple(inst, "vdst", dwords)
 
     def run(w: Wave) -> None:
         lanes = active_lanes(w)
@@ -160,19 +157,15 @@ def _bind_load(inst: Instruction) -> Handler:
             return
         addrs = address(w, lanes)
         if single is not None:
-            values = _extend(single(w).load(addrs, width, lanes), width, signed)
+            values = extend(single(w).load(addrs, width, lanes), width, signed)
         else:
             values = np.empty((lanes.size, dwords), dtype=U32)
             for space, sub_addrs, sub_lanes, positions in _route(inst, w, addrs, lanes):
-                values[positions] = _extend(space.load(sub_addrs, width, sub_lanes), width, signed)
+                values[positions] = extend(space.load(sub_addrs, width, sub_lanes), width, signed)
         if lanes is ALL_LANES and not d16:
             w.v[row : row + dwords] = values.T
         elif d16:
-            old = w.v[row, lanes]
-            half = values[:, 0] & U32(0xFFFF)
-            w.v[row, lanes] = (
-                (old & U32(0xFFFF)) | (half << U32(16)) if high else (old & U32(0xFFFF0000)) | half
-            )
+            w.v[row, lanes] = merge_d16(w.v[row, lanes], values[:, 0] & U32(0xFFFF), high)
         else:
             w.v[row : row + dwords, lanes] = values.T
 
@@ -184,12 +177,8 @@ def _bind_store(inst: Instruction) -> Handler:
     if kind not in _STORE_KIND:
         raise unsupported(inst, "no semantics for this store")
     width, byte_offset = _STORE_KIND[kind]
-    address = address_fn(inst)
-    data = inst.fields["vdata"] + (256 if inst.fields.get("acc", 0) else 0)
     dwords = max(1, width // 4)
-    check_vgprs(inst, data, dwords)
-
-    single = _single_space(inst)
+    address, single, data = address_fn(inst), _single_space(inst), data_tuple(inst, "vdata", dwords)
 
     def run(w: Wave) -> None:
         lanes = active_lanes(w)
@@ -224,16 +213,12 @@ def _bind_atomic(inst: Instruction) -> Handler:
     op: AtomicOp | None = ATOMICS.get(name)
     if op is None:
         raise unsupported(inst, "no semantics for this atomic")
-    f = inst.fields
     address = address_fn(inst)
-    data = f["vdata"] + (256 if f.get("acc", 0) else 0)
-    dst = f["vdst"] + (256 if f.get("acc", 0) else 0)
-    returns = bool(f.get("sc0", 0))
+    returns = bool(inst.fields.get("sc0", 0))
     width = op.bytes
     words = width // 4
     operands = words * (2 if op.two_operands else 1)
-    check_vgprs(inst, data, operands)
-    check_vgprs(inst, dst, words)
+    data, dst = data_tuple(inst, "vdata", operands), data_tuple(inst, "vdst", words)
 
     def run(w: Wave) -> None:
         lanes = active_lanes(w)
