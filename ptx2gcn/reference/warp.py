@@ -105,27 +105,39 @@ def _shfl(sp: Spelling, inputs: Sequence[object]) -> Result:
                         [B32, B32, B32, B32])
 
 
+LaneCombine = Callable[[int, int, list[int]], tuple[LaneValue, ...]]
+
+
+def _collective(sp: Spelling, inputs: Sequence[object], t: PtxType, outputs: int,
+                combine: LaneCombine) -> list[tuple[LaneValue, ...]]:
+    """Per-lane destinations of a collective whose operands are a value of type ``t`` and the
+    membermask: ``combine(lane, participants, values)`` for each executing member, ``outputs``
+    undefined values for every other lane."""
+    ops, active = _split_active(sp, inputs, 2)
+    values = _lanes(ops[0], t, sp)
+    member = _lanes(ops[1], B32, sp)
+    lanes: list[tuple[LaneValue, ...]] = []
+    for lane in range(WARP):
+        m = _participants(active, member[lane], lane)
+        lanes.append((UNDEFINED,) * outputs if m is None else combine(lane, m, values))
+    return lanes
+
+
 def _vote(sp: Spelling, inputs: Sequence[object]) -> Result:
     sp.require({"sync", "all", "any", "uni", "ballot"}, ("pred", "b32"))
     mode = sp.one_of(("all", "any", "uni", "ballot"))
-    ops, active = _split_active(sp, inputs, 2)
-    pred = _lanes(ops[0], PRED, sp)
-    member = _lanes(ops[1], B32, sp)
-    lanes: list[tuple[LaneValue]] = []
-    for lane in range(WARP):
-        m = _participants(active, member[lane], lane)
-        if m is None:
-            lanes.append((UNDEFINED,))
-            continue
+
+    def combine(lane: int, m: int, pred: list[int]) -> tuple[LaneValue]:
         votes = [bool(pred[i]) for i in range(WARP) if m >> i & 1]
         if mode == "ballot":
-            lanes.append((sum(1 << i for i in range(WARP) if m >> i & 1 and pred[i]),))
-        elif mode == "all":
-            lanes.append((all(votes),))
-        elif mode == "any":
-            lanes.append((any(votes),))
-        else:
-            lanes.append((all(votes) or not any(votes),))
+            return (sum(1 << i for i in range(WARP) if m >> i & 1 and pred[i]),)
+        if mode == "all":
+            return (all(votes),)
+        if mode == "any":
+            return (any(votes),)
+        return (all(votes) or not any(votes),)
+
+    lanes = _collective(sp, inputs, PRED, 1, combine)
     return build_result([B32 if mode == "ballot" else PRED], lanes, (WARP,), (), [PRED, B32])
 
 
@@ -135,20 +147,12 @@ def _match(sp: Spelling, inputs: Sequence[object]) -> Result:
     sp.require({"sync", "any", "all"}, ("b32", "b64"))
     t = sp.type
     mode = sp.one_of(("any", "all"))
-    ops, active = _split_active(sp, inputs, 2)
-    values = _lanes(ops[0], t, sp)
-    member = _lanes(ops[1], B32, sp)
-    lanes: list[tuple[LaneValue, LaneValue]] = []
-    for lane in range(WARP):
-        m = _participants(active, member[lane], lane)
-        if m is None:
-            lanes.append((UNDEFINED, UNDEFINED))
-            continue
+
+    def combine(lane: int, m: int, values: list[int]) -> tuple[LaneValue, LaneValue]:
         same = sum(1 << i for i in range(WARP) if m >> i & 1 and values[i] == values[lane])
-        if mode == "any":
-            lanes.append((same, UNDEFINED))
-        else:
-            lanes.append((m if same == m else 0, same == m))
+        return (same, UNDEFINED) if mode == "any" else (m if same == m else 0, same == m)
+
+    lanes = _collective(sp, inputs, t, 2, combine)
     return build_result([B32, PRED], lanes, (WARP,), ["match.any has no predicate destination"], [t, B32])
 
 
@@ -177,23 +181,17 @@ def _redux(sp: Spelling, inputs: Sequence[object]) -> Result:
         raise ReferenceInputError(f"{sp.text}: .{op} is not defined for .{t.name}")
     if (sp.has("abs") or sp.has("NaN")) and not t.is_float:
         raise ReferenceInputError(f"{sp.text}: .abs/.NaN need .f32")
-    ops, active = _split_active(sp, inputs, 2)
-    values = _lanes(ops[0], t, sp)
-    member = _lanes(ops[1], B32, sp)
-    lanes: list[tuple[LaneValue]] = []
-    for lane in range(WARP):
-        m = _participants(active, member[lane], lane)
-        if m is None:
-            lanes.append((UNDEFINED,))
-            continue
+
+    def combine(lane: int, m: int, values: list[int]) -> tuple[LaneValue]:
         chosen = [values[i] for i in range(WARP) if m >> i & 1]
         if t.is_float:
             if sp.has("abs"):
                 chosen = [F32.magnitude(x) for x in chosen]
-            lanes.append((_redux_float(chosen, op == "min", sp.has("NaN")),))
-            continue
+            return (_redux_float(chosen, op == "min", sp.has("NaN")),)
         xs = [to_signed(x, 32) if t.signed else x for x in chosen]
-        lanes.append((_REDUX[op](xs) & mask(32),))
+        return (_REDUX[op](xs) & mask(32),)
+
+    lanes = _collective(sp, inputs, t, 1, combine)
     return build_result([t], lanes, (WARP,), (), [t, B32])
 
 
