@@ -259,6 +259,28 @@ PROLOGUE = [
 MODULE_VARIABLES = [f".global .align 8 .b64 gpriv[{THREADS}];", f".global .align 8 .b64 gword[{GRID}];"]
 
 
+def _load_register(cls: str, register: str, address: str) -> list[str]:
+    if cls == "pred":
+        return [f"ld.global.u32 %t, {address};", f"setp.ne.u32 {register}, %t, 0;"]
+    return [f"ld.global.{CLASSES[cls][1]} {register}, {address};"]
+
+
+def _store_register(cls: str, register: str, address: str) -> list[str]:
+    if cls == "pred":
+        return [f"selp.u32 %t, 1, 0, {register};", f"st.global.u32 {address}, %t;"]
+    return [f"st.global.{CLASSES[cls][1]} {address}, {register};"]
+
+
+def _register_transfers(base: str, transfer: Callable[[str, str, str], list[str]]) -> list[str]:
+    """Every register of the program loaded from or stored to its slot of this thread in the
+    ``base`` buffer (one row of ``THREADS`` slots per register, in ``all_registers`` order)."""
+    lines = []
+    for row, (cls, i) in enumerate(all_registers()):
+        lines.append(f"mad.wide.u32 %ta, %gid, {SLOT}, {base};")
+        lines += transfer(cls, reg(cls, i), f"[%ta+{row * THREADS * SLOT}]")
+    return lines
+
+
 def ptx_text(program: Program) -> str:
     """The kernel ``fuzz(in, out)``: prologue loads, body, epilogue stores."""
     functions = list(dict.fromkeys(calls(program.body)))
@@ -271,22 +293,10 @@ def ptx_text(program: Program) -> str:
     for prefix, decl, _ in CLASSES.values():
         lines.append(f".reg .{decl} {prefix}<{REGS}>;")
     lines += PROLOGUE
-    for row, (cls, i) in enumerate(all_registers()):
-        lines.append(f"mad.wide.u32 %ta, %gid, {SLOT}, %in;")
-        offset = row * THREADS * SLOT
-        if cls == "pred":
-            lines += [f"ld.global.u32 %t, [%ta+{offset}];", f"setp.ne.u32 {reg(cls, i)}, %t, 0;"]
-        else:
-            lines.append(f"ld.global.{CLASSES[cls][1]} {reg(cls, i)}, [%ta+{offset}];")
+    lines += _register_transfers("%in", _load_register)
     for k in range(LOCAL_WORDS):
         lines.append(f"st.local.b32 [%loc+{4 * k}], {reg('i32', k % REGS)};")
     lines += emitter.lines
-    for row, (cls, i) in enumerate(all_registers()):
-        lines.append(f"mad.wide.u32 %ta, %gid, {SLOT}, %out;")
-        offset = row * THREADS * SLOT
-        if cls == "pred":
-            lines += [f"selp.u32 %t, 1, 0, {reg(cls, i)};", f"st.global.u32 [%ta+{offset}], %t;"]
-        else:
-            lines.append(f"st.global.{CLASSES[cls][1]} [%ta+{offset}], {reg(cls, i)};")
+    lines += _register_transfers("%out", _store_register)
     lines += ["ret;", "}"]
     return "\n".join(lines) + "\n"
