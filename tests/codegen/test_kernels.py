@@ -24,6 +24,13 @@ def _launch(ptx: str, kernel: str, kernarg: bytes, memory: DeviceMemory, grid: t
     launch(program, kernel, grid=grid, block=block, kernarg=kernarg, memory=memory, dynamic_lds=dynamic_lds)
 
 
+def _upload(memory: DeviceMemory, data: bytes) -> int:
+    """A fresh device buffer holding ``data``."""
+    address = memory.alloc(len(data))
+    memory.write(address, data)
+    return address
+
+
 ABI = """
 .visible .entry abi(.param .u64 out, .param .align 8 .b8 s[12], .param .u8 c, .param .f64 d, .param .u16 h,
                     .param .align 4 .b8 t[3], .param .u32 last)
@@ -152,9 +159,8 @@ SHARED = """
 
 def test_static_shared_memory_and_barrier() -> None:
     memory = DeviceMemory()
-    data = memory.alloc(256)
     values = np.arange(1000, 1064, dtype=np.uint32)
-    memory.write(data, values.tobytes())
+    data = _upload(memory, values.tobytes())
     _launch(SHARED, "reverse", struct.pack("<Q", data), memory, block=(64, 1, 1))
     got = np.frombuffer(memory.read(data, 256), np.uint32)
     assert np.array_equal(got, values[::-1] + 64)
@@ -195,9 +201,8 @@ DYNAMIC = """
 def test_dynamic_shared_memory_follows_static() -> None:
     memory = DeviceMemory()
     n = 128
-    data = memory.alloc(4 * n)
     values = np.linspace(-1, 1, n, dtype=np.float32)
-    memory.write(data, values.tobytes())
+    data = _upload(memory, values.tobytes())
     co = compile(HEADER + DYNAMIC)
     assert co.kernels["dynrev"].lds_size >= 12
     launch(load(co.data, "d"), "dynrev", grid=(1, 1, 1), block=(n, 1, 1), kernarg=struct.pack("<QI", data, n),
@@ -340,9 +345,8 @@ ATOMICS = """
 def test_atomics() -> None:
     memory = DeviceMemory()
     n = 64
-    cells = memory.alloc(48)
+    cells = _upload(memory, struct.pack("<IIIiIfIIQI", 0, 0, 3, 0, 0, 0.5, 0, 5, 7, 0xFFFF))
     old = memory.alloc(4 * n)
-    memory.write(cells, struct.pack("<IIIiIfIIQI", 0, 0, 3, 0, 0, 0.5, 0, 5, 7, 0xFFFF))
     _launch(ATOMICS, "atomics", struct.pack("<QQ", cells, old), memory, block=(n, 1, 1))
     add, inc, dec, mn, mx, fsum, orr, cas, red, exch = struct.unpack("<IIIiIfIIQI", memory.read(cells, 44))
     assert add == sum(range(n))
@@ -389,9 +393,7 @@ def test_carry_chain_is_128_bit_arithmetic(kind: str) -> None:
     words_a[:8] = 0xFFFFFFFF  # long carry ripples
     words_b[:8] = [1, 0, 0, 0]
     memory = DeviceMemory()
-    pa, pb, po = memory.alloc(16 * n), memory.alloc(16 * n), memory.alloc(16 * n)
-    memory.write(pa, words_a.tobytes())
-    memory.write(pb, words_b.tobytes())
+    pa, pb, po = _upload(memory, words_a.tobytes()), _upload(memory, words_b.tobytes()), memory.alloc(16 * n)
     ptx = CARRY if kind == "add" else CARRY.replace("add.cc", "sub.cc").replace("addc", "subc")
     _launch(ptx, "carry", struct.pack("<QQQ", pa, pb, po), memory, block=(n, 1, 1))
     got = np.frombuffer(memory.read(po, 16 * n), np.uint32).reshape(n, 4)
@@ -453,9 +455,7 @@ def test_indirect_calls_through_an_initialised_function_table() -> None:
     n = 64
     values = np.linspace(-4, 4, n, dtype=np.float32)
     which = np.arange(n, dtype=np.int32)
-    p_in, p_out, p_which = memory.alloc(4 * n), memory.alloc(4 * n), memory.alloc(4 * n)
-    memory.write(p_in, values.tobytes())
-    memory.write(p_which, which.tobytes())
+    p_in, p_out, p_which = _upload(memory, values.tobytes()), memory.alloc(4 * n), _upload(memory, which.tobytes())
     launch(program, "indirect_calls", grid=(1, 1, 1), block=(n, 1, 1),
            kernarg=struct.pack("<QQQ", p_in, p_out, p_which), memory=memory)
     got = np.frombuffer(memory.read(p_out, 4 * n), np.float32)
@@ -486,8 +486,7 @@ def test_dp4a_dp2a_and_cp_async_zero_fill() -> None:
 }
 """
     memory = DeviceMemory()
-    out, src = memory.alloc(32), memory.alloc(16)
-    memory.write(src, bytes(range(1, 17)))
+    out, src = memory.alloc(32), _upload(memory, bytes(range(1, 17)))
     _launch(ptx, "misc", struct.pack("<QQ", out, src), memory, block=(1, 1, 1))
     got = struct.unpack("<8I", memory.read(out, 32))
     a_s, a_u, b_bytes = [-128, 127, -1, 1], [0x80, 0x7F, 0xFF, 0x01], [5, 4, 3, 2]
@@ -538,8 +537,7 @@ def test_half_and_double_atomics() -> None:
 }
 """
     memory = DeviceMemory()
-    cells = memory.alloc(16)
-    memory.write(cells, bytes(16))
+    cells = _upload(memory, bytes(16))
     _launch(ptx, "hatom", struct.pack("<Q", cells), memory, block=(64, 1, 1))
     lo, hi, h, bf, d = struct.unpack("<eeeHd", memory.read(cells, 16))
     assert (lo, hi, h) == (32.0, 64.0, 64.0)  # 64 × 0.5, 64 × 1.0, 64 × 1.0: exact in f16
@@ -568,8 +566,7 @@ def test_memory_ordering_and_scopes() -> None:
 }
 """
     memory = DeviceMemory()
-    cells = memory.alloc(20)
-    memory.write(cells, bytes(20))
+    cells = _upload(memory, bytes(20))
     _launch(ptx, "mm", struct.pack("<Q", cells), memory, block=(32, 1, 1))
     assert struct.unpack("<5I", memory.read(cells, 20)) == (5, 5 * 32, 5 * 32, 5, 31)
     text = compile(HEADER + ptx).llvm_ir
@@ -637,8 +634,7 @@ def test_vector_float_atomics_are_per_element() -> None:
 }
 """
     memory = DeviceMemory()
-    cells = memory.alloc(32)
-    memory.write(cells, np.array([0.5, 1.0, 0, 0, 2, 3, 4, 5], np.float32).tobytes())
+    cells = _upload(memory, np.array([0.5, 1.0, 0, 0, 2, 3, 4, 5], np.float32).tobytes())
     _launch(ptx, "vatom", struct.pack("<QQ", cells, 0), memory, block=(16, 1, 1))
     got = np.frombuffer(memory.read(cells, 32), np.float32)
     total = float(sum(range(16)))
@@ -661,8 +657,7 @@ def test_vector_acquire_release_accesses() -> None:
 }
 """
     memory = DeviceMemory()
-    cells = memory.alloc(48)
-    memory.write(cells, struct.pack("<QQ", 0x0000000500000007, 0x0000000B0000000D) + bytes(32))
+    cells = _upload(memory, struct.pack("<QQ", 0x0000000500000007, 0x0000000B0000000D) + bytes(32))
     _launch(ptx, "vacq", struct.pack("<Q", cells), memory, block=(1, 1, 1))
     got = memory.read(cells, 48)
     assert struct.unpack_from("<QQ", got, 16) == (0x0000000B0000000D, 0x0000001000000014)

@@ -274,68 +274,6 @@ def test_divergent_64_bit_loop_with_udiv_srem(kernel: Kernel) -> None:
     np.testing.assert_array_equal(download(memory, out, n, np.uint64), expected)
 
 
-FDIV = kernel_ir("""
-define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %q64,
-                                ptr addrspace(1) %fa, ptr addrspace(1) %fb, ptr addrspace(1) %q32) {
-$GID_X
-  %pa = getelementptr double, ptr addrspace(1) %a, i32 %gid
-  %pb = getelementptr double, ptr addrspace(1) %b, i32 %gid
-  %x = load double, ptr addrspace(1) %pa
-  %y = load double, ptr addrspace(1) %pb
-  %z = fdiv double %x, %y
-  %pq = getelementptr double, ptr addrspace(1) %q64, i32 %gid
-  store double %z, ptr addrspace(1) %pq
-  %fpa = getelementptr float, ptr addrspace(1) %fa, i32 %gid
-  %fpb = getelementptr float, ptr addrspace(1) %fb, i32 %gid
-  %fx = load float, ptr addrspace(1) %fpa
-  %fy = load float, ptr addrspace(1) %fpb
-  %fz = fdiv float %fx, %fy
-  %fpq = getelementptr float, ptr addrspace(1) %q32, i32 %gid
-  store float %fz, ptr addrspace(1) %fpq
-  ret void
-}
-""")
-
-
-def _division_operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(4)
-    info = np.finfo(dtype)
-    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
-    b = (rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)).astype(dtype)
-    special_a = [
-        1.0,
-        -0.0,
-        np.inf,
-        np.nan,
-        1.0,
-        info.max,
-        info.tiny,
-        info.smallest_subnormal,
-        3.0,
-        info.max,
-        1.0,
-        info.tiny * 3,
-    ]
-    special_b = [0.0, 5.0, np.inf, 1.0, info.smallest_subnormal, info.tiny, info.max, 3.0, 7.0, 0.5, 3.0, info.max]
-    a[: len(special_a)] = special_a
-    b[: len(special_b)] = special_b
-    return a, b
-
-
-def test_f64_and_f32_division_are_correctly_rounded(kernel: Kernel) -> None:
-    program = kernel(FDIV)
-    memory = DeviceMemory()
-    n = 64
-    a, b = _division_operands(np.float64, n)
-    fa, fb = _division_operands(np.float32, n)
-    pa, pb, pq = upload(memory, a), upload(memory, b), upload(memory, np.zeros(n))
-    pfa, pfb, pfq = upload(memory, fa), upload(memory, fb), upload(memory, np.zeros(n, dtype=np.float32))
-    launch(program, "fdiv", grid=(1,), block=(n,), kernarg=struct.pack("<6Q", pa, pb, pq, pfa, pfb, pfq), memory=memory)
-    with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(download(memory, pq, n, np.float64), a / b)
-        np.testing.assert_array_equal(download(memory, pfq, n, np.float32), fa / fb)
-
-
 ATOMICS = kernel_ir("""
 define amdgpu_kernel void @atomics(ptr addrspace(1) %ctr, ptr addrspace(1) %old, ptr addrspace(1) %fsum,
                                    ptr addrspace(1) %mx, ptr addrspace(1) %big, ptr addrspace(1) %cas) {

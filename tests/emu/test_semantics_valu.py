@@ -184,16 +184,21 @@ def test_fma_f32_is_correctly_rounded_on_hard_cases(one_instruction: Run) -> Non
     np.testing.assert_array_equal(got, np.array(expected, dtype=np.float32))
 
 
-def test_fma_f64_is_correctly_rounded(one_instruction: Run) -> None:
-    rng = np.random.default_rng(8)
-    a, b = rng.standard_normal(64), rng.standard_normal(64)
-    c = -(a * b)
+def _fma_f64(one_instruction: Run, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Each lane's ``v_fma_f64`` of a, b and c (64 lanes each)."""
     w = wave_with()
     for row, values in ((0, a), (2, b), (4, c)):
         raw = values.view(np.uint64)
         w.v[row], w.v[row + 1] = (raw & M32).astype(np.uint32), (raw >> 32).astype(np.uint32)
     one_instruction("v_fma_f64 v[6:7], v[0:1], v[2:3], v[4:5]", w)
-    got = (w.v[6].astype(np.uint64) | w.v[7].astype(np.uint64) << 32).view(np.float64)
+    return (w.v[6].astype(np.uint64) | w.v[7].astype(np.uint64) << 32).view(np.float64)
+
+
+def test_fma_f64_is_correctly_rounded(one_instruction: Run) -> None:
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal(64), rng.standard_normal(64)
+    c = -(a * b)
+    got = _fma_f64(one_instruction, a, b, c)
     expected = [_fma_model(x, y, z, np.float64) for x, y, z in zip(a, b, c)]
     np.testing.assert_array_equal(got, np.array(expected))
     assert np.count_nonzero(got) > 50  # the residual a*b - round(a*b) is almost never zero
@@ -467,12 +472,7 @@ def test_fma_f64_overflow_subnormal_and_cancellation_edges(one_instruction: Run)
         (-0.0, 5.0, 0.0),
     ]
     a, b, c = (np.resize(np.array(column), 64) for column in zip(*cases))
-    w = wave_with()
-    for row, values in ((0, a), (2, b), (4, c)):
-        raw = values.view(np.uint64)
-        w.v[row], w.v[row + 1] = (raw & M32).astype(np.uint32), (raw >> 32).astype(np.uint32)
-    one_instruction("v_fma_f64 v[6:7], v[0:1], v[2:3], v[4:5]", w)
-    got = (w.v[6].astype(np.uint64) | w.v[7].astype(np.uint64) << 32).view(np.float64)
+    got = _fma_f64(one_instruction, a, b, c)
     for i, (x, y, z) in enumerate(cases):
         expected = z + x * y if x * y == 0 else _round_f64(Fraction(x) * Fraction(y) + Fraction(z))
         assert got[i] == expected and math.copysign(1, got[i]) == math.copysign(1, expected), (
