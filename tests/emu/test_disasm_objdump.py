@@ -321,30 +321,38 @@ def objdump_listing(
 ) -> dict[int, tuple[str, int]]:
     """address -> (text, size) for every instruction line llvm-objdump prints; ``drop_notes`` removes
     LLVM's ``/* ... */`` notes from the text."""
+    listing = {}
+    for match in _objdump_lines(llvm_tool, path):
+        text = _NOTE.sub("", match.group(1)) if drop_notes else match.group(1)
+        listing[int(match.group(2), 16)] = (normalise_whitespace(text), 4 * len(match.group(3).split()))
+    return listing
+
+
+def _objdump_lines(llvm_tool: Callable[[str], str], path: Path) -> list[re.Match[str]]:
+    """The instruction lines of ``llvm-objdump -d`` (groups: text, address, raw dwords)."""
     out = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", "--mcpu=gfx942", str(path)],
                          capture_output=True, text=True, check=True).stdout
-    listing = {}
-    for line in out.splitlines():
-        match = _LINE.match(line)
-        if match:
-            text = _NOTE.sub("", match.group(1)) if drop_notes else match.group(1)
-            listing[int(match.group(2), 16)] = (normalise_whitespace(text), 4 * len(match.group(3).split()))
-    return listing
+    return [match for match in map(_LINE.match, out.splitlines()) if match]
+
+
+def _text_section(path: Path) -> tuple[int, bytes]:
+    """(virtual address, bytes) of the code object's ``.text``."""
+    elf = ElfFile(path.read_bytes())
+    text = elf.section(".text")
+    assert text is not None
+    return text.addr, elf.section_data(text)
 
 
 def decoded_functions(path: Path) -> dict[str, list[Instruction]]:
     """Every function symbol of the code object, decoded from its file bytes (addresses = vaddr)."""
-    elf = ElfFile(path.read_bytes())
-    text = elf.section(".text")
-    assert text is not None
-    code = elf.section_data(text)
+    base, code = _text_section(path)
     functions = {}
-    for symbol in elf.symtab:
+    for symbol in ElfFile(path.read_bytes()).symtab:
         if symbol.type == STT_FUNC and symbol.defined and symbol.size:
-            start = symbol.value - text.addr
+            start = symbol.value - base
             functions[symbol.name] = [
                 inst for inst in decode_all(code, start, start + symbol.size)]
-    return {name: [_rebase(inst, text.addr) for inst in insts] for name, insts in functions.items()}
+    return {name: [_rebase(inst, base) for inst in insts] for name, insts in functions.items()}
 
 
 def _rebase(inst: Instruction, base: int) -> Instruction:
@@ -390,20 +398,12 @@ def test_code_object_uses_the_interesting_forms(code_object: Path) -> None:
 
 def test_objdump_lines_equal_llvm_objdump(llvm_tool: Callable[[str], str], code_object: Path) -> None:
     """``objdump_line`` reproduces objdump's whole line: text, address and raw dwords."""
-    out = subprocess.run([llvm_tool("llvm-objdump-22"), "-d", "--mcpu=gfx942", str(code_object)],
-                         capture_output=True, text=True, check=True).stdout
-    expected = {}
-    for line in out.splitlines():
-        match = _LINE.match(line)
-        if match:
-            address = int(match.group(2), 16)
-            text = normalise_whitespace(match.group(1))
-            expected[address] = f"{text} // {match.group(2)}: {match.group(3)}"
-    elf = ElfFile(code_object.read_bytes())
-    text = elf.section(".text")
-    assert text is not None
-    code = elf.section_data(text)
+    expected = {
+        int(match.group(2), 16): f"{normalise_whitespace(match.group(1))} // {match.group(2)}: {match.group(3)}"
+        for match in _objdump_lines(llvm_tool, code_object)
+    }
+    base, code = _text_section(code_object)
     insts = decode_all(code, 0, len(code))
     assert len(insts) == len(expected)
     for inst in insts:
-        assert objdump_line(inst, code, text.addr) == expected[text.addr + inst.pc]
+        assert objdump_line(inst, code, base) == expected[base + inst.pc]
