@@ -13,12 +13,13 @@ from collections.abc import Sequence
 
 from lark import Token
 
-from ptx2gcn.diagnostics import Ptx2GcnError, Span
+from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.attrs import interpret, require_declaration, require_linkage_only
 from ptx2gcn.frontend.fixups import classify_function_names, classify_module_names
 from ptx2gcn.frontend.operand_builder import Child, OperandBuilder
-from ptx2gcn.frontend.tokens import LABEL_OPCODES, simple_operands, token_operand
+from ptx2gcn.frontend.simple_run import guard, simple_instruction, split_run
+from ptx2gcn.frontend.tokens import LABEL_OPCODES, token_operand
 
 CALL_OPCODES = frozenset({"call"})
 """Opcodes whose parenthesised operands are argument lists, never grouping."""
@@ -37,6 +38,15 @@ class _ParamList:
 
 class AstBuilder(OperandBuilder):
     """Callbacks for one parse at a time; ``reset`` points it at the next source file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._runs: dict[int, tuple[list[ast.Instruction], Ptx2GcnError | None]] = {}
+        """SIMPLE_INSTRUCTIONS runs built when lexed, by token offset, until their reduction."""
+
+    def reset(self, source: SourceFile) -> None:
+        super().reset(source)
+        self._runs = {}
 
     # -- module-level directives -------------------------------------------------------------------
 
@@ -207,7 +217,13 @@ class AstBuilder(OperandBuilder):
     # -- statements ----------------------------------------------------------------------------------
 
     def block(self, c: list[Child]) -> ast.Block:
-        return ast.Block(self._span(c[0], c[-1]), tuple(c[1:-1]))
+        statements: list[ast.Statement] = []
+        for child in c[1:-1]:
+            if type(child) is list:  # a run of simple instructions
+                statements += child
+            else:
+                statements.append(child)
+        return ast.Block(self._span(c[0], c[-1]), tuple(statements))
 
     def label(self, c: list[Token]) -> ast.LabelDecl:
         return ast.LabelDecl(self._tok_span(c[0]), c[0].value[:-1].rstrip())
@@ -263,25 +279,36 @@ class AstBuilder(OperandBuilder):
         return ast.Instruction(span, guard, opcode, tuple("." + m for m in mods), tuple(operands))
 
     def simple_instruction(self, c: list[Token]) -> ast.Instruction:
-        """An instruction whose operands came as one SIMPLE_OPERANDS token (the common case)."""
+        """An instruction whose operands came as one SIMPLE_OPERANDS token (split from its opcode by
+        a line break or comment, so not part of a SIMPLE_INSTRUCTIONS run)."""
         first = c[0]
-        guard = self._guard(first) if first.type == "GUARD" else None
-        head = c[-2]
-        opcode, *mods = head.value.split(".")
+        guard_node = self._guard(first) if first.type == "GUARD" else None
         last = c[-1]
-        operands = simple_operands(last, self.filename, self.source, opcode in LABEL_OPCODES)
         span = Span(self.filename, first.line, first.column, last.end_line, last.end_column, self.source)
-        return ast.Instruction(span, guard, opcode, tuple("." + m for m in mods), operands)
+        return simple_instruction(span, guard_node, c[-2].value, last.value, last.line, last.column)
+
+    def lex_simple_instructions(self, tok: Token) -> Token:
+        """Lexer callback: build a SIMPLE_INSTRUCTIONS run as soon as it is lexed (errors before the
+        next token, as the per-instruction path raises them; see ``ptx2gcn.frontend.simple_run``)."""
+        self._runs[tok.start_pos] = split_run(tok.value, tok.line, tok.column, self.filename, self.source)
+        return tok
+
+    def simple_instructions(self, c: list[Token]) -> list[ast.Instruction]:
+        """The instructions of a SIMPLE_INSTRUCTIONS run (``block`` splices them in)."""
+        tok = c[0]
+        built = self._runs.pop(tok.start_pos, None)
+        if built is None:  # a parser without the lexer callback (benchmarks/parse.py's variants)
+            built = split_run(tok.value, tok.line, tok.column, self.filename, self.source)
+        instructions, error = built
+        if error is not None:
+            raise error
+        return instructions
 
     def _guard(self, tok: Token) -> ast.Guard:
-        negated = tok.value[1] == "!"
-        name = tok.value[2:] if negated else tok.value[1:]
-        span = self._tok_span(tok)
-        return ast.Guard(span, ast.Register(span, name), negated)
-
+        return guard(tok.value, self._tok_span(tok))
 
 
 def callback_names() -> Sequence[str]:
     """The rule/alias names this builder handles (tests compare them with the grammar)."""
     names = {*vars(AstBuilder), *vars(OperandBuilder)}
-    return sorted(n for n in names if not n.startswith("_") and n != "reset")
+    return sorted(n for n in names if not n.startswith(("_", "lex_")) and n != "reset")

@@ -185,18 +185,30 @@ class _FunctionChecker:
         if ins.guard is not None:
             self._register(ins.guard.predicate)
         for op in ins.operands:
-            for leaf in operand_leaves(op):
-                if isinstance(leaf, ast.Register):
-                    self._register(leaf)
-                elif isinstance(leaf, ast.Label):
-                    if leaf.name not in self.labels:
-                        self.out.append(_error(leaf.span, f"undeclared label '{leaf.name}'"))
-                elif isinstance(leaf, ast.Symbol):
-                    self._symbol(leaf)
+            kind = type(op)
+            if kind is ast.Register:  # the common operands, without walking their leaves
+                self._register(op)
+            elif kind is ast.IntImmediate or kind is ast.SpecialRegister:
+                continue
+            else:
+                for leaf in operand_leaves(op):
+                    self._leaf(leaf)
+
+    def _leaf(self, leaf: ast.Operand) -> None:
+        if isinstance(leaf, ast.Register):
+            self._register(leaf)
+        elif isinstance(leaf, ast.Label):
+            if leaf.name not in self.labels:
+                self.out.append(_error(leaf.span, f"undeclared label '{leaf.name}'"))
+        elif isinstance(leaf, ast.Symbol):
+            self._symbol(leaf)
 
     def _register(self, reg: ast.Register) -> None:
-        if not any(reg.name in s.registers for s in self.scopes):
-            self.out.append(_error(reg.span, f"undeclared register '{reg.name}'"))
+        name = reg.name
+        for scope in self.scopes:
+            if name in scope.registers:
+                return
+        self.out.append(_error(reg.span, f"undeclared register '{reg.name}'"))
 
     def _symbol(self, sym: ast.Symbol) -> None:
         name = sym.name

@@ -53,6 +53,7 @@ _PRETTY: dict[str, str] = {
     "DOTWORD": "a type or state space (.b32, .global, ...)", "OPCODE": "an instruction",
     "LABEL_DEF": "a label", "GUARD": "a predicate guard", "SINK": "'_'", "ALIGN": "'.align'",
     "ENTRY": "'.entry'", "FUNC": "'.func'", "DWARF": "'@@DWARF'", "SIMPLE_OPERANDS": "operands",
+    "SIMPLE_INSTRUCTIONS": "an instruction",
     "$END": "end of file",
 }
 
@@ -200,10 +201,13 @@ def _bad_character(error: UnexpectedCharacters, source: SourceFile) -> Ptx2GcnEr
 
 
 def _first_atom(token: Token) -> str:
-    """The text a user sees as "the token": the first operand of a SIMPLE_OPERANDS token."""
+    """The text a user sees as "the token": the first operand of a SIMPLE_OPERANDS token, the guard
+    or opcode that starts a SIMPLE_INSTRUCTIONS run (what GUARD/OPCODE would have been)."""
     text = str(token.value)
     if token.type == "SIMPLE_OPERANDS":
         text = text.split(",", 1)[0].rstrip(" \t;")
+    elif token.type == "SIMPLE_INSTRUCTIONS":
+        text = text.split(None, 1)[0]
     return text
 
 
@@ -244,7 +248,7 @@ def _literal(name: str) -> str:
 def _token_span(token: Token | None, source: SourceFile) -> Span:
     if token is None or token.line is None:
         return _end_span(source)
-    if token.type == "SIMPLE_OPERANDS":
+    if token.type in ("SIMPLE_OPERANDS", "SIMPLE_INSTRUCTIONS"):
         column = token.column or 0
         return Span(source.name, token.line, column, token.line, column + len(_first_atom(token)), source)
     return Span(source.name, token.line, token.column or 0, token.end_line or token.line,

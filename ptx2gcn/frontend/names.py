@@ -14,6 +14,14 @@ from ptx2gcn.frontend import ast
 
 _MAX_DIGITS = 10
 """Range counts are below 2**32 (the builder enforces it), so indices have at most 10 digits."""
+_ASCII_DIGITS = "0123456789"
+
+
+def _index_digits(digits: str) -> bool:
+    """Whether ``digits`` can be a range index: ASCII decimal digits, no leading zero, at most
+    ``_MAX_DIGITS`` long (``str.isdigit`` alone would also accept ``²`` or ``٣``)."""
+    return (digits.isascii() and digits.isdigit() and (digits[0] != "0" or len(digits) == 1)
+            and len(digits) <= _MAX_DIGITS)
 
 
 def range_prefix(name: str, count_of: Callable[[str], int | None]) -> str | None:
@@ -21,12 +29,10 @@ def range_prefix(name: str, count_of: Callable[[str], int | None]) -> str | None
     range's count, None when no range has that prefix), or None. O(len(name)) whatever the counts."""
     # Try every split of the trailing digits: a range prefix may itself end in digits.
     end = len(name)
-    start = end
-    while start > 0 and name[start - 1].isdigit():
-        start -= 1
-    for cut in range(start, end):
+    start = len(name.rstrip(_ASCII_DIGITS))
+    for cut in range(max(start, end - _MAX_DIGITS), end):
         digits = name[cut:]
-        if (len(digits) > 1 and digits[0] == "0") or len(digits) > _MAX_DIGITS:
+        if digits[0] == "0" and cut < end - 1:
             continue
         count = count_of(name[:cut])
         if count is not None and int(digits) < count:
@@ -37,22 +43,33 @@ def range_prefix(name: str, count_of: Callable[[str], int | None]) -> str | None
 class NameSet:
     """Declared names: explicit ones and ``prefix<count>`` ranges, each with its declaring span."""
 
-    __slots__ = ("explicit", "ranges")
+    __slots__ = ("explicit", "ranges", "_found")
 
     def __init__(self) -> None:
         self.explicit: dict[str, Span] = {}
         self.ranges: dict[str, tuple[int, Span]] = {}
+        self._found: set[str] = set()
+        """Names already found declared: names are never undeclared, so a hit stays a hit."""
 
     def find(self, name: str) -> Span | None:
         """The span declaring ``name``, or None when it is not declared here."""
         span = self.explicit.get(name)
         if span is not None or not self.ranges:
             return span
-        prefix = range_prefix(name, lambda p: self.ranges[p][0] if p in self.ranges else None)
+        prefix = range_prefix(name, self._count)
         return None if prefix is None else self.ranges[prefix][1]
 
+    def _count(self, prefix: str) -> int | None:
+        entry = self.ranges.get(prefix)
+        return None if entry is None else entry[0]
+
     def __contains__(self, name: str) -> bool:
-        return self.find(name) is not None
+        if name in self._found:
+            return True
+        if self.find(name) is None:
+            return False
+        self._found.add(name)
+        return True
 
     def add(self, declarator: ast.Declarator) -> Span | None:
         """Declare ``declarator``'s names; returns the earlier declaration's span when it clashes
@@ -77,5 +94,4 @@ class NameSet:
     @staticmethod
     def _in_range(name: str, prefix: str, count: int) -> bool:
         digits = name[len(prefix):]
-        return (name.startswith(prefix) and digits.isdigit() and (digits == "0" or digits[0] != "0")
-                and len(digits) <= _MAX_DIGITS and int(digits) < count)
+        return name.startswith(prefix) and _index_digits(digits) and int(digits) < count

@@ -80,6 +80,7 @@ def grammar_parser() -> Lark:
         if _PARSER is None:
             callbacks = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
             callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
+            callbacks["SIMPLE_INSTRUCTIONS"] = _BUILDER.lex_simple_instructions
             _PARSER = Lark.open_from_package(
                 "ptx2gcn.grammar", "ptx.lark", ("",),
                 parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True, cache=_grammar_cache(),

@@ -131,13 +131,12 @@ def token_operand(tok: Token, file: str, source: SourceFile, negate: bool = Fals
     raise Ptx2GcnError.at(span, f"unexpected '{tok.value}' in operand position")
 
 
-def simple_operands(tok: Token, file: str, source: SourceFile, labels: bool) -> tuple[ast.Operand, ...]:
-    """The operands of a SIMPLE_OPERANDS token (one line, trailing ';'); ``labels`` makes bare
-    names ``Label``s (branch targets) instead of ``Symbol``s."""
-    line: int = tok.line or 0
-    col0: int = tok.column or 0
+def simple_operands(text: str, line: int, col0: int, file: str, source: SourceFile | None,
+                    labels: bool) -> tuple[ast.Operand, ...]:
+    """The operands of a SIMPLE_OPERANDS text (one line, trailing ';') starting at ``line``:``col0``;
+    ``labels`` makes bare names ``Label``s (branch targets) instead of ``Symbol``s."""
     out: list[ast.Operand] = []
-    for m in _SIMPLE_ATOM.finditer(tok.value):
+    for m in _SIMPLE_ATOM.finditer(text):
         kind = m.lastgroup
         span = Span(file, line, col0 + m.start(), line, col0 + m.end(), source)
         text = m.group()

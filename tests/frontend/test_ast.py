@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ptx2gcn.diagnostics import Span
+from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.frontend import ast, parse_ptx
 from ptx2gcn.frontend.parse import grammar_parser
 
@@ -137,23 +137,76 @@ def test_branch_targets_are_labels() -> None:
 
 
 def test_fast_and_general_operand_paths_agree_including_spans() -> None:
-    # A comment inside the operand list forces the general (token-per-operand) path.
+    # One line is a SIMPLE_INSTRUCTIONS run; a comment after the opcode leaves the operand list one
+    # SIMPLE_OPERANDS token; a comment inside the operand list forces the general path.
     fast = one("add.s32 %r1, %r2, -4;")
+    split = one("add.s32/**/%r1, %r2, -4;")
     slow = one("add.s32 %r1, /* c */ %r2, -4;")
-    assert token_types("add.s32 %r1, %r2, -4;") == ["SIMPLE_OPERANDS"]
-    assert "SIMPLE_OPERANDS" not in token_types("add.s32 %r1, /* c */ %r2, -4;")
-    assert fast == slow
+    assert token_types("\tadd.s32 %r1, %r2, -4;") == ["SIMPLE_INSTRUCTIONS"]
+    assert token_types("\tadd.s32/**/%r1, %r2, -4;") == ["OPCODE", "SIMPLE_OPERANDS"]
+    assert "SIMPLE_OPERANDS" not in token_types("\tadd.s32 %r1, /* c */ %r2, -4;")
+    assert fast == split == slow
     # Columns are 1-based and counted by hand; the line starts with a tab.
     first, second, third = fast.operands
     assert (first.span.column, first.span.end_column) == (10, 13)
     assert (second.span.column, second.span.end_column) == (15, 18)
     assert (third.span.column, third.span.end_column) == (20, 22)
-    # header 3 lines, ".entry" line 4, "{" line 5, four declarations lines 6-9: the instruction is line 10
-    assert (fast.span.line, fast.span.column, fast.span.end_column) == (10, 2, 23)
-    address = one("st.global.u32 [%rd1+-8], %r1;").operands[0]
-    assert isinstance(address, ast.Address) and address.offset is not None
-    assert (address.span.column, address.span.end_column) == (16, 25)
-    assert (address.offset.span.column, address.offset.span.end_column) == (22, 24)  # "-8"
+    assert (fast.span.line, fast.span.column, fast.span.end_line, fast.span.end_column) == (10, 2, 10, 23)
+    assert [(o.span.column, o.span.end_column) for o in split.operands] == [(13, 16), (18, 21), (23, 25)]
+
+
+def test_operands_on_the_line_after_the_opcode_keep_their_own_line() -> None:
+    # OPCODE, a line break, then one SIMPLE_OPERANDS token: the operands are located on line 11.
+    assert token_types("\tmov.u32", "\t\t%r1, 7;") == ["OPCODE", "SIMPLE_OPERANDS"]
+    ins = body("\tmov.u32", "\t\t%r1, 7;")[0]
+    assert isinstance(ins, ast.Instruction)
+    assert (ins.span.line, ins.span.column, ins.span.end_line, ins.span.end_column) == (10, 2, 11, 10)
+    assert [(o.span.line, o.span.column, o.span.end_column) for o in ins.operands] == [(11, 3, 6), (11, 8, 9)]
+
+
+def test_a_run_of_simple_instructions_is_one_token_with_the_same_nodes_and_spans() -> None:
+    # Blank lines, // comments, CRLF line ends and guards between the instructions of one run; the
+    # same lines with '/* g */' before each ';' (same columns up to there) take the general path.
+    lines = ["\tmov.u32 %r1, 1;  // one", "", "\t@%p1 add.s32 %r2, %r1, 4;\r", "// whole line",
+             "\t@!%p0\tbra $L__BB0_1;", "$L__BB0_1:", "\tld.global.u32 %r3, [%rd1+-8];", "st.global.u32 [%rd1], %r3;"]
+    fast = body(*lines)
+    slow = body(*(line.replace(";", " /* g */;") for line in lines))
+    assert token_types(*lines) == ["SIMPLE_INSTRUCTIONS", "LABEL_DEF", "SIMPLE_INSTRUCTIONS"]
+    assert fast == slow
+    for a, b in zip(fast, slow, strict=True):
+        assert (a.span.line, a.span.column) == (b.span.line, b.span.column)
+        if isinstance(a, ast.Instruction) and isinstance(b, ast.Instruction):
+            assert [o.span for o in a.operands] == [o.span for o in b.operands]
+            assert (a.guard and a.guard.span) == (b.guard and b.guard.span)
+    # Counted by hand: line 12 is '\t@%p1 add.s32 %r2, %r1, 4;\r', line 14 '\t@!%p0\tbra $L__BB0_1;'.
+    add, bra, st_ = fast[1], fast[2], fast[5]
+    assert isinstance(add, ast.Instruction) and add.guard is not None
+    assert (add.span.line, add.span.column, add.span.end_column) == (12, 2, 27)
+    assert (add.guard.span.column, add.guard.span.end_column) == (2, 6)
+    assert (add.operands[2].span.column, add.operands[2].span.end_column) == (25, 26)
+    assert isinstance(bra, ast.Instruction) and bra.guard == ast.Guard(S, ast.Register(S, "%p0"), True)
+    assert bra.operands == (ast.Label(S, "$L__BB0_1"),) and bra.operands[0].span.column == 12
+    assert isinstance(st_, ast.Instruction) and (st_.span.line, st_.span.column) == (17, 1)
+    # Two instructions on one line: the second starts at column 32 (after '...[%rd1+-8]; ').
+    ld, st2 = body("\tld.global.u32 %r3, [%rd1+-8]; st.global.u32 [%rd1], %r3;")
+    assert isinstance(ld, ast.Instruction) and isinstance(st2, ast.Instruction)
+    assert (st2.span.line, st2.span.column, st2.span.end_column) == (10, 32, 58)
+    assert (st2.operands[0].span.column, st2.operands[0].span.end_column) == (46, 52)
+
+
+def test_an_error_in_a_run_is_reported_where_the_per_instruction_path_reports_it() -> None:
+    # The per-instruction path builds an instruction once the next token is read: a bad constant
+    # followed by another instruction wins over a later lexical error, a bad constant in the last
+    # instruction before that error does not.
+    with pytest.raises(Ptx2GcnError, match="invalid integer constant '09'"):
+        parse_ptx(kernel("\tmov.u32 %r1, 09;", "\tmov.u32 %r2, 1;", "#junk"))
+    with pytest.raises(Ptx2GcnError, match="preprocessor directives are not PTX"):
+        parse_ptx(kernel("\tmov.u32 %r2, 1;", "\tmov.u32 %r1, 09;", "#junk"))
+    with pytest.raises(Ptx2GcnError, match="found '\\)'"):
+        parse_ptx(kernel("\tmov.u32 %r1, 09;", ")"))
+    with pytest.raises(Ptx2GcnError, match="invalid integer constant '09'") as caught:
+        parse_ptx(kernel("\tmov.u32 %r1, 1;", "\tmov.u32 %r2, 09;", "\tmov.u32 %r1 1;"))
+    assert str(caught.value.diagnostics[0].span) == "<input>:11:15"
 
 
 def test_register_declarations_and_ranges() -> None:
@@ -336,17 +389,16 @@ def test_fast_operand_token_agrees_with_the_general_rules(atoms: list[str]) -> N
     fast = one(f"mov.b32 {operands};")
     slow = one(f"mov.b32 {operands} /* general path */;")
     assert fast == slow
-    assert token_types(f"mov.b32 {operands};")[-1] == "SIMPLE_OPERANDS"
+    assert token_types(f"mov.b32 {operands};") == ["SIMPLE_INSTRUCTIONS"]
     assert "SIMPLE_OPERANDS" not in token_types(f"mov.b32 {operands} /* general path */;")
 
 
-def token_types(line: str) -> list[str]:
-    """The terminals the contextual lexer produces for one instruction inside a kernel body."""
-    text = kernel("\t" + line)
+def token_types(*lines: str) -> list[str]:
+    """The terminals the contextual lexer produces for ``lines`` inside a kernel body (which start
+    on line 10, after the header and the declarations of ``kernel``)."""
+    text = kernel(*lines)
     interactive = grammar_parser().parse_interactive(text)
-    types = [token.type for token in interactive.iter_parse()]
-    start = types.index("OPCODE") + 1  # the declarations before it have no OPCODE
-    return types[start:types.index("RBRACE", start)]
+    return [token.type for token in interactive.iter_parse() if (token.line or 0) >= 10 and token.type != "RBRACE"]
 
 
 def test_percent_named_functions_and_params_are_symbols() -> None:

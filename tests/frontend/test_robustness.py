@@ -33,7 +33,7 @@ TOKENS = [b"{", b"}", b";", b",", b"[", b"]", b"(", b")", b"<", b">", b"|", b"!"
 
 # Terminal names of the grammar must never leak into a message (they are not PTX words).
 LARK_WORDS = re.compile(r"__ANON|\$END|\b(?:SEMI|COMMA|REGISTER|IDENT|DOTWORD|OPCODE|LSQB|RSQB|LPAR|RPAR|"
-                        r"LBRACE|RBRACE|SIMPLE_OPERANDS|LABEL_DEF|INT|FLOAT|SINK|GUARD)\b")
+                        r"LBRACE|RBRACE|SIMPLE_OPERANDS|SIMPLE_INSTRUCTIONS|LABEL_DEF|INT|FLOAT|SINK|GUARD)\b")
 
 
 def _outcome(data: bytes) -> None:
