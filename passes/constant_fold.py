@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptx2gcn.ir.core import Function, Module, Op, Value
+from ptx2gcn.ir.core import Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.evaluate import evaluate
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.ir.types import FloatType, IntType, PredType
@@ -33,9 +33,8 @@ class ConstantFold(Pass):
 
 
 def _const_value(value: Value) -> int | None:
-    op = getattr(value, "op", None)
-    if isinstance(op, Op) and op.name == "const":
-        bits = op.attrs.get("value")
+    if isinstance(value, OpResult) and value.op.name == "const":
+        bits = value.op.attrs.get("value")
         return bits if isinstance(bits, int) and not isinstance(bits, bool) else None
     return None
 
@@ -45,7 +44,10 @@ def _foldable(op: Op) -> bool:
         return False
     if has_side_effects(op.name, op.attrs) or op.name in ("ld", "special_reg", "alloca", "addr_of"):
         return False
-    return all(isinstance(r.type, (IntType, PredType, FloatType)) for r in op.results)
+    for result in op.results:
+        if not isinstance(result.type, (IntType, PredType, FloatType)):
+            return False
+    return True
 
 
 def _fold_function(fn: Function) -> bool:
@@ -83,10 +85,13 @@ def _retire(op: Op) -> None:
 
 
 def _fold_op(op: Op) -> list[Op] | None:
-    inputs = [_const_value(v) for v in op.operand_values]
-    if any(i is None for i in inputs):
-        return None
-    results = evaluate(op, [i for i in inputs if i is not None])
+    inputs: list[int] = []
+    for use in op.operands:
+        bits = _const_value(use.value)
+        if bits is None:
+            return None
+        inputs.append(bits)
+    results = evaluate(op, inputs)
     if results is None:
         return None
     consts: list[Op] = []

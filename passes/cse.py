@@ -32,11 +32,14 @@ class CommonSubexpressionElimination(Pass):
         return changed
 
 
+_COMMUTATIVE = frozenset(name for name, row in OPS.items() if "commutative" in row.flags)
+
+
 def _key(op: Op) -> Hashable:
-    operands = [id(v) for v in op.operand_values]
-    if "commutative" in OPS[op.name].flags:
+    operands = [id(use.value) for use in op.operands]
+    if op.name in _COMMUTATIVE:
         operands.sort()
-    return (op.name, tuple(operands), tuple(sorted(op.attrs.items())), tuple(r.type for r in op.results))
+    return (op.name, tuple(operands), tuple(sorted(op.attrs.items())), tuple([r.type for r in op.results]))
 
 
 def _cse_function(fn: Function) -> bool:  # noqa: C901
@@ -62,9 +65,8 @@ def _cse_function(fn: Function) -> bool:  # noqa: C901
             if not op.results or not is_mergeable(op.name, op.attrs):
                 continue
             key = _key(op)
-            earlier = available.get(key)
-            if earlier is None:
-                available[key] = op
+            earlier = available.setdefault(key, op)  # one hash of the key, whether new or not
+            if earlier is op:
                 added.append(key)
                 continue
             for mine, theirs in zip(op.results, earlier.results):

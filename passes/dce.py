@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptx2gcn.ir.cfg import predecessor_map, reachable_blocks
-from ptx2gcn.ir.core import Block, BlockArg, Function, Module, Op, Value
+from ptx2gcn.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.isa import has_side_effects
 
@@ -50,7 +50,8 @@ def _remove_unreachable(fn: Function) -> bool:
     return True
 
 
-def _live_values(fn: Function) -> tuple[set[Op], set[Value]]:
+def _live_values(fn: Function) -> tuple[set[Op], set[BlockArg]]:
+    """The live ops and the live block arguments (marked from the effectful ops)."""
     incoming: dict[BlockArg, list[Value]] = {}
     for block in fn.blocks:
         term = block.terminator
@@ -58,34 +59,34 @@ def _live_values(fn: Function) -> tuple[set[Op], set[Value]]:
             for arg, use in zip(succ.block.args, succ.args):
                 incoming.setdefault(arg, []).append(use.value)
     live_ops: set[Op] = set()
-    live_values: set[Value] = set()
+    live_args: set[BlockArg] = set()
     work: list[Value] = []
     for op in fn.ops():
         if has_side_effects(op.name, op.attrs):
             live_ops.add(op)
-            work.extend(op.operand_values)
+            work.extend([use.value for use in op.operands])
     work.extend(fn.entry.args)
+    # An op result is live when its op is (so only ops and arguments need marking).
     while work:
         value = work.pop()
-        if value in live_values:
-            continue
-        live_values.add(value)
-        owner = getattr(value, "op", None)
-        if isinstance(owner, Op) and owner not in live_ops:
-            live_ops.add(owner)
-            work.extend(owner.operand_values)
-        if isinstance(value, BlockArg):
+        if isinstance(value, OpResult):
+            owner = value.op
+            if owner not in live_ops:
+                live_ops.add(owner)
+                work.extend([use.value for use in owner.operands])
+        elif isinstance(value, BlockArg) and value not in live_args:
+            live_args.add(value)
             work.extend(incoming.get(value, ()))
-    return live_ops, live_values
+    return live_ops, live_args
 
 
 def _remove_dead(fn: Function) -> bool:
-    live_ops, live_values = _live_values(fn)
+    live_ops, live_args = _live_values(fn)
     changed = False
     preds = predecessor_map(fn)
     for block in fn.blocks:
         if block is not fn.entry:
-            changed |= _remove_dead_args(block, live_values, preds[block])
+            changed |= _remove_dead_args(block, live_args, preds[block])
     for block in fn.blocks:
         dead = [op for op in block.ops if op not in live_ops]
         for op in dead:
@@ -100,8 +101,8 @@ def _remove_dead(fn: Function) -> bool:
     return changed
 
 
-def _remove_dead_args(block: Block, live_values: set[Value], preds: list[Block]) -> bool:
-    dead = [arg.index for arg in block.args if arg not in live_values]
+def _remove_dead_args(block: Block, live_args: set[BlockArg], preds: list[Block]) -> bool:
+    dead = [arg.index for arg in block.args if arg not in live_args]
     for index in reversed(dead):
         arg = block.args[index]
         for use in list(arg.uses):
