@@ -14,7 +14,6 @@ from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
 from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Module
-from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.verify import verify
 
 
@@ -42,6 +41,10 @@ def module_from_ptx(text: str, filename: str = "<input>") -> Module:
 
 
 def module_from_ir(text: str, filename: str = "<input>") -> Module:
+    # Imported here: compiling PTX (which imports this module for ``read_text``) never needs the
+    # IR text parser and its lexer tables.
+    from ptx2gcn.ir.parser import parse_module
+
     module = parse_module(text, filename)
     verify(module)
     return module
