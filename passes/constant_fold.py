@@ -44,10 +44,7 @@ def _foldable(op: Op) -> bool:
         return False
     if has_side_effects(op.name, op.attrs) or op.name in ("ld", "special_reg", "alloca", "addr_of"):
         return False
-    for result in op.results:
-        if not isinstance(result.type, (IntType, PredType, FloatType)):
-            return False
-    return True
+    return all(isinstance(r.type, (IntType, PredType, FloatType)) for r in op.results)
 
 
 def _fold_function(fn: Function) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.ir.cfg import DominatorTree, reachable_blocks
-from ptx2gcn.ir.core import Attr, Block, Function, Module, Op, SymbolRef, Value
+from ptx2gcn.ir.core import Attr, Block, Function, Module, Op, SymbolRef, Use, Value
 from ptx2gcn.ir.types import OPAQUE_TYPES, PTX_TYPES, AddrSpace, Type, ptx_type
 from ptx2gcn.ir.verify_rules import RULES, sampler_problem
 from ptx2gcn.ir.verify_rules import type_list as _types
@@ -181,18 +181,19 @@ class _Checker:
             values: list[Value] = list(block.args)
             for op in block.ops:
                 values.extend(op.results)
-                for use in op.operands:
-                    if use.owner is not op or use not in use.value.uses:
-                        self.report(op.loc, f"'{op.name}' has an operand missing from its value's use list")
+                self.registered(op, op.operands)
                 for succ in op.successors:
-                    for use in succ.args:
-                        if use.owner is not op or use not in use.value.uses:
-                            self.report(op.loc, f"'{op.name}' has an operand missing from its value's "
-                                        "use list")
+                    self.registered(op, succ.args)
             for value in values:
                 for use in value.uses:
                     if use.owner not in live_ops or use.value is not value:
                         self.report(fn.loc, f"%{value.name} has a stale use by '{use.owner.name}'")
+
+    def registered(self, op: Op, uses: list[Use]) -> None:
+        """Report ``op`` once for each of its ``uses`` missing from its value's use list."""
+        for use in uses:
+            if use.owner is not op or use not in use.value.uses:
+                self.report(op.loc, f"'{op.name}' has an operand missing from its value's use list")
 
     def dominance(self, fn: Function) -> None:  # noqa: C901
         reachable = reachable_blocks(fn)
