@@ -126,3 +126,26 @@ def test_phase_forbids_warp_collectives() -> None:
         verify(module, "wave64")
     with pytest.raises(ValueError, match="unknown verifier phase"):
         verify(module, "nonsense")
+
+
+def test_each_op_of_a_repeated_signature_is_judged() -> None:
+    """The verifier judges each distinct signature once and reuses the verdict: every op with a bad
+    signature is still reported at its own line (with every problem it has), and a good op between
+    them is not."""
+    body = ("  %x = ld %a {type = u64} : i64\n"
+            "  %y = const {value = 1} : i32\n"
+            "  %z = add %x, %y {type = u32} : i32\n"
+            "  %w = add %y, %y {type = u32} : i32\n"
+            "  %v = add %x, %y {type = u32} : i32\n"
+            "  %u = add %y, %y {type = u64} : i32\n"
+            "  ret\n}\n")
+    text = HEAD + SIG + body
+    first = len((HEAD + SIG).splitlines()) + 1  # the line of %x
+    z, v, u = first + 2, first + 4, first + 5
+    with pytest.raises(Ptx2GcnError) as caught:
+        verify(parse_module(text, "repeat.ir"))
+    found = sorted((d.span.line, d.message.split("'add' ")[1]) for d in caught.value.diagnostics
+                   if d.span is not None)
+    assert found == [(z, "operand 0 is i64, expected i32"), (v, "operand 0 is i64, expected i32"),
+                     (u, "operand 0 is i32, expected i64"), (u, "operand 1 is i32, expected i64"),
+                     (u, "result 0 is i32, expected i64")]
