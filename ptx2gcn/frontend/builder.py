@@ -18,7 +18,7 @@ from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.attrs import interpret, require_declaration, require_linkage_only
 from ptx2gcn.frontend.fixups import classify_function_names, classify_module_names
 from ptx2gcn.frontend.operand_builder import Child, OperandBuilder
-from ptx2gcn.frontend.simple_run import guard, simple_instruction, split_run
+from ptx2gcn.frontend.simple_run import guard, opcode_and_modifiers, simple_instruction, split_run
 from ptx2gcn.frontend.tokens import LABEL_OPCODES, token_operand
 
 CALL_OPCODES = frozenset({"call"})
@@ -261,7 +261,7 @@ class AstBuilder(OperandBuilder):
         else:
             head = first
             raw = c[1:-1]
-        opcode, *mods = head.value.split(".")
+        opcode, modifiers = opcode_and_modifiers(head.value)
         file, source = self.filename, self.source
         operands: list[ast.Operand] = []
         for child in raw:
@@ -276,7 +276,7 @@ class AstBuilder(OperandBuilder):
                 operands.append(child)
         last: Token = c[-1]
         span = Span(file, first.line, first.column, last.end_line, last.end_column, source)
-        return ast.Instruction(span, guard, opcode, tuple("." + m for m in mods), tuple(operands))
+        return ast.Instruction(span, guard, opcode, modifiers, tuple(operands))
 
     def simple_instruction(self, c: list[Token]) -> ast.Instruction:
         """An instruction whose operands came as one SIMPLE_OPERANDS token (split from its opcode by

@@ -15,6 +15,7 @@ accepted the token after the run (a syntax or lexical error there is reported fi
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
@@ -35,10 +36,17 @@ def simple_instruction(span: Span, guard_node: ast.Guard | None, head: str, oper
                        operands_line: int, operands_column: int) -> ast.Instruction:
     """The instruction ``head operands`` (``head`` = opcode with its dotted modifiers; ``operands``
     a SIMPLE_OPERANDS text ending in ``;``, starting at ``operands_line``:``operands_column``)."""
-    opcode, *mods = head.split(".")
+    opcode, modifiers = opcode_and_modifiers(head)
     nodes = simple_operands(operands, operands_line, operands_column, span.file, span.source,
                             opcode in LABEL_OPCODES)
-    return ast.Instruction(span, guard_node, opcode, tuple("." + m for m in mods), nodes)
+    return ast.Instruction(span, guard_node, opcode, modifiers, nodes)
+
+
+@functools.lru_cache(maxsize=1024)  # a program spells few distinct heads, each many times
+def opcode_and_modifiers(head: str) -> tuple[str, tuple[str, ...]]:
+    """``"add.rn.f32"`` → ``("add", (".rn", ".f32"))``."""
+    opcode, *mods = head.split(".")
+    return opcode, tuple("." + m for m in mods)
 
 
 def split_run(text: str, line: int, column: int, file: str,

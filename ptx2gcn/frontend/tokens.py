@@ -37,18 +37,18 @@ def is_special_register(name: str) -> bool:
     return name in SPECIAL_REGISTERS or _NUMBERED_SPECIAL.fullmatch(name) is not None
 
 
-# Splits a SIMPLE_OPERANDS token (grammar/ptx.lark) into its atoms. The token was already matched
-# by the grammar's stricter pattern, so this only needs to segment it: the alternatives are tried in
-# an order where none is a prefix of a later one (hex float before int, int before name).
+# SIMPLE_OPERANDS text (grammar/ptx.lark) was already matched by the grammar's stricter pattern, so
+# splitting it needs no full tokeniser: no atom contains ',' ';' or outer blanks, and an atom's first
+# character says what it is ('[' address, '-' or a digit number, else a name). Only an address is
+# taken apart, by this pattern.
 _INT_BODY = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uU]?"
-_SIMPLE_ATOM = re.compile(
-    rf"""(?P<addr>\[[ \t]*(?P<base>%?[\w$]+)[ \t]*
-             (?:(?P<sign>\+[ \t]*-?|-)[ \t]*(?P<off>{_INT_BODY})[ \t]*)?\])
-       |(?P<float>-?(?:0[fF][0-9a-fA-F]{{8}}|0[dD][0-9a-fA-F]{{16}}))
-       |(?P<int>-?{_INT_BODY})
-       |(?P<name>%?[\w$]+(?:\.(?:[bh][0-7]{{1,4}}|[xyzwrgba])(?![\w$]))?)""",
+_SIMPLE_ADDRESS = re.compile(
+    rf"""\[[ \t]*(?P<base>%?[\w$]+)[ \t]*
+        (?:(?P<sign>\+[ \t]*-?|-)[ \t]*(?P<off>{_INT_BODY})[ \t]*)?\]""",
     re.VERBOSE,
 )
+_NUMBER_START = frozenset("-0123456789")
+_HEX_FLOAT_PREFIXES = ("0f", "0F", "0d", "0D")
 
 
 def token_span(tok: Token, file: str, source: SourceFile) -> Span:
@@ -136,20 +136,27 @@ def simple_operands(text: str, line: int, col0: int, file: str, source: SourceFi
     """The operands of a SIMPLE_OPERANDS text (one line, trailing ';') starting at ``line``:``col0``;
     ``labels`` makes bare names ``Label``s (branch targets) instead of ``Symbol``s."""
     out: list[ast.Operand] = []
-    for m in _SIMPLE_ATOM.finditer(text):
-        kind = m.lastgroup
-        span = Span(file, line, col0 + m.start(), line, col0 + m.end(), source)
-        text = m.group()
-        if kind == "name":
-            operand = name_operand(text, span)
-            if labels and type(operand) is ast.Symbol:
-                operand = ast.Label(span, text)
-        elif kind == "int":
-            operand = ast.IntImmediate(span, int_value(text, span), text)
-        elif kind == "float":
-            operand = ast.FloatImmediate(span, float_value(text, span), text)
+    column = col0  # of the current comma-separated part
+    for part in text[:-1].split(","):
+        atom = part.strip(" \t")
+        start = column + len(part) - len(part.lstrip(" \t"))
+        column += len(part) + 1
+        span = Span(file, line, start, line, start + len(atom), source)
+        first = atom[0]
+        operand: ast.Operand
+        if first == "[":
+            match = _SIMPLE_ADDRESS.fullmatch(atom)
+            assert match is not None, atom  # the grammar admitted it
+            operand = _simple_address(match, span)
+        elif first in _NUMBER_START:
+            if atom.lstrip("-").startswith(_HEX_FLOAT_PREFIXES):
+                operand = ast.FloatImmediate(span, float_value(atom, span), atom)
+            else:
+                operand = ast.IntImmediate(span, int_value(atom, span), atom)
         else:
-            operand = _simple_address(m, span)
+            operand = name_operand(atom, span)
+            if labels and type(operand) is ast.Symbol:
+                operand = ast.Label(span, atom)
         out.append(operand)
     return tuple(out)
 
