@@ -113,7 +113,8 @@ class FnContext:
     def define(self, op: Op, *results: ir.Value) -> None:
         """Bind ``op``'s results, converting to the declared IR result types where the bits agree."""
         for result, value in zip(op.results, results, strict=True):
-            self.values[result] = self.coerce(value, llvm_type(result.type))
+            to = llvm_type(result.type)
+            self.values[result] = value if value.type is to else self.coerce(value, to)
 
     def coerce(self, value: ir.Value, to: ir.Type) -> ir.Value:
         """``value`` as type ``to`` by a same-width bitcast (or int resize); no-op when equal."""

@@ -42,7 +42,6 @@ from ptx2gcn.codeobject import (
 from ptx2gcn.emit.context import FnContext, Lowering, runtime_record
 from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
-from ptx2gcn.emit.lower_printf import lower_vprintf
 from ptx2gcn.emit.lower_special import read_special
 from ptx2gcn.ir.core import Function, Module, Op, Successor
 
@@ -129,10 +128,11 @@ def referenced_symbols(module: Module) -> set[str]:
     return names
 
 
-def thread_exit_abi(module: Module) -> tuple[frozenset[str], bool]:
-    """(device functions that return the exit flag, whether calls through pointers return it)."""
+def thread_exit_abi(module: Module, referenced: set[str]) -> tuple[frozenset[str], bool]:
+    """(device functions that return the exit flag, whether calls through pointers return it);
+    ``referenced`` is ``referenced_symbols(module)``."""
     funcs: dict[str, Function] = {f.name: f for f in module.functions if f.kind != "kernel" and not f.is_declaration}
-    taken = referenced_symbols(module) & funcs.keys()
+    taken = referenced & funcs.keys()
     flagged = {name for name, fn in funcs.items() if any(op.name == "exit" for op in fn.ops())}
     indirect = False
     changed = True
@@ -195,6 +195,8 @@ def _external_call(cx: FnContext, op: Op, name: str) -> None:
     if name == "__assertfail":
         _assert_fail(cx, op)
     elif name == "vprintf":
+        from ptx2gcn.emit.lower_printf import lower_vprintf  # imported by the few kernels that print
+
         lower_vprintf(cx, op)
     else:
         raise cx.unsupported(f"call {name}", f"{name} has no definition in this module: {EXTERN_WHY}")

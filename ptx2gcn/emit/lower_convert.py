@@ -22,7 +22,6 @@ from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.float_rounding import directed, fconst, is_inf
 from ptx2gcn.emit.llvm_types import BFLOAT, DOUBLE, FLOAT, I32, llvm_type, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_from_parts
-from ptx2gcn.emit.lower_float_fp8 import lower_fp8_cvt
 from ptx2gcn.emit.lower_float_values import copysign, flush, relu, saturate, suffix
 from ptx2gcn.emit.lower_values import constant
 from ptx2gcn.ir.core import Op
@@ -173,6 +172,8 @@ def _fp8(cx: FnContext, op: Op, stype: str, dtype: str) -> ir.Value | None:
         raise Ptx2GcnError.at(op.loc, f"'cvt' to .{dtype} requires modifier '.satfinite'")
     if dtype.startswith(("e4m3", "e5m2")) and cx.attr(op, "rnd", "rn") != "rn":
         raise Ptx2GcnError.at(op.loc, f"'cvt' to .{dtype} rounds with '.rn' only")
+    from ptx2gcn.emit.lower_float_fp8 import lower_fp8_cvt  # imported by the few kernels that use fp8
+
     return lower_fp8_cvt(cx, stype, dtype, cx.operand(op, 0), cx.flag(op, "relu"))
 
 

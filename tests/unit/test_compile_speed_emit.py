@@ -1,0 +1,41 @@
+"""Start-up guard for the LLVM IR emitter (functional, no timing): the lowering modules most kernels
+never use are imported only when a kernel needs them.
+
+Importing the warp, video, cluster, pack, printf and fp8 lowerings (with the wave64 helpers) up
+front cost every compilation about 10 ms of CPU (``python -X importtime``); the dispatch table
+defers them (``ptx2gcn.emit.lowerings.DEFERRED``), and ``lower_control``/``lower_convert`` import
+the printf and fp8 lowerings where they lower ``vprintf`` calls and fp8 conversions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ptx2gcn.emit.lowerings import DEFERRED
+from tests.codegen.test_lowerings_deferred import BARRIER_PTX
+from tests.unit.test_compile_speed_gc import PTX
+from tests.unit.test_compile_speed_imports import _modules_after  # pyright: ignore[reportPrivateUsage]
+
+ON_DEMAND = (*DEFERRED, "ptx2gcn.emit.lower_printf", "ptx2gcn.emit.lower_float_fp8")
+"""Lowering modules that compiling a kernel which does not use them must not import."""
+
+COMPILE = "import sys\nfrom ptx2gcn.compiler import compile\ncompile(sys.argv[1])"
+
+
+def _compiled_modules(tmp_path: Path, ptx: str) -> list[str]:
+    source = tmp_path / "k.ptx"
+    source.write_text(ptx)
+    modules = _modules_after(COMPILE, str(source))
+    assert "ptx2gcn.link" in modules  # it did compile
+    return modules
+
+
+def test_a_plain_kernel_imports_no_on_demand_lowering(tmp_path: Path) -> None:
+    modules = _compiled_modules(tmp_path, PTX)
+    assert "ptx2gcn.emit.lower_int" in modules
+    assert [m for m in ON_DEMAND if m in modules] == []
+
+
+def test_a_barrier_imports_the_warp_lowerings_only(tmp_path: Path) -> None:
+    modules = _compiled_modules(tmp_path, BARRIER_PTX)
+    assert [m for m in ON_DEMAND if m in modules] == ["ptx2gcn.emit.lower_warp"]
