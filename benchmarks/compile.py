@@ -9,17 +9,18 @@ every K-th). For each file it runs ``python -m ptx2gcn compile FILE -o tmp`` and
 ``ptxas -arch=sm_90 FILE -o tmp`` as separate processes and keeps the best wall time and, separately,
 the best CPU time (user + system of the child) over ``--repeat`` runs. It prints the per-file
 ptx2gcn/ptxas ratios, the large file's ratio and the corpus median ratio (wall and CPU: the machine
-may be shared, and CPU time is the steadier of the two), and where ptx2gcn's CPU time goes, from an
-in-process ``ptx2gcn.compiler.compile`` of each file: parse, IR, passes, LLVM IR, LLVM opt, LLVM
-codegen, link, plus "start-up/exit": the process's CPU minus its stages, i.e. interpreter start-up,
-imports, the command line, and freeing the compile's objects (one garbage collection after
-``compile`` returns: ~0.85 s on the 104k-line file, whose IR and LLVM IR hold 2.3M objects).
+may be shared, and CPU time is the steadier of the two), and where ptx2gcn's CPU time goes, from the
+``--time-report`` line of the child with the best CPU time (the same process, so no noise from a
+second run): start-up (interpreter, imports, command line, up to the compile call), the stages
+parse, IR, passes, LLVM IR, LLVM opt, LLVM codegen, link, "other" (the rest of the compile call and
+the output write: reading the code object back, freeing objects as the stages return) and "exit"
+(the process's CPU after its report: interpreter shutdown).
 
 The child processes run with Python's bytecode cache in a temporary folder (``PYTHONPYCACHEPREFIX``;
 one warm-up run fills it), as an installed package has its ``.pyc`` files: otherwise an environment
 with ``PYTHONDONTWRITEBYTECODE`` set would charge every run ~0.2 s of byte-compilation.
 ``--profile N`` prints, per file, the N functions with the most own CPU time in a cProfile run of
-the in-process compile (cProfile slows Python code far more than LLVM: compare shares, not seconds),
+an in-process compile (cProfile slows Python code far more than LLVM: compare shares, not seconds),
 and ``--imports N`` the N slowest imports of one ``python -X importtime -m ptx2gcn compile`` process.
 Target: ratio <= 1.0 on the large file and on the corpus median.
 """
@@ -42,10 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ptx2gcn.compiler import STAGES, compile
-from ptx2gcn.diagnostics import Ptx2GcnError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PTXAS_CANDIDATES = ("ptxas", "/usr/local/cuda/bin/ptxas")
+TIME_REPORT = "ptx2gcn compile: CPU seconds: "
+"""How the line that ``ptx2gcn compile --time-report`` writes to stderr begins."""
+PARTS = ("start-up", *STAGES, "other", "exit")
 
 
 def _ptxas() -> str | None:
@@ -61,19 +64,42 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _timed(command: list[str], repeat: int, env: dict[str, str] | None = None) -> tuple[float, float] | None:
-    """(best wall, best CPU) seconds of ``command`` over ``repeat`` runs; None when it fails."""
-    walls: list[float] = []
-    cpus: list[float] = []
+@dataclass
+class Run:
+    """The best of ``--repeat`` runs of one command."""
+
+    wall: float
+    cpu: float
+    report: dict[str, float] = field(default_factory=lambda: {})
+    """The ``--time-report`` figures of the run with the best CPU time (empty for ptxas)."""
+
+
+def _time_report(stderr: str) -> dict[str, float]:
+    """The figures of a ``ptx2gcn compile --time-report`` line (``name=seconds`` pairs)."""
+    for line in stderr.splitlines():
+        if line.startswith(TIME_REPORT):
+            pairs = (item.split("=") for item in line.removeprefix(TIME_REPORT).split())
+            return {name: float(value) for name, value in pairs}
+    return {}
+
+
+def _timed(command: list[str], repeat: int, env: dict[str, str] | None = None) -> Run | str:
+    """The best wall time and the best CPU time of ``command`` over ``repeat`` runs, or the first
+    line of its error output when it fails."""
+    best: Run | None = None
     for _ in range(repeat):
         cpu = _children_cpu()
         start = time.perf_counter()
-        result = subprocess.run(command, capture_output=True, env=env)
-        walls.append(time.perf_counter() - start)
-        cpus.append(_children_cpu() - cpu)
+        result = subprocess.run(command, capture_output=True, text=True, env=env)
+        run = Run(time.perf_counter() - start, _children_cpu() - cpu, _time_report(result.stderr))
         if result.returncode != 0:
-            return None
-    return min(walls), min(cpus)
+            return (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[0]
+        if best is None or run.cpu < best.cpu:
+            best = Run(min(run.wall, best.wall) if best else run.wall, run.cpu, run.report)
+        else:
+            best.wall = min(best.wall, run.wall)
+    assert best is not None
+    return best
 
 
 def _print_profile(path: Path, opt: int, top: int) -> None:
@@ -122,20 +148,24 @@ class Part:
     cpu: list[float] = field(default_factory=lambda: [0.0, 0.0])
     wall_ratios: list[float] = field(default_factory=lambda: [])
     cpu_ratios: list[float] = field(default_factory=lambda: [])
-    stages: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
-    startup: float = 0.0
+    parts: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PARTS, 0.0))
+    """ptx2gcn CPU seconds by part of the process (``PARTS``)."""
 
-    def add(self, ours: tuple[float, float], theirs: tuple[float, float], stage_times: dict[str, float]) -> None:
-        self.wall[0] += ours[0]
-        self.wall[1] += theirs[0]
-        self.cpu[0] += ours[1]
-        self.cpu[1] += theirs[1]
-        if theirs[0] > 0 and theirs[1] > 0:
-            self.wall_ratios.append(ours[0] / theirs[0])
-            self.cpu_ratios.append(ours[1] / theirs[1])
-        for stage, seconds in stage_times.items():
-            self.stages[stage] += seconds
-        self.startup += max(ours[1] - sum(stage_times.values()), 0.0)
+    def add(self, ours: Run, theirs: Run) -> None:
+        self.wall[0] += ours.wall
+        self.wall[1] += theirs.wall
+        self.cpu[0] += ours.cpu
+        self.cpu[1] += theirs.cpu
+        if theirs.wall > 0 and theirs.cpu > 0:
+            self.wall_ratios.append(ours.wall / theirs.wall)
+            self.cpu_ratios.append(ours.cpu / theirs.cpu)
+        stages = {stage: ours.report.get(stage, 0.0) for stage in STAGES}
+        started, total = ours.report.get("start-up", 0.0), ours.report.get("total", ours.cpu)
+        for stage, seconds in stages.items():
+            self.parts[stage] += seconds
+        self.parts["start-up"] += started
+        self.parts["other"] += max(total - started - sum(stages.values()), 0.0)
+        self.parts["exit"] += max(ours.cpu - total, 0.0)
 
     def report(self) -> None:
         if not self.cpu[0]:
@@ -146,12 +176,12 @@ class Part:
             print(f"  ratio ptx2gcn/ptxas: median {statistics.median(self.wall_ratios):.2f} wall, "
                   f"{statistics.median(self.cpu_ratios):.2f} CPU; of the sums "
                   f"{self.wall[0] / self.wall[1]:.2f} wall, {self.cpu[0] / self.cpu[1]:.2f} CPU (target <= 1.0)")
-        whole = sum(self.stages.values()) + self.startup
-        python = sum(self.stages[s] for s in ("parse", "ir", "passes", "llvm-ir", "link"))
-        llvm = self.stages["llvm-opt"] + self.stages["llvm-codegen"]
-        print("  where ptx2gcn's CPU time goes (in-process stages; start-up/exit = process CPU minus stages):")
-        for stage, seconds in [*self.stages.items(), ("start-up/exit", self.startup)]:
-            print(f"    {stage:18} {seconds:8.3f} s  {100 * seconds / whole if whole else 0:5.1f} %")
+        whole = sum(self.parts.values())
+        python = sum(self.parts[s] for s in ("parse", "ir", "passes", "llvm-ir", "link"))
+        llvm = self.parts["llvm-opt"] + self.parts["llvm-codegen"]
+        print("  where ptx2gcn's CPU time goes (the best child's --time-report; exit = its CPU after the report):")
+        for part, seconds in self.parts.items():
+            print(f"    {part:18} {seconds:8.3f} s  {100 * seconds / whole if whole else 0:5.1f} %")
         print(f"  Python stages {python:.3f} s vs LLVM {llvm:.3f} s (target: Python <= LLVM)")
 
 
@@ -175,31 +205,30 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = f"{tmp}/pycache"
-        ours_command = [sys.executable, "-m", "ptx2gcn", "compile", "-O", str(args.opt), "-o", f"{tmp}/out.hsaco"]
+        ours_command = [sys.executable, "-m", "ptx2gcn", "compile", "-O", str(args.opt), "-o", f"{tmp}/out.hsaco",
+                        "--time-report"]
         subprocess.run([*ours_command, "--help"], capture_output=True, env=env)  # fills the .pyc cache
         files = _files(args)
         if args.imports and files:
             _print_imports([*ours_command, str(files[0])], env, args.imports)
         print(f"{'file':52} {'ptx2gcn s':>10} {'ptxas s':>8} {'ratio':>6} {'cpu ratio':>9}")
         for path in files:
-            try:
-                stage_times = compile(path, opt=args.opt).timings
-                if args.profile:
-                    _print_profile(path, args.opt, args.profile)
-            except Ptx2GcnError as error:
-                skipped.append(f"{path}: {error.diagnostics[0].message}")
-                continue
             ours = _timed([*ours_command, str(path)], args.repeat, env)
-            theirs = (_timed([ptxas, "-arch=sm_90", str(path), "-o", f"{tmp}/out.cubin"], args.repeat)
-                      if ptxas else (0.0, 0.0))
-            if ours is None or theirs is None:
-                skipped.append(f"{path}: {'ptx2gcn' if ours is None else 'ptxas'} failed")
+            if isinstance(ours, str):
+                skipped.append(f"{path}: {ours}")
                 continue
-            parts["large" if "large" in path.parts else "corpus"].add(ours, theirs, stage_times)
-            ratio = f"{ours[0] / theirs[0]:6.2f}" if theirs[0] else "     -"
-            cpu_ratio = f"{ours[1] / theirs[1]:9.2f}" if theirs[1] else "        -"
+            if args.profile:
+                _print_profile(path, args.opt, args.profile)
+            theirs = (_timed([ptxas, "-arch=sm_90", str(path), "-o", f"{tmp}/out.cubin"], args.repeat)
+                      if ptxas else Run(0.0, 0.0))
+            if isinstance(theirs, str):
+                skipped.append(f"{path}: ptxas failed: {theirs}")
+                continue
+            parts["large" if "large" in path.parts else "corpus"].add(ours, theirs)
+            ratio = f"{ours.wall / theirs.wall:6.2f}" if theirs.wall else "     -"
+            cpu_ratio = f"{ours.cpu / theirs.cpu:9.2f}" if theirs.cpu else "        -"
             name = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-            print(f"{name[-52:]:52} {ours[0]:10.3f} {theirs[0]:8.3f} {ratio} {cpu_ratio}", flush=True)
+            print(f"{name[-52:]:52} {ours.wall:10.3f} {theirs.wall:8.3f} {ratio} {cpu_ratio}", flush=True)
     for part in parts.values():
         part.report()
     if skipped:

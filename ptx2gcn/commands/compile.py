@@ -19,6 +19,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.options import SUPPORTED_ARCHS
@@ -45,6 +46,10 @@ def register(
                         help="carry PTX line numbers into the LLVM IR as !dbg locations (no DWARF)")
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="compile only this kernel (repeatable; default: all)")
+    parser.add_argument("--time-report", action="store_true",
+                        help="print this process's CPU seconds to stderr: start-up (Python, imports, "
+                             "command line), each stage (--emit hsaco), and the total once the output "
+                             "is written")
     parser.set_defaults(handler=run, one_shot=True)
 
 
@@ -52,11 +57,24 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that building the command line (every subcommand registers) stays cheap.
     from ptx2gcn.compiler import compile, compile_assembly, compile_llvm, compile_object  # noqa: A004
 
+    started = time.process_time()
+    timings: dict[str, float] = {}
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
     if args.emit == "hsaco":
-        data: str | bytes = compile(args.file, args.arch, args.opt, args.kernel, args.locations).data
+        code = compile(args.file, args.arch, args.opt, args.kernel, args.locations)
+        data: str | bytes = code.data
+        timings = code.timings
     else:
         data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations)
+    _write(args, data)
+    if args.time_report:
+        seconds = {"start-up": started, **timings, "total": time.process_time()}
+        sys.stderr.write("ptx2gcn compile: CPU seconds: "
+                         + " ".join(f"{name}={value:.6f}" for name, value in seconds.items()) + "\n")
+    return 0
+
+
+def _write(args: argparse.Namespace, data: str | bytes) -> None:
     output = args.output or os.path.splitext(args.file)[0] + _SUFFIX[args.emit]
     if output == "-":
         if isinstance(data, str):
@@ -66,7 +84,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         write_output(output, data.encode("utf-8") if isinstance(data, str) else data)
-    return 0
 
 
 def write_output(path: str, data: bytes) -> None:

@@ -230,3 +230,18 @@ def test_write_output_writes_a_fifo_in_place(tmp_path: Path) -> None:
     reader.join(timeout=10)
     assert received == [b"through the pipe"]
     assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_time_report_accounts_for_the_process_cpu(source: Path, tmp_path: Path) -> None:
+    from ptx2gcn.compiler import STAGES
+
+    result = _ptx2gcn("compile", str(source), "-o", str(tmp_path / "k.hsaco"), "--time-report")
+    assert result.returncode == 0
+    prefix = "ptx2gcn compile: CPU seconds: "
+    line = result.stderr.decode().strip()
+    assert line.startswith(prefix) and "\n" not in line
+    figures = {name: float(value) for name, value in (item.split("=") for item in line[len(prefix):].split())}
+    assert list(figures) == ["start-up", *STAGES, "total"]
+    assert all(value >= 0 for value in figures.values())
+    assert figures["start-up"] > 0  # the interpreter and the imports take some CPU
+    assert figures["total"] >= figures["start-up"] + sum(figures[s] for s in STAGES) - 1e-6
