@@ -292,10 +292,12 @@ class FnCtx:
             case ast.Register(name=name, component=None):
                 var = self.lookup(name)  # one lookup: it also declares a range's vector on first use
                 if var is not None:
-                    self.check_width(var, want, operand.span)
+                    if var.type is not want:  # (a register of exactly the wanted type is the common case)
+                        self.check_width(var, want, operand.span)
                     if typed:
                         self.check_class(var, operand.span)
-                    return self.coerce(self.read_var(var), want, signed, operand.span)
+                    value = self.read_var(var)
+                    return value if value.type is want else self.coerce(value, want, signed, operand.span)
                 if name in self.vectors:
                     parts = self.components(operand) or ()
                     if not isinstance(want, VectorType) or want.count != len(parts):
