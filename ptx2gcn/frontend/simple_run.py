@@ -4,7 +4,8 @@ Invariant: the instructions built here are exactly the nodes, spans included, th
 ``GUARD? OPCODE SIMPLE_OPERANDS`` path gives for the same text, and a bad constant inside raises
 the same located ``Ptx2GcnError``. A SIMPLE_INSTRUCTIONS token (grammar/ptx.lark) was already
 matched by the grammar's strict pattern, so ``split_run`` only segments it: separator (white space
-and ``//`` comments), optional guard, opcode, operands up to the line's ``;``.
+and ``//`` comments), optional guard, opcode, operands up to the line's ``;``. The token may end in
+a separator (the white space before a statement that is not part of the run), which is skipped.
 
 When errors are raised matters for getting the same diagnostic as the per-instruction path, which
 builds instruction *k* only once the parser has read the token after it: an error in a line of the
@@ -58,7 +59,9 @@ def split_run(text: str, line: int, column: int, file: str,
     # ``column``, a later one just after the newline at offset ``base``.
     base = -column
     done = 0
-    for m in _RUN_LINE.finditer(text):
+    # Lines are matched back to back (not searched for: the token may end in a // comment).
+    m = _RUN_LINE.match(text)
+    while m is not None:
         guard_text, head, operands = m.group(1, 2, 3)
         start = m.start(1) if guard_text is not None else m.start(2)
         newline = text.rfind("\n", done, start)
@@ -70,10 +73,12 @@ def split_run(text: str, line: int, column: int, file: str,
         guard_node = None
         if guard_text is not None:
             guard_node = guard(guard_text, Span(file, line, start - base, line, start - base + len(guard_text), source))
+        following = _RUN_LINE.match(text, done)
         try:
             out.append(simple_instruction(span, guard_node, head, operands, line, m.start(3) - base))
         except Ptx2GcnError as error:
-            if done < len(text):
+            if following is not None:
                 raise
             return out, error
+        m = following
     return out, None

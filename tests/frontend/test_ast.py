@@ -194,6 +194,14 @@ def test_a_run_of_simple_instructions_is_one_token_with_the_same_nodes_and_spans
     assert (st2.operands[0].span.column, st2.operands[0].span.end_column) == (46, 52)
 
 
+def test_a_comment_after_a_run_is_not_split_into_instructions() -> None:
+    # The run token takes the comment and blanks before 'ret' along; the builder must not find the
+    # commented-out store in them.
+    statements = body("\tmov.u32 %r1, 1;", " //   st.f32 [out], %f1;", "\tret;")
+    assert [s.opcode for s in statements if isinstance(s, ast.Instruction)] == ["mov", "ret"]
+    assert len(statements) == 2
+
+
 def test_an_error_in_a_run_is_reported_where_the_per_instruction_path_reports_it() -> None:
     # The per-instruction path builds an instruction once the next token is read: a bad constant
     # followed by another instruction wins over a later lexical error, a bad constant in the last
@@ -204,6 +212,9 @@ def test_an_error_in_a_run_is_reported_where_the_per_instruction_path_reports_it
         parse_ptx(kernel("\tmov.u32 %r2, 1;", "\tmov.u32 %r1, 09;", "#junk"))
     with pytest.raises(Ptx2GcnError, match="found '\\)'"):
         parse_ptx(kernel("\tmov.u32 %r1, 09;", ")"))
+    # The run token takes the blanks before '@' along; the bad guard is still reported first.
+    with pytest.raises(Ptx2GcnError, match="unexpected character '@'"):
+        parse_ptx(kernel("\tmov.u32 %r1, 09;", "\t@#"))
     with pytest.raises(Ptx2GcnError, match="invalid integer constant '09'") as caught:
         parse_ptx(kernel("\tmov.u32 %r1, 1;", "\tmov.u32 %r2, 09;", "\tmov.u32 %r1 1;"))
     assert str(caught.value.diagnostics[0].span) == "<input>:11:15"
