@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lark.exceptions import UnexpectedInput
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.frontend import ast, parse_ptx
@@ -192,6 +193,16 @@ def test_a_run_of_simple_instructions_is_one_token_with_the_same_nodes_and_spans
     assert isinstance(ld, ast.Instruction) and isinstance(st2, ast.Instruction)
     assert (st2.span.line, st2.span.column, st2.span.end_column) == (10, 32, 58)
     assert (st2.operands[0].span.column, st2.operands[0].span.end_column) == (46, 52)
+
+
+@pytest.mark.parametrize("operands", ["%r1,;", "%r1, ;", "%r1 %r2;", "%r1,, %r2;", ", %r1;", "%r1, %r2,;"])
+def test_malformed_operand_lists_are_not_simple_tokens(operands: str) -> None:
+    # SIMPLE_OPERANDS is `atom (, atom)* ;` written with lookaheads: a comma must be followed by an
+    # atom, the last atom by ';'. Anything else takes the general rules, which reject it.
+    types = token_types(f"\tmov.b32 {operands}")
+    assert "SIMPLE_INSTRUCTIONS" not in types and "SIMPLE_OPERANDS" not in types
+    with pytest.raises(Ptx2GcnError):
+        parse_ptx(kernel(f"\tmov.b32 {operands}"))
 
 
 def test_a_comment_after_a_run_is_not_split_into_instructions() -> None:
@@ -409,7 +420,14 @@ def token_types(*lines: str) -> list[str]:
     on line 10, after the header and the declarations of ``kernel``)."""
     text = kernel(*lines)
     interactive = grammar_parser().parse_interactive(text)
-    return [token.type for token in interactive.iter_parse() if (token.line or 0) >= 10 and token.type != "RBRACE"]
+    types: list[str] = []
+    try:
+        for token in interactive.iter_parse():
+            if (token.line or 0) >= 10 and token.type != "RBRACE":
+                types.append(token.type)
+    except UnexpectedInput:  # malformed input: the tokens up to the error
+        pass
+    return types
 
 
 def test_percent_named_functions_and_params_are_symbols() -> None:
