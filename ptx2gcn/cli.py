@@ -16,7 +16,6 @@ import gc
 import importlib
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 
 from ptx2gcn import __version__
@@ -134,6 +133,8 @@ def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace)
         return 0
     except Exception as error:  # noqa: BLE001 - last line of defence: no tracebacks for users
         if os.environ.get("PTX2GCN_TRACEBACK"):
+            import traceback  # only here: it costs every command ~2 ms of start-up
+
             traceback.print_exc()
         sys.stderr.write(
             f"ptx2gcn: internal error: {type(error).__name__}: {error}\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ptx2gcn.elf import DYN, EHDR, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, ET_DYN, PHDR, RELA, SHDR, SYM
 
@@ -64,8 +64,8 @@ class StringTable:
         return bytes(self._data)
 
 
-@dataclass(frozen=True, slots=True)
-class SymbolEntry:
+# Records are NamedTuples for the start-up cost, as in ``ptx2gcn.elf``.
+class SymbolEntry(NamedTuple):
     """One Elf64_Sym, with the name already placed in its string table."""
 
     name: int
@@ -179,8 +179,7 @@ def build_sysv_hash(names: Sequence[str]) -> bytes:
     return struct.pack(f"<II{count}I{count}I", count, count, *buckets, *chains)
 
 
-@dataclass(frozen=True, slots=True)
-class SectionHeader:
+class SectionHeader(NamedTuple):
     name: int
     type: int
     flags: int
@@ -197,8 +196,7 @@ class SectionHeader:
                          self.link, self.info, self.addralign, self.entsize)
 
 
-@dataclass(frozen=True, slots=True)
-class ProgramHeader:
+class ProgramHeader(NamedTuple):
     type: int
     flags: int
     offset: int
@@ -212,8 +210,7 @@ class ProgramHeader:
                          self.memsz, self.align)
 
 
-@dataclass(frozen=True, slots=True)
-class FileHeader:
+class FileHeader(NamedTuple):
     osabi: int
     abiversion: int
     flags: int

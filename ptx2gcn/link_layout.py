@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ptx2gcn import elf
 from ptx2gcn.elf_writer import (
@@ -92,8 +93,8 @@ class OutputSection:
         return elf.PF_R | writable | (elf.PF_X if self.flags & elf.SHF_EXECINSTR else 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+# Immutable records are NamedTuples for the start-up cost, as in ``ptx2gcn.elf``.
+class Piece(NamedTuple):
     """One string (with its terminator) or record of a mergeable input section."""
 
     offset: int
@@ -259,8 +260,7 @@ def final_order(placed: Sequence[OutputSection], s: SyntheticSections) -> list[O
     return [section for group in groups for section in group]
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(NamedTuple):
     phdrs: tuple[ProgramHeader, ...]
     shoff: int
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ptx2gcn import elf
 from ptx2gcn.elf import Section
@@ -37,8 +38,8 @@ def _reloc_name(kind: int) -> str:
     return _RELOC_NAMES.get(kind, f"type {kind}")
 
 
-@dataclass(frozen=True, slots=True)
-class Fixup:
+# Immutable records are NamedTuples for the start-up cost, as in ``ptx2gcn.elf``.
+class Fixup(NamedTuple):
     """A relocation resolved at link time, patched into its section once addresses are known."""
 
     section: InputSection
@@ -48,8 +49,7 @@ class Fixup:
     addend: int
 
 
-@dataclass(frozen=True, slots=True)
-class DynamicReloc:
+class DynamicReloc(NamedTuple):
     """A relocation left to the loader: RELATIVE64 (base + S + A) or ABS64 against an exported symbol."""
 
     type: int

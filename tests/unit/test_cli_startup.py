@@ -245,3 +245,23 @@ def test_time_report_accounts_for_the_process_cpu(source: Path, tmp_path: Path) 
     assert all(value >= 0 for value in figures.values())
     assert figures["start-up"] > 0  # the interpreter and the imports take some CPU
     assert figures["total"] >= figures["start-up"] + sum(figures[s] for s in STAGES) - 1e-6
+
+
+@pytest.mark.parametrize("traceback", [False, True])
+def test_an_internal_error_is_one_line_or_a_traceback_on_request(
+        traceback: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import ptx2gcn.commands.compile as command
+    from ptx2gcn.cli import main
+
+    def broken(args: argparse.Namespace) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(command, "run", broken)
+    if traceback:
+        monkeypatch.setenv("PTX2GCN_TRACEBACK", "1")
+    else:
+        monkeypatch.delenv("PTX2GCN_TRACEBACK", raising=False)
+    assert main(["compile", "k.ptx"]) == 3
+    err = capsys.readouterr().err
+    assert "ptx2gcn: internal error: RuntimeError: boom\n" in err
+    assert ("Traceback (most recent call last):" in err) == traceback
