@@ -33,6 +33,7 @@ from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import SourceFile
 from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.builder import AstBuilder
+from ptx2gcn.frontend.check import check_module
 from ptx2gcn.frontend.parse import grammar_parser
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -74,11 +75,15 @@ class _TreeBuilder(AstBuilder, Transformer[object, object]):
     """The same callbacks run as a separate pass over a Lark tree (the "naive" design)."""
 
 
-def _grammar(fast_path: bool) -> str:
+def _grammar(*dropped: str) -> str:
+    """The shipped grammar without the rule alternatives of the ``dropped`` aliases (fast paths)."""
     text = importlib.resources.files("ptx2gcn.grammar").joinpath("ptx.lark").read_text()
-    if not fast_path:
-        text = "\n".join(line for line in text.splitlines() if "-> simple_instruction" not in line)
-    return text
+    return "\n".join(line for line in text.splitlines()
+                     if not any(line.rstrip().endswith(f"-> {alias}") for alias in dropped))
+
+
+NO_FAST_PATH = ("simple_instruction", "simple_instructions")
+NO_RUNS = ("simple_instructions",)
 
 
 def lever_runs(text: str) -> list[tuple[str, Callable[[], object]]]:
@@ -86,18 +91,18 @@ def lever_runs(text: str) -> list[tuple[str, Callable[[], object]]]:
     source = SourceFile("bench.ptx", text)
     options = dict(parser="lalr", lexer="contextual", maybe_placeholders=False)
 
-    def tree_then_transform(fast: bool) -> Callable[[], object]:
+    def tree_then_transform(*dropped: str) -> Callable[[], object]:
         builder = _TreeBuilder()
-        parser = Lark(_grammar(fast), **options)
+        parser = Lark(_grammar(*dropped), **options)
 
         def run() -> object:
             builder.reset(source)
             return builder.transform(parser.parse(text))
         return run
 
-    def inline(fast: bool, **extra: object) -> Callable[[], object]:
+    def inline(*dropped: str, **extra: object) -> Callable[[], object]:
         builder = AstBuilder()
-        parser = Lark(_grammar(fast), transformer=builder, **options, **extra)
+        parser = Lark(_grammar(*dropped), transformer=builder, **options, **extra)
 
         def run() -> object:
             builder.reset(source)
@@ -105,17 +110,18 @@ def lever_runs(text: str) -> list[tuple[str, Callable[[], object]]]:
         return run
 
     runs = [
-        ("tree, then Transformer pass (naive)", tree_then_transform(False)),
-        ("tree + SIMPLE_OPERANDS token", tree_then_transform(True)),
-        ("inline transformer= callbacks", inline(False)),
-        ("inline + SIMPLE_OPERANDS (shipped)", inline(True)),
-        ("shipped + propagate_positions=True", inline(True, propagate_positions=True)),
+        ("tree, then Transformer pass (naive)", tree_then_transform(*NO_FAST_PATH)),
+        ("tree + SIMPLE_OPERANDS token", tree_then_transform(*NO_RUNS)),
+        ("inline transformer= callbacks", inline(*NO_FAST_PATH)),
+        ("inline + SIMPLE_OPERANDS", inline(*NO_RUNS)),
+        ("inline + SIMPLE_INSTRUCTIONS runs (shipped)", inline()),
+        ("shipped + propagate_positions=True", inline(propagate_positions=True)),
     ]
     try:  # optional: measured only where lark-cython is installed (it is not a dependency)
         plugins = importlib.import_module("lark_cython").plugins
     except ImportError:
         return runs
-    cython_parser = Lark(_grammar(True), _plugins=plugins, **options)
+    cython_parser = Lark(_grammar(), _plugins=plugins, **options)
     runs.append(("shipped grammar + lark-cython (tree only)", lambda: cython_parser.parse(text)))
     return runs
 
@@ -139,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"parse_ptx: {lines / cpu:,.0f} lines/s CPU ({lines / wall:,.0f} wall), {verdict} target {TARGET:,}")
     with paused_gc():
         cpu, wall = best_of(lambda: parse_ptx(text, str(path)), opts.repeat)
-    print(f"parse_ptx, GC paused as in compile(): {lines / cpu:,.0f} lines/s CPU ({lines / wall:,.0f} wall)")
+        print(f"parse_ptx, GC paused as in compile(): {lines / cpu:,.0f} lines/s CPU ({lines / wall:,.0f} wall)")
+        cpu, wall = best_of(lambda: check_module(parse_ptx(text, str(path))), opts.repeat)
+    print(f"parse_ptx + check_module (compile()'s parse stage), GC paused: {cpu:.3f} s CPU, "
+          f"{lines / cpu:,.0f} lines/s ({lines / wall:,.0f} wall)")
     if opts.levers:
         for name, run in lever_runs(text):
             cpu, wall = best_of(run, opts.repeat)

@@ -10,10 +10,14 @@ current file.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pkgutil
+import sys
 import threading
 from pathlib import Path
 
+import lark
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
@@ -55,12 +59,14 @@ _NESTING = _Nesting()
 _PARSER: Lark | None = None
 
 
-def _grammar_cache() -> str | bool:
+def _grammar_cache(grammar: str) -> str | bool:
     """A per-user file for Lark's grammar analysis, or False to build it in memory each time.
 
     Lark's default (``cache=True``) keeps a pickle in the shared temporary folder, where another user
     could plant one; ours lives in the user's own cache folder (mode 0700). Lark checks the stored
-    grammar/options hash and rebuilds the file when it does not match.
+    grammar/options hash and rebuilds the file when it does not match; the file name carries a hash
+    of the grammar text and of the Lark and Python versions, so two installations with different
+    grammars (a checkout and an older release) do not rebuild each other's file on every start.
     """
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "ptx2gcn")
@@ -70,7 +76,9 @@ def _grammar_cache() -> str | bool:
             return False
     except OSError:
         return False
-    return os.path.join(folder, f"ptx-grammar-{__version__}.lark-cache")
+    key = f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return os.path.join(folder, f"ptx-grammar-{__version__}-{digest}.lark-cache")
 
 
 def grammar_parser() -> Lark:
@@ -81,10 +89,14 @@ def grammar_parser() -> Lark:
             callbacks = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
             callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
             callbacks["SIMPLE_INSTRUCTIONS"] = _BUILDER.lex_simple_instructions
-            _PARSER = Lark.open_from_package(
-                "ptx2gcn.grammar", "ptx.lark", ("",),
-                parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True, cache=_grammar_cache(),
-                maybe_placeholders=False, propagate_positions=False, lexer_callbacks=callbacks,
+            # Loaded by package name (works from a wheel, an sdist or an editable install).
+            data = pkgutil.get_data("ptx2gcn.grammar", "ptx.lark")
+            assert data is not None, "ptx2gcn.grammar/ptx.lark is missing from the installation"
+            grammar = data.decode("utf-8")
+            _PARSER = Lark(
+                grammar, parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True,
+                cache=_grammar_cache(grammar), maybe_placeholders=False, propagate_positions=False,
+                lexer_callbacks=callbacks,
             )
             set_literal_terminals({t.name: t.pattern.value for t in _PARSER.terminals
                                    if t.pattern.type == "str"})
