@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
 from ptx2gcn.ir.core import Module
-from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.verify import verify
 from ptx2gcn.options import Options
 from ptx2gcn.passes import PASSES
@@ -59,12 +58,19 @@ def run_passes(module: Module, options: Options,
                 note = Diagnostic(Severity.NOTE, None, f"the IR became invalid after pass '{name}'")
                 raise PassError([*error.diagnostics, note]) from None
         if name in options.print_after or "all" in options.print_after:
-            text = f"// ---- IR after {name} ----\n" + print_module(module, options.print_locs)
+            text = f"// ---- IR after {name} ----\n" + _print(module, options.print_locs)
             if emit is not None:
                 emit(text)
         if options.dump_dir is not None:
             os.makedirs(options.dump_dir, exist_ok=True)
             path = os.path.join(options.dump_dir, f"{index + 1:02d}-{name}.ir")
             with open(path, "w", encoding="utf-8") as handle:
-                handle.write(print_module(module, True))
+                handle.write(_print(module, True))
     return module
+
+
+def _print(module: Module, with_locs: bool) -> str:
+    # Imported here: a compile prints IR only when asked to, so it does not load the printer.
+    from ptx2gcn.ir.printer import print_module
+
+    return print_module(module, with_locs)
