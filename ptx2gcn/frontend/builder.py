@@ -51,8 +51,12 @@ class AstBuilder(OperandBuilder):
     # -- module-level directives -------------------------------------------------------------------
 
     def start(self, children: list[Child]) -> ast.Module:
-        lines = self.source.text.count("\n") + 1
-        span = Span(self.filename, 1, 1, lines, len(self.source.line_text(lines)) + 1, self.source)
+        text = self.source.text
+        lines = text.count("\n") + 1
+        # The end of the last line, as SourceFile.line_text(lines) would measure it (without
+        # building the whole line index here: only a diagnostic needs that).
+        last_line = text[text.rfind("\n") + 1:].rstrip("\r")
+        span = Span(self.filename, 1, 1, lines, len(last_line) + 1, self.source)
         return ast.Module(span, classify_module_names(tuple(children)))
 
     def version(self, c: list[Token]) -> ast.VersionDirective:
