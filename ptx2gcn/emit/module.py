@@ -235,17 +235,22 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
 
 
 def _dispose(module: ir.Module) -> None:
-    """Empty a printed llvmlite module's containers so that reference counting frees it on return.
+    """Break a printed llvmlite module's reference cycles so that reference counting frees it on return.
 
     llvmlite's values point back to their blocks, functions and module, so a module is one big
     reference cycle that only the cyclic collector reclaims, after the compile (collection is paused
     meanwhile: ``ptx2gcn.compile_gc``). On the 104k-line corpus kernel, the collection after
-    ``compile()`` freed 2.13M objects in 0.94 s CPU; with the module's ~400k freed here (~0.05 s),
-    it frees 1.73M in 0.69 s.
+    ``compile()`` freed 2.13M objects in 0.83-0.94 s CPU; with the module's ~400k objects freed
+    here instead (~0.05 s), it frees 1.72M in 0.65-0.69 s. What stays for the collector: each
+    function with its arguments, and with ``locations`` llvmlite's metadata cache.
     """
     for function in module.functions:
         for block in function.blocks:
+            for instruction in block.instructions:
+                if isinstance(instruction, ir.PhiInstr):  # a loop's phi reaches itself through operands
+                    instruction.incomings.clear()
             block.instructions.clear()
+            block.terminator = None
         function.blocks.clear()
     module.globals.clear()
     module.metadata.clear()
