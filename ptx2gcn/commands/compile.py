@@ -77,13 +77,25 @@ def run(args: argparse.Namespace) -> int:
 def _write(args: argparse.Namespace, data: str | bytes) -> None:
     output = args.output or os.path.splitext(args.file)[0] + _SUFFIX[args.emit]
     if output == "-":
+        _write_stdout(data)
+    else:
+        write_output(output, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def _write_stdout(data: str | bytes) -> None:
+    """Write ``data`` to standard output and flush it; a failure (other than a closed pipe, which the
+    command line treats as the reader having had enough) is a ``Ptx2GcnError``."""
+    try:
         if isinstance(data, str):
             sys.stdout.write(data)
         else:
             sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    else:
-        write_output(output, data.encode("utf-8") if isinstance(data, str) else data)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise Ptx2GcnError.at(Span.unknown("<stdout>"),
+                              f"cannot write standard output: {error.strerror or error}") from None
 
 
 def write_output(path: str, data: bytes) -> None:

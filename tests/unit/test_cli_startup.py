@@ -265,3 +265,14 @@ def test_an_internal_error_is_one_line_or_a_traceback_on_request(
     err = capsys.readouterr().err
     assert "ptx2gcn: internal error: RuntimeError: boom\n" in err
     assert ("Traceback (most recent call last):" in err) == traceback
+
+
+@pytest.mark.parametrize("emit", ["llvm", "hsaco"])
+def test_a_full_standard_output_is_an_error(emit: str, source: Path) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "ptx2gcn", "compile", str(source), "--emit", emit, "-o", "-"],
+                                stdout=full, stderr=subprocess.PIPE)
+    assert result.returncode == 1
+    assert result.stderr.decode() == "<stdout>: error: cannot write standard output: No space left on device\n"
