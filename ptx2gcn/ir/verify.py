@@ -170,7 +170,10 @@ class _Checker:
         key: _SignatureKey = (op.name, attrs.get("type"), attrs.get("dtype"), attrs.get("stype"),
                               attrs.get("mode"), tuple([use.value.type for use in op.operands]),
                               tuple([result.type for result in op.results]))
-        problems = self.signatures.get(key)
+        try:
+            problems = self.signatures.get(key)
+        except TypeError:  # an unhashable attribute value or type (a broken op): judged alone
+            problems = signature_problems(op.name, attrs, list(key[5]), list(key[6]))
         if problems is None:
             problems = self.signatures[key] = signature_problems(op.name, attrs, list(key[5]), list(key[6]))
         for message in problems:

@@ -149,3 +149,16 @@ def test_each_op_of_a_repeated_signature_is_judged() -> None:
     assert found == [(z, "operand 0 is i64, expected i32"), (v, "operand 0 is i64, expected i32"),
                      (u, "operand 0 is i32, expected i64"), (u, "operand 1 is i32, expected i64"),
                      (u, "result 0 is i32, expected i64")]
+
+
+def test_unhashable_attribute_is_reported_not_raised() -> None:
+    """A broken op whose attribute value is not hashable (a list) is reported like any bad value."""
+    module = parse_module(HEAD + SIG + "  %y = const {value = 1} : i32\n  %z = add %y, %y {type = u32} : i32\n"
+                          "  ret\n}\n", "t.ir")
+    add = module.functions[0].entry.ops[1]
+    add.attrs["type"] = ["u32"]  # type: ignore[assignment]  # what a buggy pass might leave
+    with pytest.raises(Ptx2GcnError) as caught:
+        verify(module)
+    messages = [d.message for d in caught.value.diagnostics]
+    assert any("attribute type = ['u32'] is not allowed" in m for m in messages), messages
+    assert any("'add' operand 0 is i32, expected T" in m for m in messages), messages
