@@ -289,20 +289,21 @@ class AstBuilder(OperandBuilder):
         guard_node = self._guard(first) if first.type == "GUARD" else None
         last = c[-1]
         span = Span(self.filename, first.line, first.column, last.end_line, last.end_column, self.source)
-        return simple_instruction(span, guard_node, c[-2].value, last.value, last.line, last.column)
+        return simple_instruction(span, guard_node, c[-2].value, last.value, last.line or 0, last.column or 0)
 
     def lex_simple_instructions(self, tok: Token) -> Token:
         """Lexer callback: build a SIMPLE_INSTRUCTIONS run as soon as it is lexed (errors before the
         next token, as the per-instruction path raises them; see ``ptx2gcn.frontend.simple_run``)."""
-        self._runs[tok.start_pos] = split_run(tok.value, tok.line, tok.column, self.filename, self.source)
+        self._runs[tok.start_pos or 0] = split_run(tok.value, tok.line or 0, tok.column or 0, self.filename,
+                                                   self.source)
         return tok
 
     def simple_instructions(self, c: list[Token]) -> list[ast.Instruction]:
         """The instructions of a SIMPLE_INSTRUCTIONS run (``block`` splices them in)."""
         tok = c[0]
-        built = self._runs.pop(tok.start_pos, None)
+        built = self._runs.pop(tok.start_pos or 0, None)
         if built is None:  # a parser without the lexer callback (benchmarks/parse.py's variants)
-            built = split_run(tok.value, tok.line, tok.column, self.filename, self.source)
+            built = split_run(tok.value, tok.line or 0, tok.column or 0, self.filename, self.source)
         instructions, error = built
         if error is not None:
             raise error
