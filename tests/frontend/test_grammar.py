@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from lark import Lark
 
 from ptx2gcn.frontend.builder import AstBuilder, callback_names
-from ptx2gcn.frontend.parse import grammar_parser
+from ptx2gcn.frontend.parse import _grammar_cache, grammar_parser  # pyright: ignore[reportPrivateUsage]
 
 
 def _rule_names(parser: Lark) -> set[str]:
@@ -33,3 +36,13 @@ def test_every_rule_has_a_builder_callback_and_vice_versa() -> None:
     assert rules - inlined <= set(callback_names()), rules - inlined - set(callback_names())
     assert set(callback_names()) <= rules, set(callback_names()) - rules
     assert all(callable(getattr(AstBuilder, name)) for name in callback_names())
+
+
+def test_grammar_cache_file_is_per_user_and_per_grammar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two installations with different grammars must not share (and keep rebuilding) one file.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first, second = _grammar_cache("start: A\nA: \"a\"\n"), _grammar_cache("start: B\nB: \"b\"\n")
+    assert isinstance(first, str) and isinstance(second, str) and first != second
+    assert Path(first).parent == tmp_path / "ptx2gcn" == Path(second).parent
+    assert (tmp_path / "ptx2gcn").stat().st_mode & 0o777 == 0o700
+    assert _grammar_cache("start: A\nA: \"a\"\n") == first
