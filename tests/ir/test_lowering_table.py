@@ -28,7 +28,8 @@ from ptx2gcn.ir.load import module_from_ptx
 head = ".version 7.8\\n.target sm_80\\n.address_size 64\\n"
 module_from_ptx(head + ".visible .entry k() { ret; }\\n")
 print("before", "ptx2gcn.ir.lower_matrix" in sys.modules, "ptx2gcn.ir.lower_texture" in sys.modules)
-module_from_ptx(head + ".visible .entry k() { .reg .b32 %r<2>; movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r0; ret; }\\n")
+body = ".reg .b32 %r<2>; movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r0; ret;"
+module_from_ptx(head + ".visible .entry k() { " + body + " }\\n")
 print("after", "ptx2gcn.ir.lower_matrix" in sys.modules, "ptx2gcn.ir.lower_texture" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
