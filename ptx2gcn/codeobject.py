@@ -36,7 +36,8 @@ class CodeObjectError(Ptx2GcnError):
 
 # The decoded records are NamedTuples: immutable, compared and hashed by value like frozen dataclasses,
 # and several times cheaper to define (every `ptx2gcn compile` reads its code object back with this
-# module; see ``ptx2gcn.elf``). Nothing may rely on their being tuples.
+# module; see ``ptx2gcn.elf``). Nothing may rely on their being tuples, nor compare records of different
+# kinds (``Rsrc1(x) == Rsrc2(x)`` would hold).
 
 
 def _bits(value: int, low: int, width: int) -> int:

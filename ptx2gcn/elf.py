@@ -118,7 +118,8 @@ class ElfError(ValueError):
 
 # The parsed records are NamedTuples: immutable, compared and hashed by value, like frozen dataclasses,
 # and several times cheaper to define (a frozen, slotted dataclass costs ~0.4 ms of start-up in Python
-# 3.11, paid by every `ptx2gcn compile` process). Nothing may rely on their being tuples.
+# 3.11, paid by every `ptx2gcn compile` process). Nothing may rely on their being tuples, and records of
+# different kinds are never compared (as tuples, two kinds with equal values would compare equal).
 
 
 class Section(NamedTuple):
