@@ -77,8 +77,7 @@ def _fold_function(fn: Function) -> bool:
 def _retire(op: Op) -> None:
     """Forget an op that has been replaced (its results must be unused)."""
     assert all(not r.uses for r in op.results)
-    op.drop_uses()
-    op.parent = None
+    op.detach()
 
 
 def _fold_op(op: Op) -> list[Op] | None:

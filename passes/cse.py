@@ -71,8 +71,7 @@ def _cse_function(fn: Function) -> bool:  # noqa: C901
                 continue
             for mine, theirs in zip(op.results, earlier.results):
                 mine.replace_all_uses_with(theirs)
-            op.drop_uses()
-            op.parent = None
+            op.detach()
             merged.add(op)
         if merged:
             # One rebuild per block: erasing ops one by one is quadratic in huge blocks.

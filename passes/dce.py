@@ -44,8 +44,10 @@ def _remove_unreachable(fn: Function) -> bool:
         for op in block.ops:
             for result in op.results:
                 result.uses.clear()
+            op.detach()
         for arg in block.args:
             arg.uses.clear()
+        block.args.clear()  # an argument points back at its block
     fn.blocks = [b for b in fn.blocks if b in reachable]
     return True
 
@@ -94,6 +96,7 @@ def _remove_dead(fn: Function) -> bool:
         for op in dead:
             for result in op.results:
                 result.uses.clear()
+            op.detach()
         if dead:
             dead_set = set(dead)
             block.ops = [op for op in block.ops if op not in dead_set]

@@ -111,8 +111,7 @@ def _rewrite(op: Op) -> list[Op] | None:
         ptr = insert("ptradd", [ptr, offset], ptr_type)
     _retype(op.results[0], ptr_type)
     op.results[0].replace_all_uses_with(ptr)
-    op.drop_uses()
-    op.parent = None
+    op.detach()
     return new_ops
 
 

@@ -3,9 +3,11 @@
 Invariant: inside ``paused_gc()`` (or a function decorated with ``gc_paused``) no automatic cyclic
 collection runs; on leaving it (normally or by an exception) the collector is enabled again exactly
 when it was enabled on entry, so nesting and callers that disabled it themselves keep their setting.
-Nothing is collected explicitly: the reference cycles created meanwhile (the IR and llvmlite's
-module point back from ops to blocks to functions) are reclaimed by the next automatic collection,
-once, after the compile. With compiles running in several threads the collector may come back on
+Nothing is collected explicitly. A compile breaks the reference cycles of the graphs it owns once
+it is done with them (``ptx2gcn.ir.core.dispose`` for the IR, ``ptx2gcn.emit.module`` for
+llvmlite's module), so reference counting frees those; what is left in cycles (a few hundred
+objects: llvmlite's function declarations, the IR a caller of ``to_ir`` dropped) goes at the next
+automatic collection. With compiles running in several threads the collector may come back on
 while another one still runs (which only costs that one speed); a pause that began with the
 collector on never leaves it off.
 
@@ -17,7 +19,10 @@ memory (664 -> 729 MB). The IR builder and the IR text parser pause it too, for 
 them outside ``compile()`` (tests, ``ptx2gcn opt``). The ``ptx2gcn compile`` process skips even that
 one collection: it keeps the collector off and freezes what is left before it exits
 (``ptx2gcn.cli._run_one_shot``; 0.44-0.48 s of CPU on the 104k-line file); a library call cannot,
-as its caller's process goes on.
+as its caller's process goes on. Since the compile frees its AST and IR by reference counting (see
+above), the collection after a library ``compile()`` of that file finds ~160 objects instead of
+1.65M (0.42 -> 0.02 s of CPU); the freeing costs ~0.1 s inside the compile, which the
+``ptx2gcn compile`` process, leaving everything to its exit before, now pays too.
 """
 
 from __future__ import annotations

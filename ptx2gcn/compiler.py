@@ -25,7 +25,7 @@ from ptx2gcn.emit.target import SUPPORTED_ARCHS, TargetOptions, emit_assembly, e
 from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
 from ptx2gcn.ir.builder import build_module
-from ptx2gcn.ir.core import Module
+from ptx2gcn.ir.core import Module, dispose
 from ptx2gcn.ir.load import read_text
 from ptx2gcn.ir.verify import verify
 from ptx2gcn.link import link_hsaco
@@ -145,6 +145,15 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
     return module
 
 
+def _emit_and_dispose(module: Module, arch: str, kernels: Iterable[str] | None, locations: bool) -> str:
+    """``emit_llvm`` of a module that nothing else holds, which is then disposed of
+    (``ptx2gcn.ir.core.dispose``: reference counting frees the IR, not the next cyclic collection)."""
+    try:
+        return emit_llvm(module, arch, kernels, locations)
+    finally:
+        dispose(module)
+
+
 def check_opt(opt: int) -> None:
     if opt not in (0, 1, 2, 3):
         raise ValueError(f"optimisation level must be 0..3, got {opt}")
@@ -158,7 +167,7 @@ def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3
     check_arch(arch)
     check_opt(opt)
     text, filename = _source(ptx, name)
-    llvm_ir = emit_llvm(to_ir(text, filename), arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename), arch, kernels, locations)
     return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
 
 
@@ -193,8 +202,7 @@ def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # 
     check_opt(opt)
     clock = _Clock()
     text, filename = _source(ptx, name)
-    module = to_ir(text, filename, clock)
-    llvm_ir = emit_llvm(module, arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, clock), arch, kernels, locations)
     clock.lap("llvm-ir")
     options = TargetOptions(arch, opt)
     optimised = _llvm(lambda: optimise(llvm_ir, options))

@@ -265,39 +265,44 @@ class _FunctionBuilder:
 
     # --- labels and sealing ------------------------------------------------------------------
 
-    def _collect_labels(self, body: ast.Block) -> None:  # noqa: C901
+    def _collect_labels(self, body: ast.Block) -> None:
         """Create a block per label and count the branches into each (a pre-pass over the body)."""
-        scopes: list[dict[str, Block]] = []
+        self._enter_labels(body, [])
 
-        def enter(block: ast.Block) -> None:  # noqa: C901
-            labels: dict[str, Block] = {}
-            for stmt in block.statements:
-                if isinstance(stmt, ast.BranchTargets):
-                    self.branch_targets[stmt.name] = stmt
-                if isinstance(stmt, ast.LabelDecl):
-                    if stmt.name in labels:
-                        raise Ptx2GcnError.at(stmt.span, f"label {stmt.name} is defined twice")
-                    labels[stmt.name] = Block(stmt.name)
-                    self.pending[labels[stmt.name]] = 0
-            self.scope_labels[id(block)] = labels
-            scopes.append(labels)
-            for stmt in block.statements:
-                if isinstance(stmt, ast.Block):
-                    enter(stmt)
-                elif isinstance(stmt, ast.CallPrototype):
-                    self.ctx.prototypes[stmt.name] = stmt
-                elif isinstance(stmt, ast.CallTargets):
-                    self.ctx.calltargets[stmt.name] = stmt
-                elif isinstance(stmt, ast.Instruction) and stmt.opcode == "bra":
-                    target = _resolve(scopes, stmt)
-                    if target is not None:
-                        self.pending[target] += 1
-                elif isinstance(stmt, ast.Instruction) and stmt.opcode == "brx":
-                    for target in self._switch_targets(scopes, stmt):
-                        self.pending[target] += 1
-            scopes.pop()
+    def _enter_labels(self, block: ast.Block, scopes: list[dict[str, Block]]) -> None:  # noqa: C901
+        """``_collect_labels`` for one (nested) block; ``scopes``: the labels of the enclosing ones.
 
-        enter(body)
+        A method, not a closure in ``_collect_labels``: a recursive closure is a reference cycle
+        (function -> cell -> function) that would keep this builder, and with it the function's
+        AST and SSA state, alive until the cyclic collector runs.
+        """
+        labels: dict[str, Block] = {}
+        for stmt in block.statements:
+            if isinstance(stmt, ast.BranchTargets):
+                self.branch_targets[stmt.name] = stmt
+            if isinstance(stmt, ast.LabelDecl):
+                if stmt.name in labels:
+                    raise Ptx2GcnError.at(stmt.span, f"label {stmt.name} is defined twice")
+                labels[stmt.name] = Block(stmt.name)
+                self.pending[labels[stmt.name]] = 0
+        self.scope_labels[id(block)] = labels
+        scopes.append(labels)
+        for stmt in block.statements:
+            if isinstance(stmt, ast.Block):
+                self._enter_labels(stmt, scopes)
+            elif isinstance(stmt, ast.CallPrototype):
+                self.ctx.prototypes[stmt.name] = stmt
+            elif isinstance(stmt, ast.CallTargets):
+                self.ctx.calltargets[stmt.name] = stmt
+            elif isinstance(stmt, ast.Instruction) and stmt.opcode == "bra":
+                target = _resolve(scopes, stmt)
+                if target is not None:
+                    self.pending[target] += 1
+            elif isinstance(stmt, ast.Instruction) and stmt.opcode == "brx":
+                for target in self._switch_targets(scopes, stmt):
+                    self.pending[target] += 1
+        scopes.pop()
+
 
     def _switch_targets(self, scopes: list[dict[str, Block]], ins: ast.Instruction) -> list[Block]:
         """The distinct blocks a ``brx.idx`` through a known ``.branchtargets`` list may reach."""

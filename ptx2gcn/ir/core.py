@@ -156,13 +156,26 @@ class Op:
             for use in succ.args:
                 use.drop()
 
-    def erase(self) -> None:
-        """Remove this op from its block; its results must be unused."""
-        assert all(not r.uses for r in self.results), f"erasing {self.name} whose result is used"
+    def detach(self) -> None:
+        """Forget an op that has left its function for good (its results unused): unregister its
+        uses and drop its operands, results, successors and block.
+
+        Afterwards the op keeps only its name, attributes and location, and no reference cycle
+        (op <-> use, op <-> result) holds it: reference counting frees it and its results as soon
+        as the pass lets go of it, not the cyclic collector after the compile.
+        """
         self.drop_uses()
+        self.operands.clear()
+        self.results.clear()
+        self.successors.clear()
+        self.parent = None
+
+    def erase(self) -> None:
+        """Remove this op from its block and ``detach`` it; its results must be unused."""
+        assert all(not r.uses for r in self.results), f"erasing {self.name} whose result is used"
         if self.parent is not None:
             self.parent.ops.remove(self)
-            self.parent = None
+        self.detach()
 
     def __repr__(self) -> str:
         return f"<Op {self.name} at {self.loc}>"
@@ -389,3 +402,30 @@ class Module:
             if var.name == name:
                 return var
         return None
+
+
+def dispose(module: Module) -> None:
+    """Empty ``module``'s functions so that reference counting, not the cyclic collector, frees the IR.
+
+    The IR is one web of reference cycles (ops and their blocks, results and their op, values and
+    the uses that point back at them), so without this it lives until the cyclic collector runs
+    after the compile: on the 104k-line corpus kernel that collection walked ~700k IR objects.
+    Only for a module that nothing else will read: afterwards every function is a body-less
+    declaration, and ops, blocks and values are detached from each other (an op that a caller still
+    holds keeps its name, attributes and location, and nothing else).
+    """
+    for function in module.functions:
+        for block in function.blocks:
+            for arg in block.args:
+                arg.uses.clear()
+            for op in block.ops:
+                for result in op.results:
+                    result.uses.clear()
+                op.operands.clear()
+                op.results.clear()
+                op.successors.clear()
+                op.parent = None
+            block.args.clear()
+            block.ops.clear()
+            block.parent = None
+        function.blocks.clear()

@@ -188,7 +188,7 @@ class SsaBuilder:
     def _drop(self, arg: BlockArg) -> None:
         phi = self.phis.pop(arg)
         del self.phi_arg[phi]
-        phi.drop_uses()
+        phi.detach()
         block = arg.block
         block.args.pop(arg.index)
         for i, other in enumerate(block.args):
@@ -207,6 +207,6 @@ class SsaBuilder:
                     if succ.block is block:
                         succ.args = [Use(term, v) for v in values]
         for phi in self.phis.values():
-            phi.drop_uses()
+            phi.detach()
         self.phis.clear()
         self.phi_arg.clear()
