@@ -369,10 +369,16 @@ def is_convergent(name: str) -> bool:
     return row is not None and "convergent" in row.flags
 
 
+_ALWAYS_KEPT = frozenset({"side_effects", "terminator", "convergent"})
+"""Flags of ops that are kept even when unused (and never merged)."""
+_NEVER_MERGED = _ALWAYS_KEPT | {"volatile", "reads_memory"}
+"""Flags of ops that CSE must not merge."""
+
+
 def has_side_effects(name: str, attrs: dict[str, str | int | bool]) -> bool:
     """Whether an op must be kept even when its results are unused."""
     row = OPS[name]
-    if row.flags & {"side_effects", "terminator", "convergent"}:
+    if not row.flags.isdisjoint(_ALWAYS_KEPT):
         return True
     if "reads_memory" in row.flags:
         # Volatile and acquiring loads order other memory operations: keep them.
@@ -383,7 +389,7 @@ def has_side_effects(name: str, attrs: dict[str, str | int | bool]) -> bool:
 def is_mergeable(name: str, attrs: dict[str, str | int | bool]) -> bool:
     """Whether two identical ops with identical operands may be merged into one (CSE)."""
     row = OPS[name]
-    if row.flags & {"side_effects", "terminator", "convergent", "volatile", "reads_memory"}:
+    if not row.flags.isdisjoint(_NEVER_MERGED):
         return False
     if name in ("alloca", "undef"):
         return False
