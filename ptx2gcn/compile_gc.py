@@ -21,8 +21,9 @@ one collection: it keeps the collector off and freezes what is left before it ex
 (``ptx2gcn.cli._run_one_shot``; 0.44-0.48 s of CPU on the 104k-line file); a library call cannot,
 as its caller's process goes on. Since the compile frees its AST and IR by reference counting (see
 above), the collection after a library ``compile()`` of that file finds ~160 objects instead of
-1.65M (0.42 -> 0.02 s of CPU); the freeing costs ~0.1 s inside the compile, which the
-``ptx2gcn compile`` process, leaving everything to its exit before, now pays too.
+1.65M (0.42-0.51 -> 0.02-0.03 s of CPU); the freeing costs ~0.1 s inside the compile (the
+``llvm-ir`` stage), which the ``ptx2gcn compile`` process, leaving everything to its exit before,
+now pays too.
 """
 
 from __future__ import annotations
