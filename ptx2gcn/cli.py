@@ -97,9 +97,11 @@ def _run_one_shot(handler: Callable[[argparse.Namespace], int], args: argparse.N
     not by the one that would follow ``compile()`` re-enabling the collector, nor by the full one
     the interpreter runs at exit whether or not the collector is enabled.
 
-    Why: ``ptx2gcn compile`` of the 104k-line corpus file leaves ~2.3M objects (its AST, IR and
-    LLVM IR graphs, garbage once the output is written) whose collection cost ~0.85 s of CPU after
-    the output was already written; the collections during the imports (~5 ms) go too.
+    Why: ``ptx2gcn compile`` of the 104k-line corpus file used to leave ~2.3M objects (its AST, IR
+    and LLVM IR graphs, garbage once the output is written) whose collection cost ~0.85 s of CPU
+    after the output was already written. The compile now frees most of them by reference counting
+    as it goes (``ptx2gcn.compile_gc``), so what is left here is small; the freeze still keeps the
+    collections during the imports (~5 ms) and the one at exit off whatever remains.
 
     Why this and not ``os._exit``: the process still ends the ordinary way, so the exit status is
     ``main``'s, atexit handlers run (llvmlite registers one), and standard output and error are
