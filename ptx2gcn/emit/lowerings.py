@@ -4,13 +4,12 @@ Invariant: every op name in ``ptx2gcn.isa.OPS`` either has an entry here or is r
 located ``unsupported`` error by ``lower_op``; ops shared by integers and floats (``add``, ``setp``
 ...) dispatch on whether their ``type`` attribute names a float type. The modules in ``DEFERRED``
 (ops most kernels never use) are imported on the first op they lower: until then their entries are
-stand-ins that import the module, put its real lowering in the table and run it.
+stand-ins (``ptx2gcn.deferred``) that import the module, put its real lowering in the table and run it.
 """
 
 from __future__ import annotations
 
-import importlib
-
+from ptx2gcn.deferred import deferred_entries
 from ptx2gcn.emit import (
     lower_control,
     lower_convert,
@@ -46,22 +45,15 @@ warp, video, cluster and pack lowerings, with the wave64 helpers, took a small f
 about 7 ms; ``tests/codegen/test_lowerings_deferred.py`` checks these names against the modules)."""
 
 
-def _deferred(module: str, name: str) -> Lowering:
-    def lower(cx: FnContext, op: Op) -> None:
-        real: Lowering = importlib.import_module(module).LOWERINGS[name]
-        LOWERINGS[name] = real
-        real(cx, op)
-    return lower
-
-
 LOWERINGS: dict[str, Lowering] = {
     **lower_values.LOWERINGS, **lower_int.LOWERINGS, **lower_int_bits.LOWERINGS, **lower_int_logic.LOWERINGS,
     **lower_float.LOWERINGS,
     **lower_convert.LOWERINGS, **lower_memory.LOWERINGS, **lower_control.LOWERINGS,
     **lower_special.LOWERINGS,
     **{name: _by_type(name) for name in lower_int.INT_FORMS},
-    **{name: _deferred(module, name) for module, names in DEFERRED.items() for name in names},
 }
+for _module, _names in DEFERRED.items():
+    LOWERINGS.update(deferred_entries(LOWERINGS, _module, "LOWERINGS", _names))
 
 
 _NOT_YET: dict[str, str] = {

@@ -4,22 +4,18 @@ Invariant: ``LOWERINGS`` has one entry per PTX opcode the builder translates; ``
 opcodes whose lowering emits only side-effect-free, non-convergent ops, so a guarded instance can
 be computed unconditionally and selected (``selp``) instead of branched around. The modules in
 ``DEFERRED`` (instructions most kernels never use) are imported on the first instruction they
-lower: until then their entries are stand-ins that import the module, put its real lowering in
+lower: until then their entries are stand-ins (``ptx2gcn.deferred``) that import the module, put its real lowering in
 the table and run it.
 """
 
 from __future__ import annotations
 
-import importlib
-
-from ptx2gcn.frontend import ast
-from ptx2gcn.ir.emitter import FnCtx
+from ptx2gcn.deferred import deferred_entries
 from ptx2gcn.ir.lower_alu import ALU, Lowering
 from ptx2gcn.ir.lower_async import ASYNC
 from ptx2gcn.ir.lower_cluster import CLUSTER
 from ptx2gcn.ir.lower_control import CONTROL
 from ptx2gcn.ir.lower_mem import MEMORY
-from ptx2gcn.ir.modifiers import Mods
 
 DEFERRED: dict[str, tuple[str, tuple[str, ...]]] = {
     "ptx2gcn.ir.lower_matrix": ("MATRIX", ("mma", "wmma", "ldmatrix", "stmatrix", "movmatrix")),
@@ -30,19 +26,8 @@ compile process otherwise imports (and, without a bytecode cache, byte-compiles)
 kernel; ``tests/ir/test_lowering_table.py`` checks these opcodes against the modules' tables."""
 
 
-def _deferred(module: str, table: str, opcode: str) -> Lowering:
-    def lower(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
-        real: Lowering = getattr(importlib.import_module(module), table)[opcode]
-        LOWERINGS[opcode] = real
-        real(ctx, ins, mods, fb)
-
-    return lower
-
-
-LOWERINGS: dict[str, Lowering] = {
-    **ALU, **MEMORY, **CONTROL, **CLUSTER, **ASYNC,
-    **{opcode: _deferred(module, table, opcode)
-       for module, (table, opcodes) in DEFERRED.items() for opcode in opcodes},
-}
+LOWERINGS: dict[str, Lowering] = {**ALU, **MEMORY, **CONTROL, **CLUSTER, **ASYNC}
+for _module, (_table, _opcodes) in DEFERRED.items():
+    LOWERINGS.update(deferred_entries(LOWERINGS, _module, _table, _opcodes))
 
 PURE: frozenset[str] = frozenset(ALU) | frozenset(CLUSTER)

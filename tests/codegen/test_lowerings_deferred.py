@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 
 from ptx2gcn.compiler import compile_llvm
+from ptx2gcn.deferred import deferred_entries
 from ptx2gcn.emit import lowerings
 
 EAGER = ("lower_values", "lower_int", "lower_int_bits", "lower_int_logic", "lower_float", "lower_convert",
@@ -50,7 +51,7 @@ def test_no_eager_module_defines_a_deferred_op() -> None:
 
 def test_a_stand_in_lowers_like_the_real_lowering_it_installs() -> None:
     real = importlib.import_module("ptx2gcn.emit.lower_warp").LOWERINGS["bar"]
-    lowerings.LOWERINGS["bar"] = lowerings._deferred("ptx2gcn.emit.lower_warp", "bar")  # pyright: ignore[reportPrivateUsage]
+    lowerings.LOWERINGS.update(deferred_entries(lowerings.LOWERINGS, "ptx2gcn.emit.lower_warp", "LOWERINGS", ["bar"]))
     through_stand_in = compile_llvm(BARRIER_PTX, optimised=False)
     assert lowerings.LOWERINGS["bar"] is real
     assert compile_llvm(BARRIER_PTX, optimised=False) == through_stand_in
