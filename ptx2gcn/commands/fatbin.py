@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.output_file import write_output
 from ptx2gcn.runtime.fatbin import (
     Container,
     EntryFlags,
@@ -158,11 +159,11 @@ def _extract(args: argparse.Namespace) -> int:
     }
     try:
         args.output.mkdir(parents=True, exist_ok=True)
-        for name, data in payloads:
-            (args.output / name).write_bytes(data)
-        (args.output / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     except OSError as error:
         raise Ptx2GcnError.at(None, f"{args.output}: cannot write: {error.strerror or error}") from None
+    for name, data in payloads:
+        write_output(str(args.output / name), data)
+    write_output(str(args.output / "manifest.json"), (json.dumps(manifest, indent=2) + "\n").encode())
     for name, data in payloads:
         sys.stdout.write(f"{args.output / name}  ({len(data)} bytes)\n")
     return 0

@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 
 from ptx2gcn.options import Options
+from ptx2gcn.output_file import write_output
 from ptx2gcn.passes import PASSES
 from ptx2gcn.pipeline import PIPELINE, check_pass_names, run_passes
 
@@ -72,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
     elif args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_output(args.output, text.encode("utf-8"))
     if args.print_ir and args.output != "-":
         sys.stdout.write(text)
     return 0

@@ -128,3 +128,19 @@ def test_passes_may_opt_out_of_the_default_pipeline() -> None:
         PASSES["dce"] = saved
     with pytest.raises(ValueError, match="unknown warp mode"):
         Options(warp_mode="Q")
+
+
+def test_opt_output_that_cannot_be_written_is_a_located_error(
+        ptx_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "missing" / "k.ir"
+    assert main(["opt", str(ptx_file), "-o", str(out)]) == 1
+    assert capsys.readouterr().err == f"{out}: error: cannot write {out}: No such file or directory\n"
+
+
+def test_opt_output_replaces_the_file_whole(ptx_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "k.ir"
+    out.write_text("old contents that are longer than nothing\n" * 1000)
+    assert main(["opt", str(ptx_file), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("module ") and "old contents" not in text
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left

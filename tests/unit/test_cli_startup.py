@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from ptx2gcn.cli import SUBCOMMANDS, build_parser, named_subcommand
-from ptx2gcn.commands.compile import write_output
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.output_file import write_output
 from tests.unit.test_compile_speed_gc import PTX
 
 
