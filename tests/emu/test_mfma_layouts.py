@@ -71,8 +71,8 @@ def dims(name: str) -> tuple[int, int, int, int, str, str, str]:
     return m, k, blocks, max(1, per_lane * width // 32), kind_a, kind_b, out
 
 
-def fnuz_code(value: int, exponent_bits: int, mantissa_bits: int) -> int:
-    """The FNUZ fp8 code of a small integer (sign-magnitude, bias 2^(E-1))."""
+def fnuz_code(value: float, exponent_bits: int, mantissa_bits: int) -> int:
+    """The FNUZ fp8 code of an exactly representable value (sign-magnitude, bias 2^(E-1))."""
     bias = 1 << (exponent_bits - 1)
     for code in range(1, 128):
         e, m = code >> mantissa_bits, code & ((1 << mantissa_bits) - 1)
@@ -95,7 +95,7 @@ def element_bits(kind: str, values: np.ndarray) -> np.ndarray:
     if kind == "i8":
         return values.astype(np.int8).view(np.uint8).astype(np.uint64)
     layout = (4, 3) if kind == "fp8" else (5, 2)
-    return np.array([fnuz_code(int(v), *layout) for v in values.ravel()], dtype=np.uint64).reshape(values.shape)
+    return np.array([fnuz_code(v, *layout) for v in values.ravel().tolist()], dtype=np.uint64).reshape(values.shape)
 
 
 def place_input(wave: Wave, row: int, dwords: int, kind: str, matrix: np.ndarray, lane_of: Fn, elem_of: Fn) -> None:
