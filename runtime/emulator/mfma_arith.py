@@ -95,19 +95,9 @@ def _truncated_sum(magnitude: A, exponent: A, negative: A) -> tuple[A, A]:
     return np.where(negative, -aligned, aligned).sum(axis=-1), top
 
 
-def _products(a: A, b: A, fa: Format, fb: Format) -> tuple[A, A, A]:
-    """Products a[..., n] * b[..., n] as (|integer| with 24 fractional bits relative to 2^exponent,
-    exponent, negative): the integer significand product is shifted to 24 fractional bits."""
-    ma, ea, na = _decompose(a, fa)
-    mb, eb, nb = _decompose(b, fb)
-    exponent = ea + eb
-    magnitude = _shift(ma * mb, np.full_like(exponent, 24 - fa.fraction_bits - fb.fraction_bits))
-    return magnitude, exponent, na ^ nb
-
-
-def _fused_group(a: A, b: A, c: A, fa: Format, fb: Format, interleaved: bool) -> A:
-    """One fused dot-add of the products along the last axis with c (finite inputs only)."""
-    magnitude, exponent, negative = _products(a, b, fa, fb)
+def _fused_group(magnitude: A, exponent: A, negative: A, c: A, interleaved: bool) -> A:
+    """One fused dot-add with c of the products given along the last axis as (|significand
+    product| with 24 fractional bits relative to 2^exponent, exponent, sign); finite values only."""
     if interleaved:  # fp8: even and odd products summed apart, then joined at 24 bits
         s0, e0 = _truncated_sum(magnitude[..., 0::2], exponent[..., 0::2], negative[..., 0::2])
         s1, e1 = _truncated_sum(magnitude[..., 1::2], exponent[..., 1::2], negative[..., 1::2])
@@ -115,6 +105,7 @@ def _fused_group(a: A, b: A, c: A, fa: Format, fb: Format, interleaved: bool) ->
         total = _shift(s0, e0 - top) + _shift(s1, e1 - top)
     else:
         total, top = _truncated_sum(magnitude, exponent, negative)
+    c = np.where(np.isfinite(c), c, 0.0)  # non-finite C: replaced by the caller's special path
     mc, ec, nc = _decompose(c.astype(F64), Format(23, -126))
     mc = np.where(nc, -mc, mc)
     joint = np.maximum(top, ec)
@@ -125,23 +116,29 @@ def _fused_group(a: A, b: A, c: A, fa: Format, fb: Format, interleaved: bool) ->
 
 
 def fused_dot(a: A, b: A, c: A, kind_a: str, kind_b: str, group: int) -> npt.NDArray[np.float32]:
-    """f16/bf16/xf32/fp8 MFMA: groups of ``group`` products, each a fused dot-add into C."""
+    """f16/bf16/xf32/fp8 MFMA: groups of ``group`` products, each a fused dot-add into C.
+
+    Inputs are decomposed once; a group's products are integer significand products (exact in
+    int64) shifted to 24 fractional bits, with exponent the sum of the inputs' exponents."""
     fa, fb = FORMATS[kind_a], FORMATS[kind_b]
     acc = np.asarray(c, dtype=F32)
+    bt = np.swapaxes(b, 1, 2)  # [blocks, N, K]
+    finite_inputs = bool(np.isfinite(a).all() and np.isfinite(bt).all())
+    ma, ea, na = _decompose(np.where(np.isfinite(a), a, 0.0), fa)
+    mb, eb, nb = _decompose(np.where(np.isfinite(bt), bt, 0.0), fb)
+    scale = 24 - fa.fraction_bits - fb.fraction_bits  # >= 0 for every format pair
     interleaved = kind_a in ("fp8", "bf8")
     for start in range(0, a.shape[2], group):
-        ga = a[:, :, None, start:start + group]  # [blocks, M, 1, n]
-        gb = np.swapaxes(b[:, start:start + group, :], 1, 2)[:, None, :, :]  # [blocks, 1, N, n]
-        ga, gb = np.broadcast_arrays(ga, gb)
-        products = ga * gb  # exact in float64
-        special = ~np.isfinite(products.sum(axis=-1) + acc.astype(F64))
-        huge = np.abs(products) >= 2.0 ** 128
-        finite = ~special & ~huge.any(axis=-1)
-        result = np.zeros(acc.shape, dtype=F32)
-        if finite.any():
-            result[finite] = _fused_group(ga[finite], gb[finite], acc[finite], fa, fb, interleaved)
-        if not finite.all():
-            result[~finite] = _special(products[~finite], acc[~finite], huge[~finite])
+        k = slice(start, start + group)
+        magnitude = (ma[:, :, None, k] * mb[:, None, :, k]) << scale  # [blocks, M, N, n]
+        exponent = ea[:, :, None, k] + eb[:, None, :, k]
+        negative = na[:, :, None, k] ^ nb[:, None, :, k]
+        result = _fused_group(magnitude, exponent, negative, acc, interleaved)
+        if not (finite_inputs and np.isfinite(acc).all() and exponent.max() < 127):
+            products = a[:, :, None, k] * bt[:, None, :, k]  # exact in float64
+            huge = np.abs(products) >= 2.0 ** 128
+            odd = ~np.isfinite(products.sum(axis=-1) + acc.astype(F64)) | huge.any(axis=-1)
+            result[odd] = _special(products[odd], acc[odd], huge[odd])
         acc = result
     return acc
 
