@@ -110,32 +110,28 @@ class _Checker:
     def since(self, clock: int) -> int:
         return self.now - clock - 1
 
-    def against_writes(self, rows: Iterable[int], what: str, need_of: Callable[[Producer], int]) -> None:
-        writes = self.state.writes
+    def against(self, table: dict[int, Producer], rows: Iterable[int], what: str,
+                need_of: Callable[[Producer], int], after: Callable[[Producer], str] = _described) -> None:
+        """Fault when a row of ``rows`` has a fact in ``table`` (pending MFMA writes, or XDL SrcC
+        reads) fewer than ``need_of(fact)`` wait states old; facts past every rule are dropped."""
         for row in rows:
-            p = writes.get(row)
+            p = table.get(row)
             if p is None:
                 continue
             had = self.since(p.clock)
             if had >= _LONGEST:
-                del writes[row]
+                del table[row]
                 continue
             needed = need_of(p)
             if had < needed:
-                raise HazardViolation(what, row, _described(p), needed, had)
+                raise HazardViolation(what, row, after(p), needed, had)
+
+    def against_writes(self, rows: Iterable[int], what: str, need_of: Callable[[Producer], int]) -> None:
+        self.against(self.state.writes, rows, what, need_of)
 
     def war(self, rows: Rows) -> None:
-        reads_c = self.state.reads_c
-        for row in rows:
-            p = reads_c.get(row)
-            if p is None:
-                continue
-            had = self.since(p.clock)
-            needed = _WAR[p.shape.passes]
-            if had >= _LONGEST:
-                del reads_c[row]
-            elif had < needed:
-                raise HazardViolation("overwrote", row, f"{_described(p)} read it as SrcC", needed, had)
+        self.against(self.state.reads_c, rows, "overwrote", lambda p: _WAR[p.shape.passes],
+                     lambda p: f"{_described(p)} read it as SrcC")
 
 
 def _check_mfma(check: _Checker, u: Usage, consumer: MfmaShape) -> None:
