@@ -100,104 +100,118 @@ def _srcc(p: Producer, consumer: MfmaShape, c: Rows) -> int:
     return p.shape.passes + (1 if p.shape.unit == "xdl" else 0)
 
 
-class _Checker:
-    """The checks of one instruction against one wave's state (``now`` = the wave's clock)."""
-
-    def __init__(self, state: MaiState) -> None:
-        self.state = state
-        self.now = state.clock
-
-    def since(self, clock: int) -> int:
-        return self.now - clock - 1
-
-    def against(self, table: dict[int, Producer], rows: Iterable[int], what: str,
-                need_of: Callable[[Producer], int], after: Callable[[Producer], str] = _described) -> None:
-        """Fault when a row of ``rows`` has a fact in ``table`` (pending MFMA writes, or XDL SrcC
-        reads) fewer than ``need_of(fact)`` wait states old; facts past every rule are dropped."""
-        for row in rows:
-            p = table.get(row)
-            if p is None:
-                continue
-            had = self.since(p.clock)
-            if had >= _LONGEST:
-                del table[row]
-                continue
-            needed = need_of(p)
-            if had < needed:
-                raise HazardViolation(what, row, after(p), needed, had)
-
-    def against_writes(self, rows: Iterable[int], what: str, need_of: Callable[[Producer], int]) -> None:
-        self.against(self.state.writes, rows, what, need_of)
-
-    def war(self, rows: Rows) -> None:
-        self.against(self.state.reads_c, rows, "overwrote", lambda p: _WAR[p.shape.passes],
-                     lambda p: f"{_described(p)} read it as SrcC")
+Need = Callable[[Producer, str], int]
 
 
-def _check_mfma(check: _Checker, u: Usage, consumer: MfmaShape) -> None:
-    state = check.state
+def _need_read(p: Producer, kind: str) -> int:
+    return _after_write(p.shape, kind)
+
+
+def _need_overwrite(p: Producer, kind: str) -> int:
+    return _after_write(p.shape, "waw")
+
+
+def _need_war(p: Producer, kind: str) -> int:
+    return _WAR[p.shape.passes]
+
+
+def _check_rows(table: dict[int, Producer], rows: Rows, now: int, what: str, need: Need, kind: str) -> None:
+    """Fault when a row of ``rows`` has a fact in ``table`` (pending MFMA writes, or XDL SrcC
+    reads) fewer than ``need(fact, kind)`` wait states old; facts past every rule are dropped."""
+    for row in rows:
+        p = table.get(row)
+        if p is None:
+            continue
+        had = now - p.clock - 1
+        if had >= _LONGEST:
+            del table[row]
+            continue
+        needed = need(p, kind)
+        if had < needed:
+            after = f"{_described(p)} read it as SrcC" if need is _need_war else _described(p)
+            raise HazardViolation(what, row, after, needed, had)
+
+
+def _check_mfma(state: MaiState, now: int, u: Usage, consumer: MfmaShape) -> None:
     for row in u.reads:
         written = state.valu_writes.get(row)
-        if written is not None and check.since(written) < 2:
-            raise HazardViolation("MFMA read", row, "a VALU wrote it", 2, check.since(written))
-    if check.since(state.valu_exec_write) < 4:
-        raise HazardViolation("MFMA issued", None, "a VALU wrote EXEC", 4, check.since(state.valu_exec_write))
-    check.against_writes(u.ab, "read as SrcA/SrcB", lambda p: _after_write(p.shape, "ab"))
-    check.against_writes(u.c, "read as SrcC", lambda p: _srcc(p, consumer, u.c))
+        if written is not None and now - written - 1 < 2:
+            raise HazardViolation("MFMA read", row, "a VALU wrote it", 2, now - written - 1)
+    if now - state.valu_exec_write - 1 < 4:
+        raise HazardViolation("MFMA issued", None, "a VALU wrote EXEC", 4, now - state.valu_exec_write - 1)
+    if state.writes:
+        _check_rows(state.writes, u.ab, now, "read as SrcA/SrcB", _need_read, "ab")
+        for row in u.c:
+            p = state.writes.get(row)
+            if p is not None and now - p.clock - 1 < _srcc(p, consumer, u.c):
+                raise HazardViolation("read as SrcC", row, _described(p), _srcc(p, consumer, u.c),
+                                      now - p.clock - 1)
 
 
-def _check_other(check: _Checker, u: Usage) -> None:
-    kind = u.kind
-    check.against_writes(u.reads, "read", lambda p: _after_write(p.shape, kind))
-    check.against_writes(u.writes, "overwrote", lambda p: _after_write(p.shape, "waw"))
-    check.war(u.writes)
-    if u.is_fma64 and check.since(check.state.dgemm_issue) < 2:
-        raise HazardViolation("v_fma_f64 issued", None, "an f64 MFMA", 2, check.since(check.state.dgemm_issue))
+def _check_other(state: MaiState, now: int, u: Usage) -> None:
+    if state.writes:
+        _check_rows(state.writes, u.reads, now, "read", _need_read, u.kind)
+        _check_rows(state.writes, u.writes, now, "overwrote", _need_overwrite, u.kind)
+    if state.reads_c:
+        _check_rows(state.reads_c, u.writes, now, "overwrote", _need_war, u.kind)
+    if u.is_fma64 and now - state.dgemm_issue - 1 < 2:
+        raise HazardViolation("v_fma_f64 issued", None, "an f64 MFMA", 2, now - state.dgemm_issue - 1)
 
 
-def _record(state: MaiState, u: Usage, producer: Producer | None) -> None:
-    if producer is not None:
-        for row in u.writes:
-            state.writes[row] = producer
-        if producer.shape.unit == "xdl":
-            for row in u.c:
-                state.reads_c[row] = producer
-        if producer.shape.unit == "dgemm":
-            state.dgemm_issue = producer.clock
-        return
+def _record_mfma(state: MaiState, u: Usage, producer: Producer) -> None:
     for row in u.writes:
-        state.writes.pop(row, None)
-        state.reads_c.pop(row, None)
-    if u.kind == "valu" and not u.is_dot:
+        state.writes[row] = producer
+    if producer.shape.unit == "xdl":
+        for row in u.c:
+            state.reads_c[row] = producer
+    if producer.shape.unit == "dgemm":
+        state.dgemm_issue = producer.clock
+
+
+def _record_other(state: MaiState, u: Usage, now: int) -> None:
+    if state.writes or state.reads_c:
         for row in u.writes:
-            state.valu_writes[row] = state.clock
+            state.writes.pop(row, None)
+            state.reads_c.pop(row, None)
+    if u.kind == "valu" and not u.is_dot:
+        valu_writes = state.valu_writes
+        for row in u.writes:
+            valu_writes[row] = now
         if u.writes_exec:
-            state.valu_exec_write = state.clock
+            state.valu_exec_write = now
 
 
 def guard(inst: Instruction, pc: int, text: str, handler: Handler) -> Handler:
     """``handler`` with the MFMA dependency checks and book-keeping around it."""
     u = usage(inst)
-    consumer = shape(inst.opcode) if is_mfma(inst.opcode) else None
     waits = u.wait_states
-    if u.kind == "other" and waits == 1:
+    if is_mfma(inst.opcode):
+        consumer = shape(inst.opcode)
+
+        def mfma(w: Wave) -> None:
+            state = state_of(w)
+            now = state.clock
+            _check_mfma(state, now, u, consumer)
+            handler(w)
+            _record_mfma(state, u, Producer(pc, text, now, consumer, u.writes, u.c))
+            state.clock = now + 1
+
+        return mfma
+    if u.kind == "other":
         def tick(w: Wave) -> None:
             handler(w)
-            state_of(w).clock += 1
+            state_of(w).clock += waits
 
         return tick
 
     def run(w: Wave) -> None:
-        state = state_of(w)
-        check = _Checker(state)
-        if consumer is not None:
-            _check_mfma(check, u, consumer)
-        elif state.writes or state.reads_c or u.is_fma64:
-            _check_other(check, u)
+        state = w.mai if w.mai is not None else state_of(w)
+        now = state.clock
+        if state.writes or state.reads_c or u.is_fma64:
+            _check_other(state, now, u)
         handler(w)
-        producer = Producer(pc, text, state.clock, consumer, u.writes, u.c) if consumer else None
-        _record(state, u, producer)
-        state.clock += waits
+        _record_other(state, u, now)
+        state.clock = now + 1
 
     return run
 
