@@ -119,6 +119,9 @@ class LaunchResult:
     waves: int | None = None
     workgroups: int | None = None
     seconds: float | None = None
+    mfma_instructions: int | None = None
+    mfma_busy_cycles: int | None = None
+    """Matrix-core busy cycles (4 per MFMA pass), where the backend counts them."""
 
 
 LoadedModule = object

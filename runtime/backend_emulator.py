@@ -176,7 +176,8 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
             raise BackendError.of(str(error), kind) from None
         except EmulatorError as error:
             raise BackendError.of(str(error), "launch") from None
-        return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds)
+        return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds,
+                            stats.mfma_instructions, stats.mfma_busy_cycles)
 
     def _next_dispatch_id(self) -> int:
         dispatch_id = self.launches

@@ -91,6 +91,9 @@ def _print_stats(result: CaseRun) -> None:
         f"wave-instructions: {launch.wave_instructions}\ntime: {seconds:.6f} s\n"
         f"wave-instructions/s: {rate:.0f}\n"
     )
+    if launch.mfma_instructions is not None:
+        sys.stdout.write(f"mfma-instructions: {launch.mfma_instructions}\n"
+                         f"mfma-busy-cycles: {launch.mfma_busy_cycles}\n")
 
 
 def _print_outputs(result: CaseRun) -> None:

@@ -18,6 +18,7 @@ _EXPORTS = {
     "LaunchStats": "launch",
     "DeviceMemory": "memory",
     "EmulatorError": "errors", "LaunchError": "errors", "AccessFault": "errors", "WaveFault": "errors",
+    "HazardFault": "errors",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -76,6 +76,11 @@ class EmulatorFault(EmulatorError):
         super().__init__(f"{site.describe()}: {message}")
 
 
+class HazardFault(EmulatorFault):
+    """An instruction read or overwrote a register before the wait states a matrix-core (MFMA)
+    dependency requires: undefined on hardware, so always an error (``hazards``)."""
+
+
 class KernelTrap(EmulatorFault):
     """The kernel executed ``s_trap code`` and the dispatch ended (``code`` 2 is ``llvm.trap``:
     PTX ``trap`` and CUDA's ``assert``; AMDGPUUsage "Trap Handler ABI")."""

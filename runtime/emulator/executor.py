@@ -9,7 +9,9 @@ group terminate); when every live wave waits at the barrier, all are released (e
 count, as on hardware). Work-groups run to completion one after another, so a work-group that waits
 for a later one never finishes and ends in ``KernelHang``. Any failure inside an instruction
 becomes an ``EmulatorFault`` naming kernel, work-group, wave, lane, PC and the disassembled
-instruction; running out of the step budget raises ``KernelHang``.
+instruction; running out of the step budget raises ``KernelHang``. In a program that contains an
+MFMA every handler is wrapped by ``hazards.guard`` (MFMA dependency checks; a violation is a
+``HazardFault``); other programs run unwrapped.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from ptx2gcn.runtime.emulator.errors import (
     EmulatorError,
     EmulatorFault,
     FaultSite,
+    HazardFault,
     KernelHang,
     KernelTrap,
     UnknownInstruction,
     WaveFault,
     WaveTrap,
 )
+from ptx2gcn.runtime.emulator.hazards import HazardViolation, guard, needed
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.semantics import Handler, bind
 from ptx2gcn.runtime.emulator.trace import Tracer
@@ -69,6 +73,7 @@ class CodeTable:
 
     def __init__(self, program: Program, base: int) -> None:
         self.entries: dict[int, BoundInstruction] = {}
+        decoded: list[Instruction] = []
         for text in program.text:
             code = program.image[: text.end]
             pc = text.start
@@ -84,7 +89,13 @@ class CodeTable:
                     pc += 4
                     continue
                 self.entries[base + pc] = BoundInstruction(bind(inst, base + pc), inst.size, _text(inst))
+                decoded.append(inst)
                 pc += inst.size
+        if needed(decoded):  # MFMA dependency checks (hazards), only for programs that have MFMAs
+            for inst in decoded:
+                entry = self.entries[base + inst.pc]
+                handler = guard(inst, base + inst.pc, entry.text, entry.handler)
+                self.entries[base + inst.pc] = BoundInstruction(handler, entry.size, entry.text)
 
 
 def _format_name(code: bytes, pc: int) -> str:
@@ -158,6 +169,8 @@ class Executor:
                 steps += 1
         except AccessFault as fault:
             raise EmulatorFault(self._site(wave, pc), str(fault), fault.lane, fault.address) from None
+        except HazardViolation as violation:
+            raise HazardFault(self._site(wave, pc), str(violation)) from None
         except WaveTrap as trap:
             raise KernelTrap(self._site(wave, pc), str(trap), trap.code) from None
         except WaveFault as fault:

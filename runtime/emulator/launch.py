@@ -84,6 +84,10 @@ class LaunchStats:
     waves: int
     wave_instructions: int
     seconds: float
+    mfma_instructions: int = 0
+    """MFMAs executed (wave-instructions)."""
+    mfma_busy_cycles: int = 0
+    """Matrix-core cycles those MFMAs keep their SIMD's MFMA unit busy: 4 per pass (CDNA3 ISA)."""
 
     @property
     def wave_instructions_per_second(self) -> float:
@@ -346,6 +350,7 @@ def launch(  # noqa: C901
     start = time.perf_counter()
     groups = 0
     waves = 0
+    mfma = [0, 0]
     try:
         for gz in range(grid3[2]):
             for gy in range(grid3[1]):
@@ -355,8 +360,12 @@ def launch(  # noqa: C901
                     executor.run_group(group, counters)
                     groups += 1
                     waves += len(group.waves)
+                    for wave in group.waves:
+                        if wave.mai is not None:
+                            mfma[0] += wave.mai.mfma_instructions
+                            mfma[1] += wave.mai.mfma_busy_cycles
     finally:
         for address in (kernarg_address, packet, queue):
             if address:
                 memory.free(address)
-    return LaunchStats(kernel_name, groups, waves, counters.steps, time.perf_counter() - start)
+    return LaunchStats(kernel_name, groups, waves, counters.steps, time.perf_counter() - start, *mfma)

@@ -17,6 +17,7 @@ from ptx2gcn.runtime.emulator import (
     semantics_ds,
     semantics_fp8,
     semantics_lane,
+    semantics_mfma,
     semantics_packed,
     semantics_salu,
     semantics_sopk,
@@ -93,6 +94,7 @@ def _table() -> dict[str, Builder]:
     table.update(semantics_vopc.builders(names))
     table.update(semantics_vmem.builders(names))
     table.update(semantics_ds.builders(names))
+    table.update(semantics_mfma.builders())
     return table
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -133,6 +134,8 @@ class Wave:
     exec_full: bool = False
     """Cached: all 64 lanes are active (writes can skip the EXEC mask)."""
     trap_status: int = 0
+    mai: Any = None
+    """Matrix-core state (``mai_state.MaiState``), created by the first MFMA-related instruction."""
 
     @property
     def exec(self) -> int:

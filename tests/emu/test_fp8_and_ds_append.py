@@ -137,7 +137,7 @@ def test_gds_forms_fail_loudly(make_wave: Make) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["buffer_load_dword v0, v1, s[4:7], 0 offen", "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]"],
+    ["buffer_load_dword v0, v1, s[4:7], 0 offen", "v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10"],
 )
 def test_unimplemented_families_fail_loudly_when_executed(
     one_instruction: Run, make_wave: Make, text: str

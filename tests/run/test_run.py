@@ -71,6 +71,7 @@ def test_ptx_case_check_save_stats(
     assert main(["run", str(case), "--check", "--stats", "--save", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "c: ok (500 elements)" in out and "wave-instructions: " in out and "work-groups: 2" in out
+    assert "mfma-instructions: 0" in out and "mfma-busy-cycles: 0" in out
     saved = np.load(tmp_path / "out" / "c.npy")
     assert np.array_equal(saved, np.load(tmp_path / "a.npy") + np.load(tmp_path / "b.npy"))
 
