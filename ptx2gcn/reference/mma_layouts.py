@@ -1,0 +1,182 @@
+"""Where each element of a warp-level matrix fragment lives: the PTX ISA fragment figures, literally.
+
+Invariant: a ``Fragment`` maps (``%laneid``, element index ``i``) to (row, col) of its matrix with
+the formula printed under the PTX ISA figure (section 9.7.14.5 "Matrix Fragments for mma.mMnNkK",
+9.7.14.5.x per shape; ldmatrix/stmatrix/movmatrix: 9.7.14.5.15-17), written forward exactly as the
+manual writes it, with ``groupID = %laneid >> 2`` and ``threadID_in_group = %laneid % 4``. Element
+``i`` sits in register ``i // per_reg`` at bit offset ``(i % per_reg) * elem_bits`` (the manual lists
+each register's elements "low to high"). Every (row, col) of the matrix is held by exactly one
+(lane, i); ``tests/reference/test_mma_model.py`` checks that for every fragment here.
+This module is the oracle's copy; the compiler transcribes the inverse maps independently
+(``ptx2gcn/emit/matrix_layouts.py``), so a transcription slip in either shows up as a test failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One operand's distribution over the 32 lanes of a warp."""
+
+    rows: int
+    cols: int
+    elem_bits: int
+    regs: int
+    """Registers per lane."""
+    reg_bits: int
+    where: Callable[[int, int], tuple[int, int]]
+    """(lane, i) -> (row, col)."""
+
+    @property
+    def per_reg(self) -> int:
+        return self.reg_bits // self.elem_bits
+
+    @property
+    def count(self) -> int:
+        """Elements per lane."""
+        return self.regs * self.per_reg
+
+
+def _gt(lane: int) -> tuple[int, int]:
+    return lane >> 2, lane % 4
+
+
+# m16n8k16, f16/bf16 (Figures 79, 81, 82).
+def _a_16816_f16(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    row = g if i < 2 or 4 <= i < 6 else g + 8
+    col = t * 2 + (i & 1) + (8 if i >= 4 else 0)
+    return row, col
+
+
+def _b_16816_f16(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return t * 2 + (i & 1) + (8 if i >= 2 else 0), g
+
+
+def _c_m16n8(lane: int, i: int) -> tuple[int, int]:
+    """C/D of every m16n8kK shape (f32, f16 and s32 accumulators): c0..c3."""
+    g, t = _gt(lane)
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+# m16n8k8: f16/bf16 (Figures 71, 74), tf32 (Figures 72, 75).
+def _a_1688_f16(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+def _b_1688_f16(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return t * 2 + i, g
+
+
+def _a_1688_tf32(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return (g if i in (0, 2) else g + 8), (t if i < 2 else t + 4)
+
+
+def _b_1688_tf32(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return (t if i == 0 else t + 4), g
+
+
+# m16n8k4 tf32 (Figures 67, 68).
+def _a_1684_tf32(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return (g if i == 0 else g + 8), t
+
+
+def _b_1684_tf32(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return t, g
+
+
+# m16n8k16 .s8/.u8 (Figures 83, 84) and m16n8k32 .s8/.u8 (Figures 88, 89).
+def _a_16816_i8(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return (g if i < 4 else g + 8), t * 4 + (i & 3)
+
+
+def _b_16816_i8(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return t * 4 + i, g
+
+
+def _a_16832_i8(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    row = g if i < 4 or 8 <= i < 12 else g + 8
+    return row, t * 4 + (i & 3) + (16 if i >= 8 else 0)
+
+
+def _b_16832_i8(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return t * 4 + (i & 3) + (16 if i >= 4 else 0), g
+
+
+# m8n8k4 .f64 (Figures 53-55).
+def _a_884_f64(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return g, t
+
+
+def _b_884_f64(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return t, g
+
+
+def _c_884_f64(lane: int, i: int) -> tuple[int, int]:
+    g, t = _gt(lane)
+    return g, t * 2 + i
+
+
+def _m8n8_b16(lane: int, i: int) -> tuple[int, int]:
+    """One 8x8 .b16 matrix as ldmatrix delivers it, stmatrix stores it and movmatrix reads/writes it:
+    "a group of four threads loads an entire row", thread l holding row l/4, columns 2(l%4) + i."""
+    return lane >> 2, (lane % 4) * 2 + i
+
+
+@dataclass(frozen=True)
+class MmaShape:
+    """One ``mma.sync.aligned`` form: its three fragments and the element kind of A/B."""
+
+    m: int
+    n: int
+    k: int
+    a: Fragment
+    b: Fragment
+    c: Fragment
+
+
+def _frag(rows: int, cols: int, elem_bits: int, regs: int, where: Callable[[int, int], tuple[int, int]],
+          reg_bits: int = 32) -> Fragment:
+    return Fragment(rows, cols, elem_bits, regs, reg_bits, where)
+
+
+C_F32 = _frag(16, 8, 32, 4, _c_m16n8)
+C_F16 = _frag(16, 8, 16, 2, _c_m16n8)
+MATRIX_8X8_B16 = _frag(8, 8, 16, 1, _m8n8_b16)
+
+MMA_SHAPES: dict[tuple[str, str], MmaShape] = {
+    ("m16n8k16", "f16"): MmaShape(16, 8, 16, _frag(16, 16, 16, 4, _a_16816_f16), _frag(16, 8, 16, 2, _b_16816_f16),
+                                  C_F32),
+    ("m16n8k8", "f16"): MmaShape(16, 8, 8, _frag(16, 8, 16, 2, _a_1688_f16), _frag(8, 8, 16, 1, _b_1688_f16), C_F32),
+    ("m16n8k8", "tf32"): MmaShape(16, 8, 8, _frag(16, 8, 32, 4, _a_1688_tf32), _frag(8, 8, 32, 2, _b_1688_tf32),
+                                  C_F32),
+    ("m16n8k4", "tf32"): MmaShape(16, 8, 4, _frag(16, 4, 32, 2, _a_1684_tf32), _frag(4, 8, 32, 1, _b_1684_tf32),
+                                  C_F32),
+    ("m16n8k16", "i8"): MmaShape(16, 8, 16, _frag(16, 16, 8, 2, _a_16816_i8), _frag(16, 8, 8, 1, _b_16816_i8), C_F32),
+    ("m16n8k32", "i8"): MmaShape(16, 8, 32, _frag(16, 32, 8, 4, _a_16832_i8), _frag(32, 8, 8, 2, _b_16832_i8), C_F32),
+    ("m8n8k4", "f64"): MmaShape(8, 8, 4, _frag(8, 4, 64, 1, _a_884_f64, 64), _frag(4, 8, 64, 1, _b_884_f64, 64),
+                                _frag(8, 8, 64, 2, _c_884_f64, 64)),
+}
+"""(shape, element kind of A and B) -> fragments; kinds: f16 (also bf16), tf32, i8 (s8/u8), f64.
+An f16 accumulator (``.f16`` ctype/dtype) uses ``C_F16``: the same element positions, two per register."""
+
+
+def element_kind(ptx_type: str) -> str:
+    """The ``MMA_SHAPES`` kind of an A/B element type."""
+    return {"f16": "f16", "bf16": "f16", "tf32": "tf32", "s8": "i8", "u8": "i8", "f64": "f64"}.get(ptx_type, ptx_type)
