@@ -1,0 +1,211 @@
+"""``mma.sync.aligned`` on the VALU: the exact portable path (Mode P, one CUDA warp per half-wave).
+
+Invariant: each lane computes the D elements it holds in the PTX fragment layout
+(``matrix_layouts``): for element (row, col) it reads A[row][k] and B[k][col] from the lanes that
+hold them (``matrix_gather``: ``ds_bpermute`` inside the executing warp's half, all 32 lanes active
+because mma is ``.aligned``), and accumulates in a fixed, documented order:
+
+- floating point (``.f16``/``.bf16``/``.tf32`` A/B): ``acc = c; acc = fma(a_k, b_k, acc)`` for
+  k = 0..K-1 in f32. Every product of two f16/bf16/tf32 values is exact in f32, so each step is one
+  rounding to nearest even: ``|d - exact| <= K * 2^-24 * (|c| + sum |a_k b_k|)`` (plus subnormal
+  spacing), inside the reference model's ``(K+2) * 2^-23`` bound, and bit exact on small integers.
+  ``.tf32`` operands keep their top 19 bits (low 13 mantissa bits cleared, as NVIDIA ignores
+  them). An ``.f16`` D is the f32 result rounded once to f16. A NaN result becomes NVIDIA's
+  canonical NaN (0x7fffffff / 0x7fff). Subnormals are kept (no flush; PTX mma has no ``.ftz``).
+- ``.f64``: the same FMA chain in f64: bit exact, as on NVIDIA.
+- ``.s8``/``.u8``: the products' sum ``s`` in i32 (exact: |s| < 2^21), then ``c + s`` wrapped, or
+  saturated with ``.satfinite`` (``llvm.sadd.sat``): bit exact.
+
+Cost of m16n8k16 f16: 32 ds_bpermute_b32 + 64 v_fma_f32 + conversions per lane. MFMA fast paths are
+separate work (docs/tensor-cores.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ptx2gcn.emit.context import FnContext, Lowering
+from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I16, I32, I64
+from ptx2gcn.emit.matrix_gather import FragmentReader
+from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout, MmaLayouts
+from ptx2gcn.ir.core import Op
+
+Convert = Callable[[FnContext, ir.Value], ir.Value]
+
+
+def _f16(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return cx.builder.fpext(cx.builder.bitcast(bits, HALF), FLOAT)
+
+
+def _bf16(cx: FnContext, bits: ir.Value) -> ir.Value:
+    bld = cx.builder
+    return bld.bitcast(bld.shl(bld.zext(bits, I32), cx.i32(16)), FLOAT)
+
+
+def _tf32(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return cx.builder.bitcast(cx.builder.and_(bits, cx.i32(-0x2000)), FLOAT)
+
+
+def _f32(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return cx.builder.bitcast(bits, FLOAT)
+
+
+def _f64(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return cx.builder.bitcast(bits, DOUBLE)
+
+
+def _s8(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return cx.builder.sext(bits, I32)
+
+
+def _u8(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return cx.builder.zext(bits, I32)
+
+
+def _s32(cx: FnContext, bits: ir.Value) -> ir.Value:
+    return bits
+
+
+_CONVERT: dict[str, Convert] = {"f16": _f16, "bf16": _bf16, "tf32": _tf32, "f32": _f32, "f64": _f64, "s8": _s8,
+                                "u8": _u8, "s32": _s32}
+"""PTX element type -> the element's bits as the accumulation type (f32, f64 or i32)."""
+
+
+class _Form:
+    """The checked attributes of one mma op."""
+
+    def __init__(self, cx: FnContext, op: Op) -> None:
+        self.shape = cx.attr(op, "shape")
+        self.dtype, self.ctype = cx.attr(op, "dtype"), cx.attr(op, "ctype")
+        self.atype = cx.attr(op, "atype") or "f16"
+        self.btype = cx.attr(op, "btype") or "f16"
+        self.satfinite = cx.flag(op, "satfinite")
+        self.counts = [int(op.attrs.get(x, 0) or 0) for x in ("a", "b", "c")]
+        kind = KIND.get(self.atype)
+        layouts = MMA.get((self.shape, kind or ""))
+        why = self._why_not(cx, op, kind, layouts)
+        if why is not None:
+            raise cx.unsupported("mma", why)
+        assert layouts is not None
+        self.layouts = layouts
+        self.acc_in = ACC_F16 if self.ctype == "f16" else layouts.acc
+        self.acc_out = ACC_F16 if self.dtype == "f16" else layouts.acc
+
+    def _why_not(self, cx: FnContext, op: Op, kind: str | None, layouts: MmaLayouts | None) -> str | None:
+        spelled = f".{self.shape} .{self.dtype}.{self.atype}.{self.btype}.{self.ctype}"
+        if cx.flag(op, "wmma"):
+            return "wmma.mma is not lowered yet (its fragment layout is ptx2gcn's choice; see docs/tensor-cores.md)"
+        if layouts is None or kind != KIND.get(self.btype):
+            return f"{spelled} has no gfx942 lowering yet (supported: m16n8k16/m16n8k8 f16/bf16, m16n8k8/m16n8k4 " \
+                   f"tf32, m16n8k32/m16n8k16 s8/u8, m8n8k4 f64)"
+        if kind != "i8" and self.atype != self.btype:
+            return f"{spelled}: A and B must have the same type"
+        if (cx.attr(op, "alayout"), cx.attr(op, "blayout")) != ("row", "col"):
+            return f"{spelled} needs .row.col"
+        if kind == "i8" and (self.dtype, self.ctype) != ("s32", "s32"):
+            return f"{spelled}: integer mma accumulates in .s32"
+        if kind == "f64" and (self.dtype, self.ctype) != ("f64", "f64"):
+            return f"{spelled}: f64 mma accumulates in .f64"
+        if kind in ("tf32", "f16") and {self.dtype, self.ctype} - {"f32", "f16"}:
+            return f"{spelled}: the accumulator is .f16 or .f32"
+        if kind == "tf32" and (self.dtype, self.ctype) != ("f32", "f32"):
+            return f"{spelled}: tf32 mma accumulates in .f32"
+        return None
+
+
+def _registers(cx: FnContext, values: list[ir.Value], layout: Layout) -> list[ir.Value]:
+    return [cx.coerce(v, ir.IntType(layout.reg_bits)) for v in values]
+
+
+def _own_element(cx: FnContext, regs: list[ir.Value], layout: Layout, index: int) -> ir.Value:
+    """Element ``index`` of this lane's own fragment registers, as ``iN``."""
+    bld = cx.builder
+    word = regs[index // layout.per_reg]
+    shift = index % layout.per_reg * layout.elem_bits
+    if shift:
+        word = bld.lshr(word, ir.Constant(word.type, shift))
+    return word if layout.elem_bits == layout.reg_bits else bld.trunc(word, ir.IntType(layout.elem_bits))
+
+
+def _canonical_nan(cx: FnContext, value: ir.Value, nan_bits: int, int_type: ir.IntType) -> ir.Value:
+    bld = cx.builder
+    is_nan = bld.fcmp_unordered("uno", value, value)
+    return bld.select(is_nan, ir.Constant(int_type, nan_bits), bld.bitcast(value, int_type))
+
+
+def _finish(cx: FnContext, form: _Form, acc: ir.Value, c: ir.Value) -> ir.Value:
+    """D element bits (iN of the D layout) from the accumulated value (and c, for integers)."""
+    bld = cx.builder
+    if form.dtype == "s32":
+        if form.satfinite:
+            return cx.call("llvm.sadd.sat.i32", I32, [c, acc])
+        return bld.add(c, acc)
+    if form.dtype == "f64":
+        return bld.bitcast(acc, I64)
+    if form.dtype == "f16":
+        return _canonical_nan(cx, bld.fptrunc(acc, HALF), 0x7FFF, I16)
+    return _canonical_nan(cx, acc, 0x7FFFFFFF, I32)
+
+
+def _element(cx: FnContext, form: _Form, readers: tuple[FragmentReader, FragmentReader], c: ir.Value,
+             index: int) -> ir.Value:
+    """D element ``index`` of every lane (module docstring: the accumulation order)."""
+    bld = cx.builder
+    positions = [form.acc_out.owned[lane][index] for lane in range(32)]
+    to_a, to_b = _CONVERT[form.atype], _CONVERT[form.btype]
+    integer = form.dtype == "s32"
+    acc = cx.i32(0) if integer else c
+    fma_name = "llvm.fma.f64" if form.dtype == "f64" else "llvm.fma.f32"
+    for k in range(form.layouts.k):
+        x = to_a(cx, readers[0].element([(row, k) for row, _ in positions]))
+        y = to_b(cx, readers[1].element([(k, col) for _, col in positions]))
+        acc = bld.add(acc, bld.mul(x, y)) if integer else cx.call(fma_name, acc.type, [x, y, acc])
+    return _finish(cx, form, acc, c)
+
+
+def _pack(cx: FnContext, elements: list[ir.Value], layout: Layout) -> list[ir.Value]:
+    bld = cx.builder
+    reg_type = ir.IntType(layout.reg_bits)
+    regs: list[ir.Value] = []
+    for r in range(layout.regs):
+        word: ir.Value = ir.Constant(reg_type, 0)
+        for sub in range(layout.per_reg):
+            part = elements[r * layout.per_reg + sub]
+            if part.type != reg_type:
+                part = bld.zext(part, reg_type)
+            if sub:
+                part = bld.shl(part, ir.Constant(reg_type, sub * layout.elem_bits))
+            word = part if sub == 0 else bld.or_(word, part)
+        regs.append(word)
+    return regs
+
+
+def _c_index(form: _Form, index: int) -> int:
+    """The C element that D element ``index`` accumulates onto: in the same lane in every layout."""
+    homes = [form.acc_in.home(*form.acc_out.owned[lane][index]) for lane in range(32)]
+    assert all(home[0] == lane for lane, home in enumerate(homes)) and len({i for _, i in homes}) == 1, homes
+    return homes[0][1]
+
+
+def lower_mma(cx: FnContext, op: Op) -> None:
+    form = _Form(cx, op)
+    values = cx.operands(op)
+    na, nb, nc = form.counts
+    layouts = form.layouts
+    wanted = (layouts.a.regs, layouts.b.regs, form.acc_in.regs, form.acc_out.regs)
+    if (na, nb, nc, len(op.results)) != wanted:
+        raise cx.unsupported("mma", f"fragments of {na}, {nb}, {nc} -> {len(op.results)} registers; "
+                                    f".{form.shape} needs {wanted[0]}, {wanted[1]}, {wanted[2]} -> {wanted[3]}")
+    readers = (FragmentReader(cx, layouts.a, _registers(cx, values[:na], layouts.a)),
+               FragmentReader(cx, layouts.b, _registers(cx, values[na:na + nb], layouts.b)))
+    c_regs = _registers(cx, values[na + nb:], form.acc_in)
+    elements: list[ir.Value] = []
+    for index in range(form.acc_out.regs * form.acc_out.per_reg):
+        c = _CONVERT[form.ctype](cx, _own_element(cx, c_regs, form.acc_in, _c_index(form, index)))
+        elements.append(_element(cx, form, readers, c, index))
+    cx.define(op, *_pack(cx, elements, form.acc_out))
+
+
+LOWERINGS: dict[str, Lowering] = {"mma": lower_mma}
