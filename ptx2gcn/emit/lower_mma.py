@@ -28,6 +28,7 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I16, I32, I64
+from ptx2gcn.emit.lower_float_fp8 import FORMATS, from_fp8
 from ptx2gcn.emit.matrix_gather import FragmentReader
 from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout, MmaLayouts
 from ptx2gcn.ir.core import Op
@@ -68,9 +69,24 @@ def _s32(cx: FnContext, bits: ir.Value) -> ir.Value:
     return bits
 
 
+def _fp8(name: str) -> Convert:
+    def convert(cx: FnContext, bits: ir.Value) -> ir.Value:
+        return cx.builder.fpext(from_fp8(cx, FORMATS[name], bits, relu=False), FLOAT)
+    return convert
+
+
 _CONVERT: dict[str, Convert] = {"f16": _f16, "bf16": _bf16, "tf32": _tf32, "f32": _f32, "f64": _f64, "s8": _s8,
-                                "u8": _u8, "s32": _s32}
+                                "u8": _u8, "s4": _s8, "u4": _u8, "s32": _s32, "e4m3": _fp8("e4m3"),
+                                "e5m2": _fp8("e5m2")}
 """PTX element type -> the element's bits as the accumulation type (f32, f64 or i32)."""
+
+
+_FLOAT_ACC = {(d, c) for d in ("f16", "f32") for c in ("f16", "f32")}
+_ACCUMULATORS: dict[str, set[tuple[str, str]]] = {
+    "f16": _FLOAT_ACC, "f8": _FLOAT_ACC, "tf32": {("f32", "f32")}, "f64": {("f64", "f64")},
+    **dict.fromkeys(("i8", "i4", "b1"), {("s32", "s32")}),
+}
+"""Element kind of A/B -> the (dtype, ctype) pairs PTX allows (9.7.14.5.14 "mma", syntax)."""
 
 
 class _Form:
@@ -82,6 +98,7 @@ class _Form:
         self.atype = cx.attr(op, "atype") or "f16"
         self.btype = cx.attr(op, "btype") or "f16"
         self.satfinite = cx.flag(op, "satfinite")
+        self.bitop = cx.attr(op, "bitop")
         self.counts = [int(op.attrs.get(x, 0) or 0) for x in ("a", "b", "c")]
         kind = KIND.get(self.atype)
         layouts = MMA.get((self.shape, kind or ""))
@@ -97,21 +114,21 @@ class _Form:
         spelled = f".{self.shape} .{self.dtype}.{self.atype}.{self.btype}.{self.ctype}"
         if cx.flag(op, "wmma"):
             return "wmma.mma is not lowered yet (its fragment layout is ptx2gcn's choice; see docs/tensor-cores.md)"
-        if layouts is None or kind != KIND.get(self.btype):
-            return f"{spelled} has no gfx942 lowering yet (supported: m16n8k16/m16n8k8 f16/bf16, m16n8k8/m16n8k4 " \
-                   f"tf32, m16n8k32/m16n8k16 s8/u8, m8n8k4 f64)"
-        if kind != "i8" and self.atype != self.btype:
+        if self.shape == "m8n8k4" and kind == "f16":
+            return "m8n8k4 .f16 (Volta: four 8x8x4 products on lane quads 0-3/16-19, ...) has no gfx942 lowering yet"
+        if layouts is None or kind is None or kind != KIND.get(self.btype):
+            return f"{spelled} has no gfx942 lowering yet (supported: m16n8k16/k8 f16/bf16, m16n8k8/k4 tf32, " \
+                   f"m16n8k32/k16 and m8n8k16 s8/u8, m16n8k64/k32 and m8n8k32 s4/u4, m16n8k256/k128 and m8n8k128 " \
+                   f"b1, m16n8k32/k16 e4m3/e5m2, m16n8k16/k8/k4 and m8n8k4 f64)"
+        if kind not in ("i8", "i4", "f8") and self.atype != self.btype:
             return f"{spelled}: A and B must have the same type"
         if (cx.attr(op, "alayout"), cx.attr(op, "blayout")) != ("row", "col"):
             return f"{spelled} needs .row.col"
-        if kind == "i8" and (self.dtype, self.ctype) != ("s32", "s32"):
-            return f"{spelled}: integer mma accumulates in .s32"
-        if kind == "f64" and (self.dtype, self.ctype) != ("f64", "f64"):
-            return f"{spelled}: f64 mma accumulates in .f64"
-        if kind in ("tf32", "f16") and {self.dtype, self.ctype} - {"f32", "f16"}:
-            return f"{spelled}: the accumulator is .f16 or .f32"
-        if kind == "tf32" and (self.dtype, self.ctype) != ("f32", "f32"):
-            return f"{spelled}: tf32 mma accumulates in .f32"
+        if (kind == "b1") != bool(self.bitop):
+            return f"{spelled}: .b1 goes with .and.popc or .xor.popc"
+        if (self.dtype, self.ctype) not in _ACCUMULATORS[kind]:
+            return f"{spelled}: the accumulators of .{self.atype} mma are " + \
+                ", ".join(f".{d}.{c}" for d, c in sorted(_ACCUMULATORS[kind]))
         return None
 
 
@@ -154,15 +171,31 @@ def _element(cx: FnContext, form: _Form, readers: tuple[FragmentReader, Fragment
     """D element ``index`` of every lane (module docstring: the accumulation order)."""
     bld = cx.builder
     positions = [form.acc_out.owned[lane][index] for lane in range(32)]
-    to_a, to_b = _CONVERT[form.atype], _CONVERT[form.btype]
     integer = form.dtype == "s32"
     acc = cx.i32(0) if integer else c
+    if form.bitop:
+        return _finish(cx, form, _popc_sum(cx, form, readers, positions), c)
+    to_a, to_b = _CONVERT[form.atype], _CONVERT[form.btype]
     fma_name = "llvm.fma.f64" if form.dtype == "f64" else "llvm.fma.f32"
     for k in range(form.layouts.k):
         x = to_a(cx, readers[0].element([(row, k) for row, _ in positions]))
         y = to_b(cx, readers[1].element([(k, col) for _, col in positions]))
         acc = bld.add(acc, bld.mul(x, y)) if integer else cx.call(fma_name, acc.type, [x, y, acc])
     return _finish(cx, form, acc, c)
+
+
+def _popc_sum(cx: FnContext, form: _Form, readers: tuple[FragmentReader, FragmentReader],
+              positions: list[tuple[int, int]]) -> ir.Value:
+    """``.b1``: sum over 32-bit words of popc(A word AND/XOR B word). In every .b1 layout 32
+    consecutive K elements of one row of A (column of B) fill one register, bit j = k % 32 = j."""
+    bld = cx.builder
+    total: ir.Value = cx.i32(0)
+    for first in range(0, form.layouts.k, 32):
+        a = readers[0].word([(row, first) for row, _ in positions])
+        b = readers[1].word([(first, col) for _, col in positions])
+        bits = bld.and_(a, b) if form.bitop == "and" else bld.xor(a, b)
+        total = bld.add(total, cx.call("llvm.ctpop.i32", I32, [bits]))
+    return total
 
 
 def _pack(cx: FnContext, elements: list[ir.Value], layout: Layout) -> list[ir.Value]:

@@ -86,11 +86,9 @@ class FragmentReader:
     regs: Sequence[ir.Value]
     _gathered: dict[tuple[int, LaneTable], ir.Value] = field(default_factory=lambda: {})
 
-    def element(self, positions: Sequence[tuple[int, int]]) -> ir.Value:
-        """The element at ``positions[lane]`` (row, col) for each destination lane, as ``iN``."""
-        homes = [self.layout.home(row, col) for row, col in positions]
-        per_reg, bits = self.layout.per_reg, self.layout.elem_bits
-        regs = {i // per_reg for _, i in homes}
+    def _register(self, homes: Sequence[tuple[int, int]]) -> ir.Value:
+        """The register holding the elements at ``homes`` (lane, index), read from those lanes."""
+        regs = {i // self.layout.per_reg for _, i in homes}
         assert len(regs) == 1, f"fragment element from different registers: {homes}"
         reg = regs.pop()
         lanes = tuple(lane for lane, _ in homes)
@@ -98,6 +96,19 @@ class FragmentReader:
         word = self._gathered.get(key)
         if word is None:
             word = self._gathered[key] = gather_lane(self.cx, self.regs[reg], lanes)
+        return word
+
+    def word(self, positions: Sequence[tuple[int, int]]) -> ir.Value:
+        """The whole register whose lowest element is at ``positions[lane]`` for each lane."""
+        homes = [self.layout.home(row, col) for row, col in positions]
+        assert all(i % self.layout.per_reg == 0 for _, i in homes), homes
+        return self._register(homes)
+
+    def element(self, positions: Sequence[tuple[int, int]]) -> ir.Value:
+        """The element at ``positions[lane]`` (row, col) for each destination lane, as ``iN``."""
+        homes = [self.layout.home(row, col) for row, col in positions]
+        per_reg, bits = self.layout.per_reg, self.layout.elem_bits
+        word = self._register(homes)
         shift = lane_constant(self.cx, tuple(i % per_reg * bits for _, i in homes))
         bld = self.cx.builder
         if isinstance(shift, ir.Constant) and shift.constant == 0:

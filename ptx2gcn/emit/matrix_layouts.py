@@ -44,61 +44,25 @@ class Layout:
 
 
 def _acc(row: int, col: int) -> tuple[int, int]:
-    """C/D of the m16n8kK shapes: lane 4*(row%8) + col/2; element col%2, +2 in the lower half."""
+    """C/D of every mMn8kK shape: lane 4*(row%8) + col/2; element col%2, +2 in rows 8-15."""
     return 4 * (row % 8) + col // 2, (col & 1) + 2 * (row >= 8)
 
 
-def _a16816_f16(row: int, col: int) -> tuple[int, int]:
-    return 4 * (row % 8) + (col % 8) // 2, (col & 1) + 2 * (row >= 8) + 4 * (col >= 8)
+def _multiplicand(chunk: int, rows_of_a: bool) -> Home:
+    """A (``rows_of_a``) or B of every mma.mMn8kK shape, by the number of consecutive K elements one
+    lane holds (``chunk``: 32 / element bits, 1 for .tf32/.f64). Four lanes in a row of the figure
+    cover ``4 * chunk`` consecutive K values (a *block*); A rows 8-15 and further K blocks go to the
+    next registers: element ``k % chunk + chunk * (row >= 8) + 2 * chunk * (k // block)`` of lane
+    ``4 * (row % 8) + (k % block) // chunk`` (B: lane ``4 * n + ...``, element ``k % chunk + chunk *
+    (k // block)``). This reproduces each figure of 9.7.14.5 (e.g. m16n8k16 .f16 A: chunk 2, a4 at
+    (g, 2t + 8))."""
+    block = 4 * chunk
 
-
-def _b16816_f16(row: int, col: int) -> tuple[int, int]:
-    return 4 * col + (row % 8) // 2, (row & 1) + 2 * (row >= 8)
-
-
-def _b1688_f16(row: int, col: int) -> tuple[int, int]:
-    return 4 * col + row // 2, row & 1
-
-
-def _a1688_tf32(row: int, col: int) -> tuple[int, int]:
-    return 4 * (row % 8) + col % 4, (row >= 8) + 2 * (col >= 4)
-
-
-def _b1688_tf32(row: int, col: int) -> tuple[int, int]:
-    return 4 * col + row % 4, int(row >= 4)
-
-
-def _a1684_tf32(row: int, col: int) -> tuple[int, int]:
-    return 4 * (row % 8) + col, int(row >= 8)
-
-
-def _b_col_major(row: int, col: int) -> tuple[int, int]:
-    """B of m16n8k4 tf32 and m8n8k4 f64: one element per lane, lane 4*col + row."""
-    return 4 * col + row, 0
-
-
-def _a16816_i8(row: int, col: int) -> tuple[int, int]:
-    return 4 * (row % 8) + col // 4, (col & 3) + 4 * (row >= 8)
-
-
-def _b16816_i8(row: int, col: int) -> tuple[int, int]:
-    return 4 * col + row // 4, row & 3
-
-
-def _a16832_i8(row: int, col: int) -> tuple[int, int]:
-    return 4 * (row % 8) + (col % 16) // 4, (col & 3) + 4 * (row >= 8) + 8 * (col >= 16)
-
-
-def _b16832_i8(row: int, col: int) -> tuple[int, int]:
-    return 4 * col + (row % 16) // 4, (row & 3) + 4 * (row >= 16)
-
-
-def _a884_f64(row: int, col: int) -> tuple[int, int]:
-    return 4 * row + col, 0
-
-
-def _c884_f64(row: int, col: int) -> tuple[int, int]:
-    return 4 * row + col // 2, col & 1
+    def home(row: int, col: int) -> tuple[int, int]:
+        if rows_of_a:
+            return 4 * (row % 8) + (col % block) // chunk, col % chunk + chunk * (row >= 8) + 2 * chunk * (col // block)
+        return 4 * col + (row % block) // chunk, row % chunk + chunk * (row // block)
+    return home
 
 
 def _m8n8_b16(row: int, col: int) -> tuple[int, int]:
@@ -106,9 +70,7 @@ def _m8n8_b16(row: int, col: int) -> tuple[int, int]:
     return 4 * row + col // 2, col & 1
 
 
-ACC_F32 = Layout(16, 8, 32, 4, 32, _acc)
 ACC_F16 = Layout(16, 8, 16, 2, 32, _acc)
-ACC_S32 = ACC_F32
 MATRIX_8X8 = Layout(8, 8, 16, 1, 32, _m8n8_b16)
 
 
@@ -121,21 +83,33 @@ class MmaLayouts:
     """The f32/s32/f64 accumulator (an .f16 accumulator uses ``ACC_F16``)."""
 
 
-MMA: dict[tuple[str, str], MmaLayouts] = {
-    ("m16n8k16", "f16"): MmaLayouts(16, Layout(16, 16, 16, 4, 32, _a16816_f16), Layout(16, 8, 16, 2, 32, _b16816_f16),
-                                    ACC_F32),
-    ("m16n8k8", "f16"): MmaLayouts(8, Layout(16, 8, 16, 2, 32, _acc), Layout(8, 8, 16, 1, 32, _b1688_f16), ACC_F32),
-    ("m16n8k8", "tf32"): MmaLayouts(8, Layout(16, 8, 32, 4, 32, _a1688_tf32), Layout(8, 8, 32, 2, 32, _b1688_tf32),
-                                    ACC_F32),
-    ("m16n8k4", "tf32"): MmaLayouts(4, Layout(16, 4, 32, 2, 32, _a1684_tf32), Layout(4, 8, 32, 1, 32, _b_col_major),
-                                    ACC_F32),
-    ("m16n8k16", "i8"): MmaLayouts(16, Layout(16, 16, 8, 2, 32, _a16816_i8), Layout(16, 8, 8, 1, 32, _b16816_i8),
-                                   ACC_S32),
-    ("m16n8k32", "i8"): MmaLayouts(32, Layout(16, 32, 8, 4, 32, _a16832_i8), Layout(32, 8, 8, 2, 32, _b16832_i8),
-                                   ACC_S32),
-    ("m8n8k4", "f64"): MmaLayouts(4, Layout(8, 4, 64, 1, 64, _a884_f64), Layout(4, 8, 64, 1, 64, _b_col_major),
-                                  Layout(8, 8, 64, 2, 64, _c884_f64)),
-}
-"""(shape, element kind of A/B: f16 (also bf16), tf32, i8 (s8/u8), f64) -> fragment layouts."""
+_ELEMENT_BITS = {"f16": 16, "tf32": 32, "i8": 8, "i4": 4, "b1": 1, "f64": 64, "f8": 8}
 
-KIND = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "s8": "i8", "u8": "i8", "f64": "f64"}
+
+def _shape(m: int, k: int, kind: str) -> MmaLayouts:
+    bits = _ELEMENT_BITS[kind]
+    reg_bits = 64 if kind == "f64" else 32
+    chunk = max(32 // bits, 1)
+    per_lane_a, per_lane_b = m * k // 32, k * 8 // 32
+
+    def layout(rows: int, cols: int, per_lane: int, home: Home) -> Layout:
+        return Layout(rows, cols, bits, per_lane * bits // reg_bits, reg_bits, home)
+    acc = Layout(m, 8, reg_bits, m * 8 // 32, reg_bits, _acc)
+    return MmaLayouts(k, layout(m, k, per_lane_a, _multiplicand(chunk, True)),
+                      layout(k, 8, per_lane_b, _multiplicand(chunk, False)), acc)
+
+
+_SHAPES = {
+    "f16": ("m16n8k16", "m16n8k8"), "tf32": ("m16n8k8", "m16n8k4"), "i8": ("m16n8k32", "m16n8k16", "m8n8k16"),
+    "i4": ("m16n8k64", "m16n8k32", "m8n8k32"), "b1": ("m16n8k256", "m16n8k128", "m8n8k128"),
+    "f64": ("m16n8k16", "m16n8k8", "m16n8k4", "m8n8k4"), "f8": ("m16n8k32", "m16n8k16"),
+}
+MMA: dict[tuple[str, str], MmaLayouts] = {
+    (shape, kind): _shape(int(shape[1:].split("n")[0]), int(shape.split("k")[1]), kind)
+    for kind, shapes in _SHAPES.items() for shape in shapes
+}
+"""(shape, element kind of A/B) -> fragment layouts. Kinds: f16 (also bf16), tf32, i8 (s8/u8), i4
+(s4/u4), b1, f64, f8 (e4m3/e5m2)."""
+
+KIND = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "s8": "i8", "u8": "i8", "s4": "i4", "u4": "i4", "b1": "b1",
+        "f64": "f64", "e4m3": "f8", "e5m2": "f8"}

@@ -64,6 +64,9 @@ def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     for m in layouts:
         mods.left.remove(m)
     satfinite = mods.take("satfinite")
+    bitop = mods.one_of(frozenset({"and", "xor"}))
+    if bitop is not None and not mods.take("popc"):
+        raise ctx.error(ins.span, f"single-bit mma needs .{bitop}.popc")
     types = _types(mods)
     mods.done()
     if len(layouts) != 2 or len(types) not in (2, 4):
@@ -76,7 +79,7 @@ def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     dtype, atype, btype, ctype = (types if len(types) == 4 else [types[0], "", "", types[1]])
     op = ctx.emit("mma", values, result_types, shape=shape, alayout=layouts[0], blayout=layouts[1],
                   dtype=dtype, atype=atype or None, btype=btype or None, ctype=ctype, satfinite=satfinite,
-                  a=len(frags[0]), b=len(frags[1]), c=len(frags[2]))
+                  a=len(frags[0]), b=len(frags[1]), c=len(frags[2]), bitop=bitop)
     _write(ctx, dests, op.results)
 
 

@@ -7,11 +7,13 @@ rationals and says which results it accepts, because tensor-core arithmetic is n
 on either vendor (NVIDIA aligns the terms of one fused dot product and truncates; CDNA3 fuses
 groups of 8; microsoft/MMA-Sim, arXiv 2511.10909):
 
-- ``.s8/.u8``: the exact sum, wrapped to 32 bits, or clamped to the s32 range with ``.satfinite``
-  (PTX ISA 9.7.14.5.14 "mma": "saturate ... to MIN_INT32/MAX_INT32"): bit exact.
+- ``.s8/.u8/.s4/.u4``: the exact sum, wrapped to 32 bits, or clamped to the s32 range with
+  ``.satfinite`` (PTX ISA 9.7.14.5.14 "mma": "saturate ... to MIN_INT32/MAX_INT32"): bit exact.
+- ``.b1`` with ``.and.popc`` / ``.xor.popc``: ``c`` plus the number of set bits of the AND / XOR of
+  a row of A with a column of B, wrapped: bit exact.
 - ``.f64``: an FMA chain ``d = fma(a[K-1], b[K-1], ... fma(a0, b0, c))`` in k order, each step
   rounded to nearest even: bit exact (both vendors run f64 mma as an FMA chain).
-- ``.f16/.bf16/.tf32`` into ``.f32``: ``|d - exact| <= (K+2) * 2^-23 * (|c| + sum |a_k b_k|)``, plus
+- ``.f16/.bf16/.tf32/.e4m3/.e5m2`` into ``.f32``: ``|d - exact| <= (K+2) * 2^-23 * (|c| + sum |a_k b_k|)``, plus
   ``K * 2^-149`` for results near the subnormal range; a result whose exact value is an integer
   below 2^24 in magnitude with all partial sums exact (small-integer data) must be bit exact,
   which is what proves the layouts. ``.tf32`` operands use only their top 19 bits (the low 13
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ptx2gcn.reference.errors import ReferenceInputError
-from ptx2gcn.reference.floatformat import BF16, F16, F32, F64, FloatFormat
+from ptx2gcn.reference.floatformat import BF16, E4M3, E5M2, F16, F32, F64, FloatFormat
 from ptx2gcn.reference.fparith import fma
 from ptx2gcn.reference.mma_layouts import C_F16, MATRIX_8X8_B16, MMA_SHAPES, Fragment, MmaShape, element_kind
 from ptx2gcn.reference.rounding import round_fraction
@@ -74,6 +76,8 @@ class MmaForm:
     btype: str
     ctype: str
     satfinite: bool
+    bitop: str = ""
+    """``and`` or ``xor`` for the single-bit forms (``.and.popc`` / ``.xor.popc``)."""
 
     @property
     def c_frag(self) -> Fragment:
@@ -91,25 +95,34 @@ def mma_form(spelling: str) -> MmaForm:
         raise ReferenceInputError(f"{spelling}: expected mma.sync.aligned.<shape>.row.col...")
     rest = words[6:]
     satfinite = "satfinite" in rest
-    types = [w for w in rest if w != "satfinite"]
+    bitops = [w for w in rest if w in ("and", "xor")]
+    if bitops and rest[-1] != "popc":
+        raise ReferenceInputError(f"{spelling}: single-bit mma ends in .and.popc or .xor.popc")
+    types = [w for w in rest if w not in ("satfinite", "and", "xor", "popc")]
     if len(types) == 2:  # f16 forms spell only dtype.ctype
         types = [types[0], "f16", "f16", types[1]]
-    mixed = types[1] != types[2] and types[1] not in ("s8", "u8")  # only integer A/B may differ
+    mixed = types[1] != types[2] and element_kind(types[1]) not in ("i8", "i4", "f8")  # only these may differ
     if len(types) != 4 or element_kind(types[1]) != element_kind(types[2]) or mixed:
         raise ReferenceInputError(f"{spelling}: expected dtype.atype.btype.ctype")
     shape = MMA_SHAPES.get((words[3], element_kind(types[1])))
     if shape is None:
         raise ReferenceInputError(f"{spelling}: shape/type not modelled")
-    return MmaForm(shape, types[0], types[1], types[2], types[3], satfinite)
+    if (types[1] == "b1") != bool(bitops):
+        raise ReferenceInputError(f"{spelling}: .and.popc / .xor.popc go with .b1, and .b1 needs one")
+    return MmaForm(shape, types[0], types[1], types[2], types[3], satfinite, bitops[0] if bitops else "")
 
 
-_FORMATS: dict[str, FloatFormat] = {"f16": F16, "bf16": BF16, "tf32": F32, "f32": F32, "f64": F64}
+_FORMATS: dict[str, FloatFormat] = {"f16": F16, "bf16": BF16, "tf32": F32, "f32": F32, "f64": F64, "e4m3": E4M3,
+                                    "e5m2": E5M2}
+_INTEGER_BITS = {"s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}
 
 
 def _value(ptx_type: str, bits: int) -> Fraction | float:
     """An element's exact value; NaN and infinities as Python floats."""
-    if ptx_type in ("s8", "u8"):
-        return Fraction(bits - 256 if ptx_type == "s8" and bits >= 128 else bits)
+    width = _INTEGER_BITS.get(ptx_type)
+    if width is not None:
+        signed = ptx_type.startswith("s") and bits >> (width - 1)
+        return Fraction(bits - (1 << width) if signed else bits)
     if ptx_type == "s32":
         return Fraction(bits - (1 << 32) if bits >> 31 else bits)
     if ptx_type == "tf32":
@@ -212,6 +225,9 @@ def _small_integer(exact: Fraction, terms: list[tuple[Fraction | float, Fraction
 
 def _int_element(form: MmaForm, terms: list[tuple[Fraction | float, Fraction | float]], c: Fraction | float
                  ) -> Expected:
+    if form.bitop:  # popc of the AND / XOR of a row of A and a column of B, added to c
+        ones = sum((int(x) & int(y)) if form.bitop == "and" else (int(x) ^ int(y)) for x, y in terms)
+        return Expected(bits=(ones + int(c)) & 0xFFFFFFFF)
     total = int(sum((Fraction(x) * Fraction(y) for x, y in terms), Fraction(c)))
     if form.satfinite:
         total = max(-(1 << 31), min((1 << 31) - 1, total))

@@ -6,12 +6,16 @@ mma runs after the lanes of its warp diverged and reconverged."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import numpy.typing as npt
 import pytest
 
+from ptx2gcn.reference.floatformat import E4M3, E5M2
 from ptx2gcn.reference.mma import WARP, MmaForm, from_matrix, mma_disagreements, mma_form
 from ptx2gcn.reference.mma_layouts import Fragment
+from ptx2gcn.reference.rounding import round_fraction
 from tests.warp.conftest import SENTINEL
 from tests.warp.matrix_harness import matrix_kernel, run_matrix
 
@@ -32,6 +36,19 @@ SPELLINGS = [
     "mma.sync.aligned.m16n8k16.row.col.s32.s8.u8.s32",
     "mma.sync.aligned.m16n8k16.row.col.satfinite.s32.u8.u8.s32",
     "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m8n8k16.row.col.satfinite.s32.s8.u8.s32",
+    "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u4.s4.s32",
+    "mma.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32",
+    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc",
+    "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc",
+    "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
+    "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32",
+    "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16",
+    "mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f16",
 ]
 
 _REG_DECL = {"f32": ".f32", "s32": ".s32", "f64": ".f64"}
@@ -91,13 +108,18 @@ def _element_bits(ptx_type: str, values: npt.NDArray[np.float64], rng: np.random
         return values.astype(np.float32).view(np.uint32).astype(np.int64)
     if ptx_type == "f64":
         return values.astype(np.float64).view(np.int64)
-    return values.astype(np.int64) & (0xFFFFFFFF if ptx_type == "s32" else 0xFF)
+    if ptx_type in ("e4m3", "e5m2"):
+        fmt = E4M3 if ptx_type == "e4m3" else E5M2
+        flat = [round_fraction(fmt, Fraction(float(v)), "rn") for v in values.reshape(-1)]
+        return np.array(flat, dtype=np.int64).reshape(values.shape)
+    return values.astype(np.int64) & {"s32": 0xFFFFFFFF, "s4": 0xF, "u4": 0xF, "b1": 1}.get(ptx_type, 0xFF)
 
 
 def _matrix(ptx_type: str, shape: tuple[int, int], small: bool, rng: np.random.Generator,
             accumulator: bool = False) -> npt.NDArray[np.int64]:
-    if ptx_type in ("s8", "u8"):
-        values = rng.integers(-128, 128, shape) if ptx_type == "s8" else rng.integers(0, 256, shape)
+    if ptx_type in ("s8", "u8", "s4", "u4", "b1"):
+        bits = {"s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}[ptx_type]
+        values = rng.integers(0, 1 << bits, shape)
     elif ptx_type == "s32":
         values = rng.integers(-1000, 1000, shape) if small else rng.choice(
             [-(2**31) + 5, 2**31 - 7, 12345, -3], shape)
