@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.emit.context import FnContext, Lowering
+from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I8, I16, I32
 from ptx2gcn.emit.matrix_gather import FragmentReader, LaneTable, gather_lane, lane_constant
 from ptx2gcn.emit.matrix_layouts import MATRIX_8X8
@@ -98,6 +98,3 @@ def lower_movmatrix(cx: FnContext, op: Op) -> None:
               for i in (0, 1)]
     cx.define(op, bld.or_(bld.zext(halves[0], I32), bld.shl(bld.zext(halves[1], I32), cx.i32(16))))
 
-
-LOWERINGS: dict[str, Lowering] = {"ldmatrix": lower_ldmatrix, "stmatrix": lower_stmatrix,
-                                  "movmatrix": lower_movmatrix}

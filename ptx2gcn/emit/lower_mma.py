@@ -23,10 +23,11 @@ separate work (docs/tensor-cores.md).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ptx2gcn.emit.context import FnContext, Lowering
+from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I16, I32, I64
 from ptx2gcn.emit.lower_float_fp8 import FORMATS, from_fp8
 from ptx2gcn.emit.matrix_gather import FragmentReader
@@ -89,41 +90,48 @@ _ACCUMULATORS: dict[str, set[tuple[str, str]]] = {
 """Element kind of A/B -> the (dtype, ctype) pairs PTX allows (9.7.14.5.14 "mma", syntax)."""
 
 
-class _Form:
-    """The checked attributes of one mma op."""
+@dataclass(frozen=True)
+class MmaForm:
+    """The attributes of one mma: shape, element types, ``.satfinite`` and the ``.b1`` operation."""
 
-    def __init__(self, cx: FnContext, op: Op) -> None:
-        self.shape = cx.attr(op, "shape")
-        self.dtype, self.ctype = cx.attr(op, "dtype"), cx.attr(op, "ctype")
-        self.atype = cx.attr(op, "atype") or "f16"
-        self.btype = cx.attr(op, "btype") or "f16"
-        self.satfinite = cx.flag(op, "satfinite")
-        self.bitop = cx.attr(op, "bitop")
-        self.counts = [int(op.attrs.get(x, 0) or 0) for x in ("a", "b", "c")]
-        kind = KIND.get(self.atype)
-        layouts = MMA.get((self.shape, kind or ""))
-        why = self._why_not(cx, op, kind, layouts)
-        if why is not None:
-            raise cx.unsupported("mma", why)
-        assert layouts is not None
-        self.layouts = layouts
-        self.acc_in = ACC_F16 if self.ctype == "f16" else layouts.acc
-        self.acc_out = ACC_F16 if self.dtype == "f16" else layouts.acc
+    shape: str
+    dtype: str
+    atype: str
+    btype: str
+    ctype: str
+    satfinite: bool = False
+    bitop: str = ""
 
-    def _why_not(self, cx: FnContext, op: Op, kind: str | None, layouts: MmaLayouts | None) -> str | None:
+    @staticmethod
+    def of(cx: FnContext, op: Op) -> MmaForm:
+        return MmaForm(cx.attr(op, "shape"), cx.attr(op, "dtype"), cx.attr(op, "atype") or "f16",
+                       cx.attr(op, "btype") or "f16", cx.attr(op, "ctype"), cx.flag(op, "satfinite"),
+                       cx.attr(op, "bitop"))
+
+    @property
+    def layouts(self) -> MmaLayouts:
+        return MMA[(self.shape, KIND[self.atype])]
+
+    @property
+    def acc_in(self) -> Layout:
+        return ACC_F16 if self.ctype == "f16" else self.layouts.acc
+
+    @property
+    def acc_out(self) -> Layout:
+        return ACC_F16 if self.dtype == "f16" else self.layouts.acc
+
+    def why_not(self) -> str | None:
+        """Why this form has no lowering (None: it has one)."""
         spelled = f".{self.shape} .{self.dtype}.{self.atype}.{self.btype}.{self.ctype}"
-        if cx.flag(op, "wmma"):
-            return "wmma.mma is not lowered yet (its fragment layout is ptx2gcn's choice; see docs/tensor-cores.md)"
+        kind = KIND.get(self.atype)
         if self.shape == "m8n8k4" and kind == "f16":
             return "m8n8k4 .f16 (Volta: four 8x8x4 products on lane quads 0-3/16-19, ...) has no gfx942 lowering yet"
-        if layouts is None or kind is None or kind != KIND.get(self.btype):
+        if kind is None or (self.shape, kind) not in MMA or kind != KIND.get(self.btype):
             return f"{spelled} has no gfx942 lowering yet (supported: m16n8k16/k8 f16/bf16, m16n8k8/k4 tf32, " \
                    f"m16n8k32/k16 and m8n8k16 s8/u8, m16n8k64/k32 and m8n8k32 s4/u4, m16n8k256/k128 and m8n8k128 " \
                    f"b1, m16n8k32/k16 e4m3/e5m2, m16n8k16/k8/k4 and m8n8k4 f64)"
         if kind not in ("i8", "i4", "f8") and self.atype != self.btype:
             return f"{spelled}: A and B must have the same type"
-        if (cx.attr(op, "alayout"), cx.attr(op, "blayout")) != ("row", "col"):
-            return f"{spelled} needs .row.col"
         if (kind == "b1") != bool(self.bitop):
             return f"{spelled}: .b1 goes with .and.popc or .xor.popc"
         if (self.dtype, self.ctype) not in _ACCUMULATORS[kind]:
@@ -152,7 +160,7 @@ def _canonical_nan(cx: FnContext, value: ir.Value, nan_bits: int, int_type: ir.I
     return bld.select(is_nan, ir.Constant(int_type, nan_bits), bld.bitcast(value, int_type))
 
 
-def _finish(cx: FnContext, form: _Form, acc: ir.Value, c: ir.Value) -> ir.Value:
+def _finish(cx: FnContext, form: MmaForm, acc: ir.Value, c: ir.Value) -> ir.Value:
     """D element bits (iN of the D layout) from the accumulated value (and c, for integers)."""
     bld = cx.builder
     if form.dtype == "s32":
@@ -166,7 +174,7 @@ def _finish(cx: FnContext, form: _Form, acc: ir.Value, c: ir.Value) -> ir.Value:
     return _canonical_nan(cx, acc, 0x7FFFFFFF, I32)
 
 
-def _element(cx: FnContext, form: _Form, readers: tuple[FragmentReader, FragmentReader], c: ir.Value,
+def _element(cx: FnContext, form: MmaForm, readers: tuple[FragmentReader, FragmentReader], c: ir.Value,
              index: int) -> ir.Value:
     """D element ``index`` of every lane (module docstring: the accumulation order)."""
     bld = cx.builder
@@ -184,7 +192,7 @@ def _element(cx: FnContext, form: _Form, readers: tuple[FragmentReader, Fragment
     return _finish(cx, form, acc, c)
 
 
-def _popc_sum(cx: FnContext, form: _Form, readers: tuple[FragmentReader, FragmentReader],
+def _popc_sum(cx: FnContext, form: MmaForm, readers: tuple[FragmentReader, FragmentReader],
               positions: list[tuple[int, int]]) -> ir.Value:
     """``.b1``: sum over 32-bit words of popc(A word AND/XOR B word). In every .b1 layout 32
     consecutive K elements of one row of A (column of B) fill one register, bit j = k % 32 = j."""
@@ -215,30 +223,38 @@ def _pack(cx: FnContext, elements: list[ir.Value], layout: Layout) -> list[ir.Va
     return regs
 
 
-def _c_index(form: _Form, index: int) -> int:
+def _c_index(form: MmaForm, index: int) -> int:
     """The C element that D element ``index`` accumulates onto: in the same lane in every layout."""
     homes = [form.acc_in.home(*form.acc_out.owned[lane][index]) for lane in range(32)]
     assert all(home[0] == lane for lane, home in enumerate(homes)) and len({i for _, i in homes}) == 1, homes
     return homes[0][1]
 
 
-def lower_mma(cx: FnContext, op: Op) -> None:
-    form = _Form(cx, op)
-    values = cx.operands(op)
-    na, nb, nc = form.counts
+def mma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
+                  ) -> list[ir.Value]:
+    """D's registers (i32/i64) of ``form`` from A, B and C registers of the PTX fragment layouts."""
     layouts = form.layouts
-    wanted = (layouts.a.regs, layouts.b.regs, form.acc_in.regs, form.acc_out.regs)
+    readers = (FragmentReader(cx, layouts.a, _registers(cx, a, layouts.a)),
+               FragmentReader(cx, layouts.b, _registers(cx, b, layouts.b)))
+    c_regs = _registers(cx, c, form.acc_in)
+    elements: list[ir.Value] = []
+    for index in range(form.acc_out.regs * form.acc_out.per_reg):
+        c_element = _CONVERT[form.ctype](cx, _own_element(cx, c_regs, form.acc_in, _c_index(form, index)))
+        elements.append(_element(cx, form, readers, c_element, index))
+    return _pack(cx, elements, form.acc_out)
+
+
+def lower_mma(cx: FnContext, op: Op) -> None:
+    form = MmaForm.of(cx, op)
+    why = form.why_not()
+    if why is None and (cx.attr(op, "alayout"), cx.attr(op, "blayout")) != ("row", "col"):
+        why = f".{form.shape}.{cx.attr(op, 'alayout')}.{cx.attr(op, 'blayout')}: mma needs .row.col"
+    if why is not None:
+        raise cx.unsupported("mma", why)
+    values = cx.operands(op)
+    na, nb, nc = (int(op.attrs.get(x, 0) or 0) for x in ("a", "b", "c"))
+    wanted = (form.layouts.a.regs, form.layouts.b.regs, form.acc_in.regs, form.acc_out.regs)
     if (na, nb, nc, len(op.results)) != wanted:
         raise cx.unsupported("mma", f"fragments of {na}, {nb}, {nc} -> {len(op.results)} registers; "
                                     f".{form.shape} needs {wanted[0]}, {wanted[1]}, {wanted[2]} -> {wanted[3]}")
-    readers = (FragmentReader(cx, layouts.a, _registers(cx, values[:na], layouts.a)),
-               FragmentReader(cx, layouts.b, _registers(cx, values[na:na + nb], layouts.b)))
-    c_regs = _registers(cx, values[na + nb:], form.acc_in)
-    elements: list[ir.Value] = []
-    for index in range(form.acc_out.regs * form.acc_out.per_reg):
-        c = _CONVERT[form.ctype](cx, _own_element(cx, c_regs, form.acc_in, _c_index(form, index)))
-        elements.append(_element(cx, form, readers, c, index))
-    cx.define(op, *_pack(cx, elements, form.acc_out))
-
-
-LOWERINGS: dict[str, Lowering] = {"mma": lower_mma}
+    cx.define(op, *mma_registers(cx, form, values[:na], values[na:na + nb], values[na + nb:]))

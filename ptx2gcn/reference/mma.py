@@ -260,6 +260,21 @@ def _element(form: MmaForm, am: list[list[int]], bm: list[list[int]], row: int, 
     return _float_element(form, terms, c)
 
 
+def matrix_expected(spelling: str, a: Sequence[Sequence[int]], b: Sequence[Sequence[int]],
+                    c: Sequence[Sequence[int]]) -> list[list[Expected]]:
+    """What ``A*B + C`` must be per element for whole matrices of raw element bits (any M and N; K
+    is the spelling's): the arithmetic of ``mma_expected`` without fragments, for ``wmma.mma``,
+    whose fragment layout PTX leaves to the implementation."""
+    form = mma_form(spelling)
+    am, bm = [list(r) for r in a], [list(r) for r in b]
+    return [[_element(form, am, bm, row, col, c[row][col]) for col in range(len(c[0]))] for row in range(len(c))]
+
+
+def element_format(ptx_type: str) -> FloatFormat | None:
+    """The float format of a D element type (None for .s32)."""
+    return _FORMATS.get(ptx_type)
+
+
 def mma_disagreements(spelling: str, a: Regs, b: Regs, c: Regs, d: Regs) -> list[str]:
     """Readable list of the D elements (lane, element) that ``d`` gets wrong; empty when all accepted."""
     form = mma_form(spelling)
