@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from casegen import Buffer, CaseSpec
+from casegen import Buffer, CaseSpec, Scalar
 
 ZL = "zluda/ptx__src__test__spirv_run__"
 LANES = np.arange(32)
@@ -185,4 +185,129 @@ def zluda_matrix() -> Iterator[tuple[str, CaseSpec]]:
     yield "tensor_core/zluda_ldmatrix_trans", _ldmatrix_trans(64)
 
 
-GENERATORS = [zluda_matrix]
+NV = "nvcc/sm_{arch}/tensor_core.ptx"
+"""corpora/src/cuda/tensor_core.cu built by nvcc for sm_75/80/90; the models below follow that source."""
+
+
+def _nv(arch: int, kernel: str, threads: int, args: list, expect: dict, note: str) -> CaseSpec:
+    return CaseSpec(NV.format(arch=arch), kernel, (1, 1, 1), (threads, 1, 1), args, expect, note=note)
+
+
+def _f16(x: npt.NDArray[np.int64]) -> npt.NDArray[np.float16]:
+    return x.astype(np.float16).reshape(-1)
+
+
+def _bf16_bits(x: npt.NDArray[np.int64]) -> npt.NDArray[np.uint16]:
+    """Small integers as bf16 bit patterns (exact: the top 16 bits of their f32)."""
+    return (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def _wmma_f16_f32(rng: np.random.Generator, arch: int) -> CaseSpec:
+    """wmma 16x16x16 f16 -> f32 over K = lda in steps of 16, ReLU, stored row-major with ldc."""
+    k, ldc = 48, 24
+    a, b = rng.integers(-4, 5, (16, k)), rng.integers(-4, 5, (k, 16))
+    c = np.zeros((16, ldc), dtype=np.float32)
+    c[:, :16] = np.maximum(a @ b, 0)
+    return _nv(arch, "wmma_f16_f32", 32, [
+        ("a", Buffer("f16", _f16(a))), ("b", Buffer("f16", _f16(b.T))), ("c", Buffer("f32", count=16 * ldc)),
+        ("lda", Scalar("s32", k)), ("ldb", Scalar("s32", k)), ("ldc", Scalar("s32", ldc)),
+    ], {"c": c.reshape(-1)}, "A row-major 16 x 48, B column-major 48 x 16 (ld 48), C row-major ld 24 "
+                             "(padding stays 0); small integers: exact")
+
+
+def _wmma_s8_s32(rng: np.random.Generator, arch: int) -> CaseSpec:
+    a, b = rng.integers(-128, 128, (16, 16)), rng.integers(-128, 128, (16, 16))
+    return _nv(arch, "wmma_s8_s32", 32, [
+        ("a", Buffer("s8", a.astype(np.int8).reshape(-1))), ("b", Buffer("s8", b.T.astype(np.int8).reshape(-1))),
+        ("c", Buffer("s32", count=256)),
+    ], {"c": (a @ b).astype(np.int32).reshape(-1)}, "full s8 range; the sums stay far from saturation")
+
+
+def _wmma_bf16_tf32_f64(rng: np.random.Generator, arch: int) -> CaseSpec:
+    """Three wmma blocks: bf16 (B row-major, C = 1.0), tf32 16x16x8 (A rounded by cvt.rna.tf32),
+    f64 8x8x4; small integers, exact in every format and order."""
+    a, b = rng.integers(-8, 9, (16, 16)), rng.integers(-8, 9, (16, 16))
+    ta, tb = rng.integers(-8, 9, (16, 8)), rng.integers(-8, 9, (8, 16))
+    da, db = rng.integers(-8, 9, (8, 4)), rng.integers(-8, 9, (4, 8))
+    return _nv(arch, "wmma_bf16_tf32_f64", 32, [
+        ("a", Buffer("u16", _bf16_bits(a).reshape(-1))), ("b", Buffer("u16", _bf16_bits(b).reshape(-1))),
+        ("c", Buffer("f32", count=256)), ("ta", Buffer("f32", ta.astype(np.float32).reshape(-1))),
+        ("tb", Buffer("f32", tb.T.astype(np.float32).reshape(-1))), ("tc", Buffer("f32", count=256)),
+        ("da", Buffer("f64", da.astype(np.float64).reshape(-1))),
+        ("db", Buffer("f64", db.astype(np.float64).reshape(-1))),
+        ("dc", Buffer("f64", count=64)),
+    ], {"c": (a @ b + 1).astype(np.float32).reshape(-1), "tc": (ta @ tb).astype(np.float32).reshape(-1),
+        "dc": (da @ db).astype(np.float64).reshape(-1)}, "bf16 as raw u16; tb column-major (ld 8)")
+
+
+def _mma_ldmatrix_f16(rng: np.random.Generator, arch: int) -> CaseSpec:
+    """ldmatrix.x4 of A (16x16) and .x2.trans of B (16x8) from shared memory, one m16n8k16 (sm_75: two
+    m16n8k8), D stored row-major; then ldmatrix.x1 of A's top-left 8x8 and movmatrix: lane l stores
+    the transpose's row l/4, columns 2(l%4), 2(l%4)+1 = A[2(l%4)][l/4], A[2(l%4)+1][l/4] as one word."""
+    a, b = rng.integers(-8, 9, (16, 16)), rng.integers(-8, 9, (16, 8))
+    bits = a.astype(np.float16).view(np.uint16).astype(np.int64)
+    moved = bits[2 * T, G] | bits[2 * T + 1, G] << 16
+    out = np.concatenate([(a @ b).astype(np.float32).view(np.uint32).reshape(-1), moved.astype(np.uint32)])
+    return _nv(arch, "mma_ldmatrix_f16", 32, [
+        ("A", Buffer("f16", _f16(a))), ("B", Buffer("f16", _f16(b))), ("C", Buffer("u32", count=160)),
+    ], {"C": out}, "C as raw u32 (its last 32 words are f16 pairs); small integers: exact")
+
+
+def _pack_lanes(matrix: npt.NDArray[np.int64], where: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]],
+                bits: int) -> npt.NDArray[np.int64]:
+    """Per lane, one word from elements ``where[i]`` = (rows, cols) arrays over the 32 lanes."""
+    word = np.zeros(32, dtype=np.int64)
+    for i, (rows, cols) in enumerate(where):
+        word |= (matrix[rows, cols] & ((1 << bits) - 1)) << (bits * i)
+    return word
+
+
+def _mma_bf16_s8(rng: np.random.Generator, arch: int) -> CaseSpec:
+    """The same registers through mma m16n8k16 .bf16 (Figure 79/81 layouts) and m16n8k32 .s8
+    .satfinite (Figures 88/89): A, B built as bf16 small integers, their bytes read as s8."""
+    a, b = rng.integers(-8, 9, (16, 16)), rng.integers(-8, 9, (16, 8))
+    ab, bb = _bf16_bits(a).astype(np.int64), _bf16_bits(b).astype(np.int64)
+    a_regs = [_pack_lanes(ab, [(G + 8 * (r % 2), 2 * T + 8 * (r // 2)), (G + 8 * (r % 2), 2 * T + 1 + 8 * (r // 2))],
+                          16) for r in range(4)]
+    b_regs = [_pack_lanes(bb, [(2 * T + 8 * r, G), (2 * T + 1 + 8 * r, G)], 16) for r in range(2)]
+    d = a @ b
+    d_lanes = np.stack([d[G + 8 * (i // 2), 2 * T + i % 2] for i in range(4)], axis=1)
+    e = np.clip(np.stack(_mma_16832(a_regs, b_regs, [np.zeros(32, dtype=np.int64)] * 4), axis=1)
+                .astype(np.uint32).view(np.int32), -(2**31), 2**31 - 1)
+    return _nv(arch, "mma_bf16_s8", 32, [
+        ("a", Buffer("u32", np.stack(a_regs, axis=1).astype(np.uint32).reshape(-1))),
+        ("b", Buffer("u32", np.stack(b_regs, axis=1).astype(np.uint32).reshape(-1))),
+        ("c", Buffer("f32", count=128)), ("ci", Buffer("s32", count=128)),
+    ], {"c": d_lanes.astype(np.float32).reshape(-1), "ci": e.astype(np.int32).reshape(-1)},
+        "registers a[4*lane + j], b[2*lane + j]; the s8 sums stay far from saturation")
+
+
+def _stmatrix_sm90(rng: np.random.Generator) -> CaseSpec:
+    """stmatrix.x4: lane l's row address is s + 16*l (matrix l/8, row l%8); lane l's register m holds
+    row l/4, columns 2(l%4), +1 of matrix m; then out = the 128 words of s."""
+    regs = rng.integers(0, 2**32, (32, 4))
+    halves = np.zeros(256, dtype=np.int64)
+    for m in range(4):
+        for i in range(2):
+            halves[(8 * m + G) * 8 + 2 * T + i] = regs[:, m] >> (16 * i) & 0xFFFF
+    out = (halves[0::2] | halves[1::2] << 16).astype(np.uint32)
+    return _nv(90, "stmatrix_sm90", 32, [("in", Buffer("u32", regs.astype(np.uint32).reshape(-1))),
+                                         ("out", Buffer("u32", count=128))], {"out": out}, "random register bits")
+
+
+def nvcc_tensor_core() -> Iterator[tuple[str, CaseSpec]]:
+    """Every kernel of tensor_core.cu but ``wmma_f16_f16_32x8``, which loads and stores its 32 x 8
+    column-major accumulator with ldm = 8: below the 32 rows PTX requires as the minimum stride
+    (wmma.load: "Specifying a value lower than the default value results in undefined behavior")."""
+    rng = np.random.default_rng(300)
+    for arch, suffix in ((80, ""), (75, "_sm75"), (90, "_sm90")):
+        yield f"tensor_core/wmma_f16_f32{suffix}", _wmma_f16_f32(rng, arch)
+        yield f"tensor_core/wmma_s8_s32{suffix}", _wmma_s8_s32(rng, arch)
+        yield f"tensor_core/mma_ldmatrix_f16{suffix}", _mma_ldmatrix_f16(rng, arch)
+        if arch >= 80:
+            yield f"tensor_core/wmma_bf16_tf32_f64{suffix}", _wmma_bf16_tf32_f64(rng, arch)
+            yield f"tensor_core/mma_bf16_s8{suffix}", _mma_bf16_s8(rng, arch)
+    yield "tensor_core/stmatrix_sm90", _stmatrix_sm90(rng)
+
+
+GENERATORS = [zluda_matrix, nvcc_tensor_core]
