@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cases_async
 import cases_matrix
 from casegen import Buffer, CaseSpec, Raw, Scalar
 
@@ -3285,7 +3286,7 @@ def atomics_exact_allocations() -> Iterator[tuple[str, CaseSpec]]:
 
 
 # == main ==============================================================================================
-GENERATORS.extend(cases_matrix.GENERATORS)  # tensor-core cases: their own module
+GENERATORS.extend(cases_matrix.GENERATORS + cases_async.GENERATORS)  # tensor cores, cp.async: own modules
 
 
 def generate(root: Path, only: str | None) -> list[str]:
