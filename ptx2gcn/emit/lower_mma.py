@@ -31,7 +31,7 @@ from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I16, I32, I64
 from ptx2gcn.emit.lower_float_fp8 import FORMATS, from_fp8
 from ptx2gcn.emit.matrix_gather import FragmentReader
-from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout, MmaLayouts
+from ptx2gcn.emit.matrix_layouts import KIND, MMA, VOLTA, Layout, MmaLayouts
 from ptx2gcn.ir.core import Op
 
 Convert = Callable[[FnContext, ir.Value], ir.Value]
@@ -101,31 +101,43 @@ class MmaForm:
     ctype: str
     satfinite: bool = False
     bitop: str = ""
+    alayout: str = "row"
+    blayout: str = "col"
 
     @staticmethod
     def of(cx: FnContext, op: Op) -> MmaForm:
         return MmaForm(cx.attr(op, "shape"), cx.attr(op, "dtype"), cx.attr(op, "atype") or "f16",
                        cx.attr(op, "btype") or "f16", cx.attr(op, "ctype"), cx.flag(op, "satfinite"),
-                       cx.attr(op, "bitop"))
+                       cx.attr(op, "bitop"), cx.attr(op, "alayout"), cx.attr(op, "blayout"))
+
+    @property
+    def volta(self) -> bool:
+        return self.shape == "m8n8k4" and self.atype == "f16"
 
     @property
     def layouts(self) -> MmaLayouts:
+        if self.volta:
+            return VOLTA[(self.alayout, self.blayout)]
         return MMA[(self.shape, KIND[self.atype])]
 
     @property
     def acc_in(self) -> Layout:
-        return ACC_F16 if self.ctype == "f16" else self.layouts.acc
+        return self.layouts.acc_f16 if self.ctype == "f16" else self.layouts.acc
 
     @property
     def acc_out(self) -> Layout:
-        return ACC_F16 if self.dtype == "f16" else self.layouts.acc
+        return self.layouts.acc_f16 if self.dtype == "f16" else self.layouts.acc
 
     def why_not(self) -> str | None:
         """Why this form has no lowering (None: it has one)."""
         spelled = f".{self.shape} .{self.dtype}.{self.atype}.{self.btype}.{self.ctype}"
         kind = KIND.get(self.atype)
-        if self.shape == "m8n8k4" and kind == "f16":
-            return "m8n8k4 .f16 (Volta: four 8x8x4 products on lane quads 0-3/16-19, ...) has no gfx942 lowering yet"
+        if not {self.alayout, self.blayout} <= {"row", "col"} or \
+                ((self.alayout, self.blayout) != ("row", "col") and not self.volta):
+            return f"{spelled}: .{self.alayout}.{self.blayout}: mma needs .row.col (any layouts only for m8n8k4 .f16)"
+        if self.volta:
+            return None if (self.btype, self.dtype in ("f16", "f32"), self.ctype in ("f16", "f32")) == \
+                ("f16", True, True) else f"{spelled}: m8n8k4 .f16 takes .f16/.f32 accumulators"
         if kind is None or (self.shape, kind) not in MMA or kind != KIND.get(self.btype):
             return f"{spelled} has no gfx942 lowering yet (supported: m16n8k16/k8 f16/bf16, m16n8k8/k4 tf32, " \
                    f"m16n8k32/k16 and m8n8k16 s8/u8, m16n8k64/k32 and m8n8k32 s4/u4, m16n8k256/k128 and m8n8k128 " \
@@ -142,16 +154,6 @@ class MmaForm:
 
 def _registers(cx: FnContext, values: list[ir.Value], layout: Layout) -> list[ir.Value]:
     return [cx.coerce(v, ir.IntType(layout.reg_bits)) for v in values]
-
-
-def _own_element(cx: FnContext, regs: list[ir.Value], layout: Layout, index: int) -> ir.Value:
-    """Element ``index`` of this lane's own fragment registers, as ``iN``."""
-    bld = cx.builder
-    word = regs[index // layout.per_reg]
-    shift = index % layout.per_reg * layout.elem_bits
-    if shift:
-        word = bld.lshr(word, ir.Constant(word.type, shift))
-    return word if layout.elem_bits == layout.reg_bits else bld.trunc(word, ir.IntType(layout.elem_bits))
 
 
 def _canonical_nan(cx: FnContext, value: ir.Value, nan_bits: int, int_type: ir.IntType) -> ir.Value:
@@ -185,9 +187,10 @@ def _element(cx: FnContext, form: MmaForm, readers: tuple[FragmentReader, Fragme
         return _finish(cx, form, _popc_sum(cx, form, readers, positions), c)
     to_a, to_b = _CONVERT[form.atype], _CONVERT[form.btype]
     fma_name = "llvm.fma.f64" if form.dtype == "f64" else "llvm.fma.f32"
+    b_cols = [col + 8 * (row // 8) if form.layouts.quads else col for row, col in positions]
     for k in range(form.layouts.k):
         x = to_a(cx, readers[0].element([(row, k) for row, _ in positions]))
-        y = to_b(cx, readers[1].element([(k, col) for _, col in positions]))
+        y = to_b(cx, readers[1].element([(k, col) for col in b_cols]))
         acc = bld.add(acc, bld.mul(x, y)) if integer else cx.call(fma_name, acc.type, [x, y, acc])
     return _finish(cx, form, acc, c)
 
@@ -223,23 +226,18 @@ def _pack(cx: FnContext, elements: list[ir.Value], layout: Layout) -> list[ir.Va
     return regs
 
 
-def _c_index(form: MmaForm, index: int) -> int:
-    """The C element that D element ``index`` accumulates onto: in the same lane in every layout."""
-    homes = [form.acc_in.home(*form.acc_out.owned[lane][index]) for lane in range(32)]
-    assert all(home[0] == lane for lane, home in enumerate(homes)) and len({i for _, i in homes}) == 1, homes
-    return homes[0][1]
-
-
 def mma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
                   ) -> list[ir.Value]:
     """D's registers (i32/i64) of ``form`` from A, B and C registers of the PTX fragment layouts."""
     layouts = form.layouts
     readers = (FragmentReader(cx, layouts.a, _registers(cx, a, layouts.a)),
                FragmentReader(cx, layouts.b, _registers(cx, b, layouts.b)))
-    c_regs = _registers(cx, c, form.acc_in)
+    # C's element (row, col) is in this lane for every shape but Volta's f16 C with an f32 D
+    c_reader = FragmentReader(cx, form.acc_in, _registers(cx, c, form.acc_in))
     elements: list[ir.Value] = []
     for index in range(form.acc_out.regs * form.acc_out.per_reg):
-        c_element = _CONVERT[form.ctype](cx, _own_element(cx, c_regs, form.acc_in, _c_index(form, index)))
+        positions = [form.acc_out.owned[lane][index] for lane in range(32)]
+        c_element = _CONVERT[form.ctype](cx, c_reader.element(positions))
         elements.append(_element(cx, form, readers, c_element, index))
     return _pack(cx, elements, form.acc_out)
 
@@ -247,8 +245,6 @@ def mma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Va
 def lower_mma(cx: FnContext, op: Op) -> None:
     form = MmaForm.of(cx, op)
     why = form.why_not()
-    if why is None and (cx.attr(op, "alayout"), cx.attr(op, "blayout")) != ("row", "col"):
-        why = f".{form.shape}.{cx.attr(op, 'alayout')}.{cx.attr(op, 'blayout')}: mma needs .row.col"
     if why is not None:
         raise cx.unsupported("mma", why)
     values = cx.operands(op)

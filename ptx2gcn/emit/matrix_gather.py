@@ -7,8 +7,9 @@ PTX fragment layout does for source lanes), else from 32-bit tables indexed by `
 cross-lane reads go through ``wave64_shuffle.gather`` (``ds_bpermute_b32`` at ``(base | j) * 4``,
 0 <= j <= 31), so they never leave the executing warp's half of the wave. Every warp-level matrix
 instruction is ``.aligned`` (all 32 lanes of the warp execute it), so every source lane is active;
-the other warp of the wave may be inactive or elsewhere, it is never read. The register a source
-lane provides must be the same for all destination lanes (true of every PTX layout; checked).
+the other warp of the wave may be inactive or elsewhere, it is never read. A gather moves one
+register of the source lanes; where destination lanes need different registers (only Volta's
+column-major m8n8k4 A/B), each candidate register is gathered and a per-lane select picks.
 """
 
 from __future__ import annotations
@@ -86,16 +87,27 @@ class FragmentReader:
     regs: Sequence[ir.Value]
     _gathered: dict[tuple[int, LaneTable], ir.Value] = field(default_factory=lambda: {})
 
-    def _register(self, homes: Sequence[tuple[int, int]]) -> ir.Value:
-        """The register holding the elements at ``homes`` (lane, index), read from those lanes."""
-        regs = {i // self.layout.per_reg for _, i in homes}
-        assert len(regs) == 1, f"fragment element from different registers: {homes}"
-        reg = regs.pop()
-        lanes = tuple(lane for lane, _ in homes)
+    def _gather(self, reg: int, lanes: LaneTable) -> ir.Value:
         key = (reg, lanes)
         word = self._gathered.get(key)
         if word is None:
             word = self._gathered[key] = gather_lane(self.cx, self.regs[reg], lanes)
+        return word
+
+    def _register(self, homes: Sequence[tuple[int, int]]) -> ir.Value:
+        """The register holding the elements at ``homes`` (lane, index), read from those lanes. When
+        destination lanes need different registers of their sources (Volta's column-major A), every
+        candidate register is gathered and each lane selects its own."""
+        per_reg = self.layout.per_reg
+        lanes = tuple(lane for lane, _ in homes)
+        regs = tuple(i // per_reg for _, i in homes)
+        candidates = sorted(set(regs))
+        word = self._gather(candidates[0], lanes)
+        if len(candidates) > 1:
+            wanted = lane_constant(self.cx, regs)
+            bld = self.cx.builder
+            for reg in candidates[1:]:
+                word = bld.select(bld.icmp_unsigned("==", wanted, self.cx.i32(reg)), self._gather(reg, lanes), word)
         return word
 
     def word(self, positions: Sequence[tuple[int, int]]) -> ir.Value:

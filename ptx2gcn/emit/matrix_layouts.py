@@ -81,6 +81,9 @@ class MmaLayouts:
     b: Layout
     acc: Layout
     """The f32/s32/f64 accumulator (an .f16 accumulator uses ``ACC_F16``)."""
+    acc_f16: Layout = ACC_F16
+    quads: bool = False
+    """Volta m8n8k4 .f16: four independent products; D row r uses B columns 8 * (r // 8) + n."""
 
 
 _ELEMENT_BITS = {"f16": 16, "tf32": 32, "i8": 8, "i4": 4, "b1": 1, "f64": 64, "f8": 8}
@@ -110,6 +113,50 @@ MMA: dict[tuple[str, str], MmaLayouts] = {
 }
 """(shape, element kind of A/B) -> fragment layouts. Kinds: f16 (also bf16), tf32, i8 (s8/u8), i4
 (s4/u4), b1, f64, f8 (e4m3/e5m2)."""
+
+def _quad(row: int) -> tuple[int, int]:
+    """Volta: (lane of the product's first low-group thread, row within the 8 x 8 product)."""
+    return 4 * (row // 8), row % 8
+
+
+def _volta_a(row_major: bool) -> Home:
+    """A of m8n8k4 .f16 as a 32 x 4 matrix (product q: rows 8q..): rows 0-3 of a product in the low
+    lanes 4q + t, rows 4-7 in the high lanes 16 + 4q + t; .row: a lane holds a row, .col: a column."""
+    def home(row: int, col: int) -> tuple[int, int]:
+        base, r = _quad(row)
+        high = 16 * (r >= 4)
+        return (base + r % 4 + high, col) if row_major else (base + col + high, r % 4)
+    return home
+
+
+def _volta_b(row_major: bool) -> Home:
+    """B as a 4 x 32 matrix (product q: columns 8q..): .col: a lane holds a column, .row: a row."""
+    def home(row: int, col: int) -> tuple[int, int]:
+        base, n = _quad(col)
+        high = 16 * (n >= 4)
+        return (base + row + high, n % 4) if row_major else (base + n % 4 + high, row)
+    return home
+
+
+def _volta_f32(row: int, col: int) -> tuple[int, int]:
+    """f32 C/D as 32 x 8: a lane holds two rows (r & 1, + 2) and four columns (two pairs)."""
+    base, r = _quad(row)
+    lane = base + (r & 1) + 2 * (col >> 1 & 1) + 16 * (r >= 4)
+    return lane, (col & 1) + 2 * (r >> 1 & 1) + 4 * (col >> 2)
+
+
+def _volta_f16(row: int, col: int) -> tuple[int, int]:
+    base, r = _quad(row)
+    return base + r % 4 + 16 * (r >= 4), col
+
+
+VOLTA: dict[tuple[str, str], MmaLayouts] = {
+    (a, b): MmaLayouts(4, Layout(32, 4, 16, 2, 32, _volta_a(a == "row")),
+                       Layout(4, 32, 16, 2, 32, _volta_b(b == "row")), Layout(32, 8, 32, 8, 32, _volta_f32),
+                       Layout(32, 8, 16, 4, 32, _volta_f16), quads=True)
+    for a in ("row", "col") for b in ("row", "col")
+}
+"""mma.m8n8k4 .f16 (Volta) by (alayout, blayout)."""
 
 KIND = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "s8": "i8", "u8": "i8", "s4": "i4", "u4": "i4", "b1": "b1",
         "f64": "f64", "e4m3": "f8", "e5m2": "f8"}

@@ -34,7 +34,17 @@ from fractions import Fraction
 from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.floatformat import BF16, E4M3, E5M2, F16, F32, F64, FloatFormat
 from ptx2gcn.reference.fparith import fma
-from ptx2gcn.reference.mma_layouts import C_F16, MATRIX_8X8_B16, MMA_SHAPES, Fragment, MmaShape, element_kind
+from ptx2gcn.reference.mma_layouts import (
+    C_F16,
+    MATRIX_8X8_B16,
+    MMA_SHAPES,
+    VOLTA_C_F16,
+    VOLTA_C_F32,
+    Fragment,
+    MmaShape,
+    element_kind,
+    volta_shape,
+)
 from ptx2gcn.reference.rounding import round_fraction
 from ptx2gcn.reference.spelling import AnyNaN, Either
 
@@ -81,17 +91,25 @@ class MmaForm:
 
     @property
     def c_frag(self) -> Fragment:
-        return C_F16 if self.ctype == "f16" else self.shape.c
+        return self._accumulator(self.ctype)
 
     @property
     def d_frag(self) -> Fragment:
-        return C_F16 if self.dtype == "f16" else self.shape.c
+        return self._accumulator(self.dtype)
+
+    def _accumulator(self, ptx_type: str) -> Fragment:
+        if self.shape.quads:
+            return VOLTA_C_F16 if ptx_type == "f16" else VOLTA_C_F32
+        return C_F16 if ptx_type == "f16" else self.shape.c
 
 
 def mma_form(spelling: str) -> MmaForm:
     """Parse an mma spelling; ``ReferenceInputError`` for forms the model does not know."""
     words = spelling.split(".")
-    if words[:3] != ["mma", "sync", "aligned"] or words[4:6] != ["row", "col"]:
+    layouts = tuple(words[4:6])
+    volta = words[3:4] == ["m8n8k4"] and "f16" in words[6:]
+    if words[:3] != ["mma", "sync", "aligned"] or (layouts != ("row", "col") and not volta) or \
+            not set(layouts) <= {"row", "col"}:
         raise ReferenceInputError(f"{spelling}: expected mma.sync.aligned.<shape>.row.col...")
     rest = words[6:]
     satfinite = "satfinite" in rest
@@ -105,6 +123,8 @@ def mma_form(spelling: str) -> MmaForm:
     if len(types) != 4 or element_kind(types[1]) != element_kind(types[2]) or mixed:
         raise ReferenceInputError(f"{spelling}: expected dtype.atype.btype.ctype")
     shape = MMA_SHAPES.get((words[3], element_kind(types[1])))
+    if volta and types[1] == "f16":
+        shape = volta_shape(layouts[0], layouts[1], False)
     if shape is None:
         raise ReferenceInputError(f"{spelling}: shape/type not modelled")
     if (types[1] == "b1") != bool(bitops):
@@ -163,6 +183,7 @@ class Expected:
 
 def _terms(form: MmaForm, a: list[list[int]], b: list[list[int]], row: int, col: int
            ) -> list[tuple[Fraction | float, Fraction | float]]:
+    col += 8 * (row // 8) if form.shape.quads else 0  # Volta: product q's B is columns 8q..8q+7
     return [(_value(form.atype, a[row][k]), _value(form.btype, b[k][col])) for k in range(form.shape.k)]
 
 

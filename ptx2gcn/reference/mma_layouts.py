@@ -208,6 +208,44 @@ def _m8n8_b16(lane: int, i: int) -> tuple[int, int]:
     return lane >> 2, (lane % 4) * 2 + i
 
 
+# m8n8k4 .f16 (Volta; 9.7.14.5.1, Figures 46-52): MMA computation q = (%laneid >> 2) % 4 runs on
+# lanes 4q..4q+3 ("low group") and 16+4q..16+4q+3 ("high group"); t = %laneid % 4, hi = %laneid >= 16.
+# The C/D figures (f32: two rows x four columns per lane) are cross-checked with CUTLASS CuTe's
+# SM70_8x8_32b / SM70_8x8_16b layouts.
+def _volta(lane: int) -> tuple[int, int, int]:
+    return (lane >> 2) % 4, lane % 4, int(lane >= 16)
+
+
+def _a_884_row(lane: int, i: int) -> tuple[int, int]:
+    q, t, hi = _volta(lane)
+    return 8 * q + t + 4 * hi, i
+
+
+def _a_884_col(lane: int, i: int) -> tuple[int, int]:
+    q, t, hi = _volta(lane)
+    return 8 * q + i + 4 * hi, t
+
+
+def _b_884_col(lane: int, i: int) -> tuple[int, int]:
+    q, t, hi = _volta(lane)
+    return i, 8 * q + t + 4 * hi
+
+
+def _b_884_row(lane: int, i: int) -> tuple[int, int]:
+    q, t, hi = _volta(lane)
+    return t, 8 * q + i + 4 * hi
+
+
+def _c_884_f32(lane: int, i: int) -> tuple[int, int]:
+    q, _, hi = _volta(lane)
+    return 8 * q + (lane & 1) + 2 * (i >> 1 & 1) + 4 * hi, 2 * (lane >> 1 & 1) + (i & 1) + 4 * (i >> 2)
+
+
+def _c_884_f16(lane: int, i: int) -> tuple[int, int]:
+    q, t, hi = _volta(lane)
+    return 8 * q + t + 4 * hi, i
+
+
 @dataclass(frozen=True)
 class MmaShape:
     """One ``mma.sync.aligned`` form: its three fragments and the element kind of A/B."""
@@ -218,6 +256,9 @@ class MmaShape:
     a: Fragment
     b: Fragment
     c: Fragment
+    quads: bool = False
+    """Volta m8n8k4: four independent 8x8x4 products. Product q's A is rows 8q..8q+7 of a 32 x 4 A,
+    its B columns 8q..8q+7 of a 4 x 32 B, its C/D rows 8q..8q+7 of a 32 x 8 C/D."""
 
 
 def _frag(rows: int, cols: int, elem_bits: int, regs: int, where: Callable[[int, int], tuple[int, int]],
@@ -272,3 +313,15 @@ def element_kind(ptx_type: str) -> str:
     kinds = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "s8": "i8", "u8": "i8", "s4": "i4", "u4": "i4", "b1": "b1",
              "f64": "f64", "e4m3": "f8", "e5m2": "f8"}
     return kinds.get(ptx_type, ptx_type)
+
+
+def volta_shape(alayout: str, blayout: str, f16_accumulator: bool) -> MmaShape:
+    """``mma.sync.aligned.m8n8k4.alayout.blayout`` with .f16 A/B (C by accumulator type)."""
+    a = _frag(32, 4, 16, 2, _a_884_row if alayout == "row" else _a_884_col)
+    b = _frag(4, 32, 16, 2, _b_884_row if blayout == "row" else _b_884_col)
+    c = _frag(32, 8, 16, 4, _c_884_f16) if f16_accumulator else _frag(32, 8, 32, 8, _c_884_f32)
+    return MmaShape(8, 8, 4, a, b, c, quads=True)
+
+
+VOLTA_C_F16 = _frag(32, 8, 16, 4, _c_884_f16)
+VOLTA_C_F32 = _frag(32, 8, 32, 8, _c_884_f32)

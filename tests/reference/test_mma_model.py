@@ -19,10 +19,20 @@ from ptx2gcn.reference.mma import (
     stmatrix,
     to_matrix,
 )
-from ptx2gcn.reference.mma_layouts import C_F16, MATRIX_8X8_B16, MMA_SHAPES, Fragment
+from ptx2gcn.reference.mma_layouts import (
+    C_F16,
+    MATRIX_8X8_B16,
+    MMA_SHAPES,
+    VOLTA_C_F16,
+    VOLTA_C_F32,
+    Fragment,
+    volta_shape,
+)
 
 FRAGMENTS = [(f"{shape}.{kind}.{name}", getattr(s, name)) for (shape, kind), s in MMA_SHAPES.items()
-             for name in ("a", "b", "c")] + [("c_f16", C_F16), ("m8n8.b16", MATRIX_8X8_B16)]
+             for name in ("a", "b", "c")] + [("c_f16", C_F16), ("m8n8.b16", MATRIX_8X8_B16)] + [
+    (f"m8n8k4.f16.{a}.{b}.{name}", getattr(volta_shape(a, b, False), name)) for a in ("row", "col")
+    for b in ("row", "col") for name in ("a", "b")] + [("volta.c_f16", VOLTA_C_F16), ("volta.c_f32", VOLTA_C_F32)]
 
 
 @pytest.mark.parametrize(("name", "frag"), FRAGMENTS, ids=[n for n, _ in FRAGMENTS])
@@ -166,6 +176,6 @@ def test_ldmatrix_stmatrix_movmatrix() -> None:
 
 def test_unknown_forms_are_refused() -> None:
     with pytest.raises(ReferenceInputError):
-        mma_form("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32")
+        mma_form("mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32")
     with pytest.raises(ReferenceInputError):
         mma_form("mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32")

@@ -49,6 +49,10 @@ SPELLINGS = [
     "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32",
     "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16",
     "mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f16",
+    "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32",
+    "mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16",
+    "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16",
+    "mma.sync.aligned.m8n8k4.col.col.f16.f16.f16.f32",
 ]
 
 _REG_DECL = {"f32": ".f32", "s32": ".s32", "f64": ".f64"}
@@ -147,10 +151,10 @@ def _join(words: npt.NDArray[np.uint32], frag: Fragment) -> list[list[int]]:
 
 
 def _warp_operands(form: MmaForm, small: bool, rng: np.random.Generator) -> tuple[list[list[int]], ...]:
-    s = form.shape
-    a = _lanes(s.a, _matrix(form.atype, (s.m, s.k), small, rng))
-    b = _lanes(s.b, _matrix(form.btype, (s.k, s.n), small, rng))
-    c = _lanes(form.c_frag, _matrix(form.ctype, (s.m, s.n), small, rng, accumulator=True))
+    s, fc = form.shape, form.c_frag  # fragment matrices (Volta m8n8k4: the four products stacked)
+    a = _lanes(s.a, _matrix(form.atype, (s.a.rows, s.a.cols), small, rng))
+    b = _lanes(s.b, _matrix(form.btype, (s.b.rows, s.b.cols), small, rng))
+    c = _lanes(fc, _matrix(form.ctype, (fc.rows, fc.cols), small, rng, accumulator=True))
     return a, b, c
 
 
