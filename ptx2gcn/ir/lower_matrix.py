@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
@@ -59,6 +60,10 @@ def _write(ctx: FnCtx, dests: tuple[ast.Operand, ...], values: Sequence[Value]) 
 
 def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """mma.sync.aligned.shape.alayout.blayout[.satfinite].dtype.atype.btype.ctype d, a, b, c."""
+    sparse = [m for m in mods.left if m == "sp" or m.startswith("sp::")]
+    if sparse:
+        raise UnsupportedError.feature(ins.span, f"mma.{sparse[0]}", "sparse mma (2:4 structured sparsity with "
+                                       "metadata operands) has no gfx942 lowering yet")
     shape = _common(mods)
     layouts = [m for m in mods.left if m in ("row", "col")]
     for m in layouts:

@@ -12,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from ptx2gcn.compiler import compile
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.reference.floatformat import E4M3, E5M2
 from ptx2gcn.reference.mma import WARP, MmaForm, from_matrix, mma_disagreements, mma_form
 from ptx2gcn.reference.mma_layouts import Fragment
@@ -179,3 +181,22 @@ def test_mma_matches_reference(spelling: str, rng: np.random.Generator) -> None:
                 continue
             wrong = mma_disagreements(spelling, a, b, c, _join(lanes, form.d_frag))
             assert not wrong, f"warp {w} (skipping {skipped}): {len(wrong)} wrong, e.g. {wrong[:3]}"
+
+
+_UNSUPPORTED = [
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+     "{%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%f4,%f5,%f6,%f7}, %r8, 0x0;", "unsupported: mma.sp::ordered_metadata"),
+    ("wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r0}, [%rd1];", "unsupported: wmma_load: .m8n8k32.s4"),
+    ("mbarrier.expect_tx.shared.b64 [%r1], 16;", "unsupported: mbarrier.expect_tx: transaction counts"),
+    ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%r1];", "unsupported: ldmatrix: .m16n16.b8"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), _UNSUPPORTED, ids=[m.split(": ")[1] for _, m in _UNSUPPORTED])
+def test_forms_without_lowering_are_located(line: str, message: str) -> None:
+    ptx = (".version 8.6\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+           ".reg .b32 %r<20>; .reg .f32 %f<8>; .reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n" + line + "\nret;\n}\n")
+    with pytest.raises(UnsupportedError) as info:
+        compile(ptx)
+    text = str(info.value)
+    assert "<input>:8:" in text and message in text and "Traceback" not in text
