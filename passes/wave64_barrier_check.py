@@ -64,13 +64,14 @@ MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942
 MBARRIER_MESSAGE = ("reached under warp-dependent control flow; on gfx942 two CUDA warps share one wave, and "
                     "a warp waiting on the mbarrier there keeps its partner warp from arriving (use "
                     "one-warp-per-wave mode)")
-_MBARRIER_CHECKED = frozenset({"arrive", "arrive_drop", "test_wait", "try_wait"})
+_MBARRIER_CHECKED = frozenset({"test_wait", "try_wait"})
 
 
 def needs_check(op: Op) -> bool:
     """Barriers emulated per warp: with a thread count, ``bar.arrive``, counted ``bar.red``; and the
-    mbarrier arrivals and waits (the waits' results are as uniform as their operands, so a spin loop
-    on a wait at a pair-uniform point passes)."""
+    mbarrier waits (a warp spinning under warp-dependent flow keeps its partner warp, parked in the
+    other arm, from arriving; an arrive there only delays nobody). A wait's result is as uniform as
+    its operands, so a spin loop on a wait at a pair-uniform point passes."""
     if op.name == "mbarrier":
         return op.attrs.get("op") in _MBARRIER_CHECKED
     if op.name == "bar":

@@ -13,7 +13,7 @@ from the token's, ``.parity p`` once the current phase's parity differs from ``p
 never blocks (PTX lets it return false when its time limit passes; callers loop).
 ``inval`` does nothing. Transaction counts (``expect_tx``/``complete_tx``, ``arrive.expect_tx``)
 belong to the asynchronous proxy (cp.async.bulk, TMA), which has no gfx942 lowering: unsupported,
-as is ``pending_count``. Mode P: ``wave64-barrier-check`` rejects arrives and waits reached under
+as is ``pending_count``. Mode P: ``wave64-barrier-check`` rejects waits reached under
 warp-dependent control flow (a warp spinning there would keep its partner warp from arriving).
 """
 
