@@ -291,6 +291,54 @@ def matrix_expected(spelling: str, a: Sequence[Sequence[int]], b: Sequence[Seque
     return [[_element(form, am, bm, row, col, c[row][col]) for col in range(len(c[0]))] for row in range(len(c))]
 
 
+def chain_expected(spelling: str, steps: Sequence[tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]],
+                   c: Sequence[Sequence[int]]) -> list[list[Expected]]:
+    """What D is after the chain ``D_1 = A_1 B_1 + C``, ``D_i = A_i B_i + D_(i-1)`` (a kernel's loop
+    over K), for whole matrices of raw element bits and finite float data. Integers and f64 are
+    followed step by step (bit exact); floats accumulate the per-step bound, each step's error
+    growing by what came before: ``b_i = b_(i-1) + (K+2) 2^-23 (|x_(i-1)| + b_(i-1) + sum |a b|_i)``
+    (``x`` exact; plus ``K 2^-149`` and, for .f16 D, one f16 rounding per step). Small-integer chains
+    whose every partial sum is exact in the D format must be bit exact."""
+    form = mma_form(spelling)
+    if form.ctype != form.dtype:
+        raise ReferenceInputError(f"{spelling}: a chain feeds D back as C: ctype must equal dtype")
+    rows, cols = len(c), len(c[0])
+    out: list[list[Expected]] = []
+    for row in range(rows):
+        out.append([_chain_element(form, steps, row, col, c[row][col]) for col in range(cols)])
+    return out
+
+
+def _chain_element(form: MmaForm, steps: Sequence[tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]],
+                   row: int, col: int, c_bits: int) -> Expected:
+    if form.dtype == "s32" or form.atype == "f64":
+        bits = c_bits
+        for a, b in steps:
+            step = _element(form, [list(r) for r in a], [list(r) for r in b], row, col, bits)
+            if step.bits is None:
+                return step
+            bits = step.bits
+        return Expected(bits=bits)
+    exact, bound = Fraction(_value(form.ctype, c_bits)), Fraction(0)
+    total_abs, integral = abs(exact), exact.denominator == 1
+    for a, b in steps:
+        terms = _terms(form, [list(r) for r in a], [list(r) for r in b], row, col)
+        if any(isinstance(x, float) for pair in terms for x in pair):
+            raise ReferenceInputError("chain_expected models finite data only")
+        products = [Fraction(x) * Fraction(y) for x, y in terms]
+        magnitude = sum(abs(p) for p in products)
+        bound += Fraction(form.shape.k + 2, 1 << 23) * (abs(exact) + bound + magnitude)
+        bound += Fraction(form.shape.k, 1 << 149)
+        exact += sum(products)
+        total_abs += magnitude
+        integral = integral and all(p.denominator == 1 for p in products)
+        if form.dtype == "f16":
+            bound += (abs(exact) + bound) / (1 << 11) + Fraction(1, 1 << 25)
+    if integral and exact != 0 and total_abs < 1 << (11 if form.dtype == "f16" else 24):
+        return Expected(bits=round_fraction(F16 if form.dtype == "f16" else F32, exact, "rn"))
+    return Expected(exact=exact, bound=bound)
+
+
 def element_format(ptx_type: str) -> FloatFormat | None:
     """The float format of a D element type (None for .s32)."""
     return _FORMATS.get(ptx_type)

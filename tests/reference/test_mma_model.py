@@ -10,6 +10,7 @@ import pytest
 from ptx2gcn.reference.errors import ReferenceInputError
 from ptx2gcn.reference.mma import (
     WARP,
+    chain_expected,
     from_matrix,
     ldmatrix,
     mma_disagreements,
@@ -179,3 +180,26 @@ def test_unknown_forms_are_refused() -> None:
         mma_form("mma.sync.aligned.m16n8k4.row.col.f32.f16.f16.f32")
     with pytest.raises(ReferenceInputError):
         mma_form("mma.sync.aligned.m16n8k16.row.col.f32.f16.bf16.f32")
+
+
+def test_chain_bound_grows_with_each_step_and_saturation_is_per_step() -> None:
+    spelling = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+    one = int(np.float16(1.0).view(np.uint16))
+    third = int(np.float16(1 / 3).view(np.uint16))
+    a = [[third] * 16 for _ in range(16)]
+    b = [[one] * 8 for _ in range(16)]
+    c = [[0] * 8 for _ in range(16)]
+    single = chain_expected(spelling, [(a, b)], c)[0][0]
+    triple = chain_expected(spelling, [(a, b)] * 3, c)[0][0]
+    assert single.exact is not None and triple.exact == 3 * single.exact
+    assert triple.bound > 3 * single.bound  # later steps also carry the earlier error
+    exact = float(triple.exact)
+    from ptx2gcn.reference.floatformat import F32
+    assert triple.accepts(F32, int(np.float32(exact).view(np.uint32)))
+    assert not triple.accepts(F32, int(np.float32(exact * (1 + 2**-12)).view(np.uint32)))
+    sat = "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32"
+    ones, neg = [[1] * 32 for _ in range(16)], [[0x80] * 8 for _ in range(32)]  # products -128
+    big = [[0x7FFFFF00] * 8 for _ in range(16)]
+    pos = [[0x7F] * 8 for _ in range(32)]
+    # step 1 saturates at 2^31 - 1, step 2 subtracts 4096 from the saturated value, not from the sum
+    assert chain_expected(sat, [(ones, pos), (ones, neg)], big)[0][0].bits == 0x7FFFFFFF - 4096

@@ -15,7 +15,16 @@ import pytest
 from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.reference.floatformat import E4M3, E5M2
-from ptx2gcn.reference.mma import WARP, MmaForm, from_matrix, mma_disagreements, mma_form
+from ptx2gcn.reference.mma import (
+    WARP,
+    MmaForm,
+    chain_expected,
+    element_format,
+    from_matrix,
+    mma_disagreements,
+    mma_form,
+    to_matrix,
+)
 from ptx2gcn.reference.mma_layouts import Fragment
 from ptx2gcn.reference.rounding import round_fraction
 from tests.warp.conftest import SENTINEL
@@ -200,3 +209,50 @@ def test_forms_without_lowering_are_located(line: str, message: str) -> None:
         compile(ptx)
     text = str(info.value)
     assert "<input>:8:" in text and message in text and "Traceback" not in text
+
+
+CHAINS = [
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32",
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+]
+
+
+@pytest.mark.parametrize("spelling", CHAINS, ids=[s.removeprefix("mma.sync.aligned.") for s in CHAINS])
+def test_chained_mma_within_the_accumulated_bound(spelling: str, rng: np.random.Generator) -> None:
+    """Three mma steps feeding D back as C (a kernel's K loop): the result against the chain model."""
+    form = mma_form(spelling)
+    s, fc = form.shape, form.c_frag
+    wa, wb, wc = _words(s.a), _words(s.b), _words(fc)
+    decls: list[str] = []
+    moves: list[str] = []
+    steps = 3
+    a_ops = [_operand(f"ra{i}", s.a, form.atype, i * wa, decls, moves) for i in range(steps)]
+    b_ops = [_operand(f"rb{i}", s.b, form.btype, steps * wa + i * wb, decls, moves) for i in range(steps)]
+    c_op = _operand("rc", fc, form.ctype, steps * (wa + wb), decls, moves)
+    decls.append(f".reg {_REG_DECL.get(form.dtype, '.b32')} %rd<{fc.regs}>;")
+    d_op = "{" + ", ".join(f"%rd{r}" for r in range(fc.regs)) + "}"
+    body = [*moves, f"{spelling} {d_op}, {a_ops[0]}, {b_ops[0]}, {c_op};"]
+    body += [f"{spelling} {d_op}, {a_ops[i]}, {b_ops[i]}, {d_op};" for i in range(1, steps)]
+    if fc.reg_bits == 64:
+        body += [f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};" for r in range(fc.regs)]
+    else:
+        body += [f"mov.b32 %o{r}, %rd{r};" for r in range(fc.regs)]
+    n_in = steps * (wa + wb) + wc + 1
+    ptx = matrix_kernel("\n".join(body), n_in, wc, "\n".join(decls))
+    for small in (True, False):
+        mats = [(_matrix(form.atype, (s.a.rows, s.a.cols), small, rng), _matrix(form.btype, (s.b.rows, s.b.cols),
+                                                                                 small, rng)) for _ in range(steps)]
+        c = _matrix(form.ctype, (fc.rows, fc.cols), small, rng, accumulator=True)
+        words = [sum((_split(_lanes(s.a, a), s.a)[lane] for a, _ in mats), []) +
+                 sum((_split(_lanes(s.b, b), s.b)[lane] for _, b in mats), []) +
+                 _split(_lanes(fc, c), fc)[lane] + [0] for lane in range(WARP)]
+        out = run_matrix(ptx, WARP, words, wc)
+        got = to_matrix(fc, _join(out, fc))
+        expected = chain_expected(spelling, [(a.tolist(), b.tolist()) for a, b in mats], c.tolist())
+        fmt = element_format(form.dtype)
+        wrong = [(r, col) for r in range(fc.rows) for col in range(fc.cols)
+                 if not expected[r][col].accepts(fmt, got[r][col])]
+        assert not wrong, f"small={small}: {len(wrong)} wrong, e.g. {wrong[:3]}"
