@@ -64,6 +64,10 @@ def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     if sparse:
         raise UnsupportedError.feature(ins.span, f"mma.{sparse[0]}", "sparse mma (2:4 structured sparsity with "
                                        "metadata operands) has no gfx942 lowering yet")
+    kinds = [m for m in mods.left if m.startswith("kind::") or m == "block_scale"]
+    if kinds:
+        raise UnsupportedError.feature(ins.span, f"mma.{kinds[0]}", "sm_120 .kind:: and block-scaled mma "
+                                       "(fp6/fp4 elements, scale factors) have no gfx942 lowering yet")
     shape = _common(mods)
     layouts = [m for m in mods.left if m in ("row", "col")]
     for m in layouts:

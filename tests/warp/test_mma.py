@@ -196,6 +196,8 @@ _UNSUPPORTED = [
     ("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
      "{%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%f4,%f5,%f6,%f7}, %r8, 0x0;", "unsupported: mma.sp::ordered_metadata"),
     ("wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r0}, [%rd1];", "unsupported: wmma_load: .m8n8k32.s4"),
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, "
+     "{%r4,%r5}, {%f4,%f5,%f6,%f7};", "unsupported: mma.kind::f8f6f4"),
     ("mbarrier.expect_tx.shared.b64 [%r1], 16;", "unsupported: mbarrier.expect_tx: transaction counts"),
     ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%r1];", "unsupported: ldmatrix: .m16n16.b8"),
 ]
