@@ -61,8 +61,19 @@ MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942
            "one wave and may deadlock (use one-warp-per-wave mode)")
 
 
+MBARRIER_MESSAGE = ("reached under warp-dependent control flow; on gfx942 two CUDA warps share one wave, and "
+                    "a warp waiting on the mbarrier there keeps its partner warp from arriving (use "
+                    "one-warp-per-wave mode)")
+_MBARRIER_CHECKED = frozenset({"test_wait", "try_wait"})
+
+
 def needs_check(op: Op) -> bool:
-    """Barriers emulated per warp: with a thread count, ``bar.arrive``, counted ``bar.red``."""
+    """Barriers emulated per warp: with a thread count, ``bar.arrive``, counted ``bar.red``; and the
+    mbarrier waits (a warp spinning under warp-dependent flow keeps its partner warp, parked in the
+    other arm, from arriving; an arrive there only delays nobody). A wait's result is as uniform as
+    its operands, so a spin loop on a wait at a pair-uniform point passes."""
+    if op.name == "mbarrier":
+        return op.attrs.get("op") in _MBARRIER_CHECKED
     if op.name == "bar":
         mode = op.attrs.get("mode")
         return mode == "arrive" or (mode == "sync" and len(op.operands) > 1)
@@ -218,6 +229,8 @@ class Wave64BarrierCheck(Pass):
             for op in checked:
                 assert op.parent is not None
                 if analysis.control.get(op.parent, Level.UNIFORM) > Level.PAIR:
+                    if op.name == "mbarrier":
+                        raise UnsupportedError.feature(op.loc, f"mbarrier.{op.attrs.get('op')}", MBARRIER_MESSAGE)
                     k = _const(op.operand(0))
                     what = f"bar.{op.attrs.get('mode', 'red')}" if op.name == "bar" else "bar.red"
                     why = MESSAGE.format(k=k if k is not None else "(register)")

@@ -269,7 +269,8 @@ _SHAPE = _words("m8n8k4 m16n8k8 m16n8k16 m16n8k32 m16n8k4 m8n8k16 m8n8k32 m16n8k
                 "m16n8k256 m16n16k16 m32n8k16 m8n32k16 m16n16k8 m8n8k64 m8n8k1 m16n16k1")
 _op("mma", "*", "*", {"shape": _SHAPE, "alayout": _words("row col"), "blayout": _words("row col"),
                       "dtype": _MMA_TYPES, "atype": _MMA_TYPES, "btype": _MMA_TYPES, "ctype": _MMA_TYPES,
-                      "satfinite": FLAG, "a": INT, "b": INT, "c": INT, "wmma": FLAG, "rnd": ROUNDING},
+                      "satfinite": FLAG, "a": INT, "b": INT, "c": INT, "wmma": FLAG, "rnd": ROUNDING,
+                      "bitop": _words("and xor")},
     "shape alayout blayout dtype ctype a b c", "convergent", f"{_SYNC}-mma")
 _op("ldmatrix", "ptr", "*", {"shape": _words("m8n8 m16n16 m8n16"), "num": _words("x1 x2 x4"),
                              "trans": FLAG, "type": _words("b16 b8")}, "shape num type",

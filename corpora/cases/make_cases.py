@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cases_async
+import cases_matrix
 from casegen import Buffer, CaseSpec, Raw, Scalar
 
 CASES = Path(__file__).resolve().parent
@@ -1852,14 +1854,15 @@ def entry_param_count(source: str) -> int:
     return head[: head.index(")")].count(".param")
 
 
-def triton_case(kernel: str, grid: object, args: list, expect: dict, **kw: object) -> CaseSpec:
-    """Triton 3.9 appends two pointer parameters (global and profile scratch): passed as null."""
+def triton_case(kernel: str, grid: object, args: list, expect: dict, entry: str = "", **kw: object) -> CaseSpec:
+    """Triton 3.9 appends two pointer parameters (global and profile scratch): passed as null.
+    ``kernel`` names the corpus file; ``entry`` the kernel in it when that name differs."""
     src = TR + kernel + ".ptx"
     text = (CORPUS / src).read_text(encoding="utf-8")
     threads = int(text.split(".reqntid", 1)[1].split()[0])
     extra = entry_param_count(src) - len(args)
     full = args + [(f"scratch{k}", Scalar("u64", 0)) for k in range(extra)]
-    return case(src, kernel, grid, threads, full, expect, **kw)
+    return case(src, entry or kernel, grid, threads, full, expect, **kw)
 
 
 def rotl32(x: np.ndarray, k: int) -> np.ndarray:
@@ -2731,6 +2734,7 @@ def triton_matmul() -> Iterator[tuple[str, CaseSpec]]:
                 ("stride_cn", Scalar("s32", 1)),
             ],
             {"c_ptr": expect.reshape(-1)},
+            entry="matmul_kernel",
             shared_bytes=65536,
             note="small-integer inputs: exact in tf32/bf16/fp16 and in any accumulation order; leaky_relu "
             "multiplies by the f32 constant 0.01 once",
@@ -3282,6 +3286,9 @@ def atomics_exact_allocations() -> Iterator[tuple[str, CaseSpec]]:
 
 
 # == main ==============================================================================================
+GENERATORS.extend(cases_matrix.GENERATORS + cases_async.GENERATORS)  # tensor cores, cp.async: own modules
+
+
 def generate(root: Path, only: str | None) -> list[str]:
     write_derived(root)
     written = []

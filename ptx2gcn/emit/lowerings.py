@@ -39,6 +39,8 @@ DEFERRED: dict[str, tuple[str, ...]] = {
     "ptx2gcn.emit.lower_video": ("video",),
     "ptx2gcn.emit.lower_cluster": ("barrier_cluster", "mapa", "getctarank", "cvta_cluster"),
     "ptx2gcn.emit.lower_pack": ("cvt_pack",),
+    "ptx2gcn.emit.lower_mbarrier": ("mbarrier",),
+    "ptx2gcn.emit.lower_matrix": ("mma", "wmma_load", "wmma_store", "ldmatrix", "stmatrix", "movmatrix"),
 }
 """Lowering modules imported on first use → the op names their ``LOWERINGS`` define (importing the
 warp, video, cluster and pack lowerings, with the wave64 helpers, took a small file's compilation
@@ -57,8 +59,6 @@ for _module, _names in DEFERRED.items():
 
 
 _NOT_YET: dict[str, str] = {
-    **dict.fromkeys(("mma", "ldmatrix", "stmatrix", "movmatrix", "wmma_load", "wmma_store"),
-                    "warp-level matrix operations are not lowered yet"),
     **dict.fromkeys(("tex", "txq", "suld", "sust"), "textures and surfaces are not lowered yet"),
     **dict.fromkeys(("fence_proxy", "cp_async_bulk", "cp_async_bulk_group", "wgmma", "wgmma_mma"),
                     "the asynchronous proxy (TMA bulk copies, warpgroup MMA) has no gfx942 equivalent"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
 from ptx2gcn.ir.emitter import FnCtx
@@ -59,11 +60,22 @@ def _write(ctx: FnCtx, dests: tuple[ast.Operand, ...], values: Sequence[Value]) 
 
 def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """mma.sync.aligned.shape.alayout.blayout[.satfinite].dtype.atype.btype.ctype d, a, b, c."""
+    sparse = [m for m in mods.left if m == "sp" or m.startswith("sp::")]
+    if sparse:
+        raise UnsupportedError.feature(ins.span, f"mma.{sparse[0]}", "sparse mma (2:4 structured sparsity with "
+                                       "metadata operands) has no gfx942 lowering yet")
+    kinds = [m for m in mods.left if m.startswith("kind::") or m == "block_scale"]
+    if kinds:
+        raise UnsupportedError.feature(ins.span, f"mma.{kinds[0]}", "sm_120 .kind:: and block-scaled mma "
+                                       "(fp6/fp4 elements, scale factors) have no gfx942 lowering yet")
     shape = _common(mods)
     layouts = [m for m in mods.left if m in ("row", "col")]
     for m in layouts:
         mods.left.remove(m)
     satfinite = mods.take("satfinite")
+    bitop = mods.one_of(frozenset({"and", "xor"}))
+    if bitop is not None and not mods.take("popc"):
+        raise ctx.error(ins.span, f"single-bit mma needs .{bitop}.popc")
     types = _types(mods)
     mods.done()
     if len(layouts) != 2 or len(types) not in (2, 4):
@@ -76,7 +88,7 @@ def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     dtype, atype, btype, ctype = (types if len(types) == 4 else [types[0], "", "", types[1]])
     op = ctx.emit("mma", values, result_types, shape=shape, alayout=layouts[0], blayout=layouts[1],
                   dtype=dtype, atype=atype or None, btype=btype or None, ctype=ctype, satfinite=satfinite,
-                  a=len(frags[0]), b=len(frags[1]), c=len(frags[2]))
+                  a=len(frags[0]), b=len(frags[1]), c=len(frags[2]), bitop=bitop)
     _write(ctx, dests, op.results)
 
 

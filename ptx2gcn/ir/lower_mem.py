@@ -165,6 +165,25 @@ def lower_prefetch(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     ctx.emit("prefetch", (ctx.address(a, space),), (), level=level or "L1")
 
 
+def _cp_async_mbarrier_arrive(ctx: FnCtx, ins: ast.Instruction, mods: Mods) -> None:
+    """cp.async.mbarrier.arrive[.noinc].shared[::cta].b64 [addr]: an arrive-on once every earlier
+    cp.async of the thread has completed -- here at once, as those copies are synchronous. Without
+    .noinc PTX first raises the pending count by one, so the pair changes nothing (PTX ISA
+    9.7.9.25.3.4: "a zero-net change for the pending count"); with .noinc it is an arrive."""
+    if not mods.take("arrive"):
+        raise ctx.error(ins.span, "expected cp.async.mbarrier.arrive")
+    noinc = mods.take("noinc")
+    space = mods.space()
+    t_name = mods.type()
+    mods.done()
+    if space not in ("shared", "generic"):
+        raise ctx.error(ins.span, "mbarrier objects live in shared memory")
+    (addr,) = operands(ctx, ins, 1)
+    ptr = ctx.address(addr, space)
+    if noinc:
+        ctx.emit("mbarrier", (ptr,), (), op="arrive", type=t_name)
+
+
 def lower_cp(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """cp.async.ca|cg.shared.global [dst], [src], size[, src_size | ignore_src][, policy];
     cp.async.commit_group / wait_group N / wait_all: nothing (each copy completes at once)."""
@@ -176,9 +195,9 @@ def lower_cp(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     if mods.take("commit_group") or mods.take("wait_group") or mods.take("wait_all"):
         mods.done()
         return
-    if any(m.startswith("mbarrier") for m in mods.left):
-        raise UnsupportedError.feature(ins.span, mods.full_name,
-                                       "mbarrier-tracked cp.async copies are not translated")
+    if mods.take("mbarrier"):
+        _cp_async_mbarrier_arrive(ctx, ins, mods)
+        return
     cache = mods.one_of(frozenset({"ca", "cg"}))
     spaces = [m for m in mods.left if m in ("shared", "shared::cta", "global")]
     for m in spaces:

@@ -30,19 +30,6 @@ KNOWN_FAILURES: dict[str, str] = {
         "half_ops.ptx:130:2: error: unsupported: call _ZL6__hmul6__halfS__nbst: the callee has no definition "
         "in this module (numba links its cuda_fp16 shim at load time; the corpus PTX alone is incomplete)"
     ),
-    **{
-        f"triton/{kernel}": (
-            f"{kernel}.ptx:{line}:2: error: unsupported: ldmatrix: warp-level matrix operations are not lowered "
-            "yet (ldmatrix.sync.aligned.m8n8.x4.shared.b16, then mma.sync for tl.dot)"
-        )
-        for kernel, line in (
-            ("matmul_int8", 1156),
-            ("matmul_tf32", 535),
-            ("matmul_bf16", 671),
-            ("matmul_fp16_leaky_relu", 707),
-            ("attention_fwd_kernel", 1144),
-        )
-    },
 }
 # Cases that take minutes (a hang running into the emulator's step budget): run only with -m slow.
 SLOW = {"atomics/spin_lock_two_warps_per_wave"}

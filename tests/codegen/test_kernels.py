@@ -407,16 +407,16 @@ def test_unsupported_op_is_located() -> None:
     ptx = HEADER + """
 .visible .entry w(.param .u64 out)
 {
-  .reg .b32 %r<3>;
+  .reg .b32 %r<4>;
   mov.u32 %r1, 0;
-  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [%r1];
+  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%r1];
   ret;
 }
 """
     with pytest.raises(UnsupportedError) as info:
         compile(ptx)
     text = str(info.value)
-    assert "<input>:9:" in text and "unsupported: ldmatrix: warp-level matrix operations are not lowered" in text
+    assert "<input>:9:" in text and "unsupported: ldmatrix: .m16n16.b8 (sm_100 8-bit matrix forms)" in text
     assert "^" in text and "Traceback" not in text
 
 

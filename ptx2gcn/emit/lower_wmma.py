@@ -1,0 +1,200 @@
+"""``wmma.load`` / ``wmma.store`` / ``wmma.mma``: ptx2gcn's own fragment layout (PTX leaves it open).
+
+Invariant: a wmma fragment of an M x N (or M x K, K x N) matrix is the concatenation, tile by tile
+in row-major tile order, of the *mma* fragments of its tiles, in the layouts of
+``matrix_layouts.MMA`` for the base shape below; registers of a tile that would hold only rows
+beyond M (M = 8 shapes on 16-row tiles) are left out, and the fragment is padded with unused
+registers to the count PTX declares (nvcc's: e.g. 8 for an m16n16k16 .f16 A fragment, whose data
+fill 4). So ``wmma.load``/``wmma.store`` are per-lane loads/stores with no cross-lane traffic, and
+``wmma.mma`` is one base mma per output tile (``lower_mma.mma_registers``, same accumulation
+order and bounds), with zeros for the left-out registers. Base shapes: .f16/.bf16/.s8/.u8 k16 ->
+m16n8k16; .tf32 m16n16k8 -> m16n8k8; .f64 m8n8k4 -> m8n8k4. A program may apply elementwise
+operations to fragments (PTX allows nothing else), which holds in any layout.
+``stride`` counts elements between consecutive rows (``.row``) or columns (``.col``); without it,
+the matrix is dense (stride = its column or row count). Sub-byte (.s4/.u4) and .b1 wmma, .satfinite
+on float results and f64 rounding modes other than .rn are reported as unsupported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from llvmlite import ir
+
+from ptx2gcn.emit.context import FnContext
+from ptx2gcn.emit.llvm_types import I8, I32, I64, POINTER_BITS
+from ptx2gcn.emit.lower_mma import MmaForm, mma_registers
+from ptx2gcn.emit.matrix_gather import lane_constant
+from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout
+from ptx2gcn.ir.core import Op
+
+_BASE = {("f16", 16): "m16n8k16", ("i8", 16): "m16n8k16", ("tf32", 8): "m16n8k8", ("f64", 4): "m8n8k4"}
+"""(element kind, K) -> the mma shape whose fragments tile a wmma fragment."""
+_BITS = {"f16": 16, "bf16": 16, "s8": 8, "u8": 8, "tf32": 32, "f32": 32, "s32": 32, "f64": 64}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One used register of a wmma fragment: register ``reg`` of tile (``ti``, ``tj``)."""
+
+    ti: int
+    tj: int
+    reg: int
+
+
+@dataclass(frozen=True)
+class WmmaFragment:
+    rows: int
+    cols: int
+    tile: Layout
+    slots: tuple[Slot, ...]
+
+    def positions(self, slot: Slot, sub: int) -> list[tuple[int, int]]:
+        """(row, col) in the whole matrix of element ``sub`` of ``slot``, for each lane."""
+        i = slot.reg * self.tile.per_reg + sub
+        return [(row + slot.ti * self.tile.rows, col + slot.tj * self.tile.cols)
+                for row, col in (self.tile.owned[lane][i] for lane in range(32))]
+
+
+def _dims(shape: str) -> tuple[int, int, int]:
+    m, rest = shape[1:].split("n")
+    n, k = rest.split("k")
+    return int(m), int(n), int(k)
+
+
+@cache
+def fragment(shape: str, which: str, ptx_type: str) -> WmmaFragment | None:
+    """The layout of fragment ``which`` (a, b, c or d) of ``shape`` holding ``ptx_type`` elements."""
+    m, n, k = _dims(shape)
+    kind = KIND.get(ptx_type) if which in "ab" else None
+    base = _BASE.get((kind or "", k)) if which in "ab" else None
+    if which in "cd":
+        accumulator_kinds = {"f64": "f64", "s32": "i8"}
+        base = _BASE.get((accumulator_kinds.get(ptx_type, "f16" if k == 16 else "tf32"), k))
+        kind = accumulator_kinds.get(ptx_type, "f16" if k == 16 else "tf32")
+    if base is None or kind is None:
+        return None
+    layouts = MMA[(base, kind)]
+    if which == "a":
+        tile, rows, cols = layouts.a, m, k
+    elif which == "b":
+        tile, rows, cols = layouts.b, k, n
+    else:
+        tile, rows, cols = (ACC_F16 if ptx_type == "f16" else layouts.acc), m, n
+    slots = []
+    for ti in range(-(-rows // tile.rows)):
+        for tj in range(cols // tile.cols):
+            for reg in range(tile.regs):
+                first = ti * tile.rows + min(tile.owned[lane][reg * tile.per_reg][0] for lane in range(32))
+                if first < rows:
+                    slots.append(Slot(ti, tj, reg))
+    return WmmaFragment(rows, cols, tile, tuple(slots))
+
+
+def _unsupported(cx: FnContext, what: str, shape: str, ptx_type: str) -> Exception:
+    return cx.unsupported(what, f".{shape}.{ptx_type} has no gfx942 lowering yet (supported: .f16/.bf16/.s8/.u8 "
+                                "m16n16k16/m32n8k16/m8n32k16, .tf32 m16n16k8, .f64 m8n8k4)")
+
+
+class _Addresses:
+    """Per-lane element addresses of a wmma matrix in memory."""
+
+    def __init__(self, cx: FnContext, ptr: ir.Value, frag: WmmaFragment, layout: str, bits: int,
+                 stride: ir.Value | None) -> None:
+        self.cx, self.ptr, self.layout = cx, ptr, layout
+        assert isinstance(ptr.type, ir.PointerType)
+        self.index_type = ir.IntType(POINTER_BITS[ptr.type.addrspace])
+        dense = frag.cols if layout == "row" else frag.rows
+        self.stride = cx.coerce(stride, I32) if stride is not None else cx.i32(dense)
+        self.bytes = bits // 8
+
+    def of(self, positions: list[tuple[int, int]]) -> ir.Value:
+        cx, bld = self.cx, self.cx.builder
+        major, minor = zip(*positions) if self.layout == "row" else zip(*((c, r) for r, c in positions))
+        index = bld.add(bld.mul(lane_constant(cx, tuple(major)), self.stride), lane_constant(cx, tuple(minor)))
+        offset = bld.mul(bld.zext(index, self.index_type) if self.index_type == I64 else index,
+                         ir.Constant(self.index_type, self.bytes))
+        return bld.gep(self.ptr, [offset], source_etype=I8)
+
+
+def _stride(cx: FnContext, op: Op, count: int) -> ir.Value | None:
+    return cx.operand(op, count) if len(op.operands) > count else None
+
+
+def lower_wmma_load(cx: FnContext, op: Op) -> None:
+    shape, ptx_type, which = cx.attr(op, "shape"), cx.attr(op, "type"), cx.attr(op, "frag")
+    frag = fragment(shape, which, ptx_type)
+    if frag is None or len(op.results) < len(frag.slots):
+        raise _unsupported(cx, "wmma_load", shape, ptx_type)
+    bits = _BITS[ptx_type]
+    reg_type = ir.IntType(frag.tile.reg_bits)
+    addresses = _Addresses(cx, cx.operand(op, 0), frag, cx.attr(op, "layout"), bits, _stride(cx, op, 1))
+    bld = cx.builder
+    regs: list[ir.Value] = []
+    for slot in frag.slots:
+        word: ir.Value = ir.Constant(reg_type, 0)
+        for sub in range(frag.tile.per_reg):
+            element = bld.load(addresses.of(frag.positions(slot, sub)), typ=ir.IntType(bits), align=bits // 8)
+            part = element if bits == frag.tile.reg_bits else bld.zext(element, reg_type)
+            word = part if sub == 0 else bld.or_(word, bld.shl(part, ir.Constant(reg_type, sub * bits)))
+        regs.append(word)
+    padding = [ir.Constant(reg_type, 0)] * (len(op.results) - len(regs))
+    cx.define(op, *regs, *padding)
+
+
+def lower_wmma_store(cx: FnContext, op: Op) -> None:
+    shape, ptx_type = cx.attr(op, "shape"), cx.attr(op, "type")
+    count = int(op.attrs.get("n", 0) or 0)
+    frag = fragment(shape, "d", ptx_type)
+    if frag is None or count < len(frag.slots):
+        raise _unsupported(cx, "wmma_store", shape, ptx_type)
+    bits = _BITS[ptx_type]
+    reg_type = ir.IntType(frag.tile.reg_bits)
+    addresses = _Addresses(cx, cx.operand(op, 0), frag, cx.attr(op, "layout"), bits, _stride(cx, op, 1 + count))
+    bld = cx.builder
+    for k, slot in enumerate(frag.slots):
+        word = cx.coerce(cx.operand(op, 1 + k), reg_type)
+        for sub in range(frag.tile.per_reg):
+            part = bld.lshr(word, ir.Constant(reg_type, sub * bits)) if sub else word
+            element = part if bits == frag.tile.reg_bits else bld.trunc(part, ir.IntType(bits))
+            bld.store(element, addresses.of(frag.positions(slot, sub)), align=bits // 8)
+
+
+def _tile_registers(cx: FnContext, frag: WmmaFragment, values: list[ir.Value], ti: int, tj: int
+                    ) -> list[ir.Value]:
+    """The mma fragment registers of tile (ti, tj): the fragment's own, zero where left out."""
+    reg_type = ir.IntType(frag.tile.reg_bits)
+    found = {slot.reg: cx.coerce(values[k], reg_type) for k, slot in enumerate(frag.slots)
+             if (slot.ti, slot.tj) == (ti, tj)}
+    return [found.get(reg, ir.Constant(reg_type, 0)) for reg in range(frag.tile.regs)]
+
+
+def lower_wmma_mma(cx: FnContext, op: Op) -> None:
+    m, n, k = _dims(cx.attr(op, "shape"))
+    form = MmaForm(_BASE.get((KIND.get(cx.attr(op, "atype") or "f16", ""), k), ""), cx.attr(op, "dtype"),
+                   cx.attr(op, "atype") or "f16", cx.attr(op, "btype") or "f16", cx.attr(op, "ctype"),
+                   cx.flag(op, "satfinite"), cx.attr(op, "bitop"))
+    why = form.why_not() if form.shape else "no lowering yet for this shape and type"
+    if why is None and form.satfinite and form.dtype != "s32":
+        why = ".satfinite on floating-point wmma results is not lowered yet"
+    if why is None and cx.attr(op, "rnd") not in ("", "rn"):
+        why = f".{cx.attr(op, 'rnd')}: only round-to-nearest f64 wmma is lowered"
+    shape = cx.attr(op, "shape")
+    frags = [fragment(shape, w, t) for w, t in (("a", form.atype), ("b", form.btype), ("c", form.ctype),
+                                                   ("d", form.dtype))]
+    if why is not None or any(f is None for f in frags):
+        raise cx.unsupported("wmma.mma", f".{shape} .{form.dtype}.{form.atype}.{form.btype}.{form.ctype}: "
+                                         f"{why or 'no fragment layout'}")
+    fa, fb, fc, fd = (f for f in frags if f is not None)
+    counts = [int(op.attrs.get(x, 0) or 0) for x in ("a", "b", "c")]
+    values = cx.operands(op)
+    a, b, c = values[:counts[0]], values[counts[0]:counts[0] + counts[1]], values[counts[0] + counts[1]:]
+    results: dict[tuple[int, int], list[ir.Value]] = {}
+    for ti in range(-(-m // fd.tile.rows)):
+        for tj in range(n // fd.tile.cols):
+            results[(ti, tj)] = mma_registers(cx, form, _tile_registers(cx, fa, a, ti, 0),
+                                              _tile_registers(cx, fb, b, 0, tj), _tile_registers(cx, fc, c, ti, tj))
+    regs = [results[(slot.ti, slot.tj)][slot.reg] for slot in fd.slots]
+    padding = [ir.Constant(ir.IntType(fd.tile.reg_bits), 0)] * (len(op.results) - len(regs))
+    cx.define(op, *regs, *padding)

@@ -1,0 +1,260 @@
+"""T21: mma.sync.aligned through the portable VALU lowering, on the emulator, against the reference
+model (``ptx2gcn.reference.mma``): small-integer data bit exact (proves the fragment layouts),
+random data within the model's error bound, integers and f64 bit exact. Four warps (two waves) get
+different data; a second launch leaves one warp of each wave inactive (it skips the mma); every
+mma runs after the lanes of its warp diverged and reconverged."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from ptx2gcn.compiler import compile
+from ptx2gcn.diagnostics import UnsupportedError
+from ptx2gcn.reference.floatformat import E4M3, E5M2
+from ptx2gcn.reference.mma import (
+    WARP,
+    MmaForm,
+    chain_expected,
+    element_format,
+    from_matrix,
+    mma_disagreements,
+    mma_form,
+    to_matrix,
+)
+from ptx2gcn.reference.mma_layouts import Fragment
+from ptx2gcn.reference.rounding import round_fraction
+from tests.warp.conftest import SENTINEL
+from tests.warp.matrix_harness import matrix_kernel, run_matrix
+
+SPELLINGS = [
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16",
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32",
+    "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+    "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+    "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+    "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32",
+    "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32",
+    "mma.sync.aligned.m16n8k16.row.col.s32.s8.u8.s32",
+    "mma.sync.aligned.m16n8k16.row.col.satfinite.s32.u8.u8.s32",
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m8n8k16.row.col.satfinite.s32.s8.u8.s32",
+    "mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u4.s4.s32",
+    "mma.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32",
+    "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc",
+    "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc",
+    "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc",
+    "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32",
+    "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16",
+    "mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f16",
+    "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32",
+    "mma.sync.aligned.m8n8k4.col.row.f16.f16.f16.f16",
+    "mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f16",
+    "mma.sync.aligned.m8n8k4.col.col.f16.f16.f16.f32",
+]
+
+_REG_DECL = {"f32": ".f32", "s32": ".s32", "f64": ".f64"}
+
+
+def _words(frag: Fragment) -> int:
+    return frag.regs * frag.reg_bits // 32
+
+
+def _operand(name: str, frag: Fragment, ptx_type: str, first_word: int, decls: list[str], moves: list[str]
+             ) -> str:
+    """The brace list naming a fragment's registers, loading them from ``%i<first_word>...``."""
+    decl = _REG_DECL.get(ptx_type)
+    if decl is None:  # packed .f16x2 / .bf16 / .tf32 / 8-bit elements: plain .b32 registers
+        return "{" + ", ".join(f"%i{first_word + r}" for r in range(frag.regs)) + "}"
+    decls.append(f".reg {decl} %{name}<{frag.regs}>;")
+    for r in range(frag.regs):
+        if frag.reg_bits == 64:
+            moves.append(f"mov.b64 %{name}{r}, {{%i{first_word + 2 * r}, %i{first_word + 2 * r + 1}}};")
+        else:
+            moves.append(f"mov.b32 %{name}{r}, %i{first_word + r};")
+    return "{" + ", ".join(f"%{name}{r}" for r in range(frag.regs)) + "}"
+
+
+def _kernel(spelling: str) -> tuple[str, int, int]:
+    form = mma_form(spelling)
+    decls: list[str] = []
+    moves: list[str] = []
+    wa, wb, wc = _words(form.shape.a), _words(form.shape.b), _words(form.c_frag)
+    a = _operand("ra", form.shape.a, form.atype, 0, decls, moves)
+    b = _operand("rb", form.shape.b, form.btype, wa, decls, moves)
+    c = _operand("rc", form.c_frag, form.ctype, wa + wb, decls, moves)
+    d_frag = form.d_frag
+    decl = _REG_DECL.get(form.dtype, ".b32")
+    decls.append(f".reg {decl} %rd<{d_frag.regs}>;")
+    d = "{" + ", ".join(f"%rd{r}" for r in range(d_frag.regs)) + "}"
+    stores = []
+    for r in range(d_frag.regs):
+        if d_frag.reg_bits == 64:
+            stores.append(f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};")
+        else:
+            stores.append(f"mov.b32 %o{r}, %rd{r};")
+    body = "\n".join([*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores])
+    n_in = wa + wb + wc + 1
+    return matrix_kernel(body, n_in, _words(d_frag), "\n".join(decls)), n_in, _words(d_frag)
+
+
+def _element_bits(ptx_type: str, values: npt.NDArray[np.float64], rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """Raw bits of matrix ``values`` as ``ptx_type`` elements."""
+    if ptx_type == "f16":
+        return values.astype(np.float16).view(np.uint16).astype(np.int64)
+    if ptx_type == "bf16":
+        return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.int64)
+    if ptx_type == "tf32":  # random low bits too: the lowering must ignore them
+        return (values.astype(np.float32).view(np.uint32) | rng.integers(0, 0x2000, values.shape)).astype(np.int64)
+    if ptx_type in ("f32",):
+        return values.astype(np.float32).view(np.uint32).astype(np.int64)
+    if ptx_type == "f64":
+        return values.astype(np.float64).view(np.int64)
+    if ptx_type in ("e4m3", "e5m2"):
+        fmt = E4M3 if ptx_type == "e4m3" else E5M2
+        flat = [round_fraction(fmt, Fraction(float(v)), "rn") for v in values.reshape(-1)]
+        return np.array(flat, dtype=np.int64).reshape(values.shape)
+    return values.astype(np.int64) & {"s32": 0xFFFFFFFF, "s4": 0xF, "u4": 0xF, "b1": 1}.get(ptx_type, 0xFF)
+
+
+def _matrix(ptx_type: str, shape: tuple[int, int], small: bool, rng: np.random.Generator,
+            accumulator: bool = False) -> npt.NDArray[np.int64]:
+    if ptx_type in ("s8", "u8", "s4", "u4", "b1"):
+        bits = {"s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}[ptx_type]
+        values = rng.integers(0, 1 << bits, shape)
+    elif ptx_type == "s32":
+        values = rng.integers(-1000, 1000, shape) if small else rng.choice(
+            [-(2**31) + 5, 2**31 - 7, 12345, -3], shape)
+    elif small:
+        values = rng.integers(-64 if accumulator else -8, 65 if accumulator else 9, shape).astype(np.float64)
+    else:
+        values = rng.standard_normal(shape) * (4.0 if accumulator else 1.0)
+    return _element_bits(ptx_type, np.asarray(values), rng)
+
+
+def _lanes(frag: Fragment, matrix: npt.NDArray[np.int64]) -> list[list[int]]:
+    return from_matrix(frag, matrix.tolist())
+
+
+def _split(regs: list[list[int]], frag: Fragment) -> list[list[int]]:
+    if frag.reg_bits == 32:
+        return regs
+    return [[w for r in lane for w in (r & 0xFFFFFFFF, r >> 32)] for lane in regs]
+
+
+def _join(words: npt.NDArray[np.uint32], frag: Fragment) -> list[list[int]]:
+    if frag.reg_bits == 32:
+        return [[int(w) for w in lane] for lane in words]
+    return [[int(lane[2 * r]) | int(lane[2 * r + 1]) << 32 for r in range(frag.regs)] for lane in words]
+
+
+def _warp_operands(form: MmaForm, small: bool, rng: np.random.Generator) -> tuple[list[list[int]], ...]:
+    s, fc = form.shape, form.c_frag  # fragment matrices (Volta m8n8k4: the four products stacked)
+    a = _lanes(s.a, _matrix(form.atype, (s.a.rows, s.a.cols), small, rng))
+    b = _lanes(s.b, _matrix(form.btype, (s.b.rows, s.b.cols), small, rng))
+    c = _lanes(fc, _matrix(form.ctype, (fc.rows, fc.cols), small, rng, accumulator=True))
+    return a, b, c
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS, ids=[s.removeprefix("mma.sync.aligned.") for s in SPELLINGS])
+def test_mma_matches_reference(spelling: str, rng: np.random.Generator) -> None:
+    form = mma_form(spelling)
+    ptx, n_in, n_out = _kernel(spelling)
+    warps = 4
+    operands = [_warp_operands(form, small=w % 2 == 0, rng=rng) for w in range(warps)]
+    for skipped in ((), (0, 3)):
+        inputs = np.zeros((warps * WARP, n_in), dtype=np.int64)
+        for w, (a, b, c) in enumerate(operands):
+            words = [x + y + z for x, y, z in zip(_split(a, form.shape.a), _split(b, form.shape.b),
+                                                   _split(c, form.c_frag))]
+            inputs[w * WARP:(w + 1) * WARP, :n_in - 1] = words
+            inputs[w * WARP:(w + 1) * WARP, n_in - 1] = int(w in skipped)
+        out = run_matrix(ptx, warps * WARP, inputs, n_out)
+        for w, (a, b, c) in enumerate(operands):
+            lanes = out[w * WARP:(w + 1) * WARP]
+            if w in skipped:
+                assert (lanes == SENTINEL).all(), f"warp {w} skipped the mma but wrote results"
+                continue
+            wrong = mma_disagreements(spelling, a, b, c, _join(lanes, form.d_frag))
+            assert not wrong, f"warp {w} (skipping {skipped}): {len(wrong)} wrong, e.g. {wrong[:3]}"
+
+
+_UNSUPPORTED = [
+    ("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
+     "{%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%f4,%f5,%f6,%f7}, %r8, 0x0;", "unsupported: mma.sp::ordered_metadata"),
+    ("wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r0}, [%rd1];", "unsupported: wmma_load: .m8n8k32.s4"),
+    ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, "
+     "{%r4,%r5}, {%f4,%f5,%f6,%f7};", "unsupported: mma.kind::f8f6f4"),
+    ("mbarrier.expect_tx.shared.b64 [%r1], 16;", "unsupported: mbarrier.expect_tx: transaction counts"),
+    ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%r1];", "unsupported: ldmatrix: .m16n16.b8"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), _UNSUPPORTED, ids=[m.split(": ")[1] for _, m in _UNSUPPORTED])
+def test_forms_without_lowering_are_located(line: str, message: str) -> None:
+    ptx = (".version 8.6\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+           ".reg .b32 %r<20>; .reg .f32 %f<8>; .reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n" + line + "\nret;\n}\n")
+    with pytest.raises(UnsupportedError) as info:
+        compile(ptx)
+    text = str(info.value)
+    assert "<input>:8:" in text and message in text and "Traceback" not in text
+
+
+CHAINS = [
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32",
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+]
+
+
+@pytest.mark.parametrize("spelling", CHAINS, ids=[s.removeprefix("mma.sync.aligned.") for s in CHAINS])
+def test_chained_mma_within_the_accumulated_bound(spelling: str, rng: np.random.Generator) -> None:
+    """Three mma steps feeding D back as C (a kernel's K loop): the result against the chain model."""
+    form = mma_form(spelling)
+    s, fc = form.shape, form.c_frag
+    wa, wb, wc = _words(s.a), _words(s.b), _words(fc)
+    decls: list[str] = []
+    moves: list[str] = []
+    steps = 3
+    a_ops = [_operand(f"ra{i}", s.a, form.atype, i * wa, decls, moves) for i in range(steps)]
+    b_ops = [_operand(f"rb{i}", s.b, form.btype, steps * wa + i * wb, decls, moves) for i in range(steps)]
+    c_op = _operand("rc", fc, form.ctype, steps * (wa + wb), decls, moves)
+    decls.append(f".reg {_REG_DECL.get(form.dtype, '.b32')} %rd<{fc.regs}>;")
+    d_op = "{" + ", ".join(f"%rd{r}" for r in range(fc.regs)) + "}"
+    body = [*moves, f"{spelling} {d_op}, {a_ops[0]}, {b_ops[0]}, {c_op};"]
+    body += [f"{spelling} {d_op}, {a_ops[i]}, {b_ops[i]}, {d_op};" for i in range(1, steps)]
+    if fc.reg_bits == 64:
+        body += [f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};" for r in range(fc.regs)]
+    else:
+        body += [f"mov.b32 %o{r}, %rd{r};" for r in range(fc.regs)]
+    n_in = steps * (wa + wb) + wc + 1
+    ptx = matrix_kernel("\n".join(body), n_in, wc, "\n".join(decls))
+    for small in (True, False):
+        mats = [(_matrix(form.atype, (s.a.rows, s.a.cols), small, rng), _matrix(form.btype, (s.b.rows, s.b.cols),
+                                                                                 small, rng)) for _ in range(steps)]
+        c = _matrix(form.ctype, (fc.rows, fc.cols), small, rng, accumulator=True)
+        words = [sum((_split(_lanes(s.a, a), s.a)[lane] for a, _ in mats), []) +
+                 sum((_split(_lanes(s.b, b), s.b)[lane] for _, b in mats), []) +
+                 _split(_lanes(fc, c), fc)[lane] + [0] for lane in range(WARP)]
+        out = run_matrix(ptx, WARP, words, wc)
+        got = to_matrix(fc, _join(out, fc))
+        expected = chain_expected(spelling, [(a.tolist(), b.tolist()) for a, b in mats], c.tolist())
+        fmt = element_format(form.dtype)
+        wrong = [(r, col) for r in range(fc.rows) for col in range(fc.cols)
+                 if not expected[r][col].accepts(fmt, got[r][col])]
+        assert not wrong, f"small={small}: {len(wrong)} wrong, e.g. {wrong[:3]}"
