@@ -18,6 +18,7 @@ from enum import Enum
 import numpy as np
 import numpy.typing as npt
 
+from ptx2gcn.runtime.emulator.approx import NOMINAL, ApproxPolicy
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 from ptx2gcn.runtime.emulator.placement import Placement
 
@@ -133,6 +134,8 @@ class Wave:
     exec_full: bool = False
     """Cached: all 64 lanes are active (writes can skip the EXEC mask)."""
     trap_status: int = 0
+    approx: ApproxPolicy = NOMINAL
+    """How approximate instructions pick their results (``ptx2gcn.runtime.emulator.approx``)."""
 
     @property
     def exec(self) -> int:
