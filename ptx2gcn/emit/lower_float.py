@@ -136,10 +136,23 @@ def lower_rcp(cx: FnContext, op: Op) -> None:
     _finish(cx, op, result)
 
 
+def _scaled_denormal(cx: FnContext, x: ir.Value, intrinsic: str, result_scale: float) -> ir.Value:
+    """``intrinsic`` (v_sqrt_f32 / v_rsq_f32) of an f32 ``x`` whose subnormal inputs are first scaled
+    by 2^32 into the normal range, the result then scaled back by ``result_scale`` (2^-16 / 2^16).
+    Both instructions flush subnormal inputs to zero ("1ULP accuracy, denormals are flushed", CDNA3
+    ISA VOP1 notes) whatever MODE says, while PTX's sqrt/rsqrt.approx.f32 without .ftz take them;
+    the scalings are exact, so the instruction's 1 ULP is all the error there is."""
+    b = cx.builder
+    tiny = b.fcmp_ordered("<", fabs(cx, x), like(x.type, 2.0**-126))
+    scaled = b.select(tiny, b.fmul(x, like(x.type, 2.0**32)), x)
+    root = cx.call(intrinsic, x.type, [scaled])
+    return b.fmul(root, b.select(tiny, like(x.type, result_scale), like(x.type, 1.0)))
+
+
 def lower_sqrt(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     if cx.attr(op, "rnd") == "approx" and str(x.type) == "float":
-        result = cx.call("llvm.amdgcn.sqrt.f32", x.type, [x])
+        result = _scaled_denormal(cx, x, "llvm.amdgcn.sqrt.f32", 2.0**-16)
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "sqrt", [x])
     else:
@@ -150,7 +163,7 @@ def lower_sqrt(cx: FnContext, op: Op) -> None:
 def lower_rsqrt(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     if str(x.type) == "float":
-        result = cx.call("llvm.amdgcn.rsq.f32", x.type, [x])
+        result = _scaled_denormal(cx, x, "llvm.amdgcn.rsq.f32", 2.0**16)
     elif _is_gross_f64(cx, op, x):
         result = _gross_f64(cx, x, lambda high: cx.builder.fdiv(
             like(x.type, 1.0), cx.call("llvm.sqrt.f64", x.type, [high])))

@@ -166,8 +166,10 @@ def _from_ordinal(ordinal: A, unsigned: Any, nbits: int, negative_zero: A) -> A:
 
 
 def _ulp(exact: A, mant_bits: int, emin: int) -> A:
+    """The spacing of the format at |exact| (the smallest denormal's for zero and denormals)."""
     _, exponent = np.frexp(exact)
-    return np.ldexp(1.0, np.maximum(exponent.astype(np.int64) - 1, emin) - mant_bits)
+    exponent = np.where(exact == 0, emin, exponent.astype(np.int64) - 1)
+    return np.ldexp(1.0, np.maximum(exponent, emin) - mant_bits)
 
 
 def pick_within(policy: ApproxPolicy, opcode: str, bound: ApproxBound, x: A, exact: A, dtype: Any) -> A:

@@ -62,7 +62,8 @@ def _exact(body: str, x: float) -> float:
 
 
 def _ulp(value: float, mant_bits: int, emin: int) -> float:
-    return 2.0 ** (max(math.frexp(abs(value))[1] - 1, emin) - mant_bits)
+    exponent = emin if value == 0 else math.frexp(abs(value))[1] - 1
+    return 2.0 ** (max(exponent, emin) - mant_bits)
 
 
 def _check_lane(opcode: str, x: float, got: float, nominal: bool) -> str | None:
@@ -211,3 +212,17 @@ def test_policy_from_environment() -> None:
         approx_from_environment({"PTX2GCN_EMU_APPROX": "sloppy"})
     with pytest.raises(ValueError, match="PTX2GCN_EMU_APPROX_SEED='x'"):
         approx_from_environment({"PTX2GCN_EMU_APPROX_SEED": "x"})
+
+
+def test_underflow_to_zero_stays_zero(
+    one_instruction: Callable[[str, Wave], Wave], make_wave: Callable[..., Wave]
+) -> None:
+    """exp2 of a large negative input is 0 up to a sign, also adversarially (the bound of an exact
+    zero is the smallest denormal's spacing, flushed for v_exp_f32)."""
+    lanes = np.linspace(-1e6, -200, 64).astype(np.float32).view(np.uint32)
+    for opcode in ("v_exp_f32", "v_exp_f16"):
+        got = _run(one_instruction, make_wave, opcode, lanes if opcode.endswith("f32") else
+                   np.linspace(-3e4, -50, 64).astype(np.float16).view(np.uint16).astype(np.uint32),
+                   ApproxPolicy("adversarial", 5))
+        magnitude = got & (0x7FFFFFFF if opcode.endswith("f32") else 0x7FFF)
+        assert (magnitude == 0).all(), opcode
