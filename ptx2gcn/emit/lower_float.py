@@ -194,14 +194,37 @@ def _gross_f64(cx: FnContext, x: ir.Value, fn: Callable[[ir.Value], ir.Value]) -
     return b.select(b.fcmp_unordered("uno", high, high), constant(x.type, _GROSS_NAN), result)
 
 
-def _via_f32(cx: FnContext, x: ir.Value, fn: str) -> ir.Value:
-    """Apply unary LLVM math intrinsic ``fn`` in f32 (f16/bf16 inputs widened, result narrowed)."""
+def _in_f32(cx: FnContext, x: ir.Value, fn: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """``fn`` applied in f32 (f16/bf16 inputs widened, the result narrowed once)."""
     b = cx.builder
     if str(scalar_of(x.type)) == "float":
-        return cx.call(f"llvm.{fn}.{suffix(x.type)}", x.type, [x])
+        return fn(x)
     wide_t = ir.VectorType(FLOAT, x.type.count) if isinstance(x.type, ir.VectorType) else FLOAT
-    wide = cx.call(f"llvm.{fn}.{suffix(wide_t)}", wide_t, [b.fpext(x, wide_t)])
-    return b.fptrunc(wide, x.type)
+    return b.fptrunc(fn(b.fpext(x, wide_t)), x.type)
+
+
+def _intrinsic(cx: FnContext, fn: str) -> Callable[[ir.Value], ir.Value]:
+    return lambda x: cx.call(f"llvm.{fn}.{suffix(x.type)}", x.type, [x])
+
+
+def _exp2_by_parts(cx: FnContext, x: ir.Value) -> ir.Value:
+    """2^x (f32 or f32 vector) as ldexp(2^f, n) with n = rint(x) and f = x - n (exact, |f| <= 1/2):
+    an integer x gives exactly 2^x, since v_exp_f32(0) = 1 is one of the guide's fixed values,
+    whereas v_exp_f32 of a nonzero integer is only documented within 1 ULP. NVIDIA's ex2.approx is
+    exact there and CUDA's libdevice builds 2^n with it (nvcc's double tanh/erf: ``cvt.rni.f32.f32``
+    then ``ex2.approx.ftz.f32``). Error otherwise: v_exp_f32's 1 ULP plus the rounding of a subnormal
+    ldexp, inside PTX's 2 ULP. Infinite x skip the split (inf - inf); the saturating conversion
+    keeps n defined for them and for NaN."""
+    b = cx.builder
+    t = x.type
+    n = cx.call(f"llvm.rint.{suffix(t)}", t, [x])
+    finite = b.fcmp_ordered("!=", fabs(cx, x), like(t, float("inf")))
+    fraction = b.select(finite, b.fsub(x, n), x)
+    vector = isinstance(t, ir.VectorType)
+    it, int_suffix = (ir.VectorType(I32, t.count), f"v{t.count}i32") if vector else (I32, "i32")
+    exponent = cx.call(f"llvm.fptosi.sat.{int_suffix}.{suffix(t)}", it, [n])
+    part = cx.call(f"llvm.exp2.{suffix(t)}", t, [fraction])
+    return cx.call(f"llvm.ldexp.{suffix(t)}.{int_suffix}", t, [part, exponent])
 
 
 def _approx(fn: str) -> Lowering:
@@ -209,7 +232,8 @@ def _approx(fn: str) -> Lowering:
         (x,) = _inputs(cx, op)
         if str(scalar_of(x.type)) == "double":
             raise cx.unsupported(f"{op.name}.f64", "PTX defines this approximation for f32 and f16 only")
-        _finish(cx, op, _via_f32(cx, x, fn))
+        wide_fn = (lambda w: _exp2_by_parts(cx, w)) if fn == "exp2" else _intrinsic(cx, fn)
+        _finish(cx, op, _in_f32(cx, x, wide_fn))
     return lower
 
 
