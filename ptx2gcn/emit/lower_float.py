@@ -4,6 +4,8 @@ Invariant: ``.rn`` (and no rounding modifier) uses LLVM's IEEE operations, which
 end implements correctly rounded (division and square root included) and, with the mixed-precision
 instructions off (``ptx2gcn.emit.target.TARGET_FEATURES``), never fuses with a neighbouring
 conversion; bf16 fma, which LLVM would round twice through f32, is ``ptx2gcn.emit.lower_float_bf16``;
+``div.rn``/``rcp.rn`` of f32/f64 use ``ptx2gcn.emit.lower_float_division`` (correct with v_rcp's
+documented accuracy only, where LLVM's macro is not for all-ones significands);
 ``.rz/.rm/.rp`` use the exact error terms of ``ptx2gcn.emit.lower_float_exact`` (never the MODE
 register, so nothing leaks into neighbouring instructions); ``.ftz`` flushes subnormal inputs and
 results to sign-preserving zero with explicit selects; ``.sat`` clamps to [+0, 1] with NaN → +0;
@@ -24,6 +26,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I32, I64, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_fma
+from ptx2gcn.emit.lower_float_division import divide
 from ptx2gcn.emit.lower_float_exact import directed_op
 from ptx2gcn.emit.lower_float_values import (
     canonical_nan,
@@ -115,9 +118,15 @@ def float_div(cx: FnContext, op: Op) -> None:
         result = b.fmul(xs[0], flush(cx, cx.call("llvm.amdgcn.rcp.f32", xs[1].type, [xs[1]])))
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "div", xs)
-    else:  # .rn and .full (.full is allowed 2 ulp; correctly rounded is within it)
+    elif rnd == "full" or not _exact_division_type(xs[0].type):  # .full: 2 ulp, LLVM's fdiv is within it
         result = b.fdiv(xs[0], xs[1])
+    else:
+        result = divide(cx, xs[0], xs[1])
     _finish(cx, op, result)
+
+
+def _exact_division_type(t: ir.Type) -> bool:
+    return str(scalar_of(t)) in ("float", "double")
 
 
 def lower_rcp(cx: FnContext, op: Op) -> None:
@@ -131,6 +140,8 @@ def lower_rcp(cx: FnContext, op: Op) -> None:
         result.set_metadata("fpmath", cx.mod.module.add_metadata([ir.Constant(FLOAT, 1.0)]))
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "div", [one, x])
+    elif _exact_division_type(x.type):
+        result = divide(cx, one, x)
     else:
         result = cx.builder.fdiv(one, x)
     _finish(cx, op, result)
