@@ -226,3 +226,18 @@ def test_underflow_to_zero_stays_zero(
                    ApproxPolicy("adversarial", 5))
         magnitude = got & (0x7FFFFFFF if opcode.endswith("f32") else 0x7FFF)
         assert (magnitude == 0).all(), opcode
+
+
+@pytest.mark.parametrize("text", ["v_rcp_f32_e32 v3, s0", "v_sqrt_f32_e32 v3, 0x40400000",
+                                  "v_exp_f16_e32 v3, 0.5", "v_rsq_f64_e32 v[4:5], s[0:1]"])
+def test_lane_uniform_operands(
+    one_instruction: Callable[[str, Wave], Wave], make_wave: Callable[..., Wave], text: str
+) -> None:
+    """An SGPR or constant source (a numpy scalar, not 64 lanes) gets one pick, written to every lane."""
+    for policy in (NOMINAL, ApproxPolicy("adversarial", 11)):
+        wave = make_wave()
+        wave.approx = policy
+        wave.s[0], wave.s[1] = 0x40400000, 0x40080000  # 3.0f; the pair is 3.0 as f64
+        one_instruction(text, wave)
+        rows = wave.v[4:6] if "f64" in text else wave.v[3:4]
+        assert (rows == rows[:, :1]).all()
