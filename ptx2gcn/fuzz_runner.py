@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -187,16 +188,36 @@ def run_one(config: FuzzConfig, index: int) -> Outcome:
     case = None
     if config.save is not None:
         want, mask = expected_buffer(small) if expected is None else _expected(small)  # type: ignore[misc]
-        meta = {
-            "seed": seed,
-            "index": index,
-            "run_seed": config.seed,
-            "kind": final.kind,
-            "details": final.details[:8],
-            "oracle": config.oracle,
-        }
+        meta = _case_meta(config, seed, index, final)
         case = str(write_case(config.save, ptx_text(small), small.inputs, want, mask, meta))
     return Outcome(index, seed, final.kind, final.details, case)
+
+
+def _case_meta(config: FuzzConfig, seed: int, index: int, final: Verdict) -> dict[str, object]:
+    """``fuzz.json`` of a saved failure; ``emu_approx`` names a non-default emulator approximation
+    policy, to replay with the same choices (``PTX2GCN_EMU_APPROX=... ptx2gcn run case.toml``)."""
+    meta: dict[str, object] = {
+        "seed": seed,
+        "index": index,
+        "run_seed": config.seed,
+        "kind": final.kind,
+        "details": final.details[:8],
+        "oracle": config.oracle,
+    }
+    policy = _emulator_policy()
+    if policy:
+        meta["emu_approx"] = policy
+    return meta
+
+
+def _emulator_policy() -> dict[str, str]:
+    """The non-default emulator approximation policy of this run (``--emu-approx``), if any."""
+    from ptx2gcn.runtime.emulator.approx import ENV_MODE, ENV_SEED
+
+    mode = os.environ.get(ENV_MODE, "").strip().lower()
+    if mode in ("", "nominal"):
+        return {}
+    return {ENV_MODE: mode, ENV_SEED: os.environ.get(ENV_SEED, "0")}
 
 
 def _worker(args: tuple[FuzzConfig, int]) -> Outcome:

@@ -2,7 +2,7 @@
 
 ``ptx2gcn fuzz --count N --seed S [--backend emulator|hip|cuda] [--oracle model|cuda] [--jobs J]
 [--save DIR | --no-save] [--record-golden DIR [--golden-forms]] [--include-known] [--first I]
-[--no-progress]``
+[--no-progress] [--emu-approx nominal|adversarial [--emu-approx-seed N]]``
 prints a progress bar on stderr, one line per failure (shrunk and saved as a case under ``DIR``,
 default ``corpora/regressions``), then ``fuzz: N programs, M mismatches, E errors`` and the
 throughput on stdout.
@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ptx2gcn.commands import emu_approx
 
 DEFAULT_SAVE = Path("corpora/regressions")
 
@@ -92,12 +94,14 @@ def register(subparsers: Any) -> None:
         "--statements", type=_positive, default=24, help="top-level statements per program (default 24)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    emu_approx.add_arguments(parser)
     parser.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
 
+    emu_approx.apply(args)
     if args.golden_forms:
         if args.record_golden is None:
             print("ptx2gcn fuzz: error: --golden-forms needs --record-golden DIR", file=sys.stderr)

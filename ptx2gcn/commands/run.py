@@ -3,7 +3,9 @@
 Options: ``--backend`` (emulator, hip, cuda; default ``PTX2GCN_BACKEND`` or the detected one),
 ``--check`` (compare with the case's ``[expect]`` arrays; exit 1 with a per-buffer report on a
 mismatch), ``--save DIR`` (each buffer's final contents as ``DIR/<name>.npy``), ``--stats`` (the
-emulator's counts and time), ``--trace`` (the emulator's per-instruction trace on stderr).
+emulator's counts and time), ``--trace`` (the emulator's per-instruction trace on stderr),
+``--emu-approx``/``--emu-approx-seed`` (the emulator's approximate-instruction policy,
+``ptx2gcn.commands.emu_approx``).
 
 Invariant: exit 0 when the launch ran (and, with ``--check``, every expected buffer matched); 1 for a
 bad case file, a compile error, a kernel fault, an unavailable backend or a failed check, always as
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ptx2gcn.commands import emu_approx
 from ptx2gcn.diagnostics import Ptx2GcnError
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--save", metavar="DIR", type=Path, help="write each buffer to DIR/<name>.npy")
     parser.add_argument("--stats", action="store_true", help="print launch statistics (emulator)")
     parser.add_argument("--trace", action="store_true", help="trace every wave instruction to stderr (emulator)")
+    emu_approx.add_arguments(parser)
     parser.set_defaults(handler=_run)
 
 
@@ -52,6 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     from ptx2gcn.runtime.case import load_case
     from ptx2gcn.runtime.run_case import run_case
 
+    emu_approx.apply(args)
     case = load_case(args.case)
     if args.check and not case.expect:
         raise Ptx2GcnError.at(None, f"{args.case}: --check needs an [expect] table in the case file")

@@ -4,6 +4,8 @@ Invariant: ``.rn`` (and no rounding modifier) uses LLVM's IEEE operations, which
 end implements correctly rounded (division and square root included) and, with the mixed-precision
 instructions off (``ptx2gcn.emit.target.TARGET_FEATURES``), never fuses with a neighbouring
 conversion; bf16 fma, which LLVM would round twice through f32, is ``ptx2gcn.emit.lower_float_bf16``;
+``div.rn``/``rcp.rn`` of f32/f64 use ``ptx2gcn.emit.lower_float_division`` (correct with v_rcp's
+documented accuracy only, where LLVM's macro is not for all-ones significands);
 ``.rz/.rm/.rp`` use the exact error terms of ``ptx2gcn.emit.lower_float_exact`` (never the MODE
 register, so nothing leaks into neighbouring instructions); ``.ftz`` flushes subnormal inputs and
 results to sign-preserving zero with explicit selects; ``.sat`` clamps to [+0, 1] with NaN → +0;
@@ -24,6 +26,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import FLOAT, I1, I32, I64, scalar_bits
 from ptx2gcn.emit.lower_float_bf16 import bf16_fma
+from ptx2gcn.emit.lower_float_division import divide
 from ptx2gcn.emit.lower_float_exact import directed_op
 from ptx2gcn.emit.lower_float_values import (
     canonical_nan,
@@ -115,9 +118,15 @@ def float_div(cx: FnContext, op: Op) -> None:
         result = b.fmul(xs[0], flush(cx, cx.call("llvm.amdgcn.rcp.f32", xs[1].type, [xs[1]])))
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "div", xs)
-    else:  # .rn and .full (.full is allowed 2 ulp; correctly rounded is within it)
+    elif rnd == "full" or not _exact_division_type(xs[0].type):  # .full: 2 ulp, LLVM's fdiv is within it
         result = b.fdiv(xs[0], xs[1])
+    else:
+        result = divide(cx, xs[0], xs[1])
     _finish(cx, op, result)
+
+
+def _exact_division_type(t: ir.Type) -> bool:
+    return str(scalar_of(t)) in ("float", "double")
 
 
 def lower_rcp(cx: FnContext, op: Op) -> None:
@@ -131,15 +140,30 @@ def lower_rcp(cx: FnContext, op: Op) -> None:
         result.set_metadata("fpmath", cx.mod.module.add_metadata([ir.Constant(FLOAT, 1.0)]))
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "div", [one, x])
+    elif _exact_division_type(x.type):
+        result = divide(cx, one, x)
     else:
         result = cx.builder.fdiv(one, x)
     _finish(cx, op, result)
 
 
+def _scaled_denormal(cx: FnContext, x: ir.Value, intrinsic: str, result_scale: float) -> ir.Value:
+    """``intrinsic`` (v_sqrt_f32 / v_rsq_f32) of an f32 ``x`` whose subnormal inputs are first scaled
+    by 2^32 into the normal range, the result then scaled back by ``result_scale`` (2^-16 / 2^16).
+    Both instructions flush subnormal inputs to zero ("1ULP accuracy, denormals are flushed", CDNA3
+    ISA VOP1 notes) whatever MODE says, while PTX's sqrt/rsqrt.approx.f32 without .ftz take them;
+    the scalings are exact, so the instruction's 1 ULP is all the error there is."""
+    b = cx.builder
+    tiny = b.fcmp_ordered("<", fabs(cx, x), like(x.type, 2.0**-126))
+    scaled = b.select(tiny, b.fmul(x, like(x.type, 2.0**32)), x)
+    root = cx.call(intrinsic, x.type, [scaled])
+    return b.fmul(root, b.select(tiny, like(x.type, result_scale), like(x.type, 1.0)))
+
+
 def lower_sqrt(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     if cx.attr(op, "rnd") == "approx" and str(x.type) == "float":
-        result = cx.call("llvm.amdgcn.sqrt.f32", x.type, [x])
+        result = _scaled_denormal(cx, x, "llvm.amdgcn.sqrt.f32", 2.0**-16)
     elif _rnd(cx, op) != "rn":
         result = _directed_op(cx, op, "sqrt", [x])
     else:
@@ -150,7 +174,7 @@ def lower_sqrt(cx: FnContext, op: Op) -> None:
 def lower_rsqrt(cx: FnContext, op: Op) -> None:
     (x,) = _inputs(cx, op)
     if str(x.type) == "float":
-        result = cx.call("llvm.amdgcn.rsq.f32", x.type, [x])
+        result = _scaled_denormal(cx, x, "llvm.amdgcn.rsq.f32", 2.0**16)
     elif _is_gross_f64(cx, op, x):
         result = _gross_f64(cx, x, lambda high: cx.builder.fdiv(
             like(x.type, 1.0), cx.call("llvm.sqrt.f64", x.type, [high])))
@@ -181,14 +205,37 @@ def _gross_f64(cx: FnContext, x: ir.Value, fn: Callable[[ir.Value], ir.Value]) -
     return b.select(b.fcmp_unordered("uno", high, high), constant(x.type, _GROSS_NAN), result)
 
 
-def _via_f32(cx: FnContext, x: ir.Value, fn: str) -> ir.Value:
-    """Apply unary LLVM math intrinsic ``fn`` in f32 (f16/bf16 inputs widened, result narrowed)."""
+def _in_f32(cx: FnContext, x: ir.Value, fn: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """``fn`` applied in f32 (f16/bf16 inputs widened, the result narrowed once)."""
     b = cx.builder
     if str(scalar_of(x.type)) == "float":
-        return cx.call(f"llvm.{fn}.{suffix(x.type)}", x.type, [x])
+        return fn(x)
     wide_t = ir.VectorType(FLOAT, x.type.count) if isinstance(x.type, ir.VectorType) else FLOAT
-    wide = cx.call(f"llvm.{fn}.{suffix(wide_t)}", wide_t, [b.fpext(x, wide_t)])
-    return b.fptrunc(wide, x.type)
+    return b.fptrunc(fn(b.fpext(x, wide_t)), x.type)
+
+
+def _intrinsic(cx: FnContext, fn: str) -> Callable[[ir.Value], ir.Value]:
+    return lambda x: cx.call(f"llvm.{fn}.{suffix(x.type)}", x.type, [x])
+
+
+def _exp2_by_parts(cx: FnContext, x: ir.Value) -> ir.Value:
+    """2^x (f32 or f32 vector) as ldexp(2^f, n) with n = rint(x) and f = x - n (exact, |f| <= 1/2):
+    an integer x gives exactly 2^x, since v_exp_f32(0) = 1 is one of the guide's fixed values,
+    whereas v_exp_f32 of a nonzero integer is only documented within 1 ULP. NVIDIA's ex2.approx is
+    exact there and CUDA's libdevice builds 2^n with it (nvcc's double tanh/erf: ``cvt.rni.f32.f32``
+    then ``ex2.approx.ftz.f32``). Error otherwise: v_exp_f32's 1 ULP plus the rounding of a subnormal
+    ldexp, inside PTX's 2 ULP. Infinite x skip the split (inf - inf); the saturating conversion
+    keeps n defined for them and for NaN."""
+    b = cx.builder
+    t = x.type
+    n = cx.call(f"llvm.rint.{suffix(t)}", t, [x])
+    finite = b.fcmp_ordered("!=", fabs(cx, x), like(t, float("inf")))
+    fraction = b.select(finite, b.fsub(x, n), x)
+    vector = isinstance(t, ir.VectorType)
+    it, int_suffix = (ir.VectorType(I32, t.count), f"v{t.count}i32") if vector else (I32, "i32")
+    exponent = cx.call(f"llvm.fptosi.sat.{int_suffix}.{suffix(t)}", it, [n])
+    part = cx.call(f"llvm.exp2.{suffix(t)}", t, [fraction])
+    return cx.call(f"llvm.ldexp.{suffix(t)}.{int_suffix}", t, [part, exponent])
 
 
 def _approx(fn: str) -> Lowering:
@@ -196,7 +243,8 @@ def _approx(fn: str) -> Lowering:
         (x,) = _inputs(cx, op)
         if str(scalar_of(x.type)) == "double":
             raise cx.unsupported(f"{op.name}.f64", "PTX defines this approximation for f32 and f16 only")
-        _finish(cx, op, _via_f32(cx, x, fn))
+        wide_fn = (lambda w: _exp2_by_parts(cx, w)) if fn == "exp2" else _intrinsic(cx, fn)
+        _finish(cx, op, _in_f32(cx, x, wide_fn))
     return lower
 
 

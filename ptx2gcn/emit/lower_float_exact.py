@@ -17,6 +17,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.float_rounding import directed, fconst, fma, is_finite, is_inf, two_sum, wide_of
 from ptx2gcn.emit.llvm_types import I1, int_of
+from ptx2gcn.emit.lower_float_division import divide
 from ptx2gcn.emit.lower_float_values import copysign, fabs, suffix
 
 _F64_SCALE = 2.0 ** 108
@@ -52,7 +53,7 @@ def exact_parts(cx: FnContext, kind: str, xs: list[ir.Value]) -> Parts:
     elif kind == "fma":
         s, e = two_sum(cx, b.fmul(ws[0], ws[1]), ws[2]) if exact_wide else _fma64_parts(cx, *ws)
     elif kind == "div":
-        s = b.fdiv(ws[0], ws[1])
+        s = divide(cx, ws[0], ws[1])  # RN whatever v_rcp returns within its bound
         numerator, quotient = _scaled_if_tiny(cx, ws[0], s, not exact_wide, 108)
         remainder = fma(cx, b.fneg(quotient), ws[1], numerator)
         e = b.select(b.fcmp_ordered("<", ws[1], fconst(wide_t, 0.0)), b.fneg(remainder), remainder)

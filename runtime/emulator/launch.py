@@ -51,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ptx2gcn.codeobject import Kernel, KernelDescriptor
+from ptx2gcn.runtime.emulator.approx import ApproxPolicy, approx_from_environment
 from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters
 from ptx2gcn.runtime.emulator.loader import Program
@@ -262,6 +263,7 @@ def _make_waves(
     entry: int,
     user: list[int],
     templates: list[WaveTemplate],
+    approx: ApproxPolicy,
 ) -> None:
     kd = d.kernel.descriptor
     rsrc1 = kd.rsrc1
@@ -274,7 +276,7 @@ def _make_waves(
             rsrc1.enable_dx10_clamp,
             rsrc1.enable_ieee_mode,
         )
-        wave = Wave(template.index, group, memory, Scratch(d.private_bytes), mode, pc=entry)
+        wave = Wave(template.index, group, memory, Scratch(d.private_bytes), mode, pc=entry, approx=approx)
         initial = user + system_sgprs(kd, group.id, template.index == 0, len(templates))
         wave.s[: len(initial)] = initial
         wave.v[0] = template.workitem_ids
@@ -295,10 +297,16 @@ def launch(  # noqa: C901
     trace_sink: Callable[[str], None] = print,
     dynamic_stack: int = DEFAULT_DYNAMIC_STACK,
     dispatch_id: int = 0,
+    approx: ApproxPolicy | None = None,
 ) -> LaunchStats:
     """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items;
     ``dispatch_id`` is what the kernel reads as its dispatch id (PTX ``%gridid``): a device numbers
-    its launches."""
+    its launches. ``approx`` is the approximate-instruction policy (``ptx2gcn.runtime.emulator.approx``;
+    None: the one ``PTX2GCN_EMU_APPROX``/``PTX2GCN_EMU_APPROX_SEED`` name, nominal when unset)."""
+    try:
+        policy = approx_from_environment() if approx is None else approx
+    except ValueError as error:
+        raise LaunchError(str(error)) from None
     kernel = program.kernel(kernel_name)
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
     if (
@@ -356,7 +364,7 @@ def launch(  # noqa: C901
             for gy in range(grid3[1]):
                 for gx in range(grid3[0]):
                     group = WorkGroup((gx, gy, gz), Lds(lds_bytes), placement=placement(groups))
-                    _make_waves(d, group, memory, entry, user, templates)
+                    _make_waves(d, group, memory, entry, user, templates, policy)
                     executor.run_group(group, counters)
                     groups += 1
                     waves += len(group.waves)

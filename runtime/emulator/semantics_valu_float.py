@@ -1,9 +1,10 @@
 """Floating-point VALU operations: f16/f32/f64 arithmetic, conversions, rounding, transcendentals.
 
 Invariant: each entry follows the CDNA3 ISA definition of its opcode over typed numpy lanes. Basic
-arithmetic, conversions, sqrt and rcp are correctly rounded (numpy IEEE, round to nearest even),
-FMA is exact (``semantics_fp``); transcendental ops (exp, log, sin, cos, rsq) are evaluated in
-float64 and rounded once, within the ISA's documented 1 ULP. ``v_sin/cos`` take revolutions
+arithmetic and conversions are correctly rounded (numpy IEEE, round to nearest even), FMA is exact
+(``semantics_fp``); the approximate instructions (rcp, rsq, sqrt, exp, log, sin, cos and their
+legacy/iflag variants) go through ``ptx2gcn.runtime.emulator.approx`` under the wave's policy,
+which keeps them within their documented bounds. ``v_sin/cos`` take revolutions
 (``sin(2*pi*x)``). Float-to-int conversions truncate toward zero, saturate, and turn NaN into 0.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ptx2gcn.runtime.emulator import approx
 from ptx2gcn.runtime.emulator.semantics_common import F16, F32, F64, I16, I32, U16, U32
 from ptx2gcn.runtime.emulator.semantics_fp import fma64, fma_narrow, ieee_min_max, trig_preop
 from ptx2gcn.runtime.emulator.semantics_valu import VOp
@@ -60,24 +62,36 @@ def _frexp_exp(x: A) -> A:
     return np.where(np.isfinite(x), exp, 0).astype(I32)
 
 
-def _via64(fn: Any) -> Any:
-    def op(x: A) -> A:
-        dtype = np.asarray(x).dtype.type
-        return fn(np.asarray(x, dtype=F64)).astype(dtype)
-
-    return op
-
-
-def _rsq64(x: A) -> A:
-    return 1.0 / np.sqrt(x)
+def _revolutions(x: A) -> A:
+    """x minus its nearest integer (exact for f16/f32 inputs held in float64): v_sin/v_cos take
+    revolutions, and the guide's examples give sin(-MaxFloat) = +0, the value for an integer, while
+    a zero keeps its sign (sin(-0) = -0)."""
+    return np.where(x == 0, x, x - np.rint(x))
 
 
-def _sin(x: A) -> A:
-    return np.sin(TWO_PI * x)
+_EXACT: dict[str, Any] = {
+    "rcp": lambda x: 1.0 / x,
+    "rcp_iflag": lambda x: 1.0 / x,
+    "rsq": lambda x: 1.0 / np.sqrt(x),
+    "sqrt": np.sqrt,
+    "exp": np.exp2,
+    "log": np.log2,
+    "exp_legacy": np.exp2,
+    "log_legacy": np.log2,
+    "sin": lambda x: np.sin(TWO_PI * _revolutions(x)),
+    "cos": lambda x: np.cos(TWO_PI * _revolutions(x)),
+}
+"""float64 in, float64 out: the exact value of each approximate opcode (within 2^-52 relative)."""
 
 
-def _cos(x: A) -> A:
-    return np.cos(TWO_PI * x)
+def _approximate(opcode: str) -> VOp:
+    """An opcode of ``APPROX_BOUNDS``, evaluated under the wave's approximation policy."""
+    body, type_name = opcode.removeprefix("v_").rsplit("_", 1)
+    exact = _EXACT[body]
+    return VOp(lambda w, x: approx.evaluate(w.approx, opcode, x, exact), type_name, (type_name,), needs_wave=True)
+
+
+APPROXIMATE: dict[str, VOp] = {opcode: _approximate(opcode) for opcode in approx.APPROX_BOUNDS}
 
 
 def _min(w: Wave, a: A, b: A) -> A:
@@ -201,19 +215,7 @@ OPS: dict[str, VOp] = {
     **_family("v_trunc", np.trunc, 1),
     **_family("v_rndne", _rndne, 1),
     **_family("v_fract", _fract, 1),
-    **_family("v_sqrt", _via64(np.sqrt), 1, ("f16",)),
-    "v_sqrt_f32": _unary(np.sqrt, "f32"),
-    "v_sqrt_f64": _unary(np.sqrt, "f64"),
-    **_family("v_rcp", lambda x: np.divide(1, x).astype(np.asarray(x).dtype), 1),
-    "v_rcp_iflag_f32": _unary(lambda x: F32(1) / x, "f32"),
-    **_family("v_rsq", _via64(_rsq64), 1, ("f16", "f32")),
-    "v_rsq_f64": _unary(_rsq64, "f64"),
-    **_family("v_exp", _via64(np.exp2), 1, ("f16", "f32")),
-    **_family("v_log", _via64(np.log2), 1, ("f16", "f32")),
-    "v_exp_legacy_f32": _unary(_via64(np.exp2), "f32"),
-    "v_log_legacy_f32": _unary(_via64(np.log2), "f32"),
-    **_family("v_sin", _via64(_sin), 1, ("f16", "f32")),
-    **_family("v_cos", _via64(_cos), 1, ("f16", "f32")),
+    **APPROXIMATE,
     "v_ldexp_f32": VOp(_ldexp, "f32", ("f32", "i32")),
     "v_ldexp_f64": VOp(_ldexp, "f64", ("f64", "i32")),
     "v_ldexp_f16": VOp(_ldexp, "f16", ("f16", "i16")),

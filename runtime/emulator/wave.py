@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ptx2gcn.runtime.emulator.approx import NOMINAL, ApproxPolicy
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
 from ptx2gcn.runtime.emulator.placement import Placement
 
@@ -136,6 +137,8 @@ class Wave:
     trap_status: int = 0
     mai: Any = None
     """Matrix-core state (``mai_state.MaiState``), created by the first MFMA-related instruction."""
+    approx: ApproxPolicy = NOMINAL
+    """How approximate instructions pick their results (``ptx2gcn.runtime.emulator.approx``)."""
 
     @property
     def exec(self) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from ptx2gcn.runtime.emulator.approx import NOMINAL, ApproxPolicy
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import Program
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
@@ -92,23 +93,57 @@ def _operands(dtype: type, n: int, regressions: list[tuple[int, int]]) -> tuple[
 def test_llvm_division_is_correctly_rounded_over_the_whole_range(
     kernel: Kernel, dtype: type, ir_type: str, regressions: list[tuple[int, int]]
 ) -> None:
+    """With the nominal (correctly rounded) v_rcp. Under the adversarial policy the macro is wrong
+    for all-ones significands (next test), which is why ptx2gcn emits its own division."""
     program = kernel(FDIV.replace("TYPE", ir_type))
     n = 1024
     a, b = _operands(dtype, n, regressions)
-    memory = DeviceMemory()
-    addresses = []
-    for array in (a, b, np.zeros(n, dtype=dtype)):
-        addresses.append(memory.alloc(array.nbytes))
-        memory.write(addresses[-1], array.tobytes())
-    launch(program, "fdiv", grid=(n // 256,), block=(256,), kernarg=struct.pack("<3Q", *addresses),
-           memory=memory)
-    got = np.frombuffer(memory.read(addresses[2], a.nbytes), dtype=dtype)
+    got = _divide(program, a, b, NOMINAL)
     with np.errstate(all="ignore"):
         want = a / b
     # Bit-exact, except that any NaN matches any NaN (the host's default NaN has another sign).
     same = (got.view(f"u{a.itemsize}") == want.view(f"u{a.itemsize}")) | (np.isnan(got) & np.isnan(want))
     bad = np.flatnonzero(~same)
-    assert bad.size == 0, [(a[i], b[i], got[i], want[i]) for i in bad[:5]]
+    assert bad.size == 0, [(hex(a.view(f"u{a.itemsize}")[i]), hex(b.view(f"u{a.itemsize}")[i]), got[i], want[i])
+                           for i in bad[:5]]
+
+
+@pytest.mark.parametrize(("ir_type", "dtype", "numerator", "denominator"), [
+    ("float", np.float32, 0x3F800000, 0x3FFFFFFF),  # 1 / 1.99999988
+    ("float", np.float32, 0x4B800000, 0x7F7FFFFF),  # 2^24 / FLT_MAX
+    ("double", np.float64, 0x3FF0000000000000, 0x3FFFFFFFFFFFFFFF),
+    ("double", np.float64, 0x40D0000000000000, 0x7FEFFFFFFFFFFFFF),  # 16384 / DBL_MAX
+])
+def test_llvm_division_needs_more_than_the_documented_rcp_accuracy(
+    kernel: Kernel, ir_type: str, dtype: type, numerator: int, denominator: int
+) -> None:
+    """LLVM's fdiv macro refines v_rcp by y + y(1 - dy), correct from any y within 1 ULP except for an
+    all-ones significand (Markstein): when v_rcp returns the lower neighbour there, as 1 ULP (f32)
+    or 2^29 ULPs (f64) allow, the quotient is one ULP low. Some adversarial seed shows it; the
+    nominal (correctly rounded) v_rcp does not. ``ptx2gcn.emit.lower_float_division`` is the fix."""
+    program = kernel(FDIV.replace("TYPE", ir_type))
+    unsigned = np.uint32 if dtype == np.float32 else np.uint64
+    a = np.full(64, numerator, unsigned).view(dtype)
+    b = np.full(64, denominator, unsigned).view(dtype)
+    want = (a / b).view(unsigned)[0]
+    assert _divide(program, a, b, NOMINAL).view(unsigned)[0] == want
+    low = [seed for seed in range(1, 9)
+           if _divide(program, a, b, ApproxPolicy("adversarial", seed)).view(unsigned)[0] == want - 1]
+    assert low
+
+
+def _divide(program: Program, a: np.ndarray, b: np.ndarray, policy: ApproxPolicy) -> np.ndarray:
+    """LLVM's fdiv kernel over lanes a, b (a multiple of 64, at most 256 per group)."""
+    n = a.size
+    memory = DeviceMemory()
+    addresses = []
+    for array in (a, b, np.zeros(n, dtype=a.dtype)):
+        addresses.append(memory.alloc(array.nbytes))
+        memory.write(addresses[-1], array.tobytes())
+    block = min(n, 256)
+    launch(program, "fdiv", grid=(n // block,), block=(block,), kernarg=struct.pack("<3Q", *addresses),
+           memory=memory, approx=policy)
+    return np.frombuffer(memory.read(addresses[2], a.nbytes), dtype=a.dtype)
 
 
 def _f32(*values: float) -> np.ndarray:

@@ -255,3 +255,15 @@ def test_golden_forms_needs_a_golden_directory(capsys: pytest.CaptureFixture[str
     assert main(["fuzz", "--count", "1", "--no-save", "--golden-forms"]) == 2
     assert "--golden-forms needs --record-golden" in capsys.readouterr().err
 
+
+
+def test_saved_failures_name_a_non_default_emulator_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ptx2gcn.fuzz_runner import _case_meta
+
+    verdict = Verdict("mismatch", ["thread 0: %d2 = 0x0, expected 0x1"])
+    monkeypatch.delenv("PTX2GCN_EMU_APPROX", raising=False)
+    assert "emu_approx" not in _case_meta(FuzzConfig(count=1, seed=5), 7, 0, verdict)
+    monkeypatch.setenv("PTX2GCN_EMU_APPROX", "adversarial")
+    monkeypatch.setenv("PTX2GCN_EMU_APPROX_SEED", "3")
+    meta = _case_meta(FuzzConfig(count=1, seed=5), 7, 0, verdict)
+    assert meta["emu_approx"] == {"PTX2GCN_EMU_APPROX": "adversarial", "PTX2GCN_EMU_APPROX_SEED": "3"}

@@ -230,3 +230,21 @@ def test_check_needs_expect_and_save_errors(
     assert "--save" in capsys.readouterr().err
     assert main(["run", str(tmp_path / "missing.toml")]) == 1
     assert "missing.toml: error: cannot read" in capsys.readouterr().err
+
+
+def test_emulator_approximation_policy_options(
+    tmp_path: Path, cache_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--emu-approx runs the case under that policy (an exact kernel still checks bit for bit); a bad
+    PTX2GCN_EMU_APPROX is one clear sentence and exit 1."""
+    shutil.copy(KERNELS / "kernels.ptx", tmp_path)
+    case = _case(tmp_path, 'ptx = "kernels.ptx"', None)
+    monkeypatch.setenv("PTX2GCN_EMU_APPROX", "nominal")  # restored after --emu-approx sets it
+    monkeypatch.setenv("PTX2GCN_EMU_APPROX_SEED", "0")
+    assert main(["run", str(case), "--check", "--emu-approx", "adversarial", "--emu-approx-seed", "7"]) == 0
+    assert os.environ["PTX2GCN_EMU_APPROX"] == "adversarial" and os.environ["PTX2GCN_EMU_APPROX_SEED"] == "7"
+    capsys.readouterr()
+    monkeypatch.setenv("PTX2GCN_EMU_APPROX", "sloppy")
+    assert main(["run", str(case), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "PTX2GCN_EMU_APPROX: emulator approximation policy 'sloppy'" in err and "Traceback" not in err
