@@ -24,13 +24,13 @@ from ptx2gcn.emit.module import emit_llvm
 from ptx2gcn.emit.target import SUPPORTED_ARCHS, TargetOptions, emit_assembly, emit_object, optimise
 from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
-from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Module, dispose
-from ptx2gcn.ir.load import read_text
 from ptx2gcn.ir.verify import verify
 from ptx2gcn.link import link_hsaco
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.builder import build_module
+from ptx2gcn.translate.load import read_text
 
 T = TypeVar("T")
 STAGES = ("parse", "ir", "passes", "llvm-ir", "llvm-opt", "llvm-codegen", "link")

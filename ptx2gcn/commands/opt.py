@@ -50,8 +50,8 @@ def _write(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ptx2gcn.ir.load import load_module
     from ptx2gcn.ir.printer import print_module
+    from ptx2gcn.translate.load import load_module
 
     passes = None if args.passes is None else tuple(_names(args.passes))
     print_after = frozenset(n for text in args.print_after for n in _names(text))

@@ -12,7 +12,7 @@ PTX → IR: ``builder`` (module, functions, labels, guards) over ``emitter`` (op
 ``ssa`` (on-the-fly SSA construction), ``modifiers``, and the per-family lowerings
 ``lower_alu``/``lower_mem``/``lower_control``/``lower_matrix``/``lower_texture`` gathered in
 ``lowering``.
-The op set itself is the table in ``ptx2gcn.isa``.
+The op set itself is the table in ``ptx2gcn.ir.opcodes``.
 
 Decision: SSA merges are **block arguments**, not phis.
 - PTX gives us straight-line code with labels; the builder splits blocks constantly (every guarded

@@ -2,9 +2,9 @@
 
 Public API of the emulator (what the runtime and the driver API build on)::
 
-    from ptx2gcn.runtime.emulator.loader import load            # load(hsaco_bytes, name) -> Program
-    from ptx2gcn.runtime.emulator.memory import DeviceMemory    # alloc/free/read/write
-    from ptx2gcn.runtime.emulator.launch import launch          # -> LaunchStats
+    from ptx2gcn.runtime.emulator.loader import load  # load(hsaco_bytes, name) -> Program
+    from ptx2gcn.runtime.emulator.memory import DeviceMemory  # alloc/free/read/write
+    from ptx2gcn.runtime.emulator.launch import launch  # -> LaunchStats
 
     program = load(hsaco_bytes, "k.hsaco")                      # CodeObjectError if malformed
     memory = DeviceMemory()

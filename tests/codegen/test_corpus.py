@@ -16,7 +16,7 @@ import pytest
 from ptx2gcn.compiler import compile, to_ir
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.ir.load import read_text
+from ptx2gcn.translate.load import read_text
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 FILES = sorted(p for p in CORPORA.rglob("*.ptx") if not {"invalid", "large"} & set(p.parts))

@@ -20,12 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptx2gcn import isa
 from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.module import emit_llvm
 from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.ir.load import module_from_ptx
+from ptx2gcn.ir import opcodes as isa
 from ptx2gcn.ir.verify import verify
 from ptx2gcn.link import link_hsaco
 from ptx2gcn.options import Options
@@ -34,6 +33,7 @@ from ptx2gcn.reference import run as reference
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
+from ptx2gcn.translate.load import module_from_ptx
 from tests.codegen.conftest import run_compiled
 
 M32 = 0xFFFFFFFF

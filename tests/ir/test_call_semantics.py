@@ -14,10 +14,10 @@ import pytest
 
 from ptx2gcn.ir.core import Block, Function, Module, Op, Value
 from ptx2gcn.ir.evaluate import evaluate
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.types import VectorType
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.load import module_from_ptx
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 OUT, KPARAM = 0x1000, 0x100

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.ir.load import module_from_ir, module_from_ptx
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.load import module_from_ir, module_from_ptx
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = [ROOT / "corpora" / "nvcc" / "sm_80" / name for name in ("reduction.ptx", "atomics.ptx")]

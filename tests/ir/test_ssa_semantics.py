@@ -20,10 +20,10 @@ import pytest
 from ptx2gcn.frontend import ast, parse_ptx
 from ptx2gcn.ir.core import Block, Function, Op, Value
 from ptx2gcn.ir.evaluate import evaluate
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
 from ptx2gcn.reference import run
+from ptx2gcn.translate.load import module_from_ptx
 
 OUT = 0x1000
 REGS = 6

@@ -2,7 +2,7 @@
 
 Invariant: ``build_module`` either returns a module that passes ``ptx2gcn.ir.verify`` in phase
 ``ssa`` or raises a located ``Ptx2GcnError``/``UnsupportedError``. Guards keep PTX's exact meaning:
-an instruction whose lowering is pure (``ptx2gcn.ir.lowering.PURE``) computes its result and a
+an instruction whose lowering is pure (``ptx2gcn.translate.lowering.PURE``) computes its result and a
 ``selp`` keeps the old register value when the guard is false; any other guarded instruction
 (memory, calls, collectives, control flow) runs in its own block reached by ``cbr`` only when the
 guard holds. Labels start blocks; a block is sealed for SSA construction once it is reached and
@@ -19,12 +19,12 @@ from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef
-from ptx2gcn.ir.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits, type_kind
-from ptx2gcn.ir.lower_control import emit_return, lower_bra
-from ptx2gcn.ir.lowering import LOWERINGS, PURE
-from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.opcodes import UNSUPPORTED
 from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, PTX_TYPES, AddrSpace
-from ptx2gcn.isa import UNSUPPORTED
+from ptx2gcn.translate.control import emit_return, lower_bra
+from ptx2gcn.translate.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits, type_kind
+from ptx2gcn.translate.lowering import LOWERINGS, PURE
+from ptx2gcn.translate.modifiers import Mods
 
 # PTX ISA 5.4.? "Operand Size Exceeding Instruction-Type Size": only these take wider registers.
 _WIDER_REGISTERS = frozenset({"ld", "ldu", "st", "cvt"})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.targets import Target
-from ptx2gcn.ir.emitter import FnCtx
+from ptx2gcn.translate.emitter import FnCtx
 
 
 def target_of(ctx: FnCtx) -> Target:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import I32, ptx_type
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
 
 
 def lower_barrier_cluster(ctx: FnCtx, ins: ast.Instruction, mods: Mods) -> None:

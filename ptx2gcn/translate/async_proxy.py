@@ -17,10 +17,10 @@ from collections.abc import Sequence
 
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.lower_alu import Lowering, operands
-from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import I16, I32, I64, PRED
+from ptx2gcn.translate.alu import Lowering, operands
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
 
 _PROXY_SPACES = {"global": "global", "shared::cta": "shared", "shared::cluster": "shared_cluster"}
 

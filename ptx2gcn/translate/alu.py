@@ -1,7 +1,7 @@
 """Lowering of PTX arithmetic, logic, comparison, move and conversion instructions to IR ops.
 
 Invariant: each function here lowers one PTX instruction family to ops of the same name (see
-``ptx2gcn.isa``) with every modifier either turned into an attribute or rejected (``Mods.done``),
+``ptx2gcn.ir.opcodes``) with every modifier either turned into an attribute or rejected (``Mods.done``),
 and emits only side-effect-free ops (so a guarded instance may be lowered to a ``selp``). Implicit
 PTX behaviours become explicit: ``.cc`` carries are the pseudo-register ``%cc``; ``setp`` with a
 boolean operator or two destinations is a compare plus predicate logic; ``set``/``slct`` are a
@@ -14,7 +14,9 @@ import re
 from typing import Protocol
 
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.arith_forms import (
+from ptx2gcn.ir.core import Value
+from ptx2gcn.ir.types import I32, PRED, PackedType, Type, int_type, is_signed, ptx_type
+from ptx2gcn.translate.arith_forms import (
     check_minmax,
     check_mul_mode,
     instruction_type,
@@ -22,14 +24,12 @@ from ptx2gcn.ir.arith_forms import (
     minmax_flags,
     reject_on_packed,
 )
-from ptx2gcn.ir.core import Value
-from ptx2gcn.ir.cvt_rules import rounding_problem
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.lower_cluster import lower_cvta_cluster
-from ptx2gcn.ir.lower_cvt_pack import lower_cvt_pack
-from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.target_gates import check_arith_features
-from ptx2gcn.ir.types import I32, PRED, PackedType, Type, int_type, is_signed, ptx_type
+from ptx2gcn.translate.cluster import lower_cvta_cluster
+from ptx2gcn.translate.cvt_pack import lower_cvt_pack
+from ptx2gcn.translate.cvt_rules import rounding_problem
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
+from ptx2gcn.translate.target_gates import check_arith_features
 
 CMP_OPS = frozenset("eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan".split())
 BOOL_OPS = frozenset({"and", "or", "xor"})

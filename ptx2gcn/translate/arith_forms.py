@@ -10,8 +10,8 @@ attribute says that the op works on the two 16-bit halves independently (PTX ISA
 
 from __future__ import annotations
 
-from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import PACKED_INT_TYPES, Type, ptx_type
+from ptx2gcn.translate.modifiers import Mods
 
 PACKED_INT = frozenset(PACKED_INT_TYPES)
 

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.lower_alu import Lowering, operands
-from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.opcodes import OPS
 from ptx2gcn.ir.types import I32, Type
-from ptx2gcn.isa import OPS
+from ptx2gcn.translate.alu import Lowering, operands
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
 
 _SHAPES = OPS["mma"].attrs["shape"]
 _ELEMS = OPS["mma"].attrs["dtype"]

@@ -8,9 +8,9 @@ other spelling is a located error. All operands are 32-bit values.
 from __future__ import annotations
 
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.modifiers import Mods
 from ptx2gcn.ir.types import I32
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
 
 _NARROW = ("u2", "s2", "u4", "s4", "u8", "s8")
 _WIDE = ("u16", "s16")

@@ -11,15 +11,15 @@ the table and run it.
 from __future__ import annotations
 
 from ptx2gcn.deferred import deferred_entries
-from ptx2gcn.ir.lower_alu import ALU, Lowering
-from ptx2gcn.ir.lower_async import ASYNC
-from ptx2gcn.ir.lower_cluster import CLUSTER
-from ptx2gcn.ir.lower_control import CONTROL
-from ptx2gcn.ir.lower_mem import MEMORY
+from ptx2gcn.translate.alu import ALU, Lowering
+from ptx2gcn.translate.async_proxy import ASYNC
+from ptx2gcn.translate.cluster import CLUSTER
+from ptx2gcn.translate.control import CONTROL
+from ptx2gcn.translate.memory import MEMORY
 
 DEFERRED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "ptx2gcn.ir.lower_matrix": ("MATRIX", ("mma", "wmma", "ldmatrix", "stmatrix", "movmatrix")),
-    "ptx2gcn.ir.lower_texture": ("TEXTURE", ("txq", "suq", "tex", "tld4", "suld", "sust")),
+    "ptx2gcn.translate.matrix": ("MATRIX", ("mma", "wmma", "ldmatrix", "stmatrix", "movmatrix")),
+    "ptx2gcn.translate.texture": ("TEXTURE", ("txq", "suq", "tex", "tld4", "suld", "sust")),
 }
 """Lowering modules imported on first use → (their table's name, the opcodes it defines). Why: a
 compile process otherwise imports (and, without a bytecode cache, byte-compiles) them for every

@@ -12,13 +12,13 @@ from __future__ import annotations
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.lower_alu import Lowering, operands
-from ptx2gcn.ir.lower_async import lower_cp_async_bulk, lower_fence_proxy
-from ptx2gcn.ir.modifiers import Mods
-from ptx2gcn.ir.target_gates import check_vector_width
+from ptx2gcn.ir.opcodes import ATOM_OPS, CACHE, SCOPES
 from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, Type, VectorType, is_signed, ptx_type
-from ptx2gcn.isa import ATOM_OPS, CACHE, SCOPES
+from ptx2gcn.translate.alu import Lowering, operands
+from ptx2gcn.translate.async_proxy import lower_cp_async_bulk, lower_fence_proxy
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
+from ptx2gcn.translate.target_gates import check_vector_width
 
 _SEMS = frozenset({"weak", "relaxed", "acquire", "release", "acq_rel", "sc"})
 

@@ -12,9 +12,9 @@ import os
 from ptx2gcn.diagnostics import Ptx2GcnError, Severity, Span
 from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
-from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Module
 from ptx2gcn.ir.verify import verify
+from ptx2gcn.translate.builder import build_module
 
 
 def read_text(path: str) -> str:

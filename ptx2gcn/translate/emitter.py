@@ -19,7 +19,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.names import range_prefix
 from ptx2gcn.ir.core import Attr, Block, Function, Global, Module, Op, Value
-from ptx2gcn.ir.ssa import SsaBuilder
+from ptx2gcn.ir.opcodes import SPECIAL_REGS
 from ptx2gcn.ir.types import (
     PRED,
     AddrSpace,
@@ -32,7 +32,7 @@ from ptx2gcn.ir.types import (
     VectorType,
     int_type,
 )
-from ptx2gcn.isa import SPECIAL_REGS
+from ptx2gcn.translate.ssa import SsaBuilder
 
 COMPONENTS = ("x", "y", "z", "w")
 """Component names of vector registers (``%v.x``); ``.v8`` registers are not part of PTX."""

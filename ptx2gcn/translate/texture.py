@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Value
-from ptx2gcn.ir.emitter import FnCtx
-from ptx2gcn.ir.lower_alu import Lowering
-from ptx2gcn.ir.modifiers import Mods
+from ptx2gcn.ir.opcodes import OPS
 from ptx2gcn.ir.types import I32, I64, PRED, ptx_type
-from ptx2gcn.isa import OPS
+from ptx2gcn.translate.alu import Lowering
+from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.modifiers import Mods
 
 _GEOMETRIES = OPS["tex"].attrs["geom"]
 
