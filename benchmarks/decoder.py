@@ -23,8 +23,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from ptx2gcn.elf import ElfFile
 from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.link.elf import ElfFile
 from ptx2gcn.runtime.emulator import decoder, encodings, opcodes
 from ptx2gcn.runtime.emulator.decoder import Instruction, decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble

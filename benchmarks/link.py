@@ -1,4 +1,4 @@
-"""Link time of ``ptx2gcn.link.link_hsaco`` against ``ld.lld-22 -shared`` (a subprocess, as the
+"""Link time of ``ptx2gcn.link.linker.link_hsaco`` against ``ld.lld-22 -shared`` (a subprocess, as the
 pipeline would otherwise run it) on the linker tests' kernels, plus one synthetic module with many
 kernels.
 
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.link.linker import link_hsaco
 
 KERNELS = Path(__file__).resolve().parent.parent / "tests" / "link" / "kernels"
 CASES = {"vadd": ["vadd"], "globals": ["globals"], "calls": ["calls"], "debug_info": ["debug_info"],

@@ -1,7 +1,7 @@
 """``compile()``: PTX text or file → gfx942 HSA code object v5 with its parsed metadata.
 
 Invariant: ``compile`` either returns a ``CodeObject`` whose ``data`` is a complete, loadable code
-object (linked by ``ptx2gcn.link``, its metadata read back by ``ptx2gcn.codeobject``) or raises
+object (linked by ``ptx2gcn.link.linker``, its metadata read back by ``ptx2gcn.link.codeobject``) or raises
 a ``Ptx2GcnError`` located at the PTX line at fault (syntax, check, unsupported feature, or an
 internal error while lowering an op). LLVM is handed only IR it has verified, so it never aborts
 the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link. Python's cyclic
@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ptx2gcn.codeobject import Kernel, read_code_object
 from ptx2gcn.compile_gc import gc_paused
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
 from ptx2gcn.emit.module import emit_llvm
@@ -26,7 +25,8 @@ from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
 from ptx2gcn.ir.core import Module, dispose
 from ptx2gcn.ir.verify import verify
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.link.codeobject import Kernel, read_code_object
+from ptx2gcn.link.linker import link_hsaco
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
 from ptx2gcn.translate.builder import build_module

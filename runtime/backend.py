@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ptx2gcn.codeobject import Kernel
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.link.codeobject import Kernel
 from ptx2gcn.runtime.kernargs import ParamSlot, explicit_parameter_slots
 
 BackendName = Literal["emulator", "hip", "cuda"]

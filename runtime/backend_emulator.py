@@ -17,8 +17,8 @@ import os
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
-from ptx2gcn.codeobject import CodeObjectError
-from ptx2gcn.elf import STT_OBJECT
+from ptx2gcn.link.codeobject import CodeObjectError
+from ptx2gcn.link.elf import STT_OBJECT
 from ptx2gcn.runtime.backend import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,

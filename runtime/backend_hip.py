@@ -1,7 +1,7 @@
 """The ``hip`` backend: an AMD GPU through ``ptx2gcn.runtime.hip`` (ctypes over libamdhip64).
 
 Code objects are loaded with ``hipModuleLoadData``; kernels' parameter layouts come from the code
-object's own metadata (``ptx2gcn.codeobject``), launches go through ``hipModuleLaunchKernel`` with
+object's own metadata (``ptx2gcn.link.codeobject``), launches go through ``hipModuleLaunchKernel`` with
 the packed parameter buffer and are waited for (``hipDeviceSynchronize``), so the driver layer sees
 finished work as with the emulator. Device-to-device copies and fills go through host memory
 (correct, not fast). A kernel that traps (``s_trap 2``: PTX ``trap``, a failed ``assert``) is reported
@@ -20,7 +20,7 @@ import ctypes
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
-from ptx2gcn.codeobject import CodeObjectError, read_code_object
+from ptx2gcn.link.codeobject import CodeObjectError, read_code_object
 from ptx2gcn.runtime.backend import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,

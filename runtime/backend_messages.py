@@ -1,7 +1,7 @@
 """Device -> host messages around one launch: CUDA's device ``assert`` and ``printf``.
 
 A code object whose PTX calls ``__assertfail`` exports the assertion record, one that calls
-``vprintf`` the printf control block (layouts in ``ptx2gcn.codeobject``). ``launch_with_messages``
+``vprintf`` the printf control block (layouts in ``ptx2gcn.link.codeobject``). ``launch_with_messages``
 wraps ``Backend.launch`` for every backend that runs ptx2gcn code objects:
 
 * before the launch it zeroes the assertion record's state word, and points the printf control
@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from ptx2gcn.codeobject import (
+from ptx2gcn.link.codeobject import (
     ASSERT_RECORD_SIZE,
     ASSERT_RECORD_SYMBOL,
     PRINTF_CONTROL_SYMBOL,

@@ -14,7 +14,7 @@ import re
 import struct
 from enum import Enum
 
-from ptx2gcn.elf import ELF_MAGIC, EM_AMDGPU
+from ptx2gcn.link.elf import ELF_MAGIC, EM_AMDGPU
 from ptx2gcn.runtime.fatbin_container import CONTAINER_MAGIC
 from ptx2gcn.runtime.fatbin_image import EM_CUDA, WRAPPER_MAGIC
 

@@ -53,7 +53,7 @@ class ParamSlot:
 
 
 class MetadataArg(Protocol):
-    """What ``explicit_parameter_slots`` needs of a kernel argument (``ptx2gcn.codeobject.KernelArg``)."""
+    """What ``explicit_parameter_slots`` needs of a kernel argument (``ptx2gcn.link.codeobject.KernelArg``)."""
 
     @property
     def offset(self) -> int: ...

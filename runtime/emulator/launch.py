@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.codeobject import Kernel, KernelDescriptor
+from ptx2gcn.link.codeobject import Kernel, KernelDescriptor
 from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters
 from ptx2gcn.runtime.emulator.loader import Program

@@ -26,7 +26,7 @@ from ptx2gcn.emit.module import emit_llvm
 from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
 from ptx2gcn.ir import opcodes as isa
 from ptx2gcn.ir.verify import verify
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.link.linker import link_hsaco
 from ptx2gcn.options import Options
 from ptx2gcn.pipeline import run_passes
 from ptx2gcn.reference import run as reference
@@ -385,7 +385,7 @@ def _form_from_reference_spelling(spelling: str) -> Form:
     return Form(words[0], types, mods, sel)
 
 
-# The selector forms of the conformance table (ptx2gcn.conformance_forms) that the front end cannot
+# The selector forms of the conformance table (ptx2gcn.conformance.forms) that the front end cannot
 # spell yet (operand selectors): checked against the reference model through the IR attributes.
 REFERENCE_SELECTOR_FORMS = [
     "vadd.s32.u32.s32.asel=b1.bsel=h1", "vsub.s32.u32.s32.dsel=h1",

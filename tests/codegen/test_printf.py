@@ -292,8 +292,8 @@ def test_numba_print(context: None, capsysbinary: pytest.CaptureFixture[bytes]) 
 def test_only_modules_calling_vprintf_export_the_control_block() -> None:
     """The runtime finds the FIFO control block by name: an exported 24-byte object (checked in the
     code object's symbol table), absent from modules without printf."""
-    from ptx2gcn.codeobject import PRINTF_CONTROL_SIZE, PRINTF_CONTROL_SYMBOL, read_code_object
-    from ptx2gcn.elf import STT_OBJECT
+    from ptx2gcn.link.codeobject import PRINTF_CONTROL_SIZE, PRINTF_CONTROL_SYMBOL, read_code_object
+    from ptx2gcn.link.elf import STT_OBJECT
 
     def symbols(path: Path) -> dict[str, tuple[int, int]]:
         code = read_code_object(compile(str(path)).data, path.name)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.conformance_corpus import CorpusScan, Usage, corpus_files, judge_spellings, scan
-from ptx2gcn.conformance_forms import model_forms
+from ptx2gcn.conformance.corpus import CorpusScan, Usage, corpus_files, judge_spellings, scan
+from ptx2gcn.conformance.forms import model_forms
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.elf import STT_FUNC, ElfFile
 from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.link.elf import STT_FUNC, ElfFile
 from ptx2gcn.runtime.emulator.decoder import Instruction, decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble, normalise_whitespace, objdump_line
 

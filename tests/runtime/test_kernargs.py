@@ -114,8 +114,8 @@ def test_pack_rejects_bad_layouts(
 
 def test_slots_from_code_object_metadata(tmp_path: Path, llvm_tool: Callable[[str], str]) -> None:
     """Explicit arguments of a real code object (LLVM + ld.lld), hidden ones left out."""
-    from ptx2gcn.codeobject import read_code_object
     from ptx2gcn.emit.target import TargetOptions, emit_object
+    from ptx2gcn.link.codeobject import read_code_object
 
     ir = """
 define amdgpu_kernel void @k(ptr addrspace(1) %p, i32 %n, i8 %c, double %d) {

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ptx2gcn.conformance_forms import Form
-from ptx2gcn.conformance_kernel import GroupKernel, group_kernel, instances
+from ptx2gcn.conformance.forms import Form
+from ptx2gcn.conformance.kernel import GroupKernel, group_kernel, instances
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 
 

@@ -4,7 +4,7 @@ Candidates, tried greedily until none applies: delete one statement (anywhere in
 an ``If``/``Loop`` by one of its bodies, inline a ``Call`` as its ``Op``, drop an ``Op``'s guard,
 drop a ``Warp``'s predicate destination or widen its membermask to the full warp.
 Every candidate is a valid program because statements only overwrite pre-loaded registers
-(``ptx2gcn.fuzz_program``). The inputs are kept as they are.
+(``ptx2gcn.fuzz.program``). The inputs are kept as they are.
 
 Invariant: ``shrink`` returns a program whose verdict has the same ``signature`` as the original's,
 and no larger than it; it stops after ``budget`` judged candidates.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from ptx2gcn.fuzz_oracle import Verdict
-from ptx2gcn.fuzz_program import FULL_MASK, Call, If, Loop, Op, Program, Statement, Warp
+from ptx2gcn.fuzz.oracle import Verdict
+from ptx2gcn.fuzz.program import FULL_MASK, Call, If, Loop, Op, Program, Statement, Warp
 
 Body = tuple[Statement, ...]
 

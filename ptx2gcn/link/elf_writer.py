@@ -3,7 +3,7 @@ SysV and GNU hash tables, relocation/dynamic entries, notes, the file/section/pr
 the hash functions those tables and ld.lld's layout use (SysV, GNU, XXH3-64).
 
 Invariant: every function here is pure and deterministic (same arguments, same bytes) and knows
-nothing about linking decisions; ``ptx2gcn.link`` decides *what* goes into a table and this module
+nothing about linking decisions; ``ptx2gcn.link.linker`` decides *what* goes into a table and this module
 only encodes it, following the ELF gABI and the GNU hash-table format as ld.lld writes them
 (bucket count, bloom-filter size and the symbol order that goes with them).
 """
@@ -14,7 +14,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ptx2gcn.elf import DYN, EHDR, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, ET_DYN, PHDR, RELA, SHDR, SYM
+from ptx2gcn.link.elf import DYN, EHDR, ELF_MAGIC, ELFCLASS64, ELFDATA2LSB, EM_AMDGPU, ET_DYN, PHDR, RELA, SHDR, SYM
 
 EHDR_SIZE = EHDR.size
 PHDR_SIZE = PHDR.size
@@ -64,7 +64,7 @@ class StringTable:
         return bytes(self._data)
 
 
-# Records are NamedTuples for the start-up cost, as in ``ptx2gcn.elf``.
+# Records are NamedTuples for the start-up cost, as in ``ptx2gcn.link.elf``.
 class SymbolEntry(NamedTuple):
     """One Elf64_Sym, with the name already placed in its string table."""
 

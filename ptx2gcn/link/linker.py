@@ -3,7 +3,7 @@
 Invariant: ``link_hsaco`` either returns a complete shared object or raises ``LinkError`` naming the
 object and the symbol or section at fault; it never reads outside its inputs and its output is a
 pure function of them. For inputs ``ld.lld -shared`` accepts, the result has ld.lld's section and
-segment layout (``ptx2gcn.link_layout``), the same dynamic and static symbols, the same GOT, the same
+segment layout (``ptx2gcn.link.layout``), the same dynamic and static symbols, the same GOT, the same
 dynamic relocations (``R_AMDGPU_RELATIVE64`` for non-preemptible targets, ``R_AMDGPU_ABS64`` against
 exported default-visibility symbols) and the same loaded bytes, following lld's ``ELF/Arch/AMDGPU.cpp``
 and relocation scanner (read for reference, not copied).
@@ -15,10 +15,10 @@ rejected; R_AMDGPU_NONE is ignored (ld.lld rejects it). ``e_flags`` are merged b
 (same machine; xnack/sramecc "any" yields).
 Not supported: COMMON symbols, SHT_REL, and any ld.lld option: this is its default ``-shared`` link.
 
-The steps, one module each: read and check the objects (``ptx2gcn.link_inputs``), resolve symbols
-(``ptx2gcn.link_symbols``), group sections (``ptx2gcn.link_sections``), scan relocations
-(``ptx2gcn.link_relocs``), lay out the file (``ptx2gcn.link_layout``); this module sizes and fills
-the symbol tables and linker-made sections and writes the file (``ptx2gcn.elf_writer``).
+The steps, one module each: read and check the objects (``ptx2gcn.link.inputs``), resolve symbols
+(``ptx2gcn.link.symbols``), group sections (``ptx2gcn.link.sections``), scan relocations
+(``ptx2gcn.link.relocs``), lay out the file (``ptx2gcn.link.layout``); this module sizes and fills
+the symbol tables and linker-made sections and writes the file (``ptx2gcn.link.elf_writer``).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from ptx2gcn import elf
-from ptx2gcn.elf_writer import (
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf_writer import (
     FileHeader,
     StringTable,
     SymbolEntry,
@@ -39,8 +39,8 @@ from ptx2gcn.elf_writer import (
     pack_rela,
     pack_symbols,
 )
-from ptx2gcn.link_inputs import InputObject, InputSection, LinkError, LinkSymbol, merged_flags, read_object, reading
-from ptx2gcn.link_layout import (
+from ptx2gcn.link.inputs import InputObject, InputSection, LinkError, LinkSymbol, merged_flags, read_object, reading
+from ptx2gcn.link.layout import (
     MergedSection,
     OutputSection,
     SyntheticSections,
@@ -51,9 +51,9 @@ from ptx2gcn.link_layout import (
     section_headers,
     synthetic_sections,
 )
-from ptx2gcn.link_relocs import MASK64, Relocations, apply_fixup, scan_relocations
-from ptx2gcn.link_sections import merge_metadata, place_inputs
-from ptx2gcn.link_symbols import resolve_symbols
+from ptx2gcn.link.relocs import MASK64, Relocations, apply_fixup, scan_relocations
+from ptx2gcn.link.sections import merge_metadata, place_inputs
+from ptx2gcn.link.symbols import resolve_symbols
 
 __all__ = ["LinkError", "link_hsaco"]
 

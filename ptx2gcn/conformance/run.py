@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.conformance_forms import WARP, Form
-from ptx2gcn.conformance_kernel import GroupKernel, Instance, group_kernel, instances, storage_bytes
-from ptx2gcn.conformance_table import FormTable, build_code
-from ptx2gcn.fuzz_known import FAILING_INPUTS
+from ptx2gcn.conformance.forms import WARP, Form
+from ptx2gcn.conformance.kernel import GroupKernel, Instance, group_kernel, instances, storage_bytes
+from ptx2gcn.conformance.table import FormTable, build_code
+from ptx2gcn.fuzz.known import FAILING_INPUTS
 from ptx2gcn.reference import Result, run
 from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.sampling import operands_for
@@ -136,7 +136,7 @@ def run_group(
     columns: dict[int, list[npt.NDArray[np.generic]]] | None = None,
 ) -> list[FormOutcome]:
     """Run one group kernel on the emulator with ``lanes`` threads; compare every instance."""
-    from ptx2gcn.fuzz_device import run_kernel
+    from ptx2gcn.fuzz.device import run_kernel
 
     data, all_columns = group_inputs(kernel, lanes, seed, columns)
     raw = run_kernel(code, "k", data, output_size(kernel, lanes), lanes)

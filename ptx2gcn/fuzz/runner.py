@@ -26,15 +26,15 @@ from typing import TextIO
 import numpy as np
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
-from ptx2gcn.fuzz_case import write_case
-from ptx2gcn.fuzz_eval import expected_buffer
-from ptx2gcn.fuzz_gen import GenOptions, generate
-from ptx2gcn.fuzz_known import FRONTEND_INVALID, KNOWN_FAILURES
-from ptx2gcn.fuzz_oracle import Device, Verdict, emulator_device, judge
-from ptx2gcn.fuzz_pool import all_spellings, model_spelling
-from ptx2gcn.fuzz_program import BLOCK, GRID, Program
-from ptx2gcn.fuzz_shrink import shrink
-from ptx2gcn.fuzz_text import ptx_text
+from ptx2gcn.fuzz.case import write_case
+from ptx2gcn.fuzz.eval import expected_buffer
+from ptx2gcn.fuzz.gen import GenOptions, generate
+from ptx2gcn.fuzz.known import FRONTEND_INVALID, KNOWN_FAILURES
+from ptx2gcn.fuzz.oracle import Device, Verdict, emulator_device, judge
+from ptx2gcn.fuzz.pool import all_spellings, model_spelling
+from ptx2gcn.fuzz.program import BLOCK, GRID, Program
+from ptx2gcn.fuzz.shrink import shrink
+from ptx2gcn.fuzz.text import ptx_text
 from ptx2gcn.reference import signature
 
 
@@ -67,8 +67,8 @@ class FuzzConfig:
 def unsupported_spellings() -> frozenset[str]:
     """The generator's spellings the compiler rejects (``unsupported``) or calls invalid today,
     found once per process by lowering them in conformance group kernels (a few seconds)."""
-    from ptx2gcn.conformance_forms import Form
-    from ptx2gcn.conformance_table import classify
+    from ptx2gcn.conformance.forms import Form
+    from ptx2gcn.conformance.table import classify
 
     forms = []
     for spelling in all_spellings():

@@ -3,7 +3,7 @@
 Invariant: parsing never reads outside the given bytes; any structural inconsistency (a header or
 table past the end, a bad string offset) raises ``ElfError`` with what and where, never
 ``IndexError``/``struct.error``. Nothing here knows about AMDGPU semantics beyond the constants
-below; the linker (``ptx2gcn.link``), the emulator loader and the fatbin reader build on it.
+below; the linker (``ptx2gcn.link.linker``), the emulator loader and the fatbin reader build on it.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ R_AMDGPU_REL16 = 14
 # Notes
 NT_AMDGPU_METADATA = 32
 
-# Record layouts (gABI, ELF64 little-endian); ``ptx2gcn.elf_writer`` packs with the same ones.
+# Record layouts (gABI, ELF64 little-endian); ``ptx2gcn.link.elf_writer`` packs with the same ones.
 EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 SHDR = struct.Struct("<IIQQQQIIQQ")
 PHDR = struct.Struct("<IIQQQQQQ")

@@ -1,4 +1,4 @@
-"""The expected outputs of a fuzz program (``ptx2gcn.fuzz_program``), from the reference model only.
+"""The expected outputs of a fuzz program (``ptx2gcn.fuzz.program``), from the reference model only.
 
 ``evaluate`` runs the program lane-wise over all threads with numpy, calling
 ``ptx2gcn.reference.run`` for every instruction the program tests; control flow is modelled by
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.fuzz_pool import model_spelling
-from ptx2gcn.fuzz_program import (
+from ptx2gcn.fuzz.pool import model_spelling
+from ptx2gcn.fuzz.program import (
     BLOCK,
     CLASSES,
     GRID,

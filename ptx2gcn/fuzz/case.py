@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.fuzz_program import BLOCK, GRID
+from ptx2gcn.fuzz.program import BLOCK, GRID
 
 CASE_TOML = """\
 # A fuzz program written by `ptx2gcn fuzz` ({origin}); replayed by tests/fuzz/test_regressions.py.

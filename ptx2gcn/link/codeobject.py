@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import msgpack
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
-from ptx2gcn.elf import EM_AMDGPU, NT_AMDGPU_METADATA, ElfError, ElfFile
+from ptx2gcn.link.elf import EM_AMDGPU, NT_AMDGPU_METADATA, ElfError, ElfFile
 
 KERNEL_DESCRIPTOR_SIZE = 64
 _KD = struct.Struct("<IIII q 20s IIIHHI")
@@ -36,7 +36,7 @@ class CodeObjectError(Ptx2GcnError):
 
 # The decoded records are NamedTuples: immutable, compared and hashed by value like frozen dataclasses,
 # and several times cheaper to define (every `ptx2gcn compile` reads its code object back with this
-# module; see ``ptx2gcn.elf``). Nothing may rely on their being tuples, nor compare records of different
+# module; see ``ptx2gcn.link.elf``). Nothing may rely on their being tuples, nor compare records of different
 # kinds (``Rsrc1(x) == Rsrc2(x)`` would hold).
 
 

@@ -9,9 +9,9 @@ their object; ``InputObject.locals`` keeps the ones ld.lld writes to ``.symtab``
 
 from __future__ import annotations
 
-from ptx2gcn import elf
-from ptx2gcn.elf import Symbol
-from ptx2gcn.link_inputs import InputObject, InputSection, LinkError, LinkSymbol
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf import Symbol
+from ptx2gcn.link.inputs import InputObject, InputSection, LinkError, LinkSymbol
 
 
 def _min_visibility(a: int, b: int) -> int:

@@ -1,4 +1,4 @@
-"""Random well-defined fuzz programs (``ptx2gcn.fuzz_program``) from a seed.
+"""Random well-defined fuzz programs (``ptx2gcn.fuzz.program``) from a seed.
 
 Instructions come from the tables of ``fuzz_pool``, minus the caller's forms to avoid (those with
 known bugs or that the compiler rejects). Structure: straight-line code mixed with guarded
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ptx2gcn.fuzz_pool import ATOMICS, IMMEDIATE_ONLY, PARTIAL_MASKS, POOL, WARP_OPS, PoolEntry, WarpEntry
-from ptx2gcn.fuzz_program import (
+from ptx2gcn.fuzz.pool import ATOMICS, IMMEDIATE_ONLY, PARTIAL_MASKS, POOL, WARP_OPS, PoolEntry, WarpEntry
+from ptx2gcn.fuzz.program import (
     FULL_MASK,
     REGS,
     SAMPLED_AS,

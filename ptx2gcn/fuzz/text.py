@@ -1,4 +1,4 @@
-"""The PTX text of a fuzz program (``ptx2gcn.fuzz_program``): kernel ``fuzz(in, out)`` with a
+"""The PTX text of a fuzz program (``ptx2gcn.fuzz.program``): kernel ``fuzz(in, out)`` with a
 prologue that loads every register, the body, and an epilogue that stores every register.
 
 Invariant: the text is a pure function of the program; scratch registers (``%t``, ``%ta``,
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ptx2gcn.fuzz_program import (
+from ptx2gcn.fuzz.program import (
     BLOCK,
     CLASSES,
     FULL_MASK,

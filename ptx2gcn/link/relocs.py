@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ptx2gcn import elf
-from ptx2gcn.elf import Section
-from ptx2gcn.link_inputs import InputObject, InputSection, LinkError, LinkSymbol, reading
-from ptx2gcn.link_layout import OutputSection
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf import Section
+from ptx2gcn.link.inputs import InputObject, InputSection, LinkError, LinkSymbol, reading
+from ptx2gcn.link.layout import OutputSection
 
 _ABSOLUTE = {elf.R_AMDGPU_ABS32, elf.R_AMDGPU_ABS64}
 _PC_RELATIVE = {elf.R_AMDGPU_REL32, elf.R_AMDGPU_REL32_LO, elf.R_AMDGPU_REL32_HI, elf.R_AMDGPU_REL64,
@@ -38,7 +38,7 @@ def _reloc_name(kind: int) -> str:
     return _RELOC_NAMES.get(kind, f"type {kind}")
 
 
-# Immutable records are NamedTuples for the start-up cost, as in ``ptx2gcn.elf``.
+# Immutable records are NamedTuples for the start-up cost, as in ``ptx2gcn.link.elf``.
 class Fixup(NamedTuple):
     """A relocation resolved at link time, patched into its section once addresses are known."""
 

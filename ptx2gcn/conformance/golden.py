@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ptx2gcn.conformance_forms import Form
-from ptx2gcn.conformance_kernel import GroupKernel, Instance
-from ptx2gcn.conformance_run import columns_from_bytes, group_inputs, judge_group, output_size
-from ptx2gcn.conformance_table import FormTable
+from ptx2gcn.conformance.forms import Form
+from ptx2gcn.conformance.kernel import GroupKernel, Instance
+from ptx2gcn.conformance.run import columns_from_bytes, group_inputs, judge_group, output_size
+from ptx2gcn.conformance.table import FormTable
 from ptx2gcn.reference import signature
 
 Runner = Callable[[str, bytes, int, int], bytes]
@@ -36,7 +36,7 @@ GOLDEN_SEED = 4242
 BLOCK = 64
 
 CASE_TOML = """\
-# A conformance group kernel recorded as a CUDA golden (ptx2gcn.conformance_golden).
+# A conformance group kernel recorded as a CUDA golden (ptx2gcn.conformance.golden).
 ptx = "kernel.ptx"
 kernel = "k"
 grid = [{grid}]

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ptx2gcn import elf
-from ptx2gcn.elf_writer import (
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf_writer import (
     DT_GNU_HASH,
     DT_HASH,
     DT_NULL,
@@ -93,7 +93,7 @@ class OutputSection:
         return elf.PF_R | writable | (elf.PF_X if self.flags & elf.SHF_EXECINSTR else 0)
 
 
-# Immutable records are NamedTuples for the start-up cost, as in ``ptx2gcn.elf``.
+# Immutable records are NamedTuples for the start-up cost, as in ``ptx2gcn.link.elf``.
 class Piece(NamedTuple):
     """One string (with its terminator) or record of a mergeable input section."""
 
@@ -189,7 +189,7 @@ def rank(section: OutputSection) -> int:
 
 @dataclass(eq=False)
 class SyntheticSections:
-    """The linker-made sections (sizes fixed before layout; ``ptx2gcn.link`` fills most contents after)."""
+    """The linker-made sections (sizes fixed before layout; ``ptx2gcn.link.linker`` fills most contents after)."""
 
     dynsym: OutputSection
     gnu_hash: OutputSection

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.conformance_forms import Form
-from ptx2gcn.conformance_kernel import Instance, group_kernel, instances
-from ptx2gcn.conformance_run import instance_seed, operand_columns, run_group
-from ptx2gcn.conformance_table import FormTable, build_code
+from ptx2gcn.conformance.forms import Form
+from ptx2gcn.conformance.kernel import Instance, group_kernel, instances
+from ptx2gcn.conformance.run import instance_seed, operand_columns, run_group
+from ptx2gcn.conformance.table import FormTable, build_code
 
 SWEEP_BITS = 16
 """Source operands at most this wide are swept exhaustively (all 2^16 patterns of one operand)."""

@@ -6,7 +6,7 @@ section asks; non-empty SHF_MERGE sections with an entry size become ``MergedSec
 instead (one per output name, flags, entry size and, for strings, alignment). ``merge_metadata``
 leaves at most one ``NT_AMDGPU_METADATA`` note per note section, the ``amdhsa.kernels`` lists
 concatenated in input order and every other key required to agree. Offsets are relative to the
-output section; addresses come later (``ptx2gcn.link_layout.layout``).
+output section; addresses come later (``ptx2gcn.link.layout.layout``).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any, cast
 
 import msgpack  # pyright: ignore[reportMissingTypeStubs]
 
-from ptx2gcn import elf
-from ptx2gcn.elf import Note, Section, parse_notes
-from ptx2gcn.elf_writer import pack_note
-from ptx2gcn.link_inputs import InputObject, InputSection, LinkError, reading
-from ptx2gcn.link_layout import MergedSection, OutputSection, align_up, output_name, split_pieces
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf import Note, Section, parse_notes
+from ptx2gcn.link.elf_writer import pack_note
+from ptx2gcn.link.inputs import InputObject, InputSection, LinkError, reading
+from ptx2gcn.link.layout import MergedSection, OutputSection, align_up, output_name, split_pieces
 
 _MSGPACK: Any = msgpack  # msgpack ships no type information; results are checked where used
 _KEPT_FLAGS = ~(elf.SHF_GROUP | elf.SHF_EXCLUDE) & 0xFFFFFFFFFFFFFFFF

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ptx2gcn.conformance_forms import BAR_DESTINATIONS, Form
+from ptx2gcn.conformance.forms import BAR_DESTINATIONS, Form
 from ptx2gcn.reference.ptxtypes import PtxType
 from ptx2gcn.reference.video import operand_syntax
 

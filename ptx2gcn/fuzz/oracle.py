@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.fuzz_eval import expected_buffer
-from ptx2gcn.fuzz_program import BLOCK, GRID, THREADS, Program, all_registers, reg
-from ptx2gcn.fuzz_text import ptx_text
+from ptx2gcn.fuzz.eval import expected_buffer
+from ptx2gcn.fuzz.program import BLOCK, GRID, THREADS, Program, all_registers, reg
+from ptx2gcn.fuzz.text import ptx_text
 
 Device = Callable[[str, bytes, int], bytes]
 """(ptx, input buffer, output size) -> output buffer."""
@@ -44,7 +44,7 @@ class Verdict:
 
 def emulator_device(ptx: str, inputs: bytes, out_size: int) -> bytes:
     from ptx2gcn.compiler import compile as compile_ptx
-    from ptx2gcn.fuzz_device import launch_buffers
+    from ptx2gcn.fuzz.device import launch_buffers
 
     code = compile_ptx(ptx).data
     _, out = launch_buffers(code, "fuzz", [inputs, bytes(out_size)], [], GRID, BLOCK)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ptx2gcn.fuzz_program import CLASSES, register_class
+from ptx2gcn.fuzz.program import CLASSES, register_class
 from ptx2gcn.reference import ReferenceInputError, signature
 
 _INT32 = [

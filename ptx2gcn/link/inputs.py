@@ -7,7 +7,7 @@ string, relocation, group and address-significance tables, SHF_EXCLUDE sections 
 ``merged_flags`` accepts objects whose ``e_flags`` ld.lld would link together. Any other input is a
 ``LinkError`` naming the object (``reading`` turns the reader's ``ElfError`` into one). Nothing here
 assigns addresses: ``InputSection.address_of`` and ``LinkSymbol.address`` are valid only after
-``ptx2gcn.link_layout.layout``.
+``ptx2gcn.link.layout.layout``.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ptx2gcn import elf
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
-from ptx2gcn.elf import ElfError, ElfFile, Section
-from ptx2gcn.elf_writer import SHT_GNU_HASH
-from ptx2gcn.link_layout import MergedSection, OutputSection, Piece
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf import ElfError, ElfFile, Section
+from ptx2gcn.link.elf_writer import SHT_GNU_HASH
+from ptx2gcn.link.layout import MergedSection, OutputSection, Piece
 
 _DROPPED_TYPES = {elf.SHT_NULL, elf.SHT_SYMTAB, elf.SHT_STRTAB, elf.SHT_RELA, elf.SHT_REL, elf.SHT_GROUP,
                   elf.SHT_LLVM_ADDRSIG}
