@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ptx2gcn.runtime.driver_enums import CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE
+from ptx2gcn.runtime.driver.enums import CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE
 
 # PTX scalar type name → numpy dtype (little-endian); bit types are their unsigned integer.
 SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {

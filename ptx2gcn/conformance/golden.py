@@ -60,8 +60,8 @@ value = {lanes}
 
 def backend_runner(backend: str) -> Runner:
     """A runner that launches through ``ptx2gcn.runtime`` (the ``ptx2gcn run`` path) on ``backend``."""
-    from ptx2gcn.runtime.case import load_case
-    from ptx2gcn.runtime.run_case import run_case
+    from ptx2gcn.runtime.cases.case import load_case
+    from ptx2gcn.runtime.cases.run import run_case
 
     def run(ptx: str, data: bytes, out_size: int, lanes: int) -> bytes:
         with tempfile.TemporaryDirectory(prefix="ptx2gcn-golden-") as tmp:

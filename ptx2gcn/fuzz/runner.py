@@ -2,7 +2,7 @@
 
 Program ``i`` of a run with seed ``S`` is ``generate(program_seed(S, i))``, so any single program is
 reproducible alone (``--count 1 --first i``). Devices: the emulator directly, or any runtime backend
-(``hip``, ``cuda``) through ``ptx2gcn.runtime.run_case`` (the same path as ``ptx2gcn run``, with its
+(``hip``, ``cuda``) through ``ptx2gcn.runtime.cases.run`` (the same path as ``ptx2gcn run``, with its
 JIT cache). Oracles: the reference model, or CUDA's output for the same PTX (``--oracle cuda``);
 ``--record-golden DIR`` stores CUDA's outputs as cases that replay anywhere.
 
@@ -104,9 +104,9 @@ class Summary:
 
 
 def backend_device(name: str) -> Device:
-    """A device running the program through ``ptx2gcn.runtime.run_case`` on backend ``name``."""
-    from ptx2gcn.runtime.case import load_case
-    from ptx2gcn.runtime.run_case import run_case
+    """A device running the program through ``ptx2gcn.runtime.cases.run`` on backend ``name``."""
+    from ptx2gcn.runtime.cases.case import load_case
+    from ptx2gcn.runtime.cases.run import run_case
 
     def run(ptx: str, inputs: bytes, out_size: int) -> bytes:
         with tempfile.TemporaryDirectory(prefix="ptx2gcn-fuzz-") as tmp:
@@ -133,7 +133,7 @@ def check_backend(name: str) -> None:
     """Fail early, with one clear sentence, when backend ``name`` cannot run here."""
     if name == "emulator":
         return
-    from ptx2gcn.runtime.backend import select_backend
+    from ptx2gcn.runtime.backends.protocol import select_backend
 
     try:
         select_backend(name).device_count()

@@ -18,8 +18,8 @@ import pytest
 
 from ptx2gcn import cuda
 from ptx2gcn.compiler import compile
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 from ptx2gcn.runtime.printf import format_printf
 
 ROOT = Path(__file__).resolve().parents[2]

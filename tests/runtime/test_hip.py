@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.backend_hip import HipFactory
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.case import load_case
-from ptx2gcn.runtime.hip import HipDevice, HipError, library_candidates
-from ptx2gcn.runtime.run_case import run_case
+from ptx2gcn.runtime.backends.hip import HipFactory
+from ptx2gcn.runtime.backends.hip_ctypes import HipDevice, HipError, library_candidates
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.cases.case import load_case
+from ptx2gcn.runtime.cases.run import run_case
 from tests.runtime.toolchain import DATA
 
 FAKE_ELF = b"\x7fELF" + bytes(14) + (224).to_bytes(2, "little") + bytes(44)  # e_machine = EM_AMDGPU

@@ -31,9 +31,9 @@ from ptx2gcn.runtime.kernargs import ParamSlot, explicit_parameter_slots
 
 BackendName = Literal["emulator", "hip", "cuda"]
 BACKENDS: dict[str, str] = {
-    "emulator": "ptx2gcn.runtime.backend_emulator",
-    "hip": "ptx2gcn.runtime.backend_hip",
-    "cuda": "ptx2gcn.runtime.backend_cuda",
+    "emulator": "ptx2gcn.runtime.backends.emulator",
+    "hip": "ptx2gcn.runtime.backends.hip",
+    "cuda": "ptx2gcn.runtime.backends.cuda",
 }
 Dim3 = tuple[int, int, int]
 MI300X_MEMORY = 192 << 30

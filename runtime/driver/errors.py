@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.driver_enums import CUresult
+from ptx2gcn.runtime.driver.enums import CUresult
 
 _last = threading.local()
 
@@ -98,7 +98,7 @@ _BACKEND_RESULTS: dict[str, CUresult] = {
 
 
 def from_backend(kind: str, message: str) -> CudaError:
-    """The ``CudaError`` for a ``BackendError`` of ``kind`` (see ``ptx2gcn.runtime.backend``)."""
+    """The ``CudaError`` for a ``BackendError`` of ``kind`` (see ``ptx2gcn.runtime.backends.protocol``)."""
     return CudaError(_BACKEND_RESULTS.get(kind, CUresult.CUDA_ERROR_UNKNOWN), message)
 
 

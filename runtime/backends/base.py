@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from ptx2gcn.runtime.backend import BackendError, Dim3, KernelInfo, LaunchResult
+from ptx2gcn.runtime.backends.protocol import BackendError, Dim3, KernelInfo, LaunchResult
 
 HandleT = TypeVar("HandleT")
 FunctionT = TypeVar("FunctionT")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import time
 
-from ptx2gcn.runtime.driver_args import handle, integer, invalid
-from ptx2gcn.runtime.driver_enums import CUevent_flags, CUresult, CUstream_flags
-from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_memory import backend_call
-from ptx2gcn.runtime.driver_state import EventRecord, StreamRecord, driver
-from ptx2gcn.runtime.driver_types import CUevent, CUstream
+from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.enums import CUevent_flags, CUresult, CUstream_flags
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver
+from ptx2gcn.runtime.driver.types import CUevent, CUstream
 
 _STREAM_FLAGS = CUstream_flags.CU_STREAM_NON_BLOCKING
 _EVENT_FLAGS = (

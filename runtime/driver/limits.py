@@ -11,10 +11,10 @@ Invariant: a successful ``cuCtxSetLimit`` is exactly what the next ``cuCtxGetLim
 
 from __future__ import annotations
 
-from ptx2gcn.runtime.driver_args import enum_member, integer
-from ptx2gcn.runtime.driver_enums import CUlimit, CUresult
-from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_state import driver
+from ptx2gcn.runtime.driver.args import enum_member, integer
+from ptx2gcn.runtime.driver.enums import CUlimit, CUresult
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.state import driver
 
 _MAX_FIFO = 1 << 32
 

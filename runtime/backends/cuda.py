@@ -18,7 +18,8 @@ import importlib
 import re
 from typing import Any, Literal, cast
 
-from ptx2gcn.runtime.backend import (
+from ptx2gcn.runtime.backends.base import BackendBase, BackendModule
+from ptx2gcn.runtime.backends.protocol import (
     BackendError,
     BackendUnavailable,
     DeviceProperties,
@@ -27,8 +28,7 @@ from ptx2gcn.runtime.backend import (
     LaunchResult,
     ModuleCode,
 )
-from ptx2gcn.runtime.backend_base import BackendBase, BackendModule
-from ptx2gcn.runtime.driver_enums import CU_LAUNCH_PARAM_END
+from ptx2gcn.runtime.driver.enums import CU_LAUNCH_PARAM_END
 from ptx2gcn.runtime.kernargs import ParameterBuffer, ParamSlot
 
 _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)\s*\(")

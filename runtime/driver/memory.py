@@ -16,13 +16,13 @@ import ctypes
 from collections.abc import Callable
 from typing import TypeVar
 
-from ptx2gcn.runtime.backend import BackendError
-from ptx2gcn.runtime.driver_args import handle, integer, invalid
-from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError, from_backend, plain
-from ptx2gcn.runtime.driver_host import readable, writable
-from ptx2gcn.runtime.driver_state import Context, driver
-from ptx2gcn.runtime.driver_types import CUdeviceptr, CUstream
+from ptx2gcn.runtime.backends.protocol import BackendError
+from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.enums import CUresult
+from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
+from ptx2gcn.runtime.driver.host import readable, writable
+from ptx2gcn.runtime.driver.state import Context, driver
+from ptx2gcn.runtime.driver.types import CUdeviceptr, CUstream
 
 T = TypeVar("T")
 

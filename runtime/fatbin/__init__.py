@@ -12,7 +12,7 @@ Each ``FatbinEntry`` has its kind (PTX, ELF/SASS, LTO-IR), arch, PTX version, fl
 string, identifier and payload (``payload()`` decompresses zstd and raw-LZ4-block entries).
 
 Choosing: ``module_containers`` (the containers a program registers), ``select_ptx`` (the PTX entry to
-recompile, by the policy documented in ``ptx2gcn.runtime.fatbin_select``: generic targets first, then
+recompile, by the policy documented in ``ptx2gcn.runtime.fatbin.select``: generic targets first, then
 the newest supported PTX ISA, then the highest ``sm``), ``ptx_modules`` (both, plus the parsed
 ``PtxasOptions``; ``--compile-only`` marks relocatable ``-rdc`` code).
 
@@ -23,7 +23,7 @@ module only re-exports; the parts live in ``fatbin_container`` (layout and decom
 
 from __future__ import annotations
 
-from ptx2gcn.runtime.fatbin_container import (
+from ptx2gcn.runtime.fatbin.container import (
     CONTAINER_MAGIC,
     Container,
     EntryFlags,
@@ -33,7 +33,7 @@ from ptx2gcn.runtime.fatbin_container import (
     parse_container,
     parse_containers,
 )
-from ptx2gcn.runtime.fatbin_image import (
+from ptx2gcn.runtime.fatbin.image import (
     WRAPPER_MAGIC,
     Fatbin,
     Wrapper,
@@ -41,7 +41,8 @@ from ptx2gcn.runtime.fatbin_image import (
     read_fatbin,
     read_fatbin_file,
 )
-from ptx2gcn.runtime.fatbin_select import (
+from ptx2gcn.runtime.fatbin.image_kind import ImageKind, sniff_image
+from ptx2gcn.runtime.fatbin.select import (
     NEWEST_SUPPORTED_PTX_ISA,
     PtxasOptions,
     PtxModule,
@@ -52,7 +53,6 @@ from ptx2gcn.runtime.fatbin_select import (
     ptx_modules,
     select_ptx,
 )
-from ptx2gcn.runtime.image_kind import ImageKind, sniff_image
 
 __all__ = [
     "CONTAINER_MAGIC",

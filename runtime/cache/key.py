@@ -14,7 +14,7 @@ process runs take effect in the next process (as the imported modules do).
 
 The entry's *address* (``CacheKey.digest``) is SHA-256 over those fields with the PTX represented by
 its length and CRC-32; the entry stores the full PTX and a hit requires the stored PTX to equal the
-key's byte for byte (``ptx2gcn.runtime.cache_store``). Identity is therefore exact, not probabilistic,
+key's byte for byte (``ptx2gcn.runtime.cache.store``). Identity is therefore exact, not probabilistic,
 while a lookup costs one CRC-32 pass (~0.15 ms/MB, hardware-assisted in zlib) plus one compare
 instead of a cryptographic hash of the whole PTX (SHA-256 ~0.5 ms/MB, blake2b ~0.7 ms/MB here):
 that is what keeps a 5 MB module's hit within 2 ms (``benchmarks/cache.py``). Two different PTX

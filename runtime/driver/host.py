@@ -16,7 +16,7 @@ import ctypes
 
 import numpy as np
 
-from ptx2gcn.runtime.driver_args import buffer_of, integer, invalid
+from ptx2gcn.runtime.driver.args import buffer_of, integer, invalid
 
 
 def _view(value: object, size: int, what: str) -> memoryview:

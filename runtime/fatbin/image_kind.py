@@ -15,8 +15,8 @@ import struct
 from enum import Enum
 
 from ptx2gcn.link.elf import ELF_MAGIC, EM_AMDGPU
-from ptx2gcn.runtime.fatbin_container import CONTAINER_MAGIC
-from ptx2gcn.runtime.fatbin_image import EM_CUDA, WRAPPER_MAGIC
+from ptx2gcn.runtime.fatbin.container import CONTAINER_MAGIC
+from ptx2gcn.runtime.fatbin.image import EM_CUDA, WRAPPER_MAGIC
 
 _PTX_START = re.compile(rb"^\s*(?://[^\n]*\n\s*|/\*.*?\*/\s*)*\.version\s+\d+\.\d+", re.DOTALL)
 _SNIFF_BYTES = 4096

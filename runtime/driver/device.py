@@ -11,12 +11,12 @@ right after ``cuCtxCreate`` and on no thread after ``cuCtxDestroy``.
 
 from __future__ import annotations
 
-from ptx2gcn.runtime.backend import Backend, BackendError, BackendUnavailable, DeviceProperties
-from ptx2gcn.runtime.driver_args import enum_member, handle, integer, invalid
-from ptx2gcn.runtime.driver_enums import CUctx_flags, CUdevice_attribute, CUresult
-from ptx2gcn.runtime.driver_errors import CudaError, from_backend, plain
-from ptx2gcn.runtime.driver_state import Context, driver
-from ptx2gcn.runtime.driver_types import CUcontext, CUdevice
+from ptx2gcn.runtime.backends.protocol import Backend, BackendError, BackendUnavailable, DeviceProperties
+from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid
+from ptx2gcn.runtime.driver.enums import CUctx_flags, CUdevice_attribute, CUresult
+from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
+from ptx2gcn.runtime.driver.state import Context, driver
+from ptx2gcn.runtime.driver.types import CUcontext, CUdevice
 
 DRIVER_VERSION = 13000
 """The CUDA driver API level implemented (13.0), as ``cuDriverGetVersion`` encodes it."""

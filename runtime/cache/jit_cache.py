@@ -1,7 +1,7 @@
 """The JIT cache: compiled code objects by content-addressed key, in memory and on disk.
 
 ``JitCache.get_or_build(key, build)`` returns the code object for ``key`` from the in-memory layer,
-else from the persistent store (``ptx2gcn.runtime.cache_store``), else calls ``build()`` and stores
+else from the persistent store (``ptx2gcn.runtime.cache.store``), else calls ``build()`` and stores
 the result in both. Configuration comes from the environment once, at the edge
 (``CacheConfig.from_environment``):
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.cache_key import CacheKey
-from ptx2gcn.runtime.cache_store import DiskStore
+from ptx2gcn.runtime.cache.key import CacheKey
+from ptx2gcn.runtime.cache.store import DiskStore
 
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_MEMORY_BYTES = 256 << 20

@@ -37,7 +37,7 @@ from ptx2gcn.link.codeobject import (
     AssertionFailure,
     read_assertion,
 )
-from ptx2gcn.runtime.backend import Backend, BackendError, Dim3, LaunchResult, LoadedModule
+from ptx2gcn.runtime.backends.protocol import Backend, BackendError, Dim3, LaunchResult, LoadedModule
 from ptx2gcn.runtime.printf import format_records
 
 DEFAULT_PRINTF_FIFO_SIZE = 1 << 20

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, cast
 
-from ptx2gcn.runtime.cache_key import CacheKey
+from ptx2gcn.runtime.cache.key import CacheKey
 
 MAGIC = b"P2GJIT\0\2"
 FORMAT_VERSION = 2

@@ -19,7 +19,8 @@ from typing import Literal, TypeVar
 
 from ptx2gcn.link.codeobject import CodeObjectError
 from ptx2gcn.link.elf import STT_OBJECT
-from ptx2gcn.runtime.backend import (
+from ptx2gcn.runtime.backends.base import BackendBase, BackendModule
+from ptx2gcn.runtime.backends.protocol import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
     MI300X_MEMORY,
@@ -30,8 +31,7 @@ from ptx2gcn.runtime.backend import (
     ModuleCode,
     kernel_info,
 )
-from ptx2gcn.runtime.backend_base import BackendBase, BackendModule
-from ptx2gcn.runtime.driver_errors import plain
+from ptx2gcn.runtime.driver.errors import plain
 from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
     EmulatorError,

@@ -25,7 +25,7 @@ synchronisation point; here every launch is one), and a failed device-side ``ass
 message to stderr and returns ``CUDA_ERROR_ASSERT`` (710), which is sticky like the other kernel
 faults: as with cuda-python on an NVIDIA GPU, the context is unusable afterwards (every call that
 needs it, ``cuCtxSynchronize`` included, returns 710) until it is destroyed or, for a primary
-context, released (``ptx2gcn.runtime.backend_messages``).
+context, released (``ptx2gcn.runtime.backends.messages``).
 """
 
 from __future__ import annotations
@@ -36,19 +36,19 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import SupportsInt, cast
 
-from ptx2gcn.runtime.backend import DeviceProperties, Dim3, KernelInfo
-from ptx2gcn.runtime.backend_messages import launch_with_messages
-from ptx2gcn.runtime.driver_args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
-from ptx2gcn.runtime.driver_enums import (
+from ptx2gcn.runtime.backends.messages import launch_with_messages
+from ptx2gcn.runtime.backends.protocol import DeviceProperties, Dim3, KernelInfo
+from ptx2gcn.runtime.driver.args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
+from ptx2gcn.runtime.driver.enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
     CU_LAUNCH_PARAM_BUFFER_SIZE,
     CU_LAUNCH_PARAM_END,
     CUresult,
 )
-from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_memory import backend_call
-from ptx2gcn.runtime.driver_state import driver
-from ptx2gcn.runtime.driver_types import CUfunction, CUstream, HandleBase
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.state import driver
+from ptx2gcn.runtime.driver.types import CUfunction, CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ptx2gcn.link.elf import ELF_MAGIC, EM_AARCH64, EM_X86_64, ET_REL, SHT_NOBITS, ElfError, ElfFile, Section
-from ptx2gcn.runtime.fatbin_container import (
+from ptx2gcn.runtime.fatbin.container import (
     CONTAINER_HEADER_SIZE,
     CONTAINER_MAGIC,
     Container,

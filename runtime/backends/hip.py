@@ -1,4 +1,4 @@
-"""The ``hip`` backend: an AMD GPU through ``ptx2gcn.runtime.hip`` (ctypes over libamdhip64).
+"""The ``hip`` backend: an AMD GPU through ``ptx2gcn.runtime.backends.hip_ctypes`` (ctypes over libamdhip64).
 
 Code objects are loaded with ``hipModuleLoadData``; kernels' parameter layouts come from the code
 object's own metadata (``ptx2gcn.link.codeobject``), launches go through ``hipModuleLaunchKernel`` with
@@ -7,7 +7,7 @@ finished work as with the emulator. Device-to-device copies and fills go through
 (correct, not fast). A kernel that traps (``s_trap 2``: PTX ``trap``, a failed ``assert``) is reported
 as a failed launch where the HIP runtime returns an error for it (ROCr's default queue-error handler
 may end the process instead); the driver layer then reads the assertion record through
-``hipModuleGetGlobal`` and reports CUDA_ERROR_ASSERT (``ptx2gcn.runtime.backend_messages``).
+``hipModuleGetGlobal`` and reports CUDA_ERROR_ASSERT (``ptx2gcn.runtime.backends.messages``).
 
 Invariant: without libamdhip64 or without a GPU, ``device_count``/``open`` raise
 ``BackendUnavailable`` carrying HipError's explanation (what was tried); HIP call failures later are
@@ -21,7 +21,9 @@ from collections.abc import Callable
 from typing import Literal, TypeVar
 
 from ptx2gcn.link.codeobject import CodeObjectError, read_code_object
-from ptx2gcn.runtime.backend import (
+from ptx2gcn.runtime.backends.base import BackendBase, BackendModule
+from ptx2gcn.runtime.backends.hip_ctypes import Function, HipDevice, HipError, HipLibrary, Module
+from ptx2gcn.runtime.backends.protocol import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
     MI300X_MEMORY,
@@ -33,10 +35,8 @@ from ptx2gcn.runtime.backend import (
     ModuleCode,
     kernel_info,
 )
-from ptx2gcn.runtime.backend_base import BackendBase, BackendModule
-from ptx2gcn.runtime.driver_enums import CUdevice_attribute
-from ptx2gcn.runtime.driver_errors import plain
-from ptx2gcn.runtime.hip import Function, HipDevice, HipError, HipLibrary, Module
+from ptx2gcn.runtime.driver.enums import CUdevice_attribute
+from ptx2gcn.runtime.driver.errors import plain
 
 T = TypeVar("T")
 HIP_SUCCESS = 0
@@ -68,7 +68,7 @@ class HipBackend(BackendBase[HipModule]):
         )
 
     def _optional(self, name: str, *args: object) -> int | None:
-        """Status of a HIP call that ``ptx2gcn.runtime.hip`` does not declare (None if the library
+        """Status of a HIP call that ``ptx2gcn.runtime.backends.hip_ctypes`` does not declare (None if the library
         lacks it: a test double, an old ROCm)."""
         try:
             return self.device.hip.raw(name, *args)

@@ -4,7 +4,7 @@ A case names the code (``ptx``, ``fatbin`` or ``hsaco``, relative to the case fi
 launch shape, one ``[[args]]`` table per kernel parameter (``scalar`` + ``value``, ``buffer`` +
 ``data``/``count``, or ``bytes``), the expected outputs (``[expect]``, ``.npy`` files) and optional
 tolerances (``[tolerance]``, ``{rtol, atol}``; exact by default). Field errors are located in the
-case file (``ptx2gcn.runtime.case_locate``).
+case file (``ptx2gcn.runtime.cases.locate``).
 
 Invariant: ``load_case`` returns a ``Case`` only when every field is valid and every referenced file
 was read (arrays with ``allow_pickle=False``); otherwise it raises ``CaseError`` whose message starts
@@ -25,8 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
-from ptx2gcn.runtime.case_locate import decode_error_span, field_span
-from ptx2gcn.runtime.check import CheckReport, Tolerance, compare_outputs
+from ptx2gcn.runtime.cases.check import CheckReport, Tolerance, compare_outputs
+from ptx2gcn.runtime.cases.locate import decode_error_span, field_span
 from ptx2gcn.runtime.kernargs import SCALAR_TYPES, ArgumentError, ParamSlot, encode_scalar, pack_parameters
 
 SourceKind = Literal["ptx", "fatbin", "hsaco"]

@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ptx2gcn.runtime.fatbin_container import Container, EntryFlags, EntryKind, FatbinEntry, FatbinError
-from ptx2gcn.runtime.fatbin_image import Fatbin
+from ptx2gcn.runtime.fatbin.container import Container, EntryFlags, EntryKind, FatbinEntry, FatbinError
+from ptx2gcn.runtime.fatbin.image import Fatbin
 
 # The newest PTX ISA the front end is written against (nvcc 13.0 writes `.version 9.0`).
 NEWEST_SUPPORTED_PTX_ISA: tuple[int, int] = (9, 0)

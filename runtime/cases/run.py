@@ -1,9 +1,9 @@
 """Run one launch case (``runtime/case.py`` format) on a backend: ``ptx2gcn run CASE.toml``.
 
 The case's code (PTX, fatbin or code object) goes through the same path as ``cuModuleLoadData``
-(``ptx2gcn.runtime.driver_jit``: PTX selection, JIT cache), the buffers are allocated and filled,
+(``ptx2gcn.runtime.driver.jit``: PTX selection, JIT cache), the buffers are allocated and filled,
 the parameter buffer is packed from the kernel's own metadata, the kernel runs (its device ``printf``
-output goes to stdout, a failed ``assert`` to stderr: ``ptx2gcn.runtime.backend_messages``), and
+output goes to stdout, a failed ``assert`` to stderr: ``ptx2gcn.runtime.backends.messages``), and
 every buffer's final contents come back as arrays of its element type.
 
 Invariant: ``run_case`` returns a ``CaseRun`` or raises ``Ptx2GcnError`` (located compile
@@ -20,7 +20,9 @@ from typing import Any
 import numpy.typing as npt
 
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
-from ptx2gcn.runtime.backend import (
+from ptx2gcn.runtime.backends.emulator import EmulatorFactory
+from ptx2gcn.runtime.backends.messages import DeviceMessages, launch_with_messages
+from ptx2gcn.runtime.backends.protocol import (
     Backend,
     BackendFactory,
     KernelInfo,
@@ -28,14 +30,12 @@ from ptx2gcn.runtime.backend import (
     ModuleCode,
     select_backend,
 )
-from ptx2gcn.runtime.backend_emulator import EmulatorFactory
-from ptx2gcn.runtime.backend_messages import DeviceMessages, launch_with_messages
-from ptx2gcn.runtime.cache import JitCache
-from ptx2gcn.runtime.case import Case, CaseError, CheckReport
-from ptx2gcn.runtime.case_locate import field_span
-from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_jit import JitOptions, module_code
-from ptx2gcn.runtime.driver_state import Compiler
+from ptx2gcn.runtime.cache.jit_cache import JitCache
+from ptx2gcn.runtime.cases.case import Case, CaseError, CheckReport
+from ptx2gcn.runtime.cases.locate import field_span
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.jit import JitOptions, module_code
+from ptx2gcn.runtime.driver.state import Compiler
 
 
 @dataclass(frozen=True, slots=True)

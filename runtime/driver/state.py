@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ptx2gcn.runtime.backend import (
+from ptx2gcn.runtime.backends.messages import DeviceMessages
+from ptx2gcn.runtime.backends.protocol import (
     Backend,
     BackendError,
     BackendFactory,
@@ -29,10 +30,9 @@ from ptx2gcn.runtime.backend import (
     LoadedModule,
     select_backend,
 )
-from ptx2gcn.runtime.backend_messages import DeviceMessages
-from ptx2gcn.runtime.cache import JitCache
-from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError, plain
+from ptx2gcn.runtime.cache.jit_cache import JitCache
+from ptx2gcn.runtime.driver.enums import CUresult
+from ptx2gcn.runtime.driver.errors import CudaError, plain
 
 Compiler = Callable[[str, str, int], bytes]
 """(PTX text, source name, optimisation level) -> code object bytes."""

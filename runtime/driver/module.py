@@ -19,14 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
-from ptx2gcn.runtime.driver_args import buffer_of, enum_member, handle, integer, invalid, name
-from ptx2gcn.runtime.driver_enums import CUfunction_attribute, CUjit_option, CUresult
-from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_host import writable
-from ptx2gcn.runtime.driver_jit import JitOptions, module_code
-from ptx2gcn.runtime.driver_memory import backend_call
-from ptx2gcn.runtime.driver_state import FunctionRecord, ModuleRecord, driver
-from ptx2gcn.runtime.driver_types import CUdeviceptr, CUfunction, CUmodule
+from ptx2gcn.runtime.driver.args import buffer_of, enum_member, handle, integer, invalid, name
+from ptx2gcn.runtime.driver.enums import CUfunction_attribute, CUjit_option, CUresult
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.host import writable
+from ptx2gcn.runtime.driver.jit import JitOptions, module_code
+from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.state import FunctionRecord, ModuleRecord, driver
+from ptx2gcn.runtime.driver.types import CUdeviceptr, CUfunction, CUmodule
 from ptx2gcn.runtime.fatbin import CONTAINER_MAGIC, WRAPPER_MAGIC
 
 _ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")

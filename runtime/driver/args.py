@@ -15,9 +15,9 @@ import operator
 from enum import IntEnum
 from typing import Any, TypeVar, cast
 
-from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError
-from ptx2gcn.runtime.driver_types import HandleBase
+from ptx2gcn.runtime.driver.enums import CUresult
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.types import HandleBase
 
 E = TypeVar("E", bound=IntEnum)
 

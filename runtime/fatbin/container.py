@@ -15,8 +15,8 @@ than the payload can legitimately expand to. Entries are advanced by ``header_si
 never by an assumed fixed header size. Payloads are decompressed lazily (``FatbinEntry.payload()``)
 but every header is validated eagerly.
 
-Where containers come from (ELF sections, wrappers, process memory) is ``ptx2gcn.runtime.fatbin_image``;
-which PTX entry to recompile is ``ptx2gcn.runtime.fatbin_select``.
+Where containers come from (ELF sections, wrappers, process memory) is ``ptx2gcn.runtime.fatbin.image``;
+which PTX entry to recompile is ``ptx2gcn.runtime.fatbin.select``.
 """
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.backend import ModuleCode
-from ptx2gcn.runtime.cache import CacheKey, JitCache
-from ptx2gcn.runtime.driver_enums import CUresult
-from ptx2gcn.runtime.driver_errors import CudaError, plain
-from ptx2gcn.runtime.driver_state import Compiler
+from ptx2gcn.runtime.backends.protocol import ModuleCode
+from ptx2gcn.runtime.cache.jit_cache import CacheKey, JitCache
+from ptx2gcn.runtime.driver.enums import CUresult
+from ptx2gcn.runtime.driver.errors import CudaError, plain
+from ptx2gcn.runtime.driver.state import Compiler
 from ptx2gcn.runtime.fatbin import FatbinError, ImageKind, ptx_modules, read_fatbin, sniff_image
 
 
