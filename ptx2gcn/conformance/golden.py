@@ -6,7 +6,7 @@ or any stand-in ``Runner``) with edge-biased operands and stores, per group, a d
 ``<root>/<opcode>-<chunk>/`` with ``kernel.ptx``, ``in.npy`` and ``out.npy`` (the raw input and
 output buffers, bytes) and ``golden.json`` (lanes, seed, the instances with their immediates,
 origin). ``replay`` reads one back and judges the *device's* output with the reference model
-(``conformance_run.judge_group``): a failure there is a disagreement between CUDA and the model, so
+(``conformance.run.judge_group``): a failure there is a disagreement between CUDA and the model, so
 the goldens check the model itself, lane by lane, wherever PTX fixes the result.
 
 Invariant: a golden directory is self-contained (its instances are rebuilt from the stored

@@ -97,7 +97,7 @@ def _instruction_text(inst: Instance, j: int) -> list[str]:
         dest = "|".join(dests) if form.opcode in BAR_DESTINATIONS else ", ".join(dests)
     out.append(f"{form.spelling} {', '.join([dest, *sources])};")
     if carry_out is not None:
-        # CC.CF after a subtraction is NOT the borrow (ptx2gcn/ir/lower_alu.py _carry_flag): a
+        # CC.CF after a subtraction is NOT the borrow (ptx2gcn/translate/alu.py _carry_flag): a
         # subc reads it back as the borrow the model reports
         reader = "subc.u32 %r6, 0, 0;" if form.opcode in ("sub", "subc") else "addc.u32 %r6, 0, 0;"
         out += [reader, f"setp.ne.u32 {carry_out}, %r6, 0;"]

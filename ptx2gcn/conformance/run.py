@@ -43,7 +43,7 @@ def instance_seed(inst: Instance, seed: int) -> int:
 
 def operand_columns(inst: Instance, lanes: int, seed: int) -> list[npt.NDArray[np.generic]]:
     """Edge-biased operands for ``inst`` (immediates broadcast), from ``reference.sampling``; the
-    first lanes hold the form's ``fuzz_known.FAILING_INPUTS`` (inputs that once exposed a bug)."""
+    first lanes hold the form's ``fuzz.known.FAILING_INPUTS`` (inputs that once exposed a bug)."""
     if inst.form.is_warp:  # the sampler gives one 32-lane warp per call
         warps = [operands_for(inst.form.spelling, WARP, seed + 104729 * w) for w in range(-(-lanes // WARP))]
         columns = [np.concatenate(parts)[:lanes] for parts in zip(*warps)] if warps and warps[0] else []
@@ -191,7 +191,7 @@ UNCOVERED_SHOWN = 20
 """At most this many uncovered forms are named in the summary (a ``-k`` run leaves out most)."""
 MATCH, KNOWN, MISMATCH = "match", "known mismatch", "new mismatch"
 """Verdicts of a covered form: every lane within the model; a mismatch already in
-``fuzz_known.KNOWN_FAILURES`` (a strict xfail); a mismatch nobody has recorded yet."""
+``fuzz.known.KNOWN_FAILURES`` (a strict xfail); a mismatch nobody has recorded yet."""
 
 
 def verdict(spelling: str, failures: Sequence[str], known: Mapping[str, str]) -> str:

@@ -1,4 +1,4 @@
-"""Fuzz programs as self-contained launch cases (``runtime/case.py`` format) on disk.
+"""Fuzz programs as self-contained launch cases (``runtime/cases/case.py`` format) on disk.
 
 A case directory holds ``case.toml`` (kernel ``fuzz``, grid/block, ``in``/``out`` buffers of
 ``u64`` slots, ``[expect] out``), ``kernel.ptx``, ``in.npy``, ``expected.npy``, ``mask.npy`` (True:

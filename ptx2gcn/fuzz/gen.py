@@ -1,6 +1,6 @@
 """Random well-defined fuzz programs (``ptx2gcn.fuzz.program``) from a seed.
 
-Instructions come from the tables of ``fuzz_pool``, minus the caller's forms to avoid (those with
+Instructions come from the tables of ``fuzz.pool``, minus the caller's forms to avoid (those with
 known bugs or that the compiler rejects). Structure: straight-line code mixed with guarded
 instructions, divergent ``If``s (nesting depth 3), bounded ``Loop``s nested up to two deep,
 local-array traffic, per-thread atomics anywhere (global or shared, every operation kind), and at

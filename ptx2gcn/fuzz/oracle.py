@@ -1,6 +1,6 @@
 """Judging one fuzz program: compile it, run it on a device, compare with the oracle.
 
-The oracle is the reference model (``fuzz_eval.expected_buffer``: bits plus a compare mask) or,
+The oracle is the reference model (``fuzz.eval.expected_buffer``: bits plus a compare mask) or,
 with ``--oracle cuda``, another device's output buffer (every slot compared). A ``Verdict`` is
 ``ok``, ``mismatch`` (with readable slot reports) or ``error`` (compile diagnostics, emulator faults,
 internal errors: the first line names the kind, so the shrinker can keep "the same" error).

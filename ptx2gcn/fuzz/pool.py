@@ -2,8 +2,8 @@
 classes), the warp collectives and the atomic operations, each filtered by the reference model's
 ``signature`` (so every entry is an instruction the model can judge).
 
-Invariant: every spelling here is a conformance form (``conformance_forms`` spelling); the fuzzer
-leaves out those the compiler rejects at run time (``fuzz_runner.unsupported_spellings``), so a form
+Invariant: every spelling here is a conformance form (``conformance.forms`` spelling); the fuzzer
+leaves out those the compiler rejects at run time (``fuzz.runner.unsupported_spellings``), so a form
 joins the fuzzer the moment the compiler supports it; the shared-word atomics are exactly the
 order-independent ones (``Atomic``'s docstring).
 """

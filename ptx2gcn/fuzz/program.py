@@ -1,5 +1,5 @@
-"""Fuzz programs: a small structured form of a PTX kernel (its text: ``fuzz_text``; its expected
-outputs: ``fuzz_eval``).
+"""Fuzz programs: a small structured form of a PTX kernel (its text: ``fuzz.text``; its expected
+outputs: ``fuzz.eval``).
 
 A program has a fixed register file (``REGS`` registers per class), every register loaded from the
 input buffer in the prologue and stored to the output buffer in the epilogue, and a body of
@@ -22,7 +22,7 @@ with barriers or warp collectives stay at the top level, where every thread is c
 
 Invariant: every statement only writes registers of the program's register file (scratch
 registers of the text are dead between statements), and a statement's effect is defined for every
-initial register value (PTX leaves some results open; ``fuzz_eval`` poisons those lanes).
+initial register value (PTX leaves some results open; ``fuzz.eval`` poisons those lanes).
 """
 
 from __future__ import annotations

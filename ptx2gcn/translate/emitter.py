@@ -129,7 +129,7 @@ class FnCtx:
         """Whether the instruction being lowered needs registers of exactly its operand sizes (every
         instruction but ld/st/cvt: PTX ISA "Operand Size Exceeding Instruction-Type Size")."""
         self.forms: dict[tuple[str, tuple[str, ...]], object] = {}
-        """What a lowering decoded from an instruction's opcode and modifiers (``lower_alu.BinaryForm``),
+        """What a lowering decoded from an instruction's opcode and modifiers (``alu.BinaryForm``),
         by both: the decoding depends on nothing else, and kernels repeat a few forms thousands of
         times. Only successful decodings are kept, so every erroneous instruction reports its error."""
         self.cc = Var("%cc", PRED)

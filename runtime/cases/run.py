@@ -1,4 +1,4 @@
-"""Run one launch case (``runtime/case.py`` format) on a backend: ``ptx2gcn run CASE.toml``.
+"""Run one launch case (``runtime/cases/case.py`` format) on a backend: ``ptx2gcn run CASE.toml``.
 
 The case's code (PTX, fatbin or code object) goes through the same path as ``cuModuleLoadData``
 (``ptx2gcn.runtime.driver.jit``: PTX selection, JIT cache), the buffers are allocated and filled,

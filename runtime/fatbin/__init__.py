@@ -17,8 +17,8 @@ the newest supported PTX ISA, then the highest ``sm``), ``ptx_modules`` (both, p
 ``PtxasOptions``; ``--compile-only`` marks relocatable ``-rdc`` code).
 
 Invariant: every failure on bad input is a ``FatbinError`` naming the source and byte offset. This
-module only re-exports; the parts live in ``fatbin_container`` (layout and decompression),
-``fatbin_image`` (where containers are found), ``fatbin_select`` (policy) and ``image_kind``.
+module only re-exports; the parts live in ``container`` (layout and decompression),
+``image`` (where containers are found), ``select`` (policy) and ``image_kind``.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def default_results(form_table: FormTable) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="session")
 def covered() -> Iterator[dict[str, str]]:
-    """spelling -> verdict (``conformance_run.MATCH``/``KNOWN``/``MISMATCH``) of every form run."""
+    """spelling -> verdict (``conformance.run.MATCH``/``KNOWN``/``MISMATCH``) of every form run."""
     verdicts: dict[str, str] = {}
     _state["covered"] = verdicts
     yield verdicts
