@@ -18,13 +18,14 @@ from collections.abc import Iterator
 from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import Ptx2GcnError, Span, UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, Param, SymbolRef
+from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, SymbolRef
 from ptx2gcn.ir.opcodes import UNSUPPORTED
 from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, PTX_TYPES, AddrSpace
 from ptx2gcn.translate.control import emit_return, lower_bra
 from ptx2gcn.translate.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits, type_kind
 from ptx2gcn.translate.lowering import LOWERINGS, PURE
 from ptx2gcn.translate.modifiers import Mods
+from ptx2gcn.translate.params import param_of
 
 # PTX ISA 5.4.? "Operand Size Exceeding Instruction-Type Size": only these take wider registers.
 _WIDER_REGISTERS = frozenset({"ld", "ldu", "st", "cvt"})
@@ -172,31 +173,6 @@ def _symbol_ref(item: ast.Initializer) -> SymbolRef | None:
     if isinstance(item, (ast.Symbol, ast.Register)):
         return SymbolRef(item.name, False, offset)
     return None
-
-
-def param_of(p: ast.Param, space: str) -> Param:
-    """The IR view of a PTX parameter declaration (``space``: kparam or param; ``.reg`` wins)."""
-    ptx_type = p.type.lstrip(".")
-    if ptx_type not in PTX_TYPES:
-        raise UnsupportedError.feature(p.span, f"parameter of type {p.type}",
-                                       "only scalar data types are supported as parameters")
-    lanes = int(p.vector[2:]) if p.vector else 1
-    count = lanes
-    kind = "reg" if p.state_space == ".reg" else space
-    for dim in p.dims:
-        if dim is None:
-            if kind != "param" or len(p.dims) != 1:
-                raise Ptx2GcnError.at(p.span, "only a device function's .param parameter can be an "
-                                              "array of unknown size")
-            # ``.param .b8 x[]``: an unsized parameter array (its size is the caller's argument's).
-            count = -1
-            break
-        count *= dim
-    elem = max(PTX_TYPES[ptx_type].bits // 8, 1)
-    if count < 0:
-        return Param(p.name, kind, PTX_TYPES[ptx_type], ptx_type, 0, p.align or elem, -1)
-    return Param(p.name, kind, PTX_TYPES[ptx_type], ptx_type, elem * count, p.align or elem * lanes,
-                 count if (p.dims or p.vector) else 0, (p.ptr_space or "").lstrip("."), p.ptr_align or 0)
 
 
 def _declare_function(symbols: Symbols, item: ast.Function) -> None:

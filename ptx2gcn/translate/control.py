@@ -20,6 +20,7 @@ from ptx2gcn.translate.alu import Lowering, operands
 from ptx2gcn.translate.cluster import lower_barrier_cluster
 from ptx2gcn.translate.emitter import FnCtx
 from ptx2gcn.translate.modifiers import Mods
+from ptx2gcn.translate.params import param_of
 from ptx2gcn.translate.target_gates import require_sync
 
 
@@ -183,8 +184,6 @@ def lower_call(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
 def _call_indirect(ctx: FnCtx, ins: ast.Instruction, uni: bool, rets: tuple[ast.Operand, ...],
                    target: ast.Operand, args: tuple[ast.Operand, ...], rest: list[ast.Operand]) -> None:
     """call (rets), %fptr, (args), prototype: the prototype says how each value is passed."""
-    from ptx2gcn.translate.builder import param_of
-
     proto_name = getattr(rest[0], "name", None) if len(rest) == 1 else None
     proto = ctx.prototypes.get(proto_name) if isinstance(proto_name, str) else None
     if proto is not None:
