@@ -1,8 +1,9 @@
 """JIT cache keys: everything a compiled module depends on, and the address it is stored under.
 
-A key holds the PTX bytes, the target arch, the compile options, the ptx2gcn version, the compiler's
-identity and the LLVM version: every input that changes the code object (ZLUDA's cache missed some
-and served stale binaries after driver updates, lshqqytiger/ZLUDA#82). The version alone is not
+A key holds the PTX bytes, the target arch, the whole ``CompileOptions`` value (``for_options``),
+the ptx2gcn version, the compiler's identity and the LLVM version: every input that changes the
+code object (ZLUDA's cache missed some and served stale binaries after driver updates,
+lshqqytiger/ZLUDA#82). The version alone is not
 enough: an upgraded wheel with the same version number, or an edited editable install, compiles
 differently. ``compiler_identity()`` is a SHA-256 over the compiler's own sources -- every ``.py``
 of the ``ptx2gcn`` package and its subpackages (front end, IR, emitters, linker...), of
@@ -38,7 +39,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ptx2gcn import __version__
+from ptx2gcn.options import CompileOptions
+from ptx2gcn.version import __version__
 
 
 class PtxChecksums:
@@ -173,6 +175,12 @@ class CacheKey:
             llvm if llvm is not None else llvm_version(),
             compiler_identity=identity or compiler_identity(),
         )
+
+    @classmethod
+    def for_options(cls, ptx: bytes | str, options: CompileOptions) -> CacheKey:
+        """The key of compiling ``ptx`` with ``options``: the whole value, canonically
+        (``CompileOptions.canonical``), so no field can change the code without changing the key."""
+        return cls.for_ptx(ptx, options.arch, options.canonical())
 
     def fields(self) -> dict[str, str | int]:
         """The key without the PTX text itself (stored in entry headers, hashed into the address)."""

@@ -20,6 +20,7 @@ from typing import Any
 import numpy.typing as npt
 
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.backends.emulator import EmulatorFactory
 from ptx2gcn.runtime.backends.messages import DeviceMessages, launch_with_messages
 from ptx2gcn.runtime.backends.protocol import (
@@ -34,7 +35,7 @@ from ptx2gcn.runtime.cache.jit_cache import JitCache
 from ptx2gcn.runtime.cases.case import Case, CaseError, CheckReport
 from ptx2gcn.runtime.cases.locate import field_span
 from ptx2gcn.runtime.driver.errors import CudaError
-from ptx2gcn.runtime.driver.jit import JitOptions, module_code
+from ptx2gcn.runtime.driver.jit import module_code
 from ptx2gcn.runtime.driver.state import Compiler
 
 
@@ -66,11 +67,12 @@ def _error(case: Case, message: str) -> Ptx2GcnError:
     return Ptx2GcnError.at(Span.unknown(str(case.source)), message)
 
 
-def _code(case: Case, backend: Backend, compiler: Compiler | None, cache: JitCache | None) -> ModuleCode:
+def _code(case: Case, backend: Backend, options: CompileOptions, compiler: Compiler | None,
+          cache: JitCache | None) -> ModuleCode:
     try:
         data = case.source.read_bytes()
-        options = JitOptions(compiler=compiler, cache=cache)
-        return module_code(data, str(case.source), options, backend.code_format, case.kernel)
+        return module_code(data, str(case.source), options, backend.code_format, case.kernel,
+                           compiler=compiler, cache=cache)
     except CudaError as error:
         raise (error.diagnostic or _error(case, error.message)) from None
     except OSError as error:
@@ -114,11 +116,13 @@ def run_case(
     compiler: Compiler | None = None,
     cache: JitCache | None = None,
     factory: BackendFactory | None = None,
+    options: CompileOptions | None = None,
 ) -> CaseRun:
-    """Run ``case`` on backend ``backend_name`` (or on device 0 of ``factory``, which then wins)."""
+    """Run ``case`` on backend ``backend_name`` (or on device 0 of ``factory``, which then wins); its
+    PTX is compiled with ``options`` (default: the defaults)."""
     name, backend = open_backend(backend_name, trace, factory)
     try:
-        module = backend.load(_code(case, backend, compiler, cache))
+        module = backend.load(_code(case, backend, options or CompileOptions(), compiler, cache))
         try:
             raw, launched = _launch(case, backend, module)
         finally:

@@ -2,24 +2,26 @@
 
 ``module_code(data, name, options, backend_format)`` accepts what ``cuModuleLoadData`` may be handed:
 PTX text, a fatbin container, an ELF holding fatbins (host object, executable, shared library), or
-(ptx2gcn's extension) an AMDGPU code object. PTX is compiled with ``ptx2gcn.compiler`` (or the
-compiler the driver was configured with) through the JIT cache; the ``cuda`` backend gets the PTX.
+(ptx2gcn's extension) an AMDGPU code object. PTX is compiled with the ``CompileOptions`` value the
+caller built once (``ptx2gcn.runtime.driver.jit_options`` for ``cuModuleLoadDataEx``) by the public
+entry point ``ptx2gcn.compile`` (or the compiler the driver was configured with) through the JIT
+cache, whose key holds that whole value; the ``cuda`` backend gets the PTX.
 
 Invariant: the result or a ``CudaError`` with CUDA's code for the case: unreadable or unknown images
 ``CUDA_ERROR_INVALID_IMAGE``; fatbins without PTX and NVIDIA cubins ``CUDA_ERROR_NO_BINARY_FOR_GPU``;
 PTX the compiler rejects ``CUDA_ERROR_INVALID_PTX`` with the rendered diagnostic as the message (what
 ``CU_JIT_ERROR_LOG_BUFFER`` receives); no compiler in this build ``CUDA_ERROR_JIT_COMPILER_NOT_FOUND``.
+This module is the runtime's only way into the compiler, and only through ``ptx2gcn.compile``
+(tests/unit/test_import_graph.py).
 """
 
 from __future__ import annotations
 
-import importlib
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.backends.protocol import ModuleCode
 from ptx2gcn.runtime.cache.jit_cache import CacheKey, JitCache
 from ptx2gcn.runtime.driver.enums import CUresult
@@ -28,49 +30,30 @@ from ptx2gcn.runtime.driver.state import Compiler
 from ptx2gcn.runtime.fatbin import FatbinError, ImageKind, ptx_modules, read_fatbin, sniff_image
 
 
-@dataclass(frozen=True, slots=True)
-class JitOptions:
-    arch: str = "gfx942"
-    opt: int = 3
-    compiler: Compiler | None = None
-    cache: JitCache | None = None
-
-
-def default_compiler(ptx: str, source: str, opt: int) -> bytes:
-    """``ptx2gcn.compiler.compile`` for gfx942; the code object's bytes."""
+def default_compiler(ptx: str, source: str, options: CompileOptions) -> bytes:
+    """The code object's bytes from ``ptx2gcn.compile`` (imported on the first JIT compilation, so
+    a program that only loads code objects never loads the compiler)."""
     try:
-        compiler: Any = importlib.import_module("ptx2gcn.compiler")
-    except ModuleNotFoundError:
+        from ptx2gcn import compile  # noqa: A004
+    except ImportError:
         raise CudaError(
             CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
             "this ptx2gcn build has no PTX compiler (ptx2gcn.compiler is missing)",
         ) from None
     path = Path(source)
-    given: object = path if path.is_file() and path.read_text(errors="replace") == ptx else ptx
-    result = compiler.compile(given, arch="gfx942", opt=opt)
-    return _code_bytes(result)
+    given: str | Path = path if path.is_file() and path.read_text(errors="replace") == ptx else ptx
+    return compile(given, options).data
 
 
-def _code_bytes(result: object) -> bytes:
-    if isinstance(result, (bytes, bytearray)):
-        return bytes(result)
-    for attribute in ("data", "hsaco", "image", "code", "bytes"):
-        value = getattr(result, attribute, None)
-        if isinstance(value, (bytes, bytearray)):
-            return bytes(value)
-    raise CudaError(
-        CUresult.CUDA_ERROR_UNKNOWN,
-        f"ptx2gcn.compiler.compile returned a {type(result).__name__} without code object bytes",
-    )
-
-
-def compile_ptx(ptx: str, source: str, options: JitOptions) -> bytes:
-    """The code object for ``ptx``, from the cache or freshly compiled."""
-    compiler = options.compiler or default_compiler
-    cache = options.cache or _shared_cache()
-    key = CacheKey.for_ptx(ptx, options.arch, {"opt": options.opt})
+def compile_ptx(
+    ptx: str, source: str, options: CompileOptions, compiler: Compiler | None = None, cache: JitCache | None = None
+) -> bytes:
+    """The code object for ``ptx`` compiled with ``options``, from the cache or freshly compiled."""
+    build = compiler or default_compiler
+    cache = cache or _shared_cache()
+    key = CacheKey.for_options(ptx, options)
     try:
-        return cache.get_or_build(key, lambda: compiler(ptx, source, options.opt))
+        return cache.get_or_build(key, lambda: build(ptx, source, options))
     except Ptx2GcnError as error:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_PTX, error.render().rstrip("\n"), error) from None
 
@@ -114,10 +97,19 @@ def _ptx_of_fatbin(data: bytes, name: str, kernel: str | None) -> tuple[str, str
 
 
 def module_code(
-    data: bytes, name: str, options: JitOptions, backend_format: str, kernel: str | None = None
+    data: bytes,
+    name: str,
+    options: CompileOptions,
+    backend_format: str,
+    kernel: str | None = None,
+    *,
+    compiler: Compiler | None = None,
+    cache: JitCache | None = None,
 ) -> ModuleCode:
-    """The code for ``data``. ``kernel`` (a tool's choice, not CUDA's) picks, among the modules of a
-    fatbin holding several translation units, the one that defines it."""
+    """The code for ``data``, PTX compiled with ``options`` (by ``compiler``, default
+    ``ptx2gcn.compile``, through ``cache``, default the process's shared JIT cache). ``kernel`` (a
+    tool's choice, not CUDA's) picks, among the modules of a fatbin holding several translation
+    units, the one that defines it."""
     kind = sniff_image(data)
     if kind is ImageKind.PTX:
         text = data.split(b"\0", 1)[0].decode("utf-8", errors="replace")
@@ -144,4 +136,4 @@ def module_code(
         )
     if backend_format == "ptx":
         return ModuleCode(source, text, None)
-    return ModuleCode(source, text, compile_ptx(text, source, options))
+    return ModuleCode(source, text, compile_ptx(text, source, options, compiler, cache))

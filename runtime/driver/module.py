@@ -19,11 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.driver.args import buffer_of, enum_member, handle, integer, invalid, name
 from ptx2gcn.runtime.driver.enums import CUfunction_attribute, CUjit_option, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.host import writable
-from ptx2gcn.runtime.driver.jit import JitOptions, module_code
+from ptx2gcn.runtime.driver.jit import module_code
+from ptx2gcn.runtime.driver.jit_options import compile_options
 from ptx2gcn.runtime.driver.memory import backend_call
 from ptx2gcn.runtime.driver.state import FunctionRecord, ModuleRecord, driver
 from ptx2gcn.runtime.driver.types import CUdeviceptr, CUfunction, CUmodule
@@ -73,12 +75,13 @@ def image_bytes(image: object, what: str = "image") -> bytes:
     return view.tobytes()
 
 
-def _load(data: bytes, source: str, opt: int | None = None) -> CUmodule:
+def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CUmodule:
+    """Load ``data``; PTX is compiled with ``options`` (default: the driver's configured value)."""
     state = driver()
     context = state.require_current()
     config = state.config
-    options = JitOptions(config.arch, config.opt if opt is None else opt, config.compiler, config.cache)
-    code = module_code(data, source, options, context.backend.code_format)
+    code = module_code(data, source, options or config.options, context.backend.code_format,
+                       compiler=config.compiler, cache=config.cache)
     loaded = backend_call(lambda: context.backend.load(code))
     kernels = dict(backend_call(lambda: context.backend.kernels(loaded)))
     record = ModuleRecord(state.new_handle(), context, code.name, loaded, kernels)
@@ -152,11 +155,9 @@ def module_load_data_ex(image: object, numOptions: object, options: object, opti
     info_log = _log_target(
         table, CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
     )
-    opt = None
-    if CUjit_option.CU_JIT_OPTIMIZATION_LEVEL in table:
-        opt = min(3, integer(table[CUjit_option.CU_JIT_OPTIMIZATION_LEVEL], "CU_JIT_OPTIMIZATION_LEVEL"))
+    compile_with = compile_options(table, driver().config.options)
     try:
-        module = _load(image_bytes(image), "<module image>", opt)
+        module = _load(image_bytes(image), "<module image>", compile_with)
     except CudaError as error:
         _write_log(error_log, error.message)
         raise

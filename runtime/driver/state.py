@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.backends.messages import DeviceMessages
 from ptx2gcn.runtime.backends.protocol import (
     Backend,
@@ -34,8 +35,8 @@ from ptx2gcn.runtime.cache.jit_cache import JitCache
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, plain
 
-Compiler = Callable[[str, str, int], bytes]
-"""(PTX text, source name, optimisation level) -> code object bytes."""
+Compiler = Callable[[str, str, CompileOptions], bytes]
+"""(PTX text, source name, options) -> code object bytes."""
 
 _FIRST_HANDLE = 0x7C0000
 RecordT = TypeVar("RecordT")
@@ -49,8 +50,8 @@ class DriverConfig:
     factory: BackendFactory | None = None
     compiler: Compiler | None = None
     cache: JitCache | None = None
-    arch: str = "gfx942"
-    opt: int = 3
+    options: CompileOptions = field(default_factory=CompileOptions)
+    """What modules are compiled with; ``cuModuleLoadDataEx``'s JIT options replace fields of it."""
 
 
 @dataclass(eq=False)

@@ -80,7 +80,8 @@ def test_large_file() -> None:
 
 def test_emitted_llvm_ir_of_a_sample_verifies() -> None:
     """LLVM's verifier accepts the unoptimised IR of every sample file that reaches code generation."""
-    from ptx2gcn.emit.target import TargetOptions, parse_verified
+    from ptx2gcn.emit.target import parse_verified
+    from ptx2gcn.options import CompileOptions
 
     for path in FILES[::9]:
         try:
@@ -88,4 +89,4 @@ def test_emitted_llvm_ir_of_a_sample_verifies() -> None:
             text = emit_llvm(module)
         except Ptx2GcnError:
             continue
-        parse_verified(text, TargetOptions())
+        parse_verified(text, CompileOptions())

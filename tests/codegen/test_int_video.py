@@ -23,11 +23,11 @@ import pytest
 from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.emit.target import emit_object, optimise
 from ptx2gcn.ir import opcodes as isa
 from ptx2gcn.ir.verify import verify
 from ptx2gcn.link.linker import link_hsaco
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
 from ptx2gcn.reference import run as reference
 from ptx2gcn.runtime.emulator.launch import launch
@@ -232,8 +232,8 @@ def with_attrs(ptx: str, forms: Sequence[Form]) -> bytes:
     for op, form in zip(videos, forms):
         op.attrs.update({k: (True if k.startswith("neg_") else v) for k, v in form.sel.items()})
     verify(module)
-    run_passes(module, Options())
-    options = TargetOptions("gfx942", 3)
+    run_passes(module, CompileOptions())
+    options = CompileOptions("gfx942", 3)
     obj = emit_object(optimise(emit_llvm(module), options), options)
     return link_hsaco([obj], ["video.ptx"])
 

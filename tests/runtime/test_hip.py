@@ -168,10 +168,11 @@ declare i32 @llvm.amdgcn.workitem.id.x()
 def test_real_gpu_launch(tmp_path: Path, llvm_tool: Callable[[str], str]) -> None:
     if not _has_amd_gpu():
         pytest.skip("no AMD GPU")
-    from ptx2gcn.emit.target import TargetOptions, emit_object
+    from ptx2gcn.emit.target import emit_object
+    from ptx2gcn.options import CompileOptions
 
     lld = llvm_tool("ld.lld-22")
-    (tmp_path / "k.o").write_bytes(emit_object(ADD_ONE_LL, TargetOptions()))
+    (tmp_path / "k.o").write_bytes(emit_object(ADD_ONE_LL, CompileOptions()))
     subprocess.run([lld, "-shared", "-o", str(tmp_path / "k.hsaco"), str(tmp_path / "k.o")], check=True)
     device = HipDevice.open()
     module = device.load_module((tmp_path / "k.hsaco").read_bytes())
