@@ -3,8 +3,8 @@
 Invariant: ``read_code_object(data)`` either returns a ``CodeObject`` whose every kernel has its
 metadata (``KernelMeta``: arguments with offsets/sizes/value kinds, hidden arguments included, LDS and
 scratch sizes, wavefront size, register counts) *and* its 64-byte kernel descriptor decoded field by
-field (``KernelDescriptor``, layout of LLVM AMDGPUUsage "Kernel Descriptor" / the project note
-``gfx942-launch-abi.md`` §3-4), or raises ``CodeObjectError`` saying what is wrong. It never executes
+field (``KernelDescriptor``, layout of LLVM AMDGPUUsage "Kernel Descriptor" / ``docs/launch-abi.md``,
+"The code object"), or raises ``CodeObjectError`` saying what is wrong. It never executes
 or relocates anything; the emulator loader, the runtime and the compiler's tests share it.
 It also defines the layout of the records a running kernel leaves in its code object's exported
 data for the host (``ASSERT_RECORD_SYMBOL``: CUDA ``assert`` failures, decoded here;

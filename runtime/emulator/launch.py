@@ -25,7 +25,7 @@ Invariant: ``launch`` validates the whole request before running anything (``Lau
 executes work-groups one after another in x-fastest order (deterministic), each placed on a compute
 unit by ``placement`` (what ``HW_ID``/``XCC_ID`` read), and returns ``LaunchStats``. Each wave starts
 exactly as AMDGPUUsage "Initial Kernel Execution State" says for
-gfx942 (see ``/work/shared/docs/gfx942-launch-abi.md`` §5): user SGPRs dense from s0 in ABI order,
+gfx942 (see ``docs/launch-abi.md``, "Initial wave state"): user SGPRs dense from s0 in ABI order,
 then work-group ids / info, packed work-item ids in v0, EXEC = the wave's existing lanes, MODE from
 COMPUTE_PGM_RSRC1. Hidden kernel arguments are written at the offsets the metadata gives.
 

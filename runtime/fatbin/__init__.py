@@ -1,6 +1,6 @@
 """CUDA fatbinaries: the public interface of the fatbin reader (import from here).
 
-Reading (``/work/shared/docs/fatbin-format.md``):
+Reading (``docs/fatbin-format.md``):
 
 * ``read_fatbin_file(path)`` / ``read_fatbin(data, name)``: a standalone ``.fatbin``, or every
   container in an ELF host object, executable or shared library (``.nv_fatbin``,

@@ -2,7 +2,7 @@
 
 (Import the reader through ``ptx2gcn.runtime.fatbin``, which re-exports this module's public names.)
 
-Layout (``/work/shared/docs/fatbin-format.md``; public references: CUDA ``fatbinary_section.h``, LLVM
+Layout (``docs/fatbin-format.md``; public references: CUDA ``fatbinary_section.h``, LLVM
 ``clang/lib/CodeGen/CGCUDANV.cpp``, vosen/ZLUDA ``dark_api/src/fatbin.rs``): a 16-byte container
 header (magic 0xBA55ED50) followed by entries, each a variable-size header (64 fixed bytes plus a tail
 that may hold the identifier and the ptxas options string) and a payload (PTX text, an ELF cubin or

@@ -1,7 +1,7 @@
 """Find fatbin containers in what a user or a program hands us: a standalone ``.fatbin``, an ELF host
 object / executable / shared library, a bare in-memory image, or a pointer into process memory.
 
-Sources (``/work/shared/docs/fatbin-format.md``): ELF files keep containers in ``.nv_fatbin`` (whole
+Sources (``docs/fatbin-format.md``): ELF files keep containers in ``.nv_fatbin`` (whole
 programs) and ``__nv_relfatbin`` (``-rdc`` relocatable device code), and 24-byte registration
 wrappers (``__fatBinC_Wrapper_t``, magic 0x466243B1) in ``.nvFatBinSegment``. A version-1 wrapper
 names the container a translation unit registers; its pointer is a link-time virtual address, which
