@@ -1,8 +1,9 @@
 """ptx2gcn: recompile CUDA PTX into AMDGPU (gfx942) code objects, and run them.
 
-Pipeline (one stage per subpackage): ``ptx2gcn.grammar`` + ``ptx2gcn.frontend`` (PTX text → typed AST)
-→ ``ptx2gcn.ir`` (SSA IR) → ``ptx2gcn.passes`` → ``ptx2gcn.emit`` (LLVM via llvmlite, own linker)
-→ ``ptx2gcn.runtime`` (fatbins, JIT cache, driver API, backends, gfx942 emulator).
+Pipeline (one stage per subpackage; docs/ARCHITECTURE.md): ``ptx2gcn.grammar`` + ``ptx2gcn.frontend``
+(PTX text → typed AST) → ``ptx2gcn.translate`` (→ SSA IR, ``ptx2gcn.ir``) → ``ptx2gcn.passes`` →
+``ptx2gcn.emit`` (LLVM via llvmlite) → ``ptx2gcn.link`` (own linker) → ``ptx2gcn.runtime`` (fatbins,
+JIT cache, driver API, backends, gfx942 emulator).
 
 ``ptx2gcn.compile(ptx_text_or_path, options=None, *, name=None, **fields) -> CodeObject`` is
 ``ptx2gcn.compiler.compile``, the one public compile entry point (the runtime uses nothing else of
