@@ -18,6 +18,7 @@ import pytest
 
 from ptx2gcn import cuda
 from ptx2gcn.compiler import compile
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
 from ptx2gcn.runtime.driver.state import DriverConfig, reset
 from ptx2gcn.runtime.printf import format_printf
@@ -235,7 +236,8 @@ def test_printf_in_a_device_function_and_divergent_branches(
     call until LLVM's always-inliner) and -O3. Lines of different branches may come in either
     order (CUDA does not order them either); each thread's line appears exactly once, and the lines
     of one call site in lane order (the emulator reserves records lane by lane)."""
-    reset(DriverConfig(backend="emulator", cache=JitCache(CacheConfig(directory=tmp_path)), opt=opt))
+    reset(DriverConfig(backend="emulator", cache=JitCache(CacheConfig(directory=tmp_path)),
+                       options=CompileOptions(opt=opt)))
     try:
         ok(cuda.cuInit(0))
         ok(cuda.cuCtxCreate(0, 0))
