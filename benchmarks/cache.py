@@ -10,7 +10,7 @@ A "load" is what the runtime does for every module: build the ``CacheKey`` from 
 * ``disk, cold process``   — a new process: CRC-32 of the PTX from scratch, entry read from disk and its
   stored PTX compared with the key's;
 * ``crc32 only`` / ``sha256 only`` / ``blake2b only`` — the checksum the key uses, and for comparison
-  the cryptographic hashes it replaces (why: see ``ptx2gcn.runtime.cache_key``).
+  the cryptographic hashes it replaces (why: see ``ptx2gcn.runtime.cache.key``).
 
 Every key also holds the compiler's identity (a SHA-256 of its own sources), computed once per
 process on the first key; its one-off cost is reported on its own line ("compiler identity, once per
@@ -33,8 +33,8 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.cache_key import CacheKey, compiler_sources, hash_sources
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.cache.key import CacheKey, compiler_sources, hash_sources
 
 BUDGET_MS = 2.0
 ARCH = "gfx942"

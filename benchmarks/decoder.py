@@ -23,8 +23,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from ptx2gcn.elf import ElfFile
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.link.elf import ElfFile
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.emulator import decoder, encodings, opcodes
 from ptx2gcn.runtime.emulator.decoder import Instruction, decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble
@@ -78,7 +79,7 @@ _VALUES = {"vdst": 8, "src0": 258, "src1": 260, "src2": 262, "vsrc1": 4, "ssrc0"
 
 
 def llvm_kernel() -> bytes:
-    options = TargetOptions()
+    options = CompileOptions()
     elf = ElfFile(emit_object(optimise(KERNEL_LL, options), options))
     text = elf.section(".text")
     assert text is not None

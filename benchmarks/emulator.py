@@ -1,5 +1,5 @@
 """Speed of the gfx942 emulator in wave-instructions per second, on an ALU-heavy and a memory-heavy
-kernel (LLVM IR compiled by LLVM 22 through llvmlite, linked with ``ptx2gcn.link``).
+kernel (LLVM IR compiled by LLVM 22 through llvmlite, linked with ``ptx2gcn.link.linker``).
 
 Usage: ``.venv/bin/python benchmarks/emulator.py [--groups G] [--iterations N] [--profile]``
 
@@ -20,8 +20,9 @@ import time
 
 import numpy as np
 
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.link.linker import link_hsaco
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.emulator.launch import LaunchStats, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
@@ -90,7 +91,7 @@ done:
 
 
 def build(ir: str, name: str) -> Program:
-    options = TargetOptions()
+    options = CompileOptions()
     return load(link_hsaco([emit_object(optimise(ir, options), options)]), name)
 
 

@@ -13,12 +13,12 @@ import argparse
 import time
 
 from ptx2gcn.compiler import compile as compile_ptx
-from ptx2gcn.fuzz_device import launch_buffers
-from ptx2gcn.fuzz_eval import expected_buffer
-from ptx2gcn.fuzz_gen import generate
-from ptx2gcn.fuzz_program import BLOCK, GRID
-from ptx2gcn.fuzz_runner import FuzzConfig
-from ptx2gcn.fuzz_text import ptx_text
+from ptx2gcn.fuzz.device import launch_buffers
+from ptx2gcn.fuzz.eval import expected_buffer
+from ptx2gcn.fuzz.gen import generate
+from ptx2gcn.fuzz.program import BLOCK, GRID
+from ptx2gcn.fuzz.runner import FuzzConfig
+from ptx2gcn.fuzz.text import ptx_text
 
 
 def main() -> None:

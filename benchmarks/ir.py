@@ -18,12 +18,12 @@ from typing import TypeVar
 
 from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.frontend import ast, parse_ptx
-from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.verify import verify
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.builder import build_module
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -73,7 +73,7 @@ def main() -> None:
     reparse_s, _ = _best(args.repeat, lambda: parse_module(ir_text, "bench.ir"))
 
     def pipeline() -> None:
-        run_passes(build_module(tree), Options())
+        run_passes(build_module(tree), CompileOptions())
 
     pipe_s, _ = _best(args.repeat, pipeline)
     pipe_s = max(pipe_s - build_s, 1e-9)

@@ -1,4 +1,4 @@
-"""Link time of ``ptx2gcn.link.link_hsaco`` against ``ld.lld-22 -shared`` (a subprocess, as the
+"""Link time of ``ptx2gcn.link.linker.link_hsaco`` against ``ld.lld-22 -shared`` (a subprocess, as the
 pipeline would otherwise run it) on the linker tests' kernels, plus one synthetic module with many
 kernels.
 
@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.link.linker import link_hsaco
+from ptx2gcn.options import CompileOptions
 
 KERNELS = Path(__file__).resolve().parent.parent / "tests" / "link" / "kernels"
 CASES = {"vadd": ["vadd"], "globals": ["globals"], "calls": ["calls"], "debug_info": ["debug_info"],
@@ -42,7 +43,7 @@ def many_kernels(count: int) -> str:
 
 
 def compile_ir(text: str) -> bytes:
-    options = TargetOptions()
+    options = CompileOptions()
     return emit_object(optimise(text, options), options)
 
 

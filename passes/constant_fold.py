@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from ptx2gcn.ir.core import Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.evaluate import evaluate
+from ptx2gcn.ir.opcodes import has_side_effects
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.ir.types import FloatType, IntType, PredType
-from ptx2gcn.isa import has_side_effects
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """cse: merge identical pure computations, walking the dominator tree.
 
 Requires: a verified module (phase ``ssa``).
-Ensures: no mergeable op (``ptx2gcn.isa.is_mergeable``: pure, not convergent, not a memory
+Ensures: no mergeable op (``ptx2gcn.ir.opcodes.is_mergeable``: pure, not convergent, not a memory
 read, not volatile such as ``%clock``) is dominated by an earlier op with the same name,
 attributes, result types and operands (operands in either order for commutative ops); uses of
 the later op now use the earlier one. Convergent ops (``shfl``, ``vote``, ``bar``, calls...) are
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from ptx2gcn.ir.cfg import dominators, reverse_postorder
 from ptx2gcn.ir.core import Block, Function, Module, Op
+from ptx2gcn.ir.opcodes import OPS, is_mergeable
 from ptx2gcn.ir.passbase import Pass
-from ptx2gcn.isa import OPS, is_mergeable
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """dce: delete ops, block arguments and blocks whose results can never matter.
 
 Requires: a verified module (phase ``ssa``).
-Ensures: every remaining op either has an effect (``ptx2gcn.isa.has_side_effects``: stores,
+Ensures: every remaining op either has an effect (``ptx2gcn.ir.opcodes.has_side_effects``: stores,
 atomics, calls, collectives, volatile/acquire loads, terminators) or produces a value that such an
 op needs, directly or through block arguments; every non-entry block argument is needed; every
 block is reachable from the entry. Liveness is computed by marking from the effectful ops
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from ptx2gcn.ir.cfg import predecessor_map, reachable_blocks
 from ptx2gcn.ir.core import Block, BlockArg, Function, Module, Op, OpResult, Value
+from ptx2gcn.ir.opcodes import has_side_effects
 from ptx2gcn.ir.passbase import Pass
-from ptx2gcn.isa import has_side_effects
 
 
 @dataclass(frozen=True)

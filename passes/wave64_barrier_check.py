@@ -3,8 +3,8 @@
 In Mode P two CUDA warps share one gfx942 wave and one program counter. A named or counted barrier
 (``bar.sync k, b``, ``barrier.sync k, b``, ``bar.arrive``, counted ``bar.red``) reached under control
 flow that differs between the two warps of a wave can deadlock: the wave runs one arm first, and a
-warp waiting there for its partner (still in the other arm) never wakes up (warp-on-wave64.md
-§5.9(c)).
+warp waiting there for its partner (still in the other arm) never wakes up (docs/mode-p.md,
+"Barriers").
 
 Requires: a verified module (phase ``ssa``).
 Ensures: the module is unchanged; every such barrier is reached only under branches whose
@@ -35,7 +35,7 @@ from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Block, Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.ir.types import PtrType
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 
 
 class Level(IntEnum):
@@ -215,7 +215,7 @@ def _control_dependences(order: list[Block]) -> dict[Block, list[Block]]:  # noq
 class Wave64BarrierCheck(Pass):
     name = "wave64-barrier-check"
 
-    def applies(self, options: Options) -> bool:
+    def applies(self, options: CompileOptions) -> bool:
         """Only Mode P (two warps per wave) has the hazard this pass rejects."""
         return options.warp_mode == "P"
 

@@ -1,11 +1,15 @@
 """ptx2gcn: recompile CUDA PTX into AMDGPU (gfx942) code objects, and run them.
 
-Pipeline (one stage per subpackage): ``ptx2gcn.grammar`` + ``ptx2gcn.frontend`` (PTX text → typed AST)
-→ ``ptx2gcn.ir`` (SSA IR) → ``ptx2gcn.passes`` → ``ptx2gcn.emit`` (LLVM via llvmlite, own linker)
-→ ``ptx2gcn.runtime`` (fatbins, JIT cache, driver API, backends, gfx942 emulator).
+Pipeline (one stage per subpackage; docs/ARCHITECTURE.md): ``ptx2gcn.grammar`` + ``ptx2gcn.frontend``
+(PTX text → typed AST) → ``ptx2gcn.translate`` (→ SSA IR, ``ptx2gcn.ir``) → ``ptx2gcn.passes`` →
+``ptx2gcn.emit`` (LLVM via llvmlite) → ``ptx2gcn.link`` (own linker) → ``ptx2gcn.runtime`` (fatbins,
+JIT cache, driver API, backends, gfx942 emulator).
 
-``ptx2gcn.compile(ptx_text_or_path, arch="gfx942", opt=3) -> CodeObject`` is
-``ptx2gcn.compiler.compile``.
+``ptx2gcn.compile(ptx_text_or_path, options=None, *, name=None, **fields) -> CodeObject`` is
+``ptx2gcn.compiler.compile``, the one public compile entry point (the runtime uses nothing else of
+the compiler): ``options`` is a ``ptx2gcn.CompileOptions`` (``ptx2gcn.options``), ``fields``
+replace single fields of it (``arch="gfx942", opt=3``), and ``CodeObject.data`` holds the code
+object's bytes.
 
 Invariant: importing ``ptx2gcn`` is cheap and has no side effects; heavy modules (lark, llvmlite,
 numpy) load only when a stage that needs them runs (``compile``/``CodeObject`` load on first use).
@@ -15,12 +19,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from ptx2gcn.version import __version__
 
-__all__ = ["CodeObject", "__version__", "compile"]
+__all__ = ["CodeObject", "CompileOptions", "__version__", "compile"]
 
 if TYPE_CHECKING:
     from ptx2gcn.compiler import CodeObject, compile  # noqa: A004
+    from ptx2gcn.options import CompileOptions
 
 
 def __getattr__(name: str) -> object:
@@ -28,4 +33,8 @@ def __getattr__(name: str) -> object:
         from ptx2gcn import compiler
 
         return getattr(compiler, name)
+    if name == "CompileOptions":
+        from ptx2gcn.options import CompileOptions
+
+        return CompileOptions
     raise AttributeError(f"module 'ptx2gcn' has no attribute {name!r}")

@@ -18,9 +18,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ptx2gcn import __version__
 from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.version import __version__
 
 # Subcommand modules under ptx2gcn.commands, in the order --help lists them.
 SUBCOMMANDS: tuple[str, ...] = (

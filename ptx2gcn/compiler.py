@@ -1,7 +1,7 @@
 """``compile()``: PTX text or file → gfx942 HSA code object v5 with its parsed metadata.
 
 Invariant: ``compile`` either returns a ``CodeObject`` whose ``data`` is a complete, loadable code
-object (linked by ``ptx2gcn.link``, its metadata read back by ``ptx2gcn.codeobject``) or raises
+object (linked by ``ptx2gcn.link.linker``, its metadata read back by ``ptx2gcn.link.codeobject``) or raises
 a ``Ptx2GcnError`` located at the PTX line at fault (syntax, check, unsupported feature, or an
 internal error while lowering an op). LLVM is handed only IR it has verified, so it never aborts
 the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link. Python's cyclic
@@ -13,31 +13,27 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ptx2gcn.codeobject import Kernel, read_code_object
 from ptx2gcn.compile_gc import gc_paused
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.emit.target import SUPPORTED_ARCHS, TargetOptions, emit_assembly, emit_object, optimise
+from ptx2gcn.emit.target import emit_assembly, emit_object, optimise
 from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
-from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Module, dispose
-from ptx2gcn.ir.load import read_text
 from ptx2gcn.ir.verify import verify
-from ptx2gcn.link import link_hsaco
-from ptx2gcn.options import Options
+from ptx2gcn.link.codeobject import Kernel, read_code_object
+from ptx2gcn.link.linker import link_hsaco
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.builder import build_module
+from ptx2gcn.translate.load import read_text
 
 T = TypeVar("T")
 STAGES = ("parse", "ir", "passes", "llvm-ir", "llvm-opt", "llvm-codegen", "link")
-
-
-class ArchError(Ptx2GcnError):
-    """An ``--arch`` that is not one of ``SUPPORTED_ARCHS``."""
 
 
 class LlvmRejectedError(Ptx2GcnError):
@@ -85,6 +81,7 @@ class CodeObject:
     """A compiled code object: its bytes and parsed metadata."""
 
     data: bytes
+    """The code object's bytes (an HSA code object v5 ELF), ready for a loader."""
     arch: str
     kernels: dict[str, KernelInfo]
     llvm_ir: str = field(repr=False, default="")
@@ -92,6 +89,8 @@ class CodeObject:
     timings: dict[str, float] = field(default_factory=lambda: {})
     """CPU seconds (this process) spent in each of ``STAGES``; CPU, not wall time, so that other
     work on the machine does not distort the split."""
+    options: CompileOptions = field(default_factory=CompileOptions)
+    """The options the code object was compiled with."""
 
     def __bytes__(self) -> bytes:
         return self.data
@@ -106,12 +105,6 @@ class _Clock:
         now = time.process_time()
         self.timings[stage] = self.timings.get(stage, 0.0) + now - self._last
         self._last = now
-
-
-def check_arch(arch: str) -> None:
-    if arch not in SUPPORTED_ARCHS:
-        raise ArchError(Diagnostic(Severity.ERROR, None,
-                                   f"unsupported --arch {arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}"))
 
 
 def _looks_like_path(ptx: str) -> bool:
@@ -129,8 +122,9 @@ def _source(ptx: str | os.PathLike[str], name: str | None = None) -> tuple[str, 
 
 
 @gc_paused
-def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
-    """Parse, check, build and optimise the IR (the default pass pipeline)."""
+def to_ir(text: str, filename: str, options: CompileOptions | None = None, clock: _Clock | None = None) -> Module:
+    """Parse, check, build and optimise the IR (the pass pipeline ``options`` selects)."""
+    options = options or CompileOptions()
     clock = clock or _Clock()
     tree = parse_ptx(text, filename)
     problems = [d for d in check_module(tree) if d.severity is Severity.ERROR]
@@ -140,71 +134,66 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
     module = build_module(tree)
     verify(module)
     clock.lap("ir")
-    run_passes(module, Options())
+    run_passes(module, options)
     clock.lap("passes")
     return module
 
 
-def _emit_and_dispose(module: Module, arch: str, kernels: Iterable[str] | None, locations: bool) -> str:
+def _emit_and_dispose(module: Module, options: CompileOptions) -> str:
     """``emit_llvm`` of a module that nothing else holds, which is then disposed of
     (``ptx2gcn.ir.core.dispose``: reference counting frees the IR, not the next cyclic collection)."""
     try:
-        return emit_llvm(module, arch, kernels, locations)
+        return emit_llvm(module, options)
     finally:
         dispose(module)
 
 
-def check_opt(opt: int) -> None:
-    if opt not in (0, 1, 2, 3):
-        raise ValueError(f"optimisation level must be 0..3, got {opt}")
-
-
 @gc_paused
-def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                 kernels: Iterable[str] | None = None, optimised: bool = True,
-                 locations: bool = False, *, name: str | None = None) -> str:
-    """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
-    check_arch(arch)
-    check_opt(opt)
+def compile_llvm(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
+                 name: str | None = None, optimised: bool = True, **fields: object) -> str:
+    """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``); ``options``
+    and ``fields`` as for ``compile``."""
+    options = CompileOptions.of(options, **fields)
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename), arch, kernels, locations)
-    return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, options), options)
+    return _llvm(lambda: optimise(llvm_ir, options)) if optimised else llvm_ir
 
 
 @gc_paused
-def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                     kernels: Iterable[str] | None = None, locations: bool = False, *,
-                     name: str | None = None) -> str:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
-    return _llvm(lambda: emit_assembly(llvm_ir, TargetOptions(arch, opt)))
+def compile_assembly(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
+                     name: str | None = None, **fields: object) -> str:
+    options = CompileOptions.of(options, **fields)
+    llvm_ir = compile_llvm(ptx, options, name=name)
+    return _llvm(lambda: emit_assembly(llvm_ir, options))
 
 
 @gc_paused
-def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
-                   kernels: Iterable[str] | None = None, locations: bool = False, *,
-                   name: str | None = None) -> bytes:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
-    return _llvm(lambda: emit_object(llvm_ir, TargetOptions(arch, opt)))
+def compile_object(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
+                   name: str | None = None, **fields: object) -> bytes:
+    options = CompileOptions.of(options, **fields)
+    llvm_ir = compile_llvm(ptx, options, name=name)
+    return _llvm(lambda: emit_object(llvm_ir, options))
 
 
 @gc_paused
-def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
-            kernels: Iterable[str] | None = None, locations: bool = False, *,
-            name: str | None = None) -> CodeObject:
+def compile(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,  # noqa: A001
+            name: str | None = None, **fields: object) -> CodeObject:
     """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object.
 
-    ``kernels``: compile only these kernels (their callees stay). ``locations``: carry each
-    instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF). ``name``: the source name
-    diagnostics show (default: the path, or ``<input>`` for PTX text).
-    Also exported as ``ptx2gcn.compile``.
+    ``options``: the whole ``CompileOptions`` value (default: the defaults); keyword ``fields``
+    replace single fields of it (``arch="gfx90a"``, ``opt=2``, ``kernels=["k"]``,
+    ``locations=True``), so ``compile(ptx, arch="gfx942", opt=3)`` and
+    ``compile(ptx, CompileOptions(arch="gfx942", opt=3))`` are the same call. ``name``: the source
+    name diagnostics show (default: the path, or ``<input>`` for PTX text).
+
+    This is ptx2gcn's public compile entry point, also exported as ``ptx2gcn.compile``; the
+    runtime reaches the compiler through it alone. The result's ``data`` is the code object's bytes.
     """
-    check_arch(arch)
-    check_opt(opt)
+    options = CompileOptions.of(options, **fields)
     clock = _Clock()
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename, clock), arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, options, clock), options)
     clock.lap("llvm-ir")
-    options = TargetOptions(arch, opt)
     optimised = _llvm(lambda: optimise(llvm_ir, options))
     clock.lap("llvm-opt")
     obj = _llvm(lambda: emit_object(optimised, options))
@@ -213,4 +202,4 @@ def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # 
     clock.lap("link")
     parsed = read_code_object(data, filename)
     kernels_info = {name: KernelInfo.of(k) for name, k in parsed.kernels.items()}
-    return CodeObject(data, arch, kernels_info, optimised, clock.timings)
+    return CodeObject(data, options.arch, kernels_info, optimised, clock.timings, options)

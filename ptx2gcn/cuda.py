@@ -11,20 +11,20 @@ Extensions (not in CUDA): ``ptx2gcnGetLastErrorMessage()`` returns the sentence 
 failed call on this thread (compile diagnostics included); ``cuModuleLoadData`` also accepts AMDGPU
 code objects and ``str`` PTX.
 
-Invariant: this module is only the table below (name -> implementation in ``ptx2gcn.runtime.driver_*``
+Invariant: this module is only the table below (name -> implementation in ``ptx2gcn.runtime.driver.*``
 and its number of outputs); no call raises, whatever its arguments.
 """
 
 from __future__ import annotations
 
-from ptx2gcn.runtime import driver_device as _device
-from ptx2gcn.runtime import driver_launch as _launch
-from ptx2gcn.runtime import driver_limits as _limits
-from ptx2gcn.runtime import driver_memory as _memory
-from ptx2gcn.runtime import driver_module as _module
-from ptx2gcn.runtime import driver_stream as _stream
-from ptx2gcn.runtime.driver_args import enum_member as _enum_member
-from ptx2gcn.runtime.driver_enums import (
+from ptx2gcn.runtime.driver import device as _device
+from ptx2gcn.runtime.driver import launch as _launch
+from ptx2gcn.runtime.driver import limits as _limits
+from ptx2gcn.runtime.driver import memory as _memory
+from ptx2gcn.runtime.driver import module as _module
+from ptx2gcn.runtime.driver import stream as _stream
+from ptx2gcn.runtime.driver.args import enum_member as _enum_member
+from ptx2gcn.runtime.driver.enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
     CU_LAUNCH_PARAM_BUFFER_SIZE,
     CU_LAUNCH_PARAM_END,
@@ -38,9 +38,9 @@ from ptx2gcn.runtime.driver_enums import (
     CUstream_flags,
     error_description,
 )
-from ptx2gcn.runtime.driver_errors import entry as _entry
-from ptx2gcn.runtime.driver_errors import last_error_message as _last_error_message
-from ptx2gcn.runtime.driver_types import (
+from ptx2gcn.runtime.driver.errors import entry as _entry
+from ptx2gcn.runtime.driver.errors import last_error_message as _last_error_message
+from ptx2gcn.runtime.driver.types import (
     CUcontext,
     CUdevice,
     CUdeviceptr,

@@ -90,9 +90,10 @@ def _ok(result: tuple[object, ...]) -> object:
 
 
 def main() -> int:
-    from ptx2gcn import __version__, cuda, reference
+    from ptx2gcn import cuda, reference
     from ptx2gcn.compiler import compile
     from ptx2gcn.frontend import parse_ptx
+    from ptx2gcn.version import __version__
 
     print(f"ptx2gcn {__version__} demo: SAXPY (y = a*x + y) from nvcc PTX, run on the gfx942 emulator")
     start = time.perf_counter()

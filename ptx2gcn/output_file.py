@@ -3,7 +3,7 @@
 Invariant: ``write_output(path, data)`` leaves ``path`` holding either all of ``data`` or what it
 held before, whatever interrupts the write (a crash, a full disk, a signal), for every regular file;
 devices and pipes, which cannot be replaced, are written in place. Failures are a ``Ptx2GcnError``
-naming the path. (The JIT cache has its own store, ``ptx2gcn.runtime.cache_store``, which also
+naming the path. (The JIT cache has its own store, ``ptx2gcn.runtime.cache.store``, which also
 fsyncs, as entries are shared between processes.)
 """
 

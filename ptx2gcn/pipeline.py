@@ -1,7 +1,7 @@
 """The IR pipeline: a flat list of passes, with the verifier and dumps between them (C4, C10).
 
 Invariant: ``run_passes`` runs the named passes in order on one module; with
-``Options.verify_each`` the verifier checks the module after every pass in the phase the pass
+``CompileOptions.verify_each`` the verifier checks the module after every pass in the phase the pass
 ensures, so a broken invariant is reported by the pass that broke it. Unknown pass names are a
 usage error raised before anything runs.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
 from ptx2gcn.ir.core import Module
 from ptx2gcn.ir.verify import verify
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.passes import PASSES
 
 # The default pipeline, in order. Cleanups only for now; lowering passes join here.
@@ -38,7 +38,7 @@ def check_pass_names(names: Sequence[str]) -> None:
         raise ValueError(f"unknown pass {', '.join(unknown)} (known: {known})")
 
 
-def run_passes(module: Module, options: Options,
+def run_passes(module: Module, options: CompileOptions,
                emit: Callable[[str], None] | None = None) -> Module:
     """Run ``options.passes`` (default ``PIPELINE``) on ``module`` in place and return it.
 

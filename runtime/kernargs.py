@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ptx2gcn.runtime.driver_enums import CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE
+from ptx2gcn.runtime.driver.enums import CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE
 
 # PTX scalar type name → numpy dtype (little-endian); bit types are their unsigned integer.
 SCALAR_TYPES: dict[str, np.dtype[np.generic]] = {
@@ -53,7 +53,7 @@ class ParamSlot:
 
 
 class MetadataArg(Protocol):
-    """What ``explicit_parameter_slots`` needs of a kernel argument (``ptx2gcn.codeobject.KernelArg``)."""
+    """What ``explicit_parameter_slots`` needs of a kernel argument (``ptx2gcn.link.codeobject.KernelArg``)."""
 
     @property
     def offset(self) -> int: ...

@@ -1,6 +1,6 @@
 """Host side of CUDA's device ``printf``: format the records a launch left in the printf FIFO.
 
-A record (``ptx2gcn.codeobject.PRINTF_RECORD_HEADER``) holds the format string's device address and
+A record (``ptx2gcn.link.codeobject.PRINTF_RECORD_HEADER``) holds the format string's device address and
 the argument bytes as ``vprintf`` received them (each argument aligned to its size: 4 bytes for
 ``int``-sized conversions, 8 for ``l``/``ll`` lengths, floating point (promoted to ``double``),
 ``%s`` and ``%p``), then the text of each non-null ``%s`` argument with its NUL, copied by the
@@ -30,7 +30,7 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ptx2gcn.codeobject import PRINTF_RECORD_HEADER
+from ptx2gcn.link.codeobject import PRINTF_RECORD_HEADER
 
 ReadMemory = Callable[[int, int], bytes]
 STRING_LIMIT = 64 * 1024

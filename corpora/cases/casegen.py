@@ -1,6 +1,6 @@
 """Writing one launch case folder (``case.toml`` + ``.npy`` files) for ``corpora/cases/make_cases.py``.
 
-Invariant: ``CaseSpec.write`` produces a folder that ``ptx2gcn.runtime.case.load_case`` accepts: every
+Invariant: ``CaseSpec.write`` produces a folder that ``ptx2gcn.runtime.cases.case.load_case`` accepts: every
 argument named, every buffer's ``.npy`` in the argument's element dtype, every expected array the same
 length as its buffer. The expected values are given by the caller (an independent numpy model of the
 CUDA/Triton/numba source); nothing here runs a kernel.

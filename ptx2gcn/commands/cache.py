@@ -12,8 +12,8 @@ import sys
 from typing import Any
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.cache import CacheConfig
-from ptx2gcn.runtime.cache_store import DiskStore
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig
+from ptx2gcn.runtime.cache.store import DiskStore
 
 _DESCRIPTION = (
     "The persistent cache of compiled code objects (PTX2GCN_CACHE_DIR, PTX2GCN_CACHE_MAX_BYTES, PTX2GCN_CACHE=0)."

@@ -19,7 +19,7 @@ import sys
 import time
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
-from ptx2gcn.options import SUPPORTED_ARCHS
+from ptx2gcn.options import OPT_LEVELS, SUPPORTED_ARCHS, CompileOptions
 from ptx2gcn.output_file import write_output
 
 _SUFFIX = {"llvm": ".ll", "asm": ".s", "obj": ".o", "hsaco": ".hsaco"}
@@ -36,7 +36,7 @@ def register(
                         help="target GPU (default gfx942)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="output file (default: IN with the --emit suffix; '-' writes to stdout)")
-    parser.add_argument("-O", dest="opt", type=int, choices=(0, 1, 2, 3), default=3,
+    parser.add_argument("-O", dest="opt", type=int, choices=OPT_LEVELS, default=3,
                         help="LLVM optimisation level (default 3)")
     parser.add_argument("--emit", choices=tuple(_SUFFIX), default="hsaco",
                         help="what to write: LLVM IR, assembly, relocatable object or code object (default)")
@@ -58,12 +58,14 @@ def run(args: argparse.Namespace) -> int:
     started = time.process_time()
     timings: dict[str, float] = {}
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
+    options = CompileOptions(arch=args.arch, opt=args.opt, locations=args.locations,
+                             kernels=tuple(args.kernel) if args.kernel else None)
     if args.emit == "hsaco":
-        code = compile(args.file, args.arch, args.opt, args.kernel, args.locations)
+        code = compile(args.file, options)
         data: str | bytes = code.data
         timings = code.timings
     else:
-        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations)
+        data = kinds[args.emit](args.file, options)
     _write(args, data)
     if args.time_report:
         seconds = {"start-up": started, **timings, "total": time.process_time()}

@@ -88,7 +88,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--include-known",
         action="store_true",
-        help="also generate the instruction forms with known bugs (ptx2gcn.fuzz_known)",
+        help="also generate the instruction forms with known bugs (ptx2gcn.fuzz.known)",
     )
     parser.add_argument(
         "--statements", type=_positive, default=24, help="top-level statements per program (default 24)"
@@ -99,7 +99,7 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
+    from ptx2gcn.fuzz.runner import FuzzConfig, fuzz
 
     emu_approx.apply(args)
     if args.golden_forms:
@@ -130,11 +130,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _record_forms(root: Path) -> None:
-    """CUDA goldens of every supported conformance form (``ptx2gcn.conformance_golden``)."""
-    from ptx2gcn.conformance_forms import model_forms
-    from ptx2gcn.conformance_golden import backend_runner, record
-    from ptx2gcn.conformance_table import classify
-    from ptx2gcn.fuzz_runner import check_backend
+    """CUDA goldens of every supported conformance form (``ptx2gcn.conformance.golden``)."""
+    from ptx2gcn.conformance.forms import model_forms
+    from ptx2gcn.conformance.golden import backend_runner, record
+    from ptx2gcn.conformance.table import classify
+    from ptx2gcn.fuzz.runner import check_backend
 
     check_backend("cuda")
     written = record(classify(model_forms()), backend_runner("cuda"), root, "CUDA (ptx2gcn fuzz --golden-forms)")

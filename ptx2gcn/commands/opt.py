@@ -11,7 +11,7 @@ import argparse
 import sys
 from dataclasses import replace
 
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.output_file import write_output
 from ptx2gcn.passes import PASSES
 from ptx2gcn.pipeline import PIPELINE, check_pass_names, run_passes
@@ -50,8 +50,8 @@ def _write(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ptx2gcn.ir.load import load_module
     from ptx2gcn.ir.printer import print_module
+    from ptx2gcn.translate.load import load_module
 
     passes = None if args.passes is None else tuple(_names(args.passes))
     print_after = frozenset(n for text in args.print_after for n in _names(text))
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"ptx2gcn opt: {error}\n")
         return 2
     # PTX2GCN_PRINT_AFTER / PTX2GCN_DUMP / PTX2GCN_VERIFY_EACH are read here, at the front end only.
-    env = Options.from_env()
+    env = CompileOptions.from_env()
     options = replace(env, passes=passes, verify_each=args.verify_each or env.verify_each,
                       print_after=print_after | env.print_after, print_locs=args.locs,
                       warp_mode=args.warp_mode)

@@ -23,11 +23,11 @@ from ptx2gcn.commands import emu_approx
 from ptx2gcn.diagnostics import Ptx2GcnError
 
 if TYPE_CHECKING:
-    from ptx2gcn.runtime.run_case import CaseRun
+    from ptx2gcn.runtime.cases.run import CaseRun
 
 PREVIEW = 8
 BACKEND_NAMES = ("cuda", "emulator", "hip")
-"""The keys of ``ptx2gcn.runtime.backend.BACKENDS`` (spelled out so ``--help`` imports no backend)."""
+"""The keys of ``ptx2gcn.runtime.backends.protocol.BACKENDS`` (spelled out so ``--help`` imports no backend)."""
 
 
 _DESCRIPTION = (
@@ -53,8 +53,8 @@ def _trace(line: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ptx2gcn.runtime.case import load_case
-    from ptx2gcn.runtime.run_case import run_case
+    from ptx2gcn.runtime.cases.case import load_case
+    from ptx2gcn.runtime.cases.run import run_case
 
     emu_approx.apply(args)
     case = load_case(args.case)

@@ -1,1 +1,1 @@
-"""Code generation: SSA IR → LLVM IR (llvmlite) → relocatable object → HSACO (own linker)."""
+"""Code generation: SSA IR → LLVM IR (llvmlite) → relocatable object (linking is ``ptx2gcn.link``)."""

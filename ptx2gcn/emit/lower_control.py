@@ -19,7 +19,7 @@ all exited ends and stops holding ``s_barrier``: exited threads release later ba
 
 Calls to functions this module does not define: ``__assertfail`` (CUDA's ``assert``) records the
 failing thread and its message in the exported ``ASSERT_RECORD_SYMBOL`` object
-(``ptx2gcn.codeobject``; the first failing thread wins a compare-and-swap) and traps; ``vprintf``
+(``ptx2gcn.link.codeobject``; the first failing thread wins a compare-and-swap) and traps; ``vprintf``
 appends to the printf FIFO (``ptx2gcn.emit.lower_printf``); every other external function is a
 located ``unsupported`` error.
 """
@@ -28,7 +28,12 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.codeobject import (
+from ptx2gcn.emit.context import FnContext, Lowering, runtime_record
+from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
+from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
+from ptx2gcn.emit.lower_special import read_special
+from ptx2gcn.ir.core import Function, Module, Op, Successor
+from ptx2gcn.link.codeobject import (
     ASSERT_CTAID,
     ASSERT_FILE,
     ASSERT_FUNCTION,
@@ -39,11 +44,6 @@ from ptx2gcn.codeobject import (
     ASSERT_STATE,
     ASSERT_TID,
 )
-from ptx2gcn.emit.context import FnContext, Lowering, runtime_record
-from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
-from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
-from ptx2gcn.emit.lower_special import read_special
-from ptx2gcn.ir.core import Function, Module, Op, Successor
 
 EXTERN_WHY = ("it is defined in another PTX unit, and ptx2gcn compiles one unit at a time: link the "
               "other unit first (one PTX module holding both definitions and uses)")

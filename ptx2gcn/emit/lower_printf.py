@@ -6,7 +6,7 @@ to ``double``, narrower integers to ``int``), or null without arguments. ``vprin
 number of arguments, -1 for a null format (CUDA Programming Guide, "Formatted Output").
 
 Here a call reserves a record in the FIFO that the exported control block ``PRINTF_CONTROL_SYMBOL``
-describes (``ptx2gcn.codeobject``: buffer, capacity, bytes used; the runtime sets it up before each
+describes (``ptx2gcn.link.codeobject``: buffer, capacity, bytes used; the runtime sets it up before each
 launch) with one atomic add on ``used``, and writes the record header {record size, argument bytes,
 format address}, a copy of the argument bytes and a copy of each ``%s`` string (the host formats
 after the kernel, when a string in local or shared memory is gone). A record that does not fit is
@@ -32,7 +32,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ptx2gcn.codeobject import (
+from ptx2gcn.emit.context import FnContext, runtime_record
+from ptx2gcn.emit.llvm_atomics import atomic_rmw
+from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, pointer
+from ptx2gcn.ir.core import Op
+from ptx2gcn.link.codeobject import (
     PRINTF_BUFFER,
     PRINTF_CAPACITY,
     PRINTF_CONTROL_SIZE,
@@ -40,10 +44,6 @@ from ptx2gcn.codeobject import (
     PRINTF_RECORD_HEADER,
     PRINTF_USED,
 )
-from ptx2gcn.emit.context import FnContext, runtime_record
-from ptx2gcn.emit.llvm_atomics import atomic_rmw
-from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, pointer
-from ptx2gcn.ir.core import Op
 
 LAYOUT_FUNCTION = "__ptx2gcn_printf_layout"
 _SPEC_CONTINUES = b"-+ #0123456789.hlLqjzt*"

@@ -1,7 +1,7 @@
 """Lowering of PTX special registers to AMDGPU intrinsics, hardware registers and COV5 hidden
 kernel arguments.
 
-Invariant: every register in ``ptx2gcn.isa.SPECIAL_REGS`` is lowered to a value PTX allows:
+Invariant: every register in ``ptx2gcn.ir.opcodes.SPECIAL_REGS`` is lowered to a value PTX allows:
 
 - ``%tid``/``%ctaid`` come from ``llvm.amdgcn.workitem.id.*``/``workgroup.id.*``; ``%ntid`` from
   ``hidden_group_size_*`` (u16 at implicit-argument offsets 12/14/16) and ``%nctaid`` from

@@ -7,7 +7,7 @@ workgroup barrier sequence: shared-memory writes before the barrier are visible 
 waves do not hold ``s_barrier`` up, as PTX's exited threads release barriers);
 ``bar.warp.sync`` is a wavefront-scope acq_rel fence plus ``llvm.amdgcn.wave.barrier`` (both warps
 of a wave execute in lock step, so no wait is needed, only ordering). Counted/named barriers,
-``bar.arrive`` and ``bar.red`` go to ``wave64_barrier``. Design: /work/shared/docs/warp-on-wave64.md.
+``bar.arrive`` and ``bar.red`` go to ``wave64_barrier``. Design: docs/mode-p.md.
 
 Lowering and measured cost (gfx942 instructions added to a one-op kernel at -O3; the two
 v_mbcnt computing ``lane64`` are shared by every warp op of a function):

@@ -1,6 +1,6 @@
 """The dispatch table: IR op name → lowering function (no isinstance ladders).
 
-Invariant: every op name in ``ptx2gcn.isa.OPS`` either has an entry here or is reported as a
+Invariant: every op name in ``ptx2gcn.ir.opcodes.OPS`` either has an entry here or is reported as a
 located ``unsupported`` error by ``lower_op``; ops shared by integers and floats (``add``, ``setp``
 ...) dispatch on whether their ``type`` attribute names a float type. The modules in ``DEFERRED``
 (ops most kernels never use) are imported on the first op they lower: until then their entries are

@@ -18,7 +18,6 @@ Invariant: the text is complete LLVM IR (LLVM verifies it before code generation
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from llvmlite import ir
 
@@ -33,6 +32,7 @@ from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Function, Global, InitItem, Module, Op, Param
 from ptx2gcn.ir.types import AddrSpace, Type, VectorType
+from ptx2gcn.options import CompileOptions
 
 
 class _Patches:
@@ -146,7 +146,7 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
     llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
     # Every function may execute warp collectives (directly or through calls), so, as clang does for
     # CUDA/HIP, all are convergent: LLVM must not make a call or a collective control dependent on
-    # more values than the PTX did (warp-on-wave64.md, pitfall 8).
+    # more values than the PTX did (docs/mode-p.md, "Geometry").
     llfn.attributes.add("convergent")
     for index, (arg, param) in enumerate(zip(llfn.args, fn.abi_params)):
         arg.name = f"p{index}"
@@ -199,12 +199,14 @@ def _lower_located(cx: FnContext, op: Op) -> None:
         raise Ptx2GcnError(Diagnostic(Severity.ERROR, op.loc, message)) from error
 
 
-def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | None = None,
-              locations: bool = False) -> str:
-    """LLVM IR text for ``module`` (only the named kernels, when given; their callees stay).
+def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
+    """LLVM IR text for ``module`` for ``options.arch`` (only ``options.kernels``, when given; their
+    callees stay).
 
-    ``locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
+    ``options.locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
     """
+    options = options or CompileOptions()
+    arch, kernels, locations = options.arch, options.kernels, options.locations
     wanted = set(kernels) if kernels is not None else None
     mc = ModuleContext(ir.Module(name=module.source), arch)
     mc.module.triple = TRIPLE

@@ -9,12 +9,11 @@ requested by a module flag that ``ensure_cov5`` adds when absent.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from functools import cache
 
 import llvmlite.binding as llvm
 
-from ptx2gcn.options import SUPPORTED_ARCHS
+from ptx2gcn.options import SUPPORTED_ARCHS, CompileOptions
 
 TRIPLE = "amdgcn-amd-amdhsa"
 COV5_FLAG = '!{i32 1, !"amdhsa_code_object_version", i32 500}'
@@ -65,12 +64,6 @@ class UnknownArchError(ValueError):
         super().__init__(f"unknown or unsupported --arch {arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}")
 
 
-@dataclass(frozen=True, slots=True)
-class TargetOptions:
-    arch: str = "gfx942"
-    opt: int = 3
-
-
 @cache
 def target_machine(arch: str, opt: int) -> llvm.TargetMachine:
     if arch not in SUPPORTED_ARCHS:
@@ -92,7 +85,7 @@ def ensure_cov5(ir_text: str) -> str:
     return f"{ir_text}\n!llvm.module.flags = !{{!9999}}\n!9999 = {COV5_FLAG}\n"
 
 
-def parse_verified(ir_text: str, options: TargetOptions) -> llvm.ModuleRef:
+def parse_verified(ir_text: str, options: CompileOptions) -> llvm.ModuleRef:
     """Parse LLVM IR text, set the AMDGPU triple/data layout, and run LLVM's verifier."""
     _initialise()
     module = llvm.parse_assembly(ir_text)
@@ -102,7 +95,7 @@ def parse_verified(ir_text: str, options: TargetOptions) -> llvm.ModuleRef:
     return module
 
 
-def optimise(ir_text: str, options: TargetOptions) -> str:
+def optimise(ir_text: str, options: CompileOptions) -> str:
     """Run LLVM's new-pass-manager pipeline at ``options.opt``; returns the optimised IR text."""
     module = parse_verified(ensure_cov5(ir_text), options)
     if options.opt > 0:
@@ -114,13 +107,13 @@ def optimise(ir_text: str, options: TargetOptions) -> str:
     return str(module)
 
 
-def emit_object(ir_text: str, options: TargetOptions) -> bytes:
+def emit_object(ir_text: str, options: CompileOptions) -> bytes:
     """Relocatable ELF object for already-optimised IR text (re-parsed here)."""
     module = parse_verified(ensure_cov5(ir_text), options)
     return bytes(target_machine(options.arch, options.opt).emit_object(module))
 
 
-def emit_assembly(ir_text: str, options: TargetOptions) -> str:
+def emit_assembly(ir_text: str, options: CompileOptions) -> str:
     """LLVM's AMDGPU assembly for already-optimised IR text (re-parsed here)."""
     module = parse_verified(ensure_cov5(ir_text), options)
     return str(target_machine(options.arch, options.opt).emit_assembly(module))

@@ -24,7 +24,7 @@ of its wave does; all state words are updated with workgroup-scope atomics; rele
 and acquire after completion make the barrier order shared and global memory like ``bar.sync``.
 Only kernels can use the counted emulation (its state is zeroed at kernel entry); device functions
 get a located ``unsupported``. Whether the reaching control flow is safe in Mode P is checked by the IR
-pass ``wave64-barrier-check``. Design: warp-on-wave64.md §5.9(c).
+pass ``wave64-barrier-check``. Design: docs/mode-p.md, "Barriers".
 """
 
 from __future__ import annotations

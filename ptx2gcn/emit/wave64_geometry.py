@@ -6,7 +6,7 @@ half's first wave lane ``base = lane64 & 32``. Every value a warp collective rea
 (ballots, EXEC) goes through ``half_bits``, which returns only the executing warp's 32 bits; every
 cross-lane index is formed as ``base | j`` with ``0 <= j <= 31``. Nothing here turns a warp-uniform
 value into a wave-uniform assumption (no readfirstlane, no uniformity metadata). Design:
-/work/shared/docs/warp-on-wave64.md §5.0–5.1.
+docs/mode-p.md, "Geometry".
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ that is not a constant may differ per lane: a lane whose mask is an aligned run 
 containing itself (a ``tiled_partition`` tile) stops folding after step 2^(t-1), and inactive lanes
 keep folding; since the steps ascend, every lane only ever folds data of its own tile. Other
 per-lane masks are folded as one group (exact when all members pass the same mask).
-Design: warp-on-wave64.md §5.5–5.6. Costs: match.any per round 1–2 v_readlane + v_cmp + ballot +
+Design: docs/mode-p.md, "The collectives". Costs: match.any per round 1–2 v_readlane + v_cmp + ballot +
 ~6 SALU; match.all ballot + s_ff1-style cttz + 1–2 ds_bpermute + v_cmp; redux 5 ds_swizzle + 5 VALU
 + WWM exec saves (about 40 more VALU/SALU for the tile size when the membermask is a register).
 """

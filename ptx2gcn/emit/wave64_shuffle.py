@@ -5,7 +5,7 @@ Invariant: the source lane ``j`` is computed with the PTX ISA formula ("shfl.syn
 back to the own lane when out of range, and is then always in 0..31; the ``ds_bpermute`` address is
 ``(base | j) * 4`` so the read never leaves the executing warp's half of the wave. ``membermask``
 only states which lanes take part (the sm_6x contract: every member executes the shuffle
-convergently); it does not change the data movement. Design: warp-on-wave64.md §5.2.
+convergently); it does not change the data movement. Design: docs/mode-p.md, "The collectives".
 Fast paths for compile-time ``b``/``c`` (``p`` is then the constant true):
 
 - ``bfly`` whose lane mask stays inside its segment (``bval & seg == 0``, ``(cval | seg) == 31``,

@@ -5,7 +5,7 @@ masked by ``membermask``; ``.all`` compares with the *active* members (exited or
 drop out, PTX "all non-exited threads in membermask"), never with ``membermask`` itself. Legacy
 ``vote`` (no ``.sync``) uses the active set as its membermask. ``activemask`` is a fresh ballot at
 its own site, so it reflects the control flow that reaches it; ``elect.sync`` picks the lowest lane of
-that ballot within membermask. Design: warp-on-wave64.md §5.3–5.4.
+that ballot within membermask. Design: docs/mode-p.md, "The collectives".
 Cost: ballot = 1 v_cmp (or none) + s_lshr_b64 by ``base`` (a VGPR shift when the half is unknown),
 vote = that + 1–3 scalar/VALU compares.
 """

@@ -21,11 +21,11 @@ import lark
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
-from ptx2gcn import __version__
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.builder import AstBuilder
 from ptx2gcn.frontend.errors import binary_error, set_literal_terminals, syntax_error
+from ptx2gcn.version import __version__
 
 MAX_NESTING = 64
 """Deepest allowed nesting of ``{ [ (`` brackets (real PTX uses < 10; every later stage may recurse

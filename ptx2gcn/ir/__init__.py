@@ -1,18 +1,16 @@
-"""ptx2gcn's SSA IR: types, ops, text form, verifier, and the PTX-to-IR builder.
+"""ptx2gcn's SSA IR: types, the opcode table, ops, text form, verifier.
 
 Invariant: IR handed from one stage to the next passes ``ptx2gcn.ir.verify.verify`` for its phase,
-and its text form (``printer``) parses back (``parser``) to IR that prints identically.
+and its text form (``printer``) parses back (``parser``) to IR that prints identically. Nothing in
+this package imports PTX-specific code (``ptx2gcn.frontend``, ``ptx2gcn.translate``): the IR is the
+interface between the translator, the passes and the emitter (tests/unit/test_import_graph.py).
 
-Layout: ``types`` (value types), ``core`` (Module/Function/Block/Op/Value with use lists),
-``cfg`` (dominators), ``printer``/``parser``/``lexer`` (the text form; they round-trip exactly),
-``verify`` with ``verify_rules`` (every invariant, per phase), ``evaluate`` (exact constant
-semantics), ``passbase``
-(the pass interface; passes live in ``ptx2gcn.passes``), ``load`` (PTX or IR file → verified IR).
-PTX → IR: ``builder`` (module, functions, labels, guards) over ``emitter`` (operands, coercions),
-``ssa`` (on-the-fly SSA construction), ``modifiers``, and the per-family lowerings
-``lower_alu``/``lower_mem``/``lower_control``/``lower_matrix``/``lower_texture`` gathered in
-``lowering``.
-The op set itself is the table in ``ptx2gcn.isa``.
+Layout: ``types`` (value types), ``opcodes`` (the one opcode table: every op's operands, results,
+attributes and effects), ``core`` (Module/Function/Block/Op/Value with use lists), ``cfg``
+(dominators), ``printer``/``parser``/``lexer`` (the text form; they round-trip exactly), ``verify``
+with ``verify_rules`` (every invariant, per phase), ``evaluate`` (exact constant semantics),
+``passbase`` (the pass interface; passes live in ``ptx2gcn.passes``). PTX → IR is
+``ptx2gcn.translate``.
 
 Decision: SSA merges are **block arguments**, not phis.
 - PTX gives us straight-line code with labels; the builder splits blocks constantly (every guarded

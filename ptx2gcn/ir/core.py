@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Span
+from ptx2gcn.ir.opcodes import is_terminator
 from ptx2gcn.ir.types import AddrSpace, Type
-from ptx2gcn.isa import is_terminator
 
 Attr = str | int | bool
 """An attribute value: an identifier-like string, an integer (float bit patterns too) or a flag."""
@@ -118,7 +118,7 @@ class Op:
     def __init__(self, name: str, operands: Iterable[Value] = (), result_types: Iterable[Type] = (),
                  attrs: dict[str, Attr] | None = None, loc: Span | None = None) -> None:
         self.name: str = name
-        """The opcode, a row of ``ptx2gcn.isa.OPS``."""
+        """The opcode, a row of ``ptx2gcn.ir.opcodes.OPS``."""
         self.operands: list[Use] = [Use(self, v) for v in operands]
         self.results: list[OpResult] = [OpResult(t, self, i) for i, t in enumerate(result_types)]
         self.attrs: dict[str, Attr] = {k: v for k, v in attrs.items() if v is not False} if attrs else {}

@@ -27,8 +27,8 @@ from ptx2gcn.ir.core import (
     Value,
 )
 from ptx2gcn.ir.lexer import Lexer, Line, Token, located_error
+from ptx2gcn.ir.opcodes import OPS
 from ptx2gcn.ir.types import AddrSpace, Type
-from ptx2gcn.isa import OPS
 
 
 class _Parser:

@@ -1,7 +1,7 @@
 """The pass interface: a frozen dataclass with a kebab-case ``name`` and ``run(module) -> bool``.
 
 Invariant: a pass reads and rewrites one module in place; ``run`` returns whether it changed
-anything, and the module then satisfies the verifier in phase ``ensures``. Options of a pass are
+anything, and the module then satisfies the verifier in phase ``ensures``. CompileOptions of a pass are
 its dataclass fields. The module docstring of each pass states **Requires**, **Ensures** and
 **Not handled**.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ptx2gcn.ir.core import Module
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Pass:
     def run(self, module: Module) -> bool:
         raise NotImplementedError
 
-    def applies(self, options: Options) -> bool:
+    def applies(self, options: CompileOptions) -> bool:
         """Whether the pipeline runs this pass under ``options`` (e.g. only in one warp mode).
-        Listing a pass explicitly in ``Options.passes`` runs it regardless."""
+        Listing a pass explicitly in ``CompileOptions.passes`` runs it regardless."""
         return True

@@ -4,7 +4,7 @@ Invariant: ``verify(module)`` returns normally exactly when the module satisfies
 - structure: non-empty blocks ending in their only terminator, an entry block without
   predecessors whose arguments match the function's ABI parameters, unique symbol names;
 - use lists: every operand use is registered with its value and every registered use is live;
-- types: operands, results and attributes as ``ptx2gcn.isa.OPS`` and the per-op rules below say;
+- types: operands, results and attributes as ``ptx2gcn.ir.opcodes.OPS`` and the per-op rules below say;
   successor arguments match the target block's arguments; calls and returns match signatures;
 - dominance: every use (reachable) is dominated by its definition;
 - address spaces: no stores into read-only spaces, atomics only on global/shared/generic memory,
@@ -20,10 +20,10 @@ from __future__ import annotations
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, Span
 from ptx2gcn.ir.cfg import DominatorTree, reachable_blocks
 from ptx2gcn.ir.core import Attr, Block, Function, Module, Op, SymbolRef, Use, Value
+from ptx2gcn.ir.opcodes import FLAG, INT, OPS, SYM, OpDef, describe_kind, kind_matches, resolve_kind
 from ptx2gcn.ir.types import OPAQUE_TYPES, PTX_TYPES, AddrSpace, Type, ptx_type
 from ptx2gcn.ir.verify_rules import RULES, sampler_problem
 from ptx2gcn.ir.verify_rules import type_list as _types
-from ptx2gcn.isa import FLAG, INT, OPS, SYM, OpDef, describe_kind, kind_matches, resolve_kind
 
 # Ops that must be gone once a phase is reached. ``ssa`` (what the builder produces) allows every
 # op in the table. ``wave64`` is what a wave64 lowering must establish: PTX's warp collectives

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from ptx2gcn.ir.core import Function, Module, Op
+from ptx2gcn.ir.opcodes import SPECIAL_REGS
 from ptx2gcn.ir.types import (
     I32,
     PRED,
@@ -23,7 +24,6 @@ from ptx2gcn.ir.types import (
     ptx_type,
 )
 from ptx2gcn.ir.verify_rules_async import RULES as ASYNC_RULES
-from ptx2gcn.isa import SPECIAL_REGS
 
 _READ_ONLY = {AddrSpace.CONST, AddrSpace.KPARAM}
 _ATOMIC_SPACES = {AddrSpace.GLOBAL, AddrSpace.SHARED, AddrSpace.GENERIC}

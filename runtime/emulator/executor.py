@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ptx2gcn.codeobject import Kernel
+from ptx2gcn.link.codeobject import Kernel
 from ptx2gcn.runtime.emulator.decoder import DecodeError, Instruction, decode
 from ptx2gcn.runtime.emulator.disasm import disassemble
 from ptx2gcn.runtime.emulator.encodings import classify

@@ -2,9 +2,9 @@
 
 Public API of the emulator (what the runtime and the driver API build on)::
 
-    from ptx2gcn.runtime.emulator.loader import load            # load(hsaco_bytes, name) -> Program
-    from ptx2gcn.runtime.emulator.memory import DeviceMemory    # alloc/free/read/write
-    from ptx2gcn.runtime.emulator.launch import launch          # -> LaunchStats
+    from ptx2gcn.runtime.emulator.loader import load  # load(hsaco_bytes, name) -> Program
+    from ptx2gcn.runtime.emulator.memory import DeviceMemory  # alloc/free/read/write
+    from ptx2gcn.runtime.emulator.launch import launch  # -> LaunchStats
 
     program = load(hsaco_bytes, "k.hsaco")                      # CodeObjectError if malformed
     memory = DeviceMemory()
@@ -25,7 +25,7 @@ Invariant: ``launch`` validates the whole request before running anything (``Lau
 executes work-groups one after another in x-fastest order (deterministic), each placed on a compute
 unit by ``placement`` (what ``HW_ID``/``XCC_ID`` read), and returns ``LaunchStats``. Each wave starts
 exactly as AMDGPUUsage "Initial Kernel Execution State" says for
-gfx942 (see ``/work/shared/docs/gfx942-launch-abi.md`` §5): user SGPRs dense from s0 in ABI order,
+gfx942 (see ``docs/launch-abi.md``, "Initial wave state"): user SGPRs dense from s0 in ABI order,
 then work-group ids / info, packed work-item ids in v0, EXEC = the wave's existing lanes, MODE from
 COMPUTE_PGM_RSRC1. Hidden kernel arguments are written at the offsets the metadata gives.
 
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.codeobject import Kernel, KernelDescriptor
+from ptx2gcn.link.codeobject import Kernel, KernelDescriptor
 from ptx2gcn.runtime.emulator.approx import ApproxPolicy, approx_from_environment
 from ptx2gcn.runtime.emulator.errors import LaunchError
 from ptx2gcn.runtime.emulator.executor import DEFAULT_STEP_BUDGET, Executor, RunCounters

@@ -1,7 +1,7 @@
 """Loads an AMDGPU code object for the emulator: PT_LOAD image, dynamic relocations, kernels.
 
 Invariant: a ``Program`` is immutable after ``load``; it holds the unrelocated image, the dynamic
-relocations to apply, the kernels (``ptx2gcn.codeobject``) and the executable ranges (decoded and
+relocations to apply, the kernels (``ptx2gcn.link.codeobject``) and the executable ranges (decoded and
 bound once by the executor). ``map_into``
 places the image in a ``DeviceMemory`` once per memory (relocations applied against that base, so
 GOT entries hold device addresses) and returns the base; PCs the executor sees are device addresses.
@@ -14,8 +14,8 @@ import struct
 import weakref
 from dataclasses import dataclass, field
 
-from ptx2gcn.codeobject import CodeObject, CodeObjectError, Kernel, read_code_object
-from ptx2gcn.elf import (
+from ptx2gcn.link.codeobject import CodeObject, CodeObjectError, Kernel, read_code_object
+from ptx2gcn.link.elf import (
     PT_LOAD,
     R_AMDGPU_ABS64,
     R_AMDGPU_NONE,

@@ -73,3 +73,17 @@ def test_missing_file_bad_arch_bad_level() -> None:
         ptx2gcn.compile(PTX, arch="gfx1100")
     with pytest.raises(ValueError, match="0..3"):
         ptx2gcn.compile(PTX, opt=4)
+
+
+def test_one_options_value_whole_or_by_field(tmp_path: Path) -> None:
+    """``compile(ptx, CompileOptions(...))`` and ``compile(ptx, **fields)`` build the same one value;
+    the code object records it, and a different level changes the code (LLVM -O0 vs -O3)."""
+    whole = ptx2gcn.compile(PTX, ptx2gcn.CompileOptions(arch="gfx90a", opt=0))
+    by_field = ptx2gcn.compile(PTX, arch="gfx90a", opt=0)
+    on_top = ptx2gcn.compile(PTX, ptx2gcn.CompileOptions(arch="gfx90a"), opt=0)
+    assert whole.options == by_field.options == on_top.options == ptx2gcn.CompileOptions(arch="gfx90a", opt=0)
+    assert whole.data == by_field.data == on_top.data
+    assert whole.arch == "gfx90a"
+    assert ptx2gcn.compile(PTX, arch="gfx90a", opt=3).data != whole.data
+    with pytest.raises(TypeError):
+        ptx2gcn.compile(PTX, no_such_option=1)

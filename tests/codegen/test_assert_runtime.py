@@ -19,11 +19,11 @@ import pytest
 from ptx2gcn import cuda
 from ptx2gcn.cli import main
 from ptx2gcn.compiler import compile
-from ptx2gcn.runtime.backend import BackendError, ModuleCode
-from ptx2gcn.runtime.backend_emulator import EmulatorBackend
-from ptx2gcn.runtime.backend_messages import DeviceMessages, launch_with_messages
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.runtime.backends.emulator import EmulatorBackend
+from ptx2gcn.runtime.backends.messages import DeviceMessages, launch_with_messages
+from ptx2gcn.runtime.backends.protocol import BackendError, ModuleCode
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpora/nvcc/sm_80/printf_assert.ptx"

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptx2gcn.codeobject import ASSERT_RECORD_SIZE, ASSERT_RECORD_SYMBOL, read_assertion
 from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import UnsupportedError
+from ptx2gcn.link.codeobject import ASSERT_RECORD_SIZE, ASSERT_RECORD_SYMBOL, read_assertion
 from ptx2gcn.runtime.emulator.errors import EmulatorFault
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load

@@ -16,7 +16,7 @@ import pytest
 from ptx2gcn.compiler import compile, to_ir
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.ir.load import read_text
+from ptx2gcn.translate.load import read_text
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 FILES = sorted(p for p in CORPORA.rglob("*.ptx") if not {"invalid", "large"} & set(p.parts))
@@ -80,7 +80,8 @@ def test_large_file() -> None:
 
 def test_emitted_llvm_ir_of_a_sample_verifies() -> None:
     """LLVM's verifier accepts the unoptimised IR of every sample file that reaches code generation."""
-    from ptx2gcn.emit.target import TargetOptions, parse_verified
+    from ptx2gcn.emit.target import parse_verified
+    from ptx2gcn.options import CompileOptions
 
     for path in FILES[::9]:
         try:
@@ -88,4 +89,4 @@ def test_emitted_llvm_ir_of_a_sample_verifies() -> None:
             text = emit_llvm(module)
         except Ptx2GcnError:
             continue
-        parse_verified(text, TargetOptions())
+        parse_verified(text, CompileOptions())

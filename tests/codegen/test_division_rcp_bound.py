@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ptx2gcn
-from ptx2gcn.fuzz_device import launch_buffers
+from ptx2gcn.fuzz.device import launch_buffers
 
 KERNEL = """
 .version 8.0

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptx2gcn.codeobject import read_code_object
 from ptx2gcn.compiler import compile
+from ptx2gcn.link.codeobject import read_code_object
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

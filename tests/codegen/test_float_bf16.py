@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ptx2gcn.fuzz_known import FAILING_INPUTS
+from ptx2gcn.fuzz.known import FAILING_INPUTS
 
 _QUANTUM_MIN = Fraction(2) ** -133  # bf16: 8 significant bits, exponent range of f32
 _LARGEST = Fraction(0x1FE, 0x100) * Fraction(2) ** 127

@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from ptx2gcn.fuzz_known import FAILING_INPUTS
+from ptx2gcn.fuzz.known import FAILING_INPUTS
 
 _FORMAT = {"f32": (np.float32, np.uint32, 24, -149, 128), "f64": (np.float64, np.uint64, 53, -1074, 1024)}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptx2gcn.fuzz_known import FAILING_INPUTS
+from ptx2gcn.fuzz.known import FAILING_INPUTS
 from ptx2gcn.reference import run as reference
 
 F64 = np.array([0xFFFFFFFFFFFFFFFF, 0xFFF0000000000001, 0x7FF8000000000000, 0x7FF0000000000001,

@@ -12,7 +12,8 @@ import pytest
 
 from ptx2gcn.compiler import to_ir
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.emit.target import TargetOptions, parse_verified
+from ptx2gcn.emit.target import parse_verified
+from ptx2gcn.options import CompileOptions
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SAMPLES = sorted(GOLDEN.glob("*.ptx"))
@@ -21,7 +22,7 @@ SAMPLES = sorted(GOLDEN.glob("*.ptx"))
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])
 def test_golden_llvm_ir(sample: Path) -> None:
     text = emit_llvm(to_ir(sample.read_text(), sample.name))
-    parse_verified(text, TargetOptions())
+    parse_verified(text, CompileOptions())
     expected_path = sample.with_suffix(".ll")
     if os.environ.get("PTX2GCN_BLESS") == "1":
         expected_path.write_text(text)

@@ -14,11 +14,11 @@ sequence with the cubin of ``mov.u32 %r2, N`` tells the value ptxas computed
 ``sub.cc 0 - 1; addc 0, 0`` → 0 (a borrow leaves CF = 0) and ``add.cc 0 + 1; subc 5, 0`` → 4
 (no carry, CF = 0, makes ``subc`` subtract one more).
 
-The fix (``ptx2gcn/ir/lower_alu.py``, ``_carry_flag``): ``%cc`` holds the hardware carry flag;
+The fix (``ptx2gcn/translate/alu.py``, ``_carry_flag``): ``%cc`` holds the hardware carry flag;
 the builder writes ``not(borrow_out)`` after a ``subc`` op (``sub.cc``, ``subc.cc``) and reads
 ``not(%cc)`` as its borrow-in (``subc``). The IR op ``subc`` and the reference model keep PTX's
 single-instruction wording (borrow in, borrow out); the conformance harness
-(``ptx2gcn/conformance_kernel.py``) reads a subtraction's carry-out back with ``subc.u32 r, 0, 0``.
+(``ptx2gcn/conformance/kernel.py``) reads a subtraction's carry-out back with ``subc.u32 r, 0, 0``.
 """
 
 from __future__ import annotations

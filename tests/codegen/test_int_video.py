@@ -20,20 +20,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptx2gcn import isa
 from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
-from ptx2gcn.ir.load import module_from_ptx
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.ir import opcodes as isa
 from ptx2gcn.ir.verify import verify
-from ptx2gcn.link import link_hsaco
-from ptx2gcn.options import Options
+from ptx2gcn.link.linker import link_hsaco
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
 from ptx2gcn.reference import run as reference
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
+from ptx2gcn.translate.load import module_from_ptx
 from tests.codegen.conftest import run_compiled
 
 M32 = 0xFFFFFFFF
@@ -232,8 +232,8 @@ def with_attrs(ptx: str, forms: Sequence[Form]) -> bytes:
     for op, form in zip(videos, forms):
         op.attrs.update({k: (True if k.startswith("neg_") else v) for k, v in form.sel.items()})
     verify(module)
-    run_passes(module, Options())
-    options = TargetOptions("gfx942", 3)
+    run_passes(module, CompileOptions())
+    options = CompileOptions("gfx942", 3)
     obj = emit_object(optimise(emit_llvm(module), options), options)
     return link_hsaco([obj], ["video.ptx"])
 
@@ -385,7 +385,7 @@ def _form_from_reference_spelling(spelling: str) -> Form:
     return Form(words[0], types, mods, sel)
 
 
-# The selector forms of the conformance table (ptx2gcn.conformance_forms) that the front end cannot
+# The selector forms of the conformance table (ptx2gcn.conformance.forms) that the front end cannot
 # spell yet (operand selectors): checked against the reference model through the IR attributes.
 REFERENCE_SELECTOR_FORMS = [
     "vadd.s32.u32.s32.asel=b1.bsel=h1", "vsub.s32.u32.s32.dsel=h1",

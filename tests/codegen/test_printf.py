@@ -18,8 +18,9 @@ import pytest
 
 from ptx2gcn import cuda
 from ptx2gcn.compiler import compile
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.options import CompileOptions
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 from ptx2gcn.runtime.printf import format_printf
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -235,7 +236,8 @@ def test_printf_in_a_device_function_and_divergent_branches(
     call until LLVM's always-inliner) and -O3. Lines of different branches may come in either
     order (CUDA does not order them either); each thread's line appears exactly once, and the lines
     of one call site in lane order (the emulator reserves records lane by lane)."""
-    reset(DriverConfig(backend="emulator", cache=JitCache(CacheConfig(directory=tmp_path)), opt=opt))
+    reset(DriverConfig(backend="emulator", cache=JitCache(CacheConfig(directory=tmp_path)),
+                       options=CompileOptions(opt=opt)))
     try:
         ok(cuda.cuInit(0))
         ok(cuda.cuCtxCreate(0, 0))
@@ -292,8 +294,8 @@ def test_numba_print(context: None, capsysbinary: pytest.CaptureFixture[bytes]) 
 def test_only_modules_calling_vprintf_export_the_control_block() -> None:
     """The runtime finds the FIFO control block by name: an exported 24-byte object (checked in the
     code object's symbol table), absent from modules without printf."""
-    from ptx2gcn.codeobject import PRINTF_CONTROL_SIZE, PRINTF_CONTROL_SYMBOL, read_code_object
-    from ptx2gcn.elf import STT_OBJECT
+    from ptx2gcn.link.codeobject import PRINTF_CONTROL_SIZE, PRINTF_CONTROL_SYMBOL, read_code_object
+    from ptx2gcn.link.elf import STT_OBJECT
 
     def symbols(path: Path) -> dict[str, tuple[int, int]]:
         code = read_code_object(compile(str(path)).data, path.name)

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from ptx2gcn.conformance_forms import model_forms
-from ptx2gcn.conformance_run import run_all, summary_lines
-from ptx2gcn.conformance_table import FormTable, classify
+from ptx2gcn.conformance.forms import model_forms
+from ptx2gcn.conformance.run import run_all, summary_lines
+from ptx2gcn.conformance.table import FormTable, classify
 
 DEFAULT_LANES = 64
 SEED = 20260
@@ -37,7 +37,7 @@ def default_results(form_table: FormTable) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="session")
 def covered() -> Iterator[dict[str, str]]:
-    """spelling -> verdict (``conformance_run.MATCH``/``KNOWN``/``MISMATCH``) of every form run."""
+    """spelling -> verdict (``conformance.run.MATCH``/``KNOWN``/``MISMATCH``) of every form run."""
     verdicts: dict[str, str] = {}
     _state["covered"] = verdicts
     yield verdicts

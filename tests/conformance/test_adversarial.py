@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from ptx2gcn.conformance_run import run_all
-from ptx2gcn.conformance_table import FormTable
-from ptx2gcn.fuzz_known import FRONTEND_INVALID, KNOWN_FAILURES
+from ptx2gcn.conformance.run import run_all
+from ptx2gcn.conformance.table import FormTable
+from ptx2gcn.fuzz.known import FRONTEND_INVALID, KNOWN_FAILURES
 from ptx2gcn.runtime.emulator.approx import ENV_MODE, ENV_SEED
 
 LANES = 64

@@ -1,5 +1,5 @@
 """Every instruction spelling in the PTX corpus (``corpora/``) is a conformance form or is listed in
-``conformance_corpus.NOT_MODELLED`` with a reason; the test prints both lists (``pytest -s``).
+``conformance.corpus.NOT_MODELLED`` with a reason; the test prints both lists (``pytest -s``).
 
 The corpus is read once per session with the real frontend (about 8 s of CPU for its ~290k lines).
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.conformance_corpus import CorpusScan, Usage, corpus_files, judge_spellings, scan
-from ptx2gcn.conformance_forms import model_forms
+from ptx2gcn.conformance.corpus import CorpusScan, Usage, corpus_files, judge_spellings, scan
+from ptx2gcn.conformance.forms import model_forms
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 

@@ -3,7 +3,7 @@ model on edge-biased lanes (``ptx2gcn.reference.sampling``).
 
 One test per form. A form the compiler rejects (``unsupported: ...``) is skipped with the compiler's
 sentence, so rejections stay visible; a form the frontend calls invalid PTX although the model
-defines it fails. ``ptx2gcn.fuzz_known.KNOWN_FAILURES`` holds the forms whose bugs are not fixed
+defines it fails. ``ptx2gcn.fuzz.known.KNOWN_FAILURES`` holds the forms whose bugs are not fixed
 yet (strict xfail: a fix turns them into failures until the entry is removed); ``FRONTEND_INVALID``
 those the frontend or IR verifier wrongly refuse.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from ptx2gcn.conformance_forms import model_forms
-from ptx2gcn.conformance_run import verdict
-from ptx2gcn.conformance_table import FormTable
-from ptx2gcn.fuzz_known import FRONTEND_INVALID, KNOWN_FAILURES
+from ptx2gcn.conformance.forms import model_forms
+from ptx2gcn.conformance.run import verdict
+from ptx2gcn.conformance.table import FormTable
+from ptx2gcn.fuzz.known import FRONTEND_INVALID, KNOWN_FAILURES
 
 
 def _params() -> list[object]:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn import conformance_golden
-from ptx2gcn.conformance_forms import model_forms
-from ptx2gcn.conformance_golden import golden_directories, record, replay
-from ptx2gcn.conformance_table import classify
-from ptx2gcn.fuzz_device import run_kernel
+from ptx2gcn.conformance import golden as conformance_golden
+from ptx2gcn.conformance.forms import model_forms
+from ptx2gcn.conformance.golden import golden_directories, record, replay
+from ptx2gcn.conformance.table import classify
+from ptx2gcn.fuzz.device import run_kernel
 
 ROOT = Path(__file__).resolve().parents[2] / "corpora" / "golden" / "conformance"
 

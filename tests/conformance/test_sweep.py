@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ptx2gcn.conformance_run import run_all
-from ptx2gcn.conformance_sweep import is_narrow, run_sweep
-from ptx2gcn.conformance_table import FormTable
-from ptx2gcn.fuzz_known import KNOWN_FAILURES
+from ptx2gcn.conformance.run import run_all
+from ptx2gcn.conformance.sweep import is_narrow, run_sweep
+from ptx2gcn.conformance.table import FormTable
+from ptx2gcn.fuzz.known import KNOWN_FAILURES
 
 pytestmark = pytest.mark.slow
 WIDE_LANES = 4096

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptx2gcn import conformance_forms, conformance_table
-from ptx2gcn.conformance_forms import model_forms
-from ptx2gcn.conformance_kernel import Instance, group_kernel, instances
-from ptx2gcn.conformance_run import KNOWN, MATCH, MISMATCH, compare, summary_lines, verdict
-from ptx2gcn.conformance_table import classify
+from ptx2gcn.conformance import forms as conformance_forms
+from ptx2gcn.conformance import table as conformance_table
+from ptx2gcn.conformance.forms import model_forms
+from ptx2gcn.conformance.kernel import Instance, group_kernel, instances
+from ptx2gcn.conformance.run import KNOWN, MATCH, MISMATCH, compare, summary_lines, verdict
+from ptx2gcn.conformance.table import classify
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span, UnsupportedError
 
 

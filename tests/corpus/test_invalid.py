@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, UnsupportedError
-from ptx2gcn.ir.load import module_from_ptx
+from ptx2gcn.translate.load import module_from_ptx
 from tests.corpus.corpus_files import CORPORA, marked_error, ptx_files
 
 INVALID = ptx_files("invalid")

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from ptx2gcn import cuda
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 
 DATA = Path(__file__).resolve().parent / "data"
 KERNELS_PTX = DATA / "kernels.ptx"

@@ -1,4 +1,4 @@
-"""A fake ``cuda.bindings.driver`` (just enough of cuda-python for ``ptx2gcn.runtime.backend_cuda``),
+"""A fake ``cuda.bindings.driver`` (just enough of cuda-python for ``ptx2gcn.runtime.backends.cuda``),
 used by the cuda-backend tests of tests/driver and tests/run on machines without an NVIDIA GPU.
 
 Invariant: the fake keeps host-side "device" blocks, records every loaded image and launch, and
@@ -16,15 +16,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ptx2gcn.runtime.driver_enums import CUdevice_attribute, CUfunction_attribute, CUresult
-from ptx2gcn.runtime.driver_types import CUcontext, CUdevice, CUdeviceptr, CUfunction, CUmodule
+from ptx2gcn.runtime.driver.enums import CUdevice_attribute, CUfunction_attribute, CUresult
+from ptx2gcn.runtime.driver.types import CUcontext, CUdevice, CUdeviceptr, CUfunction, CUmodule
 
 OK = CUresult.CUDA_SUCCESS
 VECTOR_ADD_PARAMS = [(0, 8), (8, 8), (16, 8), (24, 4)]
 
 
 class FakeDriver:
-    """Just enough of cuda.bindings.driver for ptx2gcn.runtime.backend_cuda."""
+    """Just enough of cuda.bindings.driver for ptx2gcn.runtime.backends.cuda."""
 
     CUresult = CUresult
     CUdevice_attribute = CUdevice_attribute

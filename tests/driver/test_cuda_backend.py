@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from ptx2gcn import cuda
-from ptx2gcn.runtime.driver_enums import CUdevice_attribute, CUresult
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.runtime.driver.enums import CUdevice_attribute, CUresult
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 from tests.driver.conftest import KERNELS_PTX, fails, ok, run_vector_add
 from tests.driver.fake_cuda import FakeDriver, install_fake_cuda
 
@@ -66,8 +66,8 @@ def test_vector_add_on_the_cuda_backend(fake_cuda: FakeDriver) -> None:
 @pytest.mark.gpu
 def test_vector_add_on_a_real_nvidia_gpu() -> None:
     """Differential check on an NVIDIA machine: the cuda backend and the emulator agree bit for bit."""
-    from ptx2gcn.runtime.backend import BackendUnavailable
-    from ptx2gcn.runtime.backend_cuda import FACTORY
+    from ptx2gcn.runtime.backends.cuda import FACTORY
+    from ptx2gcn.runtime.backends.protocol import BackendUnavailable
 
     try:
         FACTORY.device_count()

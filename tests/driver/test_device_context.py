@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from ptx2gcn import cuda
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 from tests.driver.conftest import fails, ok
 
 R = cuda.CUresult
@@ -165,7 +165,7 @@ def test_primary_context_and_push_pop(driver: None) -> None:
 
 
 def test_backend_selection() -> None:
-    from ptx2gcn.runtime.backend import BackendUnavailable, select_backend
+    from ptx2gcn.runtime.backends.protocol import BackendUnavailable, select_backend
 
     assert select_backend(environ={"PTX2GCN_BACKEND": " Emulator "}).name == "emulator"
     assert select_backend("cuda", environ={"PTX2GCN_BACKEND": "emulator"}).name == "cuda"  # explicit wins

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from ptx2gcn import cuda
-from ptx2gcn.runtime.backend_hip import HipFactory
-from ptx2gcn.runtime.cache import JitCache
-from ptx2gcn.runtime.driver_state import DriverConfig, reset
+from ptx2gcn.runtime.backends.hip import HipFactory
+from ptx2gcn.runtime.cache.jit_cache import JitCache
+from ptx2gcn.runtime.driver.state import DriverConfig, reset
 from tests.driver.conftest import fails, ok, run_vector_add
 from tests.runtime.toolchain import DATA, build_fake_hip
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.emulator.decoder import decode
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory, Lds, Scratch
@@ -28,7 +29,7 @@ _CACHE: dict[str, bytes] = {}
 
 def link_hsaco(ir: str, lld: str) -> bytes:
     if ir not in _CACHE:
-        options = TargetOptions()
+        options = CompileOptions()
         obj = emit_object(optimise(ir, options), options)
         with tempfile.TemporaryDirectory() as tmp:
             src, out = Path(tmp) / "k.o", Path(tmp) / "k.hsaco"

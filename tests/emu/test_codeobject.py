@@ -1,4 +1,4 @@
-"""``ptx2gcn.codeobject`` against LLVM's own view of the same code objects: the ``.amdhsa_*`` directives
+"""``ptx2gcn.link.codeobject`` against LLVM's own view of the same code objects: the ``.amdhsa_*`` directives
 ``llvm-objdump -D --disassemble-symbols=<k>.kd`` prints, and the metadata ``llvm-readelf --notes`` prints."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.codeobject import CodeObjectError, KernelDescriptor, read_code_object
-from ptx2gcn.elf import ElfFile
+from ptx2gcn.link.codeobject import CodeObjectError, KernelDescriptor, read_code_object
+from ptx2gcn.link.elf import ElfFile
 from ptx2gcn.runtime.emulator.loader import load
 
 KERNELS = """

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.elf import ElfFile
+from ptx2gcn.link.elf import ElfFile
 from ptx2gcn.runtime.emulator.decoder import decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble, normalise_whitespace
 from tests.emu.test_disasm_objdump import objdump_listing

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.elf import STT_FUNC, ElfFile
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.link.elf import STT_FUNC, ElfFile
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.emulator.decoder import Instruction, decode_all
 from ptx2gcn.runtime.emulator.disasm import disassemble, normalise_whitespace, objdump_line
 
@@ -308,7 +309,7 @@ attributes #0 = { noinline }
 
 @pytest.fixture(scope="module")
 def code_object(llvm_tool: Callable[[str], str], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    options = TargetOptions()
+    options = CompileOptions()
     directory = tmp_path_factory.mktemp("codeobj")
     obj, shared = directory / "kernels.o", directory / "kernels.hsaco"
     obj.write_bytes(emit_object(optimise(KERNELS_LL, options), options))

@@ -44,7 +44,7 @@ define amdgpu_kernel void @fdiv(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr ad
 }
 """
 
-# The inputs that once gave inf/DBL_MAX (ptx2gcn.fuzz_known): a tiny numerator over a huge
+# The inputs that once gave inf/DBL_MAX (ptx2gcn.fuzz.known): a tiny numerator over a huge
 # denominator, whose quotient underflows to zero, and 1 / FLT_MAX; 2^24 / FLT_MAX lost its last bit
 # when f32 denominators above 2^126 were not scaled down.
 F32_REGRESSIONS = [(0x80800000, 0x60C7C18D), (0x00800000, 0x6BE7FB99), (0x3F800000, 0x7F7FFFFF),

@@ -117,7 +117,7 @@ def _snippet(instruction: str, target: str, version: str) -> str:
 
 def _ours_accepts(text: str) -> bool:
     from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
-    from ptx2gcn.ir.load import module_from_ptx
+    from ptx2gcn.translate.load import module_from_ptx
 
     try:
         module_from_ptx(text, "form.ptx")

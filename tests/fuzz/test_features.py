@@ -9,10 +9,10 @@ import collections
 import numpy as np
 import pytest
 
-from ptx2gcn.fuzz_eval import evaluate
-from ptx2gcn.fuzz_gen import generate
-from ptx2gcn.fuzz_oracle import Verdict, emulator_device, judge
-from ptx2gcn.fuzz_program import (
+from ptx2gcn.fuzz.eval import evaluate
+from ptx2gcn.fuzz.gen import generate
+from ptx2gcn.fuzz.oracle import Verdict, emulator_device, judge
+from ptx2gcn.fuzz.program import (
     BLOCK,
     FULL_MASK,
     THREADS,
@@ -26,9 +26,9 @@ from ptx2gcn.fuzz_program import (
     Warp,
     children,
 )
-from ptx2gcn.fuzz_runner import FuzzConfig
-from ptx2gcn.fuzz_shrink import shrink, size
-from ptx2gcn.fuzz_text import ptx_text
+from ptx2gcn.fuzz.runner import FuzzConfig
+from ptx2gcn.fuzz.shrink import shrink, size
+from ptx2gcn.fuzz.text import ptx_text
 
 M32 = np.uint64(0xFFFFFFFF)
 LANES = np.arange(THREADS)

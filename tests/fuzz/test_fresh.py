@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
+from ptx2gcn.fuzz.runner import FuzzConfig, fuzz
 
 FRESH = 200
 SEED = 424242

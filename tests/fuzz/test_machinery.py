@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from ptx2gcn.cli import main
-from ptx2gcn.fuzz_case import case_directories, read_case
-from ptx2gcn.fuzz_eval import evaluate
-from ptx2gcn.fuzz_gen import generate
-from ptx2gcn.fuzz_oracle import Verdict, emulator_device, judge
-from ptx2gcn.fuzz_program import (
+from ptx2gcn.fuzz.case import case_directories, read_case
+from ptx2gcn.fuzz.eval import evaluate
+from ptx2gcn.fuzz.gen import generate
+from ptx2gcn.fuzz.oracle import Verdict, emulator_device, judge
+from ptx2gcn.fuzz.program import (
     BLOCK,
     THREADS,
     Atomic,
@@ -30,9 +30,9 @@ from ptx2gcn.fuzz_program import (
     SharedRotate,
     Warp,
 )
-from ptx2gcn.fuzz_runner import FuzzConfig, fuzz
-from ptx2gcn.fuzz_shrink import shrink, size
-from ptx2gcn.fuzz_text import ptx_text
+from ptx2gcn.fuzz.runner import FuzzConfig, fuzz
+from ptx2gcn.fuzz.shrink import shrink, size
+from ptx2gcn.fuzz.text import ptx_text
 
 M32 = np.uint64(0xFFFFFFFF)
 
@@ -136,7 +136,7 @@ def test_shrinking_keeps_the_error_kind() -> None:
 
 
 def test_failures_are_saved_as_replayable_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ptx2gcn.fuzz_runner as runner
+    import ptx2gcn.fuzz.runner as runner
 
     def broken(ptx: str, inputs: bytes, size_: int) -> bytes:
         out = bytearray(emulator_device(ptx, inputs, size_))
@@ -210,7 +210,7 @@ def test_cuda_oracle_and_golden_recording_with_a_stand_in(
 ) -> None:
     """No NVIDIA GPU here: a stand-in 'cuda' device (the emulator, or the emulator with one flipped
     bit) takes cuda-python's place behind ``device_for``, as the driver tests fake cuda.bindings."""
-    import ptx2gcn.fuzz_runner as runner
+    import ptx2gcn.fuzz.runner as runner
 
     def flipped(ptx: str, inputs: bytes, size_: int) -> bytes:
         out = bytearray(emulator_device(ptx, inputs, size_))
@@ -258,7 +258,7 @@ def test_golden_forms_needs_a_golden_directory(capsys: pytest.CaptureFixture[str
 
 
 def test_saved_failures_name_a_non_default_emulator_policy(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ptx2gcn.fuzz_runner import _case_meta
+    from ptx2gcn.fuzz.runner import _case_meta
 
     verdict = Verdict("mismatch", ["thread 0: %d2 = 0x0, expected 0x1"])
     monkeypatch.delenv("PTX2GCN_EMU_APPROX", raising=False)

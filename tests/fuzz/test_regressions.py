@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptx2gcn.fuzz_case import case_directories, read_case
-from ptx2gcn.fuzz_oracle import describe_slots, emulator_device
+from ptx2gcn.fuzz.case import case_directories, read_case
+from ptx2gcn.fuzz.oracle import describe_slots, emulator_device
 
 ROOT = Path(__file__).resolve().parents[2] / "corpora"
 CASES = case_directories(ROOT / "regressions") + case_directories(ROOT / "golden")

@@ -10,10 +10,10 @@ import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.frontend import parse_ptx
-from ptx2gcn.ir.builder import build_module
 from ptx2gcn.ir.core import Block, Function, Module, Op
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.types import F32, I8, I16, I32, I64, PRED, AddrSpace, PtrType, VectorType
+from ptx2gcn.translate.builder import build_module
+from ptx2gcn.translate.load import module_from_ptx
 from tests.ir.test_call_semantics import CASES
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"

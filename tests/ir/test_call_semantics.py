@@ -14,10 +14,10 @@ import pytest
 
 from ptx2gcn.ir.core import Block, Function, Module, Op, Value
 from ptx2gcn.ir.evaluate import evaluate
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.types import VectorType
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.load import module_from_ptx
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 OUT, KPARAM = 0x1000, 0x100
@@ -114,7 +114,7 @@ def _signed(value: int, bits: int) -> int:
 
 def run_kernel(text: str, passes: tuple[str, ...] | None) -> Machine:
     module = module_from_ptx(HEADER + text, "calls.ptx")
-    run_passes(module, Options(passes=passes, verify_each=True))
+    run_passes(module, CompileOptions(passes=passes, verify_each=True))
     machine = Machine(module)
     kernel = module.function("k")
     assert kernel is not None

@@ -98,7 +98,7 @@ def test_passes_may_opt_out_of_the_default_pipeline() -> None:
 
     from ptx2gcn.ir.core import Module
     from ptx2gcn.ir.passbase import Pass
-    from ptx2gcn.options import Options
+    from ptx2gcn.options import CompileOptions
     from ptx2gcn.passes import PASSES
     from ptx2gcn.pipeline import run_passes
 
@@ -112,22 +112,22 @@ def test_passes_may_opt_out_of_the_default_pipeline() -> None:
             runs.append("ran")
             return False
 
-        def applies(self, options: Options) -> bool:
+        def applies(self, options: CompileOptions) -> bool:
             return options.warp_mode == "S"
 
     saved = PASSES["dce"]
     PASSES["dce"] = ModeSOnly
     try:
-        run_passes(Module(), Options())
+        run_passes(Module(), CompileOptions())
         assert runs == []
-        run_passes(Module(), Options(warp_mode="S"))
+        run_passes(Module(), CompileOptions(warp_mode="S"))
         assert runs == ["ran"]
-        run_passes(Module(), Options(passes=("dce",)))  # named explicitly: runs in any mode
+        run_passes(Module(), CompileOptions(passes=("dce",)))  # named explicitly: runs in any mode
         assert runs == ["ran", "ran"]
     finally:
         PASSES["dce"] = saved
     with pytest.raises(ValueError, match="unknown warp mode"):
-        Options(warp_mode="Q")
+        CompileOptions(warp_mode="Q")
 
 
 def test_opt_output_that_cannot_be_written_is_a_located_error(

@@ -1,5 +1,5 @@
 """IR ops for thread-block clusters, the asynchronous proxy and cvt.pack: what the builder makes of
-each PTX form (facts from the PTX ISA sections named in ``ptx2gcn.isa``), their text round trip, the
+each PTX form (facts from the PTX ISA sections named in ``ptx2gcn.ir.opcodes``), their text round trip, the
 verifier rules that the opcode table's columns cannot express, and the forms still refused with a
 located ``unsupported``.
 """
@@ -10,11 +10,11 @@ import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.ir.core import Function, Op
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType
 from ptx2gcn.ir.verify import verify
+from ptx2gcn.translate.load import module_from_ptx
 
 REGS = (".reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<4>; .reg .f32 %f<40>;\n"
         ".shared .align 8 .b8 smem[4096];")

@@ -19,13 +19,13 @@ import pytest
 from ptx2gcn.diagnostics import Ptx2GcnError, Severity, UnsupportedError
 from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
-from ptx2gcn.ir.builder import build_module
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.verify import verify
 from ptx2gcn.passes import PASSES
 from ptx2gcn.pipeline import PIPELINE
+from ptx2gcn.translate.builder import build_module
+from ptx2gcn.translate.load import module_from_ptx
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p for p in (ROOT / "corpora").glob("**/*.ptx")

@@ -13,8 +13,8 @@ import pytest
 
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.evaluate import evaluate
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.reference import run
+from ptx2gcn.translate.load import module_from_ptx
 
 LANES = 64
 INSTRUCTIONS = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ptx2gcn.ir.lowering import LOWERINGS, PURE
-from ptx2gcn.isa import ISA, OPS, SEMANTICS, UNSUPPORTED, has_side_effects, is_mergeable
+from ptx2gcn.ir.opcodes import ISA, OPS, SEMANTICS, UNSUPPORTED, has_side_effects, is_mergeable
+from ptx2gcn.translate.lowering import LOWERINGS, PURE
 
 KINDS = {"T", "W", "M", "D", "S", "R", "pred", "i32", "i64", "int", "float", "ptr", "any", "*"}
 FLAGS = {"side_effects", "reads_memory", "convergent", "commutative", "terminator", "volatile"}

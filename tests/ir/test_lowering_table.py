@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from ptx2gcn.ir.load import module_from_ptx
-from ptx2gcn.ir.lowering import DEFERRED, LOWERINGS
+from ptx2gcn.translate.load import module_from_ptx
+from ptx2gcn.translate.lowering import DEFERRED, LOWERINGS
 
 
 @pytest.mark.parametrize("module", DEFERRED)
@@ -24,13 +24,13 @@ def test_deferred_modules_load_on_first_use() -> None:
     # A fresh interpreter: this test process may have imported them already.
     code = """
 import sys
-from ptx2gcn.ir.load import module_from_ptx
+from ptx2gcn.translate.load import module_from_ptx
 head = ".version 7.8\\n.target sm_80\\n.address_size 64\\n"
 module_from_ptx(head + ".visible .entry k() { ret; }\\n")
-print("before", "ptx2gcn.ir.lower_matrix" in sys.modules, "ptx2gcn.ir.lower_texture" in sys.modules)
+print("before", "ptx2gcn.translate.matrix" in sys.modules, "ptx2gcn.translate.texture" in sys.modules)
 body = ".reg .b32 %r<2>; movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r0; ret;"
 module_from_ptx(head + ".visible .entry k() { " + body + " }\\n")
-print("after", "ptx2gcn.ir.lower_matrix" in sys.modules, "ptx2gcn.ir.lower_texture" in sys.modules)
+print("after", "ptx2gcn.translate.matrix" in sys.modules, "ptx2gcn.translate.texture" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["before False False", "after True False"], out

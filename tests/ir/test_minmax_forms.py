@@ -15,11 +15,11 @@ import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.ir.core import Op
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.types import BF16, BF16X2, F16, F16X2, F32, I32, Type
 from ptx2gcn.ir.verify import verify
+from ptx2gcn.translate.load import module_from_ptx
 
 REGS = (".reg .b32 %r<4>; .reg .f32 %f<4>; .reg .f64 %fd<4>; .reg .b16 %h<4>; .reg .f16x2 %x<4>; "
         ".reg .bf16x2 %y<4>;")

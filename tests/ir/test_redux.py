@@ -10,10 +10,10 @@ import pytest
 from ptx2gcn.compiler import compile as compile_ptx
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.ir.core import Op
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.types import F32
+from ptx2gcn.translate.load import module_from_ptx
 
 HEAD = ".version 8.6\n.target sm_100a\n.address_size 64\n"
 

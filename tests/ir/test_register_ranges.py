@@ -9,8 +9,8 @@ import time
 import tracemalloc
 
 from ptx2gcn.ir.core import Function
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.types import F32, I32, I64, VectorType
+from ptx2gcn.translate.load import module_from_ptx
 
 HEAD = ".version 8.0\n.target sm_80\n.address_size 64\n"
 

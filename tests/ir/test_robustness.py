@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.ir.load import module_from_ir, module_from_ptx
 from ptx2gcn.ir.printer import print_module
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
+from ptx2gcn.translate.load import module_from_ir, module_from_ptx
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = [ROOT / "corpora" / "nvcc" / "sm_80" / name for name in ("reduction.ptx", "atomics.ptx")]
@@ -52,7 +52,7 @@ def mutated(draw: st.DrawFn, texts: list[str]) -> str:
 def _survives(load: object, text: str) -> None:
     try:
         module = load(text, "mutant")  # type: ignore[operator]
-        run_passes(module, Options(verify_each=True))
+        run_passes(module, CompileOptions(verify_each=True))
     except Ptx2GcnError as error:
         assert error.diagnostics and error.render().strip(), "an error without a message"
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.ir.verify import verify
+from ptx2gcn.translate.load import module_from_ptx
 
 HEAD = ".version 8.0\n.target sm_80, texmode_independent\n.address_size 64\n"
 KERNEL = ".visible .entry k(.param .u64 p)\n{\nret;\n}\n"

@@ -20,10 +20,10 @@ import pytest
 from ptx2gcn.frontend import ast, parse_ptx
 from ptx2gcn.ir.core import Block, Function, Op, Value
 from ptx2gcn.ir.evaluate import evaluate
-from ptx2gcn.ir.load import module_from_ptx
-from ptx2gcn.options import Options
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.pipeline import run_passes
 from ptx2gcn.reference import run
+from ptx2gcn.translate.load import module_from_ptx
 
 OUT = 0x1000
 REGS = 6
@@ -229,7 +229,7 @@ def test_random_program_semantics(seed: int) -> None:
     PtxMachine(expected).run(kernel.body)
     for passes in ((), None):
         module = module_from_ptx(text, f"random{seed}.ptx")
-        run_passes(module, Options(passes=passes, verify_each=True))
+        run_passes(module, CompileOptions(passes=passes, verify_each=True))
         actual = _memory(seed)
         IrMachine(actual).run(module.functions[0])
         assert actual == expected, f"seed {seed}, passes {passes}:\n{text}"

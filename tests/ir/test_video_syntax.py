@@ -10,9 +10,9 @@ import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.ir.core import Op
-from ptx2gcn.ir.load import module_from_ptx
 from ptx2gcn.ir.parser import parse_module
 from ptx2gcn.ir.printer import print_module
+from ptx2gcn.translate.load import module_from_ptx
 
 
 def video(line: str) -> Op:

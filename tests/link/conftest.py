@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.emit.target import TargetOptions, emit_object, optimise
+from ptx2gcn.emit.target import emit_object, optimise
+from ptx2gcn.options import CompileOptions
 
 KERNELS = Path(__file__).resolve().parent / "kernels"
 
@@ -23,7 +24,7 @@ def compile_kernel() -> Callable[..., bytes]:
     def get(name: str, arch: str = "gfx942") -> bytes:
         key = (name, arch)
         if key not in cache:
-            options = TargetOptions(arch=arch)
+            options = CompileOptions(arch=arch)
             text = (KERNELS / f"{name}.ll").read_text()
             cache[key] = emit_object(optimise(text, options), options)
         return cache[key]

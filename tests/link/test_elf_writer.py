@@ -1,4 +1,4 @@
-"""The ELF encoders in ``ptx2gcn.elf_writer``: hash functions against published values, and the hash
+"""The ELF encoders in ``ptx2gcn.link.elf_writer``: hash functions against published values, and the hash
 tables checked by lookups written here from the format descriptions (gABI "Hash Table"; the GNU hash
 section as described in binutils/glibc ``dl-lookup.c``), independent of how the tables were built."""
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptx2gcn.elf import parse_notes
-from ptx2gcn.elf_writer import (
+from ptx2gcn.link.elf import parse_notes
+from ptx2gcn.link.elf_writer import (
     StringTable,
     build_gnu_hash,
     build_sysv_hash,

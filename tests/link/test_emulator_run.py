@@ -11,8 +11,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from ptx2gcn.elf import ElfFile
-from ptx2gcn.link import link_hsaco
+from ptx2gcn.link.elf import ElfFile
+from ptx2gcn.link.linker import link_hsaco
 from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ptx2gcn import elf
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.elf import ElfFile
-from ptx2gcn.link import LinkError, link_hsaco
-from ptx2gcn.link_sections import metadata_document
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf import ElfFile
+from ptx2gcn.link.linker import LinkError, link_hsaco
+from ptx2gcn.link.sections import metadata_document
 
 
 def patch_section_header(obj: bytes, name: str, field_offset: int, fmt: str, value: int) -> bytes:

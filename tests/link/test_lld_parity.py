@@ -4,7 +4,7 @@ PC-relative calls and hidden/protected/internal globals (REL32_LO/HI), pointers 
 RELATIVE64 or symbolic ABS64), function-pointer tables, recursion, private stack, LDS, .bss, and two
 objects.
 
-The reference is ld.lld's output, read with ``ptx2gcn.elf`` and with llvm-readelf/llvm-objdump.
+The reference is ld.lld's output, read with ``ptx2gcn.link.elf`` and with llvm-readelf/llvm-objdump.
 Our layout is ld.lld's (down to the hash-sharded order of deduplicated SHF_MERGE strings), so links
 with one metadata note are compared address for address and byte for byte; the only section we
 leave out is ``.comment`` (ld.lld's version string). One legitimate difference is compared after
@@ -26,9 +26,9 @@ from typing import Any
 import msgpack
 import pytest
 
-from ptx2gcn import elf
-from ptx2gcn.elf import ElfFile
-from ptx2gcn.link import LinkError, link_hsaco
+from ptx2gcn.link import elf
+from ptx2gcn.link.elf import ElfFile
+from ptx2gcn.link.linker import LinkError, link_hsaco
 
 CASES: dict[str, tuple[str, ...]] = {
     "vadd": ("vadd",),
@@ -239,7 +239,7 @@ def test_deterministic(case_objects: Callable[[str], list[bytes]], tmp_path: Pat
     for index, data in enumerate(objects):
         paths.append(tmp_path / f"{index}.o")
         paths[-1].write_bytes(data)
-    script = ("import sys; from ptx2gcn.link import link_hsaco; "
+    script = ("import sys; from ptx2gcn.link.linker import link_hsaco; "
               "sys.stdout.buffer.write(link_hsaco([open(p, 'rb').read() for p in sys.argv[1:]]))")
     for seed in ("1", "2"):
         run = subprocess.run([sys.executable, "-c", script, *map(str, paths)], capture_output=True, check=True,

@@ -3,7 +3,7 @@
 ``cuda_build(name, *nvcc_args)`` runs nvcc once per distinct command in a session-wide temporary
 folder and returns the output path; tests that need nvcc skip only when it is absent
 (``PTX2GCN_REQUIRE_NVCC=1`` turns that into a failure). ``fatbin_writer`` builds synthetic containers
-byte by byte from the layout in /work/shared/docs/fatbin-format.md, independently of the reader.
+byte by byte from the layout in docs/fatbin-format.md, independently of the reader.
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ import pytest
 
 from ptx2gcn.cli import main
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.cache import CacheConfig, CacheKey, JitCache, parse_size
-from ptx2gcn.runtime.cache_key import compiler_identity
-from ptx2gcn.runtime.cache_store import DiskStore
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, CacheKey, JitCache, parse_size
+from ptx2gcn.runtime.cache.key import compiler_identity
+from ptx2gcn.runtime.cache.store import DiskStore
 
 PTX = b".version 8.0\n.target sm_80\n.address_size 64\n"
 
@@ -208,7 +208,7 @@ def test_memory_layer_is_bounded(tmp_path: Path) -> None:
 RACER = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
-    from ptx2gcn.runtime.cache import CacheConfig, CacheKey, JitCache
+    from ptx2gcn.runtime.cache.jit_cache import CacheConfig, CacheKey, JitCache
     root, go, index = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     cache = JitCache(CacheConfig(directory=root))
     key = CacheKey.for_ptx(b"racing module", "gfx942", "", llvm="22")

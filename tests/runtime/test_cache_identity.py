@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import ptx2gcn
-from ptx2gcn.runtime.cache_key import CacheKey, compiler_identity, compiler_sources, hash_sources
+from ptx2gcn.runtime.cache.key import CacheKey, compiler_identity, compiler_sources, hash_sources
 
 REPO = Path(ptx2gcn.__file__).resolve().parents[1]
 
@@ -59,6 +59,6 @@ def test_changing_one_source_byte_changes_the_identity_and_the_key(tmp_path: Pat
 
 
 def test_identity_is_the_same_in_another_process() -> None:
-    code = "from ptx2gcn.runtime.cache_key import compiler_identity; print(compiler_identity())"
+    code = "from ptx2gcn.runtime.cache.key import compiler_identity; print(compiler_identity())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     assert out.stdout.strip() == compiler_identity()

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ptx2gcn.runtime.case import BufferArg, BytesArg, CaseError, ScalarArg, load_case
-from ptx2gcn.runtime.check import Tolerance
+from ptx2gcn.runtime.cases.case import BufferArg, BytesArg, CaseError, ScalarArg, load_case
+from ptx2gcn.runtime.cases.check import Tolerance
 
 SAXPY = """\
 ptx = "kernels.ptx"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptx2gcn.runtime.check import Tolerance, compare_outputs
+from ptx2gcn.runtime.cases.check import Tolerance, compare_outputs
 
 
 def test_integers_exact_and_first_mismatches_listed() -> None:

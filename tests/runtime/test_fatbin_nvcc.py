@@ -33,7 +33,7 @@ def _mode_args(mode: str) -> list[str]:
 
 
 def normalise_ptx(text: str) -> list[str]:
-    """PTX lines without comments and with single blanks: what fatbinary keeps (fatbin-format.md)."""
+    """PTX lines without comments and with single blanks: what fatbinary keeps (docs/fatbin-format.md)."""
     return [" ".join(re.sub(r"//.*", "", line).split()) for line in text.rstrip("\n").split("\n")]
 
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.backend_hip import HipFactory
-from ptx2gcn.runtime.cache import CacheConfig, JitCache
-from ptx2gcn.runtime.case import load_case
-from ptx2gcn.runtime.hip import HipDevice, HipError, library_candidates
-from ptx2gcn.runtime.run_case import run_case
+from ptx2gcn.runtime.backends.hip import HipFactory
+from ptx2gcn.runtime.backends.hip_ctypes import HipDevice, HipError, library_candidates
+from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
+from ptx2gcn.runtime.cases.case import load_case
+from ptx2gcn.runtime.cases.run import run_case
 from tests.runtime.toolchain import DATA
 
 FAKE_ELF = b"\x7fELF" + bytes(14) + (224).to_bytes(2, "little") + bytes(44)  # e_machine = EM_AMDGPU
@@ -168,10 +168,11 @@ declare i32 @llvm.amdgcn.workitem.id.x()
 def test_real_gpu_launch(tmp_path: Path, llvm_tool: Callable[[str], str]) -> None:
     if not _has_amd_gpu():
         pytest.skip("no AMD GPU")
-    from ptx2gcn.emit.target import TargetOptions, emit_object
+    from ptx2gcn.emit.target import emit_object
+    from ptx2gcn.options import CompileOptions
 
     lld = llvm_tool("ld.lld-22")
-    (tmp_path / "k.o").write_bytes(emit_object(ADD_ONE_LL, TargetOptions()))
+    (tmp_path / "k.o").write_bytes(emit_object(ADD_ONE_LL, CompileOptions()))
     subprocess.run([lld, "-shared", "-o", str(tmp_path / "k.hsaco"), str(tmp_path / "k.o")], check=True)
     device = HipDevice.open()
     module = device.load_module((tmp_path / "k.hsaco").read_bytes())

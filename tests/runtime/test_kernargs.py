@@ -114,15 +114,16 @@ def test_pack_rejects_bad_layouts(
 
 def test_slots_from_code_object_metadata(tmp_path: Path, llvm_tool: Callable[[str], str]) -> None:
     """Explicit arguments of a real code object (LLVM + ld.lld), hidden ones left out."""
-    from ptx2gcn.codeobject import read_code_object
-    from ptx2gcn.emit.target import TargetOptions, emit_object
+    from ptx2gcn.emit.target import emit_object
+    from ptx2gcn.link.codeobject import read_code_object
+    from ptx2gcn.options import CompileOptions
 
     ir = """
 define amdgpu_kernel void @k(ptr addrspace(1) %p, i32 %n, i8 %c, double %d) {
   ret void
 }
 """
-    (tmp_path / "k.o").write_bytes(emit_object(ir, TargetOptions()))
+    (tmp_path / "k.o").write_bytes(emit_object(ir, CompileOptions()))
     subprocess.run(
         [llvm_tool("ld.lld-22"), "-shared", "-o", str(tmp_path / "k.hsaco"), str(tmp_path / "k.o")],
         check=True,

@@ -8,7 +8,7 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptx2gcn.codeobject import PRINTF_RECORD_HEADER
+from ptx2gcn.link.codeobject import PRINTF_RECORD_HEADER
 from ptx2gcn.runtime.printf import format_printf, format_records
 
 FORMATS = {0x1000: b"x=%d y=%s\n", 0x2000: b"plain\n", 0x3000: b"%5.1f|%lld\n"}

@@ -7,7 +7,7 @@ import sys
 
 from ptx2gcn.cli import SUBCOMMANDS, build_parser
 from ptx2gcn.commands.run import BACKEND_NAMES
-from ptx2gcn.runtime.backend import BACKENDS
+from ptx2gcn.runtime.backends.protocol import BACKENDS
 
 
 def test_every_subcommand_is_present() -> None:

@@ -142,7 +142,7 @@ def test_other_commands_are_not_one_shot(source: Path) -> None:
 def test_the_compile_command_loads_no_other_subcommand(source: Path, tmp_path: Path) -> None:
     report = _probe("own", "compile", str(source), "-o", str(tmp_path / "k.hsaco"))
     modules = report["modules"]
-    assert isinstance(modules, list) and "ptx2gcn.link" in modules
+    assert isinstance(modules, list) and "ptx2gcn.link.linker" in modules
     assert [m for m in modules if m.startswith(("ptx2gcn.runtime", "ptx2gcn.commands."))] == [
         "ptx2gcn.commands.compile"]
 

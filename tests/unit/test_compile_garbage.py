@@ -19,10 +19,11 @@ import pytest
 from ptx2gcn import compiler
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast
-from ptx2gcn.ir import core, emitter
+from ptx2gcn.ir import core
 from ptx2gcn.ir.core import Op, dispose
 from ptx2gcn.ir.types import I32
 from ptx2gcn.ir.verify import verify
+from ptx2gcn.translate import emitter
 
 # A loop (block arguments), a dead add, a common subexpression, a constant to fold, a guarded
 # branch and an unreachable block: every way the passes take ops out of a function.

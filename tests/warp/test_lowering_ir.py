@@ -1,4 +1,4 @@
-"""IR-level checks of the Mode P lowering (warp-on-wave64.md §7.3): every ds_bpermute address is
+"""IR-level checks of the Mode P lowering (docs/mode-p.md): every ds_bpermute address is
 ``(j | (lane64 & 32)) << 2`` with ``j`` the clamped in-half lane, no DPP control that crosses the
 32-lane halves in the gfx942 code, ds_swizzle only in 32-lane bit mode, every cross-lane intrinsic
 declared ``convergent``."""

@@ -1,5 +1,5 @@
 """PTX fences and the .cta/.gpu/.sys scopes of loads, stores and atomics map to the LLVM sync scopes
-of warp-on-wave64.md §3.4 (AMDGPUUsage "Memory Model GFX942"): cta → "workgroup", gpu → "agent",
+of docs/mode-p.md, "Memory scopes" (AMDGPUUsage "Memory Model GFX942"): cta → "workgroup", gpu → "agent",
 sys → system (no syncscope), always the cross-address-space scopes (never ``-one-as``)."""
 
 from __future__ import annotations

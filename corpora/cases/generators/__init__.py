@@ -1,0 +1,2 @@
+"""The case generators of ``corpora/cases/make_cases.py``, one module per collection of corpus
+kernels."""

@@ -1,0 +1,191 @@
+"""Driver-API memory: ``cuMemAlloc/Free/AllocHost/FreeHost``, ``cuMemcpy*`` and ``cuMemsetD8/D32``.
+
+The current context records every block it allocated; a copy or fill must lie inside one such block
+(or inside a module global handed out by ``cuModuleGetGlobal``), checked before the backend is asked.
+Work is synchronous on every backend ptx2gcn has, so the ``Async`` forms complete before returning;
+their stream argument is still validated.
+
+Invariant: a request outside device memory the context owns is ``CUDA_ERROR_INVALID_VALUE`` naming
+the address and size; nothing is read or written for a rejected request.
+"""
+
+from __future__ import annotations
+
+import bisect
+import ctypes
+from collections.abc import Callable
+from typing import TypeVar
+
+from ptx2gcn.runtime.backends.protocol import BackendError
+from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.enums import CUresult
+from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
+from ptx2gcn.runtime.driver.host import readable, writable
+from ptx2gcn.runtime.driver.state import Context, driver
+from ptx2gcn.runtime.driver.types import CUdeviceptr, CUstream
+
+T = TypeVar("T")
+
+
+def backend_call(action: Callable[[], T]) -> T:
+    try:
+        return action()
+    except BackendError as error:
+        raise from_backend(error.kind, plain(error)) from None
+
+
+def check_range(context: Context, address: int, size: int, what: str) -> None:
+    """``[address, address + size)`` must lie in one allocation or module global of ``context``."""
+    for table in (context.allocations, context.symbols):
+        starts = sorted(table)
+        index = bisect.bisect_right(starts, address) - 1
+        if index >= 0 and address + size <= starts[index] + table[starts[index]]:
+            return
+    raise invalid(
+        f"{what}: 0x{address:x} + {size} bytes is not inside device memory of the current "
+        "context (allocate it with cuMemAlloc in this context)"
+    )
+
+
+def _stream(hStream: object) -> None:
+    record = driver().stream(handle(hStream, CUstream, "hStream"))
+    if record is not None and record.context is not driver().require_current():
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hStream belongs to another context")
+
+
+def _count(value: object, what: str) -> int:
+    return integer(value, what, 64)
+
+
+def mem_get_info() -> tuple[int, int]:
+    """(free, total) bytes of the current context's device, counting every context's allocations."""
+    state = driver()
+    context = state.require_current()
+    total = context.backend.properties.total_memory
+    used = sum(sum(c.allocations.values()) for c in state.contexts.values() if c.device == context.device)
+    return max(0, total - used), total
+
+
+# -- allocation -------------------------------------------------------------------------------------
+def mem_alloc(bytesize: object) -> CUdeviceptr:
+    context = driver().require_current()
+    size = _count(bytesize, "bytesize")
+    if size == 0:
+        raise invalid("bytesize must be greater than 0")
+    if size > context.backend.properties.total_memory:
+        raise CudaError(
+            CUresult.CUDA_ERROR_OUT_OF_MEMORY,
+            f"{size} bytes requested; the device has {context.backend.properties.total_memory}",
+        )
+    address = backend_call(lambda: context.backend.malloc(size))
+    context.allocations[address] = size
+    return CUdeviceptr(address)
+
+
+def mem_free(dptr: object) -> None:
+    context = driver().require_current()
+    address = handle(dptr, CUdeviceptr, "dptr")
+    if address not in context.allocations:
+        raise invalid(
+            f"dptr 0x{address:x} is not the start of a block cuMemAlloc returned in this "
+            "context (or it was freed already)"
+        )
+    backend_call(lambda: context.backend.free(address))
+    del context.allocations[address]
+
+
+def mem_alloc_host(bytesize: object) -> int:
+    context = driver().require_current()
+    size = _count(bytesize, "bytesize")
+    if size == 0:
+        raise invalid("bytesize must be greater than 0")
+    try:
+        block = ctypes.create_string_buffer(size)
+    except MemoryError:
+        raise CudaError(CUresult.CUDA_ERROR_OUT_OF_MEMORY, f"no host memory for {size} bytes") from None
+    address = ctypes.addressof(block)
+    context.host_blocks[address] = block
+    return address
+
+
+def mem_free_host(p: object) -> None:
+    context = driver().require_current()
+    address = integer(p.value or 0 if isinstance(p, ctypes.c_void_p) else p, "p", 64)
+    if context.host_blocks.pop(address, None) is None:
+        raise invalid(f"p 0x{address:x} was not returned by cuMemAllocHost in this context")
+
+
+# -- copies -----------------------------------------------------------------------------------------
+def _device_range(context: Context, pointer: object, size: int, what: str) -> int:
+    """The address ``pointer`` names; unless ``size`` is 0, ``size`` bytes from it must be device
+    memory of ``context`` (``check_range``)."""
+    address = handle(pointer, CUdeviceptr, what)
+    if size:
+        check_range(context, address, size, what)
+    return address
+
+
+def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
+    context = driver().require_current()
+    size = _count(ByteCount, "ByteCount")
+    source = readable(srcHost, size, "srcHost")
+    destination = _device_range(context, dstDevice, size, "dstDevice")
+    if size:
+        backend_call(lambda: context.backend.write(destination, source))
+
+
+def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
+    context = driver().require_current()
+    size = _count(ByteCount, "ByteCount")
+    destination = writable(dstHost, size, "dstHost")
+    source = _device_range(context, srcDevice, size, "srcDevice")
+    if size:
+        destination[:] = backend_call(lambda: context.backend.read(source, size))
+
+
+def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
+    context = driver().require_current()
+    size = _count(ByteCount, "ByteCount")
+    destination = _device_range(context, dstDevice, size, "dstDevice")
+    source = _device_range(context, srcDevice, size, "srcDevice")
+    if size:
+        backend_call(lambda: context.backend.copy(destination, source, size))
+
+
+def memcpy_htod_async(dstDevice: object, srcHost: object, ByteCount: object, hStream: object) -> None:
+    _stream(hStream)
+    memcpy_htod(dstDevice, srcHost, ByteCount)
+
+
+def memcpy_dtoh_async(dstHost: object, srcDevice: object, ByteCount: object, hStream: object) -> None:
+    _stream(hStream)
+    memcpy_dtoh(dstHost, srcDevice, ByteCount)
+
+
+def memcpy_dtod_async(dstDevice: object, srcDevice: object, ByteCount: object, hStream: object) -> None:
+    _stream(hStream)
+    memcpy_dtod(dstDevice, srcDevice, ByteCount)
+
+
+# -- fills ------------------------------------------------------------------------------------------
+def _fill(dstDevice: object, pattern: bytes, N: object) -> None:
+    context = driver().require_current()
+    count = _count(N, "N")
+    destination = handle(dstDevice, CUdeviceptr, "dstDevice")
+    if destination % len(pattern):
+        raise invalid(f"dstDevice 0x{destination:x} is not {len(pattern)}-byte aligned")
+    if count:
+        check_range(context, destination, count * len(pattern), "dstDevice")
+        backend_call(lambda: context.backend.fill(destination, pattern, count))
+
+
+def memset_d8(dstDevice: object, uc: object, N: object) -> None:
+    _fill(dstDevice, integer(uc, "uc", 8).to_bytes(1, "little"), N)
+
+
+def memset_d16(dstDevice: object, us: object, N: object) -> None:
+    _fill(dstDevice, integer(us, "us", 16).to_bytes(2, "little"), N)
+
+
+def memset_d32(dstDevice: object, ui: object, N: object) -> None:
+    _fill(dstDevice, integer(ui, "ui", 32).to_bytes(4, "little"), N)

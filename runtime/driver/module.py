@@ -1,0 +1,233 @@
+"""Driver-API modules and functions: ``cuModuleLoad*``, ``cuModuleUnload``, ``cuModuleGetFunction``,
+``cuModuleGetGlobal``, ``cuFuncGetAttribute``.
+
+Images arrive as cuda-python passes them: a buffer-protocol object (bytes, bytearray, numpy arrays),
+an integer address (read as C would: NUL-terminated PTX, or a fatbin/ELF whose headers give its
+size), or (convenience) a ``str`` of PTX. ``cuModuleLoadDataEx`` honours ``CU_JIT_ERROR_LOG_BUFFER``
+/ ``CU_JIT_INFO_LOG_BUFFER`` (writable buffers or addresses, with their ``*_SIZE_BYTES``) and
+``CU_JIT_OPTIMIZATION_LEVEL``; other JIT options are accepted and ignored.
+
+Invariant: a module handle is valid from a successful load until ``cuModuleUnload`` or the context's
+destruction; its function handles die with it. Failing loads register nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from collections.abc import Sequence
+from pathlib import Path
+from typing import cast
+
+from ptx2gcn.options import CompileOptions
+from ptx2gcn.runtime.driver.args import buffer_of, enum_member, handle, integer, invalid, name
+from ptx2gcn.runtime.driver.enums import CUfunction_attribute, CUjit_option, CUresult
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.host import writable
+from ptx2gcn.runtime.driver.jit import module_code
+from ptx2gcn.runtime.driver.jit_options import compile_options
+from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.state import FunctionRecord, ModuleRecord, driver
+from ptx2gcn.runtime.driver.types import CUdeviceptr, CUfunction, CUmodule
+from ptx2gcn.runtime.fatbin import CONTAINER_MAGIC, WRAPPER_MAGIC
+
+_ELF_HEADER = struct.Struct("<16sHHIQQQIHHHHHH")
+
+
+def _image_at(address: int) -> bytes:
+    """The image at a host address, sized as its own headers say (C's view of a ``void*`` image)."""
+    if address == 0:
+        raise invalid("image is a null pointer")
+    magic = ctypes.string_at(address, 4)
+    value = struct.unpack("<I", magic)[0]
+    if value == WRAPPER_MAGIC:
+        address = struct.unpack("<IIQQ", ctypes.string_at(address, 24))[2]
+        value = struct.unpack("<I", ctypes.string_at(address, 4))[0]
+    if value == CONTAINER_MAGIC:
+        _magic, _version, header, body = struct.unpack("<IHHQ", ctypes.string_at(address, 16))
+        return ctypes.string_at(address, header + body)
+    if magic == b"\x7fELF":
+        fields = _ELF_HEADER.unpack(ctypes.string_at(address, _ELF_HEADER.size))
+        phoff, shoff, phentsize, phnum, shentsize, shnum = (
+            fields[5],
+            fields[6],
+            fields[9],
+            fields[10],
+            fields[11],
+            fields[12],
+        )
+        return ctypes.string_at(address, max(shoff + shentsize * shnum, phoff + phentsize * phnum, 64))
+    return ctypes.string_at(address)
+
+
+def image_bytes(image: object, what: str = "image") -> bytes:
+    if image is None:
+        raise invalid(f"{what} is None")
+    if isinstance(image, str):
+        return image.encode()
+    if isinstance(image, ctypes.c_void_p):
+        return _image_at(image.value or 0)
+    if isinstance(image, int):
+        return _image_at(integer(image, what, 64))
+    view = buffer_of(image)
+    if view is None:
+        raise invalid(f"{what}: a {type(image).__name__} is not an image (bytes, a buffer or an address)")
+    return view.tobytes()
+
+
+def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CUmodule:
+    """Load ``data``; PTX is compiled with ``options`` (default: the driver's configured value)."""
+    state = driver()
+    context = state.require_current()
+    config = state.config
+    code = module_code(data, source, options or config.options, context.backend.code_format,
+                       compiler=config.compiler, cache=config.cache)
+    loaded = backend_call(lambda: context.backend.load(code))
+    kernels = dict(backend_call(lambda: context.backend.kernels(loaded)))
+    record = ModuleRecord(state.new_handle(), context, code.name, loaded, kernels)
+    with state.lock:
+        state.modules[record.handle] = record
+        context.modules.add(record.handle)
+    return CUmodule(record.handle)
+
+
+def module_load(fname: object) -> CUmodule:
+    driver().require_current()
+    if isinstance(fname, (bytes, bytearray)):
+        fname = bytes(fname).split(b"\0", 1)[0].decode("utf-8", errors="surrogateescape")
+    if not isinstance(fname, (str, Path)):
+        raise invalid(f"fname must be a path (str or bytes), got {type(fname).__name__}")
+    path = Path(fname)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CudaError(CUresult.CUDA_ERROR_FILE_NOT_FOUND, f"{path}: no such file") from None
+    except OSError as error:
+        raise CudaError(CUresult.CUDA_ERROR_FILE_NOT_FOUND, f"{path}: {error.strerror or error}") from None
+    return _load(data, str(path))
+
+
+def module_load_data(image: object) -> CUmodule:
+    driver().require_current()
+    return _load(image_bytes(image), "<module image>")
+
+
+def module_load_fat_binary(fatCubin: object) -> CUmodule:
+    driver().require_current()
+    return _load(image_bytes(fatCubin, "fatCubin"), "<fatbin>")
+
+
+def _log_target(
+    options: dict[CUjit_option, object], buffer: CUjit_option, size: CUjit_option
+) -> memoryview | None:
+    if buffer not in options:
+        return None
+    length = integer(options.get(size, 0), size.name, 32)
+    if length == 0:
+        return None
+    return writable(options[buffer], length, buffer.name)
+
+
+def _write_log(target: memoryview | None, text: str) -> None:
+    if target is None:
+        return
+    data = text.encode()[: len(target) - 1] + b"\0"
+    target[: len(data)] = data
+
+
+def _option_list(value: object) -> list[object] | None:
+    """A JIT option list argument: a sequence, or None for none; else (not a list) None."""
+    if value is None:
+        return []
+    return list(cast(Sequence[object], value)) if isinstance(value, Sequence) else None
+
+
+def module_load_data_ex(image: object, numOptions: object, options: object, optionValues: object) -> CUmodule:
+    driver().require_current()
+    count = integer(numOptions, "numOptions")
+    keys, values = _option_list(options), _option_list(optionValues)
+    if keys is None or values is None or len(keys) != count or len(values) != count:
+        raise invalid(f"numOptions = {count}, but options and optionValues must be lists of that length")
+    table = {enum_member(key, CUjit_option, "options[]"): value for key, value in zip(keys, values)}
+    error_log = _log_target(
+        table, CUjit_option.CU_JIT_ERROR_LOG_BUFFER, CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+    )
+    info_log = _log_target(
+        table, CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
+    )
+    compile_with = compile_options(table, driver().config.options)
+    try:
+        module = _load(image_bytes(image), "<module image>", compile_with)
+    except CudaError as error:
+        _write_log(error_log, error.message)
+        raise
+    _write_log(error_log, "")
+    _write_log(info_log, "ptx2gcn: compiled for gfx942")
+    return module
+
+
+def module_unload(hmod: object) -> None:
+    state = driver()
+    state.initialised()
+    record = state.module(handle(hmod, CUmodule, "hmod"))
+    backend_call(lambda: record.context.backend.unload(record.loaded))
+    with state.lock:
+        state.forget_module(record)
+
+
+def module_get_function(hmod: object, name_: object) -> CUfunction:
+    state = driver()
+    state.initialised()
+    record = state.module(handle(hmod, CUmodule, "hmod"))
+    kernel = name(name_, "name")
+    existing = record.functions.get(kernel)
+    if existing is not None:
+        return CUfunction(existing)
+    info = record.kernels.get(kernel)
+    if info is None:
+        known = ", ".join(sorted(record.kernels)) or "none"
+        raise CudaError(
+            CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no kernel named {kernel!r} (kernels: {known})"
+        )
+    function = FunctionRecord(state.new_handle(), record, info)
+    with state.lock:
+        state.functions[function.handle] = function
+        record.functions[kernel] = function.handle
+    return CUfunction(function.handle)
+
+
+def module_get_global(hmod: object, name_: object) -> tuple[CUdeviceptr, int]:
+    state = driver()
+    state.initialised()
+    record = state.module(handle(hmod, CUmodule, "hmod"))
+    symbol = name(name_, "name")
+    found = backend_call(lambda: record.context.backend.global_symbol(record.loaded, symbol))
+    if found is None:
+        raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no global variable named {symbol!r}")
+    address, size = found
+    record.context.symbols[address] = size
+    record.symbols.add(address)
+    return CUdeviceptr(address), size
+
+
+F = CUfunction_attribute
+
+
+def func_get_attribute(attrib: object, hfunc: object) -> int:
+    attribute = enum_member(attrib, CUfunction_attribute, "attrib")
+    state = driver()
+    state.initialised()
+    function = state.function(handle(hfunc, CUfunction, "hfunc"))
+    info = function.info
+    shared_limit = function.module.context.backend.properties.shared_memory_per_block
+    values = {
+        F.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: info.max_threads_per_block,
+        F.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: info.shared_bytes,
+        F.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: info.const_bytes,
+        F.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: info.local_bytes,
+        F.CU_FUNC_ATTRIBUTE_NUM_REGS: info.registers,
+        F.CU_FUNC_ATTRIBUTE_PTX_VERSION: info.ptx_version,
+        F.CU_FUNC_ATTRIBUTE_BINARY_VERSION: info.binary_version,
+        F.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: max(0, shared_limit - info.shared_bytes),
+    }
+    return values.get(attribute, 0)

@@ -1,0 +1,289 @@
+"""The driver's state: initialisation, devices, contexts and every live handle.
+
+One ``Driver`` per process (``driver()``); tests replace it with ``reset(DriverConfig(...))``. Handles
+are integers from one counter that never repeats, so a destroyed or unloaded handle can never alias a
+live one: using it is ``CUDA_ERROR_INVALID_HANDLE`` (``CUDA_ERROR_INVALID_CONTEXT`` for contexts).
+Each thread has its own stack of current contexts, as in CUDA.
+
+Invariant: every record in the tables belongs to a live context (destroying a context removes its
+modules, functions, streams, events and allocations); lookups raise ``CudaError`` with the code CUDA
+documents, never ``KeyError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ptx2gcn.options import CompileOptions
+from ptx2gcn.runtime.backends.messages import DeviceMessages
+from ptx2gcn.runtime.backends.protocol import (
+    Backend,
+    BackendError,
+    BackendFactory,
+    BackendUnavailable,
+    DeviceProperties,
+    KernelInfo,
+    LoadedModule,
+    select_backend,
+)
+from ptx2gcn.runtime.cache.jit_cache import JitCache
+from ptx2gcn.runtime.driver.enums import CUresult
+from ptx2gcn.runtime.driver.errors import CudaError, plain
+
+Compiler = Callable[[str, str, CompileOptions], bytes]
+"""(PTX text, source name, options) -> code object bytes."""
+
+_FIRST_HANDLE = 0x7C0000
+RecordT = TypeVar("RecordT")
+
+
+@dataclass(frozen=True, slots=True)
+class DriverConfig:
+    """How the driver is set up; ``None`` fields are decided at ``cuInit`` from the environment."""
+
+    backend: str | None = None
+    factory: BackendFactory | None = None
+    compiler: Compiler | None = None
+    cache: JitCache | None = None
+    options: CompileOptions = field(default_factory=CompileOptions)
+    """What modules are compiled with; ``cuModuleLoadDataEx``'s JIT options replace fields of it."""
+
+
+@dataclass(eq=False)
+class Context:
+    handle: int
+    device: int
+    flags: int
+    backend: Backend
+    allocations: dict[int, int] = field(default_factory=dict[int, int])
+    """Device address -> size of each ``cuMemAlloc`` block."""
+    symbols: dict[int, int] = field(default_factory=dict[int, int])
+    """Device address -> size of module globals handed out by ``cuModuleGetGlobal``."""
+    host_blocks: dict[int, ctypes.Array[ctypes.c_char]] = field(default_factory=lambda: {})
+    modules: set[int] = field(default_factory=set[int])
+    streams: set[int] = field(default_factory=set[int])
+    events: set[int] = field(default_factory=set[int])
+    retains: int = 0
+    """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
+    messages: DeviceMessages = field(default_factory=DeviceMessages)
+    """Device ``printf`` FIFO and its size limit (``cuCtxSetLimit``), used around each launch."""
+    fault: CudaError | None = None
+    """A kernel fault that ruined this context: CUDA's "sticky" errors (illegal address, illegal
+    instruction, launch failure, timeout, a failed device-side assert). Every later call that needs
+    the context returns it; only destroying the context (or releasing the primary context) clears it."""
+
+
+@dataclass(eq=False)
+class ModuleRecord:
+    handle: int
+    context: Context
+    name: str
+    loaded: LoadedModule
+    kernels: dict[str, KernelInfo]
+    functions: dict[str, int] = field(default_factory=dict[str, int])
+    symbols: set[int] = field(default_factory=set[int])
+    """Addresses of globals handed out by ``cuModuleGetGlobal`` (valid copy targets until unload)."""
+
+
+@dataclass(eq=False)
+class FunctionRecord:
+    handle: int
+    module: ModuleRecord
+    info: KernelInfo
+
+
+@dataclass(eq=False)
+class StreamRecord:
+    handle: int
+    context: Context
+    flags: int
+
+
+@dataclass(eq=False)
+class EventRecord:
+    handle: int
+    context: Context
+    flags: int
+    time: float | None = None
+    """``time.perf_counter()`` when last recorded (None: never recorded)."""
+
+
+class Driver:
+    """All driver state of one process."""
+
+    def __init__(self, config: DriverConfig | None = None) -> None:
+        self.config = config or DriverConfig()
+        self.factory: BackendFactory | None = None
+        self.contexts: dict[int, Context] = {}
+        self.modules: dict[int, ModuleRecord] = {}
+        self.functions: dict[int, FunctionRecord] = {}
+        self.streams: dict[int, StreamRecord] = {}
+        self.events: dict[int, EventRecord] = {}
+        self.properties: dict[int, DeviceProperties] = {}
+        """Device ordinal -> its properties, once a device query had to open it without a context."""
+        self.primary: dict[int, int] = {}
+        """Device ordinal -> handle of its retained primary context."""
+        self.lock = threading.RLock()
+        self._next = _FIRST_HANDLE
+        self._threads = threading.local()
+
+    # -- initialisation -------------------------------------------------------------------------
+    def initialise(self) -> None:
+        with self.lock:
+            if self.factory is not None:
+                return
+            try:
+                factory = self.config.factory or select_backend(self.config.backend)
+                factory.device_count()  # a backend without devices fails cuInit, as CUDA does
+                self.factory = factory
+            except BackendUnavailable as error:
+                raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, plain(error)) from None
+
+    def initialised(self) -> BackendFactory:
+        if self.factory is None:
+            raise CudaError(CUresult.CUDA_ERROR_NOT_INITIALIZED, "cuInit(0) has not been called")
+        return self.factory
+
+    def new_handle(self) -> int:
+        with self.lock:
+            self._next += 0x10
+            return self._next
+
+    # -- devices --------------------------------------------------------------------------------
+    def device_count(self) -> int:
+        try:
+            return self.initialised().device_count()
+        except BackendUnavailable as error:
+            raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, plain(error)) from None
+
+    def check_device(self, ordinal: int) -> int:
+        count = self.device_count()
+        if not 0 <= ordinal < count:
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_DEVICE,
+                f"device {ordinal} requested, but the {self.initialised().name} backend has {count}",
+            )
+        return ordinal
+
+    # -- current context ------------------------------------------------------------------------
+    def _stack(self) -> list[int]:
+        stack: list[int] | None = getattr(self._threads, "stack", None)
+        if stack is None:
+            stack = []
+            self._threads.stack = stack
+        return stack
+
+    def current(self) -> Context | None:
+        stack = self._stack()
+        while stack and stack[-1] not in self.contexts:
+            stack.pop()  # destroyed on another thread
+        return self.contexts[stack[-1]] if stack else None
+
+    def require_current(self) -> Context:
+        self.initialised()
+        context = self.current()
+        if context is None:
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_CONTEXT,
+                "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)",
+            )
+        if context.fault is not None:
+            raise CudaError(
+                context.fault.result,
+                f"an earlier kernel fault ruined this context (destroy it): {context.fault.message}",
+            )
+        return context
+
+    def push(self, context: Context) -> None:
+        self._stack().append(context.handle)
+
+    def pop(self) -> Context:
+        stack = self._stack()
+        current = self.current()
+        if current is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "no current context to pop on this thread")
+        stack.pop()
+        return current
+
+    def set_current(self, context: Context | None) -> None:
+        stack = self._stack()
+        if stack:
+            stack.pop()
+        if context is not None:
+            stack.append(context.handle)
+
+    # -- lookups --------------------------------------------------------------------------------
+    def context(self, handle: int) -> Context:
+        return _found(self.contexts, handle, "context", CUresult.CUDA_ERROR_INVALID_CONTEXT)
+
+    def module(self, handle: int) -> ModuleRecord:
+        return _found(self.modules, handle, "module", why="is not loaded (never loaded, or unloaded)")
+
+    def function(self, handle: int) -> FunctionRecord:
+        return _found(self.functions, handle, "function", why="does not exist (or its module was unloaded)")
+
+    def stream(self, handle: int) -> StreamRecord | None:
+        """The stream record; None for the NULL, legacy (1) and per-thread (2) default streams."""
+        return None if handle in (0, 1, 2) else _found(self.streams, handle, "stream")
+
+    def event(self, handle: int) -> EventRecord:
+        return _found(self.events, handle, "event")
+
+    # -- teardown -------------------------------------------------------------------------------
+    def forget_module(self, record: ModuleRecord) -> None:
+        for function in record.functions.values():
+            self.functions.pop(function, None)
+        for address in record.symbols:
+            record.context.symbols.pop(address, None)
+        self.modules.pop(record.handle, None)
+        record.context.modules.discard(record.handle)
+
+    def forget_context(self, context: Context) -> None:
+        for handle in list(context.modules):
+            self.forget_module(self.modules[handle])
+        for handle in context.streams:
+            self.streams.pop(handle, None)
+        for handle in context.events:
+            self.events.pop(handle, None)
+        self.contexts.pop(context.handle, None)
+        if self.primary.get(context.device) == context.handle:
+            del self.primary[context.device]
+        stack = self._stack()
+        stack[:] = [h for h in stack if h != context.handle]
+
+
+def _found(
+    table: dict[int, RecordT],
+    handle: int,
+    what: str,
+    code: CUresult = CUresult.CUDA_ERROR_INVALID_HANDLE,
+    why: str = "does not exist (never created, or destroyed)",
+) -> RecordT:
+    """``table[handle]``, or the CudaError ``code`` saying that the ``what`` 0x``handle`` ``why``."""
+    found = table.get(handle)
+    if found is None:
+        raise CudaError(code, f"{what} 0x{handle:x} {why}")
+    return found
+
+
+_driver = Driver()
+
+
+def driver() -> Driver:
+    return _driver
+
+
+def reset(config: DriverConfig | None = None) -> Driver:
+    """Drop all state (contexts, modules, memory) and start over with ``config``: for tests and tools."""
+    global _driver
+    with _driver.lock:
+        for context in list(_driver.contexts.values()):
+            with contextlib.suppress(BackendError):  # best effort on teardown
+                context.backend.close()
+        _driver = Driver(config)
+    return _driver

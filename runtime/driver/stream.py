@@ -1,0 +1,137 @@
+"""Driver-API streams and events: ``cuStreamCreate/Synchronize/Destroy``, ``cuEventCreate/Record/
+Synchronize/ElapsedTime/Destroy``.
+
+Every backend ptx2gcn has completes work before the enqueuing call returns, so a stream is an
+ordering label whose work is always finished, and an event records the host time at
+``cuEventRecord`` (after everything before it on the stream, which is everything). Elapsed times are
+therefore wall-clock times of the calls between two records, emulator launches included.
+
+Invariant: streams and events belong to the context current at creation; using one after its
+destruction, or an event never recorded in ``cuEventElapsedTime``, is ``CUDA_ERROR_INVALID_HANDLE``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.enums import CUevent_flags, CUresult, CUstream_flags
+from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver
+from ptx2gcn.runtime.driver.types import CUevent, CUstream
+
+_STREAM_FLAGS = CUstream_flags.CU_STREAM_NON_BLOCKING
+_EVENT_FLAGS = (
+    CUevent_flags.CU_EVENT_BLOCKING_SYNC
+    | CUevent_flags.CU_EVENT_DISABLE_TIMING
+    | CUevent_flags.CU_EVENT_INTERPROCESS
+)
+
+
+def _flags(value: object, allowed: int, problem: str) -> int:
+    """``value`` as an integer with no bit outside ``allowed``; else ``Flags 0x…`` + ``problem``."""
+    flags = integer(value, "Flags")
+    if flags & ~allowed:
+        raise invalid(f"Flags 0x{flags:x}{problem}")
+    return flags
+
+
+def stream_create(Flags: object) -> CUstream:
+    state = driver()
+    context = state.require_current()
+    flags = _flags(Flags, _STREAM_FLAGS, ": only CU_STREAM_DEFAULT and CU_STREAM_NON_BLOCKING exist")
+    record = StreamRecord(state.new_handle(), context, flags)
+    with state.lock:
+        state.streams[record.handle] = record
+        context.streams.add(record.handle)
+    return CUstream(record.handle)
+
+
+def stream_synchronize(hStream: object) -> None:
+    state = driver()
+    context = state.require_current()
+    record = state.stream(handle(hStream, CUstream, "hStream"))
+    backend_call((record.context if record is not None else context).backend.synchronize)
+
+
+def stream_query(hStream: object) -> None:
+    """Work is always complete: CUDA_SUCCESS for any valid stream."""
+    state = driver()
+    state.require_current()
+    state.stream(handle(hStream, CUstream, "hStream"))
+
+
+def stream_destroy(hStream: object) -> None:
+    state = driver()
+    state.initialised()
+    value = handle(hStream, CUstream, "hStream")
+    record = state.stream(value)
+    if record is None:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "the default stream cannot be destroyed")
+    with state.lock:
+        state.streams.pop(value, None)
+        record.context.streams.discard(value)
+
+
+def event_create(Flags: object) -> CUevent:
+    state = driver()
+    context = state.require_current()
+    flags = _flags(Flags, _EVENT_FLAGS, " has bits that are not CUevent_flags")
+    if flags & CUevent_flags.CU_EVENT_INTERPROCESS and not flags & CUevent_flags.CU_EVENT_DISABLE_TIMING:
+        raise invalid("CU_EVENT_INTERPROCESS requires CU_EVENT_DISABLE_TIMING")
+    record = EventRecord(state.new_handle(), context, flags)
+    with state.lock:
+        state.events[record.handle] = record
+        context.events.add(record.handle)
+    return CUevent(record.handle)
+
+
+def event_record(hEvent: object, hStream: object) -> None:
+    state = driver()
+    state.initialised()
+    event = state.event(handle(hEvent, CUevent, "hEvent"))
+    stream = state.stream(handle(hStream, CUstream, "hStream"))
+    if stream is not None and stream.context is not event.context:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hEvent and hStream belong to different contexts")
+    backend_call(event.context.backend.synchronize)
+    event.time = time.perf_counter()
+
+
+def event_synchronize(hEvent: object) -> None:
+    state = driver()
+    state.initialised()
+    event = state.event(handle(hEvent, CUevent, "hEvent"))
+    backend_call(event.context.backend.synchronize)
+
+
+def event_query(hEvent: object) -> None:
+    """Recorded work is always complete: CUDA_SUCCESS for any valid event."""
+    state = driver()
+    state.initialised()
+    state.event(handle(hEvent, CUevent, "hEvent"))
+
+
+def event_elapsed_time(hStart: object, hEnd: object) -> float:
+    state = driver()
+    state.initialised()
+    start = state.event(handle(hStart, CUevent, "hStart"))
+    end = state.event(handle(hEnd, CUevent, "hEnd"))
+    for name, event in (("hStart", start), ("hEnd", end)):
+        if event.flags & CUevent_flags.CU_EVENT_DISABLE_TIMING:
+            raise CudaError(
+                CUresult.CUDA_ERROR_INVALID_HANDLE, f"{name} was created with CU_EVENT_DISABLE_TIMING"
+            )
+        if event.time is None:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{name} has not been recorded")
+    assert start.time is not None and end.time is not None
+    return (end.time - start.time) * 1000.0
+
+
+def event_destroy(hEvent: object) -> None:
+    state = driver()
+    state.initialised()
+    event = state.event(handle(hEvent, CUevent, "hEvent"))
+    with state.lock:
+        state.events.pop(event.handle, None)
+        event.context.events.discard(event.handle)
