@@ -13,11 +13,12 @@ Invariant: like every generator of ``make_cases.py`` (which runs these), byte-id
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 from casegen import Buffer, CaseSpec, Scalar
+
+from generators.common import CORPUS
 
 ZL = "zluda/ptx__src__test__spirv_run__"
 LANES = np.arange(32)
@@ -154,7 +155,7 @@ def _ldmatrix_x2() -> CaseSpec:
 
 
 def _values_g_trans() -> npt.NDArray[np.int64]:
-    text = (Path(__file__).resolve().parents[1] / (ZL + "ldmatrix_trans.ptx")).read_text(encoding="utf-8")
+    text = (CORPUS / (ZL + "ldmatrix_trans.ptx")).read_text(encoding="utf-8")
     body = text.split(".global .u16 values_g[256] = {", 1)[1].split("}", 1)[0]
     numbers = [int(tok) for line in body.splitlines() for tok in line.split("//")[0].replace(",", " ").split()]
     assert len(numbers) == 256
