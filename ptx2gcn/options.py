@@ -18,11 +18,6 @@ SUPPORTED_ARCHS: tuple[str, ...] = ("gfx942", "gfx90a", "gfx950")
 
 @dataclass(frozen=True)
 class Options:
-    target: str = "gfx942"
-    """The AMDGPU processor to compile for."""
-    warp_mode: str = "P"
-    """How CUDA warps map onto wave64 (docs/warp-on-wave64.md): ``P`` two warps per wave (the
-    default), ``S`` one warp per wave with the upper half idle."""
     passes: tuple[str, ...] | None = None
     """IR passes to run, in order; None means the default pipeline (``ptx2gcn.pipeline.PIPELINE``)."""
     verify_each: bool = False
@@ -33,10 +28,6 @@ class Options:
     """Print ``loc(line:col)`` on each op in IR dumps."""
     dump_dir: str | None = None
     """Directory where every stage's artifact is written, or None."""
-
-    def __post_init__(self) -> None:
-        if self.warp_mode not in ("P", "S"):
-            raise ValueError(f"unknown warp mode {self.warp_mode!r} (P or S)")
 
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None, **overrides: object) -> Options:

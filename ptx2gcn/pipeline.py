@@ -48,8 +48,6 @@ def run_passes(module: Module, options: Options,
     check_pass_names(names)
     for index, name in enumerate(names):
         pass_ = PASSES[name]()
-        if options.passes is None and not pass_.applies(options):
-            continue
         pass_.run(module)
         if options.verify_each:
             try:
