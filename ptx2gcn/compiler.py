@@ -4,9 +4,11 @@ Invariant: ``compile`` either returns a ``CodeObject`` whose ``data`` is a compl
 object (linked by ``ptx2gcn.link``, its metadata read back by ``ptx2gcn.codeobject``) or raises
 a ``Ptx2GcnError`` located at the PTX line at fault (syntax, check, unsupported feature, or an
 internal error while lowering an op). LLVM is handed only IR it has verified, so it never aborts
-the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link. Python's cyclic
-garbage collector is paused while a compilation runs (``ptx2gcn.compile_gc``: the IR's reference
-cycles are collected once, afterwards, instead of the whole live graph being walked repeatedly).
+the process; ptx2gcn's own verifier checks the IR after it is built and after the pass pipeline
+(after every pass with ``verify_each``). Stages: parse → IR → passes → LLVM IR → LLVM opt →
+object → link. Python's cyclic garbage collector is paused while a compilation runs
+(``ptx2gcn.compile_gc``: the IR's reference cycles are collected once, afterwards, instead of the
+whole live graph being walked repeatedly).
 """
 
 from __future__ import annotations
@@ -128,9 +130,17 @@ def _source(ptx: str | os.PathLike[str], name: str | None = None) -> tuple[str, 
     return ptx, name or "<input>"
 
 
+def _pipeline_options(verify_each: bool | None) -> Options:
+    """The pass pipeline's options: ``verify_each`` None takes ``PTX2GCN_VERIFY_EACH`` (set for the
+    whole test session by ``tests/conftest.py``, so every compile a test makes, the JIT's included,
+    verifies after each pass)."""
+    return Options(verify_each=Options.from_env().verify_each if verify_each is None else verify_each)
+
+
 @gc_paused
-def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
-    """Parse, check, build and optimise the IR (the default pass pipeline)."""
+def to_ir(text: str, filename: str, clock: _Clock | None = None, *, verify_each: bool | None = None) -> Module:
+    """Parse, check, build and optimise the IR (the default pass pipeline, verified after it, or
+    after each pass with ``verify_each``; None: ``PTX2GCN_VERIFY_EACH``)."""
     clock = clock or _Clock()
     tree = parse_ptx(text, filename)
     problems = [d for d in check_module(tree) if d.severity is Severity.ERROR]
@@ -140,7 +150,7 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
     module = build_module(tree)
     verify(module)
     clock.lap("ir")
-    run_passes(module, Options())
+    run_passes(module, _pipeline_options(verify_each))
     clock.lap("passes")
     return module
 
@@ -162,47 +172,48 @@ def check_opt(opt: int) -> None:
 @gc_paused
 def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                  kernels: Iterable[str] | None = None, optimised: bool = True,
-                 locations: bool = False, *, name: str | None = None) -> str:
+                 locations: bool = False, *, name: str | None = None, verify_each: bool | None = None) -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
     check_arch(arch)
     check_opt(opt)
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename), arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, verify_each=verify_each), arch, kernels, locations)
     return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
 
 
 @gc_paused
 def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                      kernels: Iterable[str] | None = None, locations: bool = False, *,
-                     name: str | None = None) -> str:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
+                     name: str | None = None, verify_each: bool | None = None) -> str:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name, verify_each=verify_each)
     return _llvm(lambda: emit_assembly(llvm_ir, TargetOptions(arch, opt)))
 
 
 @gc_paused
 def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                    kernels: Iterable[str] | None = None, locations: bool = False, *,
-                   name: str | None = None) -> bytes:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
+                   name: str | None = None, verify_each: bool | None = None) -> bytes:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name, verify_each=verify_each)
     return _llvm(lambda: emit_object(llvm_ir, TargetOptions(arch, opt)))
 
 
 @gc_paused
 def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
             kernels: Iterable[str] | None = None, locations: bool = False, *,
-            name: str | None = None) -> CodeObject:
+            name: str | None = None, verify_each: bool | None = None) -> CodeObject:
     """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object.
 
     ``kernels``: compile only these kernels (their callees stay). ``locations``: carry each
     instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF). ``name``: the source name
-    diagnostics show (default: the path, or ``<input>`` for PTX text).
+    diagnostics show (default: the path, or ``<input>`` for PTX text). The IR is verified after
+    the pass pipeline; ``verify_each`` verifies it after every pass (None: ``PTX2GCN_VERIFY_EACH``).
     Also exported as ``ptx2gcn.compile``.
     """
     check_arch(arch)
     check_opt(opt)
     clock = _Clock()
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename, clock), arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, clock, verify_each=verify_each), arch, kernels, locations)
     clock.lap("llvm-ir")
     options = TargetOptions(arch, opt)
     optimised = _llvm(lambda: optimise(llvm_ir, options))

@@ -44,6 +44,9 @@ def register(
                         help="carry PTX line numbers into the LLVM IR as !dbg locations (no DWARF)")
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="compile only this kernel (repeatable; default: all)")
+    parser.add_argument("--verify-each", action="store_true",
+                        help="run the IR verifier after every IR pass (default: once, after the pipeline; "
+                             "PTX2GCN_VERIFY_EACH=1 does the same)")
     parser.add_argument("--time-report", action="store_true",
                         help="print this process's CPU seconds to stderr: start-up (Python, imports, "
                              "command line), each stage (--emit hsaco), and the total once the output "
@@ -57,13 +60,15 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.process_time()
     timings: dict[str, float] = {}
+    verify_each = True if args.verify_each else None  # None: PTX2GCN_VERIFY_EACH decides
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
     if args.emit == "hsaco":
-        code = compile(args.file, args.arch, args.opt, args.kernel, args.locations)
+        code = compile(args.file, args.arch, args.opt, args.kernel, args.locations, verify_each=verify_each)
         data: str | bytes = code.data
         timings = code.timings
     else:
-        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations)
+        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations,
+                                verify_each=verify_each)
     _write(args, data)
     if args.time_report:
         seconds = {"start-up": started, **timings, "total": time.process_time()}
