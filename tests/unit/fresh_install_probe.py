@@ -3,8 +3,10 @@ installed ptx2gcn wheel and its runtime dependencies, from a folder outside the 
 
 Usage: ``python fresh_install_probe.py CHECKOUT``. Checks what an installed package can get wrong that
 the editable checkout hides, prints one line per problem and exits 1 if there is any; on success it
-prints a JSON object: ``{"commands": [[...], ...]}``, every command path of the ``ptx2gcn`` command line
-(each subcommand, and each sub-subcommand), for the caller to run with ``--help``.
+prints a JSON object: ``commands``, every command path of the ``ptx2gcn`` command line (each
+subcommand, and each sub-subcommand), for the caller to run with ``--help``; ``compiler_sources``, the
+names of the files the JIT cache's compiler identity hash covers (``ptx2gcn.runtime.cache_key``), for
+the caller to compare with the checkout's.
 """
 
 from __future__ import annotations
@@ -108,7 +110,9 @@ def main() -> int:
     if problems:
         print(*problems, sep="\n")
         return 1
-    print(json.dumps({"commands": _commands()}))
+    from ptx2gcn.runtime.cache_key import compiler_sources
+
+    print(json.dumps({"commands": _commands(), "compiler_sources": [name for name, _ in compiler_sources()]}))
     return 0
 
 

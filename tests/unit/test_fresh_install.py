@@ -180,6 +180,15 @@ def test_invalid_ptx_gets_a_located_error(fresh: Fresh) -> None:
         assert "^" in done.stderr and "internal error" not in done.stderr and "Traceback" not in done.stderr
 
 
+def test_compiler_identity_covers_the_same_sources(probed: subprocess.CompletedProcess[str]) -> None:
+    """The JIT cache key hashes the compiler's sources; installed (``ptx2gcn/runtime`` inside the
+    package) it must cover exactly the files it covers in the checkout (``runtime/`` outside)."""
+    from ptx2gcn.runtime.cache_key import compiler_sources
+
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    assert json.loads(probed.stdout)["compiler_sources"] == [name for name, _ in compiler_sources()]
+
+
 def test_help_of_every_command(fresh: Fresh, probed: subprocess.CompletedProcess[str]) -> None:
     assert probed.returncode == 0, probed.stdout + probed.stderr
     commands: list[list[str]] = json.loads(probed.stdout)["commands"]
@@ -203,6 +212,9 @@ def test_run_a_launch_case_on_the_emulator(fresh: Fresh) -> None:
                          "--backend", "emulator")
     assert done.returncode == 0, done.stdout + done.stderr
     assert any(fresh.cache.rglob("*")), "the JIT cache stayed empty"
+    cuda = fresh.ptx2gcn("run", Path("corpora") / CASE.relative_to(corpora) / "case.toml", "--backend", "cuda")
+    assert cuda.returncode == 1 and "cuda-python is not installed" in cuda.stderr, cuda.stderr  # optional import
+    assert "Traceback" not in cuda.stderr
 
 
 def test_demo(fresh: Fresh) -> None:
