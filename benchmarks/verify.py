@@ -16,7 +16,6 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.compiler import compile, to_ir
@@ -26,17 +25,14 @@ from ptx2gcn.pipeline import PIPELINE
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FILES = (next((ROOT / "corpora" / "large").glob("*.ptx")), ROOT / "corpora" / "nvcc" / "sm_80" / "atomics.ptx")
-T = TypeVar("T")
 
 
-def _best(repeat: int, fn: Callable[[], T]) -> tuple[float, T]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        with paused_gc():
-            start = time.process_time()
-            result = fn()
-            best = min(best, time.process_time() - start)
-    return best, result  # type: ignore[return-value]
+def _cpu(fn: Callable[[], object]) -> float:
+    """CPU seconds of one call of ``fn``, with the cyclic collector paused as ``compile()`` runs."""
+    with paused_gc():
+        start = time.process_time()
+        fn()
+        return time.process_time() - start
 
 
 def _passes_stage(text: str, name: str, verify_each: bool) -> float:
@@ -53,8 +49,8 @@ def measure(path: Path, repeat: int) -> None:
     name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
     module = to_ir(text, name, verify_each=False)
     phase = PASSES[PIPELINE[-1]].ensures
-    verify_s, _ = _best(repeat, lambda: verify(module, phase))
-    compile_s, _ = _best(repeat, lambda: compile(text, name=name, verify_each=False))
+    verify_s = min(_cpu(lambda: verify(module, phase)) for _ in range(repeat))
+    compile_s = min(_cpu(lambda: compile(text, name=name, verify_each=False)) for _ in range(repeat))
     once_s = min(_passes_stage(text, name, False) for _ in range(repeat))
     each_s = min(_passes_stage(text, name, True) for _ in range(repeat))
     print(f"{name}: {len(text.splitlines())} lines")
