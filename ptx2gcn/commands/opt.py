@@ -1,8 +1,8 @@
 """``ptx2gcn opt``: load PTX or IR, run IR passes, print the IR.
 
-Invariant: exit status 0 when the input loads and every pass runs (and verifies, with
-``--verify-each``); 1 with located diagnostics for bad input; 2 for usage errors such as an
-unknown pass name.
+Invariant: exit status 0 when the input loads, every pass runs and the result verifies (after every
+pass with ``--verify-each``); 1 with located diagnostics for bad input or IR a pass broke; 2 for
+usage errors such as an unknown pass name.
 """
 
 from __future__ import annotations
