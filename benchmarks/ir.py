@@ -2,7 +2,8 @@
 
 Prints CPU time (``time.process_time``: the machine may be shared) and instructions/s for: parsing
 (text → AST, for comparison), building (AST → verified-shape IR), verifying, printing + re-parsing
-the IR text, and the default pipeline; then the ``ir`` stage of ``ptx2gcn.compiler`` (build +
+the IR text, and the default pipeline (which ends with a verification; benchmarks/verify.py
+splits it off); then the ``ir`` stage of ``ptx2gcn.compiler`` (build +
 verify). Target: building costs no more than parsing. Each step runs with Python's cyclic garbage collector paused, as
 ``ptx2gcn.compiler`` runs it (``ptx2gcn.compile_gc``).
 Usage: ``.venv/bin/python benchmarks/ir.py [FILE.ptx] [--repeat N]``.
@@ -81,7 +82,7 @@ def main() -> None:
           f"{len(text.splitlines())} lines, {sum(len(b.ops) for f in module.functions for b in f.blocks)} IR ops")
     for label, seconds in (("parse (PTX → AST)", parse_s), ("build (AST → IR)", build_s),
                            ("verify", verify_s), ("print IR", print_s), ("parse IR", reparse_s),
-                           ("pipeline (all passes)", pipe_s)):
+                           ("pipeline + final verify", pipe_s)):
         print(f"  {label:24s} {seconds * 1000:9.1f} ms CPU {count / seconds:12,.0f} instructions/s")
     print(f"  ir stage (build + verify) {(build_s + verify_s) * 1000:9.1f} ms CPU")
     print(f"  build / parse = {build_s / parse_s:.2f}")

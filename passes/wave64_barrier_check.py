@@ -11,7 +11,7 @@ Ensures: the module is unchanged; every such barrier is reached only under branc
 conditions are CTA-uniform (constants, kernel parameters, ``%ctaid``, ``%ntid``, ``%nctaid``...) or
 warp-pair-uniform (``%warpid >> k`` with k >= 1, ``%warpid`` compared with an even bound), else a
 located ``UnsupportedError`` "unsupported: bar.sync: barrier id K: reached under warp-dependent
-control flow; on gfx942 two CUDA warps share one wave and may deadlock (use one-warp-per-wave mode)".
+control flow; on gfx942 two CUDA warps share one wave and may deadlock".
 Branches to a block that only ends the thread (``@p exit``, early ``ret``) do not count: exited
 threads wait for nobody.
 Not handled: (conservatively rejected) values loaded from global/shared memory, results of calls
@@ -35,7 +35,6 @@ from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Block, Function, Module, Op, OpResult, Value
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.ir.types import PtrType
-from ptx2gcn.options import CompileOptions
 
 
 class Level(IntEnum):
@@ -58,12 +57,11 @@ _RESULT_VARYING = frozenset({"ld", "atom", "call", "call_indirect", "shfl", "vot
 
 _ENDS = frozenset({"ret", "exit", "trap"})
 MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942 two CUDA warps share "
-           "one wave and may deadlock (use one-warp-per-wave mode)")
+           "one wave and may deadlock")
 
 
 MBARRIER_MESSAGE = ("reached under warp-dependent control flow; on gfx942 two CUDA warps share one wave, and "
-                    "a warp waiting on the mbarrier there keeps its partner warp from arriving (use "
-                    "one-warp-per-wave mode)")
+                    "a warp waiting on the mbarrier there keeps its partner warp from arriving")
 _MBARRIER_CHECKED = frozenset({"test_wait", "try_wait"})
 
 
@@ -214,10 +212,6 @@ def _control_dependences(order: list[Block]) -> dict[Block, list[Block]]:  # noq
 @dataclass(frozen=True)
 class Wave64BarrierCheck(Pass):
     name = "wave64-barrier-check"
-
-    def applies(self, options: CompileOptions) -> bool:
-        """Only Mode P (two warps per wave) has the hazard this pass rejects."""
-        return options.warp_mode == "P"
 
     def run(self, module: Module) -> bool:
         for fn in module.functions:

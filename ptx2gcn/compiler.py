@@ -4,9 +4,11 @@ Invariant: ``compile`` either returns a ``CodeObject`` whose ``data`` is a compl
 object (linked by ``ptx2gcn.link.linker``, its metadata read back by ``ptx2gcn.link.codeobject``) or raises
 a ``Ptx2GcnError`` located at the PTX line at fault (syntax, check, unsupported feature, or an
 internal error while lowering an op). LLVM is handed only IR it has verified, so it never aborts
-the process. Stages: parse → IR → passes → LLVM IR → LLVM opt → object → link. Python's cyclic
-garbage collector is paused while a compilation runs (``ptx2gcn.compile_gc``: the IR's reference
-cycles are collected once, afterwards, instead of the whole live graph being walked repeatedly).
+the process; ptx2gcn's own verifier checks the IR after it is built and after the pass pipeline
+(after every pass with ``verify_each``). Stages: parse → IR → passes → LLVM IR → LLVM opt →
+object → link. Python's cyclic garbage collector is paused while a compilation runs
+(``ptx2gcn.compile_gc``: the IR's reference cycles are collected once, afterwards, instead of the
+whole live graph being walked repeatedly).
 """
 
 from __future__ import annotations
@@ -121,6 +123,16 @@ def _source(ptx: str | os.PathLike[str], name: str | None = None) -> tuple[str, 
     return ptx, name or "<input>"
 
 
+def _options(options: CompileOptions | None, fields: dict[str, object]) -> CompileOptions:
+    """The Python API's front door: ``options`` (default: the defaults) with ``fields`` replaced.
+    ``verify_each`` given as None, or not given with no ``options`` value, is read from
+    ``PTX2GCN_VERIFY_EACH`` (set for the whole test session by ``tests/conftest.py``, so every compile
+    a test makes, the JIT's included, verifies after each pass)."""
+    if fields.get("verify_each", "unset") is None or ("verify_each" not in fields and options is None):
+        fields = {**fields, "verify_each": CompileOptions.from_env().verify_each}
+    return CompileOptions.of(options, **fields)
+
+
 @gc_paused
 def to_ir(text: str, filename: str, options: CompileOptions | None = None, clock: _Clock | None = None) -> Module:
     """Parse, check, build and optimise the IR (the pass pipeline ``options`` selects)."""
@@ -153,7 +165,7 @@ def compile_llvm(ptx: str | os.PathLike[str], options: CompileOptions | None = N
                  name: str | None = None, optimised: bool = True, **fields: object) -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``); ``options``
     and ``fields`` as for ``compile``."""
-    options = CompileOptions.of(options, **fields)
+    options = _options(options, fields)
     text, filename = _source(ptx, name)
     llvm_ir = _emit_and_dispose(to_ir(text, filename, options), options)
     return _llvm(lambda: optimise(llvm_ir, options)) if optimised else llvm_ir
@@ -162,7 +174,7 @@ def compile_llvm(ptx: str | os.PathLike[str], options: CompileOptions | None = N
 @gc_paused
 def compile_assembly(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
                      name: str | None = None, **fields: object) -> str:
-    options = CompileOptions.of(options, **fields)
+    options = _options(options, fields)
     llvm_ir = compile_llvm(ptx, options, name=name)
     return _llvm(lambda: emit_assembly(llvm_ir, options))
 
@@ -170,7 +182,7 @@ def compile_assembly(ptx: str | os.PathLike[str], options: CompileOptions | None
 @gc_paused
 def compile_object(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
                    name: str | None = None, **fields: object) -> bytes:
-    options = CompileOptions.of(options, **fields)
+    options = _options(options, fields)
     llvm_ir = compile_llvm(ptx, options, name=name)
     return _llvm(lambda: emit_object(llvm_ir, options))
 
@@ -189,7 +201,7 @@ def compile(ptx: str | os.PathLike[str], options: CompileOptions | None = None, 
     This is ptx2gcn's public compile entry point, also exported as ``ptx2gcn.compile``; the
     runtime reaches the compiler through it alone. The result's ``data`` is the code object's bytes.
     """
-    options = CompileOptions.of(options, **fields)
+    options = _options(options, fields)
     clock = _Clock()
     text, filename = _source(ptx, name)
     llvm_ir = _emit_and_dispose(to_ir(text, filename, options, clock), options)

@@ -48,9 +48,6 @@ class CompileOptions:
     locations: bool = False
     """Carry each instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF; the code object's
     bytes are the same)."""
-    warp_mode: str = "P"
-    """How CUDA warps map onto wave64 (docs/mode-p.md): ``P`` two warps per wave (the
-    default), ``S`` one warp per wave with the upper half idle."""
     passes: tuple[str, ...] | None = None
     """IR passes to run, in order; None means the default pipeline (``ptx2gcn.pipeline.PIPELINE``)."""
     verify_each: bool = False
@@ -68,8 +65,6 @@ class CompileOptions:
                                        f"unsupported --arch {self.arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}"))
         if self.opt not in OPT_LEVELS:
             raise ValueError(f"optimisation level must be 0..3, got {self.opt}")
-        if self.warp_mode not in ("P", "S"):
-            raise ValueError(f"unknown warp mode {self.warp_mode!r} (P or S)")
         if self.kernels is not None and not isinstance(self.kernels, tuple):
             object.__setattr__(self, "kernels", tuple(self.kernels))
         if self.passes is not None and not isinstance(self.passes, tuple):

@@ -1,9 +1,10 @@
 """The IR pipeline: a flat list of passes, with the verifier and dumps between them (C4, C10).
 
-Invariant: ``run_passes`` runs the named passes in order on one module; with
-``CompileOptions.verify_each`` the verifier checks the module after every pass in the phase the pass
-ensures, so a broken invariant is reported by the pass that broke it. Unknown pass names are a
-usage error raised before anything runs.
+Invariant: ``run_passes`` runs the named passes in order on one module and the verifier checks
+the result in the phase the last pass ensures, so no pipeline hands on IR that breaks an invariant;
+with ``Options.verify_each`` it checks the module after every pass instead, so a broken invariant
+is reported by the pass that broke it. Unknown pass names are a usage error raised before anything
+runs.
 """
 
 from __future__ import annotations
@@ -48,15 +49,7 @@ def run_passes(module: Module, options: CompileOptions,
     check_pass_names(names)
     for index, name in enumerate(names):
         pass_ = PASSES[name]()
-        if options.passes is None and not pass_.applies(options):
-            continue
         pass_.run(module)
-        if options.verify_each:
-            try:
-                verify(module, pass_.ensures)
-            except Ptx2GcnError as error:
-                note = Diagnostic(Severity.NOTE, None, f"the IR became invalid after pass '{name}'")
-                raise PassError([*error.diagnostics, note]) from None
         if name in options.print_after or "all" in options.print_after:
             text = f"// ---- IR after {name} ----\n" + _print(module, options.print_locs)
             if emit is not None:
@@ -66,7 +59,21 @@ def run_passes(module: Module, options: CompileOptions,
             path = os.path.join(options.dump_dir, f"{index + 1:02d}-{name}.ir")
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(_print(module, True))
+        # After the dumps, so that IR a pass broke can be read in them.
+        if options.verify_each or index == len(names) - 1:
+            _verify_after(module, pass_.ensures, name if options.verify_each else None)
     return module
+
+
+def _verify_after(module: Module, phase: str, culprit: str | None) -> None:
+    """Verify ``module`` in ``phase``; a failure names the pass that broke it when ``culprit`` is
+    known (``verify_each``), else says how to find it."""
+    try:
+        verify(module, phase)
+    except Ptx2GcnError as error:
+        why = (f"the IR became invalid after pass '{culprit}'" if culprit is not None else
+               "the IR became invalid during the pass pipeline (--verify-each names the pass)")
+        raise PassError([*error.diagnostics, Diagnostic(Severity.NOTE, None, why)]) from None
 
 
 def _print(module: Module, with_locs: bool) -> str:

@@ -44,6 +44,9 @@ def register(
                         help="carry PTX line numbers into the LLVM IR as !dbg locations (no DWARF)")
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="compile only this kernel (repeatable; default: all)")
+    parser.add_argument("--verify-each", action="store_true",
+                        help="run the IR verifier after every IR pass (default: once, after the pipeline; "
+                             "PTX2GCN_VERIFY_EACH=1 does the same)")
     parser.add_argument("--time-report", action="store_true",
                         help="print this process's CPU seconds to stderr: start-up (Python, imports, "
                              "command line), each stage (--emit hsaco), and the total once the output "
@@ -58,8 +61,10 @@ def run(args: argparse.Namespace) -> int:
     started = time.process_time()
     timings: dict[str, float] = {}
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
+    # --verify-each, else PTX2GCN_VERIFY_EACH decides
+    verify_each = bool(args.verify_each) or CompileOptions.from_env().verify_each
     options = CompileOptions(arch=args.arch, opt=args.opt, locations=args.locations,
-                             kernels=tuple(args.kernel) if args.kernel else None)
+                             kernels=tuple(args.kernel) if args.kernel else None, verify_each=verify_each)
     if args.emit == "hsaco":
         code = compile(args.file, options)
         data: str | bytes = code.data

@@ -1,8 +1,8 @@
 """``ptx2gcn opt``: load PTX or IR, run IR passes, print the IR.
 
-Invariant: exit status 0 when the input loads and every pass runs (and verifies, with
-``--verify-each``); 1 with located diagnostics for bad input; 2 for usage errors such as an
-unknown pass name.
+Invariant: exit status 0 when the input loads, every pass runs and the result verifies (after every
+pass with ``--verify-each``); 1 with located diagnostics for bad input or IR a pass broke; 2 for
+usage errors such as an unknown pass name.
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--print-after", action="append", default=[], metavar="NAME",
                         help="print the IR after pass NAME (repeatable, comma-separated, or 'all')")
     parser.add_argument("--locs", action="store_true", help="print loc(line:col) on every op")
-    parser.add_argument("--warp-mode", choices=("P", "S"), default="P",
-                        help="CUDA warps per wave64: P two (default), S one; passes that only apply "
-                             "to one mode are skipped in the default pipeline")
     parser.add_argument("-o", "--output", metavar="OUT", help="write the final IR to OUT ('-': standard output)")
     parser.set_defaults(handler=run)
 
@@ -65,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
     # PTX2GCN_PRINT_AFTER / PTX2GCN_DUMP / PTX2GCN_VERIFY_EACH are read here, at the front end only.
     env = CompileOptions.from_env()
     options = replace(env, passes=passes, verify_each=args.verify_each or env.verify_each,
-                      print_after=print_after | env.print_after, print_locs=args.locs,
-                      warp_mode=args.warp_mode)
+                      print_after=print_after | env.print_after, print_locs=args.locs)
     module = load_module(args.file)
     run_passes(module, options, emit=_write)
     text = print_module(module, args.locs)

@@ -81,23 +81,37 @@ def _grammar_cache(grammar: str) -> str | bool:
     return os.path.join(folder, f"ptx-grammar-{__version__}-{digest}.lark-cache")
 
 
+def grammar_text() -> str:
+    """The grammar, loaded by package name (works from a wheel, an sdist or an editable install)."""
+    data = pkgutil.get_data("ptx2gcn.grammar", "ptx.lark")
+    assert data is not None, "ptx2gcn.grammar/ptx.lark is missing from the installation"
+    return data.decode("utf-8")
+
+
+def build_parser(grammar: str, *, strict: bool, cache: str | bool) -> Lark:
+    """A parser for ``grammar`` with this module's lexer callbacks and AST builder.
+
+    ``strict`` makes Lark reject any shift/reduce conflict and any pair of colliding terminals
+    (it needs the optional ``interegular`` package). The shipped parser is built without it: for a
+    grammar that passes the strict check (tests/frontend/test_grammar_strict.py builds it strictly)
+    both build the same tables, and a user's installation must not need a test-only dependency.
+    """
+    callbacks = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
+    callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
+    callbacks["SIMPLE_INSTRUCTIONS"] = _BUILDER.lex_simple_instructions
+    return Lark(
+        grammar, parser="lalr", lexer="contextual", transformer=_BUILDER, strict=strict,
+        cache=cache, maybe_placeholders=False, propagate_positions=False, lexer_callbacks=callbacks,
+    )
+
+
 def grammar_parser() -> Lark:
     """The shared parser (built on first use; Lark caches the grammar analysis on disk)."""
     global _PARSER
     with _LOCK:
         if _PARSER is None:
-            callbacks = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
-            callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
-            callbacks["SIMPLE_INSTRUCTIONS"] = _BUILDER.lex_simple_instructions
-            # Loaded by package name (works from a wheel, an sdist or an editable install).
-            data = pkgutil.get_data("ptx2gcn.grammar", "ptx.lark")
-            assert data is not None, "ptx2gcn.grammar/ptx.lark is missing from the installation"
-            grammar = data.decode("utf-8")
-            _PARSER = Lark(
-                grammar, parser="lalr", lexer="contextual", transformer=_BUILDER, strict=True,
-                cache=_grammar_cache(grammar), maybe_placeholders=False, propagate_positions=False,
-                lexer_callbacks=callbacks,
-            )
+            grammar = grammar_text()
+            _PARSER = build_parser(grammar, strict=False, cache=_grammar_cache(grammar))
             set_literal_terminals({t.name: t.pattern.value for t in _PARSER.terminals
                                    if t.pattern.type == "str"})
         return _PARSER

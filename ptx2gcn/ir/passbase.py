@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ptx2gcn.ir.core import Module
-from ptx2gcn.options import CompileOptions
 
 
 @dataclass(frozen=True)
@@ -25,8 +24,3 @@ class Pass:
 
     def run(self, module: Module) -> bool:
         raise NotImplementedError
-
-    def applies(self, options: CompileOptions) -> bool:
-        """Whether the pipeline runs this pass under ``options`` (e.g. only in one warp mode).
-        Listing a pass explicitly in ``CompileOptions.passes`` runs it regardless."""
-        return True

@@ -104,15 +104,20 @@ def _package_dirs(name: str) -> list[Path]:
 def compiler_sources() -> list[tuple[str, Path]]:
     """(name, path) of every compiler source file, sorted by name; the name is the file's path
     below its package, prefixed with the package (``ptx2gcn.passes/dce.py``)."""
-    excluded = {d.resolve() for name in _NOT_COMPILER for d in _package_dirs(name)}
+    not_compiler = {d.resolve() for name in _NOT_COMPILER for d in _package_dirs(name)}
+    owner = {d.resolve(): name for name in _COMPILER_PACKAGES for d in _package_dirs(name)}
     found: dict[str, Path] = {}
     for package in _COMPILER_PACKAGES:
+        # A wheel install has ptx2gcn/runtime/, ptx2gcn/passes/ and ptx2gcn/grammar/ inside ptx2gcn/:
+        # the first is not the compiler, the others are named by their own package, as in a checkout.
         for root in _package_dirs(package):
+            nested = {d for d, name in owner.items() if name != package and d.is_relative_to(root.resolve())}
+            excluded = not_compiler | nested
             for path in root.rglob("*"):
                 if path.suffix not in _SOURCE_SUFFIXES or "__pycache__" in path.parts or not path.is_file():
                     continue
                 if any(path.resolve().is_relative_to(d) for d in excluded):
-                    continue  # a wheel install has ptx2gcn/runtime/ inside ptx2gcn/
+                    continue
                 found.setdefault(f"{package}/{path.relative_to(root).as_posix()}", path)
     return sorted(found.items())
 

@@ -1,8 +1,11 @@
 """Every corpus launch case (``corpora/cases/**/case.toml``) runs with ``ptx2gcn run --check`` on the
 emulator and its outputs match the independent numpy model written by ``corpora/cases/make_cases.py``.
 
-Cases that fail because of a known compiler/emulator limitation are listed in ``KNOWN_FAILURES`` with
-the exact failure; they run as ``xfail(strict=True)``, so a fix makes the suite say so.
+``case_outcomes.json`` (written by ``case_outcomes.py --write``) pins each case's outcome: ``passes``,
+or the exact first line its failing run prints and why (a known compiler/emulator limitation). A
+pinned failure must still fail with exactly that line and is then reported as an expected failure; a
+case that starts passing, or fails differently, fails the test, so the table is regenerated with the
+change that caused it.
 """
 
 from __future__ import annotations
@@ -13,24 +16,20 @@ from pathlib import Path
 
 import pytest
 
-from ptx2gcn.cli import main
+from tests.cases.case_outcomes import (
+    CASES,
+    PASSES,
+    case_files,
+    case_name,
+    expected_line,
+    failure_line,
+    load_table,
+    run_case,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-CASES = ROOT / "corpora" / "cases"
-CASE_FILES = sorted(CASES.glob("*/*/case.toml"))
-
-# case folder (relative to corpora/cases) -> the exact failure observed.
-KNOWN_FAILURES: dict[str, str] = {
-    "atomics/spin_lock_two_warps_per_wave": (
-        "lane 0 of two CUDA warps in one 64-lane wave: the lane that lost atomicCAS(lock, 0, 1) spins while "
-        "the winner waits at the loop's reconvergence point and never releases the lock: 'did not finish after "
-        "20000000 wave-instructions' (CUDA's independent thread scheduling makes this progress)"
-    ),
-    "numba/half_ops": (
-        "half_ops.ptx:130:2: error: unsupported: call _ZL6__hmul6__halfS__nbst: the callee has no definition "
-        "in this module (numba links its cuda_fp16 shim at load time; the corpus PTX alone is incomplete)"
-    ),
-}
+CASE_FILES = case_files()
+TABLE = load_table()
+REGENERATE = ".venv/bin/python tests/cases/case_outcomes.py --write"
 # Cases that take minutes (a hang running into the emulator's step budget): run only with -m slow.
 SLOW = {"atomics/spin_lock_two_warps_per_wave"}
 
@@ -38,28 +37,26 @@ SLOW = {"atomics/spin_lock_two_warps_per_wave"}
 def _params() -> list[object]:
     params = []
     for path in CASE_FILES:
-        name = path.parent.relative_to(CASES).as_posix()
-        marks = (
-            [pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[name])] if name in KNOWN_FAILURES else []
-        )
-        if name in SLOW:
-            marks.append(pytest.mark.slow)
-        params.append(pytest.param(path, id=name, marks=marks))
+        name = case_name(path)
+        params.append(pytest.param(path, id=name, marks=[pytest.mark.slow] if name in SLOW else []))
     return params
+
+
+def test_table_covers_exactly_the_cases() -> None:
+    assert sorted(TABLE) == sorted(case_name(p) for p in CASE_FILES), f"cases added or removed: `{REGENERATE}`"
+    failures = {name: entry for name, entry in TABLE.items() if entry != PASSES}
+    assert all(isinstance(e, dict) and e["fails"] and e["why"] for e in failures.values()), \
+        "every pinned failure needs its exact line and a reviewed 'why'"
+    assert set(TABLE) >= SLOW
+
+
+def test_cases_exist() -> None:
+    assert len(CASE_FILES) >= 100
 
 
 @pytest.fixture(scope="module")
 def emulator_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("jit-cases")
-
-
-def test_known_failures_name_existing_cases() -> None:
-    names = {path.parent.relative_to(CASES).as_posix() for path in CASE_FILES}
-    assert set(KNOWN_FAILURES) <= names
-
-
-def test_cases_exist() -> None:
-    assert len(CASE_FILES) >= 100
 
 
 def test_generator_reproduces_committed_cases() -> None:
@@ -76,14 +73,19 @@ def test_generator_reproduces_committed_cases() -> None:
 
 
 @pytest.mark.parametrize("case_file", _params())
-def test_corpus_case(
-    case_file: Path, emulator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_corpus_case(case_file: Path, emulator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PTX2GCN_CACHE_DIR", str(emulator_env))
     monkeypatch.setenv("PTX2GCN_BACKEND", "emulator")
-    status = main(["run", str(case_file), "--check"])
-    captured = capsys.readouterr()
-    assert status == 0, captured.out + captured.err
+    entry = TABLE[case_name(case_file)]
+    status, printed = run_case(case_file)
+    if entry == PASSES:
+        assert status == 0, printed
+        return
+    assert isinstance(entry, dict)
+    assert status != 0, f"now passes: pinned as failing with {entry['fails']!r}; regenerate with `{REGENERATE}`"
+    got = failure_line(case_file, printed)
+    assert got == expected_line(entry), f"fails differently:\n    expected: {entry['fails']}\n    got:      {got}"
+    pytest.xfail(entry["why"])
 
 
 ADVERSARIAL_SAMPLE = 8
@@ -94,10 +96,9 @@ approximation policy; ``-m slow`` runs the rest."""
 def _adversarial_params() -> list[object]:
     params = []
     for index, path in enumerate(CASE_FILES):
-        name = path.parent.relative_to(CASES).as_posix()
-        marks = (
-            [pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[name])] if name in KNOWN_FAILURES else []
-        )
+        name = case_name(path)
+        entry = TABLE.get(name, PASSES)
+        marks = [] if entry == PASSES else [pytest.mark.xfail(strict=True, reason=str(entry["why"]))]
         if name in SLOW or index % ADVERSARIAL_SAMPLE:
             marks.append(pytest.mark.slow)
         params.append(pytest.param(path, id=name, marks=marks))
@@ -105,16 +106,14 @@ def _adversarial_params() -> list[object]:
 
 
 @pytest.mark.parametrize("case_file", _adversarial_params())
-def test_corpus_case_adversarial(
-    case_file: Path, emulator_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_corpus_case_adversarial(case_file: Path, emulator_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same check with every approximate instruction (v_rcp, v_sqrt, v_exp, ...) answering a
     seeded pseudo-random value within its documented bound (``ptx2gcn.runtime.emulator.approx``):
-    exact PTX forms must still give identical bits, ``.approx`` ones stay within the case's tolerance."""
+    exact PTX forms must still give identical bits, ``.approx`` ones stay within the case's tolerance.
+    A case pinned as failing (``case_outcomes.json``) is a strict expected failure here too."""
     monkeypatch.setenv("PTX2GCN_CACHE_DIR", str(emulator_env))
     monkeypatch.setenv("PTX2GCN_BACKEND", "emulator")
     monkeypatch.setenv("PTX2GCN_EMU_APPROX", "nominal")  # restored after ``--emu-approx`` sets it
     monkeypatch.setenv("PTX2GCN_EMU_APPROX_SEED", "0")
-    status = main(["run", str(case_file), "--check", "--emu-approx", "adversarial", "--emu-approx-seed", "1"])
-    captured = capsys.readouterr()
-    assert status == 0, captured.out + captured.err
+    status, printed = run_case(case_file, "--emu-approx", "adversarial", "--emu-approx-seed", "1")
+    assert status == 0, printed

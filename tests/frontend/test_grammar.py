@@ -1,4 +1,4 @@
-"""The grammar loads in strict mode by package name, and grammar rules and builder callbacks match."""
+"""The grammar loads by package name and passes Lark's strict check; grammar rules and builder callbacks match."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import pytest
 from lark import Lark
 
 from ptx2gcn.frontend.builder import AstBuilder, callback_names
-from ptx2gcn.frontend.parse import _grammar_cache, grammar_parser  # pyright: ignore[reportPrivateUsage]
+from ptx2gcn.frontend.parse import (  # pyright: ignore[reportPrivateUsage]
+    _grammar_cache,
+    build_parser,
+    grammar_parser,
+    grammar_text,
+    parse_ptx,
+)
+from ptx2gcn.frontend.printer import print_module
 
 
 def _rule_names(parser: Lark) -> set[str]:
@@ -20,10 +27,26 @@ def _rule_names(parser: Lark) -> set[str]:
     return names
 
 
-def test_grammar_loads_strict_lalr_from_the_package() -> None:
+def test_grammar_loads_lalr_from_the_package_without_strict_mode() -> None:
+    # Strict mode needs interegular, a test-only dependency: the shipped parser must not ask for it.
     parser = grammar_parser()
-    assert parser.options.parser == "lalr" and parser.options.strict
+    assert parser.options.parser == "lalr" and not parser.options.strict
     assert parser is grammar_parser()  # built once
+
+
+def test_grammar_passes_larks_strict_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No shift/reduce conflict and no colliding terminals (what strict mode rejects, using the test
+    extra's interegular), so the non-strict shipped parser resolves nothing silently; both parse a
+    corpus file into the same AST."""
+    import ptx2gcn.frontend.parse as parse_module
+
+    strict = build_parser(grammar_text(), strict=True, cache=False)
+    assert strict.options.strict
+    sample = sorted((Path(__file__).resolve().parents[2] / "corpora" / "nvcc").rglob("*.ptx"))[0]
+    text = sample.read_text()
+    shipped = print_module(parse_ptx(text, sample.name))
+    monkeypatch.setattr(parse_module, "_PARSER", strict)
+    assert print_module(parse_ptx(text, sample.name)) == shipped
 
 
 def test_every_rule_has_a_builder_callback_and_vice_versa() -> None:

@@ -93,41 +93,16 @@ def test_environment_switches(ptx_file: Path, tmp_path: Path, capsys: pytest.Cap
     assert dumps == [f"{i + 1:02d}-{name}.ir" for i, name in enumerate(PIPELINE)]
 
 
-def test_passes_may_opt_out_of_the_default_pipeline() -> None:
-    from dataclasses import dataclass
+def test_there_is_no_warp_mode_switch(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only Mode P (two CUDA warps per wave64) exists; no flag or option pretends otherwise."""
+    from dataclasses import fields
 
-    from ptx2gcn.ir.core import Module
-    from ptx2gcn.ir.passbase import Pass
     from ptx2gcn.options import CompileOptions
-    from ptx2gcn.passes import PASSES
-    from ptx2gcn.pipeline import run_passes
 
-    runs: list[str] = []
-
-    @dataclass(frozen=True)
-    class ModeSOnly(Pass):
-        name = "dce"
-
-        def run(self, module: Module) -> bool:
-            runs.append("ran")
-            return False
-
-        def applies(self, options: CompileOptions) -> bool:
-            return options.warp_mode == "S"
-
-    saved = PASSES["dce"]
-    PASSES["dce"] = ModeSOnly
-    try:
-        run_passes(Module(), CompileOptions())
-        assert runs == []
-        run_passes(Module(), CompileOptions(warp_mode="S"))
-        assert runs == ["ran"]
-        run_passes(Module(), CompileOptions(passes=("dce",)))  # named explicitly: runs in any mode
-        assert runs == ["ran", "ran"]
-    finally:
-        PASSES["dce"] = saved
-    with pytest.raises(ValueError, match="unknown warp mode"):
-        CompileOptions(warp_mode="Q")
+    assert not {"warp_mode", "target"} & {f.name for f in fields(CompileOptions)}
+    with pytest.raises(SystemExit):
+        main(["opt", "--warp-mode", "S", "x.ptx"])
+    assert "unrecognized arguments: --warp-mode" in capsys.readouterr().err
 
 
 def test_opt_output_that_cannot_be_written_is_a_located_error(
