@@ -213,9 +213,10 @@ def test_scalar_64_bit_constants_and_literals(one_instruction: Run) -> None:
     one_instruction("s_ashr_i64 s[4:5], 0x80000000, 4", w)  # signed operand: literal sign-extended
     one_instruction("s_lshr_b64 s[6:7], 0x80000000, 4", w)  # bitwise operand: zero-extended
     one_instruction("s_add_u32 s8, 0.5, 1", w)  # f32 pattern on a 32-bit integer operand
+    one_instruction("s_add_u32 s9, 0x12345678, -16", w)  # literal and sign-extended integer code
     got = [int(w.s[i]) | int(w.s[i + 1]) << 32 for i in (0, 2, 4, 6)]
     assert got == [0x3FE0000000000000, 2**64 - 1, 0xFFFFFFFFF8000000, 0x08000000]
-    assert int(w.s[8]) == 0x3F000001
+    assert (int(w.s[8]), int(w.s[9])) == (0x3F000001, 0x12345668)
 
 
 # -- SDWA (gfx9: SGPRs and constants as sources) ----------------------------------------------------
