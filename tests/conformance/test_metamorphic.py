@@ -28,12 +28,6 @@ MUST = ("add.f16x2", "fma.rn.f16x2", "mul.f16x2", "sub.f16x2", "add.u16x2", "add
         "add.f32", "add.f64", "mul.lo.u64", "shl.b64", "and.b32", "mad.lo.s32", "selp.b64")
 """Forms the default sample always holds: the packed-f16 forms of issue #13 and one per operand
 width / kind."""
-_SNAN_FOLD = (
-    "LLVM folds an f64 identity (x + -0.0, -0.0 - x, x * 1.0, x / -1.0) to x or -x without quieting a "
-    "signalling NaN (legal in LLVM's default FP environment); PTX/the model quiet it: "
-    "`add.f64 d, a, 0d8000000000000000` with a = 0x7ff0000000000001 gives 0x7ff0000000000001, not "
-    "0x7ff8000000000001"
-)
 _CARRY_FOLD = (
     "LLVM 22 (llvmlite 0.50) miscompiles uadd.with.overflow.i64(mul i64 a, b, C) when C's high word is "
     "0: uaddo_carry((x + y), 0, c) -> uaddo_carry(x, y, c) keeps the sum but not the carry-out "
@@ -41,8 +35,6 @@ _CARRY_FOLD = (
     "gives v_addc_co_u32 v0, vcc, v0, v7, vcc whose vcc is the carry of the product's high partial sum"
 )
 KNOWN: dict[str, str] = {
-    **{s: _SNAN_FOLD for s in ("add.f64", "add.rn.f64", "add.rm.f64", "add.rp.f64", "sub.f64", "sub.rp.f64",
-                               "mul.rz.f64", "mul.rm.f64", "div.rn.f64", "div.rm.f64")},
     **{s: _CARRY_FOLD for s in ("mad.lo.cc.u64", "madc.lo.cc.u64")},
 }
 """Forms whose folded run differs from the loaded one in the slow run, by a compiler (LLVM) bug."""
