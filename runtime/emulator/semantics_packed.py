@@ -3,7 +3,11 @@
 
 Invariant: for each result half, source *i* supplies its high half when ``op_sel[i]`` (low result) /
 ``op_sel_hi[i]`` (high result) is set, else its low half; ``neg_lo``/``neg_hi`` negate float
-halves. Both halves are computed from values read before the write. Integer packed ops wrap.
+halves. An inline constant is first a 32-bit value (``operands.packed16_constant_bits``: f16 ops
+take the f16 pattern in the low half and 0 above, integer ops the f32 pattern, integer codes
+sign-extended), from which op_sel/op_sel_hi pick halves as from a register; a ``v_fma_mix`` source
+gets the f16 form when used as f16 (op_sel_hi) and the f32 constant otherwise (docs/emulator-operands.md).
+Both halves are computed from values read before the write. Integer packed ops wrap.
 Float results follow a directed MODE rounding (f16: FP_ROUND[3:2], f32: FP_ROUND[1:0]) through
 ``semantics_rounding``; an op it cannot round (the dot product) faults instead.
 """
