@@ -13,7 +13,7 @@ compiler diagnostic blaming that line names exactly one form.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ptx2gcn.conformance.forms import BAR_DESTINATIONS, Form
@@ -114,10 +114,30 @@ class GroupKernel:
     """1-based PTX line of each instance's instruction (to map compiler diagnostics back)."""
 
 
-def group_kernel(group: Sequence[Instance]) -> GroupKernel:  # noqa: C901
+def constant_move(t: PtxType, register: str, bits: int) -> str:
+    """PTX that sets ``register`` (declared with the harness's register type for ``t``) to the
+    constant ``bits`` of ``t``, spelled as an immediate the compiler folds (f32/f64 in PTX's exact
+    ``0f``/``0d`` hex form, 8-bit values zero-extended as ``ld.u8`` would leave them)."""
+    if t.kind == "pred":
+        return f"setp.ne.u32 {register}, {bits & 1}, 0;"
+    reg_type = _reg_type(t)
+    if reg_type == "f32":
+        return f"mov.f32 {register}, 0f{bits & 0xFFFFFFFF:08X};"
+    if reg_type == "f64":
+        return f"mov.f64 {register}, 0d{bits & (1 << 64) - 1:016X};"
+    return f"mov.{reg_type} {register}, 0x{bits & (1 << t.width) - 1:X};"
+
+
+def group_kernel(  # noqa: C901
+    group: Sequence[Instance], constants: Sequence[Mapping[int, int]] | None = None
+) -> GroupKernel:
     """PTX for ``k(in, out, n)``: instance j reads its source columns from ``in`` and writes its
     destination columns to ``out``; columns follow each other in instance and operand order, each
-    ``n * size`` bytes (``size``: the operand's storage bytes, predicates 1)."""
+    ``n * size`` bytes (``size``: the operand's storage bytes, predicates 1).
+
+    ``constants[j]`` maps source indices of instance j to bits that the kernel writes as immediates
+    (``constant_move``) instead of loading them; their ``in`` columns keep their place (unread), so
+    one ``in`` buffer serves the kernel with and without constants."""
     head = [
         ".version 8.0",
         ".target sm_90",
@@ -147,11 +167,16 @@ def group_kernel(group: Sequence[Instance]) -> GroupKernel:  # noqa: C901
     for j, inst in enumerate(group):
         form = inst.form
         fixed = dict(inst.immediates)
+        folded = constants[j] if constants else {}
         for k, t in enumerate(form.sources):
             if k in fixed:
                 continue
             decls.append(f".reg .{_reg_type(t)} %s{j}_{k};")
             size = storage_bytes(t)
+            if k in folded:
+                body.append(constant_move(t, f"%s{j}_{k}", folded[k]))
+                in_off += size
+                continue
             body += [f"mad.lo.u64 %rd4, %rd6, {in_off}, %rd2;", f"mad.lo.u64 %rd4, %rd1, {size}, %rd4;"]
             if t.kind == "pred":
                 body += ["ld.global.u8 %h1, [%rd4];", f"setp.ne.u16 %s{j}_{k}, %h1, 0;"]

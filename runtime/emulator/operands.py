@@ -185,18 +185,40 @@ def is_inline_constant(code: int) -> bool:
 def inline_constant_bits(code: int, bits: int, is_float: bool = True) -> int:
     """Bit pattern of inline constant ``code`` as a ``bits``-wide (16, 32 or 64) operand.
 
-    Integers are sign-extended to the width.  Float constants give the f16/f32/f64 pattern of their
-    value for 16/32/64-bit operands, integer operands included (as LLVM's disassembler models
-    gfx9: ``AMDGPUDisassembler::decodeFPImmed``).  ``is_float`` is accepted for symmetry with
-    ``literal_bits`` and currently does not change the result.
+    Integers are sign-extended to the width.  Float constants give the f32/f64 pattern of their
+    value for 32/64-bit operands, integer operands included (LLVM folds an i64 0x3FE0000000000000
+    as code 240: ``AMDGPU::isInlinableLiteral64``).  A 16-bit float operand gets the f16 pattern; a
+    16-bit *integer* operand (``is_float`` false) gets the low half of the f32 pattern (0.5 -> 0,
+    1/(2*pi) -> 0xF983): the hardware rule stated in LLVM's ``AMDGPU::getInlineEncodingV216`` ("for
+    UI16 instructions: corresponding single-precision float value"; LLVM's disassembler prints
+    f16 bits instead, and LLVM's code generator never uses a float code for a 16-bit integer).
+    See docs/emulator-operands.md.
     """
-    del is_float
     mask = (1 << bits) - 1
     if 128 <= code <= 208:
         value = code - 128 if code <= 192 else 192 - code
         return value & mask
     f16, f32, f64 = FLOAT_INLINE_BITS[code]
-    return {16: f16, 32: f32, 64: f64}[bits]
+    if bits == 16:
+        return f16 if is_float else f32 & mask
+    return {32: f32, 64: f64}[bits]
+
+
+def packed16_constant_bits(code: int, is_f16: bool) -> int:
+    """The 32-bit value of inline constant ``code`` as a packed 16-bit operand (VOP3P ``v_pk_*`` 16-bit
+    ops, ``v_dot2*`` 16-bit sources, ``v_pk_fmac_f16``), before op_sel/op_sel_hi pick its halves.
+
+    Integer codes give their sign-extended 32-bit value (-1: both halves 0xFFFF; 5: low half 5, high
+    half 0).  Float codes give, for an f16 operand, the f16 pattern in the low half and 0 in the high
+    half (0.5 = 0x00003800), and for an integer (i16/u16) operand the f32 pattern (0.5 = 0x3F000000).
+    This is the hardware behaviour LLVM's ``AMDGPU::getInlineEncodingV216`` states and relies on when
+    it folds ``<2 x half>`` constants with op_sel (SIFoldOperands ``tryFoldImmWithOpSel``); the constant
+    is not replicated into the high half.
+    """
+    if 128 <= code <= 208:
+        return inline_constant_bits(code, 32)
+    f16, f32, _ = FLOAT_INLINE_BITS[code]
+    return f16 if is_f16 else f32
 
 
 def literal_bits(literal: int, bits: int, is_float: bool, signed: bool = False) -> int:

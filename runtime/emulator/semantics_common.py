@@ -24,6 +24,7 @@ from ptx2gcn.runtime.emulator.operands import (
     inline_constant_bits,
     is_inline_constant,
     literal_bits,
+    packed16_constant_bits,
 )
 from ptx2gcn.runtime.emulator.wave import EXEC_HI, EXEC_LO, MASK32, NULL, Wave, mask_of
 
@@ -188,6 +189,17 @@ def vector_reader(
         shift = 16 if high else 0
         return lambda w: U16(scalar(w) >> shift & 0xFFFF)
     return lambda w: dtype(scalar(w))
+
+
+def packed16_reader(inst: Instruction, code: int, is_f16: bool) -> VecRead:
+    """A reader of a packed 16-bit source as 32-bit lanes (both halves, before op_sel picks one).
+
+    An inline constant is ``operands.packed16_constant_bits`` (f16 ops: the f16 pattern in the low
+    half, 0 in the high half; integer ops: the f32 pattern; integer codes sign-extended); a literal
+    (``v_pk_fmac_f16`` e32 only) is its whole dword, as LLVM folds a ``<2 x half>`` literal."""
+    if is_inline_constant(code):
+        return ConstantReader(U32(packed16_constant_bits(code, is_f16)))
+    return vector_reader(inst, code, 32)
 
 
 def vgpr_writer(row: int, bits: int = 32, high: bool = False, preserve: bool = False) -> VecWrite:  # noqa: C901

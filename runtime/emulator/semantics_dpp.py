@@ -23,6 +23,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     Handler,
     Vec,
     VecRead,
+    packed16_reader,
     unsupported,
     vector_reader,
 )
@@ -117,11 +118,20 @@ def dpp_wrap(inst: Instruction, readers: list[VecRead], compute: Compute, row: i
     return run
 
 
-def sdwa_source(inst: Instruction, index: int) -> VecRead:
-    """Source ``index`` (0 or 1) of an SDWA instruction: the selected byte/word, zero/sign-extended."""
+def sdwa_operand(inst: Instruction, code: int, f16: bool) -> VecRead:
+    """An SDWA source as the 32-bit value its select works on. An inline constant (gfx9 SDWA takes
+    SGPRs and constants) is materialised as 32 bits for the source's type: an f16 source gets the
+    f16 pattern in the low half and 0 above (``operands.packed16_constant_bits``), any other the
+    32-bit constant (integers sign-extended, f32 patterns)."""
+    return packed16_reader(inst, code, True) if f16 else vector_reader(inst, code, 32)
+
+
+def sdwa_source(inst: Instruction, index: int, f16: bool = False) -> VecRead:
+    """Source ``index`` (0 or 1) of an SDWA instruction: the selected byte/word, zero/sign-extended
+    (``f16``: the source is an f16 operand, see ``sdwa_operand``)."""
     f = inst.fields
     check_sdwa_selects(inst)
-    read = vector_reader(inst, f[f"src{index}"], 32)
+    read = sdwa_operand(inst, f[f"src{index}"], f16)
     sel, sext = f.get(f"src{index}_sel", 6), bool(f.get(f"src{index}_sext", 0))
     return lambda w: _select(read(w), sel, sext)
 
@@ -188,7 +198,9 @@ def sdwa_wrap(
     f = inst.fields
     # a third source exists only for accumulating ops (v_mac_f16: the destination), read whole
     codes = [f["src0"], f.get("src1", 0), f.get("src2", 0)][: len(src_types)]
-    readers = [vector_reader(inst, code, 32) for code in codes]
+    readers = [
+        sdwa_operand(inst, code, src_types[i] == (16, True)) for i, code in enumerate(codes)
+    ]
     sels = [
         (f.get("src0_sel", 6), bool(f.get("src0_sext", 0))),
         (f.get("src1_sel", 6), bool(f.get("src1_sext", 0))),

@@ -3,7 +3,11 @@
 
 Invariant: for each result half, source *i* supplies its high half when ``op_sel[i]`` (low result) /
 ``op_sel_hi[i]`` (high result) is set, else its low half; ``neg_lo``/``neg_hi`` negate float
-halves. Both halves are computed from values read before the write. Integer packed ops wrap.
+halves. An inline constant is first a 32-bit value (``operands.packed16_constant_bits``: f16 ops
+take the f16 pattern in the low half and 0 above, integer ops the f32 pattern, integer codes
+sign-extended), from which op_sel/op_sel_hi pick halves as from a register; a ``v_fma_mix`` source
+gets the f16 form when used as f16 (op_sel_hi) and the f32 constant otherwise (docs/emulator-operands.md).
+Both halves are computed from values read before the write. Integer packed ops wrap.
 Float results follow a directed MODE rounding (f16: FP_ROUND[3:2], f32: FP_ROUND[1:0]) through
 ``semantics_rounding``; an op it cannot round (the dot product) faults instead.
 """
@@ -27,6 +31,7 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     U64,
     Builder,
     Handler,
+    packed16_reader,
     unsupported,
     vector_reader,
     vgpr_writer,
@@ -81,7 +86,7 @@ def _bind_pk16(inst: Instruction) -> Handler:
     f = dict(inst.fields)
     if inst.opcode == "v_pk_fmac_f16":  # VOP2: D = S0 * S1 + D on both halves
         f["src2"] = 256 + f["vdst"]
-    readers = [vector_reader(inst, f[f"src{i}"], 32, type_name == "f16") for i in range(count)]
+    readers = [packed16_reader(inst, f[f"src{i}"], type_name == "f16") for i in range(count)]
     op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 7)
     neg_lo, neg_hi = f.get("neg", 0), f.get("neg_hi", 0)
     is_float = type_name == "f16"
@@ -177,7 +182,7 @@ def _bind_pk32(inst: Instruction) -> Handler:
 
 def _bind_dot2_f32_f16(inst: Instruction) -> Handler:
     f = inst.fields
-    a, b = (vector_reader(inst, f[f"src{i}"], 32, True) for i in range(2))
+    a, b = (packed16_reader(inst, f[f"src{i}"], True) for i in range(2))
     c = vector_reader(inst, f["src2"], 32, True)
     write = vgpr_writer(f["vdst"])
     if f.get("neg", 0) or f.get("neg_hi", 0) or f.get("op_sel", 0) or f.get("clamp", 0):
@@ -201,8 +206,12 @@ def _bind_fma_mix(inst: Instruction) -> Handler:
     """v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16: each source is f32, or (op_sel_hi[i]) the f16
     half op_sel[i] picks; neg_lo negates and neg_hi takes the absolute value of source i."""
     f = inst.fields
-    readers = [vector_reader(inst, f[f"src{i}"], 32, True) for i in range(3)]
     op_sel, op_sel_hi = f.get("op_sel", 0), f.get("op_sel_hi", 0)
+    # a constant is generated for the use of its source: f16 (op_sel_hi) or f32
+    readers = [
+        packed16_reader(inst, f[f"src{i}"], True) if op_sel_hi >> i & 1 else vector_reader(inst, f[f"src{i}"], 32, True)
+        for i in range(3)
+    ]
     neg, absolute = f.get("neg", 0), f.get("neg_hi", 0)
     name = inst.opcode
     write = vgpr_writer(f["vdst"])

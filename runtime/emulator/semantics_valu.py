@@ -21,6 +21,7 @@ import numpy as np
 
 from ptx2gcn.runtime.emulator.decoder import Instruction
 from ptx2gcn.runtime.emulator.errors import WaveFault
+from ptx2gcn.runtime.emulator.opcodes_types import DType
 from ptx2gcn.runtime.emulator.semantics_common import (
     F16,
     F32,
@@ -36,6 +37,8 @@ from ptx2gcn.runtime.emulator.semantics_common import (
     Vec,
     VecRead,
     check_vgprs,
+    constant_bits,
+    packed16_reader,
     unsupported,
     vector_reader,
     vgpr_writer,
@@ -124,10 +127,19 @@ def _readers(inst: Instruction, op: VOp) -> list[VecRead]:
     if inst.form == "dpp" or inst.form == "sdwa":
         abs_bits = f.get("src0_abs", 0) | f.get("src1_abs", 0) << 1
         neg_bits = f.get("src0_neg", 0) | f.get("src1_neg", 0) << 1
+    declared = inst.info.srcs if inst.info is not None else ()
     readers = []
     for i, (code, type_name) in enumerate(zip(_source_codes(inst, len(op.srcs)), op.srcs)):
         bits, is_float, signed, _ = TYPES[type_name]
-        read = vector_reader(inst, code, bits, is_float, signed, high=bool(op_sel >> i & 1) and bits == 16)
+        high = bool(op_sel >> i & 1) and bits == 16
+        if high and constant_bits(inst, code, bits, is_float, signed) is not None:
+            # op_sel on a 16-bit VOP3 source picks the register's high half; what it picks from a
+            # constant is undocumented (LLVM never sets it there), so it is refused, not guessed
+            raise unsupported(inst, f"op_sel selects the high half of constant source {i}")
+        if i < len(declared) and declared[i] is DType.V2F16:  # v_dot2c_f32_f16: packed f16 halves
+            read = packed16_reader(inst, code, True)
+        else:
+            read = vector_reader(inst, code, bits, is_float, signed, high=high)
         if is_float and op.float_mods:
             read = _modify(read, bits, bool(abs_bits >> i & 1), bool(neg_bits >> i & 1))
         elif abs_bits >> i & 1 or neg_bits >> i & 1:

@@ -81,7 +81,7 @@ def _compare(inst: Instruction) -> Callable[[Wave], A]:  # noqa: C901
     for i in range(2):
         width = bits if predicate != "class" or i == 0 else 32
         if inst.form == "sdwa":
-            read = _narrowed(sdwa_source(inst, i), unsigned[width])
+            read = _narrowed(sdwa_source(inst, i, f16=width == 16 and is_float), unsigned[width])
         else:
             read = vector_reader(inst, f[f"src{i}"], width, is_float, signed)
         modifier = (

@@ -38,3 +38,28 @@ def test_gross_f64_approximations(run_op, spelling: str) -> None:
                       for x, g, w in zip(values[~ok], got[~ok], expected.bits[~ok], strict=True)][:8]
     nan_in = (values >> np.uint64(32) & np.uint64(0x7FFFFFFF)) > np.uint64(0x7FF00000)
     assert (got[nan_in] == np.uint64(0x7FFFFFFF00000000)).all()
+
+
+@pytest.mark.parametrize("instruction", [
+    "add.f64 %d, %a0, 0d8000000000000000",
+    "add.rm.f64 %d, 0d8000000000000000, %a0",
+    "sub.f64 %d, %a0, 0d0000000000000000",
+    "sub.rp.f64 %d, 0d8000000000000000, %a0",
+    "mul.f64 %d, %a0, 0d3FF0000000000000",
+    "mul.rz.f64 %d, 0dBFF0000000000000, %a0",
+    "div.rn.f64 %d, %a0, 0dBFF0000000000000",
+])
+def test_f64_identity_constants_quiet_signalling_nans(run_op, instruction: str) -> None:
+    """LLVM folds these to ``x`` or ``-x``, which would pass a signalling NaN through; PTX quiets it
+    and keeps the payload (found by tests/conformance/test_metamorphic.py). Other values: the model."""
+    spelling, operands = instruction.split(" ", 1)
+    constant = next(int(p.strip()[2:], 16) for p in operands.split(",") if p.strip().startswith("0d"))
+    got = run_op(instruction, ["f64"], "f64", F64)
+    columns = [np.full(len(F64), constant, dtype=np.uint64) if p.strip().startswith("0d") else F64
+               for p in operands.split(",")[1:]]
+    expected = reference(spelling, *columns).outputs[0]
+    ok = expected.matches(got)
+    assert ok.all(), [(f"{int(x):#x}", f"got {int(g):#x}") for x, g in zip(F64[~ok], got[~ok], strict=True)]
+    signalling = (F64 & np.uint64(0x7FF8000000000000)) == np.uint64(0x7FF0000000000000)
+    signalling &= (F64 & np.uint64(0x000FFFFFFFFFFFFF)) != 0
+    assert (got[signalling] & np.uint64(0x0008000000000000)).all(), "a signalling NaN came out unquieted"

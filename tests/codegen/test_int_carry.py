@@ -142,3 +142,29 @@ def test_carry_chain_across_blocks_and_braces(run_op) -> None:
     got = run_op(body, ["u32", "u32"], "u32", a, b)
     expected = np.array([((int(x) + int(y)) >> 32) + (int(x) & 1) for x, y in zip(a, b)], np.uint32)
     assert np.array_equal(got, expected)
+
+
+_KEEP_SUM = ";\naddc.u32 %r5, 0, 0;\ncvt.u64.u32 %rd31, %r5;\nshl.b64 %rd31, %rd31, 63;\nxor.b64 %d, %rd30, %rd31"
+"""Output ``sum ^ carry << 63``: the sum must stay live, or LLVM computes the carry alone (correctly)."""
+
+
+@pytest.mark.parametrize("body", [
+    "mad.lo.cc.u64 %rd30, %a0, %a1, 2" + _KEEP_SUM,
+    "mul.lo.u64 %rd29, %a0, %a1;\nadd.cc.u64 %rd30, %rd29, 2" + _KEEP_SUM,
+    "add.cc.u32 %tmp, 1, -1;\nmadc.lo.cc.u64 %rd30, %a0, %a1, 16" + _KEEP_SUM,
+])
+def test_64_bit_carry_out_of_a_product_plus_a_small_constant(run_op, body: str) -> None:
+    """LLVM 22 computes uadd.with.overflow.i64(a * b, 2) on gfx942 with the product's high-word
+    partial sum folded into the carry chain, so its carry-out was set whenever that partial sum
+    wrapped (llvm/llvm-project#204362); found by tests/conformance/test_metamorphic.py. Expected:
+    Python's integers."""
+    rng = np.random.default_rng(204362)
+    edges = [0, 1, 0xFFFFFFFF, 0x100000000, 0xFFFFFFFFFFFFFFFF, 0x8000000000000000]
+    pairs = list(itertools.product(edges, edges)) + [tuple(rng.integers(0, 2**64, 2, dtype=np.uint64))
+                                                     for _ in range(200)]
+    a, b = (np.array([int(p[k]) for p in pairs], np.uint64) for k in (0, 1))
+    addend, carry_in = (16, 1) if "madc" in body else (2, 0)
+    got = run_op(body, ["u64", "u64"], "u64", a, b)
+    total = [(int(x) * int(y) % 2**64) + addend + carry_in for x, y in zip(a, b)]
+    expected = np.array([(s % 2**64) ^ ((s >> 64) << 63) for s in total], np.uint64)
+    assert np.array_equal(got, expected), int((got != expected).sum())
