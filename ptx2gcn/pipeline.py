@@ -17,13 +17,21 @@ from ptx2gcn.ir.verify import verify
 from ptx2gcn.options import Options
 from ptx2gcn.passes import PASSES
 
-# The default pipeline, in order. Cleanups only for now; lowering passes join here.
+WARP_MAPPINGS: dict[str, tuple[str, ...]] = {
+    "P": ("wave64-barrier-check", "wave64-lanes", "wave64-shuffle", "wave64-vote", "wave64-match",
+          "wave64-warp-barrier", "wave64-cta-barrier", "wave64-fences"),
+}
+"""Warp mapping (``Options.warp_mode``) → the passes that rewrite PTX's warp and CTA collectives for
+it (Mode P: two CUDA warps per wave64, warp-on-wave64.md). A mapping is a choice of passes: a
+one-warp-per-wave mapping is a sibling entry whose passes produce the same target ops."""
+
+# The default pipeline, in order: cleanups, then the warp mapping (its passes run only in their mode).
 PIPELINE: tuple[str, ...] = (
     "infer-address-spaces",
     "constant-fold",
     "cse",
     "dce",
-    "wave64-barrier-check",
+    *WARP_MAPPINGS["P"],
 )
 
 

@@ -36,8 +36,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_atomics import atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I32, pointer
-from ptx2gcn.emit.wave64_geometry import half_bits, half_exec, lane_id
-from ptx2gcn.emit.wave64_shuffle import gather
+from ptx2gcn.emit.wave64_geometry import gather, half_bits, half_exec, lane_id
 from ptx2gcn.ir.core import Op
 
 CtaBarrier = Callable[[FnContext], None]

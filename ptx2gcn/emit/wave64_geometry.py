@@ -11,20 +11,12 @@ value into a wave-uniform assumption (no readfirstlane, no uniformity metadata).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I1, I32, I64
 
 WARP_SIZE = 32
-NWARPID = 32
-"""``%nwarpid``: at least every ``%warpid`` of a CTA of up to 1024 threads (PTX only promises "the
-maximum number of warp identifiers")."""
-
-SpecialReader = Callable[[FnContext, str], ir.Value]
-"""Reads a non-warp special register (``tid.x``, ``ntid.y`` ...) as i32."""
 
 
 def lane64(cx: FnContext) -> ir.Value:
@@ -64,37 +56,8 @@ def half_exec(cx: FnContext) -> ir.Value:
     return half_bits(cx, ir.Constant(I1, 1))
 
 
-def flat_tid(cx: FnContext, read: SpecialReader) -> ir.Value:
-    """``x + y*ntid.x + z*ntid.x*ntid.y``, the thread's flat index in the CTA."""
-    b = cx.builder
-    plane = b.mul(read(cx, "ntid.x"), read(cx, "ntid.y"))
-    row = b.add(read(cx, "tid.x"), b.mul(read(cx, "tid.y"), read(cx, "ntid.x")))
-    return b.add(row, b.mul(read(cx, "tid.z"), plane))
-
-
-def _lanemask(cx: FnContext, which: str) -> ir.Value:
-    """``%lanemask_*`` with every shift amount in 0..31 (a shift by 32 would be poison)."""
-    b, lane = cx.builder, lane_id(cx)
-    eq = b.shl(cx.i32(1), lane)
-    if which == "eq":
-        return eq
-    if which == "lt":
-        return b.sub(eq, cx.i32(1))
-    if which == "le":
-        return b.sub(b.shl(cx.i32(2), lane), cx.i32(1))
-    if which == "ge":
-        return b.shl(cx.i32(-1), lane)
-    assert which == "gt", which
-    return b.shl(cx.i32(-2), lane)
-
-
-def read_warp_register(cx: FnContext, reg: str, read: SpecialReader) -> ir.Value:
-    """``%laneid``, ``%warpid``, ``%nwarpid`` or ``%lanemask_*`` as i32."""
-    if reg == "laneid":
-        return lane_id(cx)
-    if reg == "warpid":
-        return cx.builder.lshr(flat_tid(cx, read), cx.i32(5))
-    if reg == "nwarpid":
-        return cx.i32(NWARPID)
-    assert reg.startswith("lanemask_"), reg
-    return _lanemask(cx, reg.removeprefix("lanemask_"))
+def gather(cx: FnContext, value: ir.Value, lane: ir.Value) -> ir.Value:
+    """``value`` of lane ``lane`` (0..31) of the executing warp, through ``ds_bpermute_b32``."""
+    bld = cx.builder
+    address = bld.shl(bld.or_(lane, half_base(cx)), cx.i32(2))
+    return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, value], ["convergent"])
