@@ -10,7 +10,7 @@ so a pass can insert control flow (loops) in the middle of a block; the ops keep
 from __future__ import annotations
 
 from ptx2gcn.diagnostics import Span
-from ptx2gcn.ir.core import Attr, Block, Op, Value
+from ptx2gcn.ir.core import Attr, Block, Op, OpResult, Value
 from ptx2gcn.ir.types import I32, I64, PRED, IntType, Type
 
 
@@ -27,6 +27,9 @@ class Cursor:
         self.block = block
         self.index = index
         self.loc = loc
+        self._consts: dict[tuple[int, Type], Value] = {}
+        """Constants made by this cursor, reused: each was inserted before every later position of
+        the cursor, in the same block or in one that dominates it (``split_block`` keeps that)."""
 
     @classmethod
     def before(cls, op: Op) -> Cursor:
@@ -34,6 +37,7 @@ class Cursor:
         return cls(op.parent, op.parent.ops.index(op), op.loc)
 
     def at_end(self, block: Block) -> None:
+        """Continue at the end of ``block``, which the cursor's earlier positions must dominate."""
         self.block, self.index = block, None
 
     def move_before(self, op: Op) -> None:
@@ -55,7 +59,11 @@ class Cursor:
 
     def const(self, value: int, type: Type = I32) -> Value:
         """``value`` as the bit pattern of ``type`` (negative numbers wrap)."""
-        return self.value("const", (), type, value=value % (1 << type.bits) if type.bits > 1 else value & 1)
+        bits = value % (1 << type.bits) if type.bits > 1 else value & 1
+        made = self._consts.get((bits, type))
+        if made is None:
+            made = self._consts[(bits, type)] = self.value("const", (), type, value=bits)
+        return made
 
     def binary(self, name: str, a: Value, b: Value) -> Value:
         return self.value(name, (a, b), a.type, type=bits_type(a))
@@ -164,7 +172,12 @@ def fresh_label(near: Block, stem: str) -> str:
 
 
 def replace_op(op: Op, *values: Value) -> None:
-    """Replace ``op``'s results by ``values`` (in order) and erase it."""
+    """Replace ``op``'s results by ``values`` (in order) and erase it, with the ``const`` ops that
+    only it used (immediates of the replaced instruction)."""
     for result, value in zip(op.results, values, strict=False):
         result.replace_all_uses_with(value)
+    operands = op.operand_values
     op.erase()
+    for value in operands:
+        if isinstance(value, OpResult) and value.op.name == "const" and not value.uses and value.op.parent:
+            value.op.erase()

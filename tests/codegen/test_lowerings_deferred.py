@@ -11,7 +11,7 @@ from ptx2gcn.deferred import deferred_entries
 from ptx2gcn.emit import lowerings
 
 EAGER = ("lower_values", "lower_int", "lower_int_bits", "lower_int_logic", "lower_float", "lower_convert",
-         "lower_memory", "lower_control", "lower_special")
+         "lower_memory", "lower_control", "lower_special", "lower_target")
 """The lowering modules ``lowerings`` imports up front."""
 
 BARRIER_PTX = """\
@@ -26,7 +26,7 @@ BARRIER_PTX = """\
     ld.param.u64 %rd1, [p];
     cvta.to.global.u64 %rd2, %rd1;
     ld.global.u32 %r1, [%rd2];
-    bar.sync 0;
+    bar.sync 1, 64;
     add.s32 %r2, %r1, 1;
     st.global.u32 [%rd2], %r2;
     ret;
