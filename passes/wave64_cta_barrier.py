@@ -14,8 +14,8 @@ Cost: 1 s_barrier (the fences need no code on gfx942 at workgroup scope).
 Requires: a verified module (phase ``ssa``); ``wave64-barrier-check`` has run (it reads ``bar``).
 Ensures: no ``barrier_cluster`` op and no ``bar`` op with ``mode = sync`` and only an id is left;
 the module verifies.
-Not handled: barriers with a thread count, ``bar.arrive`` and ``bar.red`` (the LDS emulation of
-``ptx2gcn/emit/wave64_barrier.py``), and ``bar.warp.sync`` (``wave64-warp-barrier``).
+Not handled: barriers with a thread count, ``bar.arrive`` and ``bar.red`` (``wave64-named-barrier``),
+and ``bar.warp.sync`` (``wave64-warp-barrier``).
 """
 
 from __future__ import annotations
@@ -24,14 +24,7 @@ from dataclasses import dataclass
 
 from ptx2gcn.ir.core import Op, Value
 from ptx2gcn.ir.rewriter import Cursor
-from ptx2gcn.ir.wave64 import Wave64Rewrite
-
-
-def cta_barrier(at: Cursor) -> None:
-    """The full-CTA barrier: release fence, ``s_barrier``, acquire fence (all workgroup scope)."""
-    at.op("llvm.fence", ordering="release", syncscope="workgroup")
-    at.op("amdgcn.s.barrier")
-    at.op("llvm.fence", ordering="acquire", syncscope="workgroup")
+from ptx2gcn.ir.wave64 import Wave64Rewrite, cta_barrier
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from ptx2gcn.passes import PASSES
 
 WARP_MAPPINGS: dict[str, tuple[str, ...]] = {
     "P": ("wave64-barrier-check", "wave64-lanes", "wave64-shuffle", "wave64-vote", "wave64-match",
-          "wave64-warp-barrier", "wave64-cta-barrier", "wave64-fences"),
+          "wave64-warp-barrier", "wave64-cta-barrier", "wave64-named-barrier", "wave64-fences"),
 }
 """Warp mapping (``Options.warp_mode``) → the passes that rewrite PTX's warp and CTA collectives for
 it (Mode P: two CUDA warps per wave64, warp-on-wave64.md). A mapping is a choice of passes: a

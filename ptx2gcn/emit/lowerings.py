@@ -36,14 +36,14 @@ def _by_type(name: str) -> Lowering:
 
 
 DEFERRED: dict[str, tuple[str, ...]] = {
-    "ptx2gcn.emit.lower_warp": ("bar", "bar_red"),
     "ptx2gcn.emit.lower_video": ("video",),
     "ptx2gcn.emit.lower_cluster": ("mapa", "getctarank", "cvta_cluster"),
     "ptx2gcn.emit.lower_pack": ("cvt_pack",),
 }
 """Lowering modules imported on first use → the op names their ``LOWERINGS`` define (importing the
-warp, video, cluster and pack lowerings, with the wave64 helpers, took a small file's compilation
-about 7 ms; ``tests/codegen/test_lowerings_deferred.py`` checks these names against the modules)."""
+video, cluster and pack lowerings, with the warp lowerings that are now IR passes, took a small
+file's compilation about 7 ms; ``tests/codegen/test_lowerings_deferred.py`` checks these names
+against the modules)."""
 
 
 LOWERINGS: dict[str, Lowering] = {
@@ -58,7 +58,8 @@ for _module, _names in DEFERRED.items():
 
 
 _NOT_YET: dict[str, str] = {
-    **dict.fromkeys(("shfl", "vote", "activemask", "elect", "match", "redux", "fence", "barrier_cluster"),
+    **dict.fromkeys(("shfl", "vote", "activemask", "elect", "match", "redux", "fence", "barrier_cluster", "bar",
+                     "bar_red"),
                     "warp collectives, fences and CTA barriers are rewritten by the warp-mapping passes "
                     "(wave64-*, warp mode P), which did not run"),
     **dict.fromkeys(("mma", "ldmatrix", "stmatrix", "movmatrix", "wmma_load", "wmma_store"),

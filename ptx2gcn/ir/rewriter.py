@@ -9,6 +9,9 @@ so a pass can insert control flow (loops) in the middle of a block; the ops keep
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.ir.core import Attr, Block, Op, OpResult, Value
 from ptx2gcn.ir.types import I32, I64, PRED, IntType, Type
@@ -27,9 +30,11 @@ class Cursor:
         self.block = block
         self.index = index
         self.loc = loc
+        self._origin = block
         self._consts: dict[tuple[int, Type], Value] = {}
-        """Constants made by this cursor, reused: each was inserted before every later position of
-        the cursor, in the same block or in one that dominates it (``split_block`` keeps that)."""
+        """Constants made by this cursor, reused only in their own block (before the cursor: it only
+        moves forward in a block) or when made in the block the cursor started in, which dominates
+        every block a rewrite adds (they are all reached through it)."""
 
     @classmethod
     def before(cls, op: Op) -> Cursor:
@@ -61,7 +66,7 @@ class Cursor:
         """``value`` as the bit pattern of ``type`` (negative numbers wrap)."""
         bits = value % (1 << type.bits) if type.bits > 1 else value & 1
         made = self._consts.get((bits, type))
-        if made is None:
+        if made is None or not (isinstance(made, OpResult) and made.op.parent in (self.block, self._origin)):
             made = self._consts[(bits, type)] = self.value("const", (), type, value=bits)
         return made
 
@@ -122,13 +127,14 @@ class Cursor:
         return self.value("not", (a,), a.type, type=bits_type(a))
 
     def split_block(self, label: str) -> Block:
-        """Move the ops from the cursor on into a new block after the current one; returns it.
+        """Move the ops from the cursor on (none at the end of a block) into a new block after the
+        current one; returns it.
 
         The current block is left without a terminator (the caller ends it with a branch); the
         cursor then points at the end of the current block.
         """
-        block, index = self.block, self.index
-        assert index is not None and block.parent is not None
+        block, index = self.block, len(self.block.ops) if self.index is None else self.index
+        assert block.parent is not None
         tail = Block(fresh_label(block, label))
         moved = block.ops[index:]
         del block.ops[index:]
@@ -149,6 +155,18 @@ class Cursor:
         block.parent = after.parent
         after.parent.blocks.insert(after.parent.blocks.index(after) + 1, block)
         return block
+
+    @contextmanager
+    def if_then(self, cond: Value, label: str) -> Iterator[None]:
+        """Ops made in the ``with`` body run only where ``cond`` holds; afterwards the cursor is at
+        the start of the join block (the rest of the original block)."""
+        join = self.split_block(f"{label}.end")
+        then = self.new_block(label, self.block)
+        self.cbr(cond, then, join)
+        self.at_end(then)
+        yield
+        self.br(join)
+        self.block, self.index = join, 0
 
     def br(self, target: Block, args: tuple[Value, ...] = ()) -> None:
         self.op("br").add_successor(target, args)

@@ -68,6 +68,20 @@ def gather(at: Cursor, value: Value, lane: Value) -> Value:
     return at.value("amdgcn.ds.bpermute", (address, value), I32)
 
 
+def leader(at: Cursor) -> tuple[Value, Value]:
+    """(lane of this warp's leader = its lowest active lane, whether this lane is it)."""
+    first = at.value("llvm.cttz", (half_exec(at),), I32, type="b32", zero_poison=True)
+    return first, at.cmp("eq", lane_id(at), first)
+
+
+def cta_barrier(at: Cursor) -> None:
+    """The full-CTA barrier: release fence, ``s_barrier``, acquire fence (all workgroup scope;
+    AMDGPUUsage's workgroup barrier sequence)."""
+    at.op("llvm.fence", ordering="release", syncscope="workgroup")
+    at.op("amdgcn.s.barrier")
+    at.op("llvm.fence", ordering="acquire", syncscope="workgroup")
+
+
 def split64(at: Cursor, value: Value) -> tuple[Value, Value]:
     """(low, high) 32-bit halves of an i64."""
     return at.trunc(value), at.trunc(at.shr(value, 32))
