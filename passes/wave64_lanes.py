@@ -23,10 +23,9 @@ from ptx2gcn.ir.core import Op, Value
 from ptx2gcn.ir.rewriter import Cursor
 from ptx2gcn.ir.types import I32
 from ptx2gcn.ir.wave64 import Wave64Rewrite, lane_id
+from ptx2gcn.isa import WARP_SPECIAL_REGS
 
 NWARPID = 32
-WARP_REGS = frozenset({"laneid", "warpid", "nwarpid", "lanemask_eq", "lanemask_le", "lanemask_lt",
-                       "lanemask_ge", "lanemask_gt"})
 
 
 def _special(at: Cursor, reg: str) -> Value:
@@ -64,7 +63,7 @@ class Wave64Lanes(Wave64Rewrite):
     handles = frozenset({"special_reg"})
 
     def wants(self, op: Op) -> bool:
-        return op.attrs.get("reg") in WARP_REGS
+        return op.attrs.get("reg") in WARP_SPECIAL_REGS
 
     def rewrite(self, at: Cursor, op: Op) -> tuple[Value, ...]:
         reg = op.attrs["reg"]

@@ -361,6 +361,10 @@ SPECIAL_REGS: dict[str, int] = {
     **{f"envreg{i}": 32 for i in range(32)},
     **{f"pm{i}": 32 for i in range(8)}, **{f"pm{i}_64": 64 for i in range(8)},
 }
+WARP_SPECIAL_REGS = frozenset({"laneid", "warpid", "nwarpid", "lanemask_eq", "lanemask_le", "lanemask_lt",
+                               "lanemask_ge", "lanemask_gt"})
+"""Special registers whose value depends on how CUDA warps map onto waves (the warp-mapping passes
+rewrite them; ``%WARP_SZ`` is 32 in every mapping)."""
 VOLATILE_SPECIAL_REGS = frozenset({"clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo",
                                    "globaltimer_hi", "warpid", "smid",
                                    *(f"pm{i}" for i in range(8)), *(f"pm{i}_64" for i in range(8))})

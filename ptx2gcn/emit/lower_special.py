@@ -41,10 +41,9 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import I8, I16, I32, I64, pointer
 from ptx2gcn.ir.core import Op
+from ptx2gcn.isa import WARP_SPECIAL_REGS
 
 _AXIS = {"x": 0, "y": 1, "z": 2}
-WARP_LEVEL = frozenset({"laneid", "warpid", "nwarpid", "lanemask_eq", "lanemask_le", "lanemask_lt",
-                        "lanemask_ge", "lanemask_gt"})
 GLOBALTIMER_NS_PER_TICK = 10
 """``s_memrealtime`` counts at a constant 100 MHz on gfx9 (AMDGPUUsage), i.e. 10 ns per tick."""
 
@@ -173,7 +172,7 @@ def read_special(cx: FnContext, reg: str) -> ir.Value:
         return cx.i32(_ONE_CTA_CLUSTER[reg])
     if reg in _ZERO:
         return cx.i32(0)
-    if reg in WARP_LEVEL:
+    if reg in WARP_SPECIAL_REGS:
         raise cx.unsupported(f"%{reg}", "warp-geometry registers are rewritten by the warp-mapping pass "
                              "wave64-lanes (warp mode P), which did not run")
     return _OTHER[reg](cx) if reg in _OTHER else _unknown(cx, reg)

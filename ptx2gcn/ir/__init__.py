@@ -7,7 +7,9 @@ Layout: ``types`` (value types), ``core`` (Module/Function/Block/Op/Value with u
 ``cfg`` (dominators), ``printer``/``parser``/``lexer`` (the text form; they round-trip exactly),
 ``verify`` with ``verify_rules`` (every invariant, per phase), ``evaluate`` (exact constant
 semantics), ``passbase``
-(the pass interface; passes live in ``ptx2gcn.passes``), ``load`` (PTX or IR file → verified IR).
+(the pass interface; passes live in ``ptx2gcn.passes``), ``rewriter`` (an insertion cursor for passes
+that expand one op into several, blocks included), ``wave64`` (Mode P warp geometry as IR, shared by
+the ``wave64-*`` passes), ``load`` (PTX or IR file → verified IR).
 PTX → IR: ``builder`` (module, functions, labels, guards) over ``emitter`` (operands, coercions),
 ``ssa`` (on-the-fly SSA construction), ``modifiers``, and the per-family lowerings
 ``lower_alu``/``lower_mem``/``lower_control``/``lower_matrix``/``lower_texture`` gathered in
