@@ -73,7 +73,7 @@ def _match_any(at: Cursor, op: Op) -> Value:
     next_result = at.select(equal, own, result)
     next_remaining = at.and_(remaining, at.not_(wave_class))
     at.cbr(at.cmp("eq", next_remaining, at.const(0, I64)), done, loop, (), (next_remaining, next_result))
-    at.move_before(op)
+    at.at_end(done)
     return at.and_(next_result, members)
 
 

@@ -99,7 +99,7 @@ def _arrive(at: Cursor, k: Value, need: Value, zero_on_completion: Value | None)
     swapped = at.cmp("eq", current, old)
     arrived = at.shr(old, 16)
     at.cbr(swapped, joined, retry, (arrived,), (current,))
-    at.move_before(joined.ops[0])
+    at.at_end(joined)
     return gather(at, gen, first)
 
 
@@ -115,7 +115,7 @@ def _wait(at: Cursor, k: Value, gen: Value) -> None:
     at.at_end(sleep)
     at.op("amdgcn.s.sleep", n=1)
     at.br(spin)
-    at.block, at.index = done, 0
+    at.at_end(done)
 
 
 def _id_and_need(at: Cursor, op: Op, count_index: int) -> tuple[Value, Value]:

@@ -1,15 +1,17 @@
-"""An insertion cursor for passes that replace one op by several: new ops go before an anchor op.
+"""An insertion cursor for passes that replace one op by several, control flow included.
 
-Invariant: every op the cursor makes is inserted into its block at the cursor's position, gets
-the cursor's location (the PTX line of the op being rewritten) and is a well-typed row of
-``ptx2gcn.isa.OPS`` (integer ops carry the PTX bit type of their operands, ``b32``/``b64``).
-``split_block`` moves the ops from the cursor on into a new block right after the current one,
-so a pass can insert control flow (loops) in the middle of a block; the ops keep their identity.
+Invariant: every op the cursor makes is inserted into its block at the cursor's position (the end
+of the block, or before a given index), gets the cursor's location (the PTX line of the op being
+rewritten) and is a well-typed row of ``ptx2gcn.isa.OPS`` (integer ops carry the PTX bit type of
+their operands, ``b32``/``b64``). Control flow (``split_block``, ``if_then``) needs a cursor at the
+end of its block: a pass that expands an op detaches the op and the ops after it, lets the
+expansion end wherever its last block is, and appends the rest there (``expand_ops``), so
+rewriting n ops of a block costs O(n + ops made), not O(n²) list insertions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ptx2gcn.diagnostics import Span
@@ -36,18 +38,9 @@ class Cursor:
         moves forward in a block) or when made in the block the cursor started in, which dominates
         every block a rewrite adds (they are all reached through it)."""
 
-    @classmethod
-    def before(cls, op: Op) -> Cursor:
-        assert op.parent is not None
-        return cls(op.parent, op.parent.ops.index(op), op.loc)
-
     def at_end(self, block: Block) -> None:
         """Continue at the end of ``block``, which the cursor's earlier positions must dominate."""
         self.block, self.index = block, None
-
-    def move_before(self, op: Op) -> None:
-        assert op.parent is not None
-        self.block, self.index = op.parent, op.parent.ops.index(op)
 
     def op(self, name: str, operands: tuple[Value, ...] | list[Value] = (), results: tuple[Type, ...] = (),
            **attrs: Attr) -> Op:
@@ -127,29 +120,15 @@ class Cursor:
         return self.value("not", (a,), a.type, type=bits_type(a))
 
     def split_block(self, label: str) -> Block:
-        """Move the ops from the cursor on (none at the end of a block) into a new block after the
-        current one; returns it.
-
-        The current block is left without a terminator (the caller ends it with a branch); the
-        cursor then points at the end of the current block.
-        """
-        block, index = self.block, len(self.block.ops) if self.index is None else self.index
-        assert block.parent is not None
-        tail = Block(fresh_label(block, label))
-        moved = block.ops[index:]
-        del block.ops[index:]
-        for op in moved:
-            tail.append(op)
-        fn = block.parent
-        tail.parent = fn
-        fn.blocks.insert(fn.blocks.index(block) + 1, tail)
-        self.index = None
-        return tail
+        """A new empty block right after the current one, where what follows the expansion will go;
+        the current block is left without a terminator (the caller ends it with a branch)."""
+        assert self.index is None, "control flow needs a cursor at the end of its block"
+        return self.new_block(label, self.block)
 
     def new_block(self, label: str, after: Block, arg_types: tuple[Type, ...] = ()) -> Block:
         """An empty block inserted after ``after`` with arguments of ``arg_types``."""
         assert after.parent is not None
-        block = Block(fresh_label(after, label))
+        block = Block(label)  # the printer numbers repeated labels (label.1, label.2...)
         for t in arg_types:
             block.add_arg(t)
         block.parent = after.parent
@@ -159,14 +138,14 @@ class Cursor:
     @contextmanager
     def if_then(self, cond: Value, label: str) -> Iterator[None]:
         """Ops made in the ``with`` body run only where ``cond`` holds; afterwards the cursor is at
-        the start of the join block (the rest of the original block)."""
+        the end of the join block."""
         join = self.split_block(f"{label}.end")
         then = self.new_block(label, self.block)
         self.cbr(cond, then, join)
         self.at_end(then)
         yield
         self.br(join)
-        self.block, self.index = join, 0
+        self.at_end(join)
 
     def br(self, target: Block, args: tuple[Value, ...] = ()) -> None:
         self.op("br").add_successor(target, args)
@@ -178,24 +157,32 @@ class Cursor:
         op.add_successor(if_false, false_args)
 
 
-def fresh_label(near: Block, stem: str) -> str:
-    """A block label not used in ``near``'s function: ``stem``, ``stem.1``, ``stem.2``..."""
-    assert near.parent is not None
-    taken = {b.label for b in near.parent.blocks}
-    label, n = stem, 0
-    while label in taken:
-        n += 1
-        label = f"{stem}.{n}"
-    return label
+def expand_ops(block: Block, wanted: Callable[[Op], bool],
+               expand: Callable[[Cursor, Op], tuple[Value, ...]]) -> None:
+    """Replace every op of ``block`` that ``wanted`` accepts by ``expand``'s ops, in one sweep.
 
-
-def replace_op(op: Op, *values: Value) -> None:
-    """Replace ``op``'s results by ``values`` (in order) and erase it, with the ``const`` ops that
-    only it used (immediates of the replaced instruction)."""
-    for result, value in zip(op.results, values, strict=False):
-        result.replace_all_uses_with(value)
-    operands = op.operand_values
-    op.erase()
-    for value in operands:
-        if isinstance(value, OpResult) and value.op.name == "const" and not value.uses and value.op.parent:
-            value.op.erase()
+    ``expand`` gets a cursor at the end of the ops before the op and returns the values replacing
+    the op's results; the ops after it continue in the block where the cursor ends (an expansion
+    with control flow ends in another block). Immediates only the replaced ops used are removed.
+    """
+    ops, block.ops = block.ops, []
+    current = block
+    dead: set[Op] = set()
+    for op in ops:
+        if not wanted(op):
+            current.append(op)
+            continue
+        at = Cursor(current, None, op.loc)
+        values = expand(at, op)
+        for result, value in zip(op.results, values, strict=False):
+            result.replace_all_uses_with(value)
+        operands = op.operand_values
+        op.parent = None
+        op.erase()
+        dead.update(v.op for v in operands if isinstance(v, OpResult) and v.op.name == "const")
+        current = at.block
+    gone = {const for const in dead if not const.results[0].uses}
+    for holder in {const.parent for const in gone if const.parent is not None}:
+        holder.ops = [op for op in holder.ops if op not in gone]
+    for const in gone:
+        const.detach()

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from ptx2gcn.ir.core import Module, Op, Value
 from ptx2gcn.ir.passbase import Pass
-from ptx2gcn.ir.rewriter import Cursor, replace_op
+from ptx2gcn.ir.rewriter import Cursor, expand_ops
 from ptx2gcn.ir.types import I32, I64, PRED
 from ptx2gcn.options import Options
 
@@ -110,7 +110,8 @@ def membermask(at: Cursor, op: Op, index: int) -> Value:
 @dataclass(frozen=True)
 class Wave64Rewrite(Pass):
     """A Mode P pass: every op named in ``handles`` (and accepted by ``wants``) is replaced by
-    ``rewrite``'s ops, inserted before it; the op is then erased."""
+    ``rewrite``'s ops (``ptx2gcn.ir.rewriter.expand_ops``: the cursor is at the end of the ops
+    before it; the rest of the block follows wherever the cursor ends)."""
 
     handles: ClassVar[frozenset[str]] = frozenset()
 
@@ -125,9 +126,12 @@ class Wave64Rewrite(Pass):
         raise NotImplementedError
 
     def run(self, module: Module) -> bool:
-        todo = [op for fn in module.functions for op in fn.ops() if op.name in self.handles and self.wants(op)]
-        for op in todo:
-            at = Cursor.before(op)
-            values = self.rewrite(at, op)
-            replace_op(op, *values[:len(op.results)])
-        return bool(todo)
+        def wanted(op: Op) -> bool:
+            return op.name in self.handles and self.wants(op)
+
+        changed = False
+        for fn in module.functions:
+            for block in [b for b in fn.blocks if any(wanted(op) for op in b.ops)]:
+                expand_ops(block, wanted, lambda at, op: self.rewrite(at, op)[:len(op.results)])
+                changed = True
+        return changed
