@@ -63,7 +63,7 @@ def parse(path: Path) -> FileTest:
         kind, body = match.groups()
         try:
             _directive(test, kind, body, number)
-        except (ValueError, KeyError, SyntaxError) as error:
+        except (ValueError, KeyError, SyntaxError, TypeError, IndexError) as error:
             raise FileTestError(f"{path}:{number}: {kind}: {error}") from None
     return test
 
