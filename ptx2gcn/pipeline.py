@@ -18,13 +18,22 @@ from ptx2gcn.ir.verify import verify
 from ptx2gcn.options import CompileOptions
 from ptx2gcn.passes import PASSES
 
-# The default pipeline, in order. Cleanups only for now; lowering passes join here.
+WARP_MAPPINGS: dict[str, tuple[str, ...]] = {
+    "P": ("wave64-barrier-check", "wave64-lanes", "wave64-shuffle", "wave64-vote", "wave64-match",
+          "wave64-warp-barrier", "wave64-cta-barrier", "wave64-named-barrier", "wave64-fences"),
+}
+"""Warp mapping → the passes that rewrite PTX's warp and CTA collectives for it (Mode P: two CUDA
+warps per wave64, docs/mode-p.md; the only mapping that exists). A mapping is a choice of passes: a
+one-warp-per-wave mapping would be a sibling entry whose passes produce the same target ops, and an
+option choosing it is added with it (no option selects a mapping that does not exist)."""
+
+# The default pipeline, in order: cleanups, then the warp mapping.
 PIPELINE: tuple[str, ...] = (
     "infer-address-spaces",
     "constant-fold",
     "cse",
     "dce",
-    "wave64-barrier-check",
+    *WARP_MAPPINGS["P"],
 )
 
 

@@ -2,7 +2,7 @@
 
 Invariant: each class prints exactly one LLVM instruction in LangRef syntax
 (``load atomic``/``store atomic``/``atomicrmw``/``cmpxchg``/``fence`` with an optional
-``syncscope("...")``); the PTX scope → syncscope mapping lives in ``SYNCSCOPE`` only; ``cas_loop``
+``syncscope("...")``); the PTX scope → syncscope mapping lives in ``ptx2gcn.memory_model`` only; ``cas_loop``
 builds a read-modify-write that LLVM has no instruction for from those.
 """
 
@@ -11,13 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from llvmlite import ir
-
-SYNCSCOPE: dict[str, str] = {"cta": "workgroup", "cluster": "agent", "gpu": "agent", "sys": ""}
-"""PTX scope → AMDGPU sync scope (AMDGPUUsage "Memory Scopes"); '' is LLVM's system scope."""
-
-ORDERING: dict[str, str] = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
-                            "acq_rel": "acq_rel", "sc": "seq_cst"}
-"""PTX memory-ordering semantics → LLVM atomic ordering."""
 
 
 def _scope(scope: str) -> str:

@@ -1,5 +1,5 @@
-"""Lowering of PTX thread-block-cluster ops for gfx942: ``barrier_cluster``, ``mapa``, ``getctarank``
-and ``cvta_cluster`` (the ``.shared::cluster`` window).
+"""Lowering of PTX thread-block-cluster ops for gfx942: ``mapa``, ``getctarank`` and ``cvta_cluster``
+(the ``.shared::cluster`` window); ``barrier_cluster`` is rewritten by ``passes/wave64_cta_barrier``.
 
 Invariant (the one-CTA cluster): ptx2gcn never launches thread-block clusters, so every cluster
 consists of exactly one CTA, rank 0 (PTX ISA 2.2.2 "Cluster of Cooperative Thread Arrays": a grid
@@ -19,7 +19,7 @@ exact:
   unless ``.relaxed``) and does not wait; ``wait`` blocks until every non-exited thread of the
   cluster has arrived, then acquires. The cluster is the CTA, so ``arrive`` is a workgroup-scope
   release fence (nothing for ``.relaxed``) and ``wait`` is the full-CTA barrier (release fence,
-  ``s_barrier``, acquire fence; ``lower_warp.cta_barrier``). Each thread executes its ``arrive``
+  ``s_barrier``, acquire fence; the pass ``wave64-cta-barrier`` rewrites both). Each thread executes its ``arrive``
   before its ``wait`` (PTX requires that order), so when every wave has reached the ``s_barrier``
   every thread has arrived: ``wait`` never completes early, and the fences give exactly the
   release/acquire pairing PTX defines. The one difference is liveness, not ordering: a thread's
@@ -35,19 +35,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_atomics import fence
 from ptx2gcn.emit.llvm_types import I32, pointer
-from ptx2gcn.emit.lower_warp import cta_barrier
 from ptx2gcn.ir.core import Op
 
 _LDS, _FLAT = 3, 0
-
-
-def lower_barrier_cluster(cx: FnContext, op: Op) -> None:
-    if cx.attr(op, "mode") == "wait":
-        cta_barrier(cx)
-    elif cx.attr(op, "sem") == "release":
-        fence(cx.builder, "release", "workgroup")
 
 
 def lower_mapa(cx: FnContext, op: Op) -> None:
@@ -73,6 +64,6 @@ def lower_cvta_cluster(cx: FnContext, op: Op) -> None:
 
 
 LOWERINGS: dict[str, Lowering] = {
-    "barrier_cluster": lower_barrier_cluster, "mapa": lower_mapa, "getctarank": lower_getctarank,
+    "mapa": lower_mapa, "getctarank": lower_getctarank,
     "cvta_cluster": lower_cvta_cluster,
 }

@@ -18,12 +18,13 @@ from llvmlite import ir
 
 from ptx2gcn.emit import lower_float_atomics
 from ptx2gcn.emit.context import FnContext, Lowering
-from ptx2gcn.emit.llvm_atomics import ORDERING, SYNCSCOPE, atomic_load, atomic_rmw, atomic_store, cmpxchg, fence
+from ptx2gcn.emit.llvm_atomics import atomic_load, atomic_rmw, atomic_store, cmpxchg
 from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
 from ptx2gcn.emit.lower_control import EXTERN_WHY
 from ptx2gcn.emit.lower_values import from_int, to_int
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.types import AddrSpace, PtrType, VectorType, is_signed
+from ptx2gcn.memory_model import ORDERING, SYNCSCOPE
 
 _SCOPE_DEFAULT = "gpu"
 
@@ -207,12 +208,6 @@ def lower_red(cx: FnContext, op: Op) -> None:
     _atomic(cx, op)
 
 
-def lower_fence(cx: FnContext, op: Op) -> None:
-    sem = cx.attr(op, "sem", "sc")
-    ordering = ORDERING.get(sem, "seq_cst") if sem not in ("relaxed", "weak") else "seq_cst"
-    fence(cx.builder, ordering, SYNCSCOPE[cx.attr(op, "scope", "sys")])
-
-
 def lower_cp_async(cx: FnContext, op: Op) -> None:
     """cp.async as a synchronous copy (the IR's meaning): ``size`` bytes to ``dst``, of which only
     the first ``src_size`` are read from ``src`` and the rest are zero (masked load, no access
@@ -354,7 +349,7 @@ def lower_isspacep(cx: FnContext, op: Op) -> None:
 
 
 LOWERINGS: dict[str, Lowering] = {
-    "ld": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_red, "fence": lower_fence,
+    "ld": lower_ld, "st": lower_st, "atom": lower_atom, "red": lower_red,
     "prefetch": lower_prefetch, "cp_async": lower_cp_async, "stack_alloc": lower_stack_alloc,
     "stacksave": lower_stacksave, "stackrestore": lower_stackrestore, "addr_of": lower_addr_of,
     "alloca": lower_alloca,

@@ -27,8 +27,8 @@ Invariant: every register in ``ptx2gcn.ir.opcodes.SPECIAL_REGS`` is lowered to a
   false.
 - ``%envregN`` (driver-defined: this driver defines none) and ``%pmN``/``%pmN_64`` (PTX: "behavior
   currently undefined") read 0.
-- Warp-geometry registers (``%laneid``, ``%warpid``, ``%nwarpid``, ``%lanemask_*``) come from the
-  Mode P lowering in ``ptx2gcn.emit.wave64_geometry``.
+- Warp-geometry registers (``%laneid``, ``%warpid``, ``%nwarpid``, ``%lanemask_*``) depend on the
+  warp mapping: the pass ``wave64-lanes`` rewrites them (Mode P); one left here is ``unsupported``.
 """
 
 from __future__ import annotations
@@ -40,12 +40,10 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import I8, I16, I32, I64, pointer
-from ptx2gcn.emit.wave64_geometry import read_warp_register
 from ptx2gcn.ir.core import Op
+from ptx2gcn.ir.opcodes import WARP_SPECIAL_REGS
 
 _AXIS = {"x": 0, "y": 1, "z": 2}
-WARP_LEVEL = frozenset({"laneid", "warpid", "nwarpid", "lanemask_eq", "lanemask_le", "lanemask_lt",
-                        "lanemask_ge", "lanemask_gt"})
 GLOBALTIMER_NS_PER_TICK = 10
 """``s_memrealtime`` counts at a constant 100 MHz on gfx9 (AMDGPUUsage), i.e. 10 ns per tick."""
 
@@ -174,8 +172,9 @@ def read_special(cx: FnContext, reg: str) -> ir.Value:
         return cx.i32(_ONE_CTA_CLUSTER[reg])
     if reg in _ZERO:
         return cx.i32(0)
-    if reg in WARP_LEVEL:
-        return read_warp_register(cx, reg, read_special)
+    if reg in WARP_SPECIAL_REGS:
+        raise cx.unsupported(f"%{reg}", "warp-geometry registers are rewritten by the warp-mapping pass "
+                             "wave64-lanes (warp mode P), which did not run")
     return _OTHER[reg](cx) if reg in _OTHER else _unknown(cx, reg)
 
 

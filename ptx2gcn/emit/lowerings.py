@@ -19,6 +19,7 @@ from ptx2gcn.emit import (
     lower_int_logic,
     lower_memory,
     lower_special,
+    lower_target,
     lower_values,
 )
 from ptx2gcn.emit.context import FnContext, Lowering
@@ -35,23 +36,23 @@ def _by_type(name: str) -> Lowering:
 
 
 DEFERRED: dict[str, tuple[str, ...]] = {
-    "ptx2gcn.emit.lower_warp": ("bar", "bar_red", "shfl", "vote", "activemask", "elect", "match", "redux"),
     "ptx2gcn.emit.lower_video": ("video",),
-    "ptx2gcn.emit.lower_cluster": ("barrier_cluster", "mapa", "getctarank", "cvta_cluster"),
+    "ptx2gcn.emit.lower_cluster": ("mapa", "getctarank", "cvta_cluster"),
     "ptx2gcn.emit.lower_pack": ("cvt_pack",),
     "ptx2gcn.emit.lower_mbarrier": ("mbarrier",),
     "ptx2gcn.emit.lower_matrix": ("mma", "wmma_load", "wmma_store", "ldmatrix", "stmatrix", "movmatrix"),
 }
 """Lowering modules imported on first use → the op names their ``LOWERINGS`` define (importing the
-warp, video, cluster and pack lowerings, with the wave64 helpers, took a small file's compilation
-about 7 ms; ``tests/codegen/test_lowerings_deferred.py`` checks these names against the modules)."""
+video, cluster and pack lowerings, with the warp lowerings that are now IR passes, took a small
+file's compilation about 7 ms; ``tests/codegen/test_lowerings_deferred.py`` checks these names
+against the modules)."""
 
 
 LOWERINGS: dict[str, Lowering] = {
     **lower_values.LOWERINGS, **lower_int.LOWERINGS, **lower_int_bits.LOWERINGS, **lower_int_logic.LOWERINGS,
     **lower_float.LOWERINGS,
     **lower_convert.LOWERINGS, **lower_memory.LOWERINGS, **lower_control.LOWERINGS,
-    **lower_special.LOWERINGS,
+    **lower_special.LOWERINGS, **lower_target.LOWERINGS,
     **{name: _by_type(name) for name in lower_int.INT_FORMS},
 }
 for _module, _names in DEFERRED.items():
@@ -59,6 +60,10 @@ for _module, _names in DEFERRED.items():
 
 
 _NOT_YET: dict[str, str] = {
+    **dict.fromkeys(("shfl", "vote", "activemask", "elect", "match", "redux", "fence", "barrier_cluster", "bar",
+                     "bar_red"),
+                    "warp collectives, fences and CTA barriers are rewritten by the warp-mapping passes "
+                    "(wave64-*, warp mode P), which did not run"),
     **dict.fromkeys(("tex", "txq", "suld", "sust"), "textures and surfaces are not lowered yet"),
     **dict.fromkeys(("fence_proxy", "cp_async_bulk", "cp_async_bulk_group", "wgmma", "wgmma_mma"),
                     "the asynchronous proxy (TMA bulk copies, warpgroup MMA) has no gfx942 equivalent"),

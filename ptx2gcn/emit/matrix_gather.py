@@ -4,7 +4,7 @@ Invariant: a value that differs per destination lane but is known at compile tim
 32 lanes (a source lane, a bit offset, an address offset) is emitted by ``lane_constant`` as
 ``a*g + b*t + c`` of ``g = %laneid >> 2``, ``t = %laneid & 3`` when that fits all 32 lanes (every
 PTX fragment layout does for source lanes), else from 32-bit tables indexed by ``%laneid``;
-cross-lane reads go through ``wave64_shuffle.gather`` (``ds_bpermute_b32`` at ``(base | j) * 4``,
+cross-lane reads go through ``half_wave.gather`` (``ds_bpermute_b32`` at ``(base | j) * 4``,
 0 <= j <= 31), so they never leave the executing warp's half of the wave. Every warp-level matrix
 instruction is ``.aligned`` (all 32 lanes of the warp execute it), so every source lane is active;
 the other warp of the wave may be inactive or elsewhere, it is never read. A gather moves one
@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
+from ptx2gcn.emit.half_wave import WARP_SIZE, gather, lane_id
 from ptx2gcn.emit.llvm_types import I32, I64
 from ptx2gcn.emit.matrix_layouts import Layout
-from ptx2gcn.emit.wave64_geometry import WARP_SIZE, lane_id
-from ptx2gcn.emit.wave64_shuffle import gather
 
 LaneTable = tuple[int, ...]
 """A compile-time value for each of the 32 lanes of a warp."""

@@ -9,7 +9,9 @@ Layout: ``types`` (value types), ``opcodes`` (the one opcode table: every op's o
 attributes and effects), ``core`` (Module/Function/Block/Op/Value with use lists), ``cfg``
 (dominators), ``printer``/``parser``/``lexer`` (the text form; they round-trip exactly), ``verify``
 with ``verify_rules`` (every invariant, per phase), ``evaluate`` (exact constant semantics),
-``passbase`` (the pass interface; passes live in ``ptx2gcn.passes``). PTX → IR is
+``passbase`` (the pass interface; passes live in ``ptx2gcn.passes``), ``rewriter`` (an insertion
+cursor for passes that expand one op into several, blocks included), ``wave64`` (Mode P warp
+geometry as IR, shared by the ``wave64-*`` passes). PTX → IR is
 ``ptx2gcn.translate``.
 
 Decision: SSA merges are **block arguments**, not phis.

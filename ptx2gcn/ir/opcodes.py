@@ -22,7 +22,7 @@ PTX instructions that the builder knows but ptx2gcn does not translate are liste
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from ptx2gcn.ir.types import (
@@ -307,6 +307,31 @@ _op("mbarrier", "ptr *", "*", {"op": _words("init inval arrive arrive_drop expec
                                "scope": SCOPES, "type": _words("b64")},
     "op type", "side_effects convergent", f"{_SYNC}-mbarrier")
 
+# Target ops: what the warp-mapping passes (passes/wave64_*.py) rewrite PTX's warp and CTA
+# collectives into. Each maps one-to-one to the LLVM intrinsic or instruction it is named after
+# (``amdgcn.X`` -> ``llvm.amdgcn.X``, ``llvm.X`` -> LLVM's ``X``); immediate operands of an intrinsic
+# (``immarg``) are attributes. They are wave-level: a ballot is the whole 64-lane wave's.
+_AMDGPU = "https://llvm.org/docs/AMDGPUUsage.html"
+_op("amdgcn.mbcnt.lo", "i32 i32", "i32")
+_op("amdgcn.mbcnt.hi", "i32 i32", "i32")
+_op("amdgcn.ballot", "pred", "i64", flags="convergent")
+_op("amdgcn.ds.bpermute", "i32 i32", "i32", flags="convergent")
+_op("amdgcn.ds.swizzle", "i32", "i32", {"offset": INT}, "offset", "convergent")
+_op("amdgcn.readlane", "i32 i32", "i32", flags="convergent")
+_op("amdgcn.set.inactive", "i32 i32", "i32", flags="convergent")
+_op("amdgcn.strict.wwm", "i32", "i32", flags="convergent")
+_op("amdgcn.s.barrier", "", "", flags="side_effects convergent")
+_op("amdgcn.wave.barrier", "", "", flags="side_effects convergent")
+_op("amdgcn.s.sleep", "", "", {"n": INT}, "n", "side_effects")
+_op("llvm.cttz", "T", "T", {"type": _words("b32 b64"), "zero_poison": FLAG}, "type")
+_op("llvm.fence", "", "", {"ordering": _words("monotonic acquire release acq_rel seq_cst"),
+                           "syncscope": _words("wavefront workgroup agent system")}, "ordering syncscope",
+    "side_effects")
+TARGET_OPS = frozenset(name for name in OPS if name.startswith(("amdgcn.", "llvm.")))
+for _name in TARGET_OPS:
+    OPS[_name] = replace(OPS[_name], url=_AMDGPU)
+"""The target ops above (a module that still holds PTX collectives holds none of these yet)."""
+
 # Calls, effects, control flow.
 _op("call", "*", "*", {"callee": SYM, "uni": FLAG}, "callee", "side_effects convergent",
     "control-flow-instructions-call")
@@ -337,6 +362,10 @@ SPECIAL_REGS: dict[str, int] = {
     **{f"envreg{i}": 32 for i in range(32)},
     **{f"pm{i}": 32 for i in range(8)}, **{f"pm{i}_64": 64 for i in range(8)},
 }
+WARP_SPECIAL_REGS = frozenset({"laneid", "warpid", "nwarpid", "lanemask_eq", "lanemask_le", "lanemask_lt",
+                               "lanemask_ge", "lanemask_gt"})
+"""Special registers whose value depends on how CUDA warps map onto waves (the warp-mapping passes
+rewrite them; ``%WARP_SZ`` is 32 in every mapping)."""
 VOLATILE_SPECIAL_REGS = frozenset({"clock", "clock_hi", "clock64", "globaltimer", "globaltimer_lo",
                                    "globaltimer_hi", "warpid", "smid",
                                    *(f"pm{i}" for i in range(8)), *(f"pm{i}_64" for i in range(8))})
@@ -523,6 +552,19 @@ SEMANTICS: dict[str, str] = {
     "wmma_load": "(ptr[, stride]) -> fragment registers",
     "wmma_store": "(ptr, n fragment registers[, stride])",
     "unreachable": "control never gets here",
+    "amdgcn.mbcnt.lo": "(mask, acc) -> acc + popcount of mask's bits below this lane (lanes 0..31)",
+    "amdgcn.mbcnt.hi": "(mask, acc) -> acc + popcount of mask's bits for lanes 32..63 below this lane",
+    "amdgcn.ballot": "(pred) -> the wave's 64-bit mask of active lanes where pred holds",
+    "amdgcn.ds.bpermute": "(byte address, value) -> value of wave lane (address / 4) mod 64",
+    "amdgcn.ds.swizzle": "(value) -> value of the lane the swizzle offset selects (CDNA3 DS_SWIZZLE_B32)",
+    "amdgcn.readlane": "(value, lane) -> value of wave lane lane (uniform, 0..63), whatever EXEC is",
+    "amdgcn.set.inactive": "(value, inactive) -> value in active lanes, inactive in the others (for WWM)",
+    "amdgcn.strict.wwm": "(value) -> value computed in whole-wave mode (every lane, EXEC ignored)",
+    "amdgcn.s.barrier": "waits for every wave of the workgroup (s_barrier)",
+    "amdgcn.wave.barrier": "a scheduling barrier inside the wave (no instruction)",
+    "amdgcn.s.sleep": "s_sleep n",
+    "llvm.cttz": "trailing zero bits (the width for 0, undefined for 0 with zero_poison)",
+    "llvm.fence": "an LLVM fence with that ordering and AMDGPU sync scope (system: LLVM's default)",
     "cvt_pack": "(a, b[, c]) -> d: a and b (s32) saturated to dtype; b in bits [0, w), a in [w, 2w), "
                 "and for w < 16 c's low bits in [2w, 32) (cvt.pack.sat.dtype.s32[.b32])",
     "barrier_cluster": "mode arrive (sem release or relaxed) / wait (sem acquire): barrier.cluster",

@@ -11,10 +11,10 @@ from ptx2gcn.deferred import deferred_entries
 from ptx2gcn.emit import lowerings
 
 EAGER = ("lower_values", "lower_int", "lower_int_bits", "lower_int_logic", "lower_float", "lower_convert",
-         "lower_memory", "lower_control", "lower_special")
+         "lower_memory", "lower_control", "lower_special", "lower_target")
 """The lowering modules ``lowerings`` imports up front."""
 
-BARRIER_PTX = """\
+PACK_PTX = """\
 .version 8.0
 .target sm_90
 .address_size 64
@@ -26,8 +26,7 @@ BARRIER_PTX = """\
     ld.param.u64 %rd1, [p];
     cvta.to.global.u64 %rd2, %rd1;
     ld.global.u32 %r1, [%rd2];
-    bar.sync 0;
-    add.s32 %r2, %r1, 1;
+    cvt.pack.sat.u16.s32 %r2, %r1, %r1;
     st.global.u32 [%rd2], %r2;
     ret;
 }
@@ -50,9 +49,10 @@ def test_no_eager_module_defines_a_deferred_op() -> None:
 
 
 def test_a_stand_in_lowers_like_the_real_lowering_it_installs() -> None:
-    real = importlib.import_module("ptx2gcn.emit.lower_warp").LOWERINGS["bar"]
-    lowerings.LOWERINGS.update(deferred_entries(lowerings.LOWERINGS, "ptx2gcn.emit.lower_warp", "LOWERINGS", ["bar"]))
-    through_stand_in = compile_llvm(BARRIER_PTX, optimised=False)
-    assert lowerings.LOWERINGS["bar"] is real
-    assert compile_llvm(BARRIER_PTX, optimised=False) == through_stand_in
-    assert "llvm.amdgcn.s.barrier" in through_stand_in
+    real = importlib.import_module("ptx2gcn.emit.lower_pack").LOWERINGS["cvt_pack"]
+    lowerings.LOWERINGS.update(deferred_entries(lowerings.LOWERINGS, "ptx2gcn.emit.lower_pack", "LOWERINGS",
+                                                ["cvt_pack"]))
+    through_stand_in = compile_llvm(PACK_PTX, optimised=False)
+    assert lowerings.LOWERINGS["cvt_pack"] is real
+    assert compile_llvm(PACK_PTX, optimised=False) == through_stand_in
+    assert "llvm.smin.i32" in through_stand_in

@@ -1,7 +1,7 @@
 """Start-up guard for the LLVM IR emitter (functional, no timing): the lowering modules most kernels
 never use are imported only when a kernel needs them.
 
-Importing the warp, video, cluster, pack, printf and fp8 lowerings (with the wave64 helpers) up
+Importing the video, cluster, pack, printf and fp8 lowerings up
 front cost every compilation about 10 ms of CPU (``python -X importtime``); the dispatch table
 defers them (``ptx2gcn.emit.lowerings.DEFERRED``), and ``lower_control``/``lower_convert`` import
 the printf and fp8 lowerings where they lower ``vprintf`` calls and fp8 conversions.
@@ -18,7 +18,7 @@ from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.compiler import to_ir
 from ptx2gcn.emit.lowerings import DEFERRED
 from ptx2gcn.emit.module import emit_llvm
-from tests.codegen.test_lowerings_deferred import BARRIER_PTX
+from tests.codegen.test_lowerings_deferred import PACK_PTX
 from tests.unit.test_compile_speed_gc import PTX
 from tests.unit.test_compile_speed_imports import _modules_after  # pyright: ignore[reportPrivateUsage]
 
@@ -42,9 +42,9 @@ def test_a_plain_kernel_imports_no_on_demand_lowering(tmp_path: Path) -> None:
     assert [m for m in ON_DEMAND if m in modules] == []
 
 
-def test_a_barrier_imports_the_warp_lowerings_only(tmp_path: Path) -> None:
-    modules = _compiled_modules(tmp_path, BARRIER_PTX)
-    assert [m for m in ON_DEMAND if m in modules] == ["ptx2gcn.emit.lower_warp"]
+def test_a_cvt_pack_imports_the_pack_lowering_only(tmp_path: Path) -> None:
+    modules = _compiled_modules(tmp_path, PACK_PTX)
+    assert [m for m in ON_DEMAND if m in modules] == ["ptx2gcn.emit.lower_pack"]
 
 
 def test_the_llvmlite_module_is_freed_without_the_cyclic_collector() -> None:
