@@ -15,6 +15,7 @@ ptx2gcn's diagnostic, a wrong output), so the table names every kernel that is l
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import re
 import shutil
@@ -132,7 +133,11 @@ def _kernel_ptx(ptx: str, kernel: str) -> str:
 
 def compile_native(source: str, out_dir: Path, clang: str) -> tuple[Path | None, str | None]:
     """``corpora/src/cuda/<source>.cu`` → ``out_dir/<source>.hsaco`` by clang; (path, None) or (None, why)."""
-    out = out_dir / f"{source}.hsaco"
+    inputs = [SOURCES / f"{source}.cu", COMPAT_HEADER, *sorted(STUB_INCLUDES.glob("*"))]
+    digest = hashlib.sha256(" ".join(CLANG_FLAGS).encode())
+    for path in inputs:
+        digest.update(path.read_bytes())
+    out = out_dir / f"{source}-{digest.hexdigest()[:16]}.hsaco"
     failed = out.with_suffix(".error")
     if out.is_file():
         return out, None

@@ -18,6 +18,7 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...) __attribute__((amdgpu_flat_work_group_size(1, 1024)))
+#define __managed__ __attribute__((device))
 #define __align__(n) __attribute__((aligned(n)))
 #define __restrict__ __restrict
 #define __CUDACC__ 1
@@ -81,6 +82,13 @@ struct __attribute__((aligned(8))) uint2 { unsigned x, y; };
 struct __attribute__((aligned(16))) double2 { double x, y; };
 struct __attribute__((aligned(16))) longlong2 { long long x, y; };
 struct __attribute__((aligned(16))) ulonglong2 { unsigned long long x, y; };
+struct float3 { float x, y, z; };
+struct __attribute__((aligned(4))) uchar4 { unsigned char x, y, z, w; };
+struct __attribute__((aligned(2))) uchar2 { unsigned char x, y; };
+__CD__ float3 make_float3(float x, float y, float z) { return float3{x, y, z}; }
+__CD__ uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) {
+    return uchar4{x, y, z, w};
+}
 __CD__ float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 __CD__ float2 make_float2(float x, float y) { return float2{x, y}; }
 __CD__ int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
@@ -166,6 +174,20 @@ __CD__ int __all_sync(unsigned m, int p) { return (__ballot_sync(m, !p) & m) == 
 __CD__ int __any_sync(unsigned m, int p) { return (__ballot_sync(m, p) & m) != 0; }
 __CD__ unsigned __activemask() { return (unsigned)(__builtin_amdgcn_read_exec() >> (__lane_id() & 32)); }
 
+__CD__ int __uni_sync(unsigned m, int v) {
+    return __all_sync(m, v == __builtin_amdgcn_readfirstlane(v)) ;
+}
+__CD__ unsigned __match_any_sync(unsigned m, int v) {
+    unsigned r = 0;
+    for (int l = 0; l < 32; ++l) r |= (unsigned)(__shfl_sync(m, v, l) == v) << l;
+    return r & m;
+}
+__CD__ unsigned __match_all_sync(unsigned m, int v, int *pred) {
+    unsigned eq = __match_any_sync(m, v);
+    *pred = eq == m;
+    return eq == m ? m : 0;
+}
+
 // --- atomics (device scope, relaxed, as CUDA's) ---
 #define __COMPAT_ATOMIC(name, builtin, T)                                                              \
     __CD__ T name(T *p, T v) { return builtin(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
@@ -248,6 +270,18 @@ __CD__ double __hiloint2double(int hi, int lo) {
 }
 __CD__ int __float2int_rz(float x) { return (int)x; }
 __CD__ int __float2int_rn(float x) { return (int)__builtin_rintf(x); }
+__CD__ unsigned __float2uint_rn(float x) {
+    float r = __builtin_rintf(x);
+    return r <= 0.0f ? 0u : r >= 4294967296.0f ? 0xffffffffu : (unsigned)r;
+}
+
+// --- address spaces ---
+__CD__ unsigned __isShared(const void *p) { return __builtin_amdgcn_is_shared((const void *)p); }
+__CD__ unsigned __isLocal(const void *p) { return __builtin_amdgcn_is_private((const void *)p); }
+__CD__ unsigned __isGlobal(const void *p) { return !__isShared(p) && !__isLocal(p); }
+__CD__ size_t __cvta_generic_to_shared(const void *p) {
+    return (size_t)(const __attribute__((address_space(3))) char *)p;
+}
 
 // --- load through the read-only path ---
 template <typename T> __CD__ T __ldg(const T *p) { return *p; }
@@ -278,6 +312,16 @@ __CD__ float __expf(float x) { return __builtin_amdgcn_exp2f(x * 1.4426950408889
 __CD__ float __logf(float x) { return __builtin_amdgcn_logf(x) * 0.6931471805599453f; }
 __CD__ float __fdividef(float x, float y) { return x * __builtin_amdgcn_rcpf(y); }
 __CD__ float __saturatef(float x) { return __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f); }
+__CD__ void sincospif(float x, float *s, float *c) {
+    *s = __builtin_sinf(x * 3.14159265358979f);
+    *c = __builtin_cosf(x * 3.14159265358979f);
+}
+template <typename T> __CD__ T min(T a, T b) { return b < a ? b : a; }
+template <typename T> __CD__ T max(T a, T b) { return a < b ? b : a; }
+#define INFINITY __builtin_inff()
+#define alloca __builtin_alloca
+#define memcpy __builtin_memcpy
+#define memset __builtin_memset
 __CD__ bool isinf(float x) { return __builtin_isinf(x); }
 __CD__ bool isnan(float x) { return __builtin_isnan(x); }
 __CD__ bool isinf(double x) { return __builtin_isinf(x); }
