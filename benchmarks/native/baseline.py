@@ -196,11 +196,12 @@ def compile_ptx2gcn(case: Case, out_dir: Path) -> tuple[Path | None, str | None]
 def measure_kernel(item: KernelCase, out_dir: Path, clang: str) -> Comparison:
     case = load_case(item.case_path)
     warp = bool(_WARP_PTX.search(_kernel_ptx(case.source.read_text(encoding="utf-8"), case.kernel)))
-    sides: list[Side] = []
-    for build in (lambda: compile_ptx2gcn(case, out_dir), lambda: compile_native(item.source, out_dir, clang)):
-        hsaco, error = build()
-        sides.append(Side(error=error) if hsaco is None else run_side(case, hsaco))
-    return Comparison(item.source, item.kernel, warp, sides[0], sides[1])
+    native, error = compile_native(item.source, out_dir, clang)
+    if native is None:  # nothing to compare with: ptx2gcn's side is not run
+        return Comparison(item.source, item.kernel, warp, Side(error="not run"), Side(error=error))
+    mine, mine_error = compile_ptx2gcn(case, out_dir)
+    return Comparison(item.source, item.kernel, warp,
+                      Side(error=mine_error) if mine is None else run_side(case, mine), run_side(case, native))
 
 
 def measure(items: Iterable[KernelCase], out_dir: Path | None = None) -> Iterator[Comparison]:
