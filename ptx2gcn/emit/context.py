@@ -17,7 +17,8 @@ from llvmlite import ir
 
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.emit.llvm_types import I8, I32, I64, llvm_type, pointer
-from ptx2gcn.ir.core import Block, Function, Op, Value
+from ptx2gcn.emit.param_copy import ParamCopy
+from ptx2gcn.ir.core import Block, Function, Op, OpResult, Value
 
 
 class HostVisibleGlobal(ir.GlobalVariable):  # pyright: ignore[reportUntypedBaseClass]
@@ -97,6 +98,11 @@ class FnContext:
     """The op being lowered (for diagnostics)."""
     entry_allocas: ir.Block | None = None
     is_kernel: bool = False
+    param_copies: dict[OpResult, ParamCopy] | None = None
+    """Local allocas that copy a by-value kernel parameter (``ptx2gcn.emit.param_copy``), found on
+    first use."""
+    param_copy_stores: set[Op] = field(default_factory=lambda: set())
+    """The ``st`` ops that copy by-value parameters member by member: the memcpy replaces them."""
     exit_block: ir.Block | None = None
     """Where a thread that executed ``exit`` (here or in a callee) leaves this function; made on
     first use."""
