@@ -52,10 +52,6 @@ def byref_attribute(param: Param) -> str:
     return f"byref([{max(param.size, 1)} x i8]) align {max(param.align, 1)}"
 
 
-CUDA_MAX_BLOCK = 1024
-"""Threads per block CUDA allows at most (any compute capability)."""
-
-
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -70,10 +66,7 @@ def _block_size(fn: Function) -> int | None:
 
 def kernel_attributes(fn: Function) -> dict[str, str]:
     """LLVM string attributes for kernel ``fn`` from its performance directives."""
-    attrs = {"uniform-work-group-size": "true",
-             # CUDA's largest block, as clang's HIP default: stated, not left to LLVM's equal default,
-             # because AMDGPUPromoteAlloca moves a private array into LDS only under a stated bound.
-             "amdgpu-flat-work-group-size": f"1,{CUDA_MAX_BLOCK}"}
+    attrs = {"uniform-work-group-size": "true"}
     block = _block_size(fn)
     if block is not None:
         low = block if "reqntid" in fn.directives else 1

@@ -252,14 +252,18 @@ def lower_addr_of(cx: FnContext, op: Op) -> None:
     cx.define(op, cx.coerce(var, llvm_type(op.result.type)))
 
 
+def entry_alloca(cx: FnContext, typ: ir.Type, align: int) -> ir.Instruction:
+    """A static private ``alloca`` in the function's dedicated first block, where SROA/mem2reg see it."""
+    assert cx.entry_allocas is not None
+    builder = ir.IRBuilder()
+    builder.position_at_start(cx.entry_allocas)
+    return _alloca5(builder, typ, align)
+
+
 def lower_alloca(cx: FnContext, op: Op) -> None:
     size, align = op.attrs["size"], op.attrs["align"]
     assert isinstance(size, int) and isinstance(align, int)
-    assert cx.entry_allocas is not None
-    # Allocas go to the dedicated first block so that SROA/mem2reg see static allocations.
-    builder = ir.IRBuilder()
-    builder.position_at_start(cx.entry_allocas)
-    alloca = _alloca5(builder, ir.ArrayType(I8, max(size, 1)), align)
+    alloca = entry_alloca(cx, ir.ArrayType(I8, max(size, 1)), align)
     cx.define(op, alloca)
     copy = _param_copies(cx).get(op.result)
     if copy is not None:  # a by-value parameter's copy: one memcpy from the kernarg segment
