@@ -5,7 +5,8 @@ Usage: ``.venv/bin/python benchmarks/codequality.py [SOURCE...] [--build-dir DIR
 For every kernel of ``corpora/src/cuda/<SOURCE>.cu`` (all sources by default) that has a corpus launch
 case, both code objects run on the emulator with the case's inputs (``benchmarks/native/baseline.py``)
 and both outputs must pass the case's expectations. The table gives, per kernel, executed
-wave-instructions (dyn), VGPRs, SGPRs, scratch bytes per lane and code bytes (static) of each side and
+wave-instructions (dyn), VGPRs, SGPRs, scratch bytes per lane and the kernel function's code bytes
+(static; non-inlined callees not counted on either side) of each side and
 the ptx2gcn/native ratios; then the geometric means of the ratios over all compared kernels and over
 those without warp-level PTX (``shfl``/``vote``/``match``/``redux``: Mode P runs a CUDA warp as half a
 wave64, which clang's port does with ``ds_bpermute`` within 32-lane segments), the kernels above the

@@ -155,17 +155,12 @@ def compile_native(source: str, out_dir: Path, clang: str) -> tuple[Path | None,
 
 def _static(data: bytes, kernel: str) -> tuple[int, int, int, int, int]:
     """(VGPRs, SGPRs, scratch bytes per lane, LDS bytes, code bytes) of ``kernel`` in a code object.
-    Code bytes: the kernel's own function plus every non-kernel function in the code object (the
-    ptx2gcn side is compiled for that kernel alone, so those are its callees)."""
+    Code bytes: the kernel's own function only. Non-inlined callees are left out on both sides: the
+    native code object holds every device function of its source, the ptx2gcn one only this
+    kernel's callees, so their sizes do not compare."""
     code = read_code_object(data, kernel)
     meta = code.kernels[kernel].meta
-    others = {k.meta.symbol.removesuffix(".kd") for k in code.kernels.values()} - {kernel}
-    size = 0
-    for symbol in code.elf.symtab:
-        if symbol.type != 2 or not symbol.defined:  # STT_FUNC
-            continue
-        if symbol.name not in others:
-            size += symbol.size
+    size = next((s.size for s in code.elf.symtab if s.name == kernel and s.type == 2 and s.defined), 0)
     return meta.vgpr_count, meta.sgpr_count, meta.private_segment_fixed_size, meta.group_segment_fixed_size, size
 
 
