@@ -109,6 +109,9 @@ def _plain_store(cx: FnContext, value: ir.Value, ptr: ir.Value, volatile: bool) 
 def lower_ld(cx: FnContext, op: Op) -> None:
     typ = llvm_type(op.result.type)
     ptr = cx.operand(op, 0)
+    if isinstance(ptr.type, ir.IntType):  # a kernel parameter passed by value (kernel_abi.value_params)
+        cx.define(op, cx.coerce(ptr, typ))
+        return
     ordering, scope, volatile = _access(cx, op)
     if ordering:
         if isinstance(typ, ir.VectorType):

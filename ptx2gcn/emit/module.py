@@ -25,7 +25,7 @@ from llvmlite import ir
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, UnsupportedError
 from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, ModuleContext
 from ptx2gcn.emit.debug_locations import DebugLocations, module_flags_text
-from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
+from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes, value_params
 from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, I8, llvm_type, pointer
 from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_exit_abi
 from ptx2gcn.emit.lower_memory import entry_alloca
@@ -144,7 +144,9 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
     kernel = fn.kind == "kernel"
     slots = mc.return_slots.get(fn.name, [])
     in_slots = {slot.index for slot in slots}
-    params = [llvm_type(_value_type(p)) for i, p in enumerate(fn.abi_params) if i not in in_slots]
+    values = value_params(fn) if kernel else {}
+    params = [ir.IntType(8 * values[i]) if i in values else llvm_type(_value_type(p))
+              for i, p in enumerate(fn.abi_params) if i not in in_slots]
     rets = ([slot.type for slot in slots] + [llvm_type(_value_type(p)) for p in fn.reg_returns]
             + ([I1] if fn.name in mc.exit_flagged else []))
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
@@ -156,7 +158,7 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
     for index, (arg, param) in enumerate(zip(llfn.args, [p for i, p in enumerate(fn.abi_params)
                                                          if i not in in_slots])):
         arg.name = f"p{index}"
-        if kernel:
+        if kernel and index not in values:
             patches.args[f"{fn.name}\0p{index}"] = byref_attribute(param)
     if kernel:
         llfn.calling_convention = "amdgpu_kernel"
