@@ -31,41 +31,25 @@
 typedef unsigned long long __u64_t;
 
 // --- built-in variables (COV5: group size and block count are hidden kernel arguments) ---
-struct __compat_tid {
-    __declspec(property(get = __gx)) unsigned x;
-    __declspec(property(get = __gy)) unsigned y;
-    __declspec(property(get = __gz)) unsigned z;
-    __CD__ unsigned __gx() { return __builtin_amdgcn_workitem_id_x(); }
-    __CD__ unsigned __gy() { return __builtin_amdgcn_workitem_id_y(); }
-    __CD__ unsigned __gz() { return __builtin_amdgcn_workitem_id_z(); }
-};
-struct __compat_bid {
-    __declspec(property(get = __gx)) unsigned x;
-    __declspec(property(get = __gy)) unsigned y;
-    __declspec(property(get = __gz)) unsigned z;
-    __CD__ unsigned __gx() { return __builtin_amdgcn_workgroup_id_x(); }
-    __CD__ unsigned __gy() { return __builtin_amdgcn_workgroup_id_y(); }
-    __CD__ unsigned __gz() { return __builtin_amdgcn_workgroup_id_z(); }
-};
-struct __compat_bdim {
-    __declspec(property(get = __gx)) unsigned x;
-    __declspec(property(get = __gy)) unsigned y;
-    __declspec(property(get = __gz)) unsigned z;
-    __CD__ unsigned __gx() { return __builtin_amdgcn_workgroup_size_x(); }
-    __CD__ unsigned __gy() { return __builtin_amdgcn_workgroup_size_y(); }
-    __CD__ unsigned __gz() { return __builtin_amdgcn_workgroup_size_z(); }
-};
-struct __compat_gdim {  // hidden_block_count_{x,y,z}: the first three dwords of the implicit arguments
-    __declspec(property(get = __gx)) unsigned x;
-    __declspec(property(get = __gy)) unsigned y;
-    __declspec(property(get = __gz)) unsigned z;
-    __CD__ unsigned __get(int i) {
-        return ((const __attribute__((address_space(4))) unsigned *)__builtin_amdgcn_implicitarg_ptr())[i];
-    }
-    __CD__ unsigned __gx() { return __get(0); }
-    __CD__ unsigned __gy() { return __get(1); }
-    __CD__ unsigned __gz() { return __get(2); }
-};
+#define __COMPAT_DIM3(type, fetch)                                                                   \
+    struct type {                                                                                  \
+        __declspec(property(get = __gx)) unsigned x;                                               \
+        __declspec(property(get = __gy)) unsigned y;                                               \
+        __declspec(property(get = __gz)) unsigned z;                                               \
+        __CD__ unsigned __gx() { return fetch##x(); }                                              \
+        __CD__ unsigned __gy() { return fetch##y(); }                                              \
+        __CD__ unsigned __gz() { return fetch##z(); }                                              \
+    };
+__COMPAT_DIM3(__compat_tid, __builtin_amdgcn_workitem_id_)
+__COMPAT_DIM3(__compat_bid, __builtin_amdgcn_workgroup_id_)
+__COMPAT_DIM3(__compat_bdim, __builtin_amdgcn_workgroup_size_)
+__CD__ unsigned __block_count(int i) {  // hidden_block_count_{x,y,z}: the first dwords of the implicit args
+    return ((const __attribute__((address_space(4))) unsigned *)__builtin_amdgcn_implicitarg_ptr())[i];
+}
+__CD__ unsigned __block_count_x() { return __block_count(0); }
+__CD__ unsigned __block_count_y() { return __block_count(1); }
+__CD__ unsigned __block_count_z() { return __block_count(2); }
+__COMPAT_DIM3(__compat_gdim, __block_count_)
 extern const __device__ __attribute__((weak)) __compat_tid threadIdx;
 extern const __device__ __attribute__((weak)) __compat_bid blockIdx;
 extern const __device__ __attribute__((weak)) __compat_bdim blockDim;
