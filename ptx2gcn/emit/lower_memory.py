@@ -381,6 +381,12 @@ def lower_inttoptr(cx: FnContext, op: Op) -> None:
     b, alloca = cx.builder, cx.get(base)
     address = cx.coerce(cx.operand(op, 0), I32)
     offset = b.sub(address, b.ptrtoint(alloca, I32))
+    size = base.op.attrs.get("size")
+    if isinstance(size, int) and size > 0:
+        # umin(offset, size - 1) changes no in-bounds offset (the only defined ones); it keeps LLVM
+        # from splitting the GEP at the offset's adds, which drops ``inbounds``, and AMDGPUPromoteAlloca
+        # moves an alloca to LDS or registers only through in-bounds GEPs.
+        offset = cx.call("llvm.umin.i32", I32, [offset, cx.i32(size - 1)])
     cx.define(op, b.gep(alloca, [offset], inbounds=True, source_etype=I8))
 
 
