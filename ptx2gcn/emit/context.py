@@ -17,7 +17,9 @@ from llvmlite import ir
 
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.emit.llvm_types import I8, I32, I64, llvm_type, pointer
-from ptx2gcn.ir.core import Block, Function, Op, Value
+from ptx2gcn.emit.param_copy import ParamCopy
+from ptx2gcn.emit.return_slots import ReturnSlot
+from ptx2gcn.ir.core import Block, Function, Op, OpResult, Value
 
 
 class HostVisibleGlobal(ir.GlobalVariable):  # pyright: ignore[reportUntypedBaseClass]
@@ -66,6 +68,8 @@ class ModuleContext:
     """Names of the functions that have a body in this module."""
     exit_flagged: frozenset[str] = frozenset()
     """Device functions that return an extra ``i1`` "the thread exited" (``lower_control``)."""
+    return_slots: dict[str, list[ReturnSlot]] = field(default_factory=lambda: {})
+    """Per device function, its ``.param`` results returned in registers (``return_slots``)."""
     indirect_exit_flag: bool = False
     """Whether calls through a function pointer return that ``i1`` too."""
     _intrinsics: dict[str, ir.Function] = field(default_factory=lambda: {})
@@ -97,6 +101,13 @@ class FnContext:
     """The op being lowered (for diagnostics)."""
     entry_allocas: ir.Block | None = None
     is_kernel: bool = False
+    param_copies: dict[OpResult, ParamCopy] | None = None
+    """Local allocas that copy a by-value kernel parameter (``ptx2gcn.emit.param_copy``), found on
+    first use."""
+    slot_allocas: list[tuple[ir.Value, ReturnSlot]] = field(default_factory=lambda: [])
+    """This function's register-returned ``.param`` slots: the local alloca standing for each."""
+    param_copy_stores: set[Op] = field(default_factory=lambda: set())
+    """The ``st`` ops that copy by-value parameters member by member: the memcpy replaces them."""
     exit_block: ir.Block | None = None
     """Where a thread that executed ``exit`` (here or in a callee) leaves this function; made on
     first use."""

@@ -6,6 +6,11 @@ in the kernarg segment, which is exactly how CUDA lays out its parameter buffer 
 the next multiple of its alignment, ``.align N .b8 x[M]`` structs included). A CUDA launch's
 argument buffer can therefore be copied unchanged to the start of the kernarg segment; the COV5
 hidden arguments follow, placed and described in the metadata by LLVM.
+A scalar parameter of 1, 2, 4 or 8 bytes with its natural alignment that the kernel only ever reads
+whole (every use a plain ``ld`` of its full size at offset 0) is instead LLVM argument i of type
+``iN``: the same place in the kernarg segment (natural alignment = PTX alignment), but the back end
+then loads all such arguments at the kernel's entry, merged into wide ``s_load``s, as it does for
+clang's kernels, instead of wherever LLVM sank each load (``value_params``).
 ``.maxntid``/``.reqntid`` → ``amdgpu-flat-work-group-size``; ``.minnctapersm`` (with a known block
 size) → ``amdgpu-waves-per-eu``; ``.maxnreg`` is ignored (register allocation is LLVM's).
 """
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from math import prod
 
 from ptx2gcn.ir.core import Function, Param
+from ptx2gcn.ir.types import FloatType, IntType, PtrType
 
 WAVE_SIZE = 64
 EUS_PER_CU = 4
@@ -76,3 +82,22 @@ def kernel_attributes(fn: Function) -> dict[str, str]:
             waves = _ceil_div(blocks[0] * _ceil_div(block, WAVE_SIZE), EUS_PER_CU)
             attrs["amdgpu-waves-per-eu"] = str(min(max(waves, 1), MAX_WAVES_PER_EU))
     return attrs
+
+
+_ORDERED = ("sem", "scope", "volatile")
+
+
+def value_params(fn: Function) -> dict[int, int]:
+    """Index → byte size of the kernel parameters passed as ``iN`` values (module docstring)."""
+    if fn.kind != "kernel" or not fn.blocks:
+        return {}
+    found: dict[int, int] = {}
+    for index, (arg, param) in enumerate(zip(fn.blocks[0].args, fn.params, strict=False)):
+        if param.size not in (1, 2, 4, 8) or param.align != param.size or not isinstance(arg.type, PtrType):
+            continue
+        loads = list(arg.users())
+        if loads and all(op.name == "ld" and len(op.results) == 1 and isinstance(op.result.type, (IntType, FloatType))
+                         and op.result.type.bits == 8 * param.size and not any(k in op.attrs for k in _ORDERED)
+                         for op in loads):
+            found[index] = param.size
+    return found

@@ -26,12 +26,15 @@ located ``unsupported`` error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext, Lowering, runtime_record
 from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
 from ptx2gcn.emit.lower_special import read_special
+from ptx2gcn.emit.return_slots import ReturnSlot
 from ptx2gcn.ir.core import Function, Module, Op, Successor
 from ptx2gcn.link.codeobject import (
     ASSERT_CTAID,
@@ -98,7 +101,8 @@ def _return(cx: FnContext, values: list[ir.Value], exited: bool) -> None:
 
 
 def lower_ret(cx: FnContext, op: Op) -> None:
-    _return(cx, cx.operands(op), exited=False)
+    slots = [cx.builder.load(alloca, typ=slot.type, align=slot.align) for alloca, slot in cx.slot_allocas]
+    _return(cx, [*slots, *cx.operands(op)], exited=False)
 
 
 def _exit_block(cx: FnContext) -> ir.Block:
@@ -152,10 +156,15 @@ def _may_exit(op: Op, flagged: set[str], indirect: bool) -> bool:
     return (op.name == "call" and op.attrs.get("callee") in flagged) or (op.name == "call_indirect" and indirect)
 
 
-def _call_results(cx: FnContext, op: Op, result: ir.Value, exit_flag: bool) -> None:
-    """Bind a call's results; with ``exit_flag``, a thread whose callee exited leaves here too."""
-    count = len(op.results) + int(exit_flag)
+def _call_results(cx: FnContext, op: Op, result: ir.Value, exit_flag: bool,
+                  slots: Sequence[tuple[ir.Value, ReturnSlot]] = ()) -> None:
+    """Bind a call's results (first storing the register-returned ``.param`` ``slots`` into the
+    caller's slot addresses); with ``exit_flag``, a thread whose callee exited leaves here too."""
+    count = len(slots) + len(op.results) + int(exit_flag)
     values = [result] if count == 1 else [cx.builder.extract_value(result, i) for i in range(count)]
+    for (address, slot), value in zip(slots, values, strict=False):
+        cx.builder.store(value, address, align=slot.align)
+    values = values[len(slots):]
     if exit_flag:
         exited = values.pop()
         resume = cx.llfn.append_basic_block("call.returned")
@@ -175,8 +184,13 @@ def lower_call(cx: FnContext, op: Op) -> None:
     if callee_name not in cx.mod.defined:
         _external_call(cx, op, callee_name)
         return
-    result = cx.builder.call(cx.mod.functions[callee_name], cx.operands(op), attrs=("convergent",))
-    _call_results(cx, op, result, callee_name in cx.mod.exit_flagged)
+    slots = cx.mod.return_slots.get(callee_name, [])
+    operands = cx.operands(op)
+    in_slots = {slot.index for slot in slots}
+    args = [value for index, value in enumerate(operands) if index not in in_slots]
+    result = cx.builder.call(cx.mod.functions[callee_name], args, attrs=("convergent",))
+    _call_results(cx, op, result, callee_name in cx.mod.exit_flagged,
+                  [(operands[slot.index], slot) for slot in slots])
 
 
 def lower_call_indirect(cx: FnContext, op: Op) -> None:

@@ -19,10 +19,11 @@ from llvmlite import ir
 from ptx2gcn.emit import lower_float_atomics
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_atomics import atomic_load, atomic_rmw, atomic_store, cmpxchg
-from ptx2gcn.emit.llvm_types import I1, I8, POINTER_BITS, llvm_type, pointer, scalar_bits
+from ptx2gcn.emit.llvm_types import I1, I8, I32, POINTER_BITS, llvm_type, pointer, scalar_bits
 from ptx2gcn.emit.lower_control import EXTERN_WHY
 from ptx2gcn.emit.lower_values import from_int, to_int
-from ptx2gcn.ir.core import Op
+from ptx2gcn.emit.param_copy import ParamCopy, copied_stores, find_param_copies
+from ptx2gcn.ir.core import Op, OpResult, Value
 from ptx2gcn.ir.types import AddrSpace, PtrType, VectorType, is_signed
 from ptx2gcn.memory_model import ORDERING, SYNCSCOPE
 
@@ -109,6 +110,9 @@ def _plain_store(cx: FnContext, value: ir.Value, ptr: ir.Value, volatile: bool) 
 def lower_ld(cx: FnContext, op: Op) -> None:
     typ = llvm_type(op.result.type)
     ptr = cx.operand(op, 0)
+    if isinstance(ptr.type, ir.IntType):  # a kernel parameter passed by value (kernel_abi.value_params)
+        cx.define(op, cx.coerce(ptr, typ))
+        return
     ordering, scope, volatile = _access(cx, op)
     if ordering:
         if isinstance(typ, ir.VectorType):
@@ -123,6 +127,8 @@ def lower_ld(cx: FnContext, op: Op) -> None:
 
 
 def lower_st(cx: FnContext, op: Op) -> None:
+    if op in cx.param_copy_stores:
+        return  # the memcpy that initialises its alloca wrote these bytes (lower_alloca)
     ptr, value = cx.operands(op)
     ordering, scope, volatile = _access(cx, op)
     if ordering:
@@ -244,14 +250,31 @@ def lower_addr_of(cx: FnContext, op: Op) -> None:
     cx.define(op, cx.coerce(var, llvm_type(op.result.type)))
 
 
+def entry_alloca(cx: FnContext, typ: ir.Type, align: int) -> ir.Instruction:
+    """A static private ``alloca`` in the function's dedicated first block, where SROA/mem2reg see it."""
+    assert cx.entry_allocas is not None
+    builder = ir.IRBuilder()
+    builder.position_at_start(cx.entry_allocas)
+    return _alloca5(builder, typ, align)
+
+
 def lower_alloca(cx: FnContext, op: Op) -> None:
     size, align = op.attrs["size"], op.attrs["align"]
     assert isinstance(size, int) and isinstance(align, int)
-    assert cx.entry_allocas is not None
-    # Allocas go to the dedicated first block so that SROA/mem2reg see static allocations.
-    builder = ir.IRBuilder()
-    builder.position_at_start(cx.entry_allocas)
-    cx.define(op, _alloca5(builder, ir.ArrayType(I8, max(size, 1)), align))
+    alloca = entry_alloca(cx, ir.ArrayType(I8, max(size, 1)), align)
+    cx.define(op, alloca)
+    copy = _param_copies(cx).get(op.result)
+    if copy is not None:  # a by-value parameter's copy: one memcpy from the kernarg segment
+        target = cx.builder.gep(alloca, [cx.i32(copy.delta)], inbounds=True, source_etype=I8)
+        cx.call("llvm.memcpy.p5.p4.i64", ir.VoidType(),
+                [target, cx.get(copy.param), cx.i64(copy.size), ir.Constant(I1, 0)])
+
+
+def _param_copies(cx: FnContext) -> dict[OpResult, ParamCopy]:
+    if cx.param_copies is None:
+        cx.param_copies = find_param_copies(cx.fn)
+        cx.param_copy_stores = copied_stores(cx.param_copies)
+    return cx.param_copies
 
 
 class _Alloca5(ir.Instruction):  # pyright: ignore[reportUntypedBaseClass]
@@ -311,8 +334,55 @@ def lower_ptrtoint(cx: FnContext, op: Op) -> None:
     cx.define(op, cx.builder.ptrtoint(cx.operand(op, 0), to))
 
 
+_OFFSET_STEPS = ("add", "sub", "zext", "sext", "trunc")
+"""Integer ops through which a local address keeps the object it was computed from (``sub``: its
+first operand only)."""
+
+
+def local_base(value: Value, limit: int = 64) -> Value | None:
+    """The ``alloca`` whose address ``value`` is computed from by adding offsets to its ``ptrtoint``
+    (``%SPL = ptrtoint %__local_depot; %rd = add %SPL, ...``), or None if no single one is found
+    within ``limit`` ops. Walks the operand chain iteratively (no recursion on input size)."""
+    found: Value | None = None
+    pending, seen = [value], 0
+    while pending and seen < limit:
+        current = pending.pop()
+        seen += 1
+        if not isinstance(current, OpResult):
+            continue
+        op = current.op
+        if op.name == "ptrtoint":
+            source = op.operands[0].value
+            if isinstance(source, OpResult) and source.op.name == "alloca":
+                if found is not None and found is not source:
+                    return None
+                found = source
+        elif op.name in _OFFSET_STEPS:
+            operands = op.operands[:1] if op.name == "sub" else op.operands
+            pending.extend(use.value for use in operands)
+    return found if not pending else None
+
+
 def lower_inttoptr(cx: FnContext, op: Op) -> None:
-    cx.define(op, cx.builder.inttoptr(cx.operand(op, 0), llvm_type(op.result.type)))
+    """A local address computed from one ``alloca``'s integer address becomes a ``getelementptr`` on
+    that alloca (offset = address − alloca address, which LLVM folds back to the added offsets), so
+    the access keeps the alloca's provenance and SROA / AMDGPU's alloca promotion can keep the object
+    in registers even under dynamic indexing; any other address is a plain ``inttoptr``."""
+    to = llvm_type(op.result.type)
+    base = local_base(op.operands[0].value) if isinstance(to, ir.PointerType) and to.addrspace == 5 else None
+    if base is None:
+        cx.define(op, cx.builder.inttoptr(cx.operand(op, 0), to))
+        return
+    b, alloca = cx.builder, cx.get(base)
+    address = cx.coerce(cx.operand(op, 0), I32)
+    offset = b.sub(address, b.ptrtoint(alloca, I32))
+    size = base.op.attrs.get("size")
+    if isinstance(size, int) and size > 0:
+        # umin(offset, size - 1) changes no in-bounds offset (the only defined ones); it keeps LLVM
+        # from splitting the GEP at the offset's adds, which drops ``inbounds``, and AMDGPUPromoteAlloca
+        # moves an alloca to LDS or registers only through in-bounds GEPs.
+        offset = cx.call("llvm.umin.i32", I32, [offset, cx.i32(size - 1)])
+    cx.define(op, b.gep(alloca, [offset], inbounds=True, source_etype=I8))
 
 
 _SEGMENT = {"shared": 3, "local": 5, "global": 1, "const": 4, "param": 4, "kparam": 4, "generic": 0}

@@ -24,10 +24,12 @@ from llvmlite import ir
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity, UnsupportedError
 from ptx2gcn.emit.context import FnContext, HostVisibleGlobal, ModuleContext
 from ptx2gcn.emit.debug_locations import DebugLocations, module_flags_text
-from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
-from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, llvm_type, pointer
+from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes, value_params
+from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, I8, llvm_type, pointer
 from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_exit_abi
+from ptx2gcn.emit.lower_memory import entry_alloca
 from ptx2gcn.emit.lowerings import lower_op
+from ptx2gcn.emit.return_slots import return_slots
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Function, Global, InitItem, Module, Op, Param
@@ -140,17 +142,23 @@ def _value_type(param: Param) -> Type:
 
 def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> None:
     kernel = fn.kind == "kernel"
-    params = [llvm_type(_value_type(p)) for p in fn.abi_params]
-    rets = [llvm_type(_value_type(p)) for p in fn.reg_returns] + ([I1] if fn.name in mc.exit_flagged else [])
+    slots = mc.return_slots.get(fn.name, [])
+    in_slots = {slot.index for slot in slots}
+    values = value_params(fn) if kernel else {}
+    params = [ir.IntType(8 * values[i]) if i in values else llvm_type(_value_type(p))
+              for i, p in enumerate(fn.abi_params) if i not in in_slots]
+    rets = ([slot.type for slot in slots] + [llvm_type(_value_type(p)) for p in fn.reg_returns]
+            + ([I1] if fn.name in mc.exit_flagged else []))
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
     # Every function may execute warp collectives (directly or through calls), so, as clang does for
     # CUDA/HIP, all are convergent: LLVM must not make a call or a collective control dependent on
     # more values than the PTX did (docs/mode-p.md, "Geometry").
     llfn.attributes.add("convergent")
-    for index, (arg, param) in enumerate(zip(llfn.args, fn.abi_params)):
+    for index, (arg, param) in enumerate(zip(llfn.args, [p for i, p in enumerate(fn.abi_params)
+                                                         if i not in in_slots])):
         arg.name = f"p{index}"
-        if kernel:
+        if kernel and index not in values:
             patches.args[f"{fn.name}\0p{index}"] = byref_attribute(param)
     if kernel:
         llfn.calling_convention = "amdgpu_kernel"
@@ -172,8 +180,16 @@ def _lower_function(mc: ModuleContext, fn: Function, debug: DebugLocations | Non
     for block in order:
         cx.blocks[block] = llfn.append_basic_block(block.label or "bb")
     cx.builder.branch(cx.blocks[fn.entry])
-    for arg, llarg in zip(fn.entry.args, llfn.args):
-        cx.values[arg] = llarg
+    slots = {slot.index: slot for slot in mc.return_slots.get(fn.name, [])}
+    llargs = iter(llfn.args)
+    for index, arg in enumerate(fn.entry.args):
+        slot = slots.get(index)
+        if slot is None:
+            cx.values[arg] = next(llargs)
+            continue
+        alloca = entry_alloca(cx, ir.ArrayType(I8, slot.size), slot.align)
+        cx.slot_allocas.append((alloca, slot))
+        cx.values[arg] = alloca
     for block in order:
         cx.builder.position_at_end(cx.blocks[block])
         if block is not fn.entry:
@@ -225,6 +241,7 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
             raise Ptx2GcnError(Diagnostic(Severity.ERROR, None,
                                           f"no kernel named {', '.join(sorted(missing))} in {module.source}"))
     for fn in chosen:
+        mc.return_slots[fn.name] = return_slots(fn, referenced)
         _declare_function(mc, fn, patches)
     for gv, var, t in pending:  # after every symbol exists: initializers may hold addresses
         gv.initializer = _initializer(mc, var, t)
