@@ -28,6 +28,7 @@ import numpy as np
 
 from ptx2gcn.compiler import compile as compile_ptx
 from ptx2gcn.runtime.backend import LaunchResult
+from ptx2gcn.runtime.cache import CacheConfig, JitCache
 from ptx2gcn.runtime.case import load_case
 from ptx2gcn.runtime.driver_state import Compiler
 from ptx2gcn.runtime.run_case import run_case
@@ -79,10 +80,11 @@ def _run(workdir: Path, name: str, source: str, kernel: str, n: int,
          compiler: Compiler | None) -> LaunchResult:
     path = workdir / f"{name}.toml"
     path.write_text(_case_text(source, kernel, n), encoding="utf-8")
-    done = run_case(load_case(path), "emulator", compiler=compiler)
+    no_cache = JitCache(CacheConfig(enabled=False))  # the cache key does not see the compiler
+    done = run_case(load_case(path), "emulator", compiler=compiler, cache=no_cache)
     report = done.check()
     if not report.ok:
-        raise SystemExit(f"{name}: wrong result: {report}")
+        raise SystemExit(f"{name}: wrong result:\n{report.render()}")
     return done.launch
 
 

@@ -20,6 +20,7 @@ from typing import TypeVar
 from ptx2gcn.codeobject import Kernel, read_code_object
 from ptx2gcn.compile_gc import gc_paused
 from ptx2gcn.diagnostics import Diagnostic, Ptx2GcnError, Severity
+from ptx2gcn.emit.lower_mma_mfma import MMA_MODES
 from ptx2gcn.emit.module import emit_llvm
 from ptx2gcn.emit.target import SUPPORTED_ARCHS, TargetOptions, emit_assembly, emit_object, optimise
 from ptx2gcn.frontend import parse_ptx
@@ -145,13 +146,19 @@ def to_ir(text: str, filename: str, clock: _Clock | None = None) -> Module:
     return module
 
 
-def _emit_and_dispose(module: Module, arch: str, kernels: Iterable[str] | None, locations: bool) -> str:
+def _emit_and_dispose(module: Module, arch: str, kernels: Iterable[str] | None, locations: bool,
+                      mma: str = "auto") -> str:
     """``emit_llvm`` of a module that nothing else holds, which is then disposed of
     (``ptx2gcn.ir.core.dispose``: reference counting frees the IR, not the next cyclic collection)."""
     try:
-        return emit_llvm(module, arch, kernels, locations)
+        return emit_llvm(module, arch, kernels, locations, mma)
     finally:
         dispose(module)
+
+
+def check_mma(mma: str) -> None:
+    if mma not in MMA_MODES:
+        raise ValueError(f"--mma must be one of {', '.join(MMA_MODES)}, got {mma!r}")
 
 
 def check_opt(opt: int) -> None:
@@ -162,47 +169,51 @@ def check_opt(opt: int) -> None:
 @gc_paused
 def compile_llvm(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                  kernels: Iterable[str] | None = None, optimised: bool = True,
-                 locations: bool = False, *, name: str | None = None) -> str:
+                 locations: bool = False, *, name: str | None = None, mma: str = "auto") -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``)."""
     check_arch(arch)
     check_opt(opt)
+    check_mma(mma)
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename), arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename), arch, kernels, locations, mma)
     return _llvm(lambda: optimise(llvm_ir, TargetOptions(arch, opt))) if optimised else llvm_ir
 
 
 @gc_paused
 def compile_assembly(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                      kernels: Iterable[str] | None = None, locations: bool = False, *,
-                     name: str | None = None) -> str:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
+                     name: str | None = None, mma: str = "auto") -> str:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name, mma=mma)
     return _llvm(lambda: emit_assembly(llvm_ir, TargetOptions(arch, opt)))
 
 
 @gc_paused
 def compile_object(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,
                    kernels: Iterable[str] | None = None, locations: bool = False, *,
-                   name: str | None = None) -> bytes:
-    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name)
+                   name: str | None = None, mma: str = "auto") -> bytes:
+    llvm_ir = compile_llvm(ptx, arch, opt, kernels, locations=locations, name=name, mma=mma)
     return _llvm(lambda: emit_object(llvm_ir, TargetOptions(arch, opt)))
 
 
 @gc_paused
 def compile(ptx: str | os.PathLike[str], arch: str = "gfx942", opt: int = 3,  # noqa: A001
             kernels: Iterable[str] | None = None, locations: bool = False, *,
-            name: str | None = None) -> CodeObject:
+            name: str | None = None, mma: str = "auto") -> CodeObject:
     """Compile PTX (text, or a path to a file) into a gfx942/gfx90a/gfx950 code object.
 
     ``kernels``: compile only these kernels (their callees stay). ``locations``: carry each
     instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF). ``name``: the source name
-    diagnostics show (default: the path, or ``<input>`` for PTX text).
+    diagnostics show (default: the path, or ``<input>`` for PTX text). ``mma``: tensor-core lowering,
+    ``auto`` (MFMA fast path where the target has matrix cores and the whole wave reaches the mma,
+    else the exact VALU path), ``exact`` or ``mfma`` (``ptx2gcn.emit.lower_mma_mfma``).
     Also exported as ``ptx2gcn.compile``.
     """
     check_arch(arch)
     check_opt(opt)
+    check_mma(mma)
     clock = _Clock()
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename, clock), arch, kernels, locations)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, clock), arch, kernels, locations, mma)
     clock.lap("llvm-ir")
     options = TargetOptions(arch, opt)
     optimised = _llvm(lambda: optimise(llvm_ir, options))

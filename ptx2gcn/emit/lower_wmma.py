@@ -24,7 +24,8 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I8, I32, I64, POINTER_BITS
-from ptx2gcn.emit.lower_mma import MmaForm, mma_registers
+from ptx2gcn.emit.lower_mma import MmaForm
+from ptx2gcn.emit.lower_mma_mfma import mma_dispatch
 from ptx2gcn.emit.matrix_gather import lane_constant
 from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout
 from ptx2gcn.ir.core import Op
@@ -193,7 +194,7 @@ def lower_wmma_mma(cx: FnContext, op: Op) -> None:
     results: dict[tuple[int, int], list[ir.Value]] = {}
     for ti in range(-(-m // fd.tile.rows)):
         for tj in range(n // fd.tile.cols):
-            results[(ti, tj)] = mma_registers(cx, form, _tile_registers(cx, fa, a, ti, 0),
+            results[(ti, tj)] = mma_dispatch(cx, form, _tile_registers(cx, fa, a, ti, 0),
                                               _tile_registers(cx, fb, b, 0, tj), _tile_registers(cx, fc, c, ti, tj))
     regs = [results[(slot.ti, slot.tj)][slot.reg] for slot in fd.slots]
     padding = [ir.Constant(ir.IntType(fd.tile.reg_bits), 0)] * (len(op.results) - len(regs))

@@ -200,13 +200,14 @@ def _lower_located(cx: FnContext, op: Op) -> None:
 
 
 def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | None = None,
-              locations: bool = False) -> str:
+              locations: bool = False, mma: str = "auto") -> str:
     """LLVM IR text for ``module`` (only the named kernels, when given; their callees stay).
 
     ``locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
+    ``mma``: ``--mma`` (``ptx2gcn.emit.lower_mma_mfma``).
     """
     wanted = set(kernels) if kernels is not None else None
-    mc = ModuleContext(ir.Module(name=module.source), arch)
+    mc = ModuleContext(ir.Module(name=module.source), arch, mma)
     mc.module.triple = TRIPLE
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None
