@@ -44,6 +44,10 @@ def register(
                         help="carry PTX line numbers into the LLVM IR as !dbg locations (no DWARF)")
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="compile only this kernel (repeatable; default: all)")
+    parser.add_argument("--mma", choices=("auto", "exact", "mfma"), default="auto",
+                        help="tensor-core mma: MFMA fast path where the target has matrix cores and the "
+                             "whole wave reaches the mma, else the exact VALU path (auto, default); "
+                             "exact: VALU only; mfma: require matrix cores")
     parser.add_argument("--time-report", action="store_true",
                         help="print this process's CPU seconds to stderr: start-up (Python, imports, "
                              "command line), each stage (--emit hsaco), and the total once the output "
@@ -59,11 +63,12 @@ def run(args: argparse.Namespace) -> int:
     timings: dict[str, float] = {}
     kinds = {"llvm": compile_llvm, "asm": compile_assembly, "obj": compile_object}
     if args.emit == "hsaco":
-        code = compile(args.file, args.arch, args.opt, args.kernel, args.locations)
+        code = compile(args.file, args.arch, args.opt, args.kernel, args.locations, mma=args.mma)
         data: str | bytes = code.data
         timings = code.timings
     else:
-        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations)
+        data = kinds[args.emit](args.file, args.arch, args.opt, args.kernel, locations=args.locations,
+                                mma=args.mma)
     _write(args, data)
     if args.time_report:
         seconds = {"start-up": started, **timings, "total": time.process_time()}
