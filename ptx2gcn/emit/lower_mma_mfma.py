@@ -180,33 +180,41 @@ def use_mfma(cx: FnContext, form: MmaForm) -> bool:
     return True
 
 
-def mma_dispatch(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                 ) -> list[ir.Value]:
-    """D's registers: the MFMA path when the whole wave is here, else the exact path (module docstring)."""
+Problem = tuple[list[ir.Value], list[ir.Value], list[ir.Value]]
+"""A, B and C registers of one mma."""
+
+
+def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[list[ir.Value]]:
+    """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
+    (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
+    operand moves)."""
     if not use_mfma(cx, form):
-        return mma_registers(cx, form, a, b, c)
+        return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
     bld = cx.builder
     whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
     fast = cx.llfn.append_basic_block("mma.mfma")
     slow = cx.llfn.append_basic_block("mma.exact")
     join = cx.llfn.append_basic_block("mma.join")
     bld.cbranch(whole, fast, slow)
-    ends: list[tuple[ir.Block, list[ir.Value]]] = []
+    ends: list[tuple[ir.Block, list[list[ir.Value]]]] = []
     for block, lowering in ((fast, mfma_registers), (slow, mma_registers)):
         bld.position_at_end(block)
-        ends.append((bld.block, [cx.coerce(v, I32) for v in lowering(cx, form, a, b, c)]))
+        regs = [[cx.coerce(v, I32) for v in lowering(cx, form, a, b, c)] for a, b, c in problems]
+        ends.append((bld.block, regs))
         bld.branch(join)
     bld.position_at_end(join)
-    results = []
-    for index in range(len(ends[0][1])):
-        phi = bld.phi(I32)
-        for block, regs in ends:
-            phi.add_incoming(regs[index], block)
-        results.append(phi)
+    results: list[list[ir.Value]] = []
+    for p, first in enumerate(ends[0][1]):
+        results.append([])
+        for index in range(len(first)):
+            phi = bld.phi(I32)
+            for block, regs in ends:
+                phi.add_incoming(regs[p][index], block)
+            results[p].append(phi)
     return results
 
 
 def lower_mma(cx: FnContext, op: Op) -> None:
     """``mma`` (not wmma): checked operands (``lower_mma.mma_operands``), then ``mma_dispatch``."""
     form, a, b, c = mma_operands(cx, op)
-    cx.define(op, *mma_dispatch(cx, form, a, b, c))
+    cx.define(op, *mma_dispatch(cx, form, [(a, b, c)])[0])

@@ -7,11 +7,17 @@ the results are still right; ``--mma exact`` emits no MFMA at all."""
 
 from __future__ import annotations
 
+import struct
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from ptx2gcn.compiler import compile, compile_assembly
 from ptx2gcn.reference.mma import WARP, chain_expected, element_format, mma_disagreements, mma_form, to_matrix
+from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.loader import load
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
 from tests.warp.conftest import SENTINEL
 from tests.warp.matrix_harness import matrix_kernel, run_matrix_stats
 from tests.warp.test_mma import _join, _kernel, _lanes, _matrix, _operand, _split, _warp_operands, _words
@@ -106,3 +112,27 @@ def test_mma_modes_choose_the_instructions() -> None:
     assert "v_mfma" not in compile_assembly(other, mma="mfma")  # no MFMA lowering for this form yet
     with pytest.raises(ValueError, match="--mma must be one of"):
         compile(ptx, mma="fast")
+
+
+GEMM = Path(__file__).resolve().parents[2] / "benchmarks" / "assets" / "mma" / "gemm_wmma.ptx"
+
+
+@pytest.mark.parametrize(("mma", "block", "mfmas"), [("auto", 128, 8 * 4 * 4), ("exact", 128, 0),
+                                                     ("auto", 32, 0)])
+def test_wmma_gemm_through_mfma(mma: str, block: int, mfmas: int, rng: np.random.Generator) -> None:
+    """nvcc's wmma GEMM (64x64x64, one warp per 16x16 tile, 4 k-steps): whole waves take the MFMA
+    path (8 waves x 4 k-steps x 2 m16n8k16 tiles x 2 MFMAs), blocks of one warp the exact path; all bit
+    exact."""
+    n = 64
+    a = rng.integers(-3, 4, (n, n)).astype(np.float16)
+    b = rng.integers(-3, 4, (n, n)).astype(np.float16)
+    program = load(compile(GEMM, mma=mma).data, "gemm.hsaco")
+    memory = DeviceMemory()
+    pa, pb, pc = memory.alloc(a.nbytes), memory.alloc(b.nbytes), memory.alloc(4 * n * n)
+    memory.write(pa, a.tobytes())
+    memory.write(pb, b.tobytes())
+    stats = launch(program, "gemm_wmma", grid=((n // 16) ** 2 * 32 // block, 1, 1), block=(block, 1, 1),
+                   kernarg=struct.pack("<QQQi", pa, pb, pc, n), memory=memory)
+    got = np.frombuffer(memory.read(pc, 4 * n * n), dtype=np.float32).reshape(n, n)
+    assert np.array_equal(got, a.astype(np.float32) @ b.astype(np.float32))
+    assert stats.mfma_instructions == mfmas
