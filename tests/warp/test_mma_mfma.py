@@ -19,8 +19,8 @@ from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 from tests.warp.conftest import SENTINEL
-from tests.warp.matrix_harness import matrix_kernel, run_matrix_stats
-from tests.warp.test_mma import _join, _kernel, _lanes, _matrix, _operand, _split, _warp_operands, _words
+from tests.warp.matrix_harness import run_matrix_stats
+from tests.warp.test_mma import _join, _kernel, _lanes, _matrix, _split, _warp_operands, chain_kernel
 
 SPELLING = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
 
@@ -69,20 +69,8 @@ def test_chained_mfma_within_the_accumulated_bound(rng: np.random.Generator) -> 
     """Three MFMA-path mma steps, D fed back as C, two warps with different data."""
     form = mma_form(SPELLING)
     s, fc = form.shape, form.c_frag
-    wa, wb, wc = _words(s.a), _words(s.b), _words(fc)
-    decls: list[str] = []
-    moves: list[str] = []
     steps = 3
-    a_ops = [_operand(f"ra{i}", s.a, form.atype, i * wa, decls, moves) for i in range(steps)]
-    b_ops = [_operand(f"rb{i}", s.b, form.btype, steps * wa + i * wb, decls, moves) for i in range(steps)]
-    c_op = _operand("rc", fc, form.ctype, steps * (wa + wb), decls, moves)
-    decls.append(f".reg .f32 %rd<{fc.regs}>;")
-    d_op = "{" + ", ".join(f"%rd{r}" for r in range(fc.regs)) + "}"
-    body = [*moves, f"{SPELLING} {d_op}, {a_ops[0]}, {b_ops[0]}, {c_op};"]
-    body += [f"{SPELLING} {d_op}, {a_ops[i]}, {b_ops[i]}, {d_op};" for i in range(1, steps)]
-    body += [f"mov.b32 %o{r}, %rd{r};" for r in range(fc.regs)]
-    n_in = steps * (wa + wb) + wc + 1
-    ptx = matrix_kernel("\n".join(body), n_in, wc, "\n".join(decls))
+    ptx, wc = chain_kernel(SPELLING, steps)
     cases = []
     words = []
     for small in (True, False):
