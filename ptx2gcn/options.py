@@ -10,8 +10,7 @@ of ``cuModuleLoadDataEx``); it is handed whole to the stages that read it (the p
 IR emission, LLVM optimisation and code generation). ``__post_init__`` rejects an unknown arch or
 level, so a value that exists is valid.
 
-Deliberately not fields (docs/ARCHITECTURE.md, "Options"): a tensor-core lowering path (each
-instruction has one lowering), and fast-math or denormal switches. PTX states rounding,
+Deliberately not fields (docs/ARCHITECTURE.md, "Options"): fast-math or denormal switches. PTX states rounding,
 flush-to-zero and approximation on every instruction (``.rn``, ``.ftz``, ``.approx``), and CUDA's
 ``CU_JIT_FTZ``/``CU_JIT_PREC_DIV``/``CU_JIT_PREC_SQRT``/``CU_JIT_FMA`` apply only to LTO-IR (cuda.h
 13.0: "Only valid with LTO-IR compiled with toolkits prior to CUDA 12.0"), never to PTX: a PTX JIT
@@ -32,6 +31,11 @@ SUPPORTED_ARCHS: tuple[str, ...] = ("gfx942", "gfx90a", "gfx950")
 
 OPT_LEVELS: tuple[int, ...] = (0, 1, 2, 3)
 
+MMA_MODES: tuple[str, ...] = ("auto", "exact", "mfma")
+"""``--mma``: how tensor-core ``mma`` is lowered (``ptx2gcn.emit.lower_mma_mfma``): ``auto`` the MFMA
+fast path where the target has matrix cores and the whole wave reaches the mma, else the exact VALU
+path; ``exact`` the VALU path only; ``mfma`` like auto, refusing a target without matrix cores."""
+
 
 class ArchError(Ptx2GcnError):
     """An ``--arch`` that is not one of ``SUPPORTED_ARCHS``."""
@@ -48,6 +52,8 @@ class CompileOptions:
     locations: bool = False
     """Carry each instruction's PTX line into the LLVM IR as ``!dbg`` (no DWARF; the code object's
     bytes are the same)."""
+    mma: str = "auto"
+    """Tensor-core ``mma`` lowering, one of ``MMA_MODES`` (``--mma``)."""
     passes: tuple[str, ...] | None = None
     """IR passes to run, in order; None means the default pipeline (``ptx2gcn.pipeline.PIPELINE``)."""
     verify_each: bool = False
@@ -65,6 +71,8 @@ class CompileOptions:
                                        f"unsupported --arch {self.arch!r}; supported: {', '.join(SUPPORTED_ARCHS)}"))
         if self.opt not in OPT_LEVELS:
             raise ValueError(f"optimisation level must be 0..3, got {self.opt}")
+        if self.mma not in MMA_MODES:
+            raise ValueError(f"--mma must be one of {', '.join(MMA_MODES)}, got {self.mma!r}")
         if self.kernels is not None and not isinstance(self.kernels, tuple):
             object.__setattr__(self, "kernels", tuple(self.kernels))
         if self.passes is not None and not isinstance(self.passes, tuple):

@@ -19,7 +19,7 @@ import sys
 import time
 
 from ptx2gcn.diagnostics import Ptx2GcnError, Span
-from ptx2gcn.options import OPT_LEVELS, SUPPORTED_ARCHS, CompileOptions
+from ptx2gcn.options import MMA_MODES, OPT_LEVELS, SUPPORTED_ARCHS, CompileOptions
 from ptx2gcn.output_file import write_output
 
 _SUFFIX = {"llvm": ".ll", "asm": ".s", "obj": ".o", "hsaco": ".hsaco"}
@@ -47,6 +47,10 @@ def register(
     parser.add_argument("--verify-each", action="store_true",
                         help="run the IR verifier after every IR pass (default: once, after the pipeline; "
                              "PTX2GCN_VERIFY_EACH=1 does the same)")
+    parser.add_argument("--mma", choices=MMA_MODES, default="auto",
+                        help="tensor-core mma: MFMA fast path where the target has matrix cores and the "
+                             "whole wave reaches the mma, else the exact VALU path (auto, default); "
+                             "exact: VALU only; mfma: require matrix cores")
     parser.add_argument("--time-report", action="store_true",
                         help="print this process's CPU seconds to stderr: start-up (Python, imports, "
                              "command line), each stage (--emit hsaco), and the total once the output "
@@ -64,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     # --verify-each, else PTX2GCN_VERIFY_EACH decides
     verify_each = bool(args.verify_each) or CompileOptions.from_env().verify_each
     options = CompileOptions(arch=args.arch, opt=args.opt, locations=args.locations,
-                             kernels=tuple(args.kernel) if args.kernel else None, verify_each=verify_each)
+                             kernels=tuple(args.kernel) if args.kernel else None, verify_each=verify_each,
+                             mma=args.mma)
     if args.emit == "hsaco":
         code = compile(args.file, options)
         data: str | bytes = code.data

@@ -62,6 +62,8 @@ class ModuleContext:
 
     module: ir.Module
     arch: str
+    mma: str = "auto"
+    """``--mma``: auto, exact or mfma (``lower_mma_mfma``)."""
     globals: dict[str, ir.GlobalVariable] = field(default_factory=lambda: {})
     functions: dict[str, ir.Function] = field(default_factory=lambda: {})
     defined: set[str] = field(default_factory=lambda: set[str]())

@@ -1,5 +1,6 @@
 """Mode P geometry at the LLVM level, for the lowerings that still expand warp-level work in the
-emitter: the warp-level matrix instructions (``matrix_gather``, used by mma/ldmatrix/wmma).
+emitter: the warp-level matrix instructions (``matrix_gather``, used by mma/ldmatrix/wmma, and
+the MFMA fast path's whole-wave test, ``lower_mma_mfma``).
 
 Invariant: a CUDA warp is one 32-lane half of the wave64 (docs/mode-p.md); every value here is
 computed from the lane's own position in the wave, and ``gather`` reads only lanes of the executing
@@ -13,7 +14,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
-from ptx2gcn.emit.llvm_types import I32
+from ptx2gcn.emit.llvm_types import I32, I64
 
 WARP_SIZE = 32
 
@@ -39,3 +40,8 @@ def gather(cx: FnContext, value: ir.Value, lane: ir.Value) -> ir.Value:
     bld = cx.builder
     address = bld.shl(bld.or_(lane, half_base(cx)), cx.i32(2))
     return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, value], ["convergent"])
+
+
+def ballot64(cx: FnContext, pred: ir.Value) -> ir.Value:
+    """The wave's 64-bit ballot of ``pred`` (inactive lanes contribute 0)."""
+    return cx.call("llvm.amdgcn.ballot.i64", I64, [pred], ["convergent"])

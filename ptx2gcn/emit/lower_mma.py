@@ -242,7 +242,8 @@ def mma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Va
     return _pack(cx, elements, form.acc_out)
 
 
-def lower_mma(cx: FnContext, op: Op) -> None:
+def mma_operands(cx: FnContext, op: Op) -> tuple[MmaForm, list[ir.Value], list[ir.Value], list[ir.Value]]:
+    """The form and the A, B, C registers of ``mma`` ``op``, or an ``unsupported`` error."""
     form = MmaForm.of(cx, op)
     why = form.why_not()
     if why is not None:
@@ -253,4 +254,4 @@ def lower_mma(cx: FnContext, op: Op) -> None:
     if (na, nb, nc, len(op.results)) != wanted:
         raise cx.unsupported("mma", f"fragments of {na}, {nb}, {nc} -> {len(op.results)} registers; "
                                     f".{form.shape} needs {wanted[0]}, {wanted[1]}, {wanted[2]} -> {wanted[3]}")
-    cx.define(op, *mma_registers(cx, form, values[:na], values[na:na + nb], values[na + nb:]))
+    return form, values[:na], values[na:na + nb], values[na + nb:]

@@ -6,7 +6,7 @@ in row-major tile order, of the *mma* fragments of its tiles, in the layouts of
 beyond M (M = 8 shapes on 16-row tiles) are left out, and the fragment is padded with unused
 registers to the count PTX declares (nvcc's: e.g. 8 for an m16n16k16 .f16 A fragment, whose data
 fill 4). So ``wmma.load``/``wmma.store`` are per-lane loads/stores with no cross-lane traffic, and
-``wmma.mma`` is one base mma per output tile (``lower_mma.mma_registers``, same accumulation
+``wmma.mma`` is one base mma per output tile (``lower_mma_mfma.mma_dispatch``: same accumulation
 order and bounds), with zeros for the left-out registers. Base shapes: .f16/.bf16/.s8/.u8 k16 ->
 m16n8k16; .tf32 m16n16k8 -> m16n8k8; .f64 m8n8k4 -> m8n8k4. A program may apply elementwise
 operations to fragments (PTX allows nothing else), which holds in any layout.
@@ -24,7 +24,8 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I8, I32, I64, POINTER_BITS
-from ptx2gcn.emit.lower_mma import MmaForm, mma_registers
+from ptx2gcn.emit.lower_mma import MmaForm
+from ptx2gcn.emit.lower_mma_mfma import mma_dispatch
 from ptx2gcn.emit.matrix_gather import lane_constant
 from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout
 from ptx2gcn.ir.core import Op
@@ -190,11 +191,10 @@ def lower_wmma_mma(cx: FnContext, op: Op) -> None:
     counts = [int(op.attrs.get(x, 0) or 0) for x in ("a", "b", "c")]
     values = cx.operands(op)
     a, b, c = values[:counts[0]], values[counts[0]:counts[0] + counts[1]], values[counts[0] + counts[1]:]
-    results: dict[tuple[int, int], list[ir.Value]] = {}
-    for ti in range(-(-m // fd.tile.rows)):
-        for tj in range(n // fd.tile.cols):
-            results[(ti, tj)] = mma_registers(cx, form, _tile_registers(cx, fa, a, ti, 0),
-                                              _tile_registers(cx, fb, b, 0, tj), _tile_registers(cx, fc, c, ti, tj))
+    tiles = [(ti, tj) for ti in range(-(-m // fd.tile.rows)) for tj in range(n // fd.tile.cols)]
+    problems = [(_tile_registers(cx, fa, a, ti, 0), _tile_registers(cx, fb, b, 0, tj),
+                 _tile_registers(cx, fc, c, ti, tj)) for ti, tj in tiles]
+    results = dict(zip(tiles, mma_dispatch(cx, form, problems), strict=True))
     regs = [results[(slot.ti, slot.tj)][slot.reg] for slot in fd.slots]
     padding = [ir.Constant(ir.IntType(fd.tile.reg_bits), 0)] * (len(op.results) - len(regs))
     cx.define(op, *regs, *padding)

@@ -220,11 +220,12 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
     callees stay).
 
     ``options.locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
+    ``options.mma``: ``--mma`` (``ptx2gcn.emit.lower_mma_mfma``).
     """
     options = options or CompileOptions()
     arch, kernels, locations = options.arch, options.kernels, options.locations
     wanted = set(kernels) if kernels is not None else None
-    mc = ModuleContext(ir.Module(name=module.source), arch)
+    mc = ModuleContext(ir.Module(name=module.source), arch, options.mma)
     mc.module.triple = TRIPLE
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None

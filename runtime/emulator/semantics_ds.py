@@ -273,7 +273,8 @@ def swizzle_source_lanes(pattern: int) -> npt.NDArray[np.intp]:
 def _bind_permute(inst: Instruction) -> Handler:
     f = inst.fields
     name = inst.opcode
-    offset, addr, data, dst = _offset(inst), f["addr"], f["data0"], f["vdst"]
+    acc = 256 if f.get("acc", 0) else 0  # data and result in AGPRs (rows 256..); the address is a VGPR
+    offset, addr, data, dst = _offset(inst), f["addr"], f["data0"] + acc, f["vdst"] + acc
     if name == "ds_swizzle_b32":  # the swizzled value is the ``addr`` operand (no data operand)
         source = swizzle_source_lanes(offset)
 

@@ -49,7 +49,7 @@ def test_a_non_integer_level_is_an_invalid_value() -> None:
 
 def _differing(field: dataclasses.Field[object]) -> object:
     """A valid value of ``field`` other than the default."""
-    other = {"arch": "gfx90a", "opt": 1, "kernels": ("k",), "locations": True,
+    other = {"arch": "gfx90a", "opt": 1, "kernels": ("k",), "locations": True, "mma": "exact",
              "passes": ("dce",), "verify_each": True, "print_after": frozenset({"cse"}), "print_locs": True,
              "dump_dir": "/tmp/dump"}
     return other[field.name]

@@ -201,3 +201,17 @@ def test_ds_wrxchg2_returns_both_old_elements(one_instruction: Run, wave: Wave) 
     assert wave.v[4, :2].tolist() == [1, 5] and wave.v[5, :2].tolist() == [3, 7]  # dwords 1,3 and 5,7
     assert lds[[1, 3, 5, 7]].tolist() == [100, 200, 101, 201]
     one_instruction("ds_nop", wave)
+
+
+def test_lane_exchanges_into_agprs(one_instruction: Run, wave: Wave) -> None:
+    """gfx90a+ ``acc`` bit: the result (and a bpermute's data) is an AGPR (row 256 + n); the VGPR of
+    the same number is untouched (LLVM swizzles straight into AGPRs under register pressure)."""
+    wave.v[2] = np.arange(64) + 1000
+    wave.v[256 + 4] = np.arange(64) + 2000
+    wave.v[1] = ((np.arange(64) + 5) % 64) * 4
+    wave.v[5] = 7
+    one_instruction("ds_swizzle_b32 a5, v2 offset:swizzle(SWAP,1)", wave)
+    assert wave.v[256 + 5].tolist() == [1000 + (i ^ 1) for i in range(64)]
+    assert (wave.v[5] == 7).all()
+    one_instruction("ds_bpermute_b32 a6, v1, a4", wave)
+    assert wave.v[256 + 6].tolist() == [2000 + (i + 5) % 64 for i in range(64)]

@@ -60,13 +60,13 @@ def warp_kernel(body: str, outputs: int, shared: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-_cache: dict[str, bytes] = {}
+_cache: dict[tuple[str, str], bytes] = {}
 
 
-def compiled(ptx: str) -> bytes:
-    if ptx not in _cache:
-        _cache[ptx] = compile(ptx).data
-    return _cache[ptx]
+def compiled(ptx: str, mma: str = "auto") -> bytes:
+    if (ptx, mma) not in _cache:
+        _cache[(ptx, mma)] = compile(ptx, mma=mma).data
+    return _cache[(ptx, mma)]
 
 
 def run(ptx: str, block: tuple[int, int, int], inputs: Sequence[npt.ArrayLike], outputs: int,

@@ -16,7 +16,7 @@ import struct
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.launch import LaunchStats, launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 from tests.warp.conftest import SENTINEL, compiled
@@ -51,15 +51,22 @@ def matrix_kernel(body: str, n_in: int, n_out: int, decls: str = "", prologue: s
 
 def run_matrix(ptx: str, threads: int, inputs: npt.ArrayLike, n_out: int,
                block: int | None = None) -> npt.NDArray[np.uint32]:
+    return run_matrix_stats(ptx, threads, inputs, n_out, block)[0]
+
+
+def run_matrix_stats(ptx: str, threads: int, inputs: npt.ArrayLike, n_out: int, block: int | None = None,
+                     mma: str = "auto") -> tuple[npt.NDArray[np.uint32], LaunchStats]:
+    """``run_matrix`` compiled with ``--mma mma``, and the launch's counts."""
     data = np.ascontiguousarray(np.asarray(inputs, dtype=np.int64).astype(np.uint32))
     assert data.shape[0] == threads
-    program = load(compiled(ptx), "matrix.hsaco")
+    program = load(compiled(ptx, mma), "matrix.hsaco")
     memory = DeviceMemory()
     out_addr = memory.alloc(4 * n_out * threads)
     memory.write(out_addr, np.full(n_out * threads, SENTINEL, dtype=np.uint32).tobytes())
     in_addr = memory.alloc(data.nbytes)
     memory.write(in_addr, data.tobytes())
     per_block = block or threads
-    launch(program, "k", grid=(threads // per_block, 1, 1), block=(per_block, 1, 1),
+    stats = launch(program, "k", grid=(threads // per_block, 1, 1), block=(per_block, 1, 1),
            kernarg=struct.pack("<QQ", out_addr, in_addr), memory=memory, step_budget=5_000_000)
-    return np.frombuffer(memory.read(out_addr, 4 * n_out * threads), dtype=np.uint32).reshape(threads, n_out)
+    out = np.frombuffer(memory.read(out_addr, 4 * n_out * threads), dtype=np.uint32).reshape(threads, n_out)
+    return out, stats

@@ -222,15 +222,14 @@ CHAINS = [
 ]
 
 
-@pytest.mark.parametrize("spelling", CHAINS, ids=[s.removeprefix("mma.sync.aligned.") for s in CHAINS])
-def test_chained_mma_within_the_accumulated_bound(spelling: str, rng: np.random.Generator) -> None:
-    """Three mma steps feeding D back as C (a kernel's K loop): the result against the chain model."""
+def chain_kernel(spelling: str, steps: int) -> tuple[str, int]:
+    """A kernel of ``steps`` mma feeding D back as C (inputs: every step's A, then B, then C; the skip
+    word last), and its number of output words."""
     form = mma_form(spelling)
     s, fc = form.shape, form.c_frag
     wa, wb, wc = _words(s.a), _words(s.b), _words(fc)
     decls: list[str] = []
     moves: list[str] = []
-    steps = 3
     a_ops = [_operand(f"ra{i}", s.a, form.atype, i * wa, decls, moves) for i in range(steps)]
     b_ops = [_operand(f"rb{i}", s.b, form.btype, steps * wa + i * wb, decls, moves) for i in range(steps)]
     c_op = _operand("rc", fc, form.ctype, steps * (wa + wb), decls, moves)
@@ -243,7 +242,16 @@ def test_chained_mma_within_the_accumulated_bound(spelling: str, rng: np.random.
     else:
         body += [f"mov.b32 %o{r}, %rd{r};" for r in range(fc.regs)]
     n_in = steps * (wa + wb) + wc + 1
-    ptx = matrix_kernel("\n".join(body), n_in, wc, "\n".join(decls))
+    return matrix_kernel("\n".join(body), n_in, wc, "\n".join(decls)), wc
+
+
+@pytest.mark.parametrize("spelling", CHAINS, ids=[s.removeprefix("mma.sync.aligned.") for s in CHAINS])
+def test_chained_mma_within_the_accumulated_bound(spelling: str, rng: np.random.Generator) -> None:
+    """Three mma steps feeding D back as C (a kernel's K loop): the result against the chain model."""
+    form = mma_form(spelling)
+    s, fc = form.shape, form.c_frag
+    steps = 3
+    ptx, wc = chain_kernel(spelling, steps)
     for small in (True, False):
         mats = [(_matrix(form.atype, (s.a.rows, s.a.cols), small, rng), _matrix(form.btype, (s.b.rows, s.b.cols),
                                                                                  small, rng)) for _ in range(steps)]

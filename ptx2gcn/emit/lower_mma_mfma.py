@@ -1,0 +1,218 @@
+"""``mma`` m16n8k16 ``.f32.f16.f16.f32`` on the matrix cores: the MFMA fast path (``--mma``).
+
+Invariant: the MFMA path only runs where the whole wave (both CUDA warps, all 64 lanes) executes
+the mma together: ``mma_dispatch`` branches on ``ballot(true) == ~0`` (EXEC full, a uniform scalar
+branch) to the MFMA code, else to the exact VALU path (``lower_mma.mma_registers``), so a warp
+alone, a diverged wave or a partial block always gets the exact path. The MFMA code reads and
+writes the PTX fragment layouts (``matrix_layouts``), so both branches define the same registers.
+
+Data movement (all ``ds_bpermute_b32`` over the full wave, legal because EXEC is full): warp w's
+problem is D_w (16x8) = A_w (16x16) B_w (16x8) + C_w. Two ``v_mfma_f32_16x16x16f16`` per wave, MFMA
+w with A = A_w and, shared by both, B = [B_0 | B_1] (16x16) and C = [C_0 | C_1]; MFMA w's columns
+8w..8w+7 are D_w (the other eight are discarded). The MFMA K index 4q+i stands for PTX k
+``(2q, 2q+1, 2q+8, 2q+9)[i]`` (the k's PTX lane t = q holds), so every A/B operand dword is one
+PTX register of one lane; MFMA row 4q+i stands for PTX row ``8*(i>=2) + 2q + (i&1)`` (rho), so
+C/D move with two candidate registers per dword. Per mma pair: 2 MFMA, 26 ds_bpermute.
+
+Numerics: CDNA3 MFMA products and sums in f32 (not the exact path's FMA chain): bit exact on
+small integers, inside the reference model's ``(K+2) * 2^-23`` bound otherwise; a NaN D element
+becomes NVIDIA's canonical NaN, as on the exact path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ptx2gcn.emit.context import FnContext
+from ptx2gcn.emit.half_wave import ballot64, lane64
+from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
+from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
+from ptx2gcn.ir.core import Op
+
+MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
+
+_V2I32 = ir.VectorType(I32, 2)
+_V4HALF = ir.VectorType(HALF, 4)
+_V4FLOAT = ir.VectorType(FLOAT, 4)
+_MFMA = "llvm.amdgcn.mfma.f32.16x16x16f16"
+
+Lowering = Callable[[FnContext, MmaForm, list[ir.Value], list[ir.Value], list[ir.Value]], list[ir.Value]]
+
+
+def mfma_form(form: MmaForm) -> bool:
+    """Whether ``form`` has an MFMA lowering."""
+    return (form.shape, form.atype, form.btype, form.ctype, form.dtype, form.alayout, form.blayout) == \
+        ("m16n8k16", "f16", "f16", "f32", "f32", "row", "col")
+
+
+def _bpermute(cx: FnContext, value: ir.Value, src_lane: ir.Value) -> ir.Value:
+    """``value`` of wave lane ``src_lane`` (0..63), every lane active."""
+    address = cx.builder.shl(src_lane, cx.i32(2))
+    return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, cx.coerce(value, I32)], ["convergent"])
+
+
+def _pick(cx: FnContext, regs: list[ir.Value], src_lane: ir.Value, first: int, second: int,
+          take_second: ir.Value) -> ir.Value:
+    """``regs[second if take_second else first]`` of lane ``src_lane``."""
+    one = _bpermute(cx, regs[first], src_lane)
+    two = _bpermute(cx, regs[second], src_lane)
+    return cx.builder.select(take_second, two, one)
+
+
+class _Lanes:
+    """Per-lane indices of the wave lane, as i32 (c = lane & 15, q = lane >> 4)."""
+
+    def __init__(self, cx: FnContext) -> None:
+        bld = cx.builder
+        self.cx = cx
+        lane = lane64(cx)
+        self.c = bld.and_(lane, cx.i32(15))
+        self.q = bld.lshr(lane, cx.i32(4))
+        self.upper_col = bld.icmp_unsigned(">=", self.c, cx.i32(8))
+        self.warp = bld.lshr(lane, cx.i32(5))
+        self.g = bld.lshr(bld.and_(lane, cx.i32(31)), cx.i32(2))
+        self.t = bld.and_(lane, cx.i32(3))
+
+    def const(self, *terms: tuple[ir.Value, int]) -> ir.Value:
+        total: ir.Value = self.cx.i32(0)
+        for value, scale in terms:
+            total = self.cx.builder.add(total, self.cx.builder.mul(value, self.cx.i32(scale)))
+        return total
+
+    def bit(self, value: ir.Value, mask: int) -> ir.Value:
+        bld = self.cx.builder
+        return bld.icmp_unsigned("!=", bld.and_(value, self.cx.i32(mask)), self.cx.i32(0))
+
+
+def _vector(cx: FnContext, parts: list[ir.Value], vtype: ir.VectorType) -> ir.Value:
+    bld = cx.builder
+    vec: ir.Value = ir.Constant(vtype, None)
+    for i, part in enumerate(parts):
+        vec = bld.insert_element(vec, part, cx.i32(i))
+    return vec
+
+
+def _a_operand(cx: FnContext, lanes: _Lanes, a: list[ir.Value], warp: int) -> ir.Value:
+    """MFMA A of warp ``warp``: lane (r = c, q) holds A[rho(r)][k of PTX lane t = q]."""
+    bld = cx.builder
+    r = lanes.c
+    # rho(r) = 8 * (r & 2 != 0) + 2 * (r >> 2) + (r & 1): its g = rho & 7, its half = r & 2
+    g = bld.add(bld.mul(bld.lshr(r, cx.i32(2)), cx.i32(2)), bld.and_(r, cx.i32(1)))
+    src = bld.add(lanes.const((g, 4), (lanes.q, 1)), cx.i32(32 * warp))
+    lower = lanes.bit(r, 2)
+    words = [_pick(cx, a, src, 0, 1, lower), _pick(cx, a, src, 2, 3, lower)]
+    return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
+
+
+def _b_operand(cx: FnContext, lanes: _Lanes, b: list[ir.Value]) -> ir.Value:
+    """MFMA B = [B_0 | B_1]: lane (c, q) holds B_{c>=8}[k of t = q][c & 7]."""
+    bld = cx.builder
+    src = lanes.const((bld.zext(lanes.upper_col, I32), 32), (bld.and_(lanes.c, cx.i32(7)), 4), (lanes.q, 1))
+    words = [_bpermute(cx, b[0], src), _bpermute(cx, b[1], src)]
+    return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
+
+
+def _c_operand(cx: FnContext, lanes: _Lanes, c: list[ir.Value]) -> ir.Value:
+    """MFMA C = [C_0 | C_1]: lane (c, q) element i holds C_{c>=8}[rho(4q+i)][c & 7]."""
+    bld = cx.builder
+    odd = lanes.bit(lanes.c, 1)
+    base = lanes.const((bld.zext(lanes.upper_col, I32), 32), (bld.lshr(bld.and_(lanes.c, cx.i32(7)), cx.i32(1)), 1))
+    elements = []
+    for i in range(4):
+        src = bld.add(base, lanes.const((lanes.q, 8)))
+        if i & 1:
+            src = bld.add(src, cx.i32(4))
+        first = 2 * (i >= 2)
+        elements.append(bld.bitcast(_pick(cx, c, src, first, first + 1, odd), FLOAT))
+    return _vector(cx, elements, _V4FLOAT)
+
+
+def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value) -> list[ir.Value]:
+    """PTX D of each warp from the merged MFMA result (lane (c, q) element i = D_{c>=8}[rho(4q+i)][c & 7]).
+
+    PTX lane (w, g, t) register j holds D_w[g + 8 (j >= 2)][2t + (j & 1)]: MFMA lane
+    16 (g >> 1) + 8w + 2t + (j & 1), element 2 (j >= 2) + (g & 1)."""
+    bld = cx.builder
+    words = [bld.bitcast(bld.extract_element(d, cx.i32(i)), I32) for i in range(4)]
+    odd_row = lanes.bit(lanes.g, 1)
+    base = lanes.const((bld.lshr(lanes.g, cx.i32(1)), 16), (lanes.warp, 8), (lanes.t, 2))
+    out = []
+    for j in range(4):
+        src = bld.add(base, cx.i32(j & 1))
+        first = 2 * (j >= 2)
+        value = bld.bitcast(_pick(cx, words, src, first, first + 1, odd_row), FLOAT)
+        is_nan = bld.fcmp_unordered("uno", value, value)
+        out.append(bld.select(is_nan, cx.i32(0x7FFFFFFF), bld.bitcast(value, I32)))
+    return out
+
+
+def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
+                   ) -> list[ir.Value]:
+    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring)."""
+    bld = cx.builder
+    lanes = _Lanes(cx)
+    b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
+    zero = cx.i32(0)
+    d = [cx.call(_MFMA, _V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
+         for w in (0, 1)]
+    merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
+    return _d_registers(cx, lanes, merged)
+
+
+def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
+    return _vector(cx, [flag] * 4, ir.VectorType(I1, 4))
+
+
+def use_mfma(cx: FnContext, form: MmaForm) -> bool:
+    """Whether this mma gets the MFMA path (with its exact fallback) under the module's ``--mma``."""
+    mode = cx.mod.mma
+    if mode == "exact" or not mfma_form(form):
+        return False
+    if cx.mod.arch not in MFMA_ARCHS:
+        if mode == "mfma":
+            raise cx.unsupported("mma", f"--mma mfma: {cx.mod.arch} has no matrix cores (MFMA: "
+                                        f"{', '.join(sorted(MFMA_ARCHS))})")
+        return False
+    return True
+
+
+Problem = tuple[list[ir.Value], list[ir.Value], list[ir.Value]]
+"""A, B and C registers of one mma."""
+
+
+def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[list[ir.Value]]:
+    """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
+    (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
+    operand moves)."""
+    if not use_mfma(cx, form):
+        return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
+    bld = cx.builder
+    whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
+    fast = cx.llfn.append_basic_block("mma.mfma")
+    slow = cx.llfn.append_basic_block("mma.exact")
+    join = cx.llfn.append_basic_block("mma.join")
+    bld.cbranch(whole, fast, slow)
+    ends: list[tuple[ir.Block, list[list[ir.Value]]]] = []
+    for block, lowering in ((fast, mfma_registers), (slow, mma_registers)):
+        bld.position_at_end(block)
+        regs = [[cx.coerce(v, I32) for v in lowering(cx, form, a, b, c)] for a, b, c in problems]
+        ends.append((bld.block, regs))
+        bld.branch(join)
+    bld.position_at_end(join)
+    results: list[list[ir.Value]] = []
+    for p, first in enumerate(ends[0][1]):
+        results.append([])
+        for index in range(len(first)):
+            phi = bld.phi(I32)
+            for block, regs in ends:
+                phi.add_incoming(regs[p][index], block)
+            results[p].append(phi)
+    return results
+
+
+def lower_mma(cx: FnContext, op: Op) -> None:
+    """``mma`` (not wmma): checked operands (``lower_mma.mma_operands``), then ``mma_dispatch``."""
+    form, a, b, c = mma_operands(cx, op)
+    cx.define(op, *mma_dispatch(cx, form, [(a, b, c)])[0])
