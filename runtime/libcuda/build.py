@@ -1,0 +1,97 @@
+"""Where ``libcuda.so.1`` comes from: a copy built with the wheel, else one built once into the cache.
+
+``shim_library()`` returns a folder holding ``libcuda.so.1`` and ``libcuda.so``:
+
+1. ``ptx2gcn/runtime/libcuda/lib/`` inside the installed package, when the wheel build put a
+   compiled shim there (``build_into``; the wheel is then platform-specific);
+2. else ``<cache dir>/libcuda/<key>/`` (``PTX2GCN_CACHE_DIR``, default ``~/.cache/ptx2gcn``), compiled
+   there on first use with the C compiler ``$CC`` (default ``cc``). ``key`` hashes the C text, so a
+   changed table or libpython path builds a new copy and never reuses a stale one.
+
+Invariant: a failure is a ``Ptx2GcnError`` that says what is missing (no compiler, a compile error
+with the compiler's output); a folder is returned only when both names are in it and the library
+was completely written (built under a temporary name, then renamed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.runtime.cache.jit_cache import default_cache_dir
+from ptx2gcn.runtime.libcuda.csource import c_source
+
+SONAME = "libcuda.so.1"
+PACKAGED = Path(__file__).resolve().parent / "lib"
+
+
+def libpython_path() -> str:
+    """The shared libpython of this interpreter ('' when it is statically linked)."""
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    name = sysconfig.get_config_var("LDLIBRARY") or ""
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED") or not name.endswith(".so") and ".so." not in name:
+        return ""
+    return str(Path(libdir) / name)
+
+
+def _compiler(environ: Mapping[str, str]) -> str:
+    name = environ.get("CC") or "cc"
+    found = shutil.which(name.split()[0])
+    if not found:
+        raise Ptx2GcnError.at(
+            None,
+            f"unsupported: libcuda shim: no C compiler ({name!r} not found) and no prebuilt "
+            f"{SONAME} in {PACKAGED}; install a C compiler or a ptx2gcn wheel built with one",
+        )
+    return found
+
+
+def build_into(folder: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Compile the shim into ``folder`` (``libcuda.so.1`` plus a ``libcuda.so`` link); returns ``folder``."""
+    env = os.environ if environ is None else environ
+    folder.mkdir(parents=True, exist_ok=True)
+    source = c_source(libpython_path())
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:
+        c_file = Path(scratch) / "libcuda_shim.c"
+        c_file.write_text(source)
+        out = Path(scratch) / SONAME
+        command = [
+            _compiler(env), "-O1", "-shared", "-fPIC", "-fvisibility=hidden", f"-Wl,-soname,{SONAME}",
+            "-o", str(out), str(c_file), "-ldl", "-lpthread",
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise Ptx2GcnError.at(
+                None, f"libcuda shim: {' '.join(command)} failed:\n{done.stderr.strip()}"
+            )
+        os.replace(out, folder / SONAME)
+    link = folder / "libcuda.so"
+    if not link.is_symlink():
+        with contextlib.suppress(FileExistsError):  # another process made it at the same moment
+            link.symlink_to(SONAME)
+    return folder
+
+
+def _complete(folder: Path) -> bool:
+    return (folder / SONAME).is_file() and (folder / "libcuda.so").exists()
+
+
+def shim_library(environ: Mapping[str, str] | None = None) -> Path:
+    """A folder with a ready ``libcuda.so.1``/``libcuda.so`` (see the module docstring)."""
+    env = os.environ if environ is None else environ
+    if _complete(PACKAGED):
+        return PACKAGED
+    key = hashlib.sha256(c_source(libpython_path()).encode()).hexdigest()[:16]
+    root = Path(env["PTX2GCN_CACHE_DIR"]) if env.get("PTX2GCN_CACHE_DIR") else default_cache_dir(env)
+    folder = root / "libcuda" / key
+    if _complete(folder):
+        return folder
+    return build_into(folder, env)
