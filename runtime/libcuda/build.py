@@ -69,9 +69,7 @@ def build_into(folder: Path, environ: Mapping[str, str] | None = None) -> Path:
         ]  # fmt: skip
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise Ptx2GcnError.at(
-                None, f"libcuda shim: {' '.join(command)} failed:\n{done.stderr.strip()}"
-            )
+            raise Ptx2GcnError.at(None, f"libcuda shim: {' '.join(command)} failed:\n{done.stderr.strip()}")
         os.replace(out, folder / SONAME)
     link = folder / "libcuda.so"
     if not link.is_symlink():
