@@ -31,10 +31,13 @@ context, released (``ptx2gcn.runtime.backends.messages``).
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import SupportsInt, cast
+
+import numpy as np
 
 from ptx2gcn.runtime.backends.messages import launch_with_messages
 from ptx2gcn.runtime.backends.protocol import DeviceProperties, Dim3, KernelInfo
@@ -52,6 +55,9 @@ from ptx2gcn.runtime.driver.types import CUfunction, CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
+HSA_GRID_LIMIT = 2**32 - 1
+"""Work-items per dimension of one AMD dispatch: the AQL packet's ``grid_size_*`` fields are 32 bits
+(CUDA's own limit, gridDimX up to 2**31-1 blocks of up to 1024 threads, is larger)."""
 #: Launch failures after which CUDA declares the context unusable.
 STICKY = frozenset(
     {
@@ -281,8 +287,19 @@ def extra_buffer(extra: object, info: KernelInfo) -> bytes:
 
 
 # -- launch -----------------------------------------------------------------------------------------
+def _dimension(value: object, what: str) -> int:
+    """A launch dimension as cuda-python takes it: an integer, or a float converted as C converts it
+    to ``unsigned int`` (truncated toward zero; ``2.0`` is 2), which cuda-python's Cython accepts."""
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if not math.isfinite(number):
+            raise invalid(f"{what} = {number} is not a finite number")
+        value = math.trunc(number)
+    return integer(value, what, 32)
+
+
 def _shape(values: Sequence[object], limits: tuple[int, int, int], what: str) -> tuple[int, int, int]:
-    dims = [integer(v, f"{what}Dim{axis}", 32) for v, axis in zip(values, "XYZ")]
+    dims = [_dimension(v, f"{what}Dim{axis}") for v, axis in zip(values, "XYZ")]
     for axis, (value, limit) in enumerate(zip(dims, limits)):
         if not 1 <= value <= limit:
             raise invalid(f"{what}Dim{'XYZ'[axis]} = {value} is outside 1..{limit}")
@@ -300,13 +317,19 @@ def _launch_shape(info: KernelInfo, limits: DeviceProperties, values: Sequence[o
     """Grid, block and dynamic shared memory from the 7 launch arguments, within the device's limits."""
     grid = _shape(values[0:3], limits.max_grid, "grid")
     block = _shape(values[3:6], limits.max_block, "block")
+    for axis in range(3):
+        if grid[axis] * block[axis] > HSA_GRID_LIMIT:
+            raise invalid(
+                f"gridDim{'XYZ'[axis]} x blockDim{'XYZ'[axis]} = {grid[axis]} x {block[axis]} threads; an AMD "
+                f"dispatch holds at most {HSA_GRID_LIMIT} work-items per dimension (a 32-bit grid size)"
+            )
     threads = block[0] * block[1] * block[2]
     allowed = min(limits.max_threads_per_block, info.max_threads_per_block)
     if threads > allowed:
         raise invalid(
             f"block {block[0]}x{block[1]}x{block[2]} has {threads} threads; kernel {info.name!r} allows {allowed}"
         )
-    shared = integer(values[6], "sharedMemBytes", 32)
+    shared = _dimension(values[6], "sharedMemBytes")
     if shared + info.shared_bytes > limits.shared_memory_per_block:
         raise invalid(
             f"sharedMemBytes = {shared} plus the kernel's {info.shared_bytes} static bytes exceed "

@@ -60,7 +60,11 @@ def test_attributes(driver: None) -> None:
         A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8,
         A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
         A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 0,
-        A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 0,
+        # MI300X hardware values (AMD's data sheet; ROCm reports the same through hipDeviceProp_t):
+        A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
+        A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: 8192,  # 8 HBM3 stacks x 1024 bits
+        A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: 4 * 1024 * 1024,  # per XCD
+        A.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1,
     }
     for attribute, value in expected.items():
         assert ok(cuda.cuDeviceGetAttribute(attribute, device)) == value, attribute.name
