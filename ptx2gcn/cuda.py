@@ -84,6 +84,8 @@ cuCtxSetLimit = _entry(_limits.ctx_set_limit, 0)
 cuCtxGetLimit = _entry(_limits.ctx_get_limit, 1)
 cuDevicePrimaryCtxRetain = _entry(_device.device_primary_ctx_retain, 1)
 cuDevicePrimaryCtxRelease = _entry(_device.device_primary_ctx_release, 0)
+cuDevicePrimaryCtxReset = _entry(_device.device_primary_ctx_reset, 0)
+cuDevicePrimaryCtxGetState = _entry(_device.device_primary_ctx_get_state, 2)
 
 # -- modules and functions --------------------------------------------------------------------------
 cuModuleLoad = _entry(_module.module_load, 1)
@@ -158,6 +160,8 @@ __all__ = [
     "cuDeviceGetCount",
     "cuDeviceGetName",
     "cuDevicePrimaryCtxRelease",
+    "cuDevicePrimaryCtxGetState",
+    "cuDevicePrimaryCtxReset",
     "cuDevicePrimaryCtxRetain",
     "cuDeviceTotalMem",
     "cuDriverGetVersion",

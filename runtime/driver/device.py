@@ -180,8 +180,12 @@ def _close(context: Context) -> None:
     state = driver()
     with state.lock:
         state.forget_context(context)
+    _shut(context.backend)
+
+
+def _shut(backend: Backend) -> None:
     try:
-        context.backend.close()
+        backend.close()
     except BackendError as error:
         raise from_backend(error.kind, plain(error)) from None
 
@@ -214,6 +218,35 @@ def device_primary_ctx_release(dev: object) -> None:
     context.retains -= 1
     if context.retains == 0:
         _close(context)
+
+
+def device_primary_ctx_reset(dev: object) -> None:
+    """CUDA's way to clear a sticky fault from a primary context: its allocations, modules, streams
+    and events are destroyed and its device state starts afresh; the handle and the retain count stay
+    (CUDA: "resetting the primary context does not release it"). A primary context not retained now
+    is nothing to reset: success."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    with state.lock:
+        existing = state.primary.get(ordinal)
+        old = state.contexts.get(existing) if existing is not None else None
+        if old is None:
+            return
+        state.forget_contents(old)
+    fresh = Context(old.handle, ordinal, old.flags, _open(ordinal))
+    fresh.retains = old.retains
+    with state.lock:
+        state.contexts[old.handle] = fresh
+    _shut(old.backend)
+
+
+def device_primary_ctx_get_state(dev: object) -> tuple[int, int]:
+    """(flags, active): a primary context is active while it is retained."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    existing = state.primary.get(ordinal)
+    context = state.contexts.get(existing) if existing is not None else None
+    return (context.flags if context is not None else 0, int(context is not None))
 
 
 def ctx_push_current(ctx: object) -> None:

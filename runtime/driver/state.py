@@ -192,12 +192,7 @@ class Driver:
                 CUresult.CUDA_ERROR_INVALID_CONTEXT,
                 "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)",
             )
-        if context.fault is not None:
-            raise CudaError(
-                context.fault.result,
-                f"an earlier kernel fault ruined this context (destroy it): {context.fault.message}",
-            )
-        return context
+        return usable(context)
 
     def push(self, context: Context) -> None:
         self._stack().append(context.handle)
@@ -243,18 +238,33 @@ class Driver:
         self.modules.pop(record.handle, None)
         record.context.modules.discard(record.handle)
 
-    def forget_context(self, context: Context) -> None:
+    def forget_contents(self, context: Context) -> None:
+        """Drop the modules, streams and events of ``context`` from the handle tables."""
         for handle in list(context.modules):
             self.forget_module(self.modules[handle])
         for handle in context.streams:
             self.streams.pop(handle, None)
         for handle in context.events:
             self.events.pop(handle, None)
+
+    def forget_context(self, context: Context) -> None:
+        self.forget_contents(context)
         self.contexts.pop(context.handle, None)
         if self.primary.get(context.device) == context.handle:
             del self.primary[context.device]
         stack = self._stack()
         stack[:] = [h for h in stack if h != context.handle]
+
+
+def usable(context: Context) -> Context:
+    """``context``, unless a sticky kernel fault ruined it: then that fault's ``CudaError``."""
+    if context.fault is not None:
+        raise CudaError(
+            context.fault.result,
+            f"an earlier kernel fault ruined this context (destroy it, or reset a primary context): "
+            f"{context.fault.message}",
+        )
+    return context
 
 
 def _found(

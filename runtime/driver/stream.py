@@ -18,7 +18,7 @@ from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUevent_flags, CUresult, CUstream_flags
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.memory import backend_call
-from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver
+from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver, usable
 from ptx2gcn.runtime.driver.types import CUevent, CUstream
 
 _STREAM_FLAGS = CUstream_flags.CU_STREAM_NON_BLOCKING
@@ -94,7 +94,7 @@ def event_record(hEvent: object, hStream: object) -> None:
     stream = state.stream(handle(hStream, CUstream, "hStream"))
     if stream is not None and stream.context is not event.context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hEvent and hStream belong to different contexts")
-    backend_call(event.context.backend.synchronize)
+    backend_call(usable(event.context).backend.synchronize)
     event.time = time.perf_counter()
 
 
@@ -102,14 +102,14 @@ def event_synchronize(hEvent: object) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
-    backend_call(event.context.backend.synchronize)
+    backend_call(usable(event.context).backend.synchronize)
 
 
 def event_query(hEvent: object) -> None:
     """Recorded work is always complete: CUDA_SUCCESS for any valid event."""
     state = driver()
     state.initialised()
-    state.event(handle(hEvent, CUevent, "hEvent"))
+    usable(state.event(handle(hEvent, CUevent, "hEvent")).context)
 
 
 def event_elapsed_time(hStart: object, hEnd: object) -> float:
@@ -117,6 +117,7 @@ def event_elapsed_time(hStart: object, hEnd: object) -> float:
     state.initialised()
     start = state.event(handle(hStart, CUevent, "hStart"))
     end = state.event(handle(hEnd, CUevent, "hEnd"))
+    usable(start.context)
     for name, event in (("hStart", start), ("hEnd", end)):
         if event.flags & CUevent_flags.CU_EVENT_DISABLE_TIMING:
             raise CudaError(

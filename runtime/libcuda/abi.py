@@ -67,6 +67,8 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuDeviceTotalMem_v2", "ptr bytes, i32 dev", 3020),
     _export("cuDevicePrimaryCtxRetain", "ptr pctx, i32 dev", 7000),
     _export("cuDevicePrimaryCtxRelease_v2", "i32 dev", 11000),
+    _export("cuDevicePrimaryCtxReset_v2", "i32 dev", 11000),
+    _export("cuDevicePrimaryCtxGetState", "i32 dev, ptr flags, ptr active", 7000),
     # contexts
     _export("cuCtxCreate_v2", "ptr pctx, u32 flags, i32 dev", 3020),
     _export("cuCtxCreate_v4", "ptr pctx, ptr ctxCreateParams, u32 flags, i32 dev", 12050),

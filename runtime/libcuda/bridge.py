@@ -35,7 +35,7 @@ from ptx2gcn.runtime.driver.errors import entry, last_error_message
 from ptx2gcn.runtime.libcuda.abi import EXPORTS
 
 Handler = Callable[..., int]
-_U64, _I32, _F32 = ctypes.c_uint64, ctypes.c_int32, ctypes.c_float
+_U64, _U32, _I32, _F32 = ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int32, ctypes.c_float
 
 
 def _fail_null(what: str) -> None:
@@ -151,6 +151,10 @@ HANDLERS: dict[str, Handler] = {
     "cuDeviceTotalMem_v2": lambda out, dev: _run(_device.device_total_mem, [(out, _U64)], dev),
     "cuDevicePrimaryCtxRetain": lambda out, dev: _run(_device.device_primary_ctx_retain, [(out, _U64)], dev),
     "cuDevicePrimaryCtxRelease_v2": lambda dev: _run(_device.device_primary_ctx_release, [], dev),
+    "cuDevicePrimaryCtxReset_v2": lambda dev: _run(_device.device_primary_ctx_reset, [], dev),
+    "cuDevicePrimaryCtxGetState": lambda dev, flags, active: _run(
+        _device.device_primary_ctx_get_state, [(flags, _U32), (active, _I32)], dev
+    ),
     "cuCtxCreate_v2": lambda out, flags, dev: _run(_device.ctx_create, [(out, _U64)], flags, dev),
     "cuCtxCreate_v4": lambda out, params, flags, dev: _run(
         _device.ctx_create, [(out, _U64)], params or None, flags, dev

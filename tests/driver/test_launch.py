@@ -381,3 +381,35 @@ def test_static_global_written_by_a_kernel(module: cuda.CUmodule) -> None:
     done = ctypes.c_bool()
     ok(cuda.cuMemcpyDtoH(done, pointer, size))
     assert done.value is True
+
+
+def test_sticky_fault_in_primary_context_cleared_by_reset(driver: None) -> None:
+    # CUDA: a kernel fault sticks to the context (every call needing it, events included, returns
+    # it); cuDevicePrimaryCtxReset clears it, keeping the handle and the retain count.
+    from tests.driver.conftest import KERNELS_PTX
+
+    ok(cuda.cuInit(0))
+    primary = ok(cuda.cuDevicePrimaryCtxRetain(0))
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 1)
+    ok(cuda.cuCtxSetCurrent(primary))
+    poke = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"poke"))
+    p = ok(cuda.cuMemAlloc(64))
+    event = ok(cuda.cuEventCreate(0))
+    fails(cuda.cuMemAlloc(1 << 62), R.CUDA_ERROR_OUT_OF_MEMORY)  # not sticky: the next call works
+    ok(cuda.cuMemsetD32(p, 0, 16))
+    args = ((p, 1 << 20), (None, ctypes.c_longlong))
+    fails(cuda.cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, 0, args, 0), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    fails(cuda.cuEventRecord(event, 0), R.CUDA_ERROR_ILLEGAL_ADDRESS, "ruined")
+    fails(cuda.cuEventSynchronize(event), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    fails(cuda.cuEventQuery(event), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    fails(cuda.cuMemAlloc(4), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    ok(cuda.cuDevicePrimaryCtxReset(0))
+    assert ok(cuda.cuCtxGetCurrent()) == primary  # same handle, still current, still retained
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 1)
+    fails(cuda.cuEventQuery(event), R.CUDA_ERROR_INVALID_HANDLE)  # the reset destroyed it
+    q = ok(cuda.cuMemAlloc(64))
+    fresh = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"poke"))
+    ok(cuda.cuLaunchKernel(fresh, 1, 1, 1, 1, 1, 1, 0, 0, ((q, 3), (None, ctypes.c_longlong)), 0))
+    ok(cuda.cuDevicePrimaryCtxRelease(0))
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 0)
+    ok(cuda.cuDevicePrimaryCtxReset(0))  # nothing retained: nothing to reset
