@@ -20,7 +20,11 @@ import shlex
 import sys
 from typing import Any
 
-from ptx2gcn.commands.run import BACKEND_NAMES
+from ptx2gcn.diagnostics import Ptx2GcnError
+
+BACKEND_NAMES = ("emulator", "hip")
+"""Not ``cuda``: that backend reaches NVIDIA's driver through cuda-python, which would load this very
+``libcuda.so.1`` again."""
 
 _DESCRIPTION = (
     "Run COMMAND with ptx2gcn as its CUDA driver: a libcuda.so.1 whose driver API runs PTX on the "
@@ -45,6 +49,13 @@ def driver_environment(backend: str | None, environ: dict[str, str]) -> dict[str
     """The variables ``exec`` sets (building the shim on first use; may raise ``Ptx2GcnError``)."""
     from ptx2gcn.runtime.libcuda.build import libpython_path, shim_library
 
+    chosen = backend or environ.get("PTX2GCN_BACKEND", "")
+    if chosen == "cuda":
+        raise Ptx2GcnError.at(
+            None,
+            "unsupported: exec: PTX2GCN_BACKEND=cuda (cuda-python would load ptx2gcn's own libcuda.so.1 "
+            "again); use emulator or hip",
+        )
     folder = str(shim_library(environ))
     previous = environ.get("LD_LIBRARY_PATH", "")
     settings = {

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -237,7 +238,12 @@ _KEEP: list[object] = []
 
 
 def install(table: int) -> None:
-    """Write a callback for every export into the shim's slot table at address ``table``."""
+    """Write a callback for every export into the shim's slot table at address ``table``.
+
+    Refuses ``PTX2GCN_BACKEND=cuda``: that backend goes through cuda-python to ``libcuda.so.1``,
+    which in this process is the shim itself."""
+    if os.environ.get("PTX2GCN_BACKEND", "").strip().lower() == "cuda":
+        raise RuntimeError("PTX2GCN_BACKEND=cuda cannot run behind ptx2gcn's libcuda.so.1; use emulator or hip")
     slots = (ctypes.c_void_p * len(EXPORTS)).from_address(table)
     for index, export in enumerate(EXPORTS):
         prototype = ctypes.CFUNCTYPE(ctypes.c_int, *export.ctypes_signature())
