@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import launch as _launch
+from ptx2gcn.runtime.driver import library as _library
 from ptx2gcn.runtime.driver import limits as _limits
 from ptx2gcn.runtime.driver import memory as _memory
 from ptx2gcn.runtime.driver import module as _module
@@ -46,6 +47,8 @@ from ptx2gcn.runtime.driver.types import (
     CUdeviceptr,
     CUevent,
     CUfunction,
+    CUkernel,
+    CUlibrary,
     CUmodule,
     CUstream,
 )
@@ -97,6 +100,18 @@ cuModuleGetFunction = _entry(_module.module_get_function, 1)
 cuModuleGetGlobal = _entry(_module.module_get_global, 2)
 cuFuncGetAttribute = _entry(_module.func_get_attribute, 1)
 
+# -- libraries and kernels (context-independent code) ------------------------------------------------
+cuLibraryLoadData = _entry(_library.library_load_data, 1)
+cuLibraryLoadFromFile = _entry(_library.library_load_from_file, 1)
+cuLibraryUnload = _entry(_library.library_unload, 0)
+cuLibraryGetKernel = _entry(_library.library_get_kernel, 1)
+cuLibraryGetKernelCount = _entry(_library.library_get_kernel_count, 1)
+cuLibraryGetModule = _entry(_library.library_get_module, 1)
+cuLibraryGetGlobal = _entry(_library.library_get_global, 2)
+cuKernelGetFunction = _entry(_library.kernel_get_function, 1)
+cuKernelGetLibrary = _entry(_library.kernel_get_library, 1)
+cuKernelGetAttribute = _entry(_library.kernel_get_attribute, 1)
+
 # -- memory ---------------------------------------------------------------------------------------
 cuMemAlloc = _entry(_memory.mem_alloc, 1)
 cuMemFree = _entry(_memory.mem_free, 0)
@@ -115,6 +130,7 @@ cuMemGetInfo = _entry(_memory.mem_get_info, 2)
 
 # -- execution, streams, events ---------------------------------------------------------------------
 cuLaunchKernel = _entry(_launch.launch_kernel, 0)
+cuLaunchKernelEx = _entry(_launch.launch_kernel_ex, 0)
 cuStreamCreate = _entry(_stream.stream_create, 1)
 cuStreamSynchronize = _entry(_stream.stream_synchronize, 0)
 cuStreamQuery = _entry(_stream.stream_query, 0)
@@ -202,4 +218,17 @@ __all__ = [
     "cuStreamQuery",
     "cuStreamSynchronize",
     "ptx2gcnGetLastErrorMessage",
+    "cuLibraryLoadData",
+    "cuLibraryLoadFromFile",
+    "cuLibraryUnload",
+    "cuLibraryGetKernel",
+    "cuLibraryGetKernelCount",
+    "cuLibraryGetModule",
+    "cuLibraryGetGlobal",
+    "cuKernelGetFunction",
+    "cuKernelGetLibrary",
+    "cuKernelGetAttribute",
+    "cuLaunchKernelEx",
+    "CUkernel",
+    "CUlibrary",
 ]

@@ -49,9 +49,10 @@ from ptx2gcn.runtime.driver.enums import (
     CUresult,
 )
 from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.library import function_record
 from ptx2gcn.runtime.driver.memory import backend_call
 from ptx2gcn.runtime.driver.state import driver
-from ptx2gcn.runtime.driver.types import CUfunction, CUstream, HandleBase
+from ptx2gcn.runtime.driver.types import CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
@@ -369,7 +370,7 @@ def launch_kernel(
 ) -> None:
     state = driver()
     context = state.require_current()
-    function = state.function(handle(f, CUfunction, "f"))
+    function = function_record(f)
     if function.module.context is not context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "f belongs to a module of another context")
     stream = state.stream(handle(hStream, CUstream, "hStream"))
@@ -391,3 +392,58 @@ def launch_kernel(
         if error.result in STICKY:
             context.fault = error
         raise
+
+
+# -- cuLaunchKernelEx ---------------------------------------------------------------------------------
+_IGNORED_ATTRIBUTES = {
+    0: "IGNORE",
+    1: "ACCESS_POLICY_WINDOW",  # an L2 persistence hint
+    3: "SYNCHRONIZATION_POLICY",  # how the host waits; launches here are synchronous
+    5: "CLUSTER_SCHEDULING_POLICY_PREFERENCE",
+    6: "PROGRAMMATIC_STREAM_SERIALIZATION",  # overlap permission; serial execution honours it
+    7: "PROGRAMMATIC_EVENT",
+    8: "PRIORITY",
+    9: "MEM_SYNC_DOMAIN_MAP",
+    10: "MEM_SYNC_DOMAIN",
+    14: "PREFERRED_SHARED_MEMORY_CARVEOUT",
+}
+"""``CUlaunchAttributeID`` values that are hints or orderings a synchronous launch already satisfies."""
+_COOPERATIVE, _CLUSTER_DIMENSION, _PREFERRED_CLUSTER_DIMENSION = 2, 4, 11
+
+
+def _check_attribute(attribute: object) -> None:
+    identifier = integer(getattr(attribute, "id", None), "attrs[].id", 32, signed=True)
+    value = getattr(attribute, "value", None)
+    if identifier in _IGNORED_ATTRIBUTES:
+        return
+    if identifier == _COOPERATIVE:
+        if integer(getattr(value, "cooperative", 0), "attrs[].value.cooperative", 32, signed=True):
+            raise CudaError(
+                CUresult.CUDA_ERROR_NOT_SUPPORTED, "cooperative launches (grid-wide sync) are not supported yet"
+            )
+        return
+    if identifier in (_CLUSTER_DIMENSION, _PREFERRED_CLUSTER_DIMENSION):
+        dims = getattr(value, "clusterDim", None)
+        shape = tuple(integer(getattr(dims, axis, 0), f"clusterDim.{axis}", 32) for axis in "xyz")
+        if shape not in ((1, 1, 1), (0, 0, 0)):
+            raise CudaError(
+                CUresult.CUDA_ERROR_NOT_SUPPORTED, f"thread-block clusters ({shape}) are not supported by launches"
+            )
+        return
+    raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"launch attribute {identifier} is not supported")
+
+
+def launch_kernel_ex(config: object, f: object, kernelParams: object, extra: object) -> None:
+    """``cuLaunchKernelEx``: ``config`` has ``CUlaunchConfig``'s fields (cuda-python's object, or the C
+    struct as ctypes reads it); its attributes are checked, then it is an ordinary launch."""
+    if config is None:
+        raise invalid("config is NULL")
+    fields = ("gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes")
+    dims = [getattr(config, field, None) for field in fields]
+    count = integer(getattr(config, "numAttrs", 0), "numAttrs", 32)
+    attrs = getattr(config, "attrs", None)
+    if count and not attrs:
+        raise invalid(f"numAttrs = {count} but attrs is NULL")
+    for index in range(count):
+        _check_attribute(cast(Sequence[object], attrs)[index])
+    launch_kernel(f, *dims, getattr(config, "hStream", None) or 0, kernelParams, extra)

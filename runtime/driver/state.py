@@ -98,6 +98,29 @@ class FunctionRecord:
 
 
 @dataclass(eq=False)
+class LibraryRecord:
+    """A ``cuLibraryLoadData`` image: context-independent, loaded as a module into each context that
+    uses it (``modules``: context handle -> module handle)."""
+
+    handle: int
+    data: bytes
+    source: str
+    options: CompileOptions
+    modules: dict[int, int] = field(default_factory=dict[int, int])
+    kernels: dict[str, int] = field(default_factory=dict[str, int])
+    """Kernel name -> ``CUkernel`` handle (one per name, as CUDA's)."""
+
+
+@dataclass(eq=False)
+class KernelRecord:
+    """A ``CUkernel``: a kernel of a library by name, a ``CUfunction`` in whichever context is current."""
+
+    handle: int
+    library: LibraryRecord
+    name: str
+
+
+@dataclass(eq=False)
 class StreamRecord:
     handle: int
     context: Context
@@ -124,6 +147,8 @@ class Driver:
         self.functions: dict[int, FunctionRecord] = {}
         self.streams: dict[int, StreamRecord] = {}
         self.events: dict[int, EventRecord] = {}
+        self.libraries: dict[int, LibraryRecord] = {}
+        self.kernels: dict[int, KernelRecord] = {}
         self.properties: dict[int, DeviceProperties] = {}
         """Device ordinal -> its properties, once a device query had to open it without a context."""
         self.primary: dict[int, int] = {}
@@ -228,6 +253,12 @@ class Driver:
 
     def event(self, handle: int) -> EventRecord:
         return _found(self.events, handle, "event")
+
+    def library(self, handle: int) -> LibraryRecord:
+        return _found(self.libraries, handle, "library", why="is not loaded (never loaded, or unloaded)")
+
+    def kernel(self, handle: int) -> KernelRecord:
+        return _found(self.kernels, handle, "kernel", why="does not exist (or its library was unloaded)")
 
     # -- teardown -------------------------------------------------------------------------------
     def forget_module(self, record: ModuleRecord) -> None:

@@ -93,4 +93,12 @@ class CUevent(HandleBase):
     __slots__ = ()
 
 
-HANDLE_TYPES = (CUdevice, CUdeviceptr, CUcontext, CUmodule, CUfunction, CUstream, CUevent)
+class CUlibrary(HandleBase):
+    __slots__ = ()
+
+
+class CUkernel(HandleBase):
+    __slots__ = ()
+
+
+HANDLE_TYPES = (CUdevice, CUdeviceptr, CUcontext, CUmodule, CUfunction, CUstream, CUevent, CUlibrary, CUkernel)
