@@ -90,6 +90,27 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuModuleGetFunction", "ptr hfunc, ptr hmod, ptr name"),
     _export("cuModuleGetGlobal_v2", "ptr dptr, ptr bytes, ptr hmod, ptr name", 3020),
     _export("cuFuncGetAttribute", "ptr pi, i32 attrib, ptr hfunc", 2020),
+    # libraries and kernels (context-independent code)
+    _export(
+        "cuLibraryLoadData",
+        "ptr library, ptr code, ptr jitOptions, ptr jitOptionsValues, u32 numJitOptions, "
+        "ptr libraryOptions, ptr libraryOptionValues, u32 numLibraryOptions",
+        12000,
+    ),
+    _export(
+        "cuLibraryLoadFromFile",
+        "ptr library, ptr fileName, ptr jitOptions, ptr jitOptionsValues, u32 numJitOptions, "
+        "ptr libraryOptions, ptr libraryOptionValues, u32 numLibraryOptions",
+        12000,
+    ),
+    _export("cuLibraryUnload", "ptr library", 12000),
+    _export("cuLibraryGetKernel", "ptr pKernel, ptr library, ptr name", 12000),
+    _export("cuLibraryGetKernelCount", "ptr count, ptr lib", 12040),
+    _export("cuLibraryGetModule", "ptr pMod, ptr library", 12000),
+    _export("cuLibraryGetGlobal", "ptr dptr, ptr bytes, ptr library, ptr name", 12000),
+    _export("cuKernelGetFunction", "ptr pFunc, ptr kernel", 12000),
+    _export("cuKernelGetLibrary", "ptr pLib, ptr kernel", 12050),
+    _export("cuKernelGetAttribute", "ptr pi, i32 attrib, ptr kernel, i32 dev", 12000),
     # memory
     _export("cuMemGetInfo_v2", "ptr free, ptr total", 3020),
     _export("cuMemAlloc_v2", "ptr dptr, u64 bytesize", 3020),
@@ -112,6 +133,7 @@ EXPORTS: tuple[Export, ...] = (
         "u32 sharedMemBytes, ptr hStream, ptr kernelParams, ptr extra",
         4000,
     ),
+    _export("cuLaunchKernelEx", "ptr config, ptr f, ptr kernelParams, ptr extra", 11060),
     _export("cuStreamCreate", "ptr phStream, u32 Flags"),
     _export("cuStreamDestroy_v2", "ptr hStream", 4000),
     _export("cuStreamSynchronize", "ptr hStream"),

@@ -26,6 +26,7 @@ from typing import Any
 
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import launch as _launch
+from ptx2gcn.runtime.driver import library as _library
 from ptx2gcn.runtime.driver import limits as _limits
 from ptx2gcn.runtime.driver import memory as _memory
 from ptx2gcn.runtime.driver import module as _module
@@ -34,6 +35,7 @@ from ptx2gcn.runtime.driver.args import enum_member, invalid
 from ptx2gcn.runtime.driver.enums import CUresult, error_description
 from ptx2gcn.runtime.driver.errors import entry, last_error_message
 from ptx2gcn.runtime.libcuda.abi import EXPORTS
+from ptx2gcn.runtime.libcuda.structs import CUlaunchConfig
 
 Handler = Callable[..., int]
 _U64, _U32, _I32, _F32 = ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int32, ctypes.c_float
@@ -129,10 +131,31 @@ def _ctx_pop(pctx: int) -> int:
     return _run(_device.ctx_pop_current, [(_optional(pctx), _U64)])
 
 
+def _option_arrays(count: int, keys: int, values: int) -> tuple[list[int], list[int]]:
+    """C's ``(int options[count], void *values[count])`` as two lists (empty where NULL)."""
+    listed = list((ctypes.c_int32 * count).from_address(keys)) if count and keys else []
+    given = [v or 0 for v in (ctypes.c_void_p * count).from_address(values)] if count and values else []
+    return listed, given
+
+
 def _module_load_data_ex(module: int, image: int, count: int, options: int, values: int) -> int:
-    keys = list((ctypes.c_int32 * count).from_address(options)) if count and options else []
-    settings = [v or 0 for v in (ctypes.c_void_p * count).from_address(values)] if count and values else []
+    keys, settings = _option_arrays(count, options, values)
     return _run(_module.module_load_data_ex, [(module, _U64)], image, count, keys, settings)
+
+
+def _library_load(function: Callable[..., Any], first: Callable[[int], object]) -> Handler:
+    def handler(out: int, source: int, jo: int, jv: int, jn: int, lo: int, lv: int, ln: int) -> int:
+        jit_keys, jit_values = _option_arrays(jn, jo, jv)
+        library_keys, library_values = _option_arrays(ln, lo, lv)
+        arguments = (first(source), jit_keys, jit_values, jn, library_keys, library_values, ln)
+        return _run(function, [(out, _U64)], *arguments)
+
+    return handler
+
+
+def _launch_kernel_ex(config: int, f: int, params: int, extra: int) -> int:
+    layout = CUlaunchConfig.from_address(config) if config else None
+    return _run(_launch.launch_kernel_ex, [], layout, f, params, extra)
 
 
 def _module_get_global(dptr: int, size: int, hmod: int, name: int) -> int:
@@ -178,6 +201,20 @@ HANDLERS: dict[str, Handler] = {
         _module.module_get_function, [(out, _U64)], hmod, _bytes_at(name)
     ),
     "cuModuleGetGlobal_v2": _module_get_global,
+    "cuLibraryLoadData": _library_load(_library.library_load_data, lambda code: code),
+    "cuLibraryLoadFromFile": _library_load(_library.library_load_from_file, _bytes_at),
+    "cuLibraryUnload": lambda lib: _run(_library.library_unload, [], lib),
+    "cuLibraryGetKernel": lambda out, lib, name: _run(_library.library_get_kernel, [(out, _U64)], lib, _bytes_at(name)),
+    "cuLibraryGetKernelCount": lambda out, lib: _run(_library.library_get_kernel_count, [(out, _U32)], lib),
+    "cuLibraryGetModule": lambda out, lib: _run(_library.library_get_module, [(out, _U64)], lib),
+    "cuLibraryGetGlobal": lambda dptr, size, lib, name: _run(
+        _library.library_get_global, [(_optional(dptr), _U64), (_optional(size), _U64)], lib, _bytes_at(name)
+    ),
+    "cuKernelGetFunction": lambda out, kernel: _run(_library.kernel_get_function, [(out, _U64)], kernel),
+    "cuKernelGetLibrary": lambda out, kernel: _run(_library.kernel_get_library, [(out, _U64)], kernel),
+    "cuKernelGetAttribute": lambda out, a, kernel, dev: _run(
+        _library.kernel_get_attribute, [(out, _I32)], a, kernel, dev
+    ),
     "cuFuncGetAttribute": lambda out, a, f: _run(_module.func_get_attribute, [(out, _I32)], a, f),
     "cuMemGetInfo_v2": lambda free, total: _run(_memory.mem_get_info, [(free, _U64), (total, _U64)]),
     "cuMemAlloc_v2": lambda out, size: _run(_memory.mem_alloc, [(out, _U64)], size),
@@ -196,6 +233,7 @@ HANDLERS: dict[str, Handler] = {
     "cuLaunchKernel": lambda f, gx, gy, gz, bx, by, bz, shared, h, params, extra: _run(
         _launch.launch_kernel, [], f, gx, gy, gz, bx, by, bz, shared, h, params, extra
     ),
+    "cuLaunchKernelEx": _launch_kernel_ex,
     "cuStreamCreate": lambda out, flags: _run(_stream.stream_create, [(out, _U64)], flags),
     "cuStreamDestroy_v2": lambda h: _run(_stream.stream_destroy, [], h),
     "cuStreamSynchronize": lambda h: _run(_stream.stream_synchronize, [], h),

@@ -46,3 +46,8 @@ def test_failing_program_reports_cuda_error_name(build_program: Callable[[str], 
     done = run_exec(str(build_program("errors")))
     out = _ok(done)
     assert "errors: all checks passed" in out
+
+
+def test_library_kernels_and_launch_kernel_ex(build_program: Callable[[str], Path], run_exec: RunExec) -> None:
+    out = _ok(run_exec(str(build_program("library_launch_ex"))))
+    assert "library_launch_ex: kernel, function and global correct" in out

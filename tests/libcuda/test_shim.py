@@ -64,3 +64,28 @@ def test_exec_help_and_missing_command(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1
     assert "cannot run" in done.stderr and "no-such-program" in done.stderr
+
+
+@pytest.mark.skipif(not CUDA_H.exists(), reason="needs NVIDIA's cuda.h to compare struct layouts")
+def test_struct_layouts_match_cuda_h(tmp_path: Path, shim_dir: Path) -> None:
+    import ctypes
+
+    from ptx2gcn.runtime.libcuda import structs
+
+    probe = tmp_path / "probe.c"
+    probe.write_text(
+        "#include <stdio.h>\n#include <stddef.h>\n#include <cuda.h>\nint main(void) {\n"
+        'printf("%zu %zu %zu %zu %zu %zu\\n", sizeof(CUlaunchConfig), offsetof(CUlaunchConfig, hStream),\n'
+        "offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs), sizeof(CUlaunchAttribute),\n"
+        "offsetof(CUlaunchAttribute, value));\nreturn 0;\n}\n"
+    )
+    exe = tmp_path / "probe"
+    subprocess.run(["cc", f"-I{CUDA_H.parent}", "-o", str(exe), str(probe)], check=True)
+    measured = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
+    config, attribute = structs.CUlaunchConfig, structs.CUlaunchAttribute
+    ours = [
+        ctypes.sizeof(config), config.hStream.offset, config.attrs.offset, config.numAttrs.offset,
+        ctypes.sizeof(attribute), attribute.value.offset,
+    ]  # fmt: skip
+    assert ours == measured
+    assert [structs.SIZES["CUlaunchConfig"], structs.SIZES["CUlaunchAttribute"]] == [measured[0], measured[4]]
