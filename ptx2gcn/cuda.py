@@ -141,6 +141,13 @@ cuEventSynchronize = _entry(_stream.event_synchronize, 0)
 cuEventQuery = _entry(_stream.event_query, 0)
 cuEventElapsedTime = _entry(_stream.event_elapsed_time, 1)
 cuEventDestroy = _entry(_stream.event_destroy, 0)
+cuEventRecordWithFlags = _entry(_stream.event_record_with_flags, 0)
+cuCtxGetStreamPriorityRange = _entry(_stream.ctx_get_stream_priority_range, 2)
+cuStreamCreateWithPriority = _entry(_stream.stream_create_with_priority, 1)
+cuStreamGetPriority = _entry(_stream.stream_get_priority, 1)
+cuStreamGetFlags = _entry(_stream.stream_get_flags, 1)
+cuStreamGetCtx = _entry(_stream.stream_get_ctx, 1)
+cuStreamWaitEvent = _entry(_stream.stream_wait_event, 0)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -231,4 +238,11 @@ __all__ = [
     "cuLaunchKernelEx",
     "CUkernel",
     "CUlibrary",
+    "cuEventRecordWithFlags",
+    "cuCtxGetStreamPriorityRange",
+    "cuStreamCreateWithPriority",
+    "cuStreamGetPriority",
+    "cuStreamGetFlags",
+    "cuStreamGetCtx",
+    "cuStreamWaitEvent",
 ]

@@ -153,6 +153,14 @@ def _library_load(function: Callable[..., Any], first: Callable[[int], object]) 
     return handler
 
 
+def _stream_get_ctx_v2(stream: int, context: int, green: int) -> int:
+    """``cuStreamGetCtx_v2``: the context, and no green context (ptx2gcn has none)."""
+    code = _run(_stream.stream_get_ctx, [(_optional(context), _U64)], stream)
+    if code == 0 and green:
+        ctypes.c_uint64.from_address(green).value = 0
+    return code
+
+
 def _launch_kernel_ex(config: int, f: int, params: int, extra: int) -> int:
     layout = CUlaunchConfig.from_address(config) if config else None
     return _run(_launch.launch_kernel_ex, [], layout, f, params, extra)
@@ -238,6 +246,18 @@ HANDLERS: dict[str, Handler] = {
     "cuStreamDestroy_v2": lambda h: _run(_stream.stream_destroy, [], h),
     "cuStreamSynchronize": lambda h: _run(_stream.stream_synchronize, [], h),
     "cuStreamQuery": lambda h: _run(_stream.stream_query, [], h),
+    "cuStreamCreateWithPriority": lambda out, flags, priority: _run(
+        _stream.stream_create_with_priority, [(out, _U64)], flags, priority
+    ),
+    "cuStreamGetPriority": lambda h, out: _run(_stream.stream_get_priority, [(out, _I32)], h),
+    "cuStreamGetFlags": lambda h, out: _run(_stream.stream_get_flags, [(out, _U32)], h),
+    "cuStreamGetCtx": lambda h, out: _run(_stream.stream_get_ctx, [(out, _U64)], h),
+    "cuStreamGetCtx_v2": _stream_get_ctx_v2,
+    "cuStreamWaitEvent": lambda h, e, flags: _run(_stream.stream_wait_event, [], h, e, flags),
+    "cuCtxGetStreamPriorityRange": lambda least, greatest: _run(
+        _stream.ctx_get_stream_priority_range, [(_optional(least), _I32), (_optional(greatest), _I32)]
+    ),
+    "cuEventRecordWithFlags": lambda e, h, flags: _run(_stream.event_record_with_flags, [], e, h, flags),
     "cuEventCreate": lambda out, flags: _run(_stream.event_create, [(out, _U64)], flags),
     "cuEventRecord": lambda e, h: _run(_stream.event_record, [], e, h),
     "cuEventSynchronize": lambda e: _run(_stream.event_synchronize, [], e),

@@ -34,6 +34,7 @@ _PROLOGUE = r"""
 #define EXPORT __attribute__((visibility("default")))
 #define CUDA_ERROR_INVALID_VALUE 1
 #define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_DEINITIALIZED 4
 #define CUDA_ERROR_NOT_FOUND 500
 typedef int CUresult;
 
@@ -47,6 +48,7 @@ static struct {
     void *(*GILStateGetThisThreadState)(void);
     void *(*SaveThread)(void);
     int (*RunSimpleString)(const char *);
+    int (*IsFinalizing)(void); /* Py_IsFinalizing (3.13+) or _Py_IsFinalizing; may be absent */
 } py;
 
 static pthread_once_t p2g_once = PTHREAD_ONCE_INIT;
@@ -86,6 +88,8 @@ static void p2g_start(void) {
         }
     }
     if (!p2g_bind(lib)) return;
+    py.IsFinalizing = (int (*)(void))dlsym(lib, "Py_IsFinalizing");
+    if (!py.IsFinalizing) py.IsFinalizing = (int (*)(void))dlsym(lib, "_Py_IsFinalizing");
     int started = 0, gil = 0;
     if (!py.IsInitialized()) {
         py.InitializeEx(0);
@@ -106,9 +110,13 @@ static void p2g_start(void) {
     else py.GILStateRelease(gil);
 }
 
+/* 0 when Python may be called now, else the CUresult to return: CUDA_ERROR_NOT_INITIALIZED when the
+   Python side could not start, CUDA_ERROR_DEINITIALIZED once the interpreter is shutting down (a host's
+   static destructors may still call the driver; NVIDIA's driver answers the same after its teardown). */
 static int p2g_enter(void) {
     pthread_once(&p2g_once, p2g_start);
-    if (p2g_failed) return 0;
+    if (p2g_failed) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!py.IsInitialized() || (py.IsFinalizing && py.IsFinalizing())) return CUDA_ERROR_DEINITIALIZED;
     if (!p2g_thread_ready) {
         if (!py.GILStateGetThisThreadState()) {
             py.GILStateEnsure(); /* kept: this thread's Python state lives as long as the thread */
@@ -116,7 +124,7 @@ static int p2g_enter(void) {
         }
         p2g_thread_ready = 1;
     }
-    return 1;
+    return 0;
 }
 """
 
@@ -151,7 +159,8 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion
 def _trampoline(index: int, symbol: str, parameters: str, arguments: str) -> str:
     return (
         f"EXPORT CUresult {symbol}({parameters}) {{\n"
-        f"    if (!p2g_enter()) return CUDA_ERROR_NOT_INITIALIZED;\n"
+        f"    int refused = p2g_enter();\n"
+        f"    if (refused) return refused;\n"
         f"    return ((CUresult(*)({parameters}))p2g_slots[{index}])({arguments});\n"
         f"}}\n"
     )
