@@ -134,9 +134,13 @@ def library_unload(library: object) -> None:
         state.libraries.pop(record.handle, None)
 
 
+def _here(record: LibraryRecord) -> ModuleRecord:
+    """The library's module in the current context (loaded now if needed)."""
+    return _module_in(record, driver().require_current())
+
+
 def library_get_module(library: object) -> CUmodule:
-    record = _library(library)
-    return CUmodule(_module_in(record, driver().require_current()).handle)
+    return CUmodule(_here(_library(library)).handle)
 
 
 def library_get_kernel(library: object, name_: object) -> CUkernel:
@@ -145,7 +149,7 @@ def library_get_kernel(library: object, name_: object) -> CUkernel:
     existing = record.kernels.get(kernel)
     if existing is not None:
         return CUkernel(existing)
-    module = _module_in(record, driver().require_current())
+    module = _here(record)
     if kernel not in module.kernels:
         known = ", ".join(sorted(module.kernels)) or "none"
         raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"library: no kernel named {kernel!r} (kernels: {known})")
@@ -158,12 +162,11 @@ def library_get_kernel(library: object, name_: object) -> CUkernel:
 
 
 def library_get_kernel_count(lib: object) -> int:
-    return len(_module_in(_library(lib), driver().require_current()).kernels)
+    return len(_here(_library(lib)).kernels)
 
 
 def library_get_global(library: object, name_: object) -> tuple[CUdeviceptr, int]:
-    module = _module_in(_library(library), driver().require_current())
-    return module_get_global(CUmodule(module.handle), name_)
+    return module_get_global(CUmodule(_here(_library(library)).handle), name_)
 
 
 def _kernel(value: object) -> KernelRecord:
@@ -174,8 +177,7 @@ def _kernel(value: object) -> KernelRecord:
 
 def kernel_get_function(kernel: object) -> CUfunction:
     record = _kernel(kernel)
-    module = _module_in(record.library, driver().require_current())
-    return module_get_function(CUmodule(module.handle), record.name)
+    return module_get_function(CUmodule(_here(record.library).handle), record.name)
 
 
 def kernel_get_library(kernel: object) -> CUlibrary:
