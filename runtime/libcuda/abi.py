@@ -36,6 +36,10 @@ class Export:
     """(kind, name) per C parameter, in order."""
     proc: str
     since: int
+    variant_of: str = ""
+    """For a per-thread-default-stream export (``X_ptds``/``X_ptsz``): the symbol ``X``. Programs
+    built with ``nvcc --default-stream per-thread`` call these; ``cuGetProcAddress`` never returns
+    them (its flags choose, and both streams behave alike here: every launch is synchronous)."""
 
     def c_parameters(self) -> str:
         return ", ".join(f"{KINDS[kind][0]} {name}" for kind, name in self.params) or "void"
@@ -156,6 +160,28 @@ EXPORTS: tuple[Export, ...] = (
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
 )
+
+_PER_THREAD = {
+    "_ptds": ("cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemsetD8_v2", "cuMemsetD16_v2",
+              "cuMemsetD32_v2"),
+    "_ptsz": ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuStreamGetPriority",
+              "cuStreamGetFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamWaitEvent", "cuStreamQuery",
+              "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuLaunchKernel",
+              "cuLaunchKernelEx"),
+}  # fmt: skip
+"""``cuda.h``'s ``__CUDA_API_PTDS``/``__CUDA_API_PTSZ`` names among the exports above."""
+
+
+def _per_thread(exports: tuple[Export, ...]) -> tuple[Export, ...]:
+    by_symbol = {export.symbol: export for export in exports}
+    return tuple(
+        Export(base + suffix, by_symbol[base].params, base + suffix, by_symbol[base].since, base)
+        for suffix, bases in _PER_THREAD.items()
+        for base in bases
+    )
+
+
+EXPORTS = EXPORTS + _per_thread(EXPORTS)
 
 SLOT_OF: dict[str, int] = {export.symbol: index for index, export in enumerate(EXPORTS)}
 

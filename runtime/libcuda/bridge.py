@@ -269,6 +269,9 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+HANDLERS.update({e.symbol: HANDLERS[e.variant_of] for e in EXPORTS if e.variant_of})
+
+
 def _guarded(symbol: str, handler: Handler) -> Handler:
     def call(*args: int | None) -> int:
         try:

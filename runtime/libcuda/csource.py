@@ -174,7 +174,7 @@ def c_source(libpython: str) -> str:
     for index, export in enumerate(EXPORTS):
         arguments = ", ".join(name for _, name in export.params)
         parts.append(_trampoline(index, export.symbol, export.c_parameters(), arguments))
-    rows = [f'    {{"{e.proc}", {e.since}, (void *){e.symbol}}},' for e in EXPORTS]
+    rows = [f'    {{"{e.proc}", {e.since}, (void *){e.symbol}}},' for e in EXPORTS if not e.variant_of]
     rows += [f'    {{"{proc}", {since}, (void *){symbol}}},' for proc, symbol, since in PROC_ONLY_IN_C]
     # The two cuGetProcAddress symbols are defined after the table: declare them first.
     declarations = (

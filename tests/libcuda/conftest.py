@@ -55,23 +55,27 @@ def embed_ptx(ptx: Path, header: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def build_program(tmp_path_factory: pytest.TempPathFactory, shim_dir: Path) -> Callable[[str], Path]:
+def build_program(tmp_path_factory: pytest.TempPathFactory, shim_dir: Path) -> Callable[..., Path]:
     """Compile ``programs/<name>.c`` (with the kernels' PTX embedded) and link it to ``-lcuda``."""
     folder = tmp_path_factory.mktemp("programs")
     embed_ptx(PROGRAMS / "kernels.ptx", folder / "kernels_ptx.h")
     built: dict[str, Path] = {}
 
-    def build(name: str) -> Path:
-        if name not in built:
-            out = folder / name
+    def build(name: str, *defines: str) -> Path:
+        """``defines``: ``-D`` names, e.g. ``CUDA_API_PER_THREAD_DEFAULT_STREAM`` (nvcc's
+        ``--default-stream per-thread``); the executable's name records them."""
+        key = "-".join((name, *defines))
+        if key not in built:
+            out = folder / key
             command = [
                 _compiler(), "-O1", "-Wall", "-Werror", "-pthread", f"-I{PROGRAMS}", f"-I{folder}",
+                *(f"-D{d}" for d in defines),
                 "-o", str(out), str(PROGRAMS / f"{name}.c"), f"-L{shim_dir}", "-lcuda",
             ]  # fmt: skip
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             assert done.returncode == 0, done.stderr
-            built[name] = out
-        return built[name]
+            built[key] = out
+        return built[key]
 
     return build
 

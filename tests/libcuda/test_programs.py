@@ -51,3 +51,16 @@ def test_failing_program_reports_cuda_error_name(build_program: Callable[[str], 
 def test_library_kernels_and_launch_kernel_ex(build_program: Callable[[str], Path], run_exec: RunExec) -> None:
     out = _ok(run_exec(str(build_program("library_launch_ex"))))
     assert "library_launch_ex: kernel, function and global correct" in out
+
+
+def test_per_thread_default_stream_build_calls_ptds_and_ptsz_exports(
+    build_program: Callable[..., Path], run_exec: RunExec
+) -> None:
+    # cuda.h's CUDA_API_PER_THREAD_DEFAULT_STREAM (nvcc --default-stream per-thread) renames the
+    # copies, memsets, launches and stream calls to their _ptds/_ptsz symbols.
+    program = build_program("reduction_streams", "CUDA_API_PER_THREAD_DEFAULT_STREAM")
+    nm = ["nm", "-D", "--undefined-only", str(program)]
+    imported = subprocess.run(nm, capture_output=True, text=True, check=True)
+    assert "cuLaunchKernel_ptsz" in imported.stdout and "cuMemcpyHtoD_v2_ptds" in imported.stdout
+    out = _ok(run_exec(str(program)))
+    assert "reduction_streams: sums" in out

@@ -43,7 +43,8 @@ def test_parameter_counts_match_cuda_h() -> None:
         if export.symbol.startswith("ptx2gcn"):
             continue
         # cuda.h declares the versioned ABI symbol under the base name (#define base base_vN) or as is.
-        names = {export.symbol, export.proc} if export.symbol != export.proc else {export.symbol}
+        symbol = export.variant_of or export.symbol
+        names = {symbol, re.sub(r"_v[0-9]+$", "", symbol)}
         counts = set()
         for name in names:
             for match in re.finditer(rf"CUresult CUDAAPI {name}\(([^)]*)\)", text):

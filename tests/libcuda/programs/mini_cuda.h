@@ -45,35 +45,48 @@ typedef struct {
 #define CU_STREAM_NON_BLOCKING 1
 #define CU_EVENT_DEFAULT 0
 
+/* As cuda.h: the API names map to versioned ABI symbols, and with
+   CUDA_API_PER_THREAD_DEFAULT_STREAM (nvcc --default-stream per-thread) to their _ptds/_ptsz forms. */
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define MINI_PTDS(api) api##_ptds
+#define MINI_PTSZ(api) api##_ptsz
+#else
+#define MINI_PTDS(api) api
+#define MINI_PTSZ(api) api
+#endif
 #define cuCtxCreate cuCtxCreate_v2
 #define cuCtxDestroy cuCtxDestroy_v2
 #define cuMemAlloc cuMemAlloc_v2
 #define cuMemFree cuMemFree_v2
-#define cuMemcpyHtoD cuMemcpyHtoD_v2
-#define cuMemcpyDtoH cuMemcpyDtoH_v2
-#define cuMemcpyHtoDAsync cuMemcpyHtoDAsync_v2
-#define cuMemcpyDtoHAsync cuMemcpyDtoHAsync_v2
-#define cuMemsetD32 cuMemsetD32_v2
+#define cuMemcpyHtoD MINI_PTDS(cuMemcpyHtoD_v2)
+#define cuMemcpyDtoH MINI_PTDS(cuMemcpyDtoH_v2)
+#define cuMemcpyHtoDAsync MINI_PTSZ(cuMemcpyHtoDAsync_v2)
+#define cuMemcpyDtoHAsync MINI_PTSZ(cuMemcpyDtoHAsync_v2)
+#define cuMemsetD32 MINI_PTDS(cuMemsetD32_v2)
 #define cuModuleGetGlobal cuModuleGetGlobal_v2
 #define cuStreamDestroy cuStreamDestroy_v2
 #define cuEventDestroy cuEventDestroy_v2
 #define cuGetProcAddress cuGetProcAddress_v2
+#define cuLaunchKernel MINI_PTSZ(cuLaunchKernel)
+#define cuLaunchKernelEx MINI_PTSZ(cuLaunchKernelEx)
+#define cuStreamSynchronize MINI_PTSZ(cuStreamSynchronize)
+#define cuEventRecord MINI_PTSZ(cuEventRecord)
 
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *version);
 CUresult cuGetErrorName(CUresult error, const char **name);
-CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags,
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, unsigned long long flags,
                              int *symbolStatus);
 CUresult cuDeviceGet(CUdevice *device, int ordinal);
 CUresult cuDeviceGetCount(int *count);
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev);
-CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned int flags, CUdevice dev);
-CUresult cuCtxDestroy_v2(CUcontext ctx);
+CUresult cuCtxCreate(CUcontext *ctx, unsigned int flags, CUdevice dev);
+CUresult cuCtxDestroy(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
 CUresult cuModuleLoadData(CUmodule *module, const void *image);
 CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name);
-CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule module, const char *name);
+CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule module, const char *name);
 CUresult cuModuleUnload(CUmodule module);
 CUresult cuLibraryLoadData(CUlibrary *library, const void *code, int *jitOptions, void **jitOptionsValues,
                            unsigned numJitOptions, int *libraryOptions, void **libraryOptionValues,
@@ -83,21 +96,21 @@ CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
 CUresult cuLibraryUnload(CUlibrary library);
 CUresult cuKernelGetFunction(CUfunction *function, CUkernel kernel);
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
-CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes);
-CUresult cuMemFree_v2(CUdeviceptr dptr);
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
-CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
-CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
-CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t count);
+CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytes);
+CUresult cuMemFree(CUdeviceptr dptr);
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes);
+CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes);
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
+CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t count);
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, CUstream stream, void **params, void **extra);
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
 CUresult cuStreamSynchronize(CUstream stream);
-CUresult cuStreamDestroy_v2(CUstream stream);
+CUresult cuStreamDestroy(CUstream stream);
 CUresult cuEventCreate(CUevent *event, unsigned int flags);
 CUresult cuEventRecord(CUevent event, CUstream stream);
 CUresult cuEventSynchronize(CUevent event);
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
-CUresult cuEventDestroy_v2(CUevent event);
+CUresult cuEventDestroy(CUevent event);
 #endif
