@@ -83,6 +83,8 @@ cuCtxSetCurrent = _entry(_device.ctx_set_current, 0)
 cuCtxPushCurrent = _entry(_device.ctx_push_current, 0)
 cuCtxPopCurrent = _entry(_device.ctx_pop_current, 1)
 cuCtxGetDevice = _entry(_device.ctx_get_device, 1)
+cuCtxGetApiVersion = _entry(_device.ctx_get_api_version, 1)
+cuCtxGetFlags = _entry(_device.ctx_get_flags, 1)
 cuCtxSetLimit = _entry(_limits.ctx_set_limit, 0)
 cuCtxGetLimit = _entry(_limits.ctx_get_limit, 1)
 cuDevicePrimaryCtxRetain = _entry(_device.device_primary_ctx_retain, 1)
@@ -127,6 +129,8 @@ cuMemsetD8 = _entry(_memory.memset_d8, 0)
 cuMemsetD16 = _entry(_memory.memset_d16, 0)
 cuMemsetD32 = _entry(_memory.memset_d32, 0)
 cuMemGetInfo = _entry(_memory.mem_get_info, 2)
+cuMemcpy = _entry(_memory.memcpy, 0)
+cuMemcpyAsync = _entry(_memory.memcpy_async, 0)
 
 # -- execution, streams, events ---------------------------------------------------------------------
 cuLaunchKernel = _entry(_launch.launch_kernel, 0)
@@ -245,4 +249,8 @@ __all__ = [
     "cuStreamGetFlags",
     "cuStreamGetCtx",
     "cuStreamWaitEvent",
+    "cuMemcpy",
+    "cuMemcpyAsync",
+    "cuCtxGetApiVersion",
+    "cuCtxGetFlags",
 ]

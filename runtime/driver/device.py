@@ -261,5 +261,25 @@ def ctx_pop_current() -> CUcontext:
     return CUcontext(state.pop().handle)
 
 
+API_VERSION = 3020
+"""What ``cuCtxGetApiVersion`` reports: the context API generation of ``cuCtxCreate_v2`` (3020), the
+value NVIDIA's driver gives for every context made through today's API."""
+
+
+def ctx_get_api_version(ctx: object) -> int:
+    state = driver()
+    state.initialised()
+    value = handle(ctx, CUcontext, "ctx")
+    if value:
+        state.context(value)
+    else:
+        state.require_current()
+    return API_VERSION
+
+
+def ctx_get_flags() -> int:
+    return driver().require_current().flags
+
+
 def ctx_get_device() -> CUdevice:
     return CUdevice(driver().require_current().device)

@@ -83,6 +83,8 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuCtxPopCurrent_v2", "ptr pctx", 4000),
     _export("cuCtxGetDevice", "ptr device"),
     _export("cuCtxSynchronize", ""),
+    _export("cuCtxGetApiVersion", "ptr ctx, ptr version", 3020),
+    _export("cuCtxGetFlags", "ptr flags", 7000),
     _export("cuCtxSetLimit", "i32 limit, u64 value", 3010),
     _export("cuCtxGetLimit", "ptr pvalue, i32 limit", 3010),
     # modules
@@ -127,6 +129,8 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuMemcpyHtoDAsync_v2", "u64 dstDevice, ptr srcHost, u64 ByteCount, ptr hStream", 3020),
     _export("cuMemcpyDtoHAsync_v2", "ptr dstHost, u64 srcDevice, u64 ByteCount, ptr hStream", 3020),
     _export("cuMemcpyDtoDAsync_v2", "u64 dstDevice, u64 srcDevice, u64 ByteCount, ptr hStream", 3020),
+    _export("cuMemcpy", "u64 dst, u64 src, u64 ByteCount", 4000),
+    _export("cuMemcpyAsync", "u64 dst, u64 src, u64 ByteCount, ptr hStream", 4000),
     _export("cuMemsetD8_v2", "u64 dstDevice, u8 uc, u64 N", 3020),
     _export("cuMemsetD16_v2", "u64 dstDevice, u16 us, u64 N", 3020),
     _export("cuMemsetD32_v2", "u64 dstDevice, u32 ui, u64 N", 3020),
@@ -162,12 +166,16 @@ EXPORTS: tuple[Export, ...] = (
 )
 
 _PER_THREAD = {
-    "_ptds": ("cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemsetD8_v2", "cuMemsetD16_v2",
-              "cuMemsetD32_v2"),
-    "_ptsz": ("cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuStreamGetPriority",
-              "cuStreamGetFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamWaitEvent", "cuStreamQuery",
-              "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuLaunchKernel",
-              "cuLaunchKernelEx"),
+    "_ptds": (
+        "cuMemcpy", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemsetD8_v2", "cuMemsetD16_v2",
+        "cuMemsetD32_v2",
+    ),
+    "_ptsz": (
+        "cuMemcpyAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
+        "cuStreamGetPriority", "cuStreamGetFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamWaitEvent",
+        "cuStreamQuery", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuLaunchKernel",
+        "cuLaunchKernelEx",
+    ),
 }  # fmt: skip
 """``cuda.h``'s ``__CUDA_API_PTDS``/``__CUDA_API_PTSZ`` names among the exports above."""
 
