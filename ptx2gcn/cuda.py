@@ -51,6 +51,7 @@ from ptx2gcn.runtime.driver.types import (
     CUlibrary,
     CUmodule,
     CUstream,
+    CUuuid,
 )
 
 
@@ -75,6 +76,7 @@ cuDeviceGetCount = _entry(_device.device_get_count, 1)
 cuDeviceGetName = _entry(_device.device_get_name, 1)
 cuDeviceGetAttribute = _entry(_device.device_get_attribute, 1)
 cuDeviceTotalMem = _entry(_device.device_total_mem, 1)
+cuDeviceGetUuid = _entry(_device.device_get_uuid, 1)
 cuCtxCreate = _entry(_device.ctx_create, 1)
 cuCtxDestroy = _entry(_device.ctx_destroy, 0)
 cuCtxSynchronize = _entry(_device.ctx_synchronize, 0)
@@ -253,4 +255,6 @@ __all__ = [
     "cuMemcpyAsync",
     "cuCtxGetApiVersion",
     "cuCtxGetFlags",
+    "cuDeviceGetUuid",
+    "CUuuid",
 ]

@@ -11,12 +11,14 @@ right after ``cuCtxCreate`` and on no thread after ``cuCtxDestroy``.
 
 from __future__ import annotations
 
+import uuid
+
 from ptx2gcn.runtime.backends.protocol import Backend, BackendError, BackendUnavailable, DeviceProperties
 from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUctx_flags, CUdevice_attribute, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
 from ptx2gcn.runtime.driver.state import Context, driver
-from ptx2gcn.runtime.driver.types import CUcontext, CUdevice
+from ptx2gcn.runtime.driver.types import CUcontext, CUdevice, CUuuid
 
 DRIVER_VERSION = 13000
 """The CUDA driver API level implemented (13.0), as ``cuDriverGetVersion`` encodes it."""
@@ -107,6 +109,14 @@ def device_get_name(length: object, dev: object) -> bytes:
 def device_get_attribute(attrib: object, dev: object) -> int:
     attribute = enum_member(attrib, CUdevice_attribute, "attrib")
     return _attributes(_properties(dev)).get(attribute, 0)
+
+
+def device_get_uuid(dev: object) -> CUuuid:
+    """A stable UUID per device: RFC 4122 version 5 of the device's name and ordinal (CUDA's are
+    random per board; what matters to clients is that one device always gives the same one)."""
+    properties = _properties(dev)
+    ordinal = handle(dev, CUdevice, "dev")
+    return CUuuid(uuid.uuid5(uuid.NAMESPACE_OID, f"ptx2gcn:{properties.name}:{ordinal}").bytes)
 
 
 def device_total_mem(dev: object) -> int:

@@ -69,6 +69,8 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuDeviceGetName", "ptr name, i32 len, i32 dev"),
     _export("cuDeviceGetAttribute", "ptr pi, i32 attrib, i32 dev"),
     _export("cuDeviceTotalMem_v2", "ptr bytes, i32 dev", 3020),
+    _export("cuDeviceGetUuid", "ptr uuid, i32 dev", 9020),
+    _export("cuDeviceGetUuid_v2", "ptr uuid, i32 dev", 11040),
     _export("cuDevicePrimaryCtxRetain", "ptr pctx, i32 dev", 7000),
     _export("cuDevicePrimaryCtxRelease_v2", "i32 dev", 11000),
     _export("cuDevicePrimaryCtxReset_v2", "i32 dev", 11000),

@@ -127,6 +127,15 @@ def _device_name(name: int, length: int, dev: int) -> int:
     return int(result[0])
 
 
+def _device_uuid(out: int, dev: int) -> int:
+    if not out:
+        return int(_null("uuid")[0])
+    result = _entry(_device.device_get_uuid, 1)(dev)
+    if result[0] == 0:
+        ctypes.memmove(out, result[1].bytes, 16)
+    return int(result[0])
+
+
 def _ctx_pop(pctx: int) -> int:
     return _run(_device.ctx_pop_current, [(_optional(pctx), _U64)])
 
@@ -180,6 +189,8 @@ HANDLERS: dict[str, Handler] = {
     "cuDeviceGetCount": lambda out: _run(_device.device_get_count, [(out, _I32)]),
     "cuDeviceGetName": _device_name,
     "cuDeviceGetAttribute": lambda out, a, dev: _run(_device.device_get_attribute, [(out, _I32)], a, dev),
+    "cuDeviceGetUuid": _device_uuid,
+    "cuDeviceGetUuid_v2": _device_uuid,
     "cuDeviceTotalMem_v2": lambda out, dev: _run(_device.device_total_mem, [(out, _U64)], dev),
     "cuDevicePrimaryCtxRetain": lambda out, dev: _run(_device.device_primary_ctx_retain, [(out, _U64)], dev),
     "cuDevicePrimaryCtxRelease_v2": lambda dev: _run(_device.device_primary_ctx_release, [], dev),

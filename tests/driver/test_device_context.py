@@ -177,3 +177,12 @@ def test_backend_selection() -> None:
         assert select_backend(environ={}).name == "emulator"  # no AMD GPU visible
     with pytest.raises(BackendUnavailable, match="unknown backend 'metal'"):
         select_backend(environ={"PTX2GCN_BACKEND": "metal"})
+
+
+def test_device_uuid_is_stable_and_per_device(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    first = ok(cuda.cuDeviceGetUuid(0))
+    assert isinstance(first, cuda.CUuuid) and len(first.bytes) == 16
+    assert ok(cuda.cuDeviceGetUuid(cuda.CUdevice(0))) == first
+    assert first.bytes[6] >> 4 == 5  # RFC 4122 version 5
+    fails(cuda.cuDeviceGetUuid(7), R.CUDA_ERROR_INVALID_DEVICE)
