@@ -57,3 +57,38 @@ def test_python_host_attaches_to_its_interpreter(run_exec: Callable[..., subproc
     done = run_exec(sys.executable, "-c", HOST_SCRIPT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "python-host: ok"
+
+
+THREADS_SCRIPT = r"""
+import ctypes, threading
+lib = ctypes.CDLL("libcuda.so.1")
+assert lib.cuInit(0) == 0
+contexts = {}
+
+def work(index):
+    ctx, current = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuCtxCreate_v2(ctypes.byref(ctx), 0, 0) == 0
+    for _ in range(50):  # other threads create, query and destroy meanwhile
+        assert lib.cuCtxGetCurrent(ctypes.byref(current)) == 0
+        assert current.value == ctx.value
+    contexts[index] = ctx.value
+    assert lib.cuCtxDestroy_v2(ctx) == 0
+
+threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+assert len(set(contexts.values())) == 4, contexts
+current = ctypes.c_void_p(1)
+assert lib.cuCtxGetCurrent(ctypes.byref(current)) == 0 and not current.value  # the main thread has none
+print("python threads: ok")
+"""
+
+
+def test_python_threads_each_keep_their_current_context(
+    run_exec: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    done = run_exec(sys.executable, "-c", THREADS_SCRIPT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "python threads: ok"
