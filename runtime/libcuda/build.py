@@ -2,8 +2,9 @@
 
 ``shim_library()`` returns a folder holding ``libcuda.so.1`` and ``libcuda.so``:
 
-1. ``ptx2gcn/runtime/libcuda/lib/`` inside the installed package, when the wheel build put a
-   compiled shim there (``build_into``; the wheel is then platform-specific);
+1. ``ptx2gcn/runtime/libcuda/lib/libcuda.so.1`` inside the installed package, when the wheel build
+   compiled it there (``setup.py``; the wheel is then platform-specific): the folder returned holds
+   links to it, in the cache (below), since a wheel carries no symlinks;
 2. else ``<cache dir>/libcuda/<key>/`` (``PTX2GCN_CACHE_DIR``, default ``~/.cache/ptx2gcn``), compiled
    there on first use with the C compiler ``$CC`` (default ``cc``). ``key`` hashes the C text, so a
    changed table or libpython path builds a new copy and never reuses a stale one.
@@ -29,9 +30,8 @@ from pathlib import Path
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.cache.jit_cache import default_cache_dir
-from ptx2gcn.runtime.libcuda.csource import c_source
+from ptx2gcn.runtime.libcuda.csource import SONAME, c_source, compile_command
 
-SONAME = "libcuda.so.1"
 PACKAGED = Path(__file__).resolve().parent / "lib"
 
 
@@ -70,19 +70,19 @@ def build_into(folder: Path, environ: Mapping[str, str] | None = None) -> Path:
         c_file = Path(scratch) / "libcuda_shim.c"
         c_file.write_text(source)
         out = Path(scratch) / SONAME
-        command = [
-            _compiler(env), "-O1", "-shared", "-fPIC", "-fvisibility=hidden", f"-Wl,-soname,{SONAME}",
-            "-o", str(out), str(c_file), "-ldl", "-lpthread",
-        ]  # fmt: skip
+        command = compile_command(_compiler(env), str(c_file), str(out))
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise Ptx2GcnError.at(None, f"libcuda shim: {' '.join(command)} failed:\n{done.stderr.strip()}")
         os.replace(out, folder / SONAME)
-    link = folder / "libcuda.so"
-    if not link.is_symlink():
-        with contextlib.suppress(FileExistsError):  # another process made it at the same moment
-            link.symlink_to(SONAME)
+    _link(folder / "libcuda.so", SONAME)
     return folder
+
+
+def _link(path: Path, target: str) -> None:
+    if not path.is_symlink():
+        with contextlib.suppress(FileExistsError):  # another process made it at the same moment
+            path.symlink_to(target)
 
 
 def _complete(folder: Path) -> bool:
@@ -92,11 +92,20 @@ def _complete(folder: Path) -> bool:
 def shim_library(environ: Mapping[str, str] | None = None) -> Path:
     """A folder with a ready ``libcuda.so.1``/``libcuda.so`` (see the module docstring)."""
     env = os.environ if environ is None else environ
-    if _complete(PACKAGED):
-        return PACKAGED
-    key = hashlib.sha256(c_source(libpython_path()).encode()).hexdigest()[:16]
-    root = Path(env["PTX2GCN_CACHE_DIR"]) if env.get("PTX2GCN_CACHE_DIR") else default_cache_dir(env)
-    folder = root / "libcuda" / key
+    root = (Path(env["PTX2GCN_CACHE_DIR"]) if env.get("PTX2GCN_CACHE_DIR") else default_cache_dir(env)) / "libcuda"
+    packaged = PACKAGED / SONAME
+    if packaged.is_file():
+        return _links_to(packaged, root / ("wheel-" + hashlib.sha256(packaged.read_bytes()).hexdigest()[:16]))
+    folder = root / hashlib.sha256(c_source(libpython_path()).encode()).hexdigest()[:16]
     if _complete(folder):
         return folder
     return build_into(folder, env)
+
+
+def _links_to(library: Path, folder: Path) -> Path:
+    """``folder`` with ``libcuda.so.1`` linking to ``library`` and ``libcuda.so`` to that (a wheel
+    carries one file; the loader and ``-lcuda`` want both names)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _link(folder / SONAME, str(library))
+    _link(folder / "libcuda.so", SONAME)
+    return folder

@@ -16,7 +16,9 @@ What the shim does (docs/libcuda.md has the reasons):
 - ``cuGetProcAddress``/``cuGetProcAddress_v2`` are pure C over a table of (name, version, function).
 
 Invariant: the text depends only on ``abi`` and the recorded libpython path; no ``cuda.h`` or
-``Python.h`` is needed to compile it (only libc, libdl and libpthread).
+``Python.h`` is needed to compile it (only libc, libdl and libpthread), with ``compile_command``.
+This module imports only ``abi`` and the standard library, so the wheel build (``setup.py``) can load
+it without the rest of ptx2gcn.
 """
 
 from __future__ import annotations
@@ -164,6 +166,17 @@ def _trampoline(index: int, symbol: str, parameters: str, arguments: str) -> str
         f"    return ((CUresult(*)({parameters}))p2g_slots[{index}])({arguments});\n"
         f"}}\n"
     )
+
+
+SONAME = "libcuda.so.1"
+
+
+def compile_command(compiler: str, c_file: str, out: str) -> list[str]:
+    """The command that turns the C text in ``c_file`` into the shared object ``out``."""
+    return [
+        compiler, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", f"-Wl,-soname,{SONAME}",
+        "-o", out, c_file, "-ldl", "-lpthread",
+    ]  # fmt: skip
 
 
 def c_source(libpython: str) -> str:

@@ -70,3 +70,15 @@ def test_non_editable_install_imports(wheel: Path, tmp_path: Path) -> None:
     site = next((env_dir / "lib").glob("python*/site-packages"))
     for name in ("passes", "grammar", "runtime"):
         assert not (site / name).exists()
+
+
+def test_wheel_carries_the_libcuda_shim_when_a_compiler_exists(wheel: Path) -> None:
+    # setup.py compiles ptx2gcn's libcuda.so.1 into the wheel (docs/libcuda.md), so that
+    # 'ptx2gcn exec' needs no compiler at run time; without a compiler the wheel stays pure.
+    names = zipfile.ZipFile(wheel).namelist()
+    if shutil.which("cc") is None:
+        assert wheel.name.endswith("-py3-none-any.whl")
+        assert not any(n.endswith("libcuda.so.1") for n in names)
+        return
+    assert "ptx2gcn/runtime/libcuda/lib/libcuda.so.1" in names
+    assert wheel.name.startswith("ptx2gcn-") and "-py3-none-linux_" in wheel.name
