@@ -18,7 +18,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import types
 from pathlib import Path
@@ -50,13 +49,6 @@ def _shim_modules() -> types.ModuleType:
                 sys.modules[name] = module
 
 
-def _libpython() -> str:
-    name = sysconfig.get_config_var("LDLIBRARY") or ""
-    if sysconfig.get_config_var("Py_ENABLE_SHARED") and ".so" in name:
-        return str(Path(sysconfig.get_config_var("LIBDIR") or "") / name)
-    return ""
-
-
 class BuildPyWithShim(build_py):
     def run(self) -> None:
         super().run()
@@ -67,7 +59,7 @@ class BuildPyWithShim(build_py):
         target.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as scratch:
             c_file = Path(scratch) / "libcuda_shim.c"
-            c_file.write_text(csource.c_source(_libpython()))
+            c_file.write_text(csource.c_source(csource.libpython_path()))
             command = csource.compile_command(COMPILER, str(c_file), str(target / csource.SONAME))
             subprocess.run(command, check=True)
 

@@ -17,36 +17,19 @@ was completely written (built under a temporary name, then renamed).
 from __future__ import annotations
 
 import contextlib
-import ctypes.util
 import hashlib
 import os
 import shutil
 import subprocess
-import sys
-import sysconfig
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.runtime.cache.jit_cache import default_cache_dir
-from ptx2gcn.runtime.libcuda.csource import SONAME, c_source, compile_command
+from ptx2gcn.runtime.libcuda.csource import SONAME, c_source, compile_command, libpython_path
 
 PACKAGED = Path(__file__).resolve().parent / "lib"
-
-
-def libpython_path() -> str:
-    """The shared libpython of this interpreter's version ('' when none can be found).
-
-    A statically linked interpreter (Debian's ``/usr/bin/python3``) has no libpython of its own, but
-    its distribution usually ships one of the same version (package ``libpython3.X``): that one,
-    found by the dynamic loader's search, serves a non-Python host equally well."""
-    libdir = sysconfig.get_config_var("LIBDIR") or ""
-    name = sysconfig.get_config_var("LDLIBRARY") or ""
-    if sysconfig.get_config_var("Py_ENABLE_SHARED") and (name.endswith(".so") or ".so." in name):
-        return str(Path(libdir) / name)
-    found = ctypes.util.find_library(f"python{sys.version_info.major}.{sys.version_info.minor}")
-    return found or ""
 
 
 def _compiler(environ: Mapping[str, str]) -> str:

@@ -23,6 +23,11 @@ it without the rest of ptx2gcn.
 
 from __future__ import annotations
 
+import ctypes.util
+import sys
+import sysconfig
+from pathlib import Path
+
 from ptx2gcn.runtime.libcuda.abi import EXPORTS, PROC_ONLY_IN_C
 
 _PROLOGUE = r"""
@@ -169,6 +174,21 @@ def _trampoline(index: int, symbol: str, parameters: str, arguments: str) -> str
 
 
 SONAME = "libcuda.so.1"
+
+
+def libpython_path() -> str:
+    """The shared libpython of this interpreter's version ('' when none can be found).
+
+    A statically linked interpreter (Debian's ``/usr/bin/python3``) has no libpython of its own, but
+    its distribution usually ships one of the same version (package ``libpython3.X``): that one,
+    found by the dynamic loader's search, serves a non-Python host equally well."""
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    name = sysconfig.get_config_var("LDLIBRARY") or ""
+    if sysconfig.get_config_var("Py_ENABLE_SHARED") and (name.endswith(".so") or ".so." in name):
+        return str(Path(libdir) / name)
+    found = ctypes.util.find_library(f"python{sys.version_info.major}.{sys.version_info.minor}")
+    return found or ""
+
 
 
 def compile_command(compiler: str, c_file: str, out: str) -> list[str]:
