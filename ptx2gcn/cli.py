@@ -31,6 +31,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "fatbin",
     "cache",
     "fuzz",
+    "exec",
 )
 
 

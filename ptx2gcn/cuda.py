@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import launch as _launch
+from ptx2gcn.runtime.driver import library as _library
 from ptx2gcn.runtime.driver import limits as _limits
 from ptx2gcn.runtime.driver import memory as _memory
 from ptx2gcn.runtime.driver import module as _module
@@ -46,8 +47,11 @@ from ptx2gcn.runtime.driver.types import (
     CUdeviceptr,
     CUevent,
     CUfunction,
+    CUkernel,
+    CUlibrary,
     CUmodule,
     CUstream,
+    CUuuid,
 )
 
 
@@ -72,6 +76,7 @@ cuDeviceGetCount = _entry(_device.device_get_count, 1)
 cuDeviceGetName = _entry(_device.device_get_name, 1)
 cuDeviceGetAttribute = _entry(_device.device_get_attribute, 1)
 cuDeviceTotalMem = _entry(_device.device_total_mem, 1)
+cuDeviceGetUuid = _entry(_device.device_get_uuid, 1)
 cuCtxCreate = _entry(_device.ctx_create, 1)
 cuCtxDestroy = _entry(_device.ctx_destroy, 0)
 cuCtxSynchronize = _entry(_device.ctx_synchronize, 0)
@@ -80,10 +85,14 @@ cuCtxSetCurrent = _entry(_device.ctx_set_current, 0)
 cuCtxPushCurrent = _entry(_device.ctx_push_current, 0)
 cuCtxPopCurrent = _entry(_device.ctx_pop_current, 1)
 cuCtxGetDevice = _entry(_device.ctx_get_device, 1)
+cuCtxGetApiVersion = _entry(_device.ctx_get_api_version, 1)
+cuCtxGetFlags = _entry(_device.ctx_get_flags, 1)
 cuCtxSetLimit = _entry(_limits.ctx_set_limit, 0)
 cuCtxGetLimit = _entry(_limits.ctx_get_limit, 1)
 cuDevicePrimaryCtxRetain = _entry(_device.device_primary_ctx_retain, 1)
 cuDevicePrimaryCtxRelease = _entry(_device.device_primary_ctx_release, 0)
+cuDevicePrimaryCtxReset = _entry(_device.device_primary_ctx_reset, 0)
+cuDevicePrimaryCtxGetState = _entry(_device.device_primary_ctx_get_state, 2)
 
 # -- modules and functions --------------------------------------------------------------------------
 cuModuleLoad = _entry(_module.module_load, 1)
@@ -94,6 +103,18 @@ cuModuleUnload = _entry(_module.module_unload, 0)
 cuModuleGetFunction = _entry(_module.module_get_function, 1)
 cuModuleGetGlobal = _entry(_module.module_get_global, 2)
 cuFuncGetAttribute = _entry(_module.func_get_attribute, 1)
+
+# -- libraries and kernels (context-independent code) ------------------------------------------------
+cuLibraryLoadData = _entry(_library.library_load_data, 1)
+cuLibraryLoadFromFile = _entry(_library.library_load_from_file, 1)
+cuLibraryUnload = _entry(_library.library_unload, 0)
+cuLibraryGetKernel = _entry(_library.library_get_kernel, 1)
+cuLibraryGetKernelCount = _entry(_library.library_get_kernel_count, 1)
+cuLibraryGetModule = _entry(_library.library_get_module, 1)
+cuLibraryGetGlobal = _entry(_library.library_get_global, 2)
+cuKernelGetFunction = _entry(_library.kernel_get_function, 1)
+cuKernelGetLibrary = _entry(_library.kernel_get_library, 1)
+cuKernelGetAttribute = _entry(_library.kernel_get_attribute, 1)
 
 # -- memory ---------------------------------------------------------------------------------------
 cuMemAlloc = _entry(_memory.mem_alloc, 1)
@@ -110,9 +131,12 @@ cuMemsetD8 = _entry(_memory.memset_d8, 0)
 cuMemsetD16 = _entry(_memory.memset_d16, 0)
 cuMemsetD32 = _entry(_memory.memset_d32, 0)
 cuMemGetInfo = _entry(_memory.mem_get_info, 2)
+cuMemcpy = _entry(_memory.memcpy, 0)
+cuMemcpyAsync = _entry(_memory.memcpy_async, 0)
 
 # -- execution, streams, events ---------------------------------------------------------------------
 cuLaunchKernel = _entry(_launch.launch_kernel, 0)
+cuLaunchKernelEx = _entry(_launch.launch_kernel_ex, 0)
 cuStreamCreate = _entry(_stream.stream_create, 1)
 cuStreamSynchronize = _entry(_stream.stream_synchronize, 0)
 cuStreamQuery = _entry(_stream.stream_query, 0)
@@ -123,6 +147,13 @@ cuEventSynchronize = _entry(_stream.event_synchronize, 0)
 cuEventQuery = _entry(_stream.event_query, 0)
 cuEventElapsedTime = _entry(_stream.event_elapsed_time, 1)
 cuEventDestroy = _entry(_stream.event_destroy, 0)
+cuEventRecordWithFlags = _entry(_stream.event_record_with_flags, 0)
+cuCtxGetStreamPriorityRange = _entry(_stream.ctx_get_stream_priority_range, 2)
+cuStreamCreateWithPriority = _entry(_stream.stream_create_with_priority, 1)
+cuStreamGetPriority = _entry(_stream.stream_get_priority, 1)
+cuStreamGetFlags = _entry(_stream.stream_get_flags, 1)
+cuStreamGetCtx = _entry(_stream.stream_get_ctx, 1)
+cuStreamWaitEvent = _entry(_stream.stream_wait_event, 0)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -158,6 +189,8 @@ __all__ = [
     "cuDeviceGetCount",
     "cuDeviceGetName",
     "cuDevicePrimaryCtxRelease",
+    "cuDevicePrimaryCtxGetState",
+    "cuDevicePrimaryCtxReset",
     "cuDevicePrimaryCtxRetain",
     "cuDeviceTotalMem",
     "cuDriverGetVersion",
@@ -198,4 +231,30 @@ __all__ = [
     "cuStreamQuery",
     "cuStreamSynchronize",
     "ptx2gcnGetLastErrorMessage",
+    "cuLibraryLoadData",
+    "cuLibraryLoadFromFile",
+    "cuLibraryUnload",
+    "cuLibraryGetKernel",
+    "cuLibraryGetKernelCount",
+    "cuLibraryGetModule",
+    "cuLibraryGetGlobal",
+    "cuKernelGetFunction",
+    "cuKernelGetLibrary",
+    "cuKernelGetAttribute",
+    "cuLaunchKernelEx",
+    "CUkernel",
+    "CUlibrary",
+    "cuEventRecordWithFlags",
+    "cuCtxGetStreamPriorityRange",
+    "cuStreamCreateWithPriority",
+    "cuStreamGetPriority",
+    "cuStreamGetFlags",
+    "cuStreamGetCtx",
+    "cuStreamWaitEvent",
+    "cuMemcpy",
+    "cuMemcpyAsync",
+    "cuCtxGetApiVersion",
+    "cuCtxGetFlags",
+    "cuDeviceGetUuid",
+    "CUuuid",
 ]

@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 from ptx2gcn.link.codeobject import CodeObjectError
 from ptx2gcn.link.elf import STT_OBJECT
 from ptx2gcn.runtime.backends.base import BackendBase, BackendModule
+from ptx2gcn.runtime.backends.mi300x_attributes import MI300X_ATTRIBUTES
 from ptx2gcn.runtime.backends.protocol import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
@@ -65,6 +66,7 @@ def emulator_properties() -> DeviceProperties:
         clock_khz=MI300X_CLOCK_KHZ,
         max_block=(1024, 1024, 1024),
         shared_memory_per_block=MAX_LDS_BYTES,
+        extra=MI300X_ATTRIBUTES,
     )
 
 

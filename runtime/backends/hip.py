@@ -23,6 +23,7 @@ from typing import Literal, TypeVar
 from ptx2gcn.link.codeobject import CodeObjectError, read_code_object
 from ptx2gcn.runtime.backends.base import BackendBase, BackendModule
 from ptx2gcn.runtime.backends.hip_ctypes import Function, HipDevice, HipError, HipLibrary, Module
+from ptx2gcn.runtime.backends.mi300x_attributes import MI300X_ATTRIBUTES
 from ptx2gcn.runtime.backends.protocol import (
     MI300X_CLOCK_KHZ,
     MI300X_COMPUTE_UNITS,
@@ -35,7 +36,6 @@ from ptx2gcn.runtime.backends.protocol import (
     ModuleCode,
     kernel_info,
 )
-from ptx2gcn.runtime.driver.enums import CUdevice_attribute
 from ptx2gcn.runtime.driver.errors import plain
 
 T = TypeVar("T")
@@ -61,10 +61,7 @@ class HipBackend(BackendBase[HipModule]):
             multiprocessors=MI300X_COMPUTE_UNITS,
             clock_khz=MI300X_CLOCK_KHZ,
             max_block=(1024, 1024, 1024),
-            extra={
-                CUdevice_attribute.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
-                CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1,
-            },
+            extra=MI300X_ATTRIBUTES,
         )
 
     def _optional(self, name: str, *args: object) -> int | None:

@@ -11,12 +11,14 @@ right after ``cuCtxCreate`` and on no thread after ``cuCtxDestroy``.
 
 from __future__ import annotations
 
+import uuid
+
 from ptx2gcn.runtime.backends.protocol import Backend, BackendError, BackendUnavailable, DeviceProperties
 from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUctx_flags, CUdevice_attribute, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
 from ptx2gcn.runtime.driver.state import Context, driver
-from ptx2gcn.runtime.driver.types import CUcontext, CUdevice
+from ptx2gcn.runtime.driver.types import CUcontext, CUdevice, CUuuid
 
 DRIVER_VERSION = 13000
 """The CUDA driver API level implemented (13.0), as ``cuDriverGetVersion`` encodes it."""
@@ -109,6 +111,14 @@ def device_get_attribute(attrib: object, dev: object) -> int:
     return _attributes(_properties(dev)).get(attribute, 0)
 
 
+def device_get_uuid(dev: object) -> CUuuid:
+    """A stable UUID per device: RFC 4122 version 5 of the device's name and ordinal (CUDA's are
+    random per board; what matters to clients is that one device always gives the same one)."""
+    properties = _properties(dev)
+    ordinal = handle(dev, CUdevice, "dev")
+    return CUuuid(uuid.uuid5(uuid.NAMESPACE_OID, f"ptx2gcn:{properties.name}:{ordinal}").bytes)
+
+
 def device_total_mem(dev: object) -> int:
     return _properties(dev).total_memory
 
@@ -180,8 +190,12 @@ def _close(context: Context) -> None:
     state = driver()
     with state.lock:
         state.forget_context(context)
+    _shut(context.backend)
+
+
+def _shut(backend: Backend) -> None:
     try:
-        context.backend.close()
+        backend.close()
     except BackendError as error:
         raise from_backend(error.kind, plain(error)) from None
 
@@ -216,6 +230,35 @@ def device_primary_ctx_release(dev: object) -> None:
         _close(context)
 
 
+def device_primary_ctx_reset(dev: object) -> None:
+    """CUDA's way to clear a sticky fault from a primary context: its allocations, modules, streams
+    and events are destroyed and its device state starts afresh; the handle and the retain count stay
+    (CUDA: "resetting the primary context does not release it"). A primary context not retained now
+    is nothing to reset: success."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    with state.lock:
+        existing = state.primary.get(ordinal)
+        old = state.contexts.get(existing) if existing is not None else None
+        if old is None:
+            return
+        state.forget_contents(old)
+    fresh = Context(old.handle, ordinal, old.flags, _open(ordinal))
+    fresh.retains = old.retains
+    with state.lock:
+        state.contexts[old.handle] = fresh
+    _shut(old.backend)
+
+
+def device_primary_ctx_get_state(dev: object) -> tuple[int, int]:
+    """(flags, active): a primary context is active while it is retained."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    existing = state.primary.get(ordinal)
+    context = state.contexts.get(existing) if existing is not None else None
+    return (context.flags if context is not None else 0, int(context is not None))
+
+
 def ctx_push_current(ctx: object) -> None:
     state = driver()
     state.initialised()
@@ -226,6 +269,26 @@ def ctx_pop_current() -> CUcontext:
     state = driver()
     state.initialised()
     return CUcontext(state.pop().handle)
+
+
+API_VERSION = 3020
+"""What ``cuCtxGetApiVersion`` reports: the context API generation of ``cuCtxCreate_v2`` (3020), the
+value NVIDIA's driver gives for every context made through today's API."""
+
+
+def ctx_get_api_version(ctx: object) -> int:
+    state = driver()
+    state.initialised()
+    value = handle(ctx, CUcontext, "ctx")
+    if value:
+        state.context(value)
+    else:
+        state.require_current()
+    return API_VERSION
+
+
+def ctx_get_flags() -> int:
+    return driver().require_current().flags
 
 
 def ctx_get_device() -> CUdevice:

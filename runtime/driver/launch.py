@@ -31,10 +31,13 @@ context, released (``ptx2gcn.runtime.backends.messages``).
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import SupportsInt, cast
+
+import numpy as np
 
 from ptx2gcn.runtime.backends.messages import launch_with_messages
 from ptx2gcn.runtime.backends.protocol import DeviceProperties, Dim3, KernelInfo
@@ -46,12 +49,16 @@ from ptx2gcn.runtime.driver.enums import (
     CUresult,
 )
 from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.library import function_record
 from ptx2gcn.runtime.driver.memory import backend_call
 from ptx2gcn.runtime.driver.state import driver
-from ptx2gcn.runtime.driver.types import CUfunction, CUstream, HandleBase
+from ptx2gcn.runtime.driver.types import CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
 SLOT_BYTES = 8
+HSA_GRID_LIMIT = 2**32 - 1
+"""Work-items per dimension of one AMD dispatch: the AQL packet's ``grid_size_*`` fields are 32 bits
+(CUDA's own limit, gridDimX up to 2**31-1 blocks of up to 1024 threads, is larger)."""
 #: Launch failures after which CUDA declares the context unusable.
 STICKY = frozenset(
     {
@@ -281,8 +288,19 @@ def extra_buffer(extra: object, info: KernelInfo) -> bytes:
 
 
 # -- launch -----------------------------------------------------------------------------------------
+def _dimension(value: object, what: str) -> int:
+    """A launch dimension as cuda-python takes it: an integer, or a float converted as C converts it
+    to ``unsigned int`` (truncated toward zero; ``2.0`` is 2), which cuda-python's Cython accepts."""
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if not math.isfinite(number):
+            raise invalid(f"{what} = {number} is not a finite number")
+        value = math.trunc(number)
+    return integer(value, what, 32)
+
+
 def _shape(values: Sequence[object], limits: tuple[int, int, int], what: str) -> tuple[int, int, int]:
-    dims = [integer(v, f"{what}Dim{axis}", 32) for v, axis in zip(values, "XYZ")]
+    dims = [_dimension(v, f"{what}Dim{axis}") for v, axis in zip(values, "XYZ")]
     for axis, (value, limit) in enumerate(zip(dims, limits)):
         if not 1 <= value <= limit:
             raise invalid(f"{what}Dim{'XYZ'[axis]} = {value} is outside 1..{limit}")
@@ -300,13 +318,19 @@ def _launch_shape(info: KernelInfo, limits: DeviceProperties, values: Sequence[o
     """Grid, block and dynamic shared memory from the 7 launch arguments, within the device's limits."""
     grid = _shape(values[0:3], limits.max_grid, "grid")
     block = _shape(values[3:6], limits.max_block, "block")
+    for axis in range(3):
+        if grid[axis] * block[axis] > HSA_GRID_LIMIT:
+            raise invalid(
+                f"gridDim{'XYZ'[axis]} x blockDim{'XYZ'[axis]} = {grid[axis]} x {block[axis]} threads; an AMD "
+                f"dispatch holds at most {HSA_GRID_LIMIT} work-items per dimension (a 32-bit grid size)"
+            )
     threads = block[0] * block[1] * block[2]
     allowed = min(limits.max_threads_per_block, info.max_threads_per_block)
     if threads > allowed:
         raise invalid(
             f"block {block[0]}x{block[1]}x{block[2]} has {threads} threads; kernel {info.name!r} allows {allowed}"
         )
-    shared = integer(values[6], "sharedMemBytes", 32)
+    shared = _dimension(values[6], "sharedMemBytes")
     if shared + info.shared_bytes > limits.shared_memory_per_block:
         raise invalid(
             f"sharedMemBytes = {shared} plus the kernel's {info.shared_bytes} static bytes exceed "
@@ -346,7 +370,7 @@ def launch_kernel(
 ) -> None:
     state = driver()
     context = state.require_current()
-    function = state.function(handle(f, CUfunction, "f"))
+    function = function_record(f)
     if function.module.context is not context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "f belongs to a module of another context")
     stream = state.stream(handle(hStream, CUstream, "hStream"))
@@ -368,3 +392,58 @@ def launch_kernel(
         if error.result in STICKY:
             context.fault = error
         raise
+
+
+# -- cuLaunchKernelEx ---------------------------------------------------------------------------------
+_IGNORED_ATTRIBUTES = {
+    0: "IGNORE",
+    1: "ACCESS_POLICY_WINDOW",  # an L2 persistence hint
+    3: "SYNCHRONIZATION_POLICY",  # how the host waits; launches here are synchronous
+    5: "CLUSTER_SCHEDULING_POLICY_PREFERENCE",
+    6: "PROGRAMMATIC_STREAM_SERIALIZATION",  # overlap permission; serial execution honours it
+    7: "PROGRAMMATIC_EVENT",
+    8: "PRIORITY",
+    9: "MEM_SYNC_DOMAIN_MAP",
+    10: "MEM_SYNC_DOMAIN",
+    14: "PREFERRED_SHARED_MEMORY_CARVEOUT",
+}
+"""``CUlaunchAttributeID`` values that are hints or orderings a synchronous launch already satisfies."""
+_COOPERATIVE, _CLUSTER_DIMENSION, _PREFERRED_CLUSTER_DIMENSION = 2, 4, 11
+
+
+def _check_attribute(attribute: object) -> None:
+    identifier = integer(getattr(attribute, "id", None), "attrs[].id", 32, signed=True)
+    value = getattr(attribute, "value", None)
+    if identifier in _IGNORED_ATTRIBUTES:
+        return
+    if identifier == _COOPERATIVE:
+        if integer(getattr(value, "cooperative", 0), "attrs[].value.cooperative", 32, signed=True):
+            raise CudaError(
+                CUresult.CUDA_ERROR_NOT_SUPPORTED, "cooperative launches (grid-wide sync) are not supported yet"
+            )
+        return
+    if identifier in (_CLUSTER_DIMENSION, _PREFERRED_CLUSTER_DIMENSION):
+        dims = getattr(value, "clusterDim", None)
+        shape = tuple(integer(getattr(dims, axis, 0), f"clusterDim.{axis}", 32) for axis in "xyz")
+        if shape not in ((1, 1, 1), (0, 0, 0)):
+            raise CudaError(
+                CUresult.CUDA_ERROR_NOT_SUPPORTED, f"thread-block clusters ({shape}) are not supported by launches"
+            )
+        return
+    raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"launch attribute {identifier} is not supported")
+
+
+def launch_kernel_ex(config: object, f: object, kernelParams: object, extra: object) -> None:
+    """``cuLaunchKernelEx``: ``config`` has ``CUlaunchConfig``'s fields (cuda-python's object, or the C
+    struct as ctypes reads it); its attributes are checked, then it is an ordinary launch."""
+    if config is None:
+        raise invalid("config is NULL")
+    fields = ("gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes")
+    dims = [getattr(config, field, None) for field in fields]
+    count = integer(getattr(config, "numAttrs", 0), "numAttrs", 32)
+    attrs = getattr(config, "attrs", None)
+    if count and not attrs:
+        raise invalid(f"numAttrs = {count} but attrs is NULL")
+    for index in range(count):
+        _check_attribute(cast(Sequence[object], attrs)[index])
+    launch_kernel(f, *dims, getattr(config, "hStream", None) or 0, kernelParams, extra)

@@ -189,3 +189,38 @@ def memset_d16(dstDevice: object, us: object, N: object) -> None:
 
 def memset_d32(dstDevice: object, ui: object, N: object) -> None:
     _fill(dstDevice, integer(ui, "ui", 32).to_bytes(4, "little"), N)
+
+
+# -- unified copies -----------------------------------------------------------------------------------
+def _is_device(context: Context, address: int, size: int) -> bool:
+    try:
+        check_range(context, address, max(size, 1), "pointer")
+    except CudaError:
+        return False
+    return True
+
+
+def memcpy(dst: object, src: object, ByteCount: object) -> None:
+    """``cuMemcpy``: with unified addressing the pointers say where they point. Device memory is
+    what ``check_range`` finds in the current context; any other address is host memory, trusted
+    as C trusts it (a host-to-host copy is a ``memmove``)."""
+    context = driver().require_current()
+    size = _count(ByteCount, "ByteCount")
+    target = handle(dst, CUdeviceptr, "dst")
+    source = handle(src, CUdeviceptr, "src")
+    on_device = (_is_device(context, target, size), _is_device(context, source, size))
+    if on_device == (True, True):
+        memcpy_dtod(target, source, size)
+    elif on_device == (True, False):
+        memcpy_htod(target, source, size)
+    elif on_device == (False, True):
+        memcpy_dtoh(target, source, size)
+    elif size:
+        if not target or not source:
+            raise invalid("dst or src is a null pointer")
+        ctypes.memmove(target, source, size)
+
+
+def memcpy_async(dst: object, src: object, ByteCount: object, hStream: object) -> None:
+    _stream(hStream)
+    memcpy(dst, src, ByteCount)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -27,7 +28,7 @@ from ptx2gcn.runtime.driver.host import writable
 from ptx2gcn.runtime.driver.jit import module_code
 from ptx2gcn.runtime.driver.jit_options import compile_options
 from ptx2gcn.runtime.driver.memory import backend_call
-from ptx2gcn.runtime.driver.state import FunctionRecord, ModuleRecord, driver
+from ptx2gcn.runtime.driver.state import Context, FunctionRecord, ModuleRecord, driver
 from ptx2gcn.runtime.driver.types import CUdeviceptr, CUfunction, CUmodule
 from ptx2gcn.runtime.fatbin import CONTAINER_MAGIC, WRAPPER_MAGIC
 
@@ -76,9 +77,14 @@ def image_bytes(image: object, what: str = "image") -> bytes:
 
 
 def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CUmodule:
-    """Load ``data``; PTX is compiled with ``options`` (default: the driver's configured value)."""
+    """Load ``data`` into the current context; PTX is compiled with ``options`` (default: the
+    driver's configured value)."""
+    return CUmodule(load_into(driver().require_current(), data, source, options).handle)
+
+
+def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None) -> ModuleRecord:
+    """Load ``data`` into ``context`` and register the module (``cuLibrary*`` loads per context)."""
     state = driver()
-    context = state.require_current()
     config = state.config
     code = module_code(data, source, options or config.options, context.backend.code_format,
                        compiler=config.compiler, cache=config.cache)
@@ -88,7 +94,7 @@ def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CU
     with state.lock:
         state.modules[record.handle] = record
         context.modules.add(record.handle)
-    return CUmodule(record.handle)
+    return record
 
 
 def module_load(fname: object) -> CUmodule:
@@ -142,8 +148,24 @@ def _option_list(value: object) -> list[object] | None:
     return list(cast(Sequence[object], value)) if isinstance(value, Sequence) else None
 
 
-def module_load_data_ex(image: object, numOptions: object, options: object, optionValues: object) -> CUmodule:
-    driver().require_current()
+@dataclass(frozen=True)
+class JitRequest:
+    """The JIT options of a load call: compile options and the log buffers to fill."""
+
+    options: CompileOptions
+    error_log: memoryview | None
+    info_log: memoryview | None
+
+    def failed(self, message: str) -> None:
+        _write_log(self.error_log, message)
+
+    def succeeded(self) -> None:
+        _write_log(self.error_log, "")
+        _write_log(self.info_log, "ptx2gcn: compiled for gfx942")
+
+
+def jit_request(numOptions: object, options: object, optionValues: object) -> JitRequest:
+    """Check a ``(numOptions, options, optionValues)`` triple as ``cuModuleLoadDataEx`` takes it."""
     count = integer(numOptions, "numOptions")
     keys, values = _option_list(options), _option_list(optionValues)
     if keys is None or values is None or len(keys) != count or len(values) != count:
@@ -155,14 +177,18 @@ def module_load_data_ex(image: object, numOptions: object, options: object, opti
     info_log = _log_target(
         table, CUjit_option.CU_JIT_INFO_LOG_BUFFER, CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
     )
-    compile_with = compile_options(table, driver().config.options)
+    return JitRequest(compile_options(table, driver().config.options), error_log, info_log)
+
+
+def module_load_data_ex(image: object, numOptions: object, options: object, optionValues: object) -> CUmodule:
+    driver().require_current()
+    request = jit_request(numOptions, options, optionValues)
     try:
-        module = _load(image_bytes(image), "<module image>", compile_with)
+        module = _load(image_bytes(image), "<module image>", request.options)
     except CudaError as error:
-        _write_log(error_log, error.message)
+        request.failed(error.message)
         raise
-    _write_log(error_log, "")
-    _write_log(info_log, "ptx2gcn: compiled for gfx942")
+    request.succeeded()
     return module
 
 

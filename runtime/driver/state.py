@@ -98,6 +98,29 @@ class FunctionRecord:
 
 
 @dataclass(eq=False)
+class LibraryRecord:
+    """A ``cuLibraryLoadData`` image: context-independent, loaded as a module into each context that
+    uses it (``modules``: context handle -> module handle)."""
+
+    handle: int
+    data: bytes
+    source: str
+    options: CompileOptions
+    modules: dict[int, int] = field(default_factory=dict[int, int])
+    kernels: dict[str, int] = field(default_factory=dict[str, int])
+    """Kernel name -> ``CUkernel`` handle (one per name, as CUDA's)."""
+
+
+@dataclass(eq=False)
+class KernelRecord:
+    """A ``CUkernel``: a kernel of a library by name, a ``CUfunction`` in whichever context is current."""
+
+    handle: int
+    library: LibraryRecord
+    name: str
+
+
+@dataclass(eq=False)
 class StreamRecord:
     handle: int
     context: Context
@@ -124,6 +147,8 @@ class Driver:
         self.functions: dict[int, FunctionRecord] = {}
         self.streams: dict[int, StreamRecord] = {}
         self.events: dict[int, EventRecord] = {}
+        self.libraries: dict[int, LibraryRecord] = {}
+        self.kernels: dict[int, KernelRecord] = {}
         self.properties: dict[int, DeviceProperties] = {}
         """Device ordinal -> its properties, once a device query had to open it without a context."""
         self.primary: dict[int, int] = {}
@@ -192,12 +217,7 @@ class Driver:
                 CUresult.CUDA_ERROR_INVALID_CONTEXT,
                 "no current context on this thread (call cuCtxCreate or cuCtxSetCurrent)",
             )
-        if context.fault is not None:
-            raise CudaError(
-                context.fault.result,
-                f"an earlier kernel fault ruined this context (destroy it): {context.fault.message}",
-            )
-        return context
+        return usable(context)
 
     def push(self, context: Context) -> None:
         self._stack().append(context.handle)
@@ -234,6 +254,12 @@ class Driver:
     def event(self, handle: int) -> EventRecord:
         return _found(self.events, handle, "event")
 
+    def library(self, handle: int) -> LibraryRecord:
+        return _found(self.libraries, handle, "library", why="is not loaded (never loaded, or unloaded)")
+
+    def kernel(self, handle: int) -> KernelRecord:
+        return _found(self.kernels, handle, "kernel", why="does not exist (or its library was unloaded)")
+
     # -- teardown -------------------------------------------------------------------------------
     def forget_module(self, record: ModuleRecord) -> None:
         for function in record.functions.values():
@@ -243,18 +269,33 @@ class Driver:
         self.modules.pop(record.handle, None)
         record.context.modules.discard(record.handle)
 
-    def forget_context(self, context: Context) -> None:
+    def forget_contents(self, context: Context) -> None:
+        """Drop the modules, streams and events of ``context`` from the handle tables."""
         for handle in list(context.modules):
             self.forget_module(self.modules[handle])
         for handle in context.streams:
             self.streams.pop(handle, None)
         for handle in context.events:
             self.events.pop(handle, None)
+
+    def forget_context(self, context: Context) -> None:
+        self.forget_contents(context)
         self.contexts.pop(context.handle, None)
         if self.primary.get(context.device) == context.handle:
             del self.primary[context.device]
         stack = self._stack()
         stack[:] = [h for h in stack if h != context.handle]
+
+
+def usable(context: Context) -> Context:
+    """``context``, unless a sticky kernel fault ruined it: then that fault's ``CudaError``."""
+    if context.fault is not None:
+        raise CudaError(
+            context.fault.result,
+            f"an earlier kernel fault ruined this context (destroy it, or reset a primary context): "
+            f"{context.fault.message}",
+        )
+    return context
 
 
 def _found(

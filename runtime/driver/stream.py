@@ -18,8 +18,8 @@ from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUevent_flags, CUresult, CUstream_flags
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.memory import backend_call
-from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver
-from ptx2gcn.runtime.driver.types import CUevent, CUstream
+from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver, usable
+from ptx2gcn.runtime.driver.types import CUcontext, CUevent, CUstream
 
 _STREAM_FLAGS = CUstream_flags.CU_STREAM_NON_BLOCKING
 _EVENT_FLAGS = (
@@ -94,7 +94,7 @@ def event_record(hEvent: object, hStream: object) -> None:
     stream = state.stream(handle(hStream, CUstream, "hStream"))
     if stream is not None and stream.context is not event.context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hEvent and hStream belong to different contexts")
-    backend_call(event.context.backend.synchronize)
+    backend_call(usable(event.context).backend.synchronize)
     event.time = time.perf_counter()
 
 
@@ -102,14 +102,14 @@ def event_synchronize(hEvent: object) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
-    backend_call(event.context.backend.synchronize)
+    backend_call(usable(event.context).backend.synchronize)
 
 
 def event_query(hEvent: object) -> None:
     """Recorded work is always complete: CUDA_SUCCESS for any valid event."""
     state = driver()
     state.initialised()
-    state.event(handle(hEvent, CUevent, "hEvent"))
+    usable(state.event(handle(hEvent, CUevent, "hEvent")).context)
 
 
 def event_elapsed_time(hStart: object, hEnd: object) -> float:
@@ -117,6 +117,7 @@ def event_elapsed_time(hStart: object, hEnd: object) -> float:
     state.initialised()
     start = state.event(handle(hStart, CUevent, "hStart"))
     end = state.event(handle(hEnd, CUevent, "hEnd"))
+    usable(start.context)
     for name, event in (("hStart", start), ("hEnd", end)):
         if event.flags & CUevent_flags.CU_EVENT_DISABLE_TIMING:
             raise CudaError(
@@ -135,3 +136,57 @@ def event_destroy(hEvent: object) -> None:
     with state.lock:
         state.events.pop(event.handle, None)
         event.context.events.discard(event.handle)
+
+
+# -- stream queries, priorities, cross-stream waits ---------------------------------------------------
+def ctx_get_stream_priority_range() -> tuple[int, int]:
+    """(least, greatest) stream priority: (0, 0), CUDA's answer for a device without priorities —
+    work never waits behind other work here, so there is nothing for a priority to reorder."""
+    driver().require_current()
+    return 0, 0
+
+
+def stream_create_with_priority(flags: object, priority: object) -> CUstream:
+    """``cuStreamCreateWithPriority``: the priority is clamped into the range (0, 0), as CUDA clamps."""
+    integer(priority, "priority", 32, signed=True)
+    return stream_create(flags)
+
+
+def _stream_record(hStream: object) -> StreamRecord | None:
+    state = driver()
+    state.require_current()
+    return state.stream(handle(hStream, CUstream, "hStream"))
+
+
+def stream_get_priority(hStream: object) -> int:
+    _stream_record(hStream)
+    return 0
+
+
+def stream_get_flags(hStream: object) -> int:
+    record = _stream_record(hStream)
+    return record.flags if record is not None else 0
+
+
+def stream_get_ctx(hStream: object) -> CUcontext:
+    record = _stream_record(hStream)
+    context = record.context if record is not None else driver().require_current()
+    return CUcontext(context.handle)
+
+
+def stream_wait_event(hStream: object, hEvent: object, Flags: object) -> None:
+    """Work recorded by ``hEvent`` is already complete: checked, then nothing to wait for."""
+    state = driver()
+    stream = _stream_record(hStream)
+    event = state.event(handle(hEvent, CUevent, "hEvent"))
+    if integer(Flags, "Flags") & ~0x1:  # CU_EVENT_WAIT_DEFAULT 0, CU_EVENT_WAIT_EXTERNAL 1
+        raise invalid(f"Flags = {Flags} is not a CUevent_wait_flags value")
+    usable(event.context)
+    if stream is not None:
+        usable(stream.context)
+
+
+def event_record_with_flags(hEvent: object, hStream: object, flags: object) -> None:
+    if integer(flags, "flags") & ~0x1:  # CU_EVENT_RECORD_DEFAULT 0, CU_EVENT_RECORD_EXTERNAL 1
+        raise invalid(f"flags = {flags} is not a CUevent_record_flags value")
+    event_record(hEvent, hStream)

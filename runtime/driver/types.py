@@ -93,4 +93,32 @@ class CUevent(HandleBase):
     __slots__ = ()
 
 
-HANDLE_TYPES = (CUdevice, CUdeviceptr, CUcontext, CUmodule, CUfunction, CUstream, CUevent)
+class CUlibrary(HandleBase):
+    __slots__ = ()
+
+
+class CUkernel(HandleBase):
+    __slots__ = ()
+
+
+class CUuuid:
+    """A device UUID as cuda-python returns it: 16 bytes in ``.bytes``."""
+
+    __slots__ = ("bytes",)
+
+    def __init__(self, data: bytes = bytes(16)) -> None:
+        if len(data) != 16:
+            raise ValueError(f"CUuuid: {len(data)} bytes, not 16")
+        self.bytes = bytes(data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CUuuid) and other.bytes == self.bytes
+
+    def __hash__(self) -> int:
+        return hash(self.bytes)
+
+    def __repr__(self) -> str:
+        return f"<CUuuid {self.bytes.hex()}>"
+
+
+HANDLE_TYPES = (CUdevice, CUdeviceptr, CUcontext, CUmodule, CUfunction, CUstream, CUevent, CUlibrary, CUkernel)

@@ -60,7 +60,11 @@ def test_attributes(driver: None) -> None:
         A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8,
         A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
         A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 0,
-        A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 0,
+        # MI300X hardware values (AMD's data sheet; ROCm reports the same through hipDeviceProp_t):
+        A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
+        A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: 8192,  # 8 HBM3 stacks x 1024 bits
+        A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: 4 * 1024 * 1024,  # per XCD
+        A.CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: 1,
     }
     for attribute, value in expected.items():
         assert ok(cuda.cuDeviceGetAttribute(attribute, device)) == value, attribute.name
@@ -173,3 +177,12 @@ def test_backend_selection() -> None:
         assert select_backend(environ={}).name == "emulator"  # no AMD GPU visible
     with pytest.raises(BackendUnavailable, match="unknown backend 'metal'"):
         select_backend(environ={"PTX2GCN_BACKEND": "metal"})
+
+
+def test_device_uuid_is_stable_and_per_device(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    first = ok(cuda.cuDeviceGetUuid(0))
+    assert isinstance(first, cuda.CUuuid) and len(first.bytes) == 16
+    assert ok(cuda.cuDeviceGetUuid(cuda.CUdevice(0))) == first
+    assert first.bytes[6] >> 4 == 5  # RFC 4122 version 5
+    fails(cuda.cuDeviceGetUuid(7), R.CUDA_ERROR_INVALID_DEVICE)

@@ -189,6 +189,20 @@ def test_argument_errors(vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np
     fails(_launch(function, bytes(16)), R.CUDA_ERROR_INVALID_VALUE, "holds 2 pointer(s)")
 
 
+def test_float_launch_dimensions_convert_as_c_does(
+    vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray],
+) -> None:
+    # cuda-python accepts floats here (its Cython converts them to unsigned int, truncating).
+    function, (a, b, c), expected = vadd
+    params = ((a, b, c, N), (None, None, None, ctypes.c_int))
+    ok(cuda.cuLaunchKernel(function, N / 100, 1.0, 1.0, 100.0, 1.0, 1.0, 0.0, 0, params, 0))
+    assert np.array_equal(_result(c), expected)
+    ok(cuda.cuMemsetD32(c, 0, N))
+    ok(cuda.cuLaunchKernel(function, 2.9, 1, 1, 128, 1, 1, 0, 0, params, 0))  # 2 blocks: 256 elements
+    got = _result(c)
+    assert np.array_equal(got[:256], expected[:256]) and not got[256:].any()
+
+
 def test_launch_shape_and_handle_errors(
     vadd: tuple[cuda.CUfunction, list[cuda.CUdeviceptr], np.ndarray],
 ) -> None:
@@ -215,9 +229,20 @@ def test_launch_shape_and_handle_errors(
         "shared memory",
     )
     fails(
-        cuda.cuLaunchKernel(function, 1.5, 1, 1, 64, 1, 1, 0, 0, params, 0),
+        cuda.cuLaunchKernel(function, float("nan"), 1, 1, 64, 1, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "finite",
+    )
+    fails(
+        cuda.cuLaunchKernel(function, "2", 1, 1, 64, 1, 1, 0, 0, params, 0),
         R.CUDA_ERROR_INVALID_VALUE,
         "integer",
+    )
+    # CUDA allows 2**31-1 blocks of 1024 threads; one AMD dispatch holds 2**32-1 work-items per axis.
+    fails(
+        cuda.cuLaunchKernel(function, 2**31 - 1, 1, 1, 1024, 1, 1, 0, 0, params, 0),
+        R.CUDA_ERROR_INVALID_VALUE,
+        "32-bit grid size",
     )
     fails(
         cuda.cuLaunchKernel(cuda.CUfunction(0x42), 1, 1, 1, 64, 1, 1, 0, 0, params, 0),
@@ -356,3 +381,35 @@ def test_static_global_written_by_a_kernel(module: cuda.CUmodule) -> None:
     done = ctypes.c_bool()
     ok(cuda.cuMemcpyDtoH(done, pointer, size))
     assert done.value is True
+
+
+def test_sticky_fault_in_primary_context_cleared_by_reset(driver: None) -> None:
+    # CUDA: a kernel fault sticks to the context (every call needing it, events included, returns
+    # it); cuDevicePrimaryCtxReset clears it, keeping the handle and the retain count.
+    from tests.driver.conftest import KERNELS_PTX
+
+    ok(cuda.cuInit(0))
+    primary = ok(cuda.cuDevicePrimaryCtxRetain(0))
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 1)
+    ok(cuda.cuCtxSetCurrent(primary))
+    poke = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"poke"))
+    p = ok(cuda.cuMemAlloc(64))
+    event = ok(cuda.cuEventCreate(0))
+    fails(cuda.cuMemAlloc(1 << 62), R.CUDA_ERROR_OUT_OF_MEMORY)  # not sticky: the next call works
+    ok(cuda.cuMemsetD32(p, 0, 16))
+    args = ((p, 1 << 20), (None, ctypes.c_longlong))
+    fails(cuda.cuLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, 0, args, 0), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    fails(cuda.cuEventRecord(event, 0), R.CUDA_ERROR_ILLEGAL_ADDRESS, "ruined")
+    fails(cuda.cuEventSynchronize(event), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    fails(cuda.cuEventQuery(event), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    fails(cuda.cuMemAlloc(4), R.CUDA_ERROR_ILLEGAL_ADDRESS)
+    ok(cuda.cuDevicePrimaryCtxReset(0))
+    assert ok(cuda.cuCtxGetCurrent()) == primary  # same handle, still current, still retained
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 1)
+    fails(cuda.cuEventQuery(event), R.CUDA_ERROR_INVALID_HANDLE)  # the reset destroyed it
+    q = ok(cuda.cuMemAlloc(64))
+    fresh = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"poke"))
+    ok(cuda.cuLaunchKernel(fresh, 1, 1, 1, 1, 1, 1, 0, 0, ((q, 3), (None, ctypes.c_longlong)), 0))
+    ok(cuda.cuDevicePrimaryCtxRelease(0))
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 0)
+    ok(cuda.cuDevicePrimaryCtxReset(0))  # nothing retained: nothing to reset

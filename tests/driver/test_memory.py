@@ -115,3 +115,26 @@ def test_memset_d16_and_mem_get_info(context: cuda.CUcontext) -> None:
     assert out.tolist() == [0, 0xBEEF, 0xBEEF, 0xBEEF]
     fails(cuda.cuMemsetD16(int(d) + 1, 0, 1), R.CUDA_ERROR_INVALID_VALUE, "2-byte aligned")
     fails(cuda.cuMemsetD16(d, 1 << 16, 1), R.CUDA_ERROR_INVALID_VALUE, "us = 65536")
+
+
+def test_unified_copies_infer_the_direction(context: cuda.CUcontext) -> None:
+    # UNIFIED_ADDRESSING is 1: cuMemcpy takes host and device addresses alike.
+    data = np.arange(32, dtype=np.int32) - 7
+    a, b = ok(cuda.cuMemAlloc(128)), ok(cuda.cuMemAlloc(128))
+    ok(cuda.cuMemcpy(a, data.ctypes.data, 128))  # host -> device
+    ok(cuda.cuMemcpyAsync(b, a, 128, 0))  # device -> device
+    back = np.zeros(32, dtype=np.int32)
+    ok(cuda.cuMemcpy(back.ctypes.data, b, 128))  # device -> host
+    assert back.tolist() == data.tolist()
+    copy = np.zeros(32, dtype=np.int32)
+    ok(cuda.cuMemcpy(copy.ctypes.data, back.ctypes.data, 128))  # host -> host
+    assert copy.tolist() == data.tolist()
+    fails(cuda.cuMemcpy(0, back.ctypes.data, 128), R.CUDA_ERROR_INVALID_VALUE, "null")
+    fails(cuda.cuMemcpyAsync(b, a, 128, cuda.CUstream(0x42)), R.CUDA_ERROR_INVALID_HANDLE)
+
+
+def test_context_api_version_and_flags(context: cuda.CUcontext) -> None:
+    assert ok(cuda.cuCtxGetApiVersion(context)) == 3020  # CUDA documents 3010 or 3020; _v2 contexts are 3020
+    assert ok(cuda.cuCtxGetApiVersion(None)) == 3020  # NULL: the current context
+    assert ok(cuda.cuCtxGetFlags()) == 0
+    fails(cuda.cuCtxGetApiVersion(cuda.CUcontext(0x42)), R.CUDA_ERROR_INVALID_CONTEXT)

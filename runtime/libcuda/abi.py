@@ -1,0 +1,202 @@
+"""The C entry points ``libcuda.so.1`` exports, as one table.
+
+Each row is an exported symbol with its C parameters, written as kinds that fix the x86-64 System V
+calling convention: ``i32`` (``int``, ``CUdevice``, enums), ``u32`` (``unsigned int``), ``u64``
+(``size_t``, ``CUdeviceptr``, ``cuuint64_t``), ``u8``/``u16`` (``unsigned char``/``short`` values),
+``ptr`` (every pointer and every opaque handle: ``CUcontext``, ``CUmodule``, ...). ``proc`` and
+``since`` say how ``cuGetProcAddress(symbol, &pfn, cudaVersion, ...)`` finds the row: the row named
+``proc`` with the greatest ``since`` not above ``cudaVersion`` (``cuMemAlloc`` at 3020 and later is
+``cuMemAlloc_v2``). Declarations follow NVIDIA's ``cuda.h`` (CUDA 13.0), written here, not included.
+
+Invariant: every ``CUresult``-returning export is here exactly once; the shim's slot ``i`` holds the
+handler of ``EXPORTS[i]``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from dataclasses import dataclass
+
+KINDS: dict[str, tuple[str, type]] = {
+    "i32": ("int", ctypes.c_int32),
+    "u32": ("unsigned int", ctypes.c_uint32),
+    "u64": ("unsigned long long", ctypes.c_uint64),
+    "u8": ("unsigned char", ctypes.c_uint8),
+    "u16": ("unsigned short", ctypes.c_uint16),
+    "ptr": ("void*", ctypes.c_void_p),
+}
+"""Parameter kind -> (C type in the shim, ctypes type of the Python handler's parameter)."""
+
+
+@dataclass(frozen=True)
+class Export:
+    symbol: str
+    params: tuple[tuple[str, str], ...]
+    """(kind, name) per C parameter, in order."""
+    proc: str
+    since: int
+    variant_of: str = ""
+    """For a per-thread-default-stream export (``X_ptds``/``X_ptsz``): the symbol ``X``. Programs
+    built with ``nvcc --default-stream per-thread`` call these; ``cuGetProcAddress`` never returns
+    them (its flags choose, and both streams behave alike here: every launch is synchronous)."""
+
+    def c_parameters(self) -> str:
+        return ", ".join(f"{KINDS[kind][0]} {name}" for kind, name in self.params) or "void"
+
+    def ctypes_signature(self) -> list[type]:
+        return [KINDS[kind][1] for kind, _ in self.params]
+
+
+def _export(symbol: str, params: str, since: int = 2000) -> Export:
+    pairs = tuple((p.split()[0], p.split()[1]) for p in params.split(",") if p.strip())
+    for kind, _ in pairs:
+        if kind not in KINDS:
+            raise ValueError(f"{symbol}: unknown parameter kind {kind!r}")
+    base = re.sub(r"_v[0-9]+$", "", symbol)
+    return Export(symbol, pairs, base, since)
+
+
+EXPORTS: tuple[Export, ...] = (
+    # errors, initialisation, version
+    _export("cuGetErrorName", "i32 error, ptr pStr", 6000),
+    _export("cuGetErrorString", "i32 error, ptr pStr", 6000),
+    _export("cuInit", "u32 Flags"),
+    _export("cuDriverGetVersion", "ptr driverVersion", 2020),
+    # devices
+    _export("cuDeviceGet", "ptr device, i32 ordinal"),
+    _export("cuDeviceGetCount", "ptr count"),
+    _export("cuDeviceGetName", "ptr name, i32 len, i32 dev"),
+    _export("cuDeviceGetAttribute", "ptr pi, i32 attrib, i32 dev"),
+    _export("cuDeviceTotalMem_v2", "ptr bytes, i32 dev", 3020),
+    _export("cuDeviceGetUuid", "ptr uuid, i32 dev", 9020),
+    _export("cuDeviceGetUuid_v2", "ptr uuid, i32 dev", 11040),
+    _export("cuDevicePrimaryCtxRetain", "ptr pctx, i32 dev", 7000),
+    _export("cuDevicePrimaryCtxRelease_v2", "i32 dev", 11000),
+    _export("cuDevicePrimaryCtxReset_v2", "i32 dev", 11000),
+    _export("cuDevicePrimaryCtxGetState", "i32 dev, ptr flags, ptr active", 7000),
+    # contexts
+    _export("cuCtxCreate_v2", "ptr pctx, u32 flags, i32 dev", 3020),
+    _export("cuCtxCreate_v4", "ptr pctx, ptr ctxCreateParams, u32 flags, i32 dev", 12050),
+    _export("cuCtxDestroy_v2", "ptr ctx", 4000),
+    _export("cuCtxSetCurrent", "ptr ctx", 4000),
+    _export("cuCtxGetCurrent", "ptr pctx", 4000),
+    _export("cuCtxPushCurrent_v2", "ptr ctx", 4000),
+    _export("cuCtxPopCurrent_v2", "ptr pctx", 4000),
+    _export("cuCtxGetDevice", "ptr device"),
+    _export("cuCtxSynchronize", ""),
+    _export("cuCtxGetApiVersion", "ptr ctx, ptr version", 3020),
+    _export("cuCtxGetFlags", "ptr flags", 7000),
+    _export("cuCtxSetLimit", "i32 limit, u64 value", 3010),
+    _export("cuCtxGetLimit", "ptr pvalue, i32 limit", 3010),
+    # modules
+    _export("cuModuleLoad", "ptr module, ptr fname"),
+    _export("cuModuleLoadData", "ptr module, ptr image"),
+    _export("cuModuleLoadDataEx", "ptr module, ptr image, u32 numOptions, ptr options, ptr optionValues"),
+    _export("cuModuleLoadFatBinary", "ptr module, ptr fatCubin"),
+    _export("cuModuleUnload", "ptr hmod"),
+    _export("cuModuleGetFunction", "ptr hfunc, ptr hmod, ptr name"),
+    _export("cuModuleGetGlobal_v2", "ptr dptr, ptr bytes, ptr hmod, ptr name", 3020),
+    _export("cuFuncGetAttribute", "ptr pi, i32 attrib, ptr hfunc", 2020),
+    # libraries and kernels (context-independent code)
+    _export(
+        "cuLibraryLoadData",
+        "ptr library, ptr code, ptr jitOptions, ptr jitOptionsValues, u32 numJitOptions, "
+        "ptr libraryOptions, ptr libraryOptionValues, u32 numLibraryOptions",
+        12000,
+    ),
+    _export(
+        "cuLibraryLoadFromFile",
+        "ptr library, ptr fileName, ptr jitOptions, ptr jitOptionsValues, u32 numJitOptions, "
+        "ptr libraryOptions, ptr libraryOptionValues, u32 numLibraryOptions",
+        12000,
+    ),
+    _export("cuLibraryUnload", "ptr library", 12000),
+    _export("cuLibraryGetKernel", "ptr pKernel, ptr library, ptr name", 12000),
+    _export("cuLibraryGetKernelCount", "ptr count, ptr lib", 12040),
+    _export("cuLibraryGetModule", "ptr pMod, ptr library", 12000),
+    _export("cuLibraryGetGlobal", "ptr dptr, ptr bytes, ptr library, ptr name", 12000),
+    _export("cuKernelGetFunction", "ptr pFunc, ptr kernel", 12000),
+    _export("cuKernelGetLibrary", "ptr pLib, ptr kernel", 12050),
+    _export("cuKernelGetAttribute", "ptr pi, i32 attrib, ptr kernel, i32 dev", 12000),
+    # memory
+    _export("cuMemGetInfo_v2", "ptr free, ptr total", 3020),
+    _export("cuMemAlloc_v2", "ptr dptr, u64 bytesize", 3020),
+    _export("cuMemFree_v2", "u64 dptr", 3020),
+    _export("cuMemAllocHost_v2", "ptr pp, u64 bytesize", 3020),
+    _export("cuMemFreeHost", "ptr p"),
+    _export("cuMemcpyHtoD_v2", "u64 dstDevice, ptr srcHost, u64 ByteCount", 3020),
+    _export("cuMemcpyDtoH_v2", "ptr dstHost, u64 srcDevice, u64 ByteCount", 3020),
+    _export("cuMemcpyDtoD_v2", "u64 dstDevice, u64 srcDevice, u64 ByteCount", 3020),
+    _export("cuMemcpyHtoDAsync_v2", "u64 dstDevice, ptr srcHost, u64 ByteCount, ptr hStream", 3020),
+    _export("cuMemcpyDtoHAsync_v2", "ptr dstHost, u64 srcDevice, u64 ByteCount, ptr hStream", 3020),
+    _export("cuMemcpyDtoDAsync_v2", "u64 dstDevice, u64 srcDevice, u64 ByteCount, ptr hStream", 3020),
+    _export("cuMemcpy", "u64 dst, u64 src, u64 ByteCount", 4000),
+    _export("cuMemcpyAsync", "u64 dst, u64 src, u64 ByteCount, ptr hStream", 4000),
+    _export("cuMemsetD8_v2", "u64 dstDevice, u8 uc, u64 N", 3020),
+    _export("cuMemsetD16_v2", "u64 dstDevice, u16 us, u64 N", 3020),
+    _export("cuMemsetD32_v2", "u64 dstDevice, u32 ui, u64 N", 3020),
+    # execution, streams, events
+    _export(
+        "cuLaunchKernel",
+        "ptr f, u32 gridDimX, u32 gridDimY, u32 gridDimZ, u32 blockDimX, u32 blockDimY, u32 blockDimZ, "
+        "u32 sharedMemBytes, ptr hStream, ptr kernelParams, ptr extra",
+        4000,
+    ),
+    _export("cuLaunchKernelEx", "ptr config, ptr f, ptr kernelParams, ptr extra", 11060),
+    _export("cuStreamCreate", "ptr phStream, u32 Flags"),
+    _export("cuStreamDestroy_v2", "ptr hStream", 4000),
+    _export("cuStreamSynchronize", "ptr hStream"),
+    _export("cuStreamQuery", "ptr hStream"),
+    _export("cuStreamCreateWithPriority", "ptr phStream, u32 flags, i32 priority", 5050),
+    _export("cuStreamGetPriority", "ptr hStream, ptr priority", 5050),
+    _export("cuStreamGetFlags", "ptr hStream, ptr flags", 5050),
+    _export("cuStreamGetCtx", "ptr hStream, ptr pctx", 9020),
+    _export("cuStreamGetCtx_v2", "ptr hStream, ptr pCtx, ptr pGreenCtx", 12050),
+    _export("cuStreamWaitEvent", "ptr hStream, ptr hEvent, u32 Flags", 3020),
+    _export("cuCtxGetStreamPriorityRange", "ptr leastPriority, ptr greatestPriority", 5050),
+    _export("cuEventCreate", "ptr phEvent, u32 Flags"),
+    _export("cuEventRecordWithFlags", "ptr hEvent, ptr hStream, u32 flags", 11010),
+    _export("cuEventRecord", "ptr hEvent, ptr hStream"),
+    _export("cuEventSynchronize", "ptr hEvent"),
+    _export("cuEventQuery", "ptr hEvent"),
+    _export("cuEventElapsedTime", "ptr pMilliseconds, ptr hStart, ptr hEnd"),
+    _export("cuEventElapsedTime_v2", "ptr pMilliseconds, ptr hStart, ptr hEnd", 12080),
+    _export("cuEventDestroy_v2", "ptr hEvent", 4000),
+    # ptx2gcn's extension: the sentence explaining this thread's last failed call
+    _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
+)
+
+_PER_THREAD = {
+    "_ptds": (
+        "cuMemcpy", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemsetD8_v2", "cuMemsetD16_v2",
+        "cuMemsetD32_v2",
+    ),
+    "_ptsz": (
+        "cuMemcpyAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
+        "cuStreamGetPriority", "cuStreamGetFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamWaitEvent",
+        "cuStreamQuery", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuLaunchKernel",
+        "cuLaunchKernelEx",
+    ),
+}  # fmt: skip
+"""``cuda.h``'s ``__CUDA_API_PTDS``/``__CUDA_API_PTSZ`` names among the exports above."""
+
+
+def _per_thread(exports: tuple[Export, ...]) -> tuple[Export, ...]:
+    by_symbol = {export.symbol: export for export in exports}
+    return tuple(
+        Export(base + suffix, by_symbol[base].params, base + suffix, by_symbol[base].since, base)
+        for suffix, bases in _PER_THREAD.items()
+        for base in bases
+    )
+
+
+EXPORTS = EXPORTS + _per_thread(EXPORTS)
+
+SLOT_OF: dict[str, int] = {export.symbol: index for index, export in enumerate(EXPORTS)}
+
+PROC_ONLY_IN_C: tuple[tuple[str, str, int], ...] = (
+    ("cuGetProcAddress", "cuGetProcAddress", 11030),
+    ("cuGetProcAddress", "cuGetProcAddress_v2", 12000),
+)
+"""(proc name, C symbol, since) of the entry points the shim implements itself, without Python."""

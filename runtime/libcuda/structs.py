@@ -1,0 +1,51 @@
+"""CUDA's C structs that ``libcuda.so.1`` reads, as ctypes layouts (x86-64, from ``cuda.h`` 13.0).
+
+Field names are ``cuda.h``'s, so a struct read here can be handed to the driver implementation that
+also accepts cuda-python's objects (``runtime.driver.launch.launch_kernel_ex`` reads ``gridDimX``,
+``attrs[i].id``, ``attrs[i].value.clusterDim.x``, ...).
+
+Invariant: ``ctypes.sizeof`` of each struct equals ``sizeof`` in C (checked by tests/libcuda
+against a C compiler).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+
+class CUlaunchAttributeClusterDim(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint)]
+
+
+class CUlaunchAttributeValue(ctypes.Union):
+    """The union is 64 bytes (``char pad[64]``); only the members the driver reads are named."""
+
+    _fields_ = [
+        ("pad", ctypes.c_char * 64),
+        ("cooperative", ctypes.c_int),
+        ("clusterDim", CUlaunchAttributeClusterDim),
+        ("priority", ctypes.c_int),
+    ]
+
+
+class CUlaunchAttribute(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", CUlaunchAttributeValue)]
+
+
+class CUlaunchConfig(ctypes.Structure):
+    _fields_ = [
+        ("gridDimX", ctypes.c_uint),
+        ("gridDimY", ctypes.c_uint),
+        ("gridDimZ", ctypes.c_uint),
+        ("blockDimX", ctypes.c_uint),
+        ("blockDimY", ctypes.c_uint),
+        ("blockDimZ", ctypes.c_uint),
+        ("sharedMemBytes", ctypes.c_uint),
+        ("hStream", ctypes.c_void_p),
+        ("attrs", ctypes.POINTER(CUlaunchAttribute)),
+        ("numAttrs", ctypes.c_uint),
+    ]
+
+
+SIZES = {"CUlaunchAttribute": 72, "CUlaunchConfig": 56}
+"""``sizeof`` in C, for the layout test."""
