@@ -57,6 +57,8 @@ class GenOptions:
     """Spellings never to generate (known bugs, compiler rejections)."""
     matrix: float = 0.04
     """Probability of a warp-matrix statement at a converged point."""
+    small_only: frozenset[str] = frozenset()
+    """Warp-matrix spellings drawn with small-integer data only (known bugs on other data)."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,7 @@ class _Gen:
 
     def matrix_or_op(self, matrix_here: bool) -> list[Statement]:
         """A warp-matrix statement when ``matrix_here`` (a converged point) and one is allowed."""
-        matrix = generate_matrix(self.rng, self.options.avoid) if matrix_here else None
+        matrix = generate_matrix(self.rng, self.options.avoid, self.options.small_only) if matrix_here else None
         return [matrix] if matrix is not None else [self.op()]
 
 

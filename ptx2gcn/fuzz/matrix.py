@@ -88,13 +88,15 @@ def _dests(rng: random.Random, cls: str, count: int) -> tuple[Operand, ...]:
     return tuple(Operand(cls, i) for i in rng.sample(range(REGS), count))
 
 
-def generate_matrix(rng: random.Random, avoid: frozenset[str]) -> Matrix | None:
-    """A random warp-matrix statement (None when every form is avoided)."""
+def generate_matrix(rng: random.Random, avoid: frozenset[str], small_only: frozenset[str] = frozenset()
+                    ) -> Matrix | None:
+    """A random warp-matrix statement (None when every form is avoided); forms in ``small_only``
+    always get small-integer data."""
     spellings = [s for s in all_matrix_spellings() if s not in avoid]
     if not spellings:
         return None
     spelling = rng.choice(spellings)
-    small = rng.random() < 0.5
+    small = rng.random() < 0.5 or spelling in small_only
     if spelling.startswith("mma"):
         (at, na), (bt, nb), (ct, nc), (dt, nd) = mma_operand_types(spelling)
         sources = (_regs(rng, type_class(at), na), _regs(rng, type_class(bt), nb), _regs(rng, type_class(ct), nc))
