@@ -85,17 +85,17 @@ def matrix_data(ptx_type: str, shape: tuple[int, int], small: bool, rng: np.rand
     return element_bits(ptx_type, np.asarray(values), rng)
 
 
-def _words(frag: Fragment) -> int:
+def fragment_words(frag: Fragment) -> int:
     return frag.regs * frag.reg_bits // 32
 
 
-def _split(regs: list[list[int]], frag: Fragment) -> list[list[int]]:
+def split_words(regs: list[list[int]], frag: Fragment) -> list[list[int]]:
     if frag.reg_bits == 32:
         return regs
     return [[w for r in lane for w in (r & 0xFFFFFFFF, r >> 32)] for lane in regs]
 
 
-def _join(words: npt.NDArray[np.uint32], frag: Fragment) -> list[list[int]]:
+def join_words(words: npt.NDArray[np.uint32], frag: Fragment) -> list[list[int]]:
     if frag.reg_bits == 32:
         return [[int(w) for w in lane] for lane in words]
     return [[int(lane[2 * r]) | int(lane[2 * r + 1]) << 32 for r in range(frag.regs)] for lane in words]
@@ -128,11 +128,11 @@ def _kernel(decls: list[str], body: list[str], n_in: int, n_out: int) -> str:
 
 # ---- mma ----------------------------------------------------------------------------------------
 
-_REG_DECL = {"f32": ".f32", "s32": ".s32", "f64": ".f64"}
+REG_DECL = {"f32": ".f32", "s32": ".s32", "f64": ".f64"}
 
 
-def _operand(name: str, frag: Fragment, ptx_type: str, first: int, decls: list[str], moves: list[str]) -> str:
-    decl = _REG_DECL.get(ptx_type)
+def fragment_operand(name: str, frag: Fragment, ptx_type: str, first: int, decls: list[str], moves: list[str]) -> str:
+    decl = REG_DECL.get(ptx_type)
     if decl is None:
         return "{" + ", ".join(f"%i{first + r}" for r in range(frag.regs)) + "}"
     decls.append(f".reg {decl} %{name}<{frag.regs}>;")
@@ -148,16 +148,16 @@ def mma_kernel(spelling: str) -> str:
     form = mma_form(spelling)
     decls: list[str] = []
     moves: list[str] = []
-    wa, wb, wc = _words(form.shape.a), _words(form.shape.b), _words(form.c_frag)
-    a = _operand("ra", form.shape.a, form.atype, 0, decls, moves)
-    b = _operand("rb", form.shape.b, form.btype, wa, decls, moves)
-    c = _operand("rc", form.c_frag, form.ctype, wa + wb, decls, moves)
+    wa, wb, wc = fragment_words(form.shape.a), fragment_words(form.shape.b), fragment_words(form.c_frag)
+    a = fragment_operand("ra", form.shape.a, form.atype, 0, decls, moves)
+    b = fragment_operand("rb", form.shape.b, form.btype, wa, decls, moves)
+    c = fragment_operand("rc", form.c_frag, form.ctype, wa + wb, decls, moves)
     d_frag = form.d_frag
-    decls.append(f".reg {_REG_DECL.get(form.dtype, '.b32')} %rd<{d_frag.regs}>;")
+    decls.append(f".reg {REG_DECL.get(form.dtype, '.b32')} %rd<{d_frag.regs}>;")
     d = "{" + ", ".join(f"%rd{r}" for r in range(d_frag.regs)) + "}"
     stores = [f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};" if d_frag.reg_bits == 64 else f"mov.b32 %o{r}, %rd{r};"
               for r in range(d_frag.regs)]
-    return _kernel(decls, [*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores], wa + wb + wc, _words(d_frag))
+    return _kernel(decls, [*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores], wa + wb + wc, fragment_words(d_frag))
 
 
 def run_mma(spelling: str, seed: int) -> list[str]:
@@ -173,13 +173,13 @@ def run_mma(spelling: str, seed: int) -> list[str]:
         c = from_matrix(fc, matrix_data(form.ctype, (fc.rows, fc.cols), small, rng, accumulator=True).tolist())
         operands.append((a, b, c))
     words = [x + y + z for a, b, c in operands
-             for x, y, z in zip(_split(a, s.a), _split(b, s.b), _split(c, fc))]
-    n_out = _words(form.d_frag)
+             for x, y, z in zip(split_words(a, s.a), split_words(b, s.b), split_words(c, fc))]
+    n_out = fragment_words(form.d_frag)
     raw = _launch(code, np.asarray(words, dtype=np.uint32).tobytes(), 4 * n_out * THREADS)
     out = np.frombuffer(raw, dtype=np.uint32).reshape(THREADS, n_out)
     failures = []
     for w, (a, b, c) in enumerate(operands):
-        wrong = mma_disagreements(spelling, a, b, c, _join(out[w * WARP:(w + 1) * WARP], form.d_frag))
+        wrong = mma_disagreements(spelling, a, b, c, join_words(out[w * WARP:(w + 1) * WARP], form.d_frag))
         failures += [f"warp {w} ({'small integers' if w == 0 else 'random'}): {x}" for x in wrong[:3]]
     return failures
 
