@@ -144,7 +144,9 @@ def fragment_operand(name: str, frag: Fragment, ptx_type: str, first: int, decls
     return "{" + ", ".join(f"%{name}{r}" for r in range(frag.regs)) + "}"
 
 
-def mma_kernel(spelling: str) -> str:
+def mma_body(spelling: str) -> tuple[list[str], list[str], int, int]:
+    """Declarations and body of one mma reading its fragments from ``%i0..`` (A, B, C words in
+    order) and leaving D's words in ``%o0..``; with the input and output word counts."""
     form = mma_form(spelling)
     decls: list[str] = []
     moves: list[str] = []
@@ -157,7 +159,11 @@ def mma_kernel(spelling: str) -> str:
     d = "{" + ", ".join(f"%rd{r}" for r in range(d_frag.regs)) + "}"
     stores = [f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};" if d_frag.reg_bits == 64 else f"mov.b32 %o{r}, %rd{r};"
               for r in range(d_frag.regs)]
-    return _kernel(decls, [*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores], wa + wb + wc, fragment_words(d_frag))
+    return decls, [*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores], wa + wb + wc, fragment_words(d_frag)
+
+
+def mma_kernel(spelling: str) -> str:
+    return _kernel(*mma_body(spelling))
 
 
 def run_mma(spelling: str, seed: int) -> list[str]:

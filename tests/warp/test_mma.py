@@ -16,6 +16,7 @@ from ptx2gcn.conformance.matrix_kernel import fragment_operand as _operand
 from ptx2gcn.conformance.matrix_kernel import fragment_words as _words
 from ptx2gcn.conformance.matrix_kernel import join_words as _join
 from ptx2gcn.conformance.matrix_kernel import matrix_data as _matrix
+from ptx2gcn.conformance.matrix_kernel import mma_body
 from ptx2gcn.conformance.matrix_kernel import split_words as _split
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.reference.mma import (
@@ -69,26 +70,9 @@ SPELLINGS = [
 ]
 
 def _kernel(spelling: str) -> tuple[str, int, int]:
-    form = mma_form(spelling)
-    decls: list[str] = []
-    moves: list[str] = []
-    wa, wb, wc = _words(form.shape.a), _words(form.shape.b), _words(form.c_frag)
-    a = _operand("ra", form.shape.a, form.atype, 0, decls, moves)
-    b = _operand("rb", form.shape.b, form.btype, wa, decls, moves)
-    c = _operand("rc", form.c_frag, form.ctype, wa + wb, decls, moves)
-    d_frag = form.d_frag
-    decl = _REG_DECL.get(form.dtype, ".b32")
-    decls.append(f".reg {decl} %rd<{d_frag.regs}>;")
-    d = "{" + ", ".join(f"%rd{r}" for r in range(d_frag.regs)) + "}"
-    stores = []
-    for r in range(d_frag.regs):
-        if d_frag.reg_bits == 64:
-            stores.append(f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};")
-        else:
-            stores.append(f"mov.b32 %o{r}, %rd{r};")
-    body = "\n".join([*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores])
-    n_in = wa + wb + wc + 1
-    return matrix_kernel(body, n_in, _words(d_frag), "\n".join(decls)), n_in, _words(d_frag)
+    decls, body, words_in, n_out = mma_body(spelling)
+    n_in = words_in + 1  # the harness's skip word
+    return matrix_kernel("\n".join(body), n_in, n_out, "\n".join(decls)), n_in, n_out
 
 
 def _lanes(frag: Fragment, matrix: npt.NDArray[np.int64]) -> list[list[int]]:
