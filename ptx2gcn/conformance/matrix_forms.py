@@ -201,13 +201,14 @@ def probe_line(spelling: str) -> str:
     """One instruction of ``spelling`` with plausible operands, for ptxas."""
     words = spelling.split(".")
     if spelling.startswith("mma."):
+        from ptx2gcn.reference.errors import ReferenceInputError
         from ptx2gcn.reference.mma import mma_form
 
         try:
             form = mma_form(spelling)
             counts = (form.d_frag.regs, form.shape.a.regs, form.shape.b.regs, form.c_frag.regs)
             types = (form.dtype, form.atype, form.btype, form.ctype)
-        except Exception:  # noqa: BLE001 - a spelling the model refuses still goes to ptxas
+        except ReferenceInputError:  # a spelling the model refuses still goes to ptxas
             counts, types = (4, 4, 2, 4), ("f32", "b32", "b32", "f32")
         ops = []
         for k, (n, t) in enumerate(zip(counts, types)):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from ptx2gcn.fuzz.program import REGS, WARP, Matrix, Operand, reg
+from ptx2gcn.fuzz.program import REGS, WARP, Matrix, Operand
 from ptx2gcn.reference.mma import mma_form
 
 REGION = 1536
@@ -241,7 +241,3 @@ def matrix_text(st: Matrix) -> list[str]:
 
 def region_declaration(warps: int) -> str:
     return f".shared .align 16 .b8 fmat[{warps * REGION}];"
-
-
-def describe(st: Matrix) -> str:
-    return f"{st.spelling} -> {', '.join(reg(o.cls, o.index) for o in st.dests)}"
