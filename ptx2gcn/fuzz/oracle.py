@@ -22,6 +22,7 @@ import numpy.typing as npt
 from ptx2gcn.fuzz.eval import Expectation, expectation
 from ptx2gcn.fuzz.program import BLOCK, GRID, THREADS, Program, all_registers, reg
 from ptx2gcn.fuzz.text import ptx_text
+from ptx2gcn.reference.mma import Expected as MmaExpected
 
 Device = Callable[[str, bytes, int], bytes]
 """(ptx, input buffer, output size) -> output buffer."""
@@ -89,7 +90,25 @@ def judge(
         return Verdict("error", [text])
     got = np.frombuffer(got_bytes, dtype="<u8")
     want = np.frombuffer(want_bytes, dtype="<u8")
-    bad = ((got != want) & mask) | model.failed_checks(got)
-    if bad.any():
-        return Verdict("mismatch", describe_slots(bad, got, want))
+    bad = (got != want) & mask
+    checked = model.failed_checks(got)
+    if bad.any() or checked.any():
+        return Verdict("mismatch", describe_slots(bad, got, want) + _describe_checks(checked, got, model))
     return Verdict("ok")
+
+
+def _bound_text(e: MmaExpected) -> str:
+    return f"{float(e.exact):.9g} +- {float(e.bound):.3g}" if e.exact is not None else str(e)
+
+
+def _describe_checks(bad: npt.NDArray[np.bool_], got: npt.NDArray[np.uint64], model: Expectation,
+                     limit: int = 4) -> list[str]:
+    """Slots holding bounded matrix results that the model does not accept."""
+    registers = all_registers()
+    lines = []
+    for flat in np.nonzero(bad)[0][:limit]:
+        row, thread = divmod(int(flat), THREADS)
+        cls, index = registers[row]
+        wants = "; ".join(f"bits {off}+{width}: {_bound_text(e)}" for off, width, _, e in model.checks[int(flat)])
+        lines.append(f"thread {thread}: {reg(cls, index)} = 0x{int(got[flat]):x}, outside the model's bound ({wants})")
+    return lines
