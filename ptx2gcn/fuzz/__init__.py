@@ -8,5 +8,6 @@ imported by the compile path.
 Layout: ``program`` (structured programs) → ``gen`` (random ones from a seed, instructions from
 ``pool``) → ``text`` (their PTX); ``eval`` (expected outputs), ``oracle`` (judging one program),
 ``device`` (the emulator launch shared with ``ptx2gcn.conformance``), ``case`` (programs as case
-files), ``runner`` (the command's loop), ``shrink`` (delta debugging), ``known``.
+files), ``runner`` (the command's loop), ``shrink`` (delta debugging), ``known``; the warp-matrix
+family: ``matrix`` (forms, generation, text), ``matrix_eval`` (its model, with bound-checked results).
 """

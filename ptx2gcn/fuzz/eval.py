@@ -8,17 +8,20 @@ count and merging, memory statements by indexing the per-thread state.
 Invariant: lanes whose value PTX does not fix (an undefined result, a NaN of open payload, an
 ``.approx`` interval, a branch or index on such a value, a collective over such a value) are
 *poisoned* and excluded from comparison, never guessed; every other lane's bits are exactly what
-PTX prescribes.
+PTX prescribes. A float result that the model only bounds (an ``mma`` of random data) is poisoned
+for everything downstream and *checked* at the end: ``checks`` holds the model's acceptance per
+thread until the register is written again (``fuzz.matrix_eval``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from ptx2gcn.fuzz.matrix_eval import Check, apply_matrix, check_accepts
 from ptx2gcn.fuzz.pool import model_spelling
 from ptx2gcn.fuzz.program import (
     BLOCK,
@@ -36,6 +39,7 @@ from ptx2gcn.fuzz.program import (
     LocalStore,
     Loop,
     Mask,
+    Matrix,
     Op,
     Operand,
     Program,
@@ -52,15 +56,18 @@ Key = tuple[str, int]
 @dataclass
 class State:
     """Per-thread values (raw bits; predicates as 0/1) and poison masks of every register, plus
-    each thread's local array."""
+    each thread's local array; ``checks``: per register, the threads whose (poisoned) value is a
+    bounded matrix result, with the model's acceptance."""
 
     values: dict[Key, Bits]
     poison: dict[Key, Mask]
     local: Bits
     local_poison: Mask
+    checks: dict[Key, dict[int, Check]] = field(default_factory=dict)
 
     def copy(self) -> State:
-        return State(dict(self.values), dict(self.poison), self.local.copy(), self.local_poison.copy())
+        return State(dict(self.values), dict(self.poison), self.local.copy(), self.local_poison.copy(),
+                     {k: dict(v) for k, v in self.checks.items()})
 
     def merge(self, choose: Mask, other: State, undecided: Mask) -> State:
         """Lanes where ``choose`` take ``self``, else ``other``; ``undecided`` lanes get poisoned
@@ -76,7 +83,14 @@ class State:
         local_poison = np.where(choose, self.local_poison, other.local_poison) | (
             undecided & ((self.local != other.local) | either)
         )
-        return State(values, poison, local, local_poison)
+        checks: dict[Key, dict[int, Check]] = {}
+        for key in set(self.checks) | set(other.checks):
+            ours, theirs = self.checks.get(key, {}), other.checks.get(key, {})
+            kept = {t: c for t, c in ours.items() if choose[t] and not undecided[t]}
+            kept.update({t: c for t, c in theirs.items() if not choose[t] and not undecided[t]})
+            if kept:
+                checks[key] = kept
+        return State(values, poison, local, local_poison, checks)
 
     def write(self, key: Key, bits: object, poison: object, where: Mask | None = None) -> None:
         """Set register ``key`` (only in the ``where`` lanes, when given)."""
@@ -87,6 +101,17 @@ class State:
             new_poison = np.where(where, new_poison, self.poison[key])
         self.values[key] = np.array(new_bits, dtype=np.uint64)
         self.poison[key] = np.array(new_poison, dtype=np.bool_)
+        old = self.checks.pop(key, {})
+        if where is not None:  # the lanes not written keep their checks
+            kept = {t: c for t, c in old.items() if not where[t]}
+            if kept:
+                self.checks[key] = kept
+
+    def write_checked(self, key: Key, bits: Bits, poison: Mask, checks: dict[int, Check]) -> None:
+        """Set register ``key`` in every thread; ``checks`` for the threads with bounded results."""
+        self.write(key, bits, poison)
+        if checks:
+            self.checks[key] = dict(checks)
 
 
 def model_input(cls: str, bits: Bits) -> npt.NDArray[np.generic]:
@@ -268,6 +293,7 @@ _IN_PLACE: dict[type, Callable[..., None]] = {
     LocalStore: _local_store,
     LocalLoad: _local_load,
     SharedRotate: _shared_rotate,
+    Matrix: lambda st, state: apply_matrix(st, state.values, state.poison, state.write_checked),
 }
 _STRUCTURED: dict[type, Callable[..., State]] = {If: _branch, Loop: _loop}
 
@@ -281,8 +307,8 @@ def execute(body: tuple[Statement, ...], state: State) -> State:
     return state
 
 
-def evaluate(program: Program) -> tuple[dict[Key, Bits], dict[Key, Mask]]:
-    """Expected final bits and poison of every register, per thread."""
+def final_state(program: Program) -> State:
+    """Expected final bits, poison and checks of every register, per thread."""
     values = program.input_bits()
     state = State(
         values,
@@ -290,15 +316,42 @@ def evaluate(program: Program) -> tuple[dict[Key, Bits], dict[Key, Mask]]:
         np.stack([values[("i32", k % REGS)] for k in range(LOCAL_WORDS)]),
         np.zeros((LOCAL_WORDS, THREADS), dtype=np.bool_),
     )
-    final = execute(program.body, state)
+    return execute(program.body, state)
+
+
+def evaluate(program: Program) -> tuple[dict[Key, Bits], dict[Key, Mask]]:
+    """Expected final bits and poison of every register, per thread."""
+    final = final_state(program)
     return final.values, final.poison
 
 
+@dataclass(frozen=True)
+class Expectation:
+    """The output buffer the model expects (slot layout as the inputs), its compare mask (True: the
+    slot's bits are fixed by PTX and must match; the unused upper bytes of narrow registers are left
+    as the zero fill and also compared) and the checked slots (flat slot index -> acceptance)."""
+
+    data: bytes
+    mask: npt.NDArray[np.bool_]
+    checks: dict[int, Check]
+
+    def failed_checks(self, got: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
+        bad = np.zeros(len(self.mask), dtype=np.bool_)
+        for slot, check in self.checks.items():
+            bad[slot] = not check_accepts(check, int(got[slot]))
+        return bad
+
+
+def expectation(program: Program) -> Expectation:
+    final = final_state(program)
+    rows = [final.values[key] for key in all_registers()]
+    masks = [~final.poison[key] for key in all_registers()]
+    checks = {row * THREADS + t: c for row, key in enumerate(all_registers())
+              for t, c in final.checks.get(key, {}).items()}
+    return Expectation(np.stack(rows).astype("<u8").tobytes(), np.stack(masks).reshape(-1), checks)
+
+
 def expected_buffer(program: Program) -> tuple[bytes, npt.NDArray[np.bool_]]:
-    """The output buffer the model expects (slot layout as the inputs) and its compare mask
-    (True: the slot's bits are fixed by PTX and must match; the unused upper bytes of narrow
-    registers are left as the zero fill and also compared)."""
-    values, poison = evaluate(program)
-    rows = [values[key] for key in all_registers()]
-    masks = [~poison[key] for key in all_registers()]
-    return np.stack(rows).astype("<u8").tobytes(), np.stack(masks).reshape(-1)
+    """``expectation``'s buffer and mask (a case file stores these; checked slots are left out)."""
+    found = expectation(program)
+    return found.data, found.mask

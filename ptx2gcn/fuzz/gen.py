@@ -6,7 +6,9 @@ instructions, divergent ``If``s (nesting depth 3), bounded ``Loop``s nested up t
 local-array traffic, per-thread atomics anywhere (global or shared, every operation kind), and at
 the top level only (where every thread is converged): shared-memory rotation behind barriers,
 order-independent atomics of a whole block on one word, and warp collectives
-(shfl/vote/match/redux) with a full or partial membermask, device-function calls anywhere.
+(shfl/vote/match/redux) with a full or partial membermask and warp-matrix instructions
+(``fuzz.matrix``: mma, ldmatrix/stmatrix/movmatrix, wmma; ``.aligned``, so the whole warp runs
+them), device-function calls anywhere.
 
 Invariant: ``generate(seed)`` is a pure function of its arguments; the inputs are edge-biased
 (``reference.sampling.sample``) so NaNs, infinities, subnormals, zero divisors and INT_MIN show up.
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ptx2gcn.fuzz.matrix import generate_matrix
 from ptx2gcn.fuzz.pool import ATOMICS, IMMEDIATE_ONLY, PARTIAL_MASKS, POOL, WARP_OPS, PoolEntry, WarpEntry
 from ptx2gcn.fuzz.program import (
     FULL_MASK,
@@ -52,6 +55,10 @@ class GenOptions:
     statements: int = 24
     avoid: frozenset[str] = frozenset()
     """Spellings never to generate (known bugs, compiler rejections)."""
+    matrix: float = 0.04
+    """Probability of a warp-matrix statement at a converged point."""
+    small_only: frozenset[str] = frozenset()
+    """Warp-matrix spellings drawn with small-integer data only (known bugs on other data)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,7 @@ class _Gen:
         self.callable = [e for e in self.pool if e.dest != "pred" and "pred" not in e.sources]
         self.warp_ops = [w for w in WARP_OPS if w.spelling not in options.avoid]
         self.atomics = [a for a in ATOMICS if a.spelling not in options.avoid]
+        self.options = options
 
     def register(self, cls: str) -> Operand:
         return Operand(cls, self.rng.randrange(REGS))
@@ -163,7 +171,12 @@ class _Gen:
             return [Call(self.op(guarded=False, callable_only=True))]
         if roll < 0.32 and where.converged and self.warp_ops:
             return self.warp()
-        return [self.op()]
+        return self.matrix_or_op(roll < 0.32 + self.options.matrix and where.converged)
+
+    def matrix_or_op(self, matrix_here: bool) -> list[Statement]:
+        """A warp-matrix statement when ``matrix_here`` (a converged point) and one is allowed."""
+        matrix = generate_matrix(self.rng, self.options.avoid, self.options.small_only) if matrix_here else None
+        return [matrix] if matrix is not None else [self.op()]
 
 
 def inputs(seed: int) -> bytes:

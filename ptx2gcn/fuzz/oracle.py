@@ -1,6 +1,7 @@
 """Judging one fuzz program: compile it, run it on a device, compare with the oracle.
 
-The oracle is the reference model (``fuzz.eval.expected_buffer``: bits plus a compare mask) or,
+The oracle is the reference model (``fuzz.eval.expectation``: bits, a compare mask, and the
+model's acceptance for bounded matrix results) or,
 with ``--oracle cuda``, another device's output buffer (every slot compared). A ``Verdict`` is
 ``ok``, ``mismatch`` (with readable slot reports) or ``error`` (compile diagnostics, emulator faults,
 internal errors: the first line names the kind, so the shrinker can keep "the same" error).
@@ -18,9 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ptx2gcn.fuzz.eval import expected_buffer
+from ptx2gcn.fuzz.eval import Expectation, expectation
 from ptx2gcn.fuzz.program import BLOCK, GRID, THREADS, Program, all_registers, reg
 from ptx2gcn.fuzz.text import ptx_text
+from ptx2gcn.reference.mma import Expected as MmaExpected
 
 Device = Callable[[str, bytes, int], bytes]
 """(ptx, input buffer, output size) -> output buffer."""
@@ -72,9 +74,11 @@ def judge(
     device: Device = emulator_device,
     expected: tuple[bytes, npt.NDArray[np.bool_]] | None = None,
 ) -> Verdict:
-    """Run ``program`` on ``device`` and compare with ``expected`` (default: the model)."""
+    """Run ``program`` on ``device`` and compare with ``expected`` (default: the model, whose
+    bounded matrix results are judged by the model's acceptance instead of bits)."""
     try:
-        want_bytes, mask = expected if expected is not None else expected_buffer(program)
+        model = expectation(program) if expected is None else Expectation(expected[0], expected[1], {})
+        want_bytes, mask = model.data, model.mask
     except Exception as error:  # noqa: BLE001 - a model refusal is this program's error
         return Verdict("error", [f"reference model: {type(error).__name__}: {error}"])
     try:
@@ -87,6 +91,24 @@ def judge(
     got = np.frombuffer(got_bytes, dtype="<u8")
     want = np.frombuffer(want_bytes, dtype="<u8")
     bad = (got != want) & mask
-    if bad.any():
-        return Verdict("mismatch", describe_slots(bad, got, want))
+    checked = model.failed_checks(got)
+    if bad.any() or checked.any():
+        return Verdict("mismatch", describe_slots(bad, got, want) + _describe_checks(checked, got, model))
     return Verdict("ok")
+
+
+def _bound_text(e: MmaExpected) -> str:
+    return f"{float(e.exact):.9g} +- {float(e.bound):.3g}" if e.exact is not None else str(e)
+
+
+def _describe_checks(bad: npt.NDArray[np.bool_], got: npt.NDArray[np.uint64], model: Expectation,
+                     limit: int = 4) -> list[str]:
+    """Slots holding bounded matrix results that the model does not accept."""
+    registers = all_registers()
+    lines = []
+    for flat in np.nonzero(bad)[0][:limit]:
+        row, thread = divmod(int(flat), THREADS)
+        cls, index = registers[row]
+        wants = "; ".join(f"bits {off}+{width}: {_bound_text(e)}" for off, width, _, e in model.checks[int(flat)])
+        lines.append(f"thread {thread}: {reg(cls, index)} = 0x{int(got[flat]):x}, outside the model's bound ({wants})")
+    return lines

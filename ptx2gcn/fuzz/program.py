@@ -193,7 +193,28 @@ class Warp:
     pred_dest: int | None = None
 
 
-Statement = Op | If | Loop | LocalStore | LocalLoad | SharedRotate | Atomic | Call | Warp
+@dataclass(frozen=True)
+class Matrix:
+    """A warp-matrix instruction at the top level, where all 32 threads of every warp execute it
+    (PTX's ``.aligned``). ``kind``: ``mma`` (``spelling``: the whole ``mma.sync.aligned...``;
+    ``sources``: the A, B, C register lists), ``movmatrix`` (one source), ``ldmatrix`` (``sources[0]``:
+    four b32 registers each lane first stores as row ``%laneid`` of its warp's shared region; row
+    addresses ``16 * ((lane * perm[0] + perm[1]) % 32)``), ``stmatrix`` (the same fill, then the
+    stored registers ``sources[1]``; every lane reads its row back into ``dests``) and ``wmma``
+    (``sources``: A, B, C registers stored to the region, loaded with ``layouts`` (a, b, c, d),
+    multiplied, stored, read back). ``small``: the float sources are first overwritten with small
+    integers of their element type (``fuzz.matrix.conditioning``), so results are bit exact."""
+
+    kind: str
+    spelling: str
+    dests: tuple[Operand, ...]
+    sources: tuple[tuple[Operand, ...], ...]
+    small: bool = False
+    perm: tuple[int, int] = (1, 0)
+    layouts: tuple[str, ...] = ()
+
+
+Statement = Op | If | Loop | LocalStore | LocalLoad | SharedRotate | Atomic | Call | Warp | Matrix
 
 
 @dataclass(frozen=True)

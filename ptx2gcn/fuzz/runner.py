@@ -30,7 +30,7 @@ from ptx2gcn.diagnostics import Ptx2GcnError, Span
 from ptx2gcn.fuzz.case import write_case
 from ptx2gcn.fuzz.eval import expected_buffer
 from ptx2gcn.fuzz.gen import GenOptions, generate
-from ptx2gcn.fuzz.known import FRONTEND_INVALID, KNOWN_FAILURES
+from ptx2gcn.fuzz.known import FRONTEND_INVALID, KNOWN_FAILURES, KNOWN_RANDOM_DATA
 from ptx2gcn.fuzz.oracle import Device, Verdict, emulator_device, judge
 from ptx2gcn.fuzz.pool import all_spellings, model_spelling
 from ptx2gcn.fuzz.program import BLOCK, GRID, Program
@@ -59,9 +59,11 @@ class FuzzConfig:
 
     def gen_options(self) -> GenOptions:
         avoid = unsupported_spellings()
+        small_only: frozenset[str] = frozenset()
         if not self.include_known:
             avoid |= frozenset(KNOWN_FAILURES) | frozenset(FRONTEND_INVALID)
-        return GenOptions(self.statements, avoid)
+            small_only = frozenset(KNOWN_RANDOM_DATA)
+        return GenOptions(self.statements, avoid, small_only=small_only)
 
 
 @functools.cache

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ptx2gcn.fuzz.matrix import matrix_text, region_declaration
 from ptx2gcn.fuzz.program import (
     BLOCK,
     CLASSES,
@@ -19,12 +20,14 @@ from ptx2gcn.fuzz.program import (
     REGS,
     SLOT,
     THREADS,
+    WARP,
     Atomic,
     Call,
     If,
     LocalLoad,
     LocalStore,
     Loop,
+    Matrix,
     Op,
     Program,
     SharedRotate,
@@ -91,6 +94,7 @@ class _Emitter:
             Atomic: self.atomic,
             Warp: self.warp,
             Call: self.call,
+            Matrix: lambda st: self.lines.extend(matrix_text(st)),
         }
 
     def label(self) -> str:
@@ -293,6 +297,8 @@ def ptx_text(program: Program) -> str:
     for prefix, decl, _ in CLASSES.values():
         lines.append(f".reg .{decl} {prefix}<{REGS}>;")
     lines += PROLOGUE
+    if any(isinstance(st, Matrix) and st.kind in ("ldmatrix", "stmatrix", "wmma") for st in program.body):
+        lines.append(region_declaration(BLOCK // WARP))
     lines += _register_transfers("%in", _load_register)
     for k in range(LOCAL_WORDS):
         lines.append(f"st.local.b32 [%loc+{4 * k}], {reg('i32', k % REGS)};")

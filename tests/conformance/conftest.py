@@ -12,7 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from ptx2gcn.conformance.forms import model_forms
+from ptx2gcn.conformance.forms import Form, model_forms
+from ptx2gcn.conformance.matrix_forms import matrix_forms
+from ptx2gcn.conformance.matrix_table import MatrixTable, counts
 from ptx2gcn.conformance.run import run_all, summary_lines
 from ptx2gcn.conformance.table import FormTable, classify
 
@@ -43,7 +45,34 @@ def covered() -> Iterator[dict[str, str]]:
     yield verdicts
 
 
+@pytest.fixture(scope="session")
+def matrix_table() -> MatrixTable:
+    """Verdicts of the warp-matrix forms (``test_matrix_forms.py``) run in this session."""
+    if "matrix" not in _state:
+        _state["matrix"] = MatrixTable()
+    return _state["matrix"]  # type: ignore[return-value]
+
+
+def _with_matrix(table: FormTable, verdicts: dict[str, str]) -> tuple[FormTable, dict[str, str]]:
+    """The form table and verdicts with the warp-matrix forms run in this session added."""
+    matrix = _state.get("matrix")
+    if not isinstance(matrix, MatrixTable):
+        return table, verdicts
+    merged = FormTable(
+        supported=table.supported + [Form(s, (), ()) for s in sorted(matrix.supported)],
+        rejected={**table.rejected, **matrix.rejected},
+        invalid=table.invalid,
+    )
+    return merged, {**verdicts, **matrix.covered}
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    matrix = _state.get("matrix")
+    if isinstance(matrix, MatrixTable):
+        terminalreporter.write_line(
+            f"conformance: warp-matrix forms: {counts(matrix, matrix.covered)} by the compiler "
+            f"(of {len(matrix_forms())} forms ptxas accepts; a default run samples them)"
+        )
     table = _state.get("table")
     if isinstance(table, FormTable):
         verdicts = _state.get("covered")
@@ -53,7 +82,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
                 "compiler (no per-form test ran in this session)"
             )
         else:
-            for line in summary_lines(verdicts, table):
+            merged, all_verdicts = _with_matrix(table, verdicts)
+            for line in summary_lines(all_verdicts, merged):
                 terminalreporter.write_line(line)
         if table.invalid:
             terminalreporter.write_line(

@@ -6,15 +6,19 @@ mma runs after the lanes of its warp diverged and reconverged."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 import numpy.typing as npt
 import pytest
 
 from ptx2gcn.compiler import compile
+from ptx2gcn.conformance.matrix_kernel import REG_DECL as _REG_DECL
+from ptx2gcn.conformance.matrix_kernel import fragment_operand as _operand
+from ptx2gcn.conformance.matrix_kernel import fragment_words as _words
+from ptx2gcn.conformance.matrix_kernel import join_words as _join
+from ptx2gcn.conformance.matrix_kernel import matrix_data as _matrix
+from ptx2gcn.conformance.matrix_kernel import mma_body
+from ptx2gcn.conformance.matrix_kernel import split_words as _split
 from ptx2gcn.diagnostics import UnsupportedError
-from ptx2gcn.reference.floatformat import E4M3, E5M2
 from ptx2gcn.reference.mma import (
     WARP,
     MmaForm,
@@ -26,7 +30,6 @@ from ptx2gcn.reference.mma import (
     to_matrix,
 )
 from ptx2gcn.reference.mma_layouts import Fragment
-from ptx2gcn.reference.rounding import round_fraction
 from tests.warp.conftest import SENTINEL
 from tests.warp.matrix_harness import matrix_kernel, run_matrix
 
@@ -66,99 +69,14 @@ SPELLINGS = [
     "mma.sync.aligned.m8n8k4.col.col.f16.f16.f16.f32",
 ]
 
-_REG_DECL = {"f32": ".f32", "s32": ".s32", "f64": ".f64"}
-
-
-def _words(frag: Fragment) -> int:
-    return frag.regs * frag.reg_bits // 32
-
-
-def _operand(name: str, frag: Fragment, ptx_type: str, first_word: int, decls: list[str], moves: list[str]
-             ) -> str:
-    """The brace list naming a fragment's registers, loading them from ``%i<first_word>...``."""
-    decl = _REG_DECL.get(ptx_type)
-    if decl is None:  # packed .f16x2 / .bf16 / .tf32 / 8-bit elements: plain .b32 registers
-        return "{" + ", ".join(f"%i{first_word + r}" for r in range(frag.regs)) + "}"
-    decls.append(f".reg {decl} %{name}<{frag.regs}>;")
-    for r in range(frag.regs):
-        if frag.reg_bits == 64:
-            moves.append(f"mov.b64 %{name}{r}, {{%i{first_word + 2 * r}, %i{first_word + 2 * r + 1}}};")
-        else:
-            moves.append(f"mov.b32 %{name}{r}, %i{first_word + r};")
-    return "{" + ", ".join(f"%{name}{r}" for r in range(frag.regs)) + "}"
-
-
 def _kernel(spelling: str) -> tuple[str, int, int]:
-    form = mma_form(spelling)
-    decls: list[str] = []
-    moves: list[str] = []
-    wa, wb, wc = _words(form.shape.a), _words(form.shape.b), _words(form.c_frag)
-    a = _operand("ra", form.shape.a, form.atype, 0, decls, moves)
-    b = _operand("rb", form.shape.b, form.btype, wa, decls, moves)
-    c = _operand("rc", form.c_frag, form.ctype, wa + wb, decls, moves)
-    d_frag = form.d_frag
-    decl = _REG_DECL.get(form.dtype, ".b32")
-    decls.append(f".reg {decl} %rd<{d_frag.regs}>;")
-    d = "{" + ", ".join(f"%rd{r}" for r in range(d_frag.regs)) + "}"
-    stores = []
-    for r in range(d_frag.regs):
-        if d_frag.reg_bits == 64:
-            stores.append(f"mov.b64 {{%o{2 * r}, %o{2 * r + 1}}}, %rd{r};")
-        else:
-            stores.append(f"mov.b32 %o{r}, %rd{r};")
-    body = "\n".join([*moves, f"{spelling} {d}, {a}, {b}, {c};", *stores])
-    n_in = wa + wb + wc + 1
-    return matrix_kernel(body, n_in, _words(d_frag), "\n".join(decls)), n_in, _words(d_frag)
-
-
-def _element_bits(ptx_type: str, values: npt.NDArray[np.float64], rng: np.random.Generator) -> npt.NDArray[np.int64]:
-    """Raw bits of matrix ``values`` as ``ptx_type`` elements."""
-    if ptx_type == "f16":
-        return values.astype(np.float16).view(np.uint16).astype(np.int64)
-    if ptx_type == "bf16":
-        return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.int64)
-    if ptx_type == "tf32":  # random low bits too: the lowering must ignore them
-        return (values.astype(np.float32).view(np.uint32) | rng.integers(0, 0x2000, values.shape)).astype(np.int64)
-    if ptx_type in ("f32",):
-        return values.astype(np.float32).view(np.uint32).astype(np.int64)
-    if ptx_type == "f64":
-        return values.astype(np.float64).view(np.int64)
-    if ptx_type in ("e4m3", "e5m2"):
-        fmt = E4M3 if ptx_type == "e4m3" else E5M2
-        flat = [round_fraction(fmt, Fraction(float(v)), "rn") for v in values.reshape(-1)]
-        return np.array(flat, dtype=np.int64).reshape(values.shape)
-    return values.astype(np.int64) & {"s32": 0xFFFFFFFF, "s4": 0xF, "u4": 0xF, "b1": 1}.get(ptx_type, 0xFF)
-
-
-def _matrix(ptx_type: str, shape: tuple[int, int], small: bool, rng: np.random.Generator,
-            accumulator: bool = False) -> npt.NDArray[np.int64]:
-    if ptx_type in ("s8", "u8", "s4", "u4", "b1"):
-        bits = {"s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}[ptx_type]
-        values = rng.integers(0, 1 << bits, shape)
-    elif ptx_type == "s32":
-        values = rng.integers(-1000, 1000, shape) if small else rng.choice(
-            [-(2**31) + 5, 2**31 - 7, 12345, -3], shape)
-    elif small:
-        values = rng.integers(-64 if accumulator else -8, 65 if accumulator else 9, shape).astype(np.float64)
-    else:
-        values = rng.standard_normal(shape) * (4.0 if accumulator else 1.0)
-    return _element_bits(ptx_type, np.asarray(values), rng)
+    decls, body, words_in, n_out = mma_body(spelling)
+    n_in = words_in + 1  # the harness's skip word
+    return matrix_kernel("\n".join(body), n_in, n_out, "\n".join(decls)), n_in, n_out
 
 
 def _lanes(frag: Fragment, matrix: npt.NDArray[np.int64]) -> list[list[int]]:
     return from_matrix(frag, matrix.tolist())
-
-
-def _split(regs: list[list[int]], frag: Fragment) -> list[list[int]]:
-    if frag.reg_bits == 32:
-        return regs
-    return [[w for r in lane for w in (r & 0xFFFFFFFF, r >> 32)] for lane in regs]
-
-
-def _join(words: npt.NDArray[np.uint32], frag: Fragment) -> list[list[int]]:
-    if frag.reg_bits == 32:
-        return [[int(w) for w in lane] for lane in words]
-    return [[int(lane[2 * r]) | int(lane[2 * r + 1]) << 32 for r in range(frag.regs)] for lane in words]
 
 
 def _warp_operands(form: MmaForm, small: bool, rng: np.random.Generator) -> tuple[list[list[int]], ...]:
