@@ -256,6 +256,9 @@ class SsaBuilder:
                 continue
             followers = [self.phi_arg[use.owner] for use in candidate.uses if use.owner in self.phi_arg]
             candidate.replace_all_uses_with(same)
+            # A dict keeps its size when emptied, and ``forward`` keeps the argument: in deep loop
+            # nests uses pass down a chain of trivial arguments, so that would hold O(depth^2).
+            candidate.uses = {}
             self.forward[candidate] = same
             self._drop(candidate)
             work.extend(f for f in followers if f is not candidate)
