@@ -301,13 +301,13 @@ class _FunctionBuilder:
         """The distinct blocks a ``brx.idx`` through a known ``.branchtargets`` list may reach."""
         name = getattr(ins.operands[-1], "name", None) if ins.operands else None
         targets = self.branch_targets.get(name) if isinstance(name, str) else None
-        found: list[Block] = []
+        found: dict[Block, None] = {}
         for label in targets.targets if targets is not None else ():
             for scope in reversed(scopes):
-                if label in scope and scope[label] not in found:
-                    found.append(scope[label])
+                if label in scope:
+                    found[scope[label]] = None
                     break
-        return found
+        return list(found)
 
     def switch_targets(self, ins: ast.Instruction) -> list[Block]:
         """``brx.idx`` targets in list order (repeats kept): a located error when unknown."""

@@ -59,6 +59,8 @@ class SsaBuilder:
         self.types: dict[Hashable, Type] = {}
         self.names: dict[Hashable, str] = {}
         self.preds: dict[Block, list[Block]] = {entry: []}
+        self.edges: set[tuple[Block, Block]] = set()
+        """The (predecessor, block) pairs in ``preds`` (a join may have very many predecessors)."""
         self.sealed: set[Block] = {entry}
         self.aliases: dict[Block, Block] = {}
         self.incomplete: dict[Block, list[BlockArg]] = {}
@@ -88,9 +90,9 @@ class SsaBuilder:
 
     def add_edge(self, pred: Block, block: Block) -> None:
         assert block not in self.sealed, "adding an edge into a sealed block"
-        preds = self.preds.setdefault(block, [])
-        if pred not in preds:
-            preds.append(pred)
+        if (pred, block) not in self.edges:
+            self.edges.add((pred, block))
+            self.preds.setdefault(block, []).append(pred)
 
     def write(self, var: Hashable, block: Block, value: Value) -> None:
         self.defs.setdefault(block, {})[var] = value
