@@ -13,6 +13,7 @@ pointers from memory or from kernel parameters (``.ptr.global`` is a promise, no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ptx2gcn.ir.core import Module, Op, Value
@@ -31,14 +32,17 @@ class InferAddressSpaces(Pass):
     def run(self, module: Module) -> bool:
         changed = False
         for fn in module.functions:
+            traces: dict[Value, AddrSpace | None] = {}
             for block in fn.blocks:
                 # One rebuild per block (in-place inserts would be quadratic in huge blocks).
                 new_ops: list[Op] = []
+                pointers: dict[Value, Value] = {}
+                """Pointer equivalents of generic integers, made earlier in this block."""
                 rewrote = False
                 for op in block.ops:
                     replacement = None
                     if op.name == "inttoptr" and op.results[0].type == PtrType(AddrSpace.GENERIC):
-                        replacement = _rewrite(op)
+                        replacement = _rewrite(op, traces, pointers)
                     if replacement is None:
                         new_ops.append(op)
                         continue
@@ -57,38 +61,58 @@ def _def(value: Value) -> Op | None:
     return op if isinstance(op, Op) else None
 
 
-def _trace(value: Value) -> tuple[AddrSpace, Value, list[Value]] | None:
-    """(space, address in that space, integer offsets) when ``value`` is a provable generic address."""
-    op = _def(value)
-    if op is None:
-        return None
-    if op.name == "cvta" and not op.attrs.get("to") and op.attrs.get("space") in _SPACES:
-        return _SPACES[str(op.attrs["space"])], op.operand(0), []
+def _add_operands(op: Op) -> tuple[Value, Value] | None:
     if op.name == "add" and isinstance(op.results[0].type, IntType) and not op.attrs.get("sat"):
-        for base, other in ((op.operand(0), op.operand(1)), (op.operand(1), op.operand(0))):
-            inner = _trace(base)
-            if inner is not None:
-                return inner[0], inner[1], [*inner[2], other]
+        return op.operand(0), op.operand(1)
     return None
 
 
+def _space(value: Value, traces: dict[Value, AddrSpace | None]) -> AddrSpace | None:
+    """The space S when ``value`` is ``cvta`` from S plus integer offsets (``add``), else None.
+
+    Memoised in ``traces`` and evaluated with an explicit stack: address chains can be as long
+    as a block."""
+    stack = [value]
+    while stack:
+        top = stack[-1]
+        if top in traces:
+            stack.pop()
+            continue
+        op = _def(top)
+        if op is None:
+            traces[top] = None
+        elif op.name == "cvta" and not op.attrs.get("to") and op.attrs.get("space") in _SPACES:
+            traces[top] = _SPACES[str(op.attrs["space"])]
+        elif (pair := _add_operands(op)) is not None:
+            pending = [v for v in pair if v not in traces]
+            if pending:
+                stack.extend(pending)
+                continue
+            traces[top] = traces[pair[0]] if traces[pair[0]] is not None else traces[pair[1]]
+        else:
+            traces[top] = None
+        stack.pop()
+    return traces[value]
+
+
 def _only_addresses(ptr: Value) -> bool:
-    for use in ptr.uses:
-        owner = use.owner
-        if owner.name == "ptradd" and owner.operands[0] is use:
-            if not _only_addresses(owner.results[0]):
+    work = [ptr]
+    while work:
+        for use in work.pop().uses:
+            owner = use.owner
+            if owner.name == "ptradd" and owner.operands[0] is use:
+                work.append(owner.results[0])
+            elif _MEMORY.get(owner.name) != owner.operands.index(use):
                 return False
-        elif _MEMORY.get(owner.name) != owner.operands.index(use):
-            return False
     return True
 
 
-def _rewrite(op: Op) -> list[Op] | None:
-    """The ops computing ``op``'s address in its provable space (``op`` is then retired)."""
-    traced = _trace(op.operand(0))
-    if traced is None or not _only_addresses(op.results[0]):
+def _rewrite(op: Op, traces: dict[Value, AddrSpace | None], pointers: dict[Value, Value]) -> list[Op] | None:
+    """The ops computing ``op``'s address in its provable space (``op`` is then retired);
+    ``pointers``: the pointer equivalents already computed in this block, reused and extended."""
+    space = _space(op.operand(0), traces)
+    if space is None or not _only_addresses(op.results[0]):
         return None
-    space, address, offsets = traced
     ptr_type = PtrType(space)
     new_ops: list[Op] = []
 
@@ -97,27 +121,52 @@ def _rewrite(op: Op) -> list[Op] | None:
         new_ops.append(new)
         return new.results[0]
 
-    source = _def(address)
-    if source is not None and source.name == "zext":
-        source = _def(source.operand(0))  # a 32-bit shared/local address widened for cvta.u64
-    if source is not None and source.name == "ptrtoint" and source.operand(0).type == ptr_type:
-        ptr = source.operand(0)
+    # Down the chain of adds to a pointer made before in this block or to the cvta.
+    offsets: list[tuple[Value, Value]] = []
+    value = op.operand(0)
+    while value not in pointers:
+        source = _def(value)
+        assert source is not None
+        pair = _add_operands(source)
+        if pair is None:  # the cvta
+            break
+        base, other = pair if traces.get(pair[0]) is not None else (pair[1], pair[0])
+        offsets.append((value, other))
+        value = base
+    if value in pointers and pointers[value].type == ptr_type:
+        ptr = pointers[value]
     else:
-        ptr = insert("inttoptr", [address], ptr_type)
-    for offset in offsets:
+        ptr = _from_cvta(_def(value), ptr_type, insert)
+        pointers[value] = ptr
+    for integer, offset in reversed(offsets):
         width = int_type(ptr_type.bits)
         if offset.type != width:
             offset = insert("trunc" if offset.type.bits > width.bits else "sext", [offset], width)
         ptr = insert("ptradd", [ptr, offset], ptr_type)
+        pointers[integer] = ptr
     _retype(op.results[0], ptr_type)
     op.results[0].replace_all_uses_with(ptr)
     op.detach()
     return new_ops
 
 
+def _from_cvta(cvta: Op | None, ptr_type: PtrType, insert: Callable[[str, list[Value], PtrType], Value]) -> Value:
+    """The ``ptr<S>`` a ``cvta`` from S converted: its operand's pointer, or an ``inttoptr``."""
+    assert cvta is not None
+    address = cvta.operand(0)
+    source = _def(address)
+    if source is not None and source.name == "zext":
+        source = _def(source.operand(0))  # a 32-bit shared/local address widened for cvta.u64
+    if source is not None and source.name == "ptrtoint" and source.operand(0).type == ptr_type:
+        return source.operand(0)
+    return insert("inttoptr", [address], ptr_type)
+
+
 def _retype(ptr: Value, ptr_type: PtrType) -> None:
-    for use in list(ptr.uses):
-        owner = use.owner
-        if owner.name == "ptradd":
-            owner.results[0].type = ptr_type
-            _retype(owner.results[0], ptr_type)
+    work = [ptr]
+    while work:
+        for use in list(work.pop().uses):
+            owner = use.owner
+            if owner.name == "ptradd":
+                owner.results[0].type = ptr_type
+                work.append(owner.results[0])

@@ -15,16 +15,16 @@ def reverse_postorder(fn: Function) -> list[Block]:
         return []
     order: list[Block] = []
     seen: set[Block] = {fn.entry}
-    stack: list[tuple[Block, int]] = [(fn.entry, 0)]
+    # Each block's successor list is made once (a switch may have very many).
+    stack: list[tuple[Block, list[Block], int]] = [(fn.entry, fn.entry.successors(), 0)]
     while stack:
-        block, index = stack[-1]
-        succs = block.successors()
+        block, succs, index = stack[-1]
         if index < len(succs):
-            stack[-1] = (block, index + 1)
+            stack[-1] = (block, succs, index + 1)
             nxt = succs[index]
             if nxt not in seen:
                 seen.add(nxt)
-                stack.append((nxt, 0))
+                stack.append((nxt, nxt.successors(), 0))
         else:
             stack.pop()
             order.append(block)

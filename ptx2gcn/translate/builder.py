@@ -12,7 +12,6 @@ every branch into it has been built.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Iterator
 
 from ptx2gcn.compile_gc import paused_gc
@@ -56,17 +55,11 @@ def build_module(tree: ast.Module) -> Module:
                 _add_global(symbols, var)
         elif isinstance(item, ast.Function):
             _declare_function(symbols, item)
-    limit = sys.getrecursionlimit()
-    # SSA lookups recurse once per merge point between a use and its definitions.
-    sys.setrecursionlimit(max(limit, 20000))
-    try:
-        with paused_gc():
-            for item in tree.items:
-                if isinstance(item, ast.Function) and item.body is not None:
-                    fn = symbols.functions[item.name]
-                    _FunctionBuilder(symbols, fn, item).build()
-    finally:
-        sys.setrecursionlimit(limit)
+    with paused_gc():
+        for item in tree.items:
+            if isinstance(item, ast.Function) and item.body is not None:
+                fn = symbols.functions[item.name]
+                _FunctionBuilder(symbols, fn, item).build()
     return module
 
 
@@ -284,13 +277,13 @@ class _FunctionBuilder:
         """The distinct blocks a ``brx.idx`` through a known ``.branchtargets`` list may reach."""
         name = getattr(ins.operands[-1], "name", None) if ins.operands else None
         targets = self.branch_targets.get(name) if isinstance(name, str) else None
-        found: list[Block] = []
+        found: dict[Block, None] = {}
         for label in targets.targets if targets is not None else ():
             for scope in reversed(scopes):
-                if label in scope and scope[label] not in found:
-                    found.append(scope[label])
+                if label in scope:
+                    found[scope[label]] = None
                     break
-        return found
+        return list(found)
 
     def switch_targets(self, ins: ast.Instruction) -> list[Block]:
         """``brx.idx`` targets in list order (repeats kept): a located error when unknown."""
@@ -350,8 +343,8 @@ class _FunctionBuilder:
         self.reached.add(block)
         ctx.block = block
         if self.pending[block] == 0:
-            # Every branch here was built already: all predecessors come before this block.
-            ctx.ssa.seal(block, acyclic=True)
+            # Every branch here was built already: its predecessors are known.
+            ctx.ssa.seal(block)
 
     def _declare(self, decl: ast.VariableDecl) -> None:
         ctx = self.ctx
@@ -454,7 +447,7 @@ class _FunctionBuilder:
         if ctx.block is not None:
             ctx.emit("br").add_successor(join)
             ssa.add_edge(ctx.block, join)
-        ssa.seal(join, acyclic=True)
+        ssa.seal(join)
         ssa.alias(join, before)
         self.fn.add_block(join)
         ctx.block = join
