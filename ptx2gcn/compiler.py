@@ -210,7 +210,7 @@ def compile(ptx: str | os.PathLike[str], options: CompileOptions | None = None, 
     clock.lap("llvm-opt")
     obj = _llvm(lambda: emit_object(optimised, options))
     clock.lap("llvm-codegen")
-    data = link_hsaco([obj], [filename])
+    data = link_hsaco([obj], [filename], options)
     clock.lap("link")
     parsed = read_code_object(data, filename)
     kernels_info = {name: KernelInfo.of(k) for name, k in parsed.kernels.items()}

@@ -54,6 +54,7 @@ from ptx2gcn.link.layout import (
 from ptx2gcn.link.relocs import MASK64, Relocations, apply_fixup, scan_relocations
 from ptx2gcn.link.sections import merge_metadata, place_inputs
 from ptx2gcn.link.symbols import resolve_symbols
+from ptx2gcn.options import CompileOptions
 
 __all__ = ["LinkError", "link_hsaco"]
 
@@ -159,15 +160,26 @@ def _resolve_all(objects: Sequence[bytes], labels: Sequence[str]
     return inputs, flags, table, placed, relocs
 
 
-def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None) -> bytes:
+EF_AMDGPU_MACH: dict[str, int] = {"gfx90a": 0x03F, "gfx942": 0x04C, "gfx950": 0x04F}
+"""``EF_AMDGPU_MACH_AMDGCN_*`` of each supported arch (AMDGPUUsage, "AMDGPU ELF Header"), the low byte
+of ``e_flags``; ``tests/link/test_errors.py`` checks each against what LLVM writes."""
+
+
+def link_hsaco(objects: Sequence[bytes], names: Sequence[str] | None = None,
+               options: CompileOptions | None = None) -> bytes:
     """Link relocatable gfx9xx objects (from ``ptx2gcn.emit.target.emit_object``) into an HSACO.
 
-    ``names`` label the objects in error messages (default ``<object N>``).
+    ``names`` label the objects in error messages (default ``<object N>``). ``options``: the
+    compilation's ``CompileOptions``; the objects must be for its ``arch`` (an object built for
+    another processor is a ``LinkError``, never a code object the loader refuses later).
     """
     if not objects:
         raise LinkError.of("<link>", "no input objects")
     labels = list(names) if names is not None else [f"<object {i}>" for i in range(len(objects))]
     inputs, flags, table, placed, relocs = _resolve_all(objects, labels)
+    if options is not None and flags & 0xFF != EF_AMDGPU_MACH[options.arch]:
+        raise LinkError.of(labels[0], f"built for e_flags machine 0x{flags & 0xFF:03x}, not for --arch "
+                           f"{options.arch} (0x{EF_AMDGPU_MACH[options.arch]:03x})")
     dyn = _dynamic_symbols(table)
     # Names and counts do not depend on addresses, so every size is known before layout.
     symtab_count = 2 + sum(len(obj.locals) for obj in inputs) + sum(1 for s in table.values() if s.defined)

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.link import elf
 from ptx2gcn.link.elf import ElfFile
-from ptx2gcn.link.linker import LinkError, link_hsaco
+from ptx2gcn.link.linker import EF_AMDGPU_MACH, LinkError, link_hsaco
 from ptx2gcn.link.sections import metadata_document
+from ptx2gcn.options import CompileOptions
 
 
 def patch_section_header(obj: bytes, name: str, field_offset: int, fmt: str, value: int) -> bytes:
@@ -229,3 +230,18 @@ def test_corrupted_section_headers_give_link_errors(data: st.DataObject,
         struct.pack_into(fmt, obj, image.shoff + index * 64 + offset, value)
     with contextlib.suppress(LinkError):  # a LinkError is fine; any other exception fails
         link_hsaco([bytes(obj), *(compile_kernel(name) for name in names[1:])])
+
+
+@pytest.mark.parametrize("arch", sorted(EF_AMDGPU_MACH))
+def test_objects_must_be_for_the_requested_arch(arch: str, compile_kernel: Callable[..., bytes]) -> None:
+    """The compilation's options reach the linker: an object LLVM built for ``arch`` carries that
+    machine in e_flags (checked here against LLVM itself), links under ``--arch arch`` and is refused
+    under any other arch with a located error."""
+    obj = compile_kernel("vadd", arch=arch)
+    assert struct.unpack_from("<I", obj, 48)[0] & 0xFF == EF_AMDGPU_MACH[arch]
+    link_hsaco([obj], options=CompileOptions(arch=arch))
+    other = next(a for a in sorted(EF_AMDGPU_MACH) if a != arch)
+    with pytest.raises(LinkError) as caught:
+        link_hsaco([obj], ["k.o"], CompileOptions(arch=other))
+    assert f"k.o: error: built for e_flags machine 0x{EF_AMDGPU_MACH[arch]:03x}, not for --arch {other}" in \
+        str(caught.value)
