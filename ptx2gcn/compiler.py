@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from ptx2gcn.compile_gc import gc_paused
@@ -124,13 +124,22 @@ def _source(ptx: str | os.PathLike[str], name: str | None = None) -> tuple[str, 
 
 
 def _options(options: CompileOptions | None, fields: dict[str, object]) -> CompileOptions:
-    """The Python API's front door: ``options`` (default: the defaults) with ``fields`` replaced.
-    ``verify_each`` given as None, or not given with no ``options`` value, is read from
-    ``PTX2GCN_VERIFY_EACH`` (set for the whole test session by ``tests/conftest.py``, so every compile
-    a test makes, the JIT's included, verifies after each pass)."""
-    if fields.get("verify_each", "unset") is None or ("verify_each" not in fields and options is None):
-        fields = {**fields, "verify_each": CompileOptions.from_env().verify_each}
+    """The Python API's front door: ``options`` (default: the defaults) with ``fields`` replaced
+    (``verify_each=None`` is the same as leaving it out)."""
+    fields = {k: v for k, v in fields.items() if not (k == "verify_each" and v is None)}
     return CompileOptions.of(options, **fields)
+
+
+def _pipeline_options(options: CompileOptions, fields: dict[str, object]) -> CompileOptions:
+    """The options the pass pipeline runs under: ``options``, verifying after every pass also when
+    ``PTX2GCN_VERIFY_EACH=1`` (the test session sets it, so every compile a test makes, the JIT's
+    included, checks each pass) and the caller did not choose ``verify_each`` itself. The code object
+    records ``options`` as asked, so the environment never changes the value a caller compares or
+    caches."""
+    chosen = fields.get("verify_each") is not None or options.verify_each
+    if chosen or not CompileOptions.from_env().verify_each:
+        return options
+    return replace(options, verify_each=True)
 
 
 @gc_paused
@@ -165,9 +174,9 @@ def compile_llvm(ptx: str | os.PathLike[str], options: CompileOptions | None = N
                  name: str | None = None, optimised: bool = True, **fields: object) -> str:
     """The LLVM IR for ``ptx`` (after LLVM's optimisation pipeline when ``optimised``); ``options``
     and ``fields`` as for ``compile``."""
-    options = _options(options, fields)
+    pipeline = _pipeline_options(options := _options(options, fields), fields)
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename, options), options)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, pipeline), options)
     return _llvm(lambda: optimise(llvm_ir, options)) if optimised else llvm_ir
 
 
@@ -175,7 +184,7 @@ def compile_llvm(ptx: str | os.PathLike[str], options: CompileOptions | None = N
 def compile_assembly(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
                      name: str | None = None, **fields: object) -> str:
     options = _options(options, fields)
-    llvm_ir = compile_llvm(ptx, options, name=name)
+    llvm_ir = compile_llvm(ptx, options, name=name, verify_each=fields.get("verify_each"))
     return _llvm(lambda: emit_assembly(llvm_ir, options))
 
 
@@ -183,7 +192,7 @@ def compile_assembly(ptx: str | os.PathLike[str], options: CompileOptions | None
 def compile_object(ptx: str | os.PathLike[str], options: CompileOptions | None = None, *,
                    name: str | None = None, **fields: object) -> bytes:
     options = _options(options, fields)
-    llvm_ir = compile_llvm(ptx, options, name=name)
+    llvm_ir = compile_llvm(ptx, options, name=name, verify_each=fields.get("verify_each"))
     return _llvm(lambda: emit_object(llvm_ir, options))
 
 
@@ -201,10 +210,10 @@ def compile(ptx: str | os.PathLike[str], options: CompileOptions | None = None, 
     This is ptx2gcn's public compile entry point, also exported as ``ptx2gcn.compile``; the
     runtime reaches the compiler through it alone. The result's ``data`` is the code object's bytes.
     """
-    options = _options(options, fields)
+    pipeline = _pipeline_options(options := _options(options, fields), fields)
     clock = _Clock()
     text, filename = _source(ptx, name)
-    llvm_ir = _emit_and_dispose(to_ir(text, filename, options, clock), options)
+    llvm_ir = _emit_and_dispose(to_ir(text, filename, pipeline, clock), options)
     clock.lap("llvm-ir")
     optimised = _llvm(lambda: optimise(llvm_ir, options))
     clock.lap("llvm-opt")

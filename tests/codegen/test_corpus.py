@@ -66,10 +66,11 @@ def test_large_file() -> None:
 def test_emitted_llvm_ir_of_a_sample_verifies() -> None:
     """LLVM's verifier accepts the unoptimised IR of every sample file that reaches code generation."""
     from ptx2gcn.compiler import to_ir
-    from ptx2gcn.emit.target import TargetOptions, parse_verified
+    from ptx2gcn.emit.target import parse_verified
+    from ptx2gcn.options import CompileOptions
 
     table = load_table()
     sample = [p for p in SMALL[::9] if table[key(p)] == COMPILES]
     assert sample
     for path in sample:
-        parse_verified(emit_llvm(to_ir(read_text(str(path)), str(path))), TargetOptions())
+        parse_verified(emit_llvm(to_ir(read_text(str(path)), str(path))), CompileOptions())
