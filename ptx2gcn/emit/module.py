@@ -29,7 +29,7 @@ from ptx2gcn.emit.kernel_abi import byref_attribute, kernel_attributes
 from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, llvm_type, pointer
 from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_exit_abi
 from ptx2gcn.emit.lowerings import lower_op
-from ptx2gcn.emit.size_limits import check_block_sizes
+from ptx2gcn.emit.size_limits import check_block_sizes, check_loop_depth
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Function, Global, InitItem, Module, Op, Param
@@ -207,6 +207,7 @@ def emit_llvm(module: Module, arch: str = "gfx942", kernels: Iterable[str] | Non
     ``locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
     """
     check_block_sizes(module)
+    check_loop_depth(module)
     wanted = set(kernels) if kernels is not None else None
     mc = ModuleContext(ir.Module(name=module.source), arch)
     mc.module.triple = TRIPLE
