@@ -30,7 +30,7 @@ from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_ex
 from ptx2gcn.emit.lower_memory import entry_alloca
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.return_slots import return_slots
-from ptx2gcn.emit.size_limits import check_block_sizes
+from ptx2gcn.emit.size_limits import check_block_sizes, check_loop_depth
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Function, Global, InitItem, Module, Op, Param
@@ -226,6 +226,7 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
     options = options or CompileOptions()
     arch, kernels, locations = options.arch, options.kernels, options.locations
     check_block_sizes(module)
+    check_loop_depth(module)
     wanted = set(kernels) if kernels is not None else None
     mc = ModuleContext(ir.Module(name=module.source), arch, options.mma)
     mc.module.triple = TRIPLE

@@ -1,7 +1,8 @@
 """Generated kernels whose size stresses every walk of the compiler (``benchmarks/stress_kernels.py``):
 a chain of blocks, deeply nested loops and branches, a very wide ``brx.idx`` and one huge block.
 Each must build, pass the IR pipeline and become LLVM IR under a low recursion limit (no walk may
-recurse on the input's size), or — the huge block — be refused with a located error.
+recurse on the input's size), or — the huge block, the 5000 nested loops — be refused with a
+located error (``ptx2gcn.emit.size_limits``: LLVM would take hours).
 The default suite runs small sizes; ``-m slow`` runs the issue's sizes in a child process whose
 peak memory is bounded."""
 
@@ -21,7 +22,7 @@ import pytest
 from ptx2gcn.compiler import to_ir
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.emit.module import emit_llvm
-from ptx2gcn.emit.size_limits import MAX_BLOCK_OPS, check_block_sizes
+from ptx2gcn.emit.size_limits import MAX_BLOCK_OPS, MAX_LOOP_DEPTH, check_block_sizes, check_loop_depth
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "stress_kernels.py"
 HEADROOM = 150
@@ -63,6 +64,15 @@ def test_a_block_over_the_limit_is_a_located_error() -> None:
     check_block_sizes(module, limit=500)
 
 
+def test_loops_nested_over_the_limit_are_a_located_error() -> None:
+    module = to_ir(KINDS["nest"](40), "stress.ptx")  # 20 loops, each around the next
+    check_loop_depth(module, limit=20)
+    with pytest.raises(UnsupportedError) as caught:
+        check_loop_depth(module, limit=19)
+    assert "error: unsupported: loops nested too deeply: 20 loops of stress" in str(caught.value)
+    check_loop_depth(to_ir(KINDS["chain"](50), "chain.ptx"), limit=0)
+
+
 CHILD = r"""
 import inspect, json, resource, sys, time
 import importlib.util
@@ -96,6 +106,9 @@ def test_issue_sized_stress_kernels(kind: str, size: int, max_mib: int) -> None:
     if kind == "block":
         assert result["outcome"].startswith("stress.ptx:7:1: error: unsupported: basic block too large"), result
         assert size > MAX_BLOCK_OPS
+    elif kind == "nest":
+        assert "error: unsupported: loops nested too deeply" in result["outcome"], result
+        assert size // 2 > MAX_LOOP_DEPTH
     else:
         assert result["outcome"] == "ok", result
     assert result["rss_mib"] < max_mib, result
