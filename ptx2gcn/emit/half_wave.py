@@ -35,11 +35,16 @@ def half_base(cx: FnContext) -> ir.Value:
     return cx.builder.and_(lane64(cx), cx.i32(WARP_SIZE))
 
 
+def bpermute(cx: FnContext, value: ir.Value, wave_lane: ir.Value) -> ir.Value:
+    """The i32 ``value`` of wave lane ``wave_lane`` (0..63), through ``ds_bpermute_b32``; the caller
+    keeps the source lane inside what it may read (``gather``: its own warp's half)."""
+    address = cx.builder.shl(wave_lane, cx.i32(2))
+    return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, value], ["convergent"])
+
+
 def gather(cx: FnContext, value: ir.Value, lane: ir.Value) -> ir.Value:
     """``value`` of lane ``lane`` (0..31) of the executing warp, through ``ds_bpermute_b32``."""
-    bld = cx.builder
-    address = bld.shl(bld.or_(lane, half_base(cx)), cx.i32(2))
-    return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, value], ["convergent"])
+    return bpermute(cx, value, cx.builder.or_(lane, half_base(cx)))
 
 
 def ballot64(cx: FnContext, pred: ir.Value) -> ir.Value:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
-from ptx2gcn.emit.half_wave import ballot64, lane64
+from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
 from ptx2gcn.ir.core import Op
@@ -47,17 +47,11 @@ def mfma_form(form: MmaForm) -> bool:
         ("m16n8k16", "f16", "f16", "f32", "f32", "row", "col")
 
 
-def _bpermute(cx: FnContext, value: ir.Value, src_lane: ir.Value) -> ir.Value:
-    """``value`` of wave lane ``src_lane`` (0..63), every lane active."""
-    address = cx.builder.shl(src_lane, cx.i32(2))
-    return cx.call("llvm.amdgcn.ds.bpermute", I32, [address, cx.coerce(value, I32)], ["convergent"])
-
-
 def _pick(cx: FnContext, regs: list[ir.Value], src_lane: ir.Value, first: int, second: int,
           take_second: ir.Value) -> ir.Value:
     """``regs[second if take_second else first]`` of lane ``src_lane``."""
-    one = _bpermute(cx, regs[first], src_lane)
-    two = _bpermute(cx, regs[second], src_lane)
+    one = bpermute(cx, cx.coerce(regs[first], I32), src_lane)
+    two = bpermute(cx, cx.coerce(regs[second], I32), src_lane)
     return cx.builder.select(take_second, two, one)
 
 
@@ -110,7 +104,7 @@ def _b_operand(cx: FnContext, lanes: _Lanes, b: list[ir.Value]) -> ir.Value:
     """MFMA B = [B_0 | B_1]: lane (c, q) holds B_{c>=8}[k of t = q][c & 7]."""
     bld = cx.builder
     src = lanes.const((bld.zext(lanes.upper_col, I32), 32), (bld.and_(lanes.c, cx.i32(7)), 4), (lanes.q, 1))
-    words = [_bpermute(cx, b[0], src), _bpermute(cx, b[1], src)]
+    words = [bpermute(cx, cx.coerce(b[0], I32), src), bpermute(cx, cx.coerce(b[1], I32), src)]
     return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
 
 
