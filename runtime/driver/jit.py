@@ -72,6 +72,26 @@ def _entry_pattern(kernel: str) -> re.Pattern[str]:
     return re.compile(rf"\.entry\s+{re.escape(kernel)}\s*\(")
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)\s*\(")
+
+
+def entry_names(data: bytes, name: str) -> list[str]:
+    """The kernel (``.entry``) names of a PTX or fatbin image, read from its PTX without compiling
+    it (what a context-independent ``cuLibraryGetKernel`` needs); every PTX module of a fatbin."""
+    kind = sniff_image(data)
+    if kind is ImageKind.PTX:
+        texts = [data.split(b"\0", 1)[0].decode("utf-8", errors="replace")]
+    elif kind in (ImageKind.FATBIN, ImageKind.ELF_HOST):
+        try:
+            texts = [module.ptx_text() for module in ptx_modules(read_fatbin(data, name))]
+        except FatbinError as error:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE, plain(error), error) from None
+    else:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_IMAGE, f"{name}: no PTX to read kernel names from")
+    return [m.group(1) for text in texts for m in _ENTRY.finditer(_COMMENT.sub(" ", text))]
+
+
 def _ptx_of_fatbin(data: bytes, name: str, kernel: str | None) -> tuple[str, str]:
     try:
         modules = ptx_modules(read_fatbin(data, name))
