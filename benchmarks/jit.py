@@ -19,6 +19,8 @@ Measured, each figure the median of ``--repeat`` runs, with an empty JIT cache e
   reading the result back (checked against numpy), wall and CPU time (the process's and its
   children's); and the same process's whole wall time (interpreter start and imports included) on
   its own line;
+- ``lazy, warm``: the same in a process that has JIT-compiled one small module before (the
+  compiler imported and LLVM initialised: ~0.45 s CPU that a process pays once, on its first JIT);
 - with ``--eager``: ``CUDA_MODULE_LOADING=EAGER``, every kernel compiled at load, by 1 worker and by
   ``nproc`` workers (processes).
 
@@ -141,10 +143,13 @@ R = cuda.CUresult
 def ok(result):
     assert result[0] == R.CUDA_SUCCESS, (result, cuda.ptx2gcnGetLastErrorMessage()[1])
     return result[1] if len(result) == 2 else result[1:]
-library, kernel = sys.argv[1], sys.argv[2]
+library, kernel, warm = sys.argv[1], sys.argv[2], sys.argv[3] == "warm"
 data = open(library, "rb").read()
 ok(cuda.cuInit(0))
 context = ok(cuda.cuCtxCreate(0, 0))
+if warm:  # a process that has JIT-compiled something before: the compiler is imported and initialised
+    WARMUP = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry warmup()\n{\n\tret;\n}\n"
+    ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoadData(WARMUP.encode())), b"warmup"))
 n = 1024
 x, y = np.random.default_rng(1).random((2, n), dtype=np.float32)
 start, start_cpu = time.perf_counter(), cpu()
@@ -167,14 +172,15 @@ print(json.dumps({"load": loaded - start, "get_function": got - loaded, "total":
 """
 
 
-def time_ours(library: Path, kernel: str, repeat: int, environ: dict[str, str]) -> dict[str, float]:
+def time_ours(library: Path, kernel: str, repeat: int, environ: dict[str, str], warm: bool = False
+              ) -> dict[str, float]:
     runs = []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as cache:
             env = {**os.environ, **environ, "PTX2GCN_CACHE_DIR": cache, "PTX2GCN_BACKEND": "emulator"}
             start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-c", CHILD, str(library), kernel], env=env, check=True,
-                                  capture_output=True, text=True)
+            command = [sys.executable, "-c", CHILD, str(library), kernel, "warm" if warm else "cold"]
+            done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
             process = time.perf_counter() - start
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         figures["process"] = process
@@ -205,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"      of which cuModuleLoadData {ours['load']:.3f} s, cuModuleGetFunction "
               f"{ours['get_function']:.3f} s (wall)")
         print(f"lazy: whole process (python start, imports) wall {ours['process']:7.3f} s")
+        warm = time_ours(library, args.kernel, args.repeat, {}, warm=True)
+        print(f"lazy, warm process (compiler imported)  wall {warm['total']:7.3f} s   CPU {warm['cpu']:7.3f} s"
+              f"   ({warm['total'] / ptxas:.2f}x ptxas wall, {warm['cpu'] / ptxas_cpu:.2f}x CPU)")
         if args.eager:
             for workers in (1, os.cpu_count() or 1):
                 eager = time_ours(library, args.kernel, args.repeat,

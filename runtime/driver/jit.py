@@ -158,10 +158,11 @@ class UnitPlan:
 
 
 SPLIT_FORMAT = "split-units/1"
-"""The cache key's options for a stored unit plan (bump when the plan's JSON changes)."""
+"""The cache key's options for a stored unit plan (bump when the plan's JSON changes); ``/bodies``
+is appended for a split that checked the function bodies too."""
 
 
-def _split(text: str, source: str) -> bytes:
+def _split(text: str, source: str, check_bodies: bool) -> bytes:
     try:
         from ptx2gcn import split_units
     except ImportError:
@@ -169,18 +170,21 @@ def _split(text: str, source: str) -> bytes:
             CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
             "this ptx2gcn build has no PTX compiler (ptx2gcn.frontend is missing)",
         ) from None
-    return json.dumps(split_units(text, source).to_json(), separators=(",", ":")).encode()
+    plan = split_units(text, source, check_bodies=check_bodies)
+    return json.dumps(plan.to_json(), separators=(",", ":")).encode()
 
 
-def split_module(text: str, source: str, cache: JitCache | None = None) -> tuple[UnitPlan, ...]:
-    """The compilation units of the PTX module ``text``, parsed and checked now (a syntax or
-    module-level error is ``CUDA_ERROR_INVALID_PTX`` with the rendered diagnostic). The plan is kept
-    in the JIT cache (keyed by the text and the compiler's identity), so loading a module again
-    costs a lookup, not a parse."""
+def split_module(
+    text: str, source: str, cache: JitCache | None = None, *, check_bodies: bool = False
+) -> tuple[UnitPlan, ...]:
+    """The compilation units of the PTX module ``text``, its declarations (with ``check_bodies``, all
+    of it) parsed and checked now: an error is ``CUDA_ERROR_INVALID_PTX`` with the rendered
+    diagnostic. The plan is kept in the JIT cache (keyed by the text and the compiler's identity),
+    so loading a module again costs a lookup, not a parse."""
     cache = cache or _shared_cache()
-    key = CacheKey.for_ptx(text, "any", SPLIT_FORMAT)
+    key = CacheKey.for_ptx(text, "any", SPLIT_FORMAT + ("/bodies" if check_bodies else ""))
     try:
-        payload = cache.get_or_build(key, lambda: _split(text, source))
+        payload = cache.get_or_build(key, lambda: _split(text, source, check_bodies))
     except Ptx2GcnError as error:
         raise _rendered(error) from None
     units = json.loads(payload)["units"]

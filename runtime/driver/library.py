@@ -52,12 +52,12 @@ def _library_options(count_value: object, keys: object, values: object) -> None:
             raise invalid(f"libraryOptions[]: {key} is not a CUlibraryOption")
 
 
-def _module_in(library: LibraryRecord, context: Context) -> ModuleRecord:
+def _module_in(library: LibraryRecord, context: Context, check_bodies: bool = False) -> ModuleRecord:
     state = driver()
     existing = library.modules.get(context.handle)
     if existing is not None and existing in state.modules:
         return state.modules[existing]
-    record = load_into(context, library.data, library.source, library.options)
+    record = load_into(context, library.data, library.source, library.options, check_bodies)
     library.modules[context.handle] = record.handle
     return record
 
@@ -74,7 +74,7 @@ def _load(data: bytes, source: str, jit: Triple, library_options: Triple) -> CUl
     context = state.current()
     if context is not None:
         try:
-            _module_in(record, state.require_current())
+            _module_in(record, state.require_current(), request.error_log is not None)
         except CudaError as error:
             request.failed(error.message)
             raise

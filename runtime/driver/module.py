@@ -77,16 +77,18 @@ def image_bytes(image: object, what: str = "image") -> bytes:
     return view.tobytes()
 
 
-def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CUmodule:
+def _load(data: bytes, source: str, options: CompileOptions | None = None, check_bodies: bool = False) -> CUmodule:
     """Load ``data`` into the current context; PTX is compiled with ``options`` (default: the
     driver's configured value)."""
-    return CUmodule(load_into(driver().require_current(), data, source, options).handle)
+    return CUmodule(load_into(driver().require_current(), data, source, options, check_bodies).handle)
 
 
-def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None) -> ModuleRecord:
+def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None,
+              check_bodies: bool = False) -> ModuleRecord:
     """Load ``data`` into ``context`` and register the module (``cuLibrary*`` loads per context).
-    PTX is split into units now and compiled per kernel on first use, or all now under
-    ``CUDA_MODULE_LOADING=EAGER`` (``ptx2gcn.runtime.driver.module_units``)."""
+    PTX is split into units now (its declarations checked; with ``check_bodies``, all of it) and
+    compiled per kernel on first use, or all now under ``CUDA_MODULE_LOADING=EAGER``
+    (``ptx2gcn.runtime.driver.module_units``)."""
     state = driver()
     config = state.config
     backend = context.backend
@@ -97,7 +99,7 @@ def load_into(context: Context, data: bytes, source: str, options: CompileOption
         code = ModuleUnitsCode.loaded_now(backend, ModuleCode(found.source, found.text, None))
     else:
         code = ModuleUnitsCode.from_ptx(backend, found, options or config.options, config.compiler, config.cache,
-                                        loading_mode())
+                                        loading_mode(), check_bodies)
     record = ModuleRecord(state.new_handle(), context, code.name, code)
     with state.lock:
         state.modules[record.handle] = record
@@ -158,7 +160,9 @@ def _option_list(value: object) -> list[object] | None:
 
 @dataclass(frozen=True)
 class JitRequest:
-    """The JIT options of a load call: compile options and the log buffers to fill."""
+    """The JIT options of a load call: compile options and the log buffers to fill. A load with an
+    error log checks every function body at once (the log exists only during the load; a lazy load
+    otherwise checks declarations only, docs/jit.md)."""
 
     options: CompileOptions
     error_log: memoryview | None
@@ -192,7 +196,7 @@ def module_load_data_ex(image: object, numOptions: object, options: object, opti
     driver().require_current()
     request = jit_request(numOptions, options, optionValues)
     try:
-        module = _load(image_bytes(image), "<module image>", request.options)
+        module = _load(image_bytes(image), "<module image>", request.options, request.error_log is not None)
     except CudaError as error:
         request.failed(error.message)
         raise

@@ -10,12 +10,13 @@ a backend that takes PTX itself (``cuda``) is one unit, loaded at once.
 When units are compiled is CUDA's module loading mode (``loading_mode``), read from
 ``CUDA_MODULE_LOADING`` at each load:
 
-- ``LAZY`` (the default, as in CUDA since 12.2 on Linux): the load parses and checks the whole module
-  (a PTX syntax or module-level error fails the load with ``CUDA_ERROR_INVALID_PTX``, as an eager
-  load would); each kernel is compiled when ``cuModuleGetFunction`` (or a launch of a ``CUkernel``)
-  first needs it, which is where CUDA's lazy loading loads a kernel. A kernel the compiler cannot
-  translate fails there, with ``CUDA_ERROR_INVALID_PTX`` and the located diagnostic, as the whole
-  load would have failed in eager mode.
+- ``LAZY`` (the default, as in CUDA since 12.2 on Linux): the load parses and checks the module's
+  declarations (an error there fails the load with ``CUDA_ERROR_INVALID_PTX``, as an eager load
+  would; a load that asks for an error log, ``CU_JIT_ERROR_LOG_BUFFER``, checks the function bodies
+  too); each kernel is compiled when ``cuModuleGetFunction`` (or a launch of a ``CUkernel``) first
+  needs it, which is where CUDA's lazy loading loads a kernel. A kernel that does not parse or that
+  the compiler cannot translate fails there, with ``CUDA_ERROR_INVALID_PTX`` and the located
+  diagnostic, as the whole load would have failed in eager mode (docs/jit.md).
 - ``EAGER``: every unit is compiled (in parallel) and loaded during the load call; the first
   failing unit, in source order, fails the load.
 
@@ -103,9 +104,10 @@ class ModuleUnitsCode:
 
     @classmethod
     def from_ptx(cls, backend: Backend, ptx: PtxSource, options: CompileOptions, compiler: Compiler | None,
-                 cache: JitCache | None, mode: LoadingMode) -> ModuleUnitsCode:
-        """The units of ``ptx`` (parsed and checked now); all compiled now when ``mode`` is EAGER."""
-        plans: Sequence[UnitPlan] = split_module(ptx.text, ptx.source, cache)
+                 cache: JitCache | None, mode: LoadingMode, check_bodies: bool = False) -> ModuleUnitsCode:
+        """The units of ``ptx`` (its declarations, with ``check_bodies`` all of it, parsed and checked
+        now); all compiled now when ``mode`` is EAGER."""
+        plans: Sequence[UnitPlan] = split_module(ptx.text, ptx.source, cache, check_bodies=check_bodies)
         units = [_Unit(p.kernels, p.globals, p.ranges) for p in plans]
         build = _Build(ptx.source, ptx.text, options, compiler, cache, jit_workers())
         code = cls(backend, ptx.source, units, build)

@@ -91,9 +91,11 @@ def test_a_declaration_error_is_reported_by_the_split() -> None:
         split_units(HEADER + ".global .u32 g\n" + _kernel("a"), "m.ptx")
 
 
-def test_a_body_error_is_left_to_the_units_compile() -> None:
+def test_a_body_error_is_left_to_the_units_compile_unless_bodies_are_checked() -> None:
     text = HEADER + _kernel("a", "this is not ptx;") + _kernel("b")
     assert _units(text) == [(("a",), ()), (("b",), ())]
+    with pytest.raises(Ptx2GcnError, match=r"m\.ptx:8:\d+: error"):
+        split_units(text, "m.ptx", check_bodies=True)
 
 
 NVCC = sorted((ROOT / "corpora/nvcc/sm_80").glob("*.ptx"))
