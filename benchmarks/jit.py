@@ -1,13 +1,16 @@
 """The lazy JIT against ptxas: load a large multi-kernel PTX library and launch one kernel.
 
-Usage: ``python benchmarks/jit.py [--repeat N] [--kernel NAME] [--eager] [--write LIB.ptx] [--check]``
+Usage: ``python benchmarks/jit.py [--repeat N] [--kernel NAME] [--eager] [--copies K] [--write LIB.ptx]
+[--check]``
 
 The library is built here from the committed corpus, as a Triton or nvcc kernel library looks: every
 ``corpora/triton/sm_80`` and ``corpora/nvcc/sm_80`` module that ptx2gcn compiles (plain variants:
 no ``-G``/``-lineinfo``/fast-math copies), concatenated into one ``.target sm_80`` module. Top-level
 names defined by two files are renamed in the later file (``name__N``), identical ``.extern``
 declarations are kept once, and debug data (``.file``, ``.loc``, ``.section``) is dropped so the
-files' line tables cannot clash. ptxas must accept the result (checked).
+files' line tables cannot clash. ptxas must accept the result (it is run on it). ``--copies K`` puts
+K renamed copies in one module: a library K times as large (the lazy cost is mostly fixed, ptxas's
+grows with the library, so the ratio falls with K).
 
 Measured, each figure the median of ``--repeat`` runs, with an empty JIT cache every run:
 
@@ -111,6 +114,21 @@ def build_library() -> tuple[str, list[str]]:
     return library, kernels
 
 
+def replicate(text: str, copies: int) -> tuple[str, list[str]]:
+    """``copies`` copies of the library in one module, every top-level name of copy ``r > 0``
+    renamed ``name__cR`` (a library ``copies`` times as large, with distinct kernels)."""
+    header_end = text.index(".address_size")
+    header_end = text.index("\n", header_end) + 1
+    header, body = text[:header_end], text[header_end:]
+    names = sorted({name for name, _body, extern in _top_level(text, "library") if not extern}, key=len, reverse=True)
+    pattern = re.compile(rf"(?<![\w$%.])({'|'.join(re.escape(n) for n in names)})(?![\w$])")
+    parts = [body]
+    for copy in range(1, copies):
+        parts.append(pattern.sub(lambda m, c=copy: f"{m.group(1)}__c{c}", body))
+    library = header + "\n".join(parts)
+    return library, re.findall(r"\.entry\s+([\w$]+)", library)
+
+
 def _machine() -> str:
     load = os.getloadavg()
     return f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
@@ -193,10 +211,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--kernel", default="add_kernel", help="the kernel to launch (x + y, Triton's signature)")
     parser.add_argument("--eager", action="store_true", help="also time EAGER loading, 1 and nproc workers")
+    parser.add_argument("--copies", type=int, default=1,
+                        help="the library this many times over, renamed (a larger library of distinct kernels)")
     parser.add_argument("--write", type=Path, help="write the library here")
     parser.add_argument("--check", action="store_true", help="exit 1 when lazy > 0.2x ptxas")
     args = parser.parse_args(argv)
     text, kernels = build_library()
+    if args.copies > 1:
+        text, kernels = replicate(text, args.copies)
     with tempfile.TemporaryDirectory() as folder:
         library = args.write or Path(folder) / "library.ptx"
         library.write_text(text)

@@ -228,15 +228,16 @@ def compile_many(
 ) -> list[bytes | CudaError]:
     """The code of each ``(ptx, source)`` job, or the ``CudaError`` its compile gave, in job order.
     Cache hits are served here; the misses are compiled by up to ``workers`` processes when there
-    are two or more of them and the compiler is ``ptx2gcn.compile`` (a custom compiler runs here,
-    one job after another). Every result is cached as it would be by ``compile_ptx``."""
-    from ptx2gcn.runtime.driver.jit_pool import run_in_workers
+    are two or more of them, the compiler is ``ptx2gcn.compile`` and a Python interpreter to start
+    workers with exists (otherwise, and for a custom compiler, they run here, one after another).
+    Every result is cached as it would be by ``compile_ptx``."""
+    from ptx2gcn.runtime.driver.jit_pool import available, run_in_workers
 
     cache = cache or _shared_cache()
     keys = [CacheKey.for_options(ptx, options) for ptx, _source in jobs]
     results: list[bytes | CudaError | None] = [cache.lookup(key) for key in keys]
     missing = [i for i, found in enumerate(results) if found is None]
-    if compiler is None and workers > 1 and len(missing) > 1:
+    if compiler is None and workers > 1 and len(missing) > 1 and available():
         try:
             outcomes = run_in_workers(compile_in_worker, [(*jobs[i], options) for i in missing], workers)
         except RuntimeError as error:  # a worker died: no result for any of these jobs

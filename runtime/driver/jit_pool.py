@@ -8,7 +8,10 @@ never from forking the caller: the caller may be any host program with threads o
 made on first use, grows to the largest ``workers`` asked for, and lives as long as the process.
 
 ``jit_workers(environ)`` is the worker count: ``PTX2GCN_JIT_WORKERS`` when set (``1`` compiles in
-the calling process only), else the CPUs this process may run on.
+the calling process only), else the CPUs this process may run on. Workers need a Python interpreter
+to start: in a process whose ``sys.executable`` is not one (Python embedded in a C program by
+``libcuda.so.1`` under ``ptx2gcn exec``), ``worker_python`` looks beside the running installation,
+and with none found ``available()`` is False and the JIT compiles in the calling process.
 
 Invariant: ``run_in_workers`` returns one result per job, in job order, each what ``function(*job)``
 returns in a fresh worker; a worker that dies (killed, out of memory) is a ``RuntimeError`` naming
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -44,6 +48,22 @@ def jit_workers(environ: Mapping[str, str] | None = None) -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
+def worker_python() -> str | None:
+    """A Python interpreter of the running installation to start workers with, or None."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    candidates = [sys.executable, getattr(sys, "_base_executable", ""),
+                  os.path.join(sys.prefix, "bin", version), os.path.join(sys.exec_prefix, "bin", version)]
+    for path in candidates:
+        if path and os.path.basename(path).startswith("python") and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def available() -> bool:
+    """Whether worker processes can be started here (a Python interpreter was found)."""
+    return worker_python() is not None
+
+
 def _executor(workers: int) -> ProcessPoolExecutor:
     global _pool, _size
     with _lock:
@@ -51,6 +71,10 @@ def _executor(workers: int) -> ProcessPoolExecutor:
             if _pool is not None:
                 _pool.shutdown(wait=False)
             context = multiprocessing.get_context("forkserver")
+            python = worker_python()
+            if python is None:
+                raise RuntimeError("no Python interpreter to start JIT worker processes with")
+            context.set_executable(python)
             context.set_forkserver_preload(_PRELOAD)
             _pool, _size = ProcessPoolExecutor(max_workers=workers, mp_context=context), workers
         return _pool

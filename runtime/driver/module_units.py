@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.backends.protocol import Backend, BackendError, KernelInfo, LoadedModule, ModuleCode
 from ptx2gcn.runtime.cache.jit_cache import JitCache
-from ptx2gcn.runtime.driver.enums import CUmoduleLoadingMode
+from ptx2gcn.runtime.driver.enums import CUmoduleLoadingMode, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
 from ptx2gcn.runtime.driver.jit import Compiler, PtxSource, UnitPlan, compile_many, split_module, unit_text
 from ptx2gcn.runtime.driver.jit_pool import jit_workers
@@ -109,7 +109,11 @@ class ModuleUnitsCode:
         now); all compiled now when ``mode`` is EAGER."""
         plans: Sequence[UnitPlan] = split_module(ptx.text, ptx.source, cache, check_bodies=check_bodies)
         units = [_Unit(p.kernels, p.globals, p.ranges) for p in plans]
-        build = _Build(ptx.source, ptx.text, options, compiler, cache, jit_workers())
+        try:
+            workers = jit_workers()
+        except ValueError as error:
+            raise CudaError(CUresult.CUDA_ERROR_INVALID_VALUE, str(error)) from None
+        build = _Build(ptx.source, ptx.text, options, compiler, cache, workers)
         code = cls(backend, ptx.source, units, build)
         if mode is LoadingMode.CU_MODULE_EAGER_LOADING:
             try:
