@@ -84,7 +84,7 @@ def _top_level(text: str, name: str) -> list[tuple[str, str, bool]]:
 
 
 def _rename(text: str, old: str, new: str) -> str:
-    return re.sub(rf"(?<![\w$%.]){re.escape(old)}(?![\w$])", new, text)
+    return re.sub(rf"(?<![\w$%.]){re.escape(old)}(?![\w$.])", new, text)
 
 
 def build_library() -> tuple[str, list[str]]:
@@ -121,7 +121,8 @@ def replicate(text: str, copies: int) -> tuple[str, list[str]]:
     header_end = text.index("\n", header_end) + 1
     header, body = text[:header_end], text[header_end:]
     names = sorted({name for name, _body, extern in _top_level(text, "library") if not extern}, key=len, reverse=True)
-    pattern = re.compile(rf"(?<![\w$%.])({'|'.join(re.escape(n) for n in names)})(?![\w$])")
+    # A name followed by '.' is an opcode (a kernel named 'match' against 'match.any.sync').
+    pattern = re.compile(rf"(?<![\w$%.])({'|'.join(re.escape(n) for n in names)})(?![\w$.])")
     parts = [body]
     for copy in range(1, copies):
         parts.append(pattern.sub(lambda m, c=copy: f"{m.group(1)}__c{c}", body))

@@ -128,11 +128,6 @@ class ModuleUnitsCode:
     def kernel_names(self) -> tuple[str, ...]:
         return tuple(self._by_kernel)
 
-    def compiled_kernels(self) -> tuple[str, ...]:
-        """The kernels whose code is loaded so far."""
-        with self._lock:
-            return tuple(k for unit in self._units if unit.loaded is not None for k in unit.kernels)
-
     def function(self, name: str) -> tuple[LoadedModule, KernelInfo] | None:
         """The loaded code and launch information of kernel ``name`` (its unit compiled and loaded
         now if needed), or None when the module has no such kernel."""
