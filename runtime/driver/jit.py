@@ -277,3 +277,25 @@ def module_code(
     if backend_format == "ptx":
         return ModuleCode(found.source, found.text, None)
     return ModuleCode(found.source, found.text, compile_ptx(found.text, found.source, options, compiler, cache))
+
+
+def kernel_code(
+    data: bytes,
+    name: str,
+    options: CompileOptions,
+    backend_format: str,
+    kernel: str,
+    *,
+    compiler: Compiler | None = None,
+    cache: JitCache | None = None,
+) -> ModuleCode:
+    """``module_code`` for a tool that launches one kernel (``ptx2gcn run``): of PTX, only the unit
+    holding ``kernel`` is compiled, as the driver's lazy loading would (the whole module when no unit
+    holds it, so the caller reports the missing kernel as for any module)."""
+    found = module_source(data, name, backend_format, kernel)
+    if isinstance(found, ModuleCode) or backend_format == "ptx":
+        return module_code(data, name, options, backend_format, kernel, compiler=compiler, cache=cache)
+    plans = split_module(found.text, found.source, cache)
+    unit = next((p for p in plans if kernel in p.kernels), None)
+    text = found.text if unit is None else unit_text(found.text, unit.ranges)
+    return ModuleCode(found.source, text, compile_ptx(text, found.source, options, compiler, cache))

@@ -23,7 +23,7 @@ from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
 from ptx2gcn.runtime.cache.key import CacheKey
 from ptx2gcn.runtime.cache.store import DiskStore
-from ptx2gcn.runtime.driver.jit import compile_many, default_compiler, split_module, unit_text
+from ptx2gcn.runtime.driver.jit import compile_many, default_compiler, kernel_code, split_module, unit_text
 from ptx2gcn.runtime.driver.jit_pool import jit_workers, run_in_workers
 from ptx2gcn.runtime.driver.module_units import LoadingMode, loading_mode
 from ptx2gcn.runtime.driver.state import DriverConfig, reset
@@ -284,3 +284,14 @@ def test_jit_workers_from_the_environment() -> None:
     with pytest.raises(ValueError, match="PTX2GCN_JIT_WORKERS"):
         jit_workers({"PTX2GCN_JIT_WORKERS": "0"})
 
+
+
+def test_a_tool_launching_one_kernel_compiles_only_its_unit() -> None:
+    """``ptx2gcn run`` (``kernel_code``) compiles the launched kernel's unit, or the whole module when
+    no unit holds the name (the runner then reports the missing kernel)."""
+    seen = Recorder()
+    code = kernel_code(TEXT.encode(), "lazy.ptx", CompileOptions(), "hsaco", "read_count", compiler=seen,
+                       cache=_no_cache())
+    assert seen.units == [("bump", "read_count")] and code.ptx is not None and code.hsaco is not None
+    kernel_code(TEXT.encode(), "lazy.ptx", CompileOptions(), "hsaco", "nope", compiler=seen, cache=_no_cache())
+    assert seen.units[-1] == ("add_one", "bump", "read_count", "lookup", "twice")
