@@ -6,12 +6,14 @@ function), never read back from the splitter.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.diagnostics import Ptx2GcnError, Severity
 from ptx2gcn.frontend import parse_ptx
+from ptx2gcn.frontend.check import check_module
 from ptx2gcn.frontend.units import function_bodies, skeleton, split_units
 from ptx2gcn.runtime.driver.jit import unit_text
 
@@ -111,3 +113,20 @@ def test_units_of_corpus_modules_partition_kernels_and_parse(path: Path) -> None
     for unit in units:
         parsed = parse_ptx(unit_text(text, unit.ranges), str(path))
         assert {f.name for f in parsed.functions if f.kind == ".entry"} >= set(unit.kernels)
+
+
+@pytest.mark.slow
+def test_every_unit_of_every_compiling_corpus_file_parses_and_checks() -> None:
+    """948 units when written: each unit text passes the checks its whole module passes."""
+    outcomes = json.loads((ROOT / "tests/codegen/corpus_outcomes.json").read_text())
+    failures = []
+    for name, outcome in sorted(outcomes.items()):
+        if outcome != "compiles" or name.startswith("corpora/large/"):
+            continue
+        text = (ROOT / name).read_text()
+        for unit in split_units(text, name).units:
+            module = parse_ptx(unit_text(text, unit.ranges), name)
+            errors = [d.message for d in check_module(module) if d.severity is Severity.ERROR]
+            if errors:
+                failures.append((name, unit.kernels, errors[0]))
+    assert failures == []
