@@ -15,11 +15,12 @@ This module is the runtime's only way into the compiler, and only through ``ptx2
 ``ptx2gcn.split_units`` (tests/unit/test_import_graph.py).
 
 The lazy JIT (``ptx2gcn.runtime.driver.module_units``) uses the rest: ``module_source`` (the PTX of
-an image, or its precompiled code), ``split_module`` (the module's compilation units, parsed and
-checked now, the plan kept in the JIT cache), ``unit_text`` (one unit's PTX, line numbers kept) and
-``compile_many`` (several units at once, in worker processes when more than one needs compiling:
-``ptx2gcn.runtime.driver.jit_pool``). Each unit is its own cache entry, keyed by its text and the
-whole ``CompileOptions``, and compiled by the same ``ptx2gcn.compile`` call in or out of process, so a
+an image, or its precompiled code), ``split_module`` (the module's compilation units, its
+declarations parsed and checked now, the plan kept in the JIT cache), ``unit_text`` (one unit's PTX,
+line numbers kept) and ``compile_many`` (several units at once, in worker processes when more than
+one needs compiling: ``ptx2gcn.runtime.driver.jit_pool``); ``kernel_code`` compiles one kernel's
+unit for a tool. Each unit is its own cache entry, keyed by its text and the whole
+``CompileOptions``, and compiled by the same ``ptx2gcn.compile`` call in or out of process, so a
 unit's bytes never depend on how it was compiled.
 """
 
