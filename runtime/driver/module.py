@@ -230,8 +230,11 @@ def module_get_function(hmod: object, name_: object) -> CUfunction:
             CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no kernel named {kernel!r} (kernels: {known})"
         )
     loaded, info = found
-    function = FunctionRecord(state.new_handle(), record, info, loaded)
     with state.lock:
+        existing = record.functions.get(kernel)  # another thread may have got there first
+        if existing is not None:
+            return CUfunction(existing)
+        function = FunctionRecord(state.new_handle(), record, info, loaded)
         state.functions[function.handle] = function
         record.functions[kernel] = function.handle
     return CUfunction(function.handle)

@@ -7,6 +7,7 @@ checked against what its PTX says, computed here in Python.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -97,6 +98,14 @@ def test_lazy_load_compiles_each_kernel_on_first_use_only(recorder: Recorder) ->
     assert recorder.units == [("add_one",), ("twice",)]
     fails(cuda.cuModuleGetFunction(module, b"helper"), R.CUDA_ERROR_NOT_FOUND, "no kernel named 'helper'")
     assert len(recorder.units) == 2
+
+
+def test_threads_asking_for_one_kernel_compile_it_once(recorder: Recorder) -> None:
+    module = ok(cuda.cuModuleLoadData(TEXT.encode()))
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        handles = list(pool.map(lambda _: cuda.cuModuleGetFunction(module, b"lookup"), range(4)))
+    assert all(h[0] == R.CUDA_SUCCESS for h in handles) and len({int(h[1]) for h in handles}) == 1
+    assert recorder.units == [("lookup",)]
 
 
 def test_library_kernel_compiles_at_its_first_launch(recorder: Recorder) -> None:
