@@ -7,7 +7,8 @@ JIT cache, driver API, backends, gfx942 emulator).
 
 ``ptx2gcn.compile(ptx_text_or_path, options=None, *, name=None, **fields) -> CodeObject`` is
 ``ptx2gcn.compiler.compile``, the one public compile entry point (the runtime uses nothing else of
-the compiler): ``options`` is a ``ptx2gcn.CompileOptions`` (``ptx2gcn.options``), ``fields``
+the compiler, besides ``ptx2gcn.split_units``, which cuts a module into lazily compiled units):
+``options`` is a ``ptx2gcn.CompileOptions`` (``ptx2gcn.options``), ``fields``
 replace single fields of it (``arch="gfx942", opt=3``), and ``CodeObject.data`` holds the code
 object's bytes.
 
@@ -21,10 +22,11 @@ from typing import TYPE_CHECKING
 
 from ptx2gcn.version import __version__
 
-__all__ = ["CodeObject", "CompileOptions", "__version__", "compile"]
+__all__ = ["CodeObject", "CompileOptions", "__version__", "compile", "split_units"]
 
 if TYPE_CHECKING:
     from ptx2gcn.compiler import CodeObject, compile  # noqa: A004
+    from ptx2gcn.frontend.units import split_units
     from ptx2gcn.options import CompileOptions
 
 
@@ -33,6 +35,10 @@ def __getattr__(name: str) -> object:
         from ptx2gcn import compiler
 
         return getattr(compiler, name)
+    if name == "split_units":
+        from ptx2gcn.frontend.units import split_units
+
+        return split_units
     if name == "CompileOptions":
         from ptx2gcn.options import CompileOptions
 

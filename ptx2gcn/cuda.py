@@ -35,6 +35,7 @@ from ptx2gcn.runtime.driver.enums import (
     CUfunction_attribute,
     CUjit_option,
     CUlimit,
+    CUmoduleLoadingMode,
     CUresult,
     CUstream_flags,
     error_description,
@@ -102,6 +103,7 @@ cuModuleLoadFatBinary = _entry(_module.module_load_fat_binary, 1)
 cuModuleUnload = _entry(_module.module_unload, 0)
 cuModuleGetFunction = _entry(_module.module_get_function, 1)
 cuModuleGetGlobal = _entry(_module.module_get_global, 2)
+cuModuleGetLoadingMode = _entry(_module.module_get_loading_mode, 1)
 cuFuncGetAttribute = _entry(_module.func_get_attribute, 1)
 
 # -- libraries and kernels (context-independent code) ------------------------------------------------
@@ -171,6 +173,7 @@ __all__ = [
     "CUfunction_attribute",
     "CUjit_option",
     "CUmodule",
+    "CUmoduleLoadingMode",
     "CUresult",
     "CUstream",
     "CUstream_flags",
@@ -221,6 +224,7 @@ __all__ = [
     "cuMemsetD32",
     "cuModuleGetFunction",
     "cuModuleGetGlobal",
+    "cuModuleGetLoadingMode",
     "cuModuleLoad",
     "cuModuleLoadData",
     "cuModuleLoadDataEx",

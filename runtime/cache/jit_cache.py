@@ -114,6 +114,18 @@ class JitCache:
         if not self.config.enabled:
             self._count(misses=1, builds=1)
             return build()
+        found = self.lookup(key)
+        if found is not None:
+            return found
+        code = build()
+        self.insert(key, code)
+        return code
+
+    def lookup(self, key: CacheKey) -> bytes | None:
+        """The stored code for ``key`` (memory, else disk), or None; a miss is counted by ``insert``.
+        For callers that build elsewhere (the lazy JIT's worker processes)."""
+        if not self.config.enabled:
+            return None
         digest = key.digest
         with self._lock:
             found = self._memory.get(digest)
@@ -126,12 +138,15 @@ class JitCache:
         if stored is not None:
             self._count(disk_hits=1)
             self._remember(key, digest, stored)
-            return stored
-        code = build()
+        return stored
+
+    def insert(self, key: CacheKey, code: bytes) -> None:
+        """Record ``code``, freshly built for ``key``, in both layers (counted as a miss and a build)."""
         self._count(misses=1, builds=1)
+        if not self.config.enabled:
+            return
         self._write(key, code)
-        self._remember(key, digest, code)
-        return code
+        self._remember(key, key.digest, code)
 
     def forget_memory(self) -> None:
         """Drop the in-memory layer (the next lookups go to disk)."""

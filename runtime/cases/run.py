@@ -1,7 +1,8 @@
 """Run one launch case (``runtime/cases/case.py`` format) on a backend: ``ptx2gcn run CASE.toml``.
 
 The case's code (PTX, fatbin or code object) goes through the same path as ``cuModuleLoadData``
-(``ptx2gcn.runtime.driver.jit``: PTX selection, JIT cache), the buffers are allocated and filled,
+(``ptx2gcn.runtime.driver.jit``: PTX selection, JIT cache; of PTX only the launched kernel's unit is
+compiled, as the lazy JIT does, docs/jit.md), the buffers are allocated and filled,
 the parameter buffer is packed from the kernel's own metadata, the kernel runs (its device ``printf``
 output goes to stdout, a failed ``assert`` to stderr: ``ptx2gcn.runtime.backends.messages``), and
 every buffer's final contents come back as arrays of its element type.
@@ -35,7 +36,7 @@ from ptx2gcn.runtime.cache.jit_cache import JitCache
 from ptx2gcn.runtime.cases.case import Case, CaseError, CheckReport
 from ptx2gcn.runtime.cases.locate import field_span
 from ptx2gcn.runtime.driver.errors import CudaError
-from ptx2gcn.runtime.driver.jit import module_code
+from ptx2gcn.runtime.driver.jit import kernel_code
 from ptx2gcn.runtime.driver.state import Compiler
 
 
@@ -71,7 +72,7 @@ def _code(case: Case, backend: Backend, options: CompileOptions, compiler: Compi
           cache: JitCache | None) -> ModuleCode:
     try:
         data = case.source.read_bytes()
-        return module_code(data, str(case.source), options, backend.code_format, case.kernel,
+        return kernel_code(data, str(case.source), options, backend.code_format, case.kernel,
                            compiler=compiler, cache=cache)
     except CudaError as error:
         raise (error.diagnostic or _error(case, error.message)) from None

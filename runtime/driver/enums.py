@@ -412,3 +412,10 @@ def error_description(result: CUresult) -> str:
     if known is not None:
         return known
     return result.name.removeprefix("CUDA_ERROR_").replace("_", " ").lower()
+
+
+class CUmoduleLoadingMode(IntEnum):
+    """``cuModuleGetLoadingMode``: how modules load (``CUDA_MODULE_LOADING``)."""
+
+    CU_MODULE_EAGER_LOADING = 1
+    CU_MODULE_LAZY_LOADING = 2

@@ -380,7 +380,7 @@ def launch_kernel(
     dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)
     shape = _launch_shape(info, context.backend.properties, dims)
     parameters = parameter_buffer(info, kernelParams, extra)
-    loaded = function.module.loaded
+    loaded = function.loaded
     try:
         backend_call(
             lambda: launch_with_messages(

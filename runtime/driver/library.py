@@ -2,10 +2,13 @@
 
 A library keeps its image and JIT options; it becomes a module in a context the first time that
 context needs it (CUDA's lazy loading), and when it is loaded while a context is current it is
-compiled into that context at once, so a bad image fails ``cuLibraryLoadData`` itself with the JIT
-log filled. A ``CUkernel`` names a kernel of a library; in a context it is that module's
-``CUfunction``. As CUDA allows, a ``CUkernel`` may be passed wherever a launch takes a ``CUfunction``
-(``function_record``). Library options (``CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE``,
+loaded into that context at once: the PTX is parsed and checked there, so a bad image fails
+``cuLibraryLoadData`` itself with the JIT log filled, and each kernel is compiled when a
+``CUfunction`` of it is first needed (``cuKernelGetFunction``, or a launch of the ``CUkernel``), or
+all at the load under ``CUDA_MODULE_LOADING=EAGER`` (``ptx2gcn.runtime.driver.module_units``). A
+``CUkernel`` names a kernel of a library; in a context it is that module's ``CUfunction``. As CUDA
+allows, a ``CUkernel`` may be passed wherever a launch takes a ``CUfunction`` (``function_record``).
+Library options (``CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE``,
 ``CU_LIBRARY_BINARY_IS_PRESERVED``) are accepted and change nothing: the image is always copied.
 
 Invariant: a library's per-context modules are ordinary modules of their context (destroyed with it,
@@ -20,7 +23,7 @@ from pathlib import Path
 from ptx2gcn.runtime.driver.args import handle, integer, invalid, name
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
-from ptx2gcn.runtime.driver.jit import entry_names
+from ptx2gcn.runtime.driver.jit import kernel_names
 from ptx2gcn.runtime.driver.module import (
     func_get_attribute,
     image_bytes,
@@ -50,12 +53,12 @@ def _library_options(count_value: object, keys: object, values: object) -> None:
             raise invalid(f"libraryOptions[]: {key} is not a CUlibraryOption")
 
 
-def _module_in(library: LibraryRecord, context: Context) -> ModuleRecord:
+def _module_in(library: LibraryRecord, context: Context, check_bodies: bool = False) -> ModuleRecord:
     state = driver()
     existing = library.modules.get(context.handle)
     if existing is not None and existing in state.modules:
         return state.modules[existing]
-    record = load_into(context, library.data, library.source, library.options)
+    record = load_into(context, library.data, library.source, library.options, check_bodies)
     library.modules[context.handle] = record.handle
     return record
 
@@ -72,7 +75,7 @@ def _load(data: bytes, source: str, jit: Triple, library_options: Triple) -> CUl
     context = state.current()
     if context is not None:
         try:
-            _module_in(record, state.require_current())
+            _module_in(record, state.require_current(), request.error_log is not None)
         except CudaError as error:
             request.failed(error.message)
             raise
@@ -150,8 +153,11 @@ def library_get_kernel(library: object, name_: object) -> CUkernel:
     existing = record.kernels.get(kernel)
     if existing is not None:
         return CUkernel(existing)
-    # Context-independent, as in CUDA: with no current context the names come from the image's PTX.
-    names = _here(record).kernels if driver().current() is not None else entry_names(record.data, record.source)
+    # Context-independent, as in CUDA: with no current context the names come from the image itself.
+    if driver().current() is not None:
+        names = set(_here(record).code.kernel_names)
+    else:
+        names = set(kernel_names(record.data, record.source))
     if kernel not in names:
         known = ", ".join(sorted(names)) or "none"
         raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"library: no kernel named {kernel!r} (kernels: {known})")
@@ -164,7 +170,7 @@ def library_get_kernel(library: object, name_: object) -> CUkernel:
 
 
 def library_get_kernel_count(lib: object) -> int:
-    return len(_here(_library(lib)).kernels)
+    return len(_here(_library(lib)).code.kernel_names)
 
 
 def library_get_global(library: object, name_: object) -> tuple[CUdeviceptr, int]:

@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import cast
 
 from ptx2gcn.options import CompileOptions
+from ptx2gcn.runtime.backends.protocol import ModuleCode
 from ptx2gcn.runtime.driver.args import buffer_of, enum_member, handle, integer, invalid, name
-from ptx2gcn.runtime.driver.enums import CUfunction_attribute, CUjit_option, CUresult
+from ptx2gcn.runtime.driver.enums import CUfunction_attribute, CUjit_option, CUmoduleLoadingMode, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.host import writable
-from ptx2gcn.runtime.driver.jit import module_code
+from ptx2gcn.runtime.driver.jit import module_source
 from ptx2gcn.runtime.driver.jit_options import compile_options
-from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.module_units import ModuleUnitsCode, loading_mode
 from ptx2gcn.runtime.driver.state import Context, FunctionRecord, ModuleRecord, driver
 from ptx2gcn.runtime.driver.types import CUdeviceptr, CUfunction, CUmodule
 from ptx2gcn.runtime.fatbin import CONTAINER_MAGIC, WRAPPER_MAGIC
@@ -76,21 +77,30 @@ def image_bytes(image: object, what: str = "image") -> bytes:
     return view.tobytes()
 
 
-def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CUmodule:
+def _load(data: bytes, source: str, options: CompileOptions | None = None, check_bodies: bool = False) -> CUmodule:
     """Load ``data`` into the current context; PTX is compiled with ``options`` (default: the
     driver's configured value)."""
-    return CUmodule(load_into(driver().require_current(), data, source, options).handle)
+    return CUmodule(load_into(driver().require_current(), data, source, options, check_bodies).handle)
 
 
-def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None) -> ModuleRecord:
-    """Load ``data`` into ``context`` and register the module (``cuLibrary*`` loads per context)."""
+def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None,
+              check_bodies: bool = False) -> ModuleRecord:
+    """Load ``data`` into ``context`` and register the module (``cuLibrary*`` loads per context).
+    PTX is split into units now (its declarations checked; with ``check_bodies``, all of it) and
+    compiled per kernel on first use, or all now under ``CUDA_MODULE_LOADING=EAGER``
+    (``ptx2gcn.runtime.driver.module_units``)."""
     state = driver()
     config = state.config
-    code = module_code(data, source, options or config.options, context.backend.code_format,
-                       compiler=config.compiler, cache=config.cache)
-    loaded = backend_call(lambda: context.backend.load(code))
-    kernels = dict(backend_call(lambda: context.backend.kernels(loaded)))
-    record = ModuleRecord(state.new_handle(), context, code.name, loaded, kernels)
+    backend = context.backend
+    found = module_source(data, source, backend.code_format)
+    if isinstance(found, ModuleCode):
+        code = ModuleUnitsCode.loaded_now(backend, found)
+    elif backend.code_format == "ptx":
+        code = ModuleUnitsCode.loaded_now(backend, ModuleCode(found.source, found.text, None))
+    else:
+        code = ModuleUnitsCode.from_ptx(backend, found, options or config.options, config.compiler, config.cache,
+                                        loading_mode(), check_bodies)
+    record = ModuleRecord(state.new_handle(), context, code.name, code)
     with state.lock:
         state.modules[record.handle] = record
         context.modules.add(record.handle)
@@ -150,7 +160,9 @@ def _option_list(value: object) -> list[object] | None:
 
 @dataclass(frozen=True)
 class JitRequest:
-    """The JIT options of a load call: compile options and the log buffers to fill."""
+    """The JIT options of a load call: compile options and the log buffers to fill. A load with an
+    error log checks every function body at once (the log exists only during the load; a lazy load
+    otherwise checks declarations only, docs/jit.md)."""
 
     options: CompileOptions
     error_log: memoryview | None
@@ -184,7 +196,7 @@ def module_load_data_ex(image: object, numOptions: object, options: object, opti
     driver().require_current()
     request = jit_request(numOptions, options, optionValues)
     try:
-        module = _load(image_bytes(image), "<module image>", request.options)
+        module = _load(image_bytes(image), "<module image>", request.options, request.error_log is not None)
     except CudaError as error:
         request.failed(error.message)
         raise
@@ -196,12 +208,14 @@ def module_unload(hmod: object) -> None:
     state = driver()
     state.initialised()
     record = state.module(handle(hmod, CUmodule, "hmod"))
-    backend_call(lambda: record.context.backend.unload(record.loaded))
+    record.code.unload()
     with state.lock:
         state.forget_module(record)
 
 
 def module_get_function(hmod: object, name_: object) -> CUfunction:
+    """The kernel's ``CUfunction``; its unit is compiled and loaded now if it is not yet (CUDA's
+    lazy loading loads a kernel here), a compile failure being ``CUDA_ERROR_INVALID_PTX``."""
     state = driver()
     state.initialised()
     record = state.module(handle(hmod, CUmodule, "hmod"))
@@ -209,14 +223,18 @@ def module_get_function(hmod: object, name_: object) -> CUfunction:
     existing = record.functions.get(kernel)
     if existing is not None:
         return CUfunction(existing)
-    info = record.kernels.get(kernel)
-    if info is None:
-        known = ", ".join(sorted(record.kernels)) or "none"
+    found = record.code.function(kernel)
+    if found is None:
+        known = ", ".join(sorted(record.code.kernel_names)) or "none"
         raise CudaError(
             CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no kernel named {kernel!r} (kernels: {known})"
         )
-    function = FunctionRecord(state.new_handle(), record, info)
+    loaded, info = found
     with state.lock:
+        existing = record.functions.get(kernel)  # another thread may have got there first
+        if existing is not None:
+            return CUfunction(existing)
+        function = FunctionRecord(state.new_handle(), record, info, loaded)
         state.functions[function.handle] = function
         record.functions[kernel] = function.handle
     return CUfunction(function.handle)
@@ -227,13 +245,20 @@ def module_get_global(hmod: object, name_: object) -> tuple[CUdeviceptr, int]:
     state.initialised()
     record = state.module(handle(hmod, CUmodule, "hmod"))
     symbol = name(name_, "name")
-    found = backend_call(lambda: record.context.backend.global_symbol(record.loaded, symbol))
+    found = record.code.global_symbol(symbol)
     if found is None:
         raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no global variable named {symbol!r}")
     address, size = found
     record.context.symbols[address] = size
     record.symbols.add(address)
     return CUdeviceptr(address), size
+
+
+def module_get_loading_mode() -> CUmoduleLoadingMode:
+    """``cuModuleGetLoadingMode``: ``CU_MODULE_EAGER_LOADING`` or ``CU_MODULE_LAZY_LOADING``, from
+    ``CUDA_MODULE_LOADING`` as the next load will read it."""
+    driver().initialised()
+    return loading_mode()
 
 
 F = CUfunction_attribute

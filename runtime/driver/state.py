@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -34,9 +33,8 @@ from ptx2gcn.runtime.backends.protocol import (
 from ptx2gcn.runtime.cache.jit_cache import JitCache
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, plain
-
-Compiler = Callable[[str, str, CompileOptions], bytes]
-"""(PTX text, source name, options) -> code object bytes."""
+from ptx2gcn.runtime.driver.jit import Compiler
+from ptx2gcn.runtime.driver.module_units import ModuleUnitsCode
 
 _FIRST_HANDLE = 0x7C0000
 RecordT = TypeVar("RecordT")
@@ -83,8 +81,8 @@ class ModuleRecord:
     handle: int
     context: Context
     name: str
-    loaded: LoadedModule
-    kernels: dict[str, KernelInfo]
+    code: ModuleUnitsCode
+    """The module's code: its units, compiled and loaded on first use (the lazy JIT)."""
     functions: dict[str, int] = field(default_factory=dict[str, int])
     symbols: set[int] = field(default_factory=set[int])
     """Addresses of globals handed out by ``cuModuleGetGlobal`` (valid copy targets until unload)."""
@@ -95,6 +93,8 @@ class FunctionRecord:
     handle: int
     module: ModuleRecord
     info: KernelInfo
+    loaded: LoadedModule
+    """The backend's loaded code that holds this kernel (its unit's)."""
 
 
 @dataclass(eq=False)

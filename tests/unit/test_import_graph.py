@@ -2,10 +2,11 @@
 
 - No import cycles anywhere, counting function-level and ``TYPE_CHECKING`` imports.
 - ``ptx2gcn.ir`` imports nothing PTX-specific (``frontend``, ``translate``) and nothing downstream.
-- ``ptx2gcn.runtime`` reaches the compiler only through the public entry point ``ptx2gcn.compile``
-  (the package itself, for ``compile``/``CodeObject``), plus the shared formats it reads: code
-  objects and ELF (``ptx2gcn.link.elf``, ``ptx2gcn.link.codeobject``), diagnostics, the options
-  value and the version.
+- ``ptx2gcn.runtime`` reaches the compiler only through the public entry points
+  ``ptx2gcn.compile`` and ``ptx2gcn.split_units`` (the package itself, for
+  ``compile``/``CodeObject``/``split_units``), plus the shared formats it reads: code objects and
+  ELF (``ptx2gcn.link.elf``, ``ptx2gcn.link.codeobject``), diagnostics, the options value and the
+  version.
 
 docs/ARCHITECTURE.md states the same rules.
 """
@@ -24,8 +25,9 @@ RUNTIME_MAY_IMPORT = {
     "ptx2gcn.link.codeobject",
 }
 """Modules outside ``ptx2gcn.runtime`` that runtime modules may import (besides ``ptx2gcn`` itself)."""
-PUBLIC_NAMES = {"compile", "CodeObject", "__version__"}
-"""What runtime modules may take from the ``ptx2gcn`` package: the typed compile entry point."""
+PUBLIC_NAMES = {"compile", "CodeObject", "split_units", "__version__"}
+"""What runtime modules may take from the ``ptx2gcn`` package: the typed compile entry point and the
+lazy JIT's unit split."""
 
 
 def _targets(graph: dict[str, list[Edge]]) -> dict[str, list[str]]:

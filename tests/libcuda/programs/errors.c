@@ -30,7 +30,11 @@ int main(void) {
     EXPECT_CODE(cuDeviceGet(&dev, 99), 101); /* CUDA_ERROR_INVALID_DEVICE */
     CHECK(cuCtxCreate(&ctx, 0, dev));
     EXPECT_CODE(cuMemAlloc(0, 16), CUDA_ERROR_INVALID_VALUE);
-    EXPECT_CODE(cuModuleLoadData(&mod, bad_ptx), 218); /* CUDA_ERROR_INVALID_PTX */
+    /* Lazy loading (the default): the load checks declarations, the kernel's body is compiled, and
+       its error reported, when the kernel is first asked for (docs/jit.md). */
+    CUfunction fn;
+    CHECK(cuModuleLoadData(&mod, bad_ptx));
+    EXPECT_CODE(cuModuleGetFunction(&fn, mod, "k"), 218); /* CUDA_ERROR_INVALID_PTX */
     char message[512];
     CHECK(ptx2gcnGetLastErrorMessage(message, sizeof message));
     EXPECT(strstr(message, "undeclared register") != 0);
