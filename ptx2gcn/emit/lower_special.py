@@ -25,8 +25,12 @@ Invariant: every register in ``ptx2gcn.ir.opcodes.SPECIAL_REGS`` is lowered to a
   same): ``%clusterid``/``%nclusterid`` are ``%ctaid``/``%nctaid``, ``%cluster_ctaid``/
   ``%cluster_ctarank`` are 0, ``%cluster_nctaid``/``%cluster_nctarank`` 1, ``%is_explicit_cluster``
   false.
-- ``%envregN`` (driver-defined: this driver defines none) and ``%pmN``/``%pmN_64`` (PTX: "behavior
-  currently undefined") read 0.
+- ``%envreg1``/``%envreg2`` (driver-defined) are the high/low halves of the grid-sync workspace
+  address that CUDA's cooperative groups read (nvcc's ``grid.sync()`` combines them into a pointer
+  and traps when it is null): ptx2gcn passes that address as ``hidden_multigrid_sync_arg`` (u64 at
+  implicit-argument offset 88), filled by the driver for cooperative launches and 0 otherwise
+  (docs/launch-abi.md, "Cooperative launches"). The other ``%envregN`` (this driver defines none) and
+  ``%pmN``/``%pmN_64`` (PTX: "behavior currently undefined") read 0.
 - Warp-geometry registers (``%laneid``, ``%warpid``, ``%nwarpid``, ``%lanemask_*``) depend on the
   warp mapping: the pass ``wave64-lanes`` rewrites them (Mode P); one left here is ``unsupported``.
 """
@@ -47,6 +51,9 @@ _AXIS = {"x": 0, "y": 1, "z": 2}
 GLOBALTIMER_NS_PER_TICK = 10
 """``s_memrealtime`` counts at a constant 100 MHz on gfx9 (AMDGPUUsage), i.e. 10 ns per tick."""
 
+HIDDEN_MULTIGRID_SYNC_ARG = 88
+"""Offset of ``hidden_multigrid_sync_arg`` (u64) from the implicit-argument pointer (COV5; LLVM
+``AMDGPU::ImplicitArg::MULTIGRID_SYNC_ARG_OFFSET``)."""
 HIDDEN_DYNAMIC_LDS_SIZE = 120
 """Offset of ``hidden_dynamic_lds_size`` (u32) from the implicit-argument pointer (COV5)."""
 LDS_GRANULE = {"gfx90a": 512, "gfx942": 512, "gfx950": 1280}
@@ -130,7 +137,7 @@ _ONE_CTA_CLUSTER: dict[str, int] = {
     **{f"cluster_ctaid.{axis}": 0 for axis in _AXIS}, **{f"cluster_nctaid.{axis}": 1 for axis in _AXIS},
     "cluster_ctarank": 0, "cluster_nctarank": 1, "is_explicit_cluster": 0,
 }
-_ZERO = frozenset({*(f"envreg{i}" for i in range(32)), *(f"pm{i}" for i in range(8)),
+_ZERO = frozenset({*(f"envreg{i}" for i in range(32) if i not in (1, 2)), *(f"pm{i}" for i in range(8)),
                    *(f"pm{i}_64" for i in range(8))})
 
 
@@ -188,6 +195,8 @@ _OTHER: dict[str, Callable[[FnContext], ir.Value]] = {
     "nsmid": lambda cx: cx.i32(nsmid(cx.mod.arch)),
     "gridid": lambda cx: cx.call("llvm.amdgcn.dispatch.id", I64, []),
     "dynamic_smem_size": _dynamic_smem_size,
+    "envreg1": lambda cx: _hidden(cx, HIDDEN_MULTIGRID_SYNC_ARG + 4, I32),
+    "envreg2": lambda cx: _hidden(cx, HIDDEN_MULTIGRID_SYNC_ARG, I32),
     "total_smem_size": _total_smem_size,
     "aggr_smem_size": _total_smem_size,
 }

@@ -194,6 +194,18 @@ def split_module(
     )
 
 
+def kernel_names(data: bytes, name: str) -> list[str]:
+    """The kernels a module image defines, found without compiling it (what a context-independent
+    ``cuLibraryGetKernel`` needs): from the unit split of its PTX (cached), or from an AMDGPU code
+    object's metadata."""
+    found = module_source(data, name, "hsaco")
+    if isinstance(found, PtxSource):
+        return [kernel for unit in split_module(found.text, found.source) for kernel in unit.kernels]
+    from ptx2gcn.link.codeobject import read_code_object
+
+    return list(read_code_object(found.hsaco or b"", name).kernels)
+
+
 def unit_text(text: str, ranges: Sequence[tuple[int, int]]) -> str:
     """The PTX of a unit: its ranges of ``text``, and of everything between them only the newlines
     (a blank where there are none), so every line keeps its number in the module."""

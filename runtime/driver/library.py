@@ -23,6 +23,7 @@ from pathlib import Path
 from ptx2gcn.runtime.driver.args import handle, integer, invalid, name
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.jit import kernel_names
 from ptx2gcn.runtime.driver.module import (
     func_get_attribute,
     image_bytes,
@@ -152,9 +153,13 @@ def library_get_kernel(library: object, name_: object) -> CUkernel:
     existing = record.kernels.get(kernel)
     if existing is not None:
         return CUkernel(existing)
-    module = _here(record)
-    if kernel not in module.code.kernel_names:
-        known = ", ".join(sorted(module.code.kernel_names)) or "none"
+    # Context-independent, as in CUDA: with no current context the names come from the image itself.
+    if driver().current() is not None:
+        names = set(_here(record).code.kernel_names)
+    else:
+        names = set(kernel_names(record.data, record.source))
+    if kernel not in names:
+        known = ", ".join(sorted(names)) or "none"
         raise CudaError(CUresult.CUDA_ERROR_NOT_FOUND, f"library: no kernel named {kernel!r} (kernels: {known})")
     state = driver()
     entry = KernelRecord(state.new_handle(), record, kernel)

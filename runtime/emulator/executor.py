@@ -184,27 +184,34 @@ class Executor:
         return steps
 
     def run_group(self, group: WorkGroup, counters: RunCounters) -> None:
-        with np.errstate(all="ignore"):
-            while True:
-                for wave in group.waves:
-                    if wave.state is WaveState.SLEEPING:
-                        wave.state = WaveState.RUNNING
-                    if wave.state is WaveState.RUNNING:
-                        left = counters.budget - counters.steps
-                        counters.steps += self._run_wave(wave, min(left, _CHUNK))
-                        if counters.steps >= counters.budget and wave.state in _UNFINISHED:
-                            self._hang(group, counters)
-                live = [w for w in group.waves if w.state is not WaveState.DONE]
-                if not live:
-                    return
-                if all(w.state is WaveState.BARRIER for w in live):
-                    for wave in live:
-                        wave.state = WaveState.RUNNING
+        self.run_groups([group], counters)
 
-    def _hang(self, group: WorkGroup, counters: RunCounters) -> None:
+    def run_groups(self, groups: list[WorkGroup], counters: RunCounters) -> None:
+        """Run ``groups`` as resident together: their waves take turns in chunks, in order, until
+        every wave is done; a work-group's barrier releases when all its live waves wait at it."""
+        live_groups = list(groups)
+        with np.errstate(all="ignore"):
+            while live_groups:
+                for group in live_groups:
+                    for wave in group.waves:
+                        if wave.state is WaveState.SLEEPING:
+                            wave.state = WaveState.RUNNING
+                        if wave.state is WaveState.RUNNING:
+                            left = counters.budget - counters.steps
+                            counters.steps += self._run_wave(wave, min(left, _CHUNK))
+                            if counters.steps >= counters.budget and wave.state in _UNFINISHED:
+                                self._hang(live_groups, counters)
+                    live = [w for w in group.waves if w.state is not WaveState.DONE]
+                    if live and all(w.state is WaveState.BARRIER for w in live):
+                        for wave in live:
+                            wave.state = WaveState.RUNNING
+                live_groups = [g for g in live_groups if any(w.state is not WaveState.DONE for w in g.waves)]
+
+    def _hang(self, groups: list[WorkGroup], counters: RunCounters) -> None:
         waiting = [
             f"work-group {group.id} wave {w.index} {w.state.value} at pc 0x{w.pc:x}"
             f" ({self.table[w.pc].text if w.pc in self.table else '?'})"
+            for group in groups
             for w in group.waves
             if w.state is not WaveState.DONE
         ]

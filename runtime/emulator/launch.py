@@ -22,7 +22,8 @@ instruction, address), ``UnknownInstruction``, ``KernelHang`` (step budget exhau
 done before a fault stay done (as on a GPU); the faulting instruction itself writes nothing.
 
 Invariant: ``launch`` validates the whole request before running anything (``LaunchError``), then
-executes work-groups one after another in x-fastest order (deterministic), each placed on a compute
+executes work-groups one after another in x-fastest order (deterministic; a cooperative launch
+interleaves them in that order), each placed on a compute
 unit by ``placement`` (what ``HW_ID``/``XCC_ID`` read), and returns ``LaunchStats``. Each wave starts
 exactly as AMDGPUUsage "Initial Kernel Execution State" says for
 gfx942 (see ``docs/launch-abi.md``, "Initial wave state"): user SGPRs dense from s0 in ABI order,
@@ -36,7 +37,8 @@ PRIVATE_SEGMENT_FIXED_SIZE, plus ``dynamic_stack`` bytes when the kernel uses a 
 Not modelled (each fails loudly when reached, never silently): MFMA and other matrix ops, fp8/bf8
 conversions, image/GWS/MUBUF data accesses (the MUBUF cache-control ops are no-ops), GPR index mode,
 ``*_load_lds_*`` DMA; timing and ``s_waitcnt`` hazards (memory completes in program order); a
-work-group waiting for a later one (work-groups run one after another: ``KernelHang``). LDS and
+work-group waiting for a later one (work-groups run one after another: ``KernelHang``), except in a
+cooperative launch (``grid_sync``), where all work-groups are resident and take turns. LDS and
 private memory are bounds-checked against the exact requested sizes, not the hardware's granules.
 """
 
@@ -124,9 +126,10 @@ def _dim3(value: tuple[int, ...] | int, what: str) -> Dim3:
     return (dims[0], dims[1], dims[2])
 
 
-def _hidden_values(d: Dispatch, dynamic_lds: int) -> dict[str, int]:
+def _hidden_values(d: Dispatch, dynamic_lds: int, grid_sync: int = 0) -> dict[str, int]:
     values = {
         "hidden_grid_dims": d.grid_dims,
+        "hidden_multigrid_sync_arg": grid_sync,
         "hidden_dynamic_lds_size": dynamic_lds,
         "hidden_private_base": PRIVATE_APERTURE_BASE >> 32,
         "hidden_shared_base": SHARED_APERTURE_BASE >> 32,
@@ -284,6 +287,14 @@ def _make_waves(
         group.waves.append(wave)
 
 
+def _count_mfma(group: WorkGroup, totals: list[int]) -> list[int]:
+    """``totals`` (MFMA instructions, busy cycles) plus those of ``group``'s waves."""
+    for wave in group.waves:
+        if wave.mai is not None:
+            totals = [totals[0] + wave.mai.mfma_instructions, totals[1] + wave.mai.mfma_busy_cycles]
+    return totals
+
+
 def launch(  # noqa: C901
     program: Program,
     kernel_name: str,
@@ -298,11 +309,18 @@ def launch(  # noqa: C901
     dynamic_stack: int = DEFAULT_DYNAMIC_STACK,
     dispatch_id: int = 0,
     approx: ApproxPolicy | None = None,
+    grid_sync: int = 0,
 ) -> LaunchStats:
     """Run ``kernel_name`` of ``program`` over ``grid`` work-groups of ``block`` work-items;
     ``dispatch_id`` is what the kernel reads as its dispatch id (PTX ``%gridid``): a device numbers
     its launches. ``approx`` is the approximate-instruction policy (``ptx2gcn.runtime.emulator.approx``;
-    None: the one ``PTX2GCN_EMU_APPROX``/``PTX2GCN_EMU_APPROX_SEED`` name, nominal when unset)."""
+    None: the one ``PTX2GCN_EMU_APPROX``/``PTX2GCN_EMU_APPROX_SEED`` name, nominal when unset).
+
+    ``grid_sync`` non-zero makes this a cooperative launch: every work-group of the grid is resident
+    at once (their waves take turns, so one work-group may wait for another, as grid-wide barriers
+    do), and ``hidden_multigrid_sync_arg`` holds ``grid_sync``, the address of the zeroed workspace
+    the grid's barriers count in (docs/launch-abi.md, "Cooperative launches"). The caller checks
+    that the grid could be co-resident on the device."""
     try:
         policy = approx_from_environment() if approx is None else approx
     except ValueError as error:
@@ -338,7 +356,7 @@ def launch(  # noqa: C901
     base = program.map_into(memory)
     queue = memory.alloc(QUEUE_SIZE, 64) if kernel.descriptor.enable_sgpr_queue_ptr else 0
     d = Dispatch(kernel, grid3, block3, lds_bytes, private, 0, 0, queue)
-    segment = build_kernarg(kernel, kernarg, _hidden_values(d, dynamic_lds))
+    segment = build_kernarg(kernel, kernarg, _hidden_values(d, dynamic_lds, grid_sync))
     kernarg_address = memory.alloc(len(segment), 64)
     memory.write(kernarg_address, segment)
     packet = memory.alloc(DISPATCH_PACKET_SIZE, 64)
@@ -359,19 +377,25 @@ def launch(  # noqa: C901
     groups = 0
     waves = 0
     mfma = [0, 0]
+    resident: list[WorkGroup] = []
     try:
         for gz in range(grid3[2]):
             for gy in range(grid3[1]):
                 for gx in range(grid3[0]):
                     group = WorkGroup((gx, gy, gz), Lds(lds_bytes), placement=placement(groups))
                     _make_waves(d, group, memory, entry, user, templates, policy)
-                    executor.run_group(group, counters)
                     groups += 1
+                    if grid_sync:
+                        resident.append(group)
+                        continue
+                    executor.run_group(group, counters)
                     waves += len(group.waves)
-                    for wave in group.waves:
-                        if wave.mai is not None:
-                            mfma[0] += wave.mai.mfma_instructions
-                            mfma[1] += wave.mai.mfma_busy_cycles
+                    mfma = _count_mfma(group, mfma)
+        if resident:
+            executor.run_groups(resident, counters)
+            for group in resident:
+                waves += len(group.waves)
+                mfma = _count_mfma(group, mfma)
     finally:
         for address in (kernarg_address, packet, queue):
             if address:

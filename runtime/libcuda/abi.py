@@ -198,5 +198,6 @@ SLOT_OF: dict[str, int] = {export.symbol: index for index, export in enumerate(E
 PROC_ONLY_IN_C: tuple[tuple[str, str, int], ...] = (
     ("cuGetProcAddress", "cuGetProcAddress", 11030),
     ("cuGetProcAddress", "cuGetProcAddress_v2", 12000),
+    ("cuGetExportTable", "cuGetExportTable", 3000),
 )
 """(proc name, C symbol, since) of the entry points the shim implements itself, without Python."""

@@ -34,6 +34,7 @@ from ptx2gcn.runtime.driver import stream as _stream
 from ptx2gcn.runtime.driver.args import enum_member, invalid
 from ptx2gcn.runtime.driver.enums import CUresult, error_description
 from ptx2gcn.runtime.driver.errors import entry, last_error_message
+from ptx2gcn.runtime.libcuda import dark as _dark
 from ptx2gcn.runtime.libcuda.abi import EXPORTS
 from ptx2gcn.runtime.libcuda.structs import CUlaunchConfig
 
@@ -288,6 +289,9 @@ HANDLERS.update({e.symbol: HANDLERS[e.variant_of] for e in EXPORTS if e.variant_
 
 
 def _guarded(symbol: str, handler: Handler) -> Handler:
+    if _dark.tracing():
+        handler = _dark.traced(symbol, handler)
+
     def call(*args: int | None) -> int:
         try:
             return handler(*(a or 0 for a in args))
@@ -313,8 +317,9 @@ def _internal(symbol: str, error: BaseException) -> int:
 _KEEP: list[object] = []
 
 
-def install(table: int) -> None:
-    """Write a callback for every export into the shim's slot table at address ``table``.
+def install(table: int, dark_table: int = 0, get_export_table: int = 0) -> None:
+    """Write a callback for every export into the shim's slot table at address ``table``, and one for
+    every Python-backed export-table slot into ``dark_table`` (``dark.install``).
 
     Refuses ``PTX2GCN_BACKEND=cuda``: that backend goes through cuda-python to ``libcuda.so.1``,
     which in this process is the shim itself."""
@@ -326,3 +331,5 @@ def install(table: int) -> None:
         callback = prototype(_guarded(export.symbol, HANDLERS[export.symbol]))
         _KEEP.append(callback)
         slots[index] = ctypes.cast(callback, ctypes.c_void_p).value
+    if dark_table:
+        _dark.install(dark_table, get_export_table, _guarded)

@@ -27,12 +27,13 @@ def test_generated_source_compiles_cleanly_with_warnings_as_errors(tmp_path: Pat
     assert done.returncode == 0, done.stderr
 
 
-def test_exported_dynamic_symbols_are_the_table_plus_proc_address(shim_dir: Path) -> None:
+def test_exported_dynamic_symbols_are_the_table_plus_proc_address_and_export_table(shim_dir: Path) -> None:
     done = subprocess.run(
         ["nm", "-D", "--defined-only", str(shim_dir / "libcuda.so.1")], capture_output=True, text=True, check=True
     )
     functions = {line.split()[-1] for line in done.stdout.splitlines() if line.split()[1] == "T"}
-    expected = {export.symbol for export in abi.EXPORTS} | {"cuGetProcAddress", "cuGetProcAddress_v2"}
+    in_c = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"}
+    expected = {export.symbol for export in abi.EXPORTS} | in_c
     assert functions == expected
 
 
