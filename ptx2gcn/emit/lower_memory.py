@@ -325,7 +325,11 @@ def lower_ptradd(cx: FnContext, op: Op) -> None:
     index_type = ir.IntType(POINTER_BITS[ptr.type.addrspace])
     offset = cx.builder.sext(offset, index_type) if offset.type.width < index_type.width else (
         cx.builder.trunc(offset, index_type) if offset.type.width > index_type.width else offset)
-    cx.define(op, cx.builder.gep(ptr, [offset], source_etype=I8))
+    address = cx.builder.gep(ptr, [offset], source_etype=I8)
+    if ptr.type != llvm_type(op.operand(0).type):  # a depot address that reads the kernarg segment
+        cx.values[op.result] = address  # (lower_inttoptr): it keeps its space
+        return
+    cx.define(op, address)
 
 
 def lower_ptrtoint(cx: FnContext, op: Op) -> None:
@@ -382,7 +386,34 @@ def lower_inttoptr(cx: FnContext, op: Op) -> None:
         # from splitting the GEP at the offset's adds, which drops ``inbounds``, and AMDGPUPromoteAlloca
         # moves an alloca to LDS or registers only through in-bounds GEPs.
         offset = cx.call("llvm.umin.i32", I32, [offset, cx.i32(size - 1)])
+    copy = _param_copies(cx).get(base)
+    if copy is not None and _only_read(cx, op.result):  # parameter bytes: read the kernarg segment
+        cx.values[op.result] = _kernarg_address(cx, copy, offset)
+        return
     cx.define(op, b.gep(alloca, [offset], inbounds=True, source_etype=I8))
+
+
+def _only_read(cx: FnContext, address: Value) -> bool:
+    """``address`` (a local pointer) is only the address of ``ld``s, directly or through ``ptradd``s, or
+    of the copy's own stores (which the ``memcpy`` replaces), so it may point into another space."""
+    pending = [address]
+    while pending:
+        for use in pending.pop().uses:
+            owner, first = use.owner, use is use.owner.operands[0]
+            if owner.name == "ptradd" and first:
+                pending.append(owner.result)
+            elif not first or not (owner.name == "ld" or owner in cx.param_copy_stores):
+                return False
+    return True
+
+
+def _kernarg_address(cx: FnContext, copy: ParamCopy, offset: ir.Value) -> ir.Value:
+    """The kernarg address of depot byte ``offset`` of a parameter copy: parameter byte ``offset -
+    delta`` (param_copy's invariant), clamped with ``umin`` to the parameter's last byte, so that a read
+    of depot bytes the copy never wrote (undefined values) stays inside the kernarg segment."""
+    inside = cx.builder.sub(offset, cx.i32(copy.delta))
+    inside = cx.call("llvm.umin.i32", I32, [inside, cx.i32(max(copy.size - 1, 0))])
+    return cx.builder.gep(cx.get(copy.param), [inside], inbounds=True, source_etype=I8)
 
 
 _SEGMENT = {"shared": 3, "local": 5, "global": 1, "const": 4, "param": 4, "kparam": 4, "generic": 0}
