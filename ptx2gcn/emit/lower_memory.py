@@ -121,9 +121,22 @@ def lower_ld(cx: FnContext, op: Op) -> None:
             cx.define(op, atomic_load(cx.builder, ptr, typ, ordering, scope, _align(typ), volatile))
         return
     load = _plain_load(cx, ptr, typ, volatile)
-    if isinstance(op.operand(0).type, PtrType) and op.operand(0).type.space is AddrSpace.KPARAM:
+    if not volatile and _read_only(cx, op):
         load.set_metadata("invariant.load", cx.mod.module.add_metadata([]))
     cx.define(op, load)
+
+
+def _read_only(cx: FnContext, op: Op) -> bool:
+    """The loaded bytes cannot change while the kernel runs, so the load is ``!invariant.load`` (which
+    lets the AMDGPU back end select ``s_load`` where the address is uniform, and LLVM hoist and merge
+    the load): kernel parameters, and ``ld.global.nc``/``ldu`` — the read-only data path, which CUDA
+    uses only for "data that is read-only for the entire lifetime of the kernel" (CUDA C++
+    Programming Guide, global memory: ``__ldg``; nvcc emits ``.nc`` for ``const __restrict__``
+    pointers it proves read-only)."""
+    ptr_type = op.operand(0).type
+    if isinstance(ptr_type, PtrType) and ptr_type.space is AddrSpace.KPARAM:
+        return True
+    return cx.attr(op, "cache") == "nc"
 
 
 def lower_st(cx: FnContext, op: Op) -> None:
