@@ -4,8 +4,10 @@ call_indirect, trap, brkpt, nanosleep, pmevent.
 Invariant: a successor's argument values become the incoming values of the target block's phis
 for the LLVM block that ends the predecessor (recorded at the branch, since lowering may split
 blocks); device functions follow the PTX call ABI as the IR states it: ``.param`` arguments and
-``.param`` return slots are addresses of caller-owned private memory, ``.reg`` values pass by
-value, several ``.reg`` results return as an LLVM struct. Recursion is ordinary LLVM recursion
+``.param`` return slots are addresses of caller-owned private memory, except the slots that
+``ptx2gcn.emit.return_slots`` passes in registers (results of directly called functions; every
+register-sized slot, copied in and out, of functions called through pointers); ``.reg`` values
+pass by value, several results return as an LLVM struct. Recursion is ordinary LLVM recursion
 (the back end gives it a stack); indirect calls go through the function's address with the
 prototype's signature; ``brx.idx`` is an LLVM ``switch``.
 

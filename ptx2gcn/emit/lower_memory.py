@@ -5,10 +5,12 @@ Invariant: every access keeps PTX's width, vector shape and natural alignment (P
 addresses aligned to the access size); ``.volatile`` becomes an LLVM volatile access;
 ``.relaxed``/``.acquire``/``.release`` accesses become atomic loads/stores with the ordering and
 sync scope of ``ptx2gcn.emit.llvm_atomics``; atomics without ``.sem`` are ``.relaxed`` and without
-a scope ``.gpu`` (PTX ISA "atom"). Cache hints (``.ca .cg .cs .lu .cv .nc``, ``L2::`` hints) are
+a scope ``.gpu`` (PTX ISA "atom"). Cache hints (``.ca .cg .cs .lu .cv``, ``L2::`` hints) are
 ignored deliberately: they change caching, not results, and the gfx942 memory model keeps
-these programs correct without them. Generic ↔ segment conversions use ``addrspacecast``, which
-the back end implements with the shared/private apertures. Vector atomics are one atomic per
+these programs correct without them; ``.nc`` (and ``ldu``) promise data read-only for the kernel,
+so those loads, like kernel-parameter loads, are ``!invariant.load`` (``_read_only``). Generic ↔
+segment conversions use ``addrspacecast``, which the back end implements with the shared/private
+apertures. Vector atomics are one atomic per
 element (as PTX defines them); f16x2/bf16x2 adds are one 32-bit atomic.
 """
 
