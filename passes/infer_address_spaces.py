@@ -17,7 +17,8 @@ Ensures: every ``inttoptr`` to ``ptr<generic>`` whose integer is a *base* plus i
   kernel parameter), and sums of offset-like values — never a value that could itself be a generic
   pointer (a block argument, a load, a call result).
 Like any pointer analysis, this assumes address arithmetic stays inside the object its base points
-into (offsets are offsets). An ``add`` of two bases is not traced.
+into (offsets are offsets). An ``add`` of two bases is not traced, except of two values from kernel
+parameters (either is the base: global).
 Not handled: addresses merged through block arguments, ``isspacep``-guarded code, generic
 pointers loaded from memory (``.ptr.global`` parameter attributes are not needed: every kernel
 parameter pointer is global).
@@ -130,7 +131,9 @@ def _combine(pair: tuple[Value, Value], traces: dict[Value, Trace]) -> Trace:
     """The trace of ``pair[0] + pair[1]``: one side a base, the other an offset."""
     first, second = traces[pair[0]], traces[pair[1]]
     if first is not None and second is not None:
-        return None  # two bases: not an address plus an offset
+        # One of two kernel parameters is the base, the other an offset (numba: data + stride); any
+        # other pair of bases is not an address plus an offset.
+        return first if first == second == (AddrSpace.GLOBAL, True) else None
     base, other = (first, pair[1]) if first is not None else (second, pair[0])
     if base is None or (base[1] and not _offset_like(other)):
         return None
