@@ -42,9 +42,19 @@ STUB_INCLUDES = HERE / "include"
 
 CLANG_FLAGS = (
     "-x", "hip", "--offload-arch=gfx942", "--offload-device-only", "--no-gpu-bundle-output",
-    "-nogpulib", "-nogpuinc", "-O3", "-mcode-object-version=5", "-std=c++17",
+    "-nogpulib", "-nogpuinc", "-O3", "-mcode-object-version=5", "-std=c++17", "-fno-slp-vectorize",
 )
-"""clang's native HIP compile: device code only, one gfx942 code object v5, no ROCm libraries."""
+"""clang's native HIP compile: device code only, one gfx942 code object v5, no ROCm libraries.
+
+``-fno-slp-vectorize``: clang's SLP vectoriser pairs independent f32 multiplies into one
+``v_pk_mul_f32`` before fma contraction, which HIP's default (``-ffp-contract=fast-honor-pragmas``)
+does only in instruction selection; so in ``dot`` (x·x' + y·y' + z·z') z·z' was rounded on its own
+where nvcc's PTX has ``mul`` y·y', ``fma`` x·x', ``fma`` z·z' (nvcc has no packed f32 arithmetic to
+pair them into), and ``integrate_const``'s native output missed the case's model in 25 of 840
+elements. Without SLP every compared kernel agrees, and native is faster overall (measured: 7
+kernels fewer wave-instructions, e.g. ``matmul_tiled_32`` 17344 → 15424, 3 more, e.g. ``mandelbrot``
+16960 → 17942). ``-ffp-contract=on`` instead fixes ``dot`` but fuses ``zr*zr - zi*zi`` in
+``mandelbrot``, where nvcc shares the squares with the loop test and does not."""
 
 VARIANT_SUFFIXES = ("_sm75", "_sm90", "_lineinfo", "_debug", "_split")
 """Case folders that rerun a kernel from another nvcc build of the same source: not separate kernels."""

@@ -74,6 +74,8 @@ class ModuleContext:
     """Per device function, its ``.param`` results returned in registers (``return_slots``)."""
     indirect_exit_flag: bool = False
     """Whether calls through a function pointer return that ``i1`` too."""
+    indirect_values: bool = False
+    """Whether calls through a function pointer pass ``.param`` slots by value (``return_slots``)."""
     _intrinsics: dict[str, ir.Function] = field(default_factory=lambda: {})
 
     def intrinsic(self, name: str, ret: ir.Type, args: Sequence[ir.Type],

@@ -4,8 +4,10 @@ call_indirect, trap, brkpt, nanosleep, pmevent.
 Invariant: a successor's argument values become the incoming values of the target block's phis
 for the LLVM block that ends the predecessor (recorded at the branch, since lowering may split
 blocks); device functions follow the PTX call ABI as the IR states it: ``.param`` arguments and
-``.param`` return slots are addresses of caller-owned private memory, ``.reg`` values pass by
-value, several ``.reg`` results return as an LLVM struct. Recursion is ordinary LLVM recursion
+``.param`` return slots are addresses of caller-owned private memory, except the slots that
+``ptx2gcn.emit.return_slots`` passes in registers (results of directly called functions; every
+register-sized slot, copied in and out, of functions called through pointers); ``.reg`` values
+pass by value, several results return as an LLVM struct. Recursion is ordinary LLVM recursion
 (the back end gives it a stack); indirect calls go through the function's address with the
 prototype's signature; ``brx.idx`` is an LLVM ``switch``.
 
@@ -34,7 +36,7 @@ from ptx2gcn.emit.context import FnContext, Lowering, runtime_record
 from ptx2gcn.emit.llvm_atomics import cmpxchg, fence
 from ptx2gcn.emit.llvm_types import I1, I8, I32, I64, llvm_type, pointer
 from ptx2gcn.emit.lower_special import read_special
-from ptx2gcn.emit.return_slots import ReturnSlot
+from ptx2gcn.emit.return_slots import ReturnSlot, call_slots
 from ptx2gcn.ir.core import Function, Module, Op, Successor
 from ptx2gcn.link.codeobject import (
     ASSERT_CTAID,
@@ -186,23 +188,39 @@ def lower_call(cx: FnContext, op: Op) -> None:
         return
     slots = cx.mod.return_slots.get(callee_name, [])
     operands = cx.operands(op)
-    in_slots = {slot.index for slot in slots}
-    args = [value for index, value in enumerate(operands) if index not in in_slots]
-    result = cx.builder.call(cx.mod.functions[callee_name], args, attrs=("convergent",))
+    result = cx.builder.call(cx.mod.functions[callee_name], _slot_arguments(cx, operands, slots),
+                             attrs=("convergent",))
     _call_results(cx, op, result, callee_name in cx.mod.exit_flagged,
                   [(operands[slot.index], slot) for slot in slots])
 
 
+def _slot_arguments(cx: FnContext, operands: Sequence[ir.Value], slots: Sequence[ReturnSlot]) -> list[ir.Value]:
+    """A call's LLVM arguments: a slot returned in registers is left out, or, when ``passed_in``,
+    its current value is passed instead of its address (``return_slots``)."""
+    by_index = {slot.index: slot for slot in slots}
+    args: list[ir.Value] = []
+    for index, value in enumerate(operands):
+        slot = by_index.get(index)
+        if slot is None:
+            args.append(value)
+        elif slot.passed_in:
+            args.append(cx.builder.load(value, typ=slot.type, align=slot.align))
+    return args
+
+
 def lower_call_indirect(cx: FnContext, op: Op) -> None:
     """call through a function address; the signature is the prototype's, as the IR's operand and
-    result types spell it (same ABI as direct calls, exit flag included)."""
-    target, *args = cx.operands(op)
-    rets = [llvm_type(r.type) for r in op.results] + ([I1] if cx.mod.indirect_exit_flag else [])
+    result types spell it (same ABI as direct calls to address-taken functions, exit flag included)."""
+    target, *operands = cx.operands(op)
+    slots = call_slots(op.operand_values[1:]) if cx.mod.indirect_values else []
+    args = _slot_arguments(cx, operands, slots)
+    rets = ([slot.type for slot in slots] + [llvm_type(r.type) for r in op.results]
+            + ([I1] if cx.mod.indirect_exit_flag else []))
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     fn_t = ir.FunctionType(ret_t, [a.type for a in args])
     callee = cx.builder.inttoptr(cx.coerce(target, ir.IntType(64)), pointer(0))
     result = cx.builder.call(_Callee(callee, fn_t), args, attrs=("convergent",))
-    _call_results(cx, op, result, cx.mod.indirect_exit_flag)
+    _call_results(cx, op, result, cx.mod.indirect_exit_flag, [(operands[slot.index], slot) for slot in slots])
 
 
 def _external_call(cx: FnContext, op: Op, name: str) -> None:

@@ -5,10 +5,12 @@ Invariant: every access keeps PTX's width, vector shape and natural alignment (P
 addresses aligned to the access size); ``.volatile`` becomes an LLVM volatile access;
 ``.relaxed``/``.acquire``/``.release`` accesses become atomic loads/stores with the ordering and
 sync scope of ``ptx2gcn.emit.llvm_atomics``; atomics without ``.sem`` are ``.relaxed`` and without
-a scope ``.gpu`` (PTX ISA "atom"). Cache hints (``.ca .cg .cs .lu .cv .nc``, ``L2::`` hints) are
+a scope ``.gpu`` (PTX ISA "atom"). Cache hints (``.ca .cg .cs .lu .cv``, ``L2::`` hints) are
 ignored deliberately: they change caching, not results, and the gfx942 memory model keeps
-these programs correct without them. Generic ↔ segment conversions use ``addrspacecast``, which
-the back end implements with the shared/private apertures. Vector atomics are one atomic per
+these programs correct without them; ``.nc`` (and ``ldu``) promise data read-only for the kernel,
+so those loads, like kernel-parameter loads, are ``!invariant.load`` (``_read_only``). Generic ↔
+segment conversions use ``addrspacecast``, which the back end implements with the shared/private
+apertures. Vector atomics are one atomic per
 element (as PTX defines them); f16x2/bf16x2 adds are one 32-bit atomic.
 """
 
@@ -121,9 +123,22 @@ def lower_ld(cx: FnContext, op: Op) -> None:
             cx.define(op, atomic_load(cx.builder, ptr, typ, ordering, scope, _align(typ), volatile))
         return
     load = _plain_load(cx, ptr, typ, volatile)
-    if isinstance(op.operand(0).type, PtrType) and op.operand(0).type.space is AddrSpace.KPARAM:
+    if not volatile and _read_only(cx, op):
         load.set_metadata("invariant.load", cx.mod.module.add_metadata([]))
     cx.define(op, load)
+
+
+def _read_only(cx: FnContext, op: Op) -> bool:
+    """The loaded bytes cannot change while the kernel runs, so the load is ``!invariant.load`` (which
+    lets the AMDGPU back end select ``s_load`` where the address is uniform, and LLVM hoist and merge
+    the load): kernel parameters, and ``ld.global.nc``/``ldu`` — the read-only data path, which CUDA
+    uses only for "data that is read-only for the entire lifetime of the kernel" (CUDA C++
+    Programming Guide, global memory: ``__ldg``; nvcc emits ``.nc`` for ``const __restrict__``
+    pointers it proves read-only)."""
+    ptr_type = op.operand(0).type
+    if isinstance(ptr_type, PtrType) and ptr_type.space is AddrSpace.KPARAM:
+        return True
+    return cx.attr(op, "cache") == "nc"
 
 
 def lower_st(cx: FnContext, op: Op) -> None:
@@ -325,7 +340,11 @@ def lower_ptradd(cx: FnContext, op: Op) -> None:
     index_type = ir.IntType(POINTER_BITS[ptr.type.addrspace])
     offset = cx.builder.sext(offset, index_type) if offset.type.width < index_type.width else (
         cx.builder.trunc(offset, index_type) if offset.type.width > index_type.width else offset)
-    cx.define(op, cx.builder.gep(ptr, [offset], source_etype=I8))
+    address = cx.builder.gep(ptr, [offset], source_etype=I8)
+    if ptr.type != llvm_type(op.operand(0).type):  # a depot address that reads the kernarg segment
+        cx.values[op.result] = address  # (lower_inttoptr): it keeps its space
+        return
+    cx.define(op, address)
 
 
 def lower_ptrtoint(cx: FnContext, op: Op) -> None:
@@ -382,7 +401,34 @@ def lower_inttoptr(cx: FnContext, op: Op) -> None:
         # from splitting the GEP at the offset's adds, which drops ``inbounds``, and AMDGPUPromoteAlloca
         # moves an alloca to LDS or registers only through in-bounds GEPs.
         offset = cx.call("llvm.umin.i32", I32, [offset, cx.i32(size - 1)])
+    copy = _param_copies(cx).get(base)
+    if copy is not None and _only_read(cx, op.result):  # parameter bytes: read the kernarg segment
+        cx.values[op.result] = _kernarg_address(cx, copy, offset)
+        return
     cx.define(op, b.gep(alloca, [offset], inbounds=True, source_etype=I8))
+
+
+def _only_read(cx: FnContext, address: Value) -> bool:
+    """``address`` (a local pointer) is only the address of ``ld``s, directly or through ``ptradd``s, or
+    of the copy's own stores (which the ``memcpy`` replaces), so it may point into another space."""
+    pending = [address]
+    while pending:
+        for use in pending.pop().uses:
+            owner, first = use.owner, use is use.owner.operands[0]
+            if owner.name == "ptradd" and first:
+                pending.append(owner.result)
+            elif not first or not (owner.name == "ld" or owner in cx.param_copy_stores):
+                return False
+    return True
+
+
+def _kernarg_address(cx: FnContext, copy: ParamCopy, offset: ir.Value) -> ir.Value:
+    """The kernarg address of depot byte ``offset`` of a parameter copy: parameter byte ``offset -
+    delta`` (param_copy's invariant), clamped with ``umin`` to the parameter's last byte, so that a read
+    of depot bytes the copy never wrote (undefined values) stays inside the kernarg segment."""
+    inside = cx.builder.sub(offset, cx.i32(copy.delta))
+    inside = cx.call("llvm.umin.i32", I32, [inside, cx.i32(max(copy.size - 1, 0))])
+    return cx.builder.gep(cx.get(copy.param), [inside], inbounds=True, source_etype=I8)
 
 
 _SEGMENT = {"shared": 3, "local": 5, "global": 1, "const": 4, "param": 4, "kparam": 4, "generic": 0}

@@ -29,7 +29,7 @@ from ptx2gcn.emit.llvm_types import ADDRSPACE, I1, I8, llvm_type, pointer
 from ptx2gcn.emit.lower_control import EXTERN_WHY, referenced_symbols, thread_exit_abi
 from ptx2gcn.emit.lower_memory import entry_alloca
 from ptx2gcn.emit.lowerings import lower_op
-from ptx2gcn.emit.return_slots import return_slots
+from ptx2gcn.emit.return_slots import indirect_values, return_slots
 from ptx2gcn.emit.size_limits import check_block_sizes, check_loop_depth
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
@@ -143,12 +143,12 @@ def _value_type(param: Param) -> Type:
 
 def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> None:
     kernel = fn.kind == "kernel"
-    slots = mc.return_slots.get(fn.name, [])
-    in_slots = {slot.index for slot in slots}
+    slots = {slot.index: slot for slot in mc.return_slots.get(fn.name, [])}
     values = value_params(fn) if kernel else {}
-    params = [ir.IntType(8 * values[i]) if i in values else llvm_type(_value_type(p))
-              for i, p in enumerate(fn.abi_params) if i not in in_slots]
-    rets = ([slot.type for slot in slots] + [llvm_type(_value_type(p)) for p in fn.reg_returns]
+    kept = [(i, p) for i, p in enumerate(fn.abi_params) if i not in slots or slots[i].passed_in]
+    params = [slots[i].type if i in slots else ir.IntType(8 * values[i]) if i in values
+              else llvm_type(_value_type(p)) for i, p in kept]
+    rets = ([slot.type for slot in slots.values()] + [llvm_type(_value_type(p)) for p in fn.reg_returns]
             + ([I1] if fn.name in mc.exit_flagged else []))
     ret_t: ir.Type = ir.VoidType() if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
     llfn = ir.Function(mc.module, ir.FunctionType(ret_t, params), fn.name)
@@ -156,8 +156,7 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
     # CUDA/HIP, all are convergent: LLVM must not make a call or a collective control dependent on
     # more values than the PTX did (docs/mode-p.md, "Geometry").
     llfn.attributes.add("convergent")
-    for index, (arg, param) in enumerate(zip(llfn.args, [p for i, p in enumerate(fn.abi_params)
-                                                         if i not in in_slots])):
+    for index, (arg, (_, param)) in enumerate(zip(llfn.args, kept)):
         arg.name = f"p{index}"
         if kernel and index not in values:
             patches.args[f"{fn.name}\0p{index}"] = byref_attribute(param)
@@ -181,16 +180,7 @@ def _lower_function(mc: ModuleContext, fn: Function, debug: DebugLocations | Non
     for block in order:
         cx.blocks[block] = llfn.append_basic_block(block.label or "bb")
     cx.builder.branch(cx.blocks[fn.entry])
-    slots = {slot.index: slot for slot in mc.return_slots.get(fn.name, [])}
-    llargs = iter(llfn.args)
-    for index, arg in enumerate(fn.entry.args):
-        slot = slots.get(index)
-        if slot is None:
-            cx.values[arg] = next(llargs)
-            continue
-        alloca = entry_alloca(cx, ir.ArrayType(I8, slot.size), slot.align)
-        cx.slot_allocas.append((alloca, slot))
-        cx.values[arg] = alloca
+    _bind_arguments(cx, entry)
     for block in order:
         cx.builder.position_at_end(cx.blocks[block])
         if block is not fn.entry:
@@ -204,6 +194,26 @@ def _lower_function(mc: ModuleContext, fn: Function, debug: DebugLocations | Non
             if debug is not None:
                 debug.at(cx.builder, op.loc)
             _lower_located(cx, op)
+
+
+def _bind_arguments(cx: FnContext, entry: ir.Block) -> None:
+    """The LLVM values of the function's entry-block arguments: its LLVM arguments, or for a
+    ``.param`` slot passed in registers (``return_slots``) a private slot of its own, which a
+    ``passed_in`` slot's argument initialises (in ``entry``, before its branch)."""
+    slots = {slot.index: slot for slot in cx.mod.return_slots.get(cx.fn.name, [])}
+    llargs = iter(cx.llfn.args)
+    for index, arg in enumerate(cx.fn.entry.args):
+        slot = slots.get(index)
+        if slot is None:
+            cx.values[arg] = next(llargs)
+            continue
+        alloca = entry_alloca(cx, ir.ArrayType(I8, slot.size), slot.align)
+        cx.slot_allocas.append((alloca, slot))
+        cx.values[arg] = alloca
+        if slot.passed_in:  # copy in: the caller's value of the slot
+            store = ir.IRBuilder(entry)
+            store.position_before(entry.terminator)
+            store.store(next(llargs), alloca, align=slot.align)
 
 
 def _lower_located(cx: FnContext, op: Op) -> None:
@@ -244,8 +254,9 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
         if missing:
             raise Ptx2GcnError(Diagnostic(Severity.ERROR, None,
                                           f"no kernel named {', '.join(sorted(missing))} in {module.source}"))
+    mc.indirect_values = indirect_values(module, referenced)
     for fn in chosen:
-        mc.return_slots[fn.name] = return_slots(fn, referenced)
+        mc.return_slots[fn.name] = return_slots(fn, referenced, mc.indirect_values)
         _declare_function(mc, fn, patches)
     for gv, var, t in pending:  # after every symbol exists: initializers may hold addresses
         gv.initializer = _initializer(mc, var, t)

@@ -4,9 +4,12 @@ nvcc copies a by-value ``struct`` kernel parameter that is indexed dynamically (
 % 3]``) into the function's ``.local`` depot, member by member (``ld.param`` then ``st.local``), and
 reads the depot. Lowered as written, the depot lives in scratch. ``find_param_copies`` recognises a
 depot that is nothing but such a copy; the emitter then initialises it with one ``llvm.memcpy`` from
-the parameter's ``byref`` kernarg pointer (constant memory) and drops the member stores, so that
-LLVM's InstCombine ("alloca only copied from constant memory") reads the kernarg segment instead of
-the alloca and the depot disappears.
+the parameter's ``byref`` kernarg pointer (constant memory) and drops the member stores, and every
+depot address it rebuilds from ``%SPL`` arithmetic (``lower_memory.lower_inttoptr``) addresses the
+kernarg bytes directly (offset − ``delta``, clamped into the parameter), so nothing reads the alloca
+and LLVM deletes it with its ``memcpy``. Any other access still reads the initialised alloca (for
+larger copies LLVM's InstCombine, "alloca only copied from constant memory", forwards those too; a
+copy of at most 8 bytes it first turns into one load and store, so the direct addressing matters).
 
 Invariant: an alloca is reported only if every write to it anywhere in the function is a ``st`` of a
 value just loaded (same type, same vector width, not volatile/atomic) from one kernel parameter at a
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ptx2gcn.emit.kernel_abi import value_params
 from ptx2gcn.ir.core import Block, BlockArg, Function, Op, OpResult, Value
 from ptx2gcn.ir.types import AddrSpace, PtrType
 
@@ -128,8 +132,9 @@ def find_param_copies(fn: Function) -> dict[OpResult, ParamCopy]:
     if fn.kind != "kernel" or not fn.blocks:
         return {}
     entry: Block = fn.blocks[0]
-    params = {arg: p.size for arg, p in zip(entry.args, fn.params, strict=False)
-              if isinstance(arg.type, PtrType) and arg.type.space is AddrSpace.KPARAM}
+    values = value_params(fn)  # passed as iN values: no kernarg pointer to copy from
+    params = {arg: p.size for index, (arg, p) in enumerate(zip(entry.args, fn.params, strict=False))
+              if isinstance(arg.type, PtrType) and arg.type.space is AddrSpace.KPARAM and index not in values}
     found: dict[OpResult, ParamCopy] = {}
     for op in entry.ops:
         size = op.attrs.get("size")

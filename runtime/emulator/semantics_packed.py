@@ -123,15 +123,21 @@ def _bind_pk16(inst: Instruction) -> Handler:
     return run
 
 
+_ZERO_CODE = 128
+"""Inline constant 0."""
+
+
 def _pk32_reader(inst: Instruction, index: int, op_sel: int, op_sel_hi: int) -> Any:
     """Source ``index`` of a packed-f32 op as 64-bit lanes. An inline constant is a 32-bit value
     (f32 bits for float codes) in the low dword: LLVM folds one only with op_sel/op_sel_hi picking
     the low dword for that source (``v_pk_add_f32 v[2:3], v[2:3], 1.0 op_sel_hi:[1,0]``); what the
-    high dword of a constant holds is not documented, so selecting it is refused, not guessed."""
+    high dword of a constant holds is not documented, so selecting it is refused, not guessed; but
+    for the constant 0 (code 128) every reading (zero-extended, repeated, a 64-bit 0) gives 0, so
+    ``v_pk_add_f32 v[6:7], v[6:7], 0 neg_lo:[1,1] neg_hi:[1,1]`` (clang's negation of a pair) runs."""
     code = inst.fields[f"src{index}"]
     if not is_inline_constant(code):
         return vector_reader(inst, code, 64, True)
-    if (op_sel | op_sel_hi) >> index & 1:
+    if (op_sel | op_sel_hi) >> index & 1 and code != _ZERO_CODE:
         raise unsupported(inst, f"src{index}: an inline constant's high dword is selected (undocumented)")
     value = inline_constant_bits(code, 32, True)
     return lambda w: value

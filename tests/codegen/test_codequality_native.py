@@ -36,9 +36,10 @@ KernelCase = baseline.KernelCase
 compile_native, kernel_cases, measure_kernel = baseline.compile_native, baseline.kernel_cases, baseline.measure_kernel
 
 # One kernel of each kind: grid-stride loop; LDS tree + barriers + warp shuffles; a by-value struct
-# parameter and packed fields; non-inlined device calls.
+# parameter and packed fields; non-inlined device calls; two kernels whose fma contraction must be
+# nvcc's (a dot product, and squares shared with a loop test: CLANG_FLAGS, -fno-slp-vectorize).
 KERNELS = ("vector_add/saxpy", "reduction/reduce_shared", "wide_types/packed_structs",
-           "device_functions/integrate")
+           "device_functions/integrate", "device_functions/integrate_const", "apps_numeric/mandelbrot")
 
 
 def _case(name: str) -> KernelCase:

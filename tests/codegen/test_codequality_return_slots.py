@@ -20,7 +20,7 @@
 
 The recursive ``fib`` must return its ``.param .b32`` result as an LLVM return value (no result
 pointer, so no scratch store and reload per call); ``twice``/``thrice``, whose addresses are taken,
-keep the pointer ABI of their call prototype; every result must match numpy.
+take both ``.param`` slots by value and return both (copy in, copy out); every result must match numpy.
 """
 
 from __future__ import annotations
@@ -52,8 +52,10 @@ def test_direct_callee_returns_in_registers() -> None:
     llvm = compile_llvm(PTX, optimised=False)
     assert _signature(llvm, "_Z3fibj") == ("i32", 1)  # the argument only: no result pointer
     assert _signature(llvm, "_Z5spliti") == ("[3 x i32]", 1)  # a 12-byte struct in three VGPRs
-    for taken in ("_Z5twicei", "_Z6thricei"):  # called through a pointer: the prototype's ABI
-        assert _signature(llvm, taken) == ("void", 2)
+    for taken in ("_Z5twicei", "_Z6thricei"):  # called through a pointer: both slots by value, both ways
+        match = re.search(rf'^define internal \{{i32, i32\}} @"?{taken}"?\(i32 %"?p0"?, i32 %"?p1"?\)', llvm,
+                          re.MULTILINE)
+        assert match is not None, taken
 
 
 def test_results_match_numpy() -> None:

@@ -565,3 +565,14 @@ def test_pk_f32_inline_constant_is_an_f32_in_the_low_dword(one_instruction: Run)
     w = wave_with(v2=x.view(np.uint32), v3=y.view(np.uint32))
     one_instruction("v_pk_mul_f32 v[0:1], v[2:3], -4.0 op_sel_hi:[1,0]", w)
     np.testing.assert_array_equal(w.v[1].view(np.float32), y * np.float32(-4.0))
+
+
+def test_pk_f32_inline_zero_reads_zero_in_both_dwords(one_instruction: Run) -> None:
+    """clang negates an f32 pair as ``v_pk_add_f32 v, v, 0 neg_lo:[1,1] neg_hi:[1,1]`` (op_sel_hi
+    selects the constant's high dword, which is 0 whatever its width): -x - 0 = -x in both lanes."""
+    x = np.resize(np.array([0.5, -2.0, 3.25, 0.0], np.float32), 64)
+    y = np.resize(np.array([-0.0, 7.0, -1e-30, 1e30], np.float32), 64)
+    w = wave_with(v6=x.view(np.uint32), v7=y.view(np.uint32))
+    one_instruction("v_pk_add_f32 v[6:7], v[6:7], 0 neg_lo:[1,1] neg_hi:[1,1]", w)
+    np.testing.assert_array_equal(w.v[6].view(np.uint32), (-x - np.float32(0)).view(np.uint32))
+    np.testing.assert_array_equal(w.v[7].view(np.uint32), (-y - np.float32(0)).view(np.uint32))
