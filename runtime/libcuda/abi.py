@@ -163,6 +163,19 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuEventElapsedTime", "ptr pMilliseconds, ptr hStart, ptr hEnd"),
     _export("cuEventElapsedTime_v2", "ptr pMilliseconds, ptr hStart, ptr hEnd", 12080),
     _export("cuEventDestroy_v2", "ptr hEvent", 4000),
+    # -- entry points for real clients (numba-cuda, cuda.core, cuda-python examples); handlers in
+    #    libcuda/clients.py. Kept as one group so that merges with other additions stay simple.
+    # linking (PTX units linked into PTX: runtime/driver/linking.py)
+    _export("cuLinkCreate_v2", "u32 numOptions, ptr options, ptr optionValues, ptr stateOut", 6050),
+    _export(
+        "cuLinkAddData_v2",
+        "ptr state, i32 type, ptr data, u64 size, ptr name, u32 numOptions, ptr options, ptr optionValues",
+        6050,
+    ),
+    _export("cuLinkAddFile_v2", "ptr state, i32 type, ptr path, u32 numOptions, ptr options, ptr optionValues", 6050),
+    _export("cuLinkComplete", "ptr state, ptr cubinOut, ptr sizeOut", 5050),
+    _export("cuLinkDestroy", "ptr state", 5050),
+    # -- end of the group for real clients
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
 )
