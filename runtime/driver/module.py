@@ -256,4 +256,4 @@ def func_get_attribute(attrib: object, hfunc: object) -> int:
         F.CU_FUNC_ATTRIBUTE_BINARY_VERSION: info.binary_version,
         F.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: max(0, shared_limit - info.shared_bytes),
     }
-    return values.get(attribute, 0)
+    return function.settings.get(int(attribute), values.get(attribute, 0))

@@ -55,6 +55,18 @@ class DriverConfig:
 
 
 @dataclass(eq=False)
+class MappedBlock:
+    """Host memory mapped for the device at its own address (see ``Context.mapped``)."""
+
+    size: int
+    kind: str
+    """``host`` (driver-allocated page-locked), ``registered`` or ``managed``."""
+    flags: int
+    keep: object = None
+    """The host memory object that owns the bytes (None for registered memory: the caller owns it)."""
+
+
+@dataclass(eq=False)
 class Context:
     handle: int
     device: int
@@ -65,10 +77,16 @@ class Context:
     symbols: dict[int, int] = field(default_factory=dict[int, int])
     """Device address -> size of module globals handed out by ``cuModuleGetGlobal``."""
     host_blocks: dict[int, ctypes.Array[ctypes.c_char]] = field(default_factory=lambda: {})
+    mapped: dict[int, MappedBlock] = field(default_factory=lambda: {})
+    """Host address -> host memory that kernels address directly at that same address: page-locked
+    (``cuMemAllocHost``/``cuMemHostAlloc``), registered (``cuMemHostRegister``) or managed
+    (``cuMemAllocManaged``) memory, on backends that share the host's address space."""
     modules: set[int] = field(default_factory=set[int])
     streams: set[int] = field(default_factory=set[int])
     events: set[int] = field(default_factory=set[int])
     retains: int = 0
+    cache_config: int = 0
+    """``cuCtxSetCacheConfig``'s preference (a ``CUfunc_cache`` value): recorded, no effect."""
     """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
     messages: DeviceMessages = field(default_factory=DeviceMessages)
     """Device ``printf`` FIFO and its size limit (``cuCtxSetLimit``), used around each launch."""
@@ -95,6 +113,8 @@ class FunctionRecord:
     handle: int
     module: ModuleRecord
     info: KernelInfo
+    settings: dict[int, int] = field(default_factory=dict[int, int])
+    """``CUfunction_attribute`` -> the value ``cuFuncSetAttribute``/``cuKernelSetAttribute`` set."""
 
 
 @dataclass(eq=False)
