@@ -1,8 +1,9 @@
 """numba-cuda's own test suite through ptx2gcn's ``libcuda.so.1`` (``ptx2gcn exec``) on a backend.
 
-Each test module runs in its own process (``PYTHON -m unittest -v MODULE`` under ``ptx2gcn exec``),
-so a sticky kernel fault or a crash costs one module, not the rest of the suite. Every test's
-outcome is read from unittest's verbose lines and compared with the pinned expected failures
+Each test module runs in its own process (unittest, verbose, under ``ptx2gcn exec``), so a sticky
+kernel fault costs one module, not the rest of the suite; if the process dies, the test it died in is
+recorded as ``crashed`` and the module's other tests run on in a new process. Every test's outcome is
+read from unittest's verbose lines and compared with the pinned expected failures
 (``numba_expected_failures.json``: test id or module prefix -> reason).
 
     python benchmarks/clients/numba_suite.py --python /tmp/venv/bin/python            # whole suite
@@ -14,15 +15,13 @@ NVRTC wheel such as ``nvidia-cuda-nvrtc``, and ``filecheck``; no NVIDIA driver o
 usage errors. Pinned failures that now pass are listed (remove them from the table).
 
 Invariant: a test counts as passed only when unittest printed ``ok`` for it; skips are reported as
-skips, never as passes; a module whose process died or timed out reports its unreported tests as
-failures of the module.
+skips, never as passes; a test whose process died or timed out is ``crashed``, a failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
@@ -34,11 +33,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "numba_expected_failures.json"
 PACKAGES = ("cudapy", "cudadrv", "doc_examples", "nrt", "core", "nocuda")
-_RESULT = re.compile(
-    r"^(?P<name>\w+) \((?P<id>[\w.]+)\)(?:\n[^\n]*?)? \.\.\. "
-    r"(?P<outcome>ok|FAIL|ERROR|skipped|expected failure|unexpected success)",
-    re.MULTILINE,
-)
 
 
 @dataclass
@@ -63,26 +57,99 @@ def discover(python: str) -> list[str]:
     )
 
 
+BOOT = r"""
+import sys, unittest
+try:  # a few numba-cuda tests call pytest's skip helpers; unittest must see those as skips
+    import pytest
+    from _pytest.outcomes import Skipped
+
+    def _skip(reason="", **_):
+        raise unittest.SkipTest(reason)
+
+    def _importorskip(*args, **kwargs):
+        try:
+            return _original(*args, **kwargs)
+        except Skipped as error:
+            raise unittest.SkipTest(str(error)) from None
+
+    _original = pytest.importorskip
+    pytest.skip, pytest.importorskip = _skip, _importorskip
+except ImportError:
+    pass
+
+def ids(suite):
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            yield from ids(test)
+        else:
+            yield test.id()
+
+names = sys.argv[2:]
+if sys.argv[1] == "list":
+    print("\n".join(ids(unittest.defaultTestLoader.loadTestsFromNames(names))))
+else:
+    unittest.main(module=None, argv=["unittest", "-v", *names])
+"""
+"""Runs in the client's interpreter: ``list MODULE`` prints the module's test ids, ``run IDS...``
+runs them verbosely (pytest's ``skip``/``importorskip`` raising ``unittest.SkipTest``)."""
+
+_HEADER = re.compile(r"^(\w+) \(([\w.]+)\)", re.MULTILINE)
+_OUTCOME = re.compile(r"(?:\.\.\. |\n)(ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b")
+
+
+def _exec_command(python: str, backend: str, *arguments: str) -> list[str]:
+    return [sys.executable, "-m", "ptx2gcn", "exec", "--backend", backend, "--", python, "-c", BOOT, *arguments]
+
+
+def parse(log: str) -> tuple[dict[str, str], str | None]:
+    """(test id -> outcome, the id of a test that started but never reported, if any)."""
+    outcomes: dict[str, str] = {}
+    started: str | None = None
+    headers = list(_HEADER.finditer(log))
+    for index, header in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(log)
+        found = _OUTCOME.search(log, header.end(), end)
+        test = header.group(2)
+        if found:
+            outcomes.setdefault(test, found.group(1))
+        elif test not in outcomes:
+            started = test
+    return outcomes, started
+
+
 def run_module(python: str, module: str, backend: str, timeout: float) -> ModuleRun:
-    command = [
-        sys.executable, "-m", "ptx2gcn", "exec", "--backend", backend, "--",
-        python, "-m", "unittest", "-v", f"numba.cuda.tests.{module}",
-    ]  # fmt: skip
+    """Run every test of ``module``; when the process dies, the test it died in is recorded as
+    ``crashed`` and the module's unreported tests run again in a new process."""
     start = time.monotonic()
     run = ModuleRun(module)
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=os.environ.copy())
-        run.log = done.stderr + done.stdout
-        if done.returncode not in (0, 1):
-            run.crashed = f"exit status {done.returncode}"
-    except subprocess.TimeoutExpired as error:
-        run.log = (error.stderr or b"").decode(errors="replace") if isinstance(error.stderr, bytes) else ""
-        run.crashed = f"timed out after {timeout:.0f} s"
+    name = f"numba.cuda.tests.{module}"
+    listed = subprocess.run(_exec_command(python, backend, "list", name), capture_output=True, text=True,
+                            timeout=timeout)  # fmt: skip
+    remaining = [line for line in listed.stdout.split() if line.startswith(name + ".")]
+    if not remaining:
+        run.crashed = "no tests listed: " + (listed.stderr.strip().splitlines() or ["?"])[-1]
+        run.log = listed.stderr
+    while remaining:
+        try:
+            done = subprocess.run(_exec_command(python, backend, "run", *remaining), capture_output=True,
+                                  text=True, timeout=timeout)  # fmt: skip
+            log, died = done.stderr + done.stdout, done.returncode not in (0, 1)
+            why = f"exit status {done.returncode}"
+        except subprocess.TimeoutExpired as error:
+            log = error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes) else (error.stderr or "")
+            died, why = True, f"timed out after {timeout:.0f} s"
+        run.log += log
+        outcomes, started = parse(log)
+        run.outcomes.update(outcomes)
+        if not died:
+            break
+        victim = started or next((t for t in remaining if t not in run.outcomes), None)
+        if victim is None:
+            break
+        run.outcomes[victim] = "crashed"
+        run.crashed = (run.crashed + "; " if run.crashed else "") + f"{victim.removeprefix(name + '.')}: {why}"
+        remaining = [t for t in remaining if t not in run.outcomes]
     run.seconds = time.monotonic() - start
-    for found in _RESULT.finditer(run.log):
-        run.outcomes[found.group("id")] = found.group("outcome")
-    if "Failed to import test module" in run.log and not run.outcomes:
-        run.crashed = run.crashed or "the module failed to import"
     return run
 
 
@@ -90,9 +157,8 @@ def pinned_reason(test: str, expected: dict[str, str]) -> str | None:
     """The reason ``test`` is expected to fail: its own entry or the longest pinned prefix."""
     best = None
     for key, reason in expected.items():
-        if test == key or test.startswith(key + "."):
-            if best is None or len(key) > len(best[0]):
-                best = (key, reason)
+        if (test == key or test.startswith(key + ".")) and (best is None or len(key) > len(best[0])):
+            best = (key, reason)
     return best[1] if best else None
 
 
@@ -111,16 +177,15 @@ def summarise(runs: list[ModuleRun], expected: dict[str, str]) -> Summary:
         for test, outcome in run.outcomes.items():
             short = test.removeprefix(prefix)
             summary.counts[outcome] += 1
-            failed = outcome in ("FAIL", "ERROR", "unexpected success")
+            failed = outcome in ("FAIL", "ERROR", "unexpected success", "crashed")
             reason = pinned_reason(short, expected)
             if failed and reason is None:
                 summary.unexpected.append(f"{short}: {outcome}")
             elif not failed and outcome == "ok" and reason is not None and short in expected:
                 summary.fixed.append(short)
-        if run.crashed:
-            reason = pinned_reason(run.module, expected)
+        if run.crashed and not run.outcomes:
             summary.counts["module crashed"] += 1
-            if reason is None:
+            if pinned_reason(run.module, expected) is None:
                 summary.crashed.append(f"{run.module}: {run.crashed}")
     return summary
 
@@ -148,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
             (args.logs / f"{module}.log").write_text(run.log)
     summary = summarise(runs, expected)
     if args.json:
-        args.json.write_text(json.dumps({r.module: {"crashed": r.crashed, "tests": r.outcomes} for r in runs}, indent=1))
+        table = {r.module: {"crashed": r.crashed, "tests": r.outcomes} for r in runs}
+        args.json.write_text(json.dumps(table, indent=1))
     print("\ntotals:", dict(summary.counts))
     for title, items in (("not pinned", summary.unexpected), ("crashed", summary.crashed),
                          ("pinned but passing now", summary.fixed)):  # fmt: skip

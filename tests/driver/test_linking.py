@@ -1,0 +1,130 @@
+"""cuLink*: PTX units linked into one PTX module (an ``.extern`` function resolved across units), the
+result loaded and launched; inputs without PTX refused with the flag that embeds it; CUDA's codes."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptx2gcn import cuda
+from ptx2gcn.runtime.driver.ptx_link import PtxLinkError, link_ptx
+from tests.driver.conftest import KERNELS_PTX, fails, ok
+
+R = cuda.CUresult
+T = cuda.CUjitInputType
+
+KERNEL_UNIT = """
+.version 7.0
+.target sm_70
+.address_size 64
+.extern .func (.param .b32 r) add_seven(.param .b32 a);
+.visible .entry call_helper(.param .u64 out)
+{
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  { .param .b32 pa; .param .b32 pr;
+    st.param.b32 [pa], %r1;
+    call.uni (pr), add_seven, (pa);
+    ld.param.b32 %r2, [pr]; }
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+"""
+
+HELPER_UNIT = """
+// a library unit: one visible function
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .func (.param .b32 r) add_seven(.param .b32 a)
+{
+  .reg .b32 %x<3>;
+  ld.param.b32 %x1, [a];
+  add.s32 %x2, %x1, 7;
+  st.param.b32 [r], %x2;
+  ret;
+}
+"""
+
+
+def _launch_call_helper(image: int, size: int) -> np.ndarray:
+    module = ok(cuda.cuModuleLoadData(ctypes.string_at(image, size)))
+    function = ok(cuda.cuModuleGetFunction(module, b"call_helper"))
+    out = ok(cuda.cuMemAlloc(4 * 64))
+    ok(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0, ((out,), (None,)), 0))
+    result = np.zeros(64, dtype=np.int32)
+    ok(cuda.cuMemcpyDtoH(result, out, 4 * 64))
+    return result
+
+
+def test_two_ptx_units_link_load_and_run(context: cuda.CUcontext, tmp_path: Path) -> None:
+    info = bytearray(256)
+    keys = [cuda.CUjit_option.CU_JIT_INFO_LOG_BUFFER, cuda.CUjit_option.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES]
+    state = ok(cuda.cuLinkCreate(2, keys, [info, len(info)]))
+    kernel = KERNEL_UNIT.encode()
+    ok(cuda.cuLinkAddData(state, T.CU_JIT_INPUT_PTX, kernel, len(kernel), b"kernel.ptx", 0, [], []))
+    (tmp_path / "helper.ptx").write_text(HELPER_UNIT)
+    ok(cuda.cuLinkAddFile(state, T.CU_JIT_INPUT_PTX, str(tmp_path / "helper.ptx").encode(), 0, [], []))
+    image, size = ok(cuda.cuLinkComplete(state))
+    text = ctypes.string_at(image, size).rstrip(b"\0").decode()
+    assert text.startswith(".version 7.8\n.target sm_80\n") and ".extern" not in text
+    assert info.rstrip(b"\0")  # the info log was written
+    assert _launch_call_helper(image, size).tolist() == [i + 7 for i in range(64)]
+    ok(cuda.cuLinkDestroy(state))
+    fails(cuda.cuLinkComplete(state), R.CUDA_ERROR_INVALID_HANDLE, "link state")
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None and not Path("/usr/local/cuda/bin/ptxas").exists(),
+                    reason="needs NVIDIA's ptxas to check the linked PTX independently")  # fmt: skip
+def test_linked_ptx_is_accepted_by_ptxas(tmp_path: Path) -> None:
+    """The linked module is valid PTX for NVIDIA's own assembler (declare-before-use, no .extern
+    left for a defined function), not only for ptx2gcn's front end."""
+    path = tmp_path / "linked.ptx"
+    path.write_text(link_ptx([("kernel", KERNEL_UNIT), ("helper", HELPER_UNIT)]))
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    done = subprocess.run([ptxas, "-arch=sm_80", str(path), "-o", str(tmp_path / "x.cubin")], capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+def test_link_rules() -> None:
+    weak = HELPER_UNIT.replace(".visible .func", ".weak .func").replace("7;", "100;")
+    linked = link_ptx([("k", KERNEL_UNIT), ("w", weak), ("h", HELPER_UNIT)])
+    assert linked.count("add.s32 %x2, %x1, 7;") == 1 and "100;" not in linked  # .visible replaces .weak
+    with pytest.raises(PtxLinkError, match="duplicate definition of 'add_seven'"):
+        link_ptx([("a", HELPER_UNIT), ("b", HELPER_UNIT)])
+    assert link_ptx([("only", KERNEL_UNIT)]) == KERNEL_UNIT  # one unit links to itself
+    assert ".extern .func" in link_ptx([("k", KERNEL_UNIT), ("other", KERNELS_PTX.read_text())])
+
+
+def test_inputs_without_ptx_are_refused(context: cuda.CUcontext) -> None:
+    errors = bytearray(512)
+    keys = [cuda.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cuda.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
+    state = ok(cuda.cuLinkCreate(2, keys, [errors, len(errors)]))
+    cubin = b"\x7fELF\x02\x01\x01\x33" + bytes(56)  # an NVIDIA cubin's ELF identification (ELFOSABI_CUDA)
+    message = fails(
+        cuda.cuLinkAddData(state, T.CU_JIT_INPUT_CUBIN, cubin, len(cubin), b"k.cubin", 0, [], []),
+        R.CUDA_ERROR_NO_BINARY_FOR_GPU,
+        "code=compute_80",
+    )
+    assert message.encode()[:40] in bytes(errors)
+    fails(cuda.cuLinkAddData(state, T.CU_JIT_INPUT_NVVM, b"BC\xc0\xde", 4, b"x.ltoir", 0, [], []),
+          R.CUDA_ERROR_NOT_SUPPORTED, "nvJitLink")  # fmt: skip
+    fails(cuda.cuLinkAddData(state, T.CU_JIT_INPUT_PTX, b"not ptx", 7, b"x", 0, [], []), R.CUDA_ERROR_INVALID_PTX)
+    fails(cuda.cuLinkAddData(state, 42, b"x", 1, b"x", 0, [], []), R.CUDA_ERROR_INVALID_VALUE, "CUjitInputType")
+    fails(cuda.cuLinkAddFile(state, T.CU_JIT_INPUT_PTX, b"/no/such.ptx", 0, [], []), R.CUDA_ERROR_FILE_NOT_FOUND)
+    fails(cuda.cuLinkComplete(state), R.CUDA_ERROR_INVALID_PTX, "nothing to link")
+    ok(cuda.cuLinkDestroy(state))
+
+
+def test_link_needs_a_context(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    fails(cuda.cuLinkCreate(0, [], []), R.CUDA_ERROR_INVALID_CONTEXT)
