@@ -79,7 +79,8 @@ def _split(text: str) -> list[str]:
             continue
         char = text[index]
         depth += {"{": 1, "}": -1}.get(char, 0)
-        ends = (char == "}" and depth == 0) or (char == ";" and depth == 0)
+        closes_body = char == "}" and depth == 0 and not text[index + 1 :].lstrip().startswith(";")
+        ends = closes_body or (char == ";" and depth == 0)  # "= {...};" (an initializer) ends at its ";"
         if char == "\n" and depth == 0 and _LINE_DIRECTIVE.match(_code(text[start:index])):
             statements.append(text[start:index])
             start = index + 1
@@ -175,7 +176,8 @@ def link_ptx(units: list[tuple[str, str]]) -> str:
     bodies: list[str] = []
     for statement in statements:
         if statement.kind == "other":
-            if not _HEADER.match(_code(statement.text)) and statement.text.strip() not in others:
+            kept = _code(statement.text).strip() not in ("", ";") and not _HEADER.match(_code(statement.text))
+            if kept and statement.text.strip() not in others:
                 others.append(statement.text.strip())  # .file, .section: kept once each
             continue
         defined = definitions.get((statement.kind, statement.name))

@@ -128,3 +128,18 @@ def test_inputs_without_ptx_are_refused(context: cuda.CUcontext) -> None:
 def test_link_needs_a_context(driver: None) -> None:
     ok(cuda.cuInit(0))
     fails(cuda.cuLinkCreate(0, [], []), R.CUDA_ERROR_INVALID_CONTEXT)
+
+
+def test_initialised_variables_link_and_run(context: cuda.CUcontext) -> None:
+    """A module-scope array with a braced initializer (``= {...};``, as NVRTC writes string constants)
+    is one statement, kept whole and before the functions that use it."""
+    helper = HELPER_UNIT.replace(
+        ".visible .func", ".global .align 4 .b32 table[2] = {7, 9};\n.visible .func"
+    ).replace(
+        "add.s32 %x2, %x1, 7;",
+        ".reg .b64 %t;\n  mov.u64 %t, table;\n  ld.global.u32 %x2, [%t];\n  add.s32 %x2, %x2, %x1;",
+    )
+    linked = link_ptx([("kernel", KERNEL_UNIT), ("helper", helper)])
+    assert linked.index("table[2] = {7, 9};") < linked.index(".entry call_helper")
+    image = ctypes.create_string_buffer(linked.encode())
+    assert _launch_call_helper(ctypes.addressof(image), len(image)).tolist() == [i + 7 for i in range(64)]
