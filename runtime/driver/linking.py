@@ -6,8 +6,13 @@ recompiles PTX, so its linker gathers PTX units (PTX itself; the PTX a fatbin or
 fatbin holds) and links them into one PTX module (``ptx_link.link_ptx``). ``cuLinkComplete``
 returns that PTX text, NUL-terminated, as the "cubin": every loader of this driver
 (``cuModuleLoadData``, ``cuLibraryLoadData``) takes it, so clients that link and then load the
-result (numba-cuda, cuda.core's driver-linker path) work unchanged. Inputs that hold no PTX (a cubin,
-LTO-IR, a library of cubins) fail ``cuLinkAddData`` with a message naming the flag that embeds PTX.
+result (numba-cuda, cuda.core's driver-linker path) work unchanged. A well-formed input that holds no
+PTX (a cubin, LTO-IR, a library of cubins such as cudadevrt) is accepted by ``cuLinkAddData`` (with the
+reason in the error log) and makes ``cuLinkComplete`` fail with ``CUDA_ERROR_NO_BINARY_FOR_GPU`` (or
+``CUDA_ERROR_NOT_SUPPORTED`` for LTO-IR) and a message naming the flag that embeds PTX: the link, not
+the input, is what cannot be done, and clients report a failing ``cuLinkComplete`` with its log
+(cuda.core 1.2.2 turns a failing ``cuLinkAddData`` into a bare ``SystemError``). Malformed input (PTX
+that is not PTX, an unknown input type, a missing file) fails ``cuLinkAddData`` itself.
 
 JIT options are those of ``cuModuleLoadDataEx``: the log buffers given to ``cuLinkCreate`` are
 filled by ``cuLinkAddData`` and ``cuLinkComplete`` (error log on failure, info log on success).
@@ -52,6 +57,8 @@ class LinkRecord:
     units: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     """(name, PTX text) of each unit added, in order."""
     output: ctypes.Array[ctypes.c_char] | None = None
+    refused: list[CudaError] = field(default_factory=list[CudaError])
+    """Inputs accepted by ``cuLinkAddData`` that hold no PTX: ``cuLinkComplete`` fails with the first."""
 
 
 _links: dict[int, LinkRecord] = {}
@@ -118,6 +125,9 @@ def _add(record: LinkRecord, kind_value: object, data: bytes, what: str, options
         texts = _units(kind, data, what)
     except CudaError as error:
         record.request.failed(error.message)
+        if error.result in (CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU, CUresult.CUDA_ERROR_NOT_SUPPORTED):
+            record.refused.append(error)  # a well-formed input without PTX: the link cannot complete
+            return
         raise
     record.units.extend((what if len(texts) == 1 else f"{what}#{i}", text) for i, text in enumerate(texts))
 
@@ -160,6 +170,9 @@ def link_add_file(
 def link_complete(state: object) -> tuple[int, int]:
     """(address, size) of the linked image: PTX text with its terminating NUL."""
     record = _record(state)
+    if record.refused:
+        record.request.failed(record.refused[0].message)
+        raise record.refused[0]
     try:
         text = link_ptx(record.units)
     except PtxLinkError as error:
