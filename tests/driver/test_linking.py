@@ -1,5 +1,6 @@
 """cuLink*: PTX units linked into one PTX module (an ``.extern`` function resolved across units), the
-result loaded and launched; inputs without PTX refused with the flag that embeds it; CUDA's codes."""
+result loaded and launched; inputs without PTX make the link fail naming the flag that embeds PTX;
+CUDA's codes."""
 
 from __future__ import annotations
 
