@@ -18,6 +18,7 @@ and its number of outputs); no call raises, whatever its arguments.
 from __future__ import annotations
 
 from ptx2gcn.runtime.driver import attributes as _attributes
+from ptx2gcn.runtime.driver import copies as _copies
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import launch as _launch
 from ptx2gcn.runtime.driver import library as _library
@@ -74,6 +75,7 @@ from ptx2gcn.runtime.driver.types import (
     CUstream,
     CUuuid,
 )
+from ptx2gcn.runtime.libcuda.structs import CUDA_MEMCPY2D, CUDA_MEMCPY3D
 
 
 def _error_name(error: object) -> bytes:
@@ -194,6 +196,11 @@ cuPointerGetAttributes = _entry(_unified.pointer_get_attributes, 1)
 cuMemsetD8Async = _entry(_memory.memset_d8_async, 0)
 cuMemsetD16Async = _entry(_memory.memset_d16_async, 0)
 cuMemsetD32Async = _entry(_memory.memset_d32_async, 0)
+cuMemcpy2D = _entry(_copies.memcpy_2d, 0)
+cuMemcpy2DUnaligned = _entry(_copies.memcpy_2d, 0)
+cuMemcpy2DAsync = _entry(_copies.memcpy_2d_async, 0)
+cuMemcpy3D = _entry(_copies.memcpy_3d, 0)
+cuMemcpy3DAsync = _entry(_copies.memcpy_3d_async, 0)
 cuStreamAddCallback = _entry(_stream.stream_add_callback, 0)
 cuLaunchHostFunc = _entry(_stream.launch_host_func, 0)
 cuOccupancyMaxActiveBlocksPerMultiprocessor = _entry(_occupancy.max_active_blocks, 1)
@@ -337,6 +344,13 @@ __all__ = [
     "cuMemsetD16Async",
     "cuMemsetD32Async",
     "cuStreamAddCallback",
+    "cuMemcpy2D",
+    "cuMemcpy2DUnaligned",
+    "cuMemcpy2DAsync",
+    "cuMemcpy3D",
+    "cuMemcpy3DAsync",
+    "CUDA_MEMCPY2D",
+    "CUDA_MEMCPY3D",
     "cuLaunchHostFunc",
     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
     "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",

@@ -188,6 +188,12 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuMemsetD8Async", "u64 dstDevice, u8 uc, u64 N, ptr hStream", 3020),
     _export("cuMemsetD16Async", "u64 dstDevice, u16 us, u64 N, ptr hStream", 3020),
     _export("cuMemsetD32Async", "u64 dstDevice, u32 ui, u64 N, ptr hStream", 3020),
+    # pitched 2D/3D copies (runtime/driver/copies.py)
+    _export("cuMemcpy2D_v2", "ptr pCopy", 3020),
+    _export("cuMemcpy2DUnaligned_v2", "ptr pCopy", 3020),
+    _export("cuMemcpy2DAsync_v2", "ptr pCopy, ptr hStream", 3020),
+    _export("cuMemcpy3D_v2", "ptr pCopy", 3020),
+    _export("cuMemcpy3DAsync_v2", "ptr pCopy, ptr hStream", 3020),
     # host work on streams (runtime/driver/stream.py)
     _export("cuStreamAddCallback", "ptr hStream, ptr callback, ptr userData, u32 flags", 5000),
     _export("cuLaunchHostFunc", "ptr hStream, ptr fn, ptr userData", 10000),
@@ -253,7 +259,9 @@ _PER_THREAD = {
 """``cuda.h``'s ``__CUDA_API_PTDS``/``__CUDA_API_PTSZ`` names among the exports above."""
 _PER_THREAD["_ptsz"] += (  # of the group for real clients
     "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async", "cuStreamAddCallback", "cuLaunchHostFunc",
+    "cuMemcpy2DAsync_v2", "cuMemcpy3DAsync_v2",
 )  # fmt: skip
+_PER_THREAD["_ptds"] += ("cuMemcpy2D_v2", "cuMemcpy2DUnaligned_v2", "cuMemcpy3D_v2")  # of the group for real clients
 
 
 def _per_thread(exports: tuple[Export, ...]) -> tuple[Export, ...]:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ptx2gcn.runtime.driver import attributes as _attributes
+from ptx2gcn.runtime.driver import copies as _copies
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import linking as _linking
 from ptx2gcn.runtime.driver import memory as _memory
@@ -24,6 +25,7 @@ from ptx2gcn.runtime.driver import peer as _peer
 from ptx2gcn.runtime.driver import stream as _stream
 from ptx2gcn.runtime.driver import unified as _unified
 from ptx2gcn.runtime.driver.enums import CUpointer_attribute
+from ptx2gcn.runtime.libcuda import structs
 from ptx2gcn.runtime.libcuda.marshal import (
     _I32,
     _U32,
@@ -87,6 +89,10 @@ def _run_values(function: Callable[..., Any], *args: object) -> tuple[Any, ...]:
     return _entry(function, 1)(*args)
 
 
+def _struct(layout: type[ctypes.Structure], address: int) -> ctypes.Structure | None:
+    return layout.from_address(address) if address else None
+
+
 def _occupancy_block_size(flags: bool) -> Handler:
     def handler(min_grid: int, block: int, func: int, callback: int, shared: int, limit: int, *rest: int) -> int:
         function = _occupancy.max_potential_block_size_with_flags if flags else _occupancy.max_potential_block_size
@@ -126,6 +132,11 @@ CLIENT_HANDLERS: dict[str, Handler] = {
     "cuMemsetD8Async": lambda d, v, n, h: _run(_memory.memset_d8_async, [], d, v, n, h),
     "cuMemsetD16Async": lambda d, v, n, h: _run(_memory.memset_d16_async, [], d, v, n, h),
     "cuMemsetD32Async": lambda d, v, n, h: _run(_memory.memset_d32_async, [], d, v, n, h),
+    "cuMemcpy2D_v2": lambda p: _run(_copies.memcpy_2d, [], _struct(structs.CUDA_MEMCPY2D, p)),
+    "cuMemcpy2DUnaligned_v2": lambda p: _run(_copies.memcpy_2d, [], _struct(structs.CUDA_MEMCPY2D, p)),
+    "cuMemcpy2DAsync_v2": lambda p, h: _run(_copies.memcpy_2d_async, [], _struct(structs.CUDA_MEMCPY2D, p), h),
+    "cuMemcpy3D_v2": lambda p: _run(_copies.memcpy_3d, [], _struct(structs.CUDA_MEMCPY3D, p)),
+    "cuMemcpy3DAsync_v2": lambda p, h: _run(_copies.memcpy_3d_async, [], _struct(structs.CUDA_MEMCPY3D, p), h),
     "cuStreamAddCallback": lambda h, fn, data, flags: _run(_stream.stream_add_callback, [], h, fn, data, flags),
     "cuLaunchHostFunc": lambda h, fn, data: _run(_stream.launch_host_func, [], h, fn, data),
     "cuOccupancyMaxActiveBlocksPerMultiprocessor": lambda out, f, size, shared: _run(

@@ -30,6 +30,22 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, 
 CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void *userData, unsigned flags);
 CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void *userData);
 CUresult cuIpcGetMemHandle(void *handle, CUdeviceptr dptr);
+typedef struct {
+    size_t srcXInBytes, srcY;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D; /* cuda.h's CUDA_MEMCPY2D_v2 */
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *copy);
 
 #define CU_JIT_INPUT_PTX 1
 #define CU_JIT_INPUT_CUBIN 0
@@ -130,6 +146,25 @@ int main(void) {
     EXPECT(base == device && extent == 1000);
     EXPECT(cuMemGetAddressRange_v2(&base, &extent, device + 5000) == CUDA_ERROR_NOT_FOUND);
 
+    /* A pitched 2D copy: rows of 3 bytes into a device block of pitch 8, and back. */
+    static const unsigned char rows[4][3] = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {10, 11, 12}};
+    unsigned char back[4][3] = {{0}}, raw[32];
+    CHECK(cuMemsetD32(device, 0, 8));
+    CUDA_MEMCPY2D copy = {0};
+    copy.srcMemoryType = CU_MEMORYTYPE_HOST, copy.srcHost = rows, copy.srcPitch = 3;
+    copy.dstMemoryType = CU_MEMORYTYPE_DEVICE, copy.dstDevice = device, copy.dstPitch = 8;
+    copy.WidthInBytes = 3, copy.Height = 4;
+    CHECK(cuMemcpy2D_v2(&copy));
+    CHECK(cuMemcpyDtoH(raw, device, 32));
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 8; c++) EXPECT(raw[8 * r + c] == (c < 3 ? rows[r][c] : 0));
+    CUDA_MEMCPY2D down = {0};
+    down.srcMemoryType = CU_MEMORYTYPE_DEVICE, down.srcDevice = device, down.srcPitch = 8;
+    down.dstMemoryType = CU_MEMORYTYPE_HOST, down.dstHost = back, down.dstPitch = 3;
+    down.WidthInBytes = 3, down.Height = 4;
+    CHECK(cuMemcpy2D_v2(&down));
+    EXPECT(memcmp(back, rows, sizeof rows) == 0);
+
     /* Occupancy, callbacks, IPC. */
     int blocks = 0;
     CHECK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 256, 0));
@@ -147,6 +182,6 @@ int main(void) {
     CHECK(cuMemFreeHost(a));
     CHECK(cuMemFree((CUdeviceptr)(uintptr_t)c));
     CHECK(cuCtxDestroy(ctx));
-    printf("clients: link, mapped memory, attributes, occupancy %d, callbacks correct\n", blocks);
+    printf("clients: link, mapped memory, attributes, 2D copy, occupancy %d, callbacks correct\n", blocks);
     return 0;
 }
