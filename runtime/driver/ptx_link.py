@@ -14,7 +14,9 @@ Linking rules (those of the PTX ISA's linking directives, section 11.6):
 - an ``.extern`` symbol that no unit defines stays ``.extern`` (the compiler reports it);
 - ``.weak`` definitions of one name: the first is kept, later ones dropped; a ``.visible`` definition
   replaces ``.weak`` ones;
-- two ``.visible`` definitions of one name are an error (``duplicate definition``), as with nvlink.
+- two ``.visible`` definitions of one name are an error (``duplicate definition``), as with nvlink;
+- ``malloc``/``free`` declared ``.extern`` and defined by no unit (CUDA's device-runtime built-ins)
+  come from ptx2gcn's device-heap unit (``DEVICE_MALLOC``: an 8 MiB bump allocator).
 
 Invariant: the output is a PTX module whose statements are the units' statements, unchanged except
 for the ``.extern`` keyword of resolved function declarations and the dropped duplicates; one unit
@@ -162,14 +164,64 @@ def _definitions(statements: list[Statement]) -> dict[tuple[str, str], Statement
     return definitions
 
 
+HEAP_BYTES = 8 << 20
+"""The device heap of ``malloc``: 8 MiB, ``CU_LIMIT_MALLOC_HEAP_SIZE``'s default in CUDA."""
+
+DEVICE_MALLOC = f"""
+// ptx2gcn's device heap: CUDA's built-in malloc/free for linked programs (a bump allocator; free
+// keeps the memory, as a heap that is never compacted would; NULL once the heap is used up).
+.version 7.0
+.target sm_52
+.address_size 64
+.global .align 16 .b8 __ptx2gcn_heap[{HEAP_BYTES}];
+.global .align 8 .u64 __ptx2gcn_heap_top;
+.weak .func (.param .b64 result) malloc(.param .b64 size)
+{{
+  .reg .b64 %rd<9>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [size];
+  add.u64 %rd2, %rd1, 15;
+  and.b64 %rd2, %rd2, -16;
+  mov.u64 %rd3, __ptx2gcn_heap_top;
+  atom.global.add.u64 %rd4, [%rd3], %rd2;
+  add.u64 %rd5, %rd4, %rd2;
+  setp.gt.u64 %p1, %rd5, {HEAP_BYTES};
+  mov.u64 %rd6, __ptx2gcn_heap;
+  cvta.global.u64 %rd6, %rd6;
+  add.u64 %rd7, %rd6, %rd4;
+  selp.u64 %rd8, 0, %rd7, %p1;
+  st.param.b64 [result], %rd8;
+  ret;
+}}
+.weak .func free(.param .b64 pointer)
+{{
+  ret;
+}}
+"""
+"""CUDA's ``malloc``/``free`` are built into its device runtime, not defined in any PTX unit; a
+link whose units call them without defining them gets this unit (``link_ptx``)."""
+
+
+def _with_builtins(units: list[tuple[str, str]], statements: list[Statement]) -> list[tuple[str, str]]:
+    """``units`` plus the device-heap unit when a unit declares ``malloc``/``free`` ``.extern`` and none
+    defines them."""
+    defined = {s.name for s in statements if s.kind == "function" and s.defines}
+    wanted = {s.name for s in statements if s.kind == "function" and s.linkage == "extern"}
+    if {"malloc", "free"} & wanted - defined:
+        return [*units, ("<ptx2gcn device heap>", DEVICE_MALLOC)]
+    return units
+
+
 def link_ptx(units: list[tuple[str, str]]) -> str:
     """One PTX module from ``units`` ((name, PTX text) each), linked as the module docstring says."""
     if not units:
         raise PtxLinkError("nothing to link: no PTX unit was added")
     statements = [_classify(unit, s) for unit, text in units for s in _split(text)]
-    definitions = _definitions(statements)
+    units = _with_builtins(units, statements)
     if len(units) == 1:
         return units[0][1]
+    statements = [_classify(unit, s) for unit, text in units for s in _split(text)]
+    definitions = _definitions(statements)
     others: list[str] = []
     variables: list[str] = []
     prototypes: list[str] = []

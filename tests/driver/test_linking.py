@@ -146,3 +146,53 @@ def test_initialised_variables_link_and_run(context: cuda.CUcontext) -> None:
     assert linked.index("table[2] = {7, 9};") < linked.index(".entry call_helper")
     image = ctypes.create_string_buffer(linked.encode())
     assert _launch_call_helper(ctypes.addressof(image), len(image)).tolist() == [i + 7 for i in range(64)]
+
+
+MALLOC_UNIT = """
+.version 7.0
+.target sm_70
+.address_size 64
+.extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);
+.extern .func free(.param .b64 free_param_0);
+.visible .entry use_heap(.param .u64 out, .param .u64 bytes)
+{
+  .reg .b32 %r<3>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd6, [bytes];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  { .param .b64 size; .param .b64 got;
+    st.param.b64 [size], %rd6;
+    call.uni (got), malloc, (size);
+    ld.param.b64 %rd2, [got]; }
+  st.u32 [%rd2], %r1;
+  ld.u32 %r2, [%rd2];
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u64 [%rd4], %rd2;
+  st.global.u32 [%rd4+8], %r2;
+  { .param .b64 p;
+    st.param.b64 [p], %rd2;
+    call.uni free, (p); }
+  ret;
+}
+"""
+
+
+def test_device_malloc_and_free_come_from_the_device_heap(context: cuda.CUcontext) -> None:
+    """CUDA's built-in ``malloc``/``free`` (declared ``.extern``, defined nowhere) link to the device heap:
+    each thread gets its own 16-byte-aligned block it can use."""
+    state = ok(cuda.cuLinkCreate(0, [], []))
+    ok(cuda.cuLinkAddData(state, T.CU_JIT_INPUT_PTX, MALLOC_UNIT.encode(), len(MALLOC_UNIT), b"heap.ptx", 0, [], []))
+    image, size = ok(cuda.cuLinkComplete(state))
+    module = ok(cuda.cuModuleLoadData(ctypes.string_at(image, size)))
+    function = ok(cuda.cuModuleGetFunction(module, b"use_heap"))
+    out = ok(cuda.cuMemAlloc(16 * 64))
+    ok(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0, ((out, 24), (None, ctypes.c_uint64)), 0))
+    result = np.zeros((64, 2), dtype=np.uint64)
+    ok(cuda.cuMemcpyDtoH(result, out, result.nbytes))
+    pointers = result[:, 0].astype(np.int64)
+    assert (result[:, 1] & 0xFFFFFFFF).tolist() == list(range(64))  # each thread read back its own value
+    assert len(set(pointers.tolist())) == 64 and (pointers % 16 == 0).all() and (pointers != 0).all()
+    assert sorted(np.diff(np.sort(pointers)).tolist())[0] >= 32  # 24 bytes rounded up to 32: no overlap
+    ok(cuda.cuLinkDestroy(state))
