@@ -25,6 +25,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -119,12 +120,19 @@ def parse(log: str) -> tuple[dict[str, str], str | None]:
 
 def run_module(python: str, module: str, backend: str, timeout: float) -> ModuleRun:
     """Run every test of ``module``; when the process dies, the test it died in is recorded as
-    ``crashed`` and the module's unreported tests run again in a new process."""
+    ``crashed`` and the module's unreported tests run again in a new process. The client runs in an
+    empty temporary folder: ``python -c`` puts the working directory first on ``sys.path``, and a
+    checkout there (its ``ptx2gcn/``) would shadow the installed driver."""
+    with tempfile.TemporaryDirectory(prefix="numba-suite-") as folder:
+        return _run_module(python, module, backend, timeout, folder)
+
+
+def _run_module(python: str, module: str, backend: str, timeout: float, folder: str) -> ModuleRun:
     start = time.monotonic()
     run = ModuleRun(module)
     name = f"numba.cuda.tests.{module}"
     listed = subprocess.run(_exec_command(python, backend, "list", name), capture_output=True, text=True,
-                            timeout=timeout)  # fmt: skip
+                            timeout=timeout, cwd=folder)  # fmt: skip
     remaining = [line for line in listed.stdout.split() if line.startswith(name + ".")]
     if not remaining:
         run.crashed = "no tests listed: " + (listed.stderr.strip().splitlines() or ["?"])[-1]
@@ -132,7 +140,7 @@ def run_module(python: str, module: str, backend: str, timeout: float) -> Module
     while remaining:
         try:
             done = subprocess.run(_exec_command(python, backend, "run", *remaining), capture_output=True,
-                                  text=True, timeout=timeout)  # fmt: skip
+                                  text=True, timeout=timeout, cwd=folder)  # fmt: skip
             log, died = done.stderr + done.stdout, done.returncode not in (0, 1)
             why = f"exit status {done.returncode}"
         except subprocess.TimeoutExpired as error:
