@@ -14,9 +14,10 @@ destruction; its function handles die with it. Failing loads register nothing.
 from __future__ import annotations
 
 import ctypes
+import re
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
@@ -82,6 +83,25 @@ def _load(data: bytes, source: str, options: CompileOptions | None = None) -> CU
     return CUmodule(load_into(driver().require_current(), data, source, options).handle)
 
 
+_CONST = re.compile(
+    r"^\s*(?:\.(?:visible|extern|weak)\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](8|16|32|64)\s+"
+    r"[A-Za-z_$%][\w$]*((?:\s*\[\s*\d*\s*\])*)",
+    re.MULTILINE,
+)
+
+
+def const_bytes(ptx: str) -> int:
+    """Bytes of the module's ``.const`` variables (``CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES``: what a
+    kernel of the module may read from the constant bank; ptx2gcn keeps it in global memory)."""
+    total = 0
+    for bits, dims in _CONST.findall(ptx):
+        count = 1
+        for extent in re.findall(r"\[\s*(\d*)\s*\]", dims):
+            count *= int(extent or 0)
+        total += count * int(bits) // 8
+    return total
+
+
 def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None) -> ModuleRecord:
     """Load ``data`` into ``context`` and register the module (``cuLibrary*`` loads per context)."""
     state = driver()
@@ -90,6 +110,9 @@ def load_into(context: Context, data: bytes, source: str, options: CompileOption
                        compiler=config.compiler, cache=config.cache)
     loaded = backend_call(lambda: context.backend.load(code))
     kernels = dict(backend_call(lambda: context.backend.kernels(loaded)))
+    constants = const_bytes(code.ptx or "")
+    if constants:
+        kernels = {name: replace(info, const_bytes=constants) for name, info in kernels.items()}
     record = ModuleRecord(state.new_handle(), context, code.name, loaded, kernels)
     with state.lock:
         state.modules[record.handle] = record

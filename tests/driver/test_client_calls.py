@@ -115,3 +115,28 @@ def test_peer_access_ipc_and_profiler(context: cuda.CUcontext) -> None:
     fails(cuda.cuIpcGetEventHandle(event), R.CUDA_ERROR_NOT_SUPPORTED)
     ok(cuda.cuProfilerStart())
     ok(cuda.cuProfilerStop())
+
+
+CONST_PTX = b"""
+.version 7.0
+.target sm_80
+.address_size 64
+.const .align 8 .b8 table[80];
+.const .align 4 .f32 grid[4][2];
+.visible .entry reads_const(.param .u64 out)
+{
+  .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  ld.const.u32 %r1, [table];
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+"""
+
+
+def test_const_size_counts_the_modules_const_variables(context: cuda.CUcontext) -> None:
+    module = ok(cuda.cuModuleLoadData(CONST_PTX + b"\0"))
+    function = ok(cuda.cuModuleGetFunction(module, b"reads_const"))
+    assert ok(cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, function)) == 80 + 4 * 2 * 4
+    plain = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"vector_add"))
+    assert ok(cuda.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, plain)) == 0
