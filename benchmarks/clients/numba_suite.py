@@ -131,12 +131,7 @@ def _run_module(python: str, module: str, backend: str, timeout: float, folder: 
     start = time.monotonic()
     run = ModuleRun(module)
     name = f"numba.cuda.tests.{module}"
-    listed = subprocess.run(_exec_command(python, backend, "list", name), capture_output=True, text=True,
-                            timeout=timeout, cwd=folder)  # fmt: skip
-    remaining = [line for line in listed.stdout.split() if line.startswith(name + ".")]
-    if not remaining:
-        run.crashed = "no tests listed: " + (listed.stderr.strip().splitlines() or ["?"])[-1]
-        run.log = listed.stderr
+    remaining = [name]  # the whole module first; its test ids are listed only if a process dies
     while remaining:
         try:
             done = subprocess.run(_exec_command(python, backend, "run", *remaining), capture_output=True,
@@ -150,7 +145,13 @@ def _run_module(python: str, module: str, backend: str, timeout: float, folder: 
         outcomes, started = parse(log)
         run.outcomes.update(outcomes)
         if not died:
+            if not run.outcomes and "Failed to import test module" in log:
+                run.crashed = "the module failed to import"
             break
+        if remaining == [name]:
+            listed = subprocess.run(_exec_command(python, backend, "list", name), capture_output=True, text=True,
+                                    timeout=timeout, cwd=folder)  # fmt: skip
+            remaining = [line for line in listed.stdout.split() if line.startswith(name + ".")]
         victim = started or next((t for t in remaining if t not in run.outcomes), None)
         if victim is None:
             break
