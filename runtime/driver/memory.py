@@ -176,6 +176,8 @@ def _device_range(context: Context, pointer: object, size: int, what: str) -> in
 def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
+    if size == 0:
+        return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     source = readable(srcHost, size, "srcHost")
     destination = _device_range(context, dstDevice, size, "dstDevice")
     if size:
@@ -185,6 +187,8 @@ def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
 def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
+    if size == 0:
+        return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     destination = writable(dstHost, size, "dstHost")
     source = _device_range(context, srcDevice, size, "srcDevice")
     if size:
@@ -194,6 +198,8 @@ def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
 def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
+    if size == 0:
+        return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     destination = _device_range(context, dstDevice, size, "dstDevice")
     source = _device_range(context, srcDevice, size, "srcDevice")
     if size:
