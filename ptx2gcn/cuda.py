@@ -17,31 +17,53 @@ and its number of outputs); no call raises, whatever its arguments.
 
 from __future__ import annotations
 
+from ptx2gcn.runtime.driver import attributes as _attributes
+from ptx2gcn.runtime.driver import copies as _copies
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import launch as _launch
 from ptx2gcn.runtime.driver import library as _library
 from ptx2gcn.runtime.driver import limits as _limits
+from ptx2gcn.runtime.driver import linking as _linking
 from ptx2gcn.runtime.driver import memory as _memory
 from ptx2gcn.runtime.driver import module as _module
+from ptx2gcn.runtime.driver import occupancy as _occupancy
+from ptx2gcn.runtime.driver import peer as _peer
 from ptx2gcn.runtime.driver import stream as _stream
+from ptx2gcn.runtime.driver import unified as _unified
 from ptx2gcn.runtime.driver.args import enum_member as _enum_member
 from ptx2gcn.runtime.driver.enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
     CU_LAUNCH_PARAM_BUFFER_SIZE,
     CU_LAUNCH_PARAM_END,
+    CU_MEMHOSTALLOC_DEVICEMAP,
+    CU_MEMHOSTALLOC_PORTABLE,
+    CU_MEMHOSTALLOC_WRITECOMBINED,
+    CU_MEMHOSTREGISTER_DEVICEMAP,
+    CU_MEMHOSTREGISTER_IOMEMORY,
+    CU_MEMHOSTREGISTER_PORTABLE,
+    CU_MEMHOSTREGISTER_READ_ONLY,
+    CU_STREAM_LEGACY,
+    CU_STREAM_PER_THREAD,
     CUctx_flags,
     CUdevice_attribute,
     CUevent_flags,
+    CUfunc_cache,
     CUfunction_attribute,
     CUjit_option,
+    CUjitInputType,
     CUlimit,
+    CUmemAttach_flags,
+    CUmemorytype,
     CUmoduleLoadingMode,
+    CUoccupancy_flags,
+    CUpointer_attribute,
     CUresult,
     CUstream_flags,
     error_description,
 )
 from ptx2gcn.runtime.driver.errors import entry as _entry
 from ptx2gcn.runtime.driver.errors import last_error_message as _last_error_message
+from ptx2gcn.runtime.driver.linking import CUlinkState
 from ptx2gcn.runtime.driver.types import (
     CUcontext,
     CUdevice,
@@ -54,6 +76,7 @@ from ptx2gcn.runtime.driver.types import (
     CUstream,
     CUuuid,
 )
+from ptx2gcn.runtime.libcuda.structs import CUDA_MEMCPY2D, CUDA_MEMCPY3D
 
 
 def _error_name(error: object) -> bytes:
@@ -156,6 +179,52 @@ cuStreamGetPriority = _entry(_stream.stream_get_priority, 1)
 cuStreamGetFlags = _entry(_stream.stream_get_flags, 1)
 cuStreamGetCtx = _entry(_stream.stream_get_ctx, 1)
 cuStreamWaitEvent = _entry(_stream.stream_wait_event, 0)
+
+# -- for real clients (numba-cuda, cuda.core, cuda-python examples) ----------------------------------
+cuLinkCreate = _entry(_linking.link_create, 1)
+cuLinkAddData = _entry(_linking.link_add_data, 0)
+cuLinkAddFile = _entry(_linking.link_add_file, 0)
+cuLinkComplete = _entry(_linking.link_complete, 2)
+cuLinkDestroy = _entry(_linking.link_destroy, 0)
+cuMemHostAlloc = _entry(_unified.mem_host_alloc, 1)
+cuMemHostGetDevicePointer = _entry(_unified.mem_host_get_device_pointer, 1)
+cuMemHostGetFlags = _entry(_unified.mem_host_get_flags, 1)
+cuMemHostRegister = _entry(_unified.mem_host_register, 0)
+cuMemHostUnregister = _entry(_unified.mem_host_unregister, 0)
+cuMemAllocManaged = _entry(_unified.mem_alloc_managed, 1)
+cuMemGetAddressRange = _entry(_unified.mem_get_address_range, 2)
+cuPointerGetAttribute = _entry(_unified.pointer_get_attribute, 1)
+cuPointerGetAttributes = _entry(_unified.pointer_get_attributes, 1)
+cuMemsetD8Async = _entry(_memory.memset_d8_async, 0)
+cuMemsetD16Async = _entry(_memory.memset_d16_async, 0)
+cuMemsetD32Async = _entry(_memory.memset_d32_async, 0)
+cuMemcpy2D = _entry(_copies.memcpy_2d, 0)
+cuMemcpy2DUnaligned = _entry(_copies.memcpy_2d, 0)
+cuMemcpy2DAsync = _entry(_copies.memcpy_2d_async, 0)
+cuMemcpy3D = _entry(_copies.memcpy_3d, 0)
+cuMemcpy3DAsync = _entry(_copies.memcpy_3d_async, 0)
+cuStreamAddCallback = _entry(_stream.stream_add_callback, 0)
+cuLaunchHostFunc = _entry(_stream.launch_host_func, 0)
+cuOccupancyMaxActiveBlocksPerMultiprocessor = _entry(_occupancy.max_active_blocks, 1)
+cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = _entry(_occupancy.max_active_blocks_with_flags, 1)
+cuOccupancyMaxPotentialBlockSize = _entry(_occupancy.max_potential_block_size, 2)
+cuOccupancyMaxPotentialBlockSizeWithFlags = _entry(_occupancy.max_potential_block_size_with_flags, 2)
+cuOccupancyAvailableDynamicSMemPerBlock = _entry(_occupancy.available_dynamic_shared, 1)
+cuFuncSetAttribute = _entry(_attributes.func_set_attribute, 0)
+cuKernelSetAttribute = _entry(_attributes.kernel_set_attribute, 0)
+cuFuncSetCacheConfig = _entry(_attributes.func_set_cache_config, 0)
+cuKernelSetCacheConfig = _entry(_attributes.kernel_set_cache_config, 0)
+cuCtxSetCacheConfig = _entry(_attributes.ctx_set_cache_config, 0)
+cuCtxGetCacheConfig = _entry(_attributes.ctx_get_cache_config, 1)
+cuFuncSetSharedMemConfig = _entry(_attributes.func_set_shared_mem_config, 0)
+cuDeviceCanAccessPeer = _entry(_peer.device_can_access_peer, 1)
+cuCtxEnablePeerAccess = _entry(_peer.ctx_enable_peer_access, 0)
+cuCtxDisablePeerAccess = _entry(_peer.ctx_disable_peer_access, 0)
+cuIpcGetMemHandle = _entry(_peer.ipc_get_mem_handle, 1)
+cuIpcCloseMemHandle = _entry(_peer.ipc_close_mem_handle, 0)
+cuIpcGetEventHandle = _entry(_peer.ipc_get_event_handle, 1)
+cuProfilerStart = _entry(_device.profiler_start, 0)
+cuProfilerStop = _entry(_device.profiler_stop, 0)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -261,4 +330,66 @@ __all__ = [
     "cuCtxGetFlags",
     "cuDeviceGetUuid",
     "CUuuid",
+    "cuLinkCreate",
+    "cuLinkAddData",
+    "cuLinkAddFile",
+    "cuLinkComplete",
+    "cuLinkDestroy",
+    "cuMemHostAlloc",
+    "cuMemHostGetDevicePointer",
+    "cuMemHostGetFlags",
+    "cuMemHostRegister",
+    "cuMemHostUnregister",
+    "cuMemAllocManaged",
+    "cuMemGetAddressRange",
+    "cuPointerGetAttribute",
+    "cuPointerGetAttributes",
+    "cuMemsetD8Async",
+    "cuMemsetD16Async",
+    "cuMemsetD32Async",
+    "cuStreamAddCallback",
+    "cuMemcpy2D",
+    "cuMemcpy2DUnaligned",
+    "cuMemcpy2DAsync",
+    "cuMemcpy3D",
+    "cuMemcpy3DAsync",
+    "CUDA_MEMCPY2D",
+    "CUDA_MEMCPY3D",
+    "cuLaunchHostFunc",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+    "cuOccupancyMaxPotentialBlockSize",
+    "cuOccupancyMaxPotentialBlockSizeWithFlags",
+    "cuOccupancyAvailableDynamicSMemPerBlock",
+    "cuFuncSetAttribute",
+    "cuKernelSetAttribute",
+    "cuFuncSetCacheConfig",
+    "cuKernelSetCacheConfig",
+    "cuCtxSetCacheConfig",
+    "cuCtxGetCacheConfig",
+    "cuFuncSetSharedMemConfig",
+    "cuDeviceCanAccessPeer",
+    "cuCtxEnablePeerAccess",
+    "cuCtxDisablePeerAccess",
+    "cuIpcGetMemHandle",
+    "cuIpcCloseMemHandle",
+    "cuIpcGetEventHandle",
+    "cuProfilerStart",
+    "cuProfilerStop",
+    "CU_MEMHOSTALLOC_DEVICEMAP",
+    "CU_MEMHOSTALLOC_PORTABLE",
+    "CU_MEMHOSTALLOC_WRITECOMBINED",
+    "CU_MEMHOSTREGISTER_DEVICEMAP",
+    "CU_MEMHOSTREGISTER_IOMEMORY",
+    "CU_MEMHOSTREGISTER_PORTABLE",
+    "CU_MEMHOSTREGISTER_READ_ONLY",
+    "CU_STREAM_LEGACY",
+    "CU_STREAM_PER_THREAD",
+    "CUfunc_cache",
+    "CUjitInputType",
+    "CUmemAttach_flags",
+    "CUmemorytype",
+    "CUoccupancy_flags",
+    "CUpointer_attribute",
+    "CUlinkState",
 ]

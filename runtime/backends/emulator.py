@@ -32,6 +32,7 @@ from ptx2gcn.runtime.backends.protocol import (
     ModuleCode,
     kernel_info,
 )
+from ptx2gcn.runtime.driver.enums import CUdevice_attribute as A
 from ptx2gcn.runtime.driver.errors import plain
 from ptx2gcn.runtime.emulator.errors import (
     AccessFault,
@@ -66,8 +67,20 @@ def emulator_properties() -> DeviceProperties:
         clock_khz=MI300X_CLOCK_KHZ,
         max_block=(1024, 1024, 1024),
         shared_memory_per_block=MAX_LDS_BYTES,
-        extra=MI300X_ATTRIBUTES,
+        extra={**MI300X_ATTRIBUTES, **ONE_ADDRESS_SPACE},
     )
+
+
+ONE_ADDRESS_SPACE: dict[int, int] = {
+    A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: 1,
+    A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 1,
+    A.CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: 1,
+    A.CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: 1,
+    A.CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: 1,
+    A.CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: 1,
+}
+"""What the emulator adds to an MI300X's attributes: it runs in the host process, so mapped, registered
+and managed memory are host memory that kernels address directly (``map_host``)."""
 
 
 class EmulatorModule(BackendModule[Program, None]):
@@ -109,6 +122,13 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
         size = dict(self.memory.allocations()).get(address, 0)
         self._guard(lambda: self.memory.free(address))
         self.allocated -= size
+
+    def map_host(self, address: int, size: int) -> None:
+        """Host memory of this process becomes device memory at the same address (one address space)."""
+        self._guard(lambda: self.memory.map_host(address, size))
+
+    def unmap_host(self, address: int) -> None:
+        self._guard(lambda: self.memory.free(address))
 
     def write(self, address: int, data: bytes | memoryview) -> None:
         self._guard(lambda: self.memory.write(address, bytes(data)))

@@ -293,3 +293,12 @@ def ctx_get_flags() -> int:
 
 def ctx_get_device() -> CUdevice:
     return CUdevice(driver().require_current().device)
+
+
+def profiler_start() -> None:
+    """``cuProfilerStart``: no profiler is attached; CUDA then succeeds doing nothing."""
+    driver().require_current()
+
+
+def profiler_stop() -> None:
+    driver().require_current()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import mmap
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -21,7 +22,7 @@ from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
 from ptx2gcn.runtime.driver.host import readable, writable
-from ptx2gcn.runtime.driver.state import Context, driver
+from ptx2gcn.runtime.driver.state import Context, MappedBlock, driver
 from ptx2gcn.runtime.driver.types import CUdeviceptr, CUstream
 
 T = TypeVar("T")
@@ -35,16 +36,27 @@ def backend_call(action: Callable[[], T]) -> T:
 
 
 def check_range(context: Context, address: int, size: int, what: str) -> None:
-    """``[address, address + size)`` must lie in one allocation or module global of ``context``."""
-    for table in (context.allocations, context.symbols):
+    """``[address, address + size)`` must lie in one allocation, module global or mapped host block
+    of ``context``."""
+    if containing(context, address, size) is None:
+        raise invalid(
+            f"{what}: 0x{address:x} + {size} bytes is not inside device memory of the current "
+            "context (allocate it with cuMemAlloc in this context)"
+        )
+
+
+def containing(context: Context, address: int, size: int = 1) -> tuple[int, int, str] | None:
+    """(start, size, kind) of the block of ``context`` holding ``[address, address + size)``: kind
+    ``device`` (cuMemAlloc), ``global`` (a module global) or a ``MappedBlock`` kind; None if none."""
+    tables: list[tuple[dict[int, int], str | None]] = [(context.allocations, "device"), (context.symbols, "global")]
+    tables.append(({a: b.size for a, b in context.mapped.items()}, None))
+    for table, kind in tables:
         starts = sorted(table)
         index = bisect.bisect_right(starts, address) - 1
         if index >= 0 and address + size <= starts[index] + table[starts[index]]:
-            return
-    raise invalid(
-        f"{what}: 0x{address:x} + {size} bytes is not inside device memory of the current "
-        "context (allocate it with cuMemAlloc in this context)"
-    )
+            start = starts[index]
+            return start, table[start], kind or context.mapped[start].kind
+    return None
 
 
 def _stream(hStream: object) -> None:
@@ -85,6 +97,10 @@ def mem_alloc(bytesize: object) -> CUdeviceptr:
 def mem_free(dptr: object) -> None:
     context = driver().require_current()
     address = handle(dptr, CUdeviceptr, "dptr")
+    managed = context.mapped.get(address)
+    if managed is not None and managed.kind == "managed":
+        unmap_host(context, address)
+        return
     if address not in context.allocations:
         raise invalid(
             f"dptr 0x{address:x} is not the start of a block cuMemAlloc returned in this "
@@ -94,25 +110,57 @@ def mem_free(dptr: object) -> None:
     del context.allocations[address]
 
 
-def mem_alloc_host(bytesize: object) -> int:
+def host_memory(size: int) -> tuple[int, mmap.mmap]:
+    """``size`` zeroed, page-aligned bytes of host memory: (address, the object owning them)."""
+    try:
+        block = mmap.mmap(-1, size)
+    except (MemoryError, OSError, OverflowError):
+        raise CudaError(CUresult.CUDA_ERROR_OUT_OF_MEMORY, f"no host memory for {size} bytes") from None
+    return ctypes.addressof(ctypes.c_char.from_buffer(block)), block
+
+
+def map_host(context: Context, address: int, block: MappedBlock) -> bool:
+    """Make host memory device memory at its own address, where the backend shares the host's
+    address space (the emulator); False where it cannot (then nothing is recorded)."""
+    mapper = getattr(context.backend, "map_host", None)
+    if mapper is None:
+        return False
+    backend_call(lambda: mapper(address, block.size))
+    context.mapped[address] = block
+    return True
+
+
+def unmap_host(context: Context, address: int) -> MappedBlock:
+    block = context.mapped.pop(address)
+    backend_call(lambda: context.backend.unmap_host(address))  # type: ignore[attr-defined]
+    return block
+
+
+def host_alloc(size_value: object, flags: int, kind: str = "host") -> int:
+    """Page-locked host memory; on a backend sharing the host's address space also device memory
+    at the same address (``CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY``)."""
     context = driver().require_current()
-    size = _count(bytesize, "bytesize")
+    size = _count(size_value, "bytesize")
     if size == 0:
         raise invalid("bytesize must be greater than 0")
-    try:
-        block = ctypes.create_string_buffer(size)
-    except MemoryError:
-        raise CudaError(CUresult.CUDA_ERROR_OUT_OF_MEMORY, f"no host memory for {size} bytes") from None
-    address = ctypes.addressof(block)
-    context.host_blocks[address] = block
+    address, block = host_memory(size)
+    if not map_host(context, address, MappedBlock(size, kind, flags, block)):
+        context.host_blocks[address] = block  # type: ignore[assignment]
     return address
+
+
+def mem_alloc_host(bytesize: object) -> int:
+    return host_alloc(bytesize, 0)
 
 
 def mem_free_host(p: object) -> None:
     context = driver().require_current()
     address = integer(p.value or 0 if isinstance(p, ctypes.c_void_p) else p, "p", 64)
-    if context.host_blocks.pop(address, None) is None:
-        raise invalid(f"p 0x{address:x} was not returned by cuMemAllocHost in this context")
+    block = context.mapped.get(address)
+    if block is not None and block.kind == "host":
+        unmap_host(context, address)
+    elif context.host_blocks.pop(address, None) is None:
+        raise invalid(f"p 0x{address:x} was not returned by cuMemAllocHost or cuMemHostAlloc in this context")
 
 
 # -- copies -----------------------------------------------------------------------------------------
@@ -128,6 +176,8 @@ def _device_range(context: Context, pointer: object, size: int, what: str) -> in
 def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
+    if size == 0:
+        return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     source = readable(srcHost, size, "srcHost")
     destination = _device_range(context, dstDevice, size, "dstDevice")
     if size:
@@ -137,6 +187,8 @@ def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
 def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
+    if size == 0:
+        return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     destination = writable(dstHost, size, "dstHost")
     source = _device_range(context, srcDevice, size, "srcDevice")
     if size:
@@ -146,6 +198,8 @@ def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
 def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
+    if size == 0:
+        return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     destination = _device_range(context, dstDevice, size, "dstDevice")
     source = _device_range(context, srcDevice, size, "srcDevice")
     if size:
@@ -224,3 +278,18 @@ def memcpy(dst: object, src: object, ByteCount: object) -> None:
 def memcpy_async(dst: object, src: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
     memcpy(dst, src, ByteCount)
+
+
+def memset_d8_async(dstDevice: object, uc: object, N: object, hStream: object) -> None:
+    _stream(hStream)
+    memset_d8(dstDevice, uc, N)
+
+
+def memset_d16_async(dstDevice: object, us: object, N: object, hStream: object) -> None:
+    _stream(hStream)
+    memset_d16(dstDevice, us, N)
+
+
+def memset_d32_async(dstDevice: object, ui: object, N: object, hStream: object) -> None:
+    _stream(hStream)
+    memset_d32(dstDevice, ui, N)

@@ -14,9 +14,10 @@ destruction; its function handles die with it. Failing loads register nothing.
 from __future__ import annotations
 
 import ctypes
+import re
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
@@ -83,6 +84,25 @@ def _load(data: bytes, source: str, options: CompileOptions | None = None, check
     return CUmodule(load_into(driver().require_current(), data, source, options, check_bodies).handle)
 
 
+_CONST = re.compile(
+    r"^\s*(?:\.(?:visible|extern|weak)\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.[bsuf](8|16|32|64)\s+"
+    r"[A-Za-z_$%][\w$]*((?:\s*\[\s*\d*\s*\])*)",
+    re.MULTILINE,
+)
+
+
+def const_bytes(ptx: str) -> int:
+    """Bytes of the module's ``.const`` variables (``CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES``: what a
+    kernel of the module may read from the constant bank; ptx2gcn keeps it in global memory)."""
+    total = 0
+    for bits, dims in _CONST.findall(ptx):
+        count = 1
+        for extent in re.findall(r"\[\s*(\d*)\s*\]", dims):
+            count *= int(extent or 0)
+        total += count * int(bits) // 8
+    return total
+
+
 def load_into(context: Context, data: bytes, source: str, options: CompileOptions | None = None,
               check_bodies: bool = False) -> ModuleRecord:
     """Load ``data`` into ``context`` and register the module (``cuLibrary*`` loads per context).
@@ -100,7 +120,8 @@ def load_into(context: Context, data: bytes, source: str, options: CompileOption
     else:
         code = ModuleUnitsCode.from_ptx(backend, found, options or config.options, config.compiler, config.cache,
                                         loading_mode(), check_bodies)
-    record = ModuleRecord(state.new_handle(), context, code.name, code)
+    constants = const_bytes(found.ptx or "") if isinstance(found, ModuleCode) else const_bytes(found.text)
+    record = ModuleRecord(state.new_handle(), context, code.name, code, const_bytes=constants)
     with state.lock:
         state.modules[record.handle] = record
         context.modules.add(record.handle)
@@ -230,6 +251,8 @@ def module_get_function(hmod: object, name_: object) -> CUfunction:
             CUresult.CUDA_ERROR_NOT_FOUND, f"{record.name}: no kernel named {kernel!r} (kernels: {known})"
         )
     loaded, info = found
+    if record.const_bytes:
+        info = replace(info, const_bytes=record.const_bytes)
     with state.lock:
         existing = record.functions.get(kernel)  # another thread may have got there first
         if existing is not None:
@@ -281,4 +304,4 @@ def func_get_attribute(attrib: object, hfunc: object) -> int:
         F.CU_FUNC_ATTRIBUTE_BINARY_VERSION: info.binary_version,
         F.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: max(0, shared_limit - info.shared_bytes),
     }
-    return values.get(attribute, 0)
+    return function.settings.get(int(attribute), values.get(attribute, 0))

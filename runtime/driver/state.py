@@ -53,6 +53,18 @@ class DriverConfig:
 
 
 @dataclass(eq=False)
+class MappedBlock:
+    """Host memory mapped for the device at its own address (see ``Context.mapped``)."""
+
+    size: int
+    kind: str
+    """``host`` (driver-allocated page-locked), ``registered`` or ``managed``."""
+    flags: int
+    keep: object = None
+    """The host memory object that owns the bytes (None for registered memory: the caller owns it)."""
+
+
+@dataclass(eq=False)
 class Context:
     handle: int
     device: int
@@ -63,10 +75,16 @@ class Context:
     symbols: dict[int, int] = field(default_factory=dict[int, int])
     """Device address -> size of module globals handed out by ``cuModuleGetGlobal``."""
     host_blocks: dict[int, ctypes.Array[ctypes.c_char]] = field(default_factory=lambda: {})
+    mapped: dict[int, MappedBlock] = field(default_factory=lambda: {})
+    """Host address -> host memory that kernels address directly at that same address: page-locked
+    (``cuMemAllocHost``/``cuMemHostAlloc``), registered (``cuMemHostRegister``) or managed
+    (``cuMemAllocManaged``) memory, on backends that share the host's address space."""
     modules: set[int] = field(default_factory=set[int])
     streams: set[int] = field(default_factory=set[int])
     events: set[int] = field(default_factory=set[int])
     retains: int = 0
+    cache_config: int = 0
+    """``cuCtxSetCacheConfig``'s preference (a ``CUfunc_cache`` value): recorded, no effect."""
     """For a device's primary context: ``cuDevicePrimaryCtxRetain`` count (0: not a primary context)."""
     messages: DeviceMessages = field(default_factory=DeviceMessages)
     """Device ``printf`` FIFO and its size limit (``cuCtxSetLimit``), used around each launch."""
@@ -83,6 +101,8 @@ class ModuleRecord:
     name: str
     code: ModuleUnitsCode
     """The module's code: its units, compiled and loaded on first use (the lazy JIT)."""
+    const_bytes: int = 0
+    """Bytes of the module's ``.const`` variables (``CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES``)."""
     functions: dict[str, int] = field(default_factory=dict[str, int])
     symbols: set[int] = field(default_factory=set[int])
     """Addresses of globals handed out by ``cuModuleGetGlobal`` (valid copy targets until unload)."""
@@ -95,6 +115,8 @@ class FunctionRecord:
     info: KernelInfo
     loaded: LoadedModule
     """The backend's loaded code that holds this kernel (its unit's)."""
+    settings: dict[int, int] = field(default_factory=dict[int, int])
+    """``CUfunction_attribute`` -> the value ``cuFuncSetAttribute``/``cuKernelSetAttribute`` set."""
 
 
 @dataclass(eq=False)

@@ -6,13 +6,18 @@ ordering label whose work is always finished, and an event records the host time
 ``cuEventRecord`` (after everything before it on the stream, which is everything). Elapsed times are
 therefore wall-clock times of the calls between two records, emulator launches included.
 
+Host work (``cuStreamAddCallback``, ``cuLaunchHostFunc``) runs when it is enqueued, for the same reason:
+everything before it on the stream has finished.
+
 Invariant: streams and events belong to the context current at creation; using one after its
 destruction, or an event never recorded in ``cuEventElapsedTime``, is ``CUDA_ERROR_INVALID_HANDLE``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import time
+from collections.abc import Callable
 
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUevent_flags, CUresult, CUstream_flags
@@ -190,3 +195,51 @@ def event_record_with_flags(hEvent: object, hStream: object, flags: object) -> N
     if integer(flags, "flags") & ~0x1:  # CU_EVENT_RECORD_DEFAULT 0, CU_EVENT_RECORD_EXTERNAL 1
         raise invalid(f"flags = {flags} is not a CUevent_record_flags value")
     event_record(hEvent, hStream)
+
+
+# -- host work on a stream ----------------------------------------------------------------------------
+HostCall = Callable[[], None]
+
+
+def _host_call(function: object, arguments: tuple[object, ...], prototype: type) -> HostCall:
+    """A callable running the host function ``function``: a Python callable, or the address of a C
+    function (as the C ABI and cuda-python's ``CUstreamCallback``/``CUhostFn`` give it)."""
+    if callable(function):
+        return lambda: function(*arguments)  # type: ignore[operator]
+    address = integer(getattr(function, "getPtr", lambda: function)(), "fn", 64)  # type: ignore[operator]
+    if address == 0:
+        raise invalid("the host function is a NULL pointer")
+    c_function = prototype(address)
+    return lambda: c_function(*arguments)
+
+
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+_HOST_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _user_data(value: object) -> int:
+    return 0 if value is None else integer(value, "userData", 64)
+
+
+def stream_add_callback(hStream: object, callback: object, userData: object, flags: object) -> None:
+    """``cuStreamAddCallback``: work before it on the stream is complete, so the callback runs now,
+    with ``CUDA_SUCCESS`` or the context's sticky error as its status (CUDA passes that too)."""
+    if integer(flags, "flags") != 0:
+        raise invalid("flags must be 0")
+    state = driver()
+    stream = _stream_record(hStream)
+    context = stream.context if stream is not None else state.current()
+    status = int(context.fault.result) if context is not None and context.fault is not None else 0
+    stream_value = handle(hStream, CUstream, "hStream")
+    if callable(callback):
+        callback(CUstream(stream_value), CUresult(status), userData)
+        return
+    _host_call(callback, (stream_value, status, _user_data(userData)), _CALLBACK)()
+
+
+def launch_host_func(hStream: object, fn: object, userData: object) -> None:
+    """``cuLaunchHostFunc``: runs ``fn(userData)`` now (everything before it on the stream is done)."""
+    stream = _stream_record(hStream)
+    if stream is not None:
+        usable(stream.context)
+    _host_call(fn, (userData,) if callable(fn) else (_user_data(userData),), _HOST_FN)()

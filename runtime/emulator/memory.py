@@ -9,6 +9,8 @@ naming the first offending lane; nothing is written when a fault is raised. Data
 ``DeviceMemory`` is the public device memory object of the emulator (``alloc``/``free``/``read``/
 ``write``). Allocations get distinct addresses from 4 GiB up, separated by unmapped guard gaps, and
 freed ranges are never reused, so stray and dangling pointers fault instead of aliasing live data.
+``map_host`` adds a region that is host memory of this process at its own address (mapped, registered
+and managed memory), so host and kernels share those bytes.
 An allocation spans its size rounded up to its alignment, the allocation granule (256 bytes by
 default, as ``hipMalloc``/``cudaMalloc`` round): the bytes past the requested size exist, start
 zeroed and keep what is written to them, which CUDA code relies on (a 16-bit atomic on a 2-byte
@@ -19,6 +21,7 @@ names the requested size.
 from __future__ import annotations
 
 import bisect
+import ctypes
 from collections.abc import Callable
 
 import numpy as np
@@ -54,6 +57,15 @@ class _Region:
         self.end = start + -(-size // granule) * granule  # a 0-byte allocation has no accessible byte
         self.data: U8 = np.zeros(max(self.end - start, 1), dtype=np.uint8)
 
+    @classmethod
+    def over_host(cls, start: int, size: int) -> _Region:
+        """A region whose bytes are the host process's own memory at ``start`` (no copy): what the
+        host writes there the kernel reads, and the other way round."""
+        region = cls.__new__(cls)
+        region.start, region.size, region.end = start, size, start + size
+        region.data = np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(start))
+        return region
+
     def describe(self) -> str:
         granule = f" (accessible to 0x{self.end:x})" if self.end != self.start + self.size else ""
         return f"the allocation 0x{self.start:x}+0x{self.size:x}{granule}"
@@ -81,6 +93,20 @@ class DeviceMemory:
         self._starts.insert(index, start)
         self._regions.insert(index, region)
         return start
+
+    def map_host(self, address: int, size: int) -> None:
+        """Make the host memory ``[address, address + size)`` of this process device memory at the
+        same address (mapped, registered and managed memory: one address space with the host). The
+        caller keeps that host memory alive until ``free(address)``."""
+        if size <= 0 or address <= 0:
+            raise EmulatorError(f"map_host: bad range 0x{address:x}+{size}")
+        index = bisect.bisect_right(self._starts, address)
+        before = self._regions[index - 1] if index else None
+        after = self._regions[index] if index < len(self._regions) else None
+        if (before is not None and before.end > address) or (after is not None and address + size > after.start):
+            raise EmulatorError(f"map_host: 0x{address:x}+{size} overlaps memory already mapped")
+        self._starts.insert(index, address)
+        self._regions.insert(index, _Region.over_host(address, size))
 
     def free(self, address: int) -> None:
         """Release the allocation that starts at ``address``; its range stays unmapped forever."""

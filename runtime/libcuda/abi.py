@@ -163,6 +163,83 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuEventElapsedTime", "ptr pMilliseconds, ptr hStart, ptr hEnd"),
     _export("cuEventElapsedTime_v2", "ptr pMilliseconds, ptr hStart, ptr hEnd", 12080),
     _export("cuEventDestroy_v2", "ptr hEvent", 4000),
+    # -- entry points for real clients (numba-cuda, cuda.core, cuda-python examples); handlers in
+    #    libcuda/clients.py. Kept as one group so that merges with other additions stay simple.
+    # linking (PTX units linked into PTX: runtime/driver/linking.py)
+    _export("cuLinkCreate_v2", "u32 numOptions, ptr options, ptr optionValues, ptr stateOut", 6050),
+    _export(
+        "cuLinkAddData_v2",
+        "ptr state, i32 type, ptr data, u64 size, ptr name, u32 numOptions, ptr options, ptr optionValues",
+        6050,
+    ),
+    _export("cuLinkAddFile_v2", "ptr state, i32 type, ptr path, u32 numOptions, ptr options, ptr optionValues", 6050),
+    _export("cuLinkComplete", "ptr state, ptr cubinOut, ptr sizeOut", 5050),
+    _export("cuLinkDestroy", "ptr state", 5050),
+    # host-mapped, registered and managed memory; pointer queries (runtime/driver/unified.py)
+    _export("cuMemHostAlloc", "ptr pp, u64 bytesize, u32 Flags", 2020),
+    _export("cuMemHostGetDevicePointer_v2", "ptr pdptr, ptr p, u32 Flags", 3020),
+    _export("cuMemHostGetFlags", "ptr pFlags, ptr p", 2030),
+    _export("cuMemHostRegister_v2", "ptr p, u64 bytesize, u32 Flags", 6050),
+    _export("cuMemHostUnregister", "ptr p", 4000),
+    _export("cuMemAllocManaged", "ptr dptr, u64 bytesize, u32 flags", 6000),
+    _export("cuMemGetAddressRange_v2", "ptr pbase, ptr psize, u64 dptr", 3020),
+    _export("cuPointerGetAttribute", "ptr data, i32 attribute, u64 ptr", 4000),
+    _export("cuPointerGetAttributes", "u32 numAttributes, ptr attributes, ptr data, u64 ptr", 7000),
+    _export("cuMemsetD8Async", "u64 dstDevice, u8 uc, u64 N, ptr hStream", 3020),
+    _export("cuMemsetD16Async", "u64 dstDevice, u16 us, u64 N, ptr hStream", 3020),
+    _export("cuMemsetD32Async", "u64 dstDevice, u32 ui, u64 N, ptr hStream", 3020),
+    # pitched 2D/3D copies (runtime/driver/copies.py)
+    _export("cuMemcpy2D_v2", "ptr pCopy", 3020),
+    _export("cuMemcpy2DUnaligned_v2", "ptr pCopy", 3020),
+    _export("cuMemcpy2DAsync_v2", "ptr pCopy, ptr hStream", 3020),
+    _export("cuMemcpy3D_v2", "ptr pCopy", 3020),
+    _export("cuMemcpy3DAsync_v2", "ptr pCopy, ptr hStream", 3020),
+    # host work on streams (runtime/driver/stream.py)
+    _export("cuStreamAddCallback", "ptr hStream, ptr callback, ptr userData, u32 flags", 5000),
+    _export("cuLaunchHostFunc", "ptr hStream, ptr fn, ptr userData", 10000),
+    # occupancy from gfx942 resource use (runtime/driver/occupancy.py)
+    _export(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor", "ptr numBlocks, ptr func, i32 blockSize, u64 dynamicSMemSize",
+        6050,
+    ),
+    _export(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        "ptr numBlocks, ptr func, i32 blockSize, u64 dynamicSMemSize, u32 flags",
+        7000,
+    ),
+    _export(
+        "cuOccupancyMaxPotentialBlockSize",
+        "ptr minGridSize, ptr blockSize, ptr func, ptr blockSizeToDynamicSMemSize, u64 dynamicSMemSize, "
+        "i32 blockSizeLimit",
+        6050,
+    ),
+    _export(
+        "cuOccupancyMaxPotentialBlockSizeWithFlags",
+        "ptr minGridSize, ptr blockSize, ptr func, ptr blockSizeToDynamicSMemSize, u64 dynamicSMemSize, "
+        "i32 blockSizeLimit, u32 flags",
+        7000,
+    ),
+    _export(
+        "cuOccupancyAvailableDynamicSMemPerBlock", "ptr dynamicSmemSize, ptr func, i32 numBlocks, i32 blockSize", 11000
+    ),
+    # settable attributes and cache preferences (runtime/driver/attributes.py)
+    _export("cuFuncSetAttribute", "ptr hfunc, i32 attrib, i32 value", 9000),
+    _export("cuKernelSetAttribute", "i32 attrib, i32 val, ptr kernel, i32 dev", 12000),
+    _export("cuFuncSetCacheConfig", "ptr hfunc, i32 config", 3000),
+    _export("cuKernelSetCacheConfig", "ptr kernel, i32 config, i32 dev", 12000),
+    _export("cuCtxSetCacheConfig", "i32 config", 3020),
+    _export("cuCtxGetCacheConfig", "ptr pconfig", 3020),
+    _export("cuFuncSetSharedMemConfig", "ptr hfunc, i32 config", 4020),
+    # peers, IPC, profiler (runtime/driver/peer.py, device.py)
+    _export("cuDeviceCanAccessPeer", "ptr canAccessPeer, i32 dev, i32 peerDev", 4000),
+    _export("cuCtxEnablePeerAccess", "ptr peerContext, u32 Flags", 4000),
+    _export("cuCtxDisablePeerAccess", "ptr peerContext", 4000),
+    _export("cuIpcGetMemHandle", "ptr pHandle, u64 dptr", 4010),
+    _export("cuIpcCloseMemHandle", "u64 dptr", 4010),
+    _export("cuIpcGetEventHandle", "ptr pHandle, ptr event", 4010),
+    _export("cuProfilerStart", "", 4000),
+    _export("cuProfilerStop", "", 4000),
+    # -- end of the group for real clients
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
 )
@@ -180,6 +257,11 @@ _PER_THREAD = {
     ),
 }  # fmt: skip
 """``cuda.h``'s ``__CUDA_API_PTDS``/``__CUDA_API_PTSZ`` names among the exports above."""
+_PER_THREAD["_ptsz"] += (  # of the group for real clients
+    "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async", "cuStreamAddCallback", "cuLaunchHostFunc",
+    "cuMemcpy2DAsync_v2", "cuMemcpy3DAsync_v2",
+)  # fmt: skip
+_PER_THREAD["_ptds"] += ("cuMemcpy2D_v2", "cuMemcpy2DUnaligned_v2", "cuMemcpy3D_v2")  # of the group for real clients
 
 
 def _per_thread(exports: tuple[Export, ...]) -> tuple[Export, ...]:

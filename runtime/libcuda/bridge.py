@@ -18,7 +18,6 @@ Invariant: ``HANDLERS`` has exactly the symbols of ``abi.EXPORTS``; a handler ne
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import sys
 from collections.abc import Callable
@@ -31,56 +30,26 @@ from ptx2gcn.runtime.driver import limits as _limits
 from ptx2gcn.runtime.driver import memory as _memory
 from ptx2gcn.runtime.driver import module as _module
 from ptx2gcn.runtime.driver import stream as _stream
-from ptx2gcn.runtime.driver.args import enum_member, invalid
+from ptx2gcn.runtime.driver.args import enum_member
 from ptx2gcn.runtime.driver.enums import CUresult, error_description
 from ptx2gcn.runtime.driver.errors import entry, last_error_message
 from ptx2gcn.runtime.libcuda import dark as _dark
 from ptx2gcn.runtime.libcuda.abi import EXPORTS
+from ptx2gcn.runtime.libcuda.clients import CLIENT_HANDLERS
+from ptx2gcn.runtime.libcuda.marshal import (
+    _F32,
+    _I32,
+    _U32,
+    _U64,
+    Handler,
+    _bytes_at,
+    _entry,
+    _null,
+    _option_arrays,
+    _optional,
+    _run,
+)
 from ptx2gcn.runtime.libcuda.structs import CUlaunchConfig
-
-Handler = Callable[..., int]
-_U64, _U32, _I32, _F32 = ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int32, ctypes.c_float
-
-
-def _fail_null(what: str) -> None:
-    raise invalid(f"{what} is a NULL pointer")
-
-
-_null = entry(_fail_null, 0)
-
-
-@functools.cache
-def _entry(function: Callable[..., Any], outputs: int) -> Callable[..., tuple[Any, ...]]:
-    return entry(function, outputs)
-
-
-def _run(function: Callable[..., Any], outputs: list[tuple[int, type]], *args: object) -> int:
-    """Call ``function`` (an implementation in runtime.driver) and store its outputs.
-
-    ``outputs``: (address, ctypes type) per output value. Address 0 (NULL) is an error; an address
-    passed through ``_optional`` may be NULL and is then not written."""
-    for address, _ctype in outputs:
-        if address == 0:
-            return int(_null("an output pointer")[0])
-    result = _entry(function, len(outputs))(*args)
-    if result[0] == CUresult.CUDA_SUCCESS:
-        for (address, ctype), value in zip(outputs, result[1:]):
-            if address != _OPTIONAL_SKIPPED:
-                ctype.from_address(address).value = int(value) if ctype is not _F32 else float(value)
-    return int(result[0])
-
-
-_OPTIONAL_SKIPPED = -1
-
-
-def _optional(address: int) -> int:
-    """An output pointer CUDA lets be NULL: NULL means 'do not store'."""
-    return address or _OPTIONAL_SKIPPED
-
-
-def _bytes_at(address: int) -> bytes | None:
-    return ctypes.string_at(address) if address else None
-
 
 # -- errors -----------------------------------------------------------------------------------------
 _STRINGS: dict[tuple[str, int], ctypes.Array[ctypes.c_char]] = {}
@@ -139,13 +108,6 @@ def _device_uuid(out: int, dev: int) -> int:
 
 def _ctx_pop(pctx: int) -> int:
     return _run(_device.ctx_pop_current, [(_optional(pctx), _U64)])
-
-
-def _option_arrays(count: int, keys: int, values: int) -> tuple[list[int], list[int]]:
-    """C's ``(int options[count], void *values[count])`` as two lists (empty where NULL)."""
-    listed = list((ctypes.c_int32 * count).from_address(keys)) if count and keys else []
-    given = [v or 0 for v in (ctypes.c_void_p * count).from_address(values)] if count and values else []
-    return listed, given
 
 
 def _module_load_data_ex(module: int, image: int, count: int, options: int, values: int) -> int:
@@ -284,7 +246,7 @@ HANDLERS: dict[str, Handler] = {
     "ptx2gcnGetLastErrorMessage": _last_message,
 }
 
-
+HANDLERS.update(CLIENT_HANDLERS)
 HANDLERS.update({e.symbol: HANDLERS[e.variant_of] for e in EXPORTS if e.variant_of})
 
 

@@ -47,5 +47,30 @@ class CUlaunchConfig(ctypes.Structure):
     ]
 
 
-SIZES = {"CUlaunchAttribute": 72, "CUlaunchConfig": 56}
+def _copy_side(prefix: str, three_d: bool) -> list[tuple[str, type]]:
+    position = ["XInBytes", "Y", "Z", "LOD"] if three_d else ["XInBytes", "Y"]
+    fields: list[tuple[str, type]] = [(prefix + name, ctypes.c_size_t) for name in position]
+    fields += [(prefix + "MemoryType", ctypes.c_int), (prefix + "Host", ctypes.c_void_p)]
+    fields += [(prefix + "Device", ctypes.c_uint64), (prefix + "Array", ctypes.c_void_p)]
+    if three_d:
+        fields.append(("reserved0" if prefix == "src" else "reserved1", ctypes.c_void_p))
+    fields.append((prefix + "Pitch", ctypes.c_size_t))
+    if three_d:
+        fields.append((prefix + "Height", ctypes.c_size_t))
+    return fields
+
+
+class CUDA_MEMCPY2D(ctypes.Structure):
+    _fields_ = [*_copy_side("src", False), *_copy_side("dst", False)] + [
+        ("WidthInBytes", ctypes.c_size_t), ("Height", ctypes.c_size_t),
+    ]  # fmt: skip
+
+
+class CUDA_MEMCPY3D(ctypes.Structure):
+    _fields_ = [*_copy_side("src", True), *_copy_side("dst", True)] + [
+        ("WidthInBytes", ctypes.c_size_t), ("Height", ctypes.c_size_t), ("Depth", ctypes.c_size_t),
+    ]  # fmt: skip
+
+
+SIZES = {"CUlaunchAttribute": 72, "CUlaunchConfig": 56, "CUDA_MEMCPY2D": 128, "CUDA_MEMCPY3D": 200}
 """``sizeof`` in C, for the layout test."""

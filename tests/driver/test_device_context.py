@@ -59,7 +59,11 @@ def test_attributes(driver: None) -> None:
         A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 304,  # MI300X compute units
         A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8,
         A.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: 65535,
-        A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 0,
+        # The emulator shares the host's address space: mapped, registered and managed memory.
+        A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 1,
+        A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: 1,
+        A.CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: 1,
+        A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: 0,
         # MI300X hardware values (AMD's data sheet; ROCm reports the same through hipDeviceProp_t):
         A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
         A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: 8192,  # 8 HBM3 stacks x 1024 bits

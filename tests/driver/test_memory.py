@@ -79,6 +79,10 @@ def test_copy_errors(context: cuda.CUcontext) -> None:
     fails(cuda.cuMemcpyHtoD(cuda.CUcontext(1), b"1234", 4), R.CUDA_ERROR_INVALID_HANDLE, "CUdeviceptr")
     fails(cuda.cuMemcpyHtoD(d, b"1234"), R.CUDA_ERROR_INVALID_VALUE, "ByteCount")
     ok(cuda.cuMemcpyHtoD(d, b"", 0))
+    # 0 bytes: nothing is copied and neither pointer is checked (numba-cuda copies 0-sized arrays so)
+    ok(cuda.cuMemcpyDtoH(0, 0, 0))
+    ok(cuda.cuMemcpyHtoD(0, None, 0))
+    ok(cuda.cuMemcpyDtoD(0, 0, 0))
 
 
 def test_host_allocation(context: cuda.CUcontext) -> None:

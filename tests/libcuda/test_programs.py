@@ -64,3 +64,8 @@ def test_per_thread_default_stream_build_calls_ptds_and_ptsz_exports(
     assert "cuLaunchKernel_ptsz" in imported.stdout and "cuMemcpyHtoD_v2_ptds" in imported.stdout
     out = _ok(run_exec(str(program)))
     assert "reduction_streams: sums" in out
+
+
+def test_client_entry_points_through_the_c_abi(build_program: Callable[[str], Path], run_exec: RunExec) -> None:
+    out = _ok(run_exec(str(build_program("clients"))))
+    assert "clients: link, mapped memory, attributes, 2D copy, occupancy" in out and "callbacks correct" in out

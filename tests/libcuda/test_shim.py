@@ -39,7 +39,8 @@ def test_exported_dynamic_symbols_are_the_table_plus_proc_address_and_export_tab
 
 @pytest.mark.skipif(not CUDA_H.exists(), reason="needs NVIDIA's cuda.h to compare declarations")
 def test_parameter_counts_match_cuda_h() -> None:
-    text = CUDA_H.read_text()
+    profiler = CUDA_H.with_name("cudaProfiler.h")  # cuProfilerStart/Stop are declared there
+    text = CUDA_H.read_text() + (profiler.read_text() if profiler.exists() else "")
     for export in abi.EXPORTS:
         if export.symbol.startswith("ptx2gcn"):
             continue
@@ -48,7 +49,7 @@ def test_parameter_counts_match_cuda_h() -> None:
         names = {symbol, re.sub(r"_v[0-9]+$", "", symbol)}
         counts = set()
         for name in names:
-            for match in re.finditer(rf"CUresult CUDAAPI {name}\(([^)]*)\)", text):
+            for match in re.finditer(rf"CUresult CUDAAPI\s+{name}\(([^)]*)\)", text):
                 params = match.group(1).strip()
                 counts.add(0 if params in ("", "void") else params.count(",") + 1)
         assert len(export.params) in counts, (export.symbol, counts)
