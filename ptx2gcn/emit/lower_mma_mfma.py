@@ -29,7 +29,7 @@ from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
-from ptx2gcn.ir.core import Op
+from ptx2gcn.ir.core import Op, Value
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
 
@@ -136,9 +136,7 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value) -> list[ir.Value]:
     for j in range(4):
         src = bld.add(base, cx.i32(j & 1))
         first = 2 * (j >= 2)
-        value = bld.bitcast(_pick(cx, words, src, first, first + 1, odd_row), FLOAT)
-        is_nan = bld.fcmp_unordered("uno", value, value)
-        out.append(bld.select(is_nan, cx.i32(0x7FFFFFFF), bld.bitcast(value, I32)))
+        out.append(canonical(cx, bld.bitcast(_pick(cx, words, src, first, first + 1, odd_row), FLOAT)))
     return out
 
 
@@ -176,26 +174,56 @@ Problem = tuple[list[ir.Value], list[ir.Value], list[ir.Value]]
 """A, B and C registers of one mma."""
 
 
-def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[list[ir.Value]]:
-    """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
-    (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
-    operand moves)."""
-    if not use_mfma(cx, form):
-        return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
+def canonical(cx: FnContext, value: ir.Value) -> ir.Value:
+    """The i32 bits of f32 ``value``, a NaN replaced by NVIDIA's canonical NaN (as the exact path)."""
+    bld = cx.builder
+    return bld.select(bld.fcmp_unordered("uno", value, value), cx.i32(0x7FFFFFFF), bld.bitcast(value, I32))
+
+
+def feeds_only_accumulators(op: Op) -> bool:
+    """Whether every use of ``op``'s results, followed through block arguments (a loop's carried
+    accumulator), is the C operand of a floating-point ``mma``: each such mma turns a NaN C into a
+    NaN D and canonicalises its own D, so ``op``'s D may keep a non-canonical NaN."""
+    seen: set[Value] = set()
+    work: list[Value] = list(op.results)
+    while work:
+        value = work.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        for use in value.uses:
+            user = use.owner
+            slot = next((i for i, u in enumerate(user.operands) if u is use), None)
+            if slot is None:  # a successor argument: follow the block argument
+                work.extend(succ.block.args[i] for succ in user.successors for i, u in enumerate(succ.args)
+                            if u is use)
+                continue
+            first_c = sum(int(user.attrs.get(x, 0) or 0) for x in ("a", "b"))
+            if user.name != "mma" or user.attrs.get("dtype") not in ("f16", "f32") or slot < first_c:
+                return False
+    return True
+
+
+Registers = list[list[ir.Value]]
+
+
+def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Registers]) -> Registers:
+    """``fast()`` (MFMA code, needs EXEC full) when the whole wave executes this mma, else ``slow()``
+    (the exact path): both emitted behind one scalar branch on ``ballot(true) == ~0``; the
+    results (i32 registers) join in phis."""
     bld = cx.builder
     whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
-    fast = cx.llfn.append_basic_block("mma.mfma")
-    slow = cx.llfn.append_basic_block("mma.exact")
+    blocks = [cx.llfn.append_basic_block(name) for name in ("mma.mfma", "mma.exact")]
     join = cx.llfn.append_basic_block("mma.join")
-    bld.cbranch(whole, fast, slow)
-    ends: list[tuple[ir.Block, list[list[ir.Value]]]] = []
-    for block, lowering in ((fast, mfma_registers), (slow, mma_registers)):
+    bld.cbranch(whole, *blocks)
+    ends: list[tuple[ir.Block, Registers]] = []
+    for block, lowering in zip(blocks, (fast, slow), strict=True):
         bld.position_at_end(block)
-        regs = [[cx.coerce(v, I32) for v in lowering(cx, form, a, b, c)] for a, b, c in problems]
+        regs = [[cx.coerce(v, I32) for v in problem] for problem in lowering()]
         ends.append((bld.block, regs))
         bld.branch(join)
     bld.position_at_end(join)
-    results: list[list[ir.Value]] = []
+    results: Registers = []
     for p, first in enumerate(ends[0][1]):
         results.append([])
         for index in range(len(first)):
@@ -204,6 +232,16 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[
                 phi.add_incoming(regs[p][index], block)
             results[p].append(phi)
     return results
+
+
+def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
+    """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
+    (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
+    operand moves)."""
+    if not use_mfma(cx, form):
+        return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
+    return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
+                 lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
 
 
 def lower_mma(cx: FnContext, op: Op) -> None:
