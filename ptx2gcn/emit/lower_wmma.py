@@ -141,11 +141,14 @@ class _Addresses:
         which LLVM keeps in few registers (and merges into wider loads where they are adjacent)."""
         cx, bld = self.cx, self.cx.builder
         major, minor = zip(*positions) if self.layout == "row" else zip(*((c, r) for r, c in positions))
-        lines = self._bytes(bld.mul(lane_constant(cx, tuple(major)), self.stride))
-        within = self._bytes(lane_constant(cx, tuple(minor)))
-        if len(set(major)) == 1:  # the lane-dependent part first: one base for all elements
-            lines, within = within, lines
-        return bld.gep(bld.gep(self.ptr, [lines], source_etype=I8), [within], source_etype=I8)
+        # per lane: (major - min major) * stride + (minor - min minor), the same for every element
+        # of a fragment in most layouts; then the lane-independent rest
+        low_major, low_minor = min(major), min(minor)
+        varying = bld.add(bld.mul(lane_constant(cx, tuple(m - low_major for m in major)), self.stride),
+                          lane_constant(cx, tuple(m - low_minor for m in minor)))
+        uniform = bld.add(bld.mul(cx.i32(low_major), self.stride), cx.i32(low_minor))
+        return bld.gep(bld.gep(self.ptr, [self._bytes(varying)], source_etype=I8), [self._bytes(uniform)],
+                       source_etype=I8)
 
     def _bytes(self, index: ir.Value) -> ir.Value:
         bld = self.cx.builder
@@ -167,13 +170,17 @@ def lower_wmma_load(cx: FnContext, op: Op) -> None:
     addresses = _Addresses(cx, cx.operand(op, 0), frag, cx.attr(op, "layout"), bits, _stride(cx, op, 1))
     bld = cx.builder
     regs: list[ir.Value] = []
-    for slot in frag.slots:
-        word: ir.Value = ir.Constant(reg_type, 0)
-        for sub in range(frag.tile.per_reg):
+    per_reg = frag.tile.per_reg
+    loaded = frag.slots[:len(frag.slots) // 2] if wmma_mfma.mirrored(frag.tile) else frag.slots
+    for slot in loaded:
+        # the elements as a vector (bitcast to the register): LLVM loads 16-bit halves straight into
+        # the register's halves (global_load_short_d16(_hi)) instead of shifting and or-ing
+        vec: ir.Value = ir.Constant(ir.VectorType(ir.IntType(bits), per_reg), None)
+        for sub in range(per_reg):
             element = bld.load(addresses.of(frag.positions(slot, sub)), typ=ir.IntType(bits), align=bits // 8)
-            part = element if bits == frag.tile.reg_bits else bld.zext(element, reg_type)
-            word = part if sub == 0 else bld.or_(word, bld.shl(part, ir.Constant(reg_type, sub * bits)))
-        regs.append(word)
+            vec = bld.insert_element(vec, element, cx.i32(sub))
+        regs.append(bld.bitcast(vec, reg_type) if per_reg > 1 else bld.extract_element(vec, cx.i32(0)))
+    regs.extend(wmma_mfma.mirror(cx, word) for word in regs[:len(frag.slots) - len(regs)])
     padding = [ir.Constant(reg_type, 0)] * (len(op.results) - len(regs))
     cx.define(op, *regs, *padding)
 
