@@ -16,6 +16,7 @@ from ptx2gcn.passes.wave64_cta_barrier import Wave64CtaBarrier
 from ptx2gcn.passes.wave64_fences import Wave64Fences
 from ptx2gcn.passes.wave64_lanes import Wave64Lanes
 from ptx2gcn.passes.wave64_match import Wave64Match
+from ptx2gcn.passes.wave64_mma_uniformity import Wave64MmaUniformity
 from ptx2gcn.passes.wave64_named_barrier import Wave64NamedBarrier
 from ptx2gcn.passes.wave64_shuffle import Wave64Shuffle
 from ptx2gcn.passes.wave64_vote import Wave64Vote
@@ -25,7 +26,7 @@ PASSES: dict[str, type[Pass]] = {
     cls.name: cls
     for cls in (DeadCodeElimination, ConstantFold, CommonSubexpressionElimination, InferAddressSpaces,
                 Wave64BarrierCheck, Wave64Lanes, Wave64Shuffle, Wave64Vote, Wave64Match, Wave64WarpBarrier,
-                Wave64CtaBarrier, Wave64NamedBarrier, Wave64Fences)
+                Wave64CtaBarrier, Wave64NamedBarrier, Wave64Fences, Wave64MmaUniformity)
 }
 
 __all__ = ["PASSES", "Pass"]

@@ -209,8 +209,13 @@ Registers = list[list[ir.Value]]
 
 def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Registers]) -> Registers:
     """``fast()`` (MFMA code, needs EXEC full) when the whole wave executes this mma, else ``slow()``
-    (the exact path): both emitted behind one scalar branch on ``ballot(true) == ~0``; the
-    results (i32 registers) join in phis."""
+    (the exact path). The mma's ``wave`` attribute (pass ``wave64-mma-uniformity``) decides
+    statically where it can (``whole``: fast alone, ``split``: slow alone); otherwise both are
+    emitted behind one scalar branch on ``ballot(true) == ~0`` and the results (i32 registers) join
+    in phis."""
+    wave = cx.op.attrs.get("wave") if cx.op is not None else None
+    if wave in ("whole", "split"):
+        return [[cx.coerce(v, I32) for v in problem] for problem in (fast() if wave == "whole" else slow())]
     bld = cx.builder
     whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
     blocks = [cx.llfn.append_basic_block(name) for name in ("mma.mfma", "mma.exact")]
