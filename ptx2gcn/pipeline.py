@@ -31,6 +31,7 @@ option choosing it is added with it (no option selects a mapping that does not e
 PIPELINE: tuple[str, ...] = (
     "infer-address-spaces",
     "constant-fold",
+    "mma-accumulators",
     "cse",
     "dce",
     *WARP_MAPPINGS["P"],

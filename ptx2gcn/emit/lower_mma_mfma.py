@@ -29,7 +29,7 @@ from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
-from ptx2gcn.ir.core import Op, Value
+from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
 
@@ -123,7 +123,7 @@ def _c_operand(cx: FnContext, lanes: _Lanes, c: list[ir.Value]) -> ir.Value:
     return _vector(cx, elements, _V4FLOAT)
 
 
-def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value) -> list[ir.Value]:
+def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[ir.Value]:
     """PTX D of each warp from the merged MFMA result (lane (c, q) element i = D_{c>=8}[rho(4q+i)][c & 7]).
 
     PTX lane (w, g, t) register j holds D_w[g + 8 (j >= 2)][2t + (j & 1)]: MFMA lane
@@ -136,7 +136,8 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value) -> list[ir.Value]:
     for j in range(4):
         src = bld.add(base, cx.i32(j & 1))
         first = 2 * (j >= 2)
-        out.append(canonical(cx, bld.bitcast(_pick(cx, words, src, first, first + 1, odd_row), FLOAT)))
+        word = _pick(cx, words, src, first, first + 1, odd_row)
+        out.append(word if raw else canonical(cx, bld.bitcast(word, FLOAT)))
     return out
 
 
@@ -150,7 +151,7 @@ def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.V
     d = [cx.call(_MFMA, _V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
          for w in (0, 1)]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
-    return _d_registers(cx, lanes, merged)
+    return _d_registers(cx, lanes, merged, raw_nan(cx))
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
@@ -180,28 +181,15 @@ def canonical(cx: FnContext, value: ir.Value) -> ir.Value:
     return bld.select(bld.fcmp_unordered("uno", value, value), cx.i32(0x7FFFFFFF), bld.bitcast(value, I32))
 
 
-def feeds_only_accumulators(op: Op) -> bool:
-    """Whether every use of ``op``'s results, followed through block arguments (a loop's carried
-    accumulator), is the C operand of a floating-point ``mma``: each such mma turns a NaN C into a
-    NaN D and canonicalises its own D, so ``op``'s D may keep a non-canonical NaN."""
-    seen: set[Value] = set()
-    work: list[Value] = list(op.results)
-    while work:
-        value = work.pop()
-        if value in seen:
-            continue
-        seen.add(value)
-        for use in value.uses:
-            user = use.owner
-            slot = next((i for i, u in enumerate(user.operands) if u is use), None)
-            if slot is None:  # a successor argument: follow the block argument
-                work.extend(succ.block.args[i] for succ in user.successors for i, u in enumerate(succ.args)
-                            if u is use)
-                continue
-            first_c = sum(int(user.attrs.get(x, 0) or 0) for x in ("a", "b"))
-            if user.name != "mma" or user.attrs.get("dtype") not in ("f16", "f32") or slot < first_c:
-                return False
-    return True
+def raw_nan(cx: FnContext) -> bool:
+    """Whether the mma being lowered may leave a NaN in D non-canonical (``rawnan``, pass
+    ``mma-accumulators``: an ``mma_nan`` canonicalises it where it leaves the mma chain)."""
+    return cx.op is not None and cx.flag(cx.op, "rawnan")
+
+
+def lower_mma_nan(cx: FnContext, op: Op) -> None:
+    """``mma_nan``: the canonical NaN for a NaN, other bits unchanged."""
+    cx.define(op, canonical(cx, cx.coerce(cx.operand(op, 0), FLOAT)))
 
 
 Registers = list[list[ir.Value]]
