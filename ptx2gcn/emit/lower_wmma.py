@@ -73,11 +73,13 @@ class WmmaFragment:
             return tile
         index = {slot: k for k, slot in enumerate(self.slots)}
 
-        def home(row: int, col: int) -> tuple[int, int]:
-            lane, i = tile.home(row % tile.rows, col % tile.cols)
+        tile_home = tile.home
+
+        def whole_home(row: int, col: int) -> tuple[int, int]:
+            lane, i = tile_home(row % tile.rows, col % tile.cols)
             k = index[Slot(row // tile.rows, col // tile.cols, i // tile.per_reg)]
             return lane, k * tile.per_reg + i % tile.per_reg
-        return Layout(self.rows, self.cols, tile.elem_bits, len(self.slots), tile.reg_bits, home)
+        return Layout(self.rows, self.cols, tile.elem_bits, len(self.slots), tile.reg_bits, whole_home)
 
 
 def _dims(shape: str) -> tuple[int, int, int]:
