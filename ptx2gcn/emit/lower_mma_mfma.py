@@ -35,7 +35,7 @@ MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
 
 _V2I32 = ir.VectorType(I32, 2)
 _V4HALF = ir.VectorType(HALF, 4)
-_V4FLOAT = ir.VectorType(FLOAT, 4)
+V4FLOAT = ir.VectorType(FLOAT, 4)
 _MFMA = "llvm.amdgcn.mfma.f32.16x16x16f16"
 
 Lowering = Callable[[FnContext, MmaForm, list[ir.Value], list[ir.Value], list[ir.Value]], list[ir.Value]]
@@ -80,12 +80,18 @@ class _Lanes:
         return bld.icmp_unsigned("!=", bld.and_(value, self.cx.i32(mask)), self.cx.i32(0))
 
 
-def _vector(cx: FnContext, parts: list[ir.Value], vtype: ir.VectorType) -> ir.Value:
+def vector(cx: FnContext, parts: list[ir.Value], vtype: ir.VectorType) -> ir.Value:
+    """The vector of ``vtype`` holding ``parts``."""
     bld = cx.builder
     vec: ir.Value = ir.Constant(vtype, None)
     for i, part in enumerate(parts):
         vec = bld.insert_element(vec, part, cx.i32(i))
     return vec
+
+
+def halves(cx: FnContext, words: list[ir.Value]) -> ir.Value:
+    """Two 32-bit registers as the ``<4 x half>`` of an f16 MFMA operand."""
+    return cx.builder.bitcast(vector(cx, [cx.coerce(w, I32) for w in words], _V2I32), _V4HALF)
 
 
 def _a_operand(cx: FnContext, lanes: _Lanes, a: list[ir.Value], warp: int) -> ir.Value:
@@ -97,7 +103,7 @@ def _a_operand(cx: FnContext, lanes: _Lanes, a: list[ir.Value], warp: int) -> ir
     src = bld.add(lanes.const((g, 4), (lanes.q, 1)), cx.i32(32 * warp))
     lower = lanes.bit(r, 2)
     words = [_pick(cx, a, src, 0, 1, lower), _pick(cx, a, src, 2, 3, lower)]
-    return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
+    return halves(cx, words)
 
 
 def _b_operand(cx: FnContext, lanes: _Lanes, b: list[ir.Value]) -> ir.Value:
@@ -105,7 +111,7 @@ def _b_operand(cx: FnContext, lanes: _Lanes, b: list[ir.Value]) -> ir.Value:
     bld = cx.builder
     src = lanes.const((bld.zext(lanes.upper_col, I32), 32), (bld.and_(lanes.c, cx.i32(7)), 4), (lanes.q, 1))
     words = [bpermute(cx, cx.coerce(b[0], I32), src), bpermute(cx, cx.coerce(b[1], I32), src)]
-    return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
+    return halves(cx, words)
 
 
 def _c_operand(cx: FnContext, lanes: _Lanes, c: list[ir.Value]) -> ir.Value:
@@ -120,7 +126,7 @@ def _c_operand(cx: FnContext, lanes: _Lanes, c: list[ir.Value]) -> ir.Value:
             src = bld.add(src, cx.i32(4))
         first = 2 * (i >= 2)
         elements.append(bld.bitcast(_pick(cx, c, src, first, first + 1, odd), FLOAT))
-    return _vector(cx, elements, _V4FLOAT)
+    return vector(cx, elements, V4FLOAT)
 
 
 def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[ir.Value]:
@@ -148,14 +154,14 @@ def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.V
     lanes = _Lanes(cx)
     b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
     zero = cx.i32(0)
-    d = [cx.call(_MFMA, _V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
+    d = [cx.call(_MFMA, V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
          for w in (0, 1)]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
     return _d_registers(cx, lanes, merged, raw_nan(cx))
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
-    return _vector(cx, [flag] * 4, ir.VectorType(I1, 4))
+    return vector(cx, [flag] * 4, ir.VectorType(I1, 4))
 
 
 def use_mfma(cx: FnContext, form: MmaForm) -> bool:

@@ -33,7 +33,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
-from ptx2gcn.emit.llvm_types import FLOAT, HALF, I32
+from ptx2gcn.emit.llvm_types import FLOAT, I32
+from ptx2gcn.emit.lower_mma_mfma import V4FLOAT, halves, vector
 from ptx2gcn.emit.matrix_layouts import Layout
 
 
@@ -89,19 +90,7 @@ def mirror(cx: FnContext, word: ir.Value) -> ir.Value:
     return cx.call("llvm.amdgcn.ds.swizzle", I32, [cx.coerce(word, I32), cx.i32(MIRROR_LANES << 10 | 0x1F)],
                    ["convergent"])
 
-_V2I32 = ir.VectorType(I32, 2)
-_V4HALF = ir.VectorType(HALF, 4)
-_V4FLOAT = ir.VectorType(FLOAT, 4)
 _MFMA = "llvm.amdgcn.mfma.f32.4x4x4f16"
-def _vector(cx: FnContext, parts: list[ir.Value], vtype: ir.VectorType) -> ir.Value:
-    vec: ir.Value = ir.Constant(vtype, None)
-    for i, part in enumerate(parts):
-        vec = cx.builder.insert_element(vec, part, cx.i32(i))
-    return vec
-
-
-def _halves(cx: FnContext, words: list[ir.Value]) -> ir.Value:
-    return cx.builder.bitcast(_vector(cx, [cx.coerce(w, I32) for w in words], _V2I32), _V4HALF)
 
 
 def mfma_registers(cx: FnContext, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]) -> list[ir.Value]:
@@ -110,9 +99,9 @@ def mfma_registers(cx: FnContext, a: list[ir.Value], b: list[ir.Value], c: list[
     out: list[ir.Value] = []
     zero = cx.i32(0)
     for h in (0, 1):
-        acc = _vector(cx, [bld.bitcast(cx.coerce(v, I32), FLOAT) for v in c[4 * h:4 * h + 4]], _V4FLOAT)
+        acc = vector(cx, [bld.bitcast(cx.coerce(v, I32), FLOAT) for v in c[4 * h:4 * h + 4]], V4FLOAT)
         for q in range(4):
-            acc = cx.call(_MFMA, _V4FLOAT, [_halves(cx, a[2 * q:2 * q + 2]), _halves(cx, b[2 * q:2 * q + 2]), acc,
+            acc = cx.call(_MFMA, V4FLOAT, [halves(cx, a[2 * q:2 * q + 2]), halves(cx, b[2 * q:2 * q + 2]), acc,
                                             cx.i32(1), cx.i32(h), zero], ["convergent"])
         out.extend(bld.extract_element(acc, cx.i32(i)) for i in range(4))
     return out
