@@ -1,20 +1,24 @@
 """``wmma.load`` / ``wmma.store`` / ``wmma.mma``: ptx2gcn's own fragment layout (PTX leaves it open).
 
-Invariant: a wmma fragment of an M x N (or M x K, K x N) matrix is the concatenation, tile by tile
-in row-major tile order, of the *mma* fragments of its tiles, in the layouts of
-``matrix_layouts.MMA`` for the base shape below; registers of a tile that would hold only rows
-beyond M (M = 8 shapes on 16-row tiles) are left out, and the fragment is padded with unused
-registers to the count PTX declares (nvcc's: e.g. 8 for an m16n16k16 .f16 A fragment, whose data
-fill 4). So ``wmma.load``/``wmma.store`` are per-lane loads/stores with no cross-lane traffic, and
-``wmma.mma`` is one base mma per output tile (``lower_mma_mfma.mma_dispatch``: same accumulation
-order and bounds), with zeros for the left-out registers. Base shapes: .f16/.bf16/.s8/.u8 k16 ->
-m16n8k16; .tf32 m16n16k8 -> m16n8k8; .f64 m8n8k4 -> m8n8k4. A program may apply elementwise
-operations to fragments (PTX allows nothing else), which holds in any layout.
+Invariant: an m16n16k16 ``.f16`` A or B fragment and an m16n16k16 ``.f32`` C or D fragment are in the
+operand layout of ``v_mfma_f32_4x4x4_16b_f16`` (``wmma_mfma``: all of a warp's data in its own 32
+lanes, A and B elements held twice). Every other wmma fragment of an M x N (or M x K, K x N)
+matrix is the concatenation, tile by tile in row-major tile order, of the *mma* fragments of its
+tiles, in the layouts of ``matrix_layouts.MMA`` for the base shape below; registers of a tile that
+would hold only rows beyond M (M = 8 shapes on 16-row tiles) are left out, and the fragment is
+padded with unused registers to the count PTX declares (nvcc's: 8 for every .f16 A or B fragment,
+whose data fill 2 to 8 of them). So ``wmma.load``/``wmma.store`` are per-lane loads/stores (the MFMA B
+layout fetches its duplicate half with ``ds_swizzle`` inside the warp); ``wmma.mma`` with an
+MFMA-layout fragment is one 16 x 16 x 16 product (``_whole``: the MFMA code for .f16 -> .f32 behind
+``lower_mma_mfma.gated``, else the exact path on the whole-fragment layouts), otherwise one base
+mma per output tile (``lower_mma_mfma.mma_dispatch``: same accumulation order and bounds), with
+zeros for the left-out registers. Base shapes: .f16/.bf16/.s8/.u8 k16 -> m16n8k16; .tf32 m16n16k8
+-> m16n8k8; .f64 m8n8k4 -> m8n8k4. A program may apply elementwise operations to fragments (PTX
+allows nothing else), which holds in any layout.
 ``stride`` counts elements between consecutive rows (``.row``) or columns (``.col``); without it,
 the matrix is dense (stride = its column or row count). Sub-byte (.s4/.u4) and .b1 wmma, .satfinite
 on float results and f64 rounding modes other than .rn are reported as unsupported.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -175,8 +179,8 @@ def lower_wmma_load(cx: FnContext, op: Op) -> None:
     per_reg = frag.tile.per_reg
     loaded = frag.slots[:len(frag.slots) // 2] if wmma_mfma.mirrored(frag.tile) else frag.slots
     for slot in loaded:
-        # the elements as a vector (bitcast to the register): LLVM loads 16-bit halves straight into
-        # the register's halves (global_load_short_d16(_hi)) instead of shifting and or-ing
+        # the elements as a vector bitcast to the register: LLVM packs two 16-bit loads with one
+        # v_perm_b32 instead of a shift and an or
         vec: ir.Value = ir.Constant(ir.VectorType(ir.IntType(bits), per_reg), None)
         for sub in range(per_reg):
             element = bld.load(addresses.of(frag.positions(slot, sub)), typ=ir.IntType(bits), align=bits // 8)
