@@ -28,6 +28,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
+from ptx2gcn.emit.lower_mfma_forms import forms_registers, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
 from ptx2gcn.ir.core import Op
 
@@ -162,7 +163,7 @@ def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
 def use_mfma(cx: FnContext, form: MmaForm) -> bool:
     """Whether this mma gets the MFMA path (with its exact fallback) under the module's ``--mma``."""
     mode = cx.mod.mma
-    if mode == "exact" or not mfma_form(form):
+    if mode == "exact" or not (mfma_form(form) or plan_of(form, cx.mod.arch)):  # other forms: lower_mfma_forms
         return False
     if cx.mod.arch not in MFMA_ARCHS:
         if mode == "mfma":
@@ -189,9 +190,11 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[
     join = cx.llfn.append_basic_block("mma.join")
     bld.cbranch(whole, fast, slow)
     ends: list[tuple[ir.Block, list[list[ir.Value]]]] = []
-    for block, lowering in ((fast, mfma_registers), (slow, mma_registers)):
+    fast_lowering = mfma_registers if mfma_form(form) else forms_registers
+    reg_type = ir.IntType(form.acc_out.reg_bits)  # i64 for f64 D
+    for block, lowering in ((fast, fast_lowering), (slow, mma_registers)):
         bld.position_at_end(block)
-        regs = [[cx.coerce(v, I32) for v in lowering(cx, form, a, b, c)] for a, b, c in problems]
+        regs = [[cx.coerce(v, reg_type) for v in lowering(cx, form, a, b, c)] for a, b, c in problems]
         ends.append((bld.block, regs))
         bld.branch(join)
     bld.position_at_end(join)
@@ -199,7 +202,7 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[
     for p, first in enumerate(ends[0][1]):
         results.append([])
         for index in range(len(first)):
-            phi = bld.phi(I32)
+            phi = bld.phi(reg_type)
             for block, regs in ends:
                 phi.add_incoming(regs[p][index], block)
             results[p].append(phi)
