@@ -16,6 +16,9 @@ from ptx2gcn.reference.mma import WARP, chain_expected, element_format, mma_disa
 from tests.warp.conftest import SENTINEL
 from tests.warp.matrix_harness import run_matrix_stats
 from tests.warp.test_mma import _join, _kernel, _lanes, _matrix, _split, _warp_operands, chain_kernel
+from tests.warp.test_wmma import COMBOS as WMMA_COMBOS
+from tests.warp.test_wmma import Combo
+from tests.warp.test_wmma import _kernel as wmma_kernel
 
 FORMS = [
     "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
@@ -72,3 +75,132 @@ def test_mfma_form_matches_reference_and_falls_back(spelling: str, rng: np.rando
                 continue
             wrong = mma_disagreements(spelling, a, b, c, _join(lanes, form.d_frag))
             assert not wrong, f"warp {w} (skipping {skipped}): {len(wrong)} wrong, e.g. {wrong[:3]}"
+
+
+CHAINS = [
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16",
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+    "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32",
+    "mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32",
+    "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64",
+    "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64",
+]
+
+
+@pytest.mark.parametrize("spelling", CHAINS, ids=[s.removeprefix("mma.sync.aligned.") for s in CHAINS])
+def test_chained_mfma_forms(spelling: str, rng: np.random.Generator) -> None:
+    """Three MFMA-path mma steps, D fed back as C (a K loop), two warps: small integers and random data
+    against the chain model (integers and f64 bit exact, floats within the accumulated bound)."""
+    form = mma_form(spelling)
+    plan = _plan(spelling)
+    assert plan is not None
+    s, fc = form.shape, form.c_frag
+    steps = 3
+    ptx, wc = chain_kernel(spelling, steps)
+    cases = []
+    words = []
+    for small in (True, False):
+        mats = [(_matrix(form.atype, (s.a.rows, s.a.cols), small, rng),
+                 _matrix(form.btype, (s.b.rows, s.b.cols), small, rng)) for _ in range(steps)]
+        c = _matrix(form.ctype, (fc.rows, fc.cols), small, rng, accumulator=True)
+        cases.append((mats, c))
+        words += [sum((_split(_lanes(s.a, a), s.a)[lane] for a, _ in mats), []) +
+                  sum((_split(_lanes(s.b, b), s.b)[lane] for _, b in mats), []) +
+                  _split(_lanes(fc, c), fc)[lane] + [0] for lane in range(WARP)]
+    out, stats = run_matrix_stats(ptx, 2 * WARP, words, wc, mma="mfma")
+    assert stats.mfma_instructions == plan.mfmas * steps
+    for w, (mats, c) in enumerate(cases):
+        got = to_matrix(fc, _join(out[w * WARP:(w + 1) * WARP], fc))
+        expected = chain_expected(spelling, [(a.tolist(), b.tolist()) for a, b in mats], c.tolist())
+        wrong = [(r, col) for r in range(fc.rows) for col in range(fc.cols)
+                 if not expected[r][col].accepts(element_format(form.dtype), got[r][col])]
+        assert not wrong, f"warp {w}: {len(wrong)} wrong, e.g. {wrong[:3]}"
+
+
+_F16_BITS = {"inf": 0x7C00, "-inf": 0xFC00, "nan": 0x7E01, "tiny": 0x0003, "one": 0x3C00}
+_BF16_BITS = {"inf": 0x7F80, "-inf": 0xFF80, "nan": 0x7FC1, "tiny": 0x0005, "one": 0x3F80}
+_F32_BITS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00001, "tiny": 0x00000007, "one": 0x3F800000}
+_SPECIALS = {"f16": _F16_BITS, "bf16": _BF16_BITS, "tf32": _F32_BITS}
+SPECIAL_FORMS = [
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16",
+    "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
+    "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32",
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+]
+
+
+@pytest.mark.parametrize("spelling", SPECIAL_FORMS, ids=[s.removeprefix("mma.sync.aligned.") for s in SPECIAL_FORMS])
+def test_mfma_forms_special_values(spelling: str, rng: np.random.Generator) -> None:
+    """Infinities, NaN and subnormals in A and B (the K padding of k8/k4 forms must not turn an
+    infinity into NaN, the other warp's data must not leak in): the model's rules (c), NaN canonical."""
+    form = mma_form(spelling)
+    bits = _SPECIALS[form.atype]
+    s = form.shape
+    ptx, n_in, n_out = _kernel(spelling)
+    warp_data = []
+    for w in range(2):
+        a = _matrix(form.atype, (s.a.rows, s.a.cols), True, rng)
+        b = _matrix(form.btype, (s.b.rows, s.b.cols), True, rng)
+        if w == 0:
+            a[0, :] = bits["one"]
+            a[0, s.a.cols - 1] = bits["inf"]  # row 0: +inf times column sums, except NaN where b is 0
+            a[3, 1] = bits["nan"]
+            a[5, :] = bits["tiny"]
+            b[:, 2] = bits["one"]
+            b[0, 4] = bits["-inf"]
+            a[9, 0] = bits["one"]  # row 9, column 4: 1 * -inf
+        warp_data.append((_lanes(s.a, a), _lanes(s.b, b),
+                          _lanes(form.c_frag, _matrix(form.ctype, (16, 8), True, rng, accumulator=True))))
+    inputs = [[*_split(a, s.a)[lane], *_split(b, s.b)[lane], *_split(c, form.c_frag)[lane], 0]
+              for a, b, c in warp_data for lane in range(WARP)]
+    assert len(inputs[0]) == n_in
+    out, stats = run_matrix_stats(ptx, 2 * WARP, inputs, n_out, mma="mfma")
+    assert stats.mfma_instructions == 2
+    for w, (a, b, c) in enumerate(warp_data):
+        wrong = mma_disagreements(spelling, a, b, c, _join(out[w * WARP:(w + 1) * WARP], form.d_frag))
+        assert not wrong, f"warp {w}: {len(wrong)} wrong, e.g. {wrong[:3]}"
+    canonical = 0x7FFF if form.dtype == "f16" else 0x7FFFFFFF
+    assert any(int(word) & 0xFFFF == canonical or int(word) == canonical for word in out[:WARP].reshape(-1))
+
+
+ARCHS = ("gfx90a", "gfx942", "gfx950")
+
+
+@pytest.mark.parametrize("spelling", FORMS[::2], ids=_IDS[::2])
+def test_mfma_opcode_per_target(spelling: str) -> None:
+    """``--mma auto`` emits the plan's MFMA where ``mfma_forms.OPS`` has one for the target, and no
+    MFMA at all elsewhere (exact path); ``--mma exact`` never does."""
+    ptx, _, _ = _kernel(spelling)
+    for arch in ARCHS:
+        plan = _plan(spelling, arch)
+        asm = compile_assembly(ptx, arch=arch, mma="auto")
+        if plan is None:
+            assert "v_mfma" not in asm, arch
+        else:
+            mnemonic = plan.op.asm if arch == "gfx942" else "v_mfma_"
+            assert mnemonic in asm, (arch, plan.op.asm)
+            assert asm.count("v_mfma_") == plan.mfmas, arch
+    assert "v_mfma" not in compile_assembly(ptx, mma="exact")
+
+
+def test_targets_of_each_type() -> None:
+    """Which (type, target) pairs have an MFMA (module docstring of ``mfma_forms``: the numerics
+    evidence), pinned."""
+    assert sorted(OPS) == sorted([("f16", "gfx942"), ("bf16", "gfx942"), ("tf32", "gfx942"), ("f64", "gfx942"),
+                                  ("i8", "gfx942"), ("i8", "gfx950"), ("i8", "gfx90a"), ("f64", "gfx90a")])
+
+
+_WMMA = [combo for combo in WMMA_COMBOS if combo.atype != "f16"][::2]
+
+
+@pytest.mark.parametrize("combo", _WMMA, ids=[f"{c.shape}.{c.atype}.{c.dtype}" for c in _WMMA])
+def test_wmma_of_other_types_uses_mfma(combo: Combo) -> None:
+    """``wmma.mma`` builds on the base mma (``lower_wmma``), so bf16/s8/u8/tf32/f64 wmma get these MFMAs:
+    one plan per output tile. (``tests/warp/test_wmma.py`` runs the same kernels on whole waves under
+    ``--mma auto``, i.e. through this path, against the reference model.)"""
+    base = {"bf16": "m16n8k16", "s8": "m16n8k16", "u8": "m16n8k16", "tf32": "m16n8k8", "f64": "m8n8k4"}[combo.atype]
+    asm = compile_assembly(wmma_kernel(combo), mma="auto")
+    plan = plan_for(base, combo.atype, combo.atype, "gfx942")
+    assert plan is not None and plan.op.asm in asm
