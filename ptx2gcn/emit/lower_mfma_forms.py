@@ -1,7 +1,8 @@
 """The MFMA fast path of the ``mma`` forms beyond m16n8k16 ``.f32.f16.f16.f32``: code from the
 compile-time plans of ``mfma_forms`` (which MFMA, which warp stacking, which dword goes where).
 
-Invariant: ``plan_of(form, arch)`` is the only way in: a form without a plan keeps the exact path.
+Invariant: ``plan_of(form, arch, mode)`` is the only way in: a form without a plan keeps the exact
+path.
 ``forms_registers`` runs only on ``lower_mma_mfma.mma_dispatch``'s whole-wave branch (EXEC full:
 MFMAs and full-wave ``ds_bpermute`` are defined) and returns D in the PTX fragment layout, so both
 branches define the same registers. Per-lane work around the MFMAs:
@@ -23,7 +24,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I32, I64
 from ptx2gcn.emit.lower_mma import MmaForm, _finish, _pack
-from ptx2gcn.emit.mfma_forms import MfmaOp, Plan, Table, plan_for
+from ptx2gcn.emit.mfma_forms import SLOWER_THAN_EXACT, MfmaOp, Plan, Table, plan_for
 from ptx2gcn.emit.wave_moves import WaveMover
 
 _OPERAND: dict[str, ir.Type] = {"v4f16": ir.VectorType(HALF, 4), "v4i16": ir.VectorType(ir.IntType(16), 4),
@@ -34,9 +35,11 @@ _PART_MASK = {"lo": 0x7F7F7F7F, "hi": -0x7F7F7F80}
 _TF32_MASK = -0x2000
 
 
-def plan_of(form: MmaForm, arch: str) -> Plan | None:
-    """The plan of ``form`` on ``arch``, or None (exact path)."""
-    if (form.alayout, form.blayout) != ("row", "col") or form.volta or form.bitop:
+def plan_of(form: MmaForm, arch: str, mode: str = "mfma") -> Plan | None:
+    """The plan of ``form`` on ``arch`` under ``--mma mode``, or None (exact path). ``auto`` leaves out
+    the forms whose MFMA path is slower (``mfma_forms.SLOWER_THAN_EXACT``)."""
+    if (form.alayout, form.blayout) != ("row", "col") or form.volta or form.bitop or mode == "exact" or \
+            (mode == "auto" and (form.shape, form.atype, form.btype) in SLOWER_THAN_EXACT):
         return None
     return plan_for(form.shape, form.atype, form.btype, arch)
 

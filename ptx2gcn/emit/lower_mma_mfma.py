@@ -163,7 +163,7 @@ def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
 def use_mfma(cx: FnContext, form: MmaForm) -> bool:
     """Whether this mma gets the MFMA path (with its exact fallback) under the module's ``--mma``."""
     mode = cx.mod.mma
-    if mode == "exact" or not (mfma_form(form) or plan_of(form, cx.mod.arch)):  # other forms: lower_mfma_forms
+    if mode == "exact" or not (mfma_form(form) or plan_of(form, cx.mod.arch, mode)):  # others: lower_mfma_forms
         return False
     if cx.mod.arch not in MFMA_ARCHS:
         if mode == "mfma":

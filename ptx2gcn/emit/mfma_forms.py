@@ -112,6 +112,15 @@ FORMS: dict[str, tuple[str, ...]] = {
 """Shapes with an MFMA plan, by A/B element type (any accumulator types PTX allows for them)."""
 
 
+SLOWER_THAN_EXACT = frozenset({("m16n8k32", "u8", "u8"), ("m16n8k16", "u8", "u8"), ("m16n8k4", "f64", "f64"),
+                               ("m16n8k8", "f64", "f64")})
+"""(shape, A type, B type) whose MFMA path executes more wave-instructions per mma than the exact
+path (docs/tensor-cores.md, measured on the emulator in a K loop): ``--mma auto`` keeps the exact
+path for them, ``--mma mfma`` uses the plan. u8 x u8 needs four MFMAs per warp while LLVM gives the
+exact path ``v_dot4_u32_u8``; the 16-row f64 forms with K <= 8 move more f64 accumulator dwords
+(two candidates each) than their few FMAs cost."""
+
+
 @dataclass(frozen=True)
 class Table:
     """One dword per destination lane: ``lanes[l]`` is the ``Src`` of wave lane l's dword, read from

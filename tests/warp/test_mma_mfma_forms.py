@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ptx2gcn.compiler import compile_assembly
-from ptx2gcn.emit.mfma_forms import OPS, Plan, plan_for
+from ptx2gcn.emit.mfma_forms import OPS, SLOWER_THAN_EXACT, Plan, plan_for
 from ptx2gcn.reference.mma import WARP, chain_expected, element_format, mma_disagreements, mma_form, to_matrix
 from tests.warp.conftest import SENTINEL
 from tests.warp.matrix_harness import run_matrix_stats
@@ -168,20 +168,24 @@ def test_mfma_forms_special_values(spelling: str, rng: np.random.Generator) -> N
 ARCHS = ("gfx90a", "gfx942", "gfx950")
 
 
-@pytest.mark.parametrize("spelling", FORMS[::2], ids=_IDS[::2])
+@pytest.mark.parametrize("spelling", FORMS[::2] + [FORMS[13]], ids=_IDS[::2] + [_IDS[13]])
 def test_mfma_opcode_per_target(spelling: str) -> None:
-    """``--mma auto`` emits the plan's MFMA where ``mfma_forms.OPS`` has one for the target, and no
-    MFMA at all elsewhere (exact path); ``--mma exact`` never does."""
+    """``--mma mfma`` emits the plan's MFMAs where ``mfma_forms.OPS`` has one for the target, and no
+    MFMA at all elsewhere (exact path); ``--mma auto`` does the same on gfx942 except for the forms
+    whose MFMA path is slower (``SLOWER_THAN_EXACT``); ``--mma exact`` never emits one."""
     ptx, _, _ = _kernel(spelling)
     for arch in ARCHS:
         plan = _plan(spelling, arch)
-        asm = compile_assembly(ptx, arch=arch, mma="auto")
+        asm = compile_assembly(ptx, arch=arch, mma="mfma")
         if plan is None:
             assert "v_mfma" not in asm, arch
         else:
             mnemonic = plan.op.asm if arch == "gfx942" else "v_mfma_"
             assert mnemonic in asm, (arch, plan.op.asm)
             assert asm.count("v_mfma_") == plan.mfmas, arch
+    form = mma_form(spelling)
+    slower = (spelling.split(".")[3], form.atype, form.btype) in SLOWER_THAN_EXACT
+    assert ("v_mfma" in compile_assembly(ptx, mma="auto")) == (not slower)
     assert "v_mfma" not in compile_assembly(ptx, mma="exact")
 
 
@@ -201,6 +205,6 @@ def test_wmma_of_other_types_uses_mfma(combo: Combo) -> None:
     one plan per output tile. (``tests/warp/test_wmma.py`` runs the same kernels on whole waves under
     ``--mma auto``, i.e. through this path, against the reference model.)"""
     base = {"bf16": "m16n8k16", "s8": "m16n8k16", "u8": "m16n8k16", "tf32": "m16n8k8", "f64": "m8n8k4"}[combo.atype]
-    asm = compile_assembly(wmma_kernel(combo), mma="auto")
+    asm = compile_assembly(wmma_kernel(combo), mma="mfma")
     plan = plan_for(base, combo.atype, combo.atype, "gfx942")
     assert plan is not None and plan.op.asm in asm
