@@ -14,6 +14,10 @@ w with A = A_w and, shared by both, B = [B_0 | B_1] (16x16) and C = [C_0 | C_1];
 PTX register of one lane; MFMA row 4q+i stands for PTX row ``8*(i>=2) + 2q + (i&1)`` (rho), so
 C/D move with two candidate registers per dword. Per mma pair: 2 MFMA, 26 ds_bpermute.
 
+Every other form with an MFMA plan (``mfma_forms``: bf16, m16n8k8, f16 accumulators, tf32, s8/u8,
+f64) goes through the same branch to ``lower_mfma_forms.forms_registers`` (``use_mfma``/``mma_dispatch``
+are the only places that look it up).
+
 Numerics: CDNA3 MFMA products and sums in f32 (not the exact path's FMA chain): bit exact on
 small integers, inside the reference model's ``(K+2) * 2^-23`` bound otherwise; a NaN D element
 becomes NVIDIA's canonical NaN, as on the exact path.
