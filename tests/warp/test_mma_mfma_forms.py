@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from ptx2gcn.compiler import compile_assembly
-from ptx2gcn.emit.mfma_forms import OPS, SLOWER_THAN_EXACT, Plan, plan_for
+from ptx2gcn.emit.matrix_layouts import MMA
+from ptx2gcn.emit.mfma_forms import ANY, F16, OPS, SLOWER_THAN_EXACT, Plan, Table, _operand_table, plan_for
+from ptx2gcn.emit.mfma_forms import FORMS as FORMS_OF
 from ptx2gcn.reference.mma import WARP, chain_expected, element_format, mma_disagreements, mma_form, to_matrix
 from tests.warp.conftest import SENTINEL
 from tests.warp.matrix_harness import run_matrix_stats
@@ -208,3 +210,49 @@ def test_wmma_of_other_types_uses_mfma(combo: Combo) -> None:
     asm = compile_assembly(wmma_kernel(combo), mma="mfma")
     plan = plan_for(base, combo.atype, combo.atype, "gfx942")
     assert plan is not None and plan.op.asm in asm
+
+
+def _bpermutes(plan: Plan) -> int:
+    """ds_bpermute_b32 per wave the plan's tables need (``wave_moves``: the most dwords one source lane
+    must offer, none for an in-place table)."""
+    seen: set[Table] = set()
+    total = 0
+    tables = [t for chain in plan.chains for step in chain.steps for t in step.a + step.b]
+    for table in [*tables, *(plan.c or ()), *plan.d]:
+        if table in seen:
+            continue
+        seen.add(table)
+        offers: list[set[int]] = [set() for _ in range(64)]
+        for src in table.lanes:
+            if src is not None and src != ANY:
+                offers[src[0]].add(src[1])
+        in_place = all(src is None or src == ANY or src[0] == lane for lane, src in enumerate(table.lanes))
+        total += 0 if in_place else max(len(offer) for offer in offers)
+    return total
+
+
+def test_plans_move_whole_dwords_with_few_bpermutes() -> None:
+    """Every plan builds (``_operand_table`` checks that each MFMA operand dword is one PTX register
+    dword of one lane); the data movement per wave is pinned (docs/tensor-cores.md's table)."""
+    expected = {("m16n8k16", "bf16"): (2, 26), ("m16n8k8", "f16"): (2, 21), ("m16n8k8", "tf32"): (2, 26),
+                ("m16n8k4", "tf32"): (2, 21), ("m16n8k32", "s8"): (2, 18), ("m16n8k16", "s8"): (2, 13),
+                ("m16n8k32", "u8"): (8, 18), ("m8n8k4", "f64"): (1, 16), ("m16n8k4", "f64"): (2, 42),
+                ("m16n8k16", "f64"): (8, 72)}
+    for (shape, atype), (mfmas, bpermutes) in expected.items():
+        plan = plan_for(shape, atype, atype, "gfx942")
+        assert plan is not None and (plan.mfmas, _bpermutes(plan)) == (mfmas, bpermutes), (shape, atype)
+    for (kind, arch) in OPS:
+        for shape in FORMS_OF[kind]:
+            types = ("s8", "u8") if kind == "i8" else (kind,)
+            assert all(plan_for(shape, a, b, arch) is not None for a in types for b in types)
+
+
+def test_a_layout_mistake_is_caught_when_the_table_is_built() -> None:
+    """A K order under which an MFMA dword would need elements of two PTX registers is refused."""
+    layouts = {"a": MMA[("m16n8k16", "f16")].a}
+    with pytest.raises(AssertionError, match="not one PTX dword"):  # k pairs (0, 3): two lanes' registers
+        _operand_table(F16, layouts, lambda i, kk: (0, "a", i, kk if kk % 2 == 0 else (kk + 2) % 16), 0)
+    with pytest.raises(AssertionError, match="at bit 16"):  # k pairs (1, 0): one register, halves swapped
+        _operand_table(F16, layouts, lambda i, kk: (0, "a", i, kk ^ 1), 0)
+    good = _operand_table(F16, layouts, lambda i, kk: (0, "a", i % 8, 2 * (kk // 4) + kk % 2 + 8 * (kk % 4 // 2)), 0)
+    assert good.source == "a" and None not in good.lanes
