@@ -44,6 +44,48 @@ def plan_of(form: MmaForm, arch: str, mode: str = "mfma") -> Plan | None:
     return plan_for(form.shape, form.atype, form.btype, arch)
 
 
+_SUBNORMAL_MANTISSA = {"f16": 0x3FF, "bf16": 0x7F}
+"""16-bit types: a magnitude m = bits & 0x7fff is subnormal iff 0 < m <= this (m - 1 < it, wrapping)."""
+_SUBNORMAL = 0x90
+"""``llvm.is.fpclass`` mask: negative and positive subnormals."""
+
+
+def operands_normal(cx: FnContext, form: MmaForm, problems: list[tuple[list[ir.Value], list[ir.Value], list[ir.Value]]]
+                    ) -> ir.Value:
+    """i1: no A or B element of this lane is subnormal (always true for integer and f64 forms).
+
+    CDNA3's f16/bf16/xf32 MFMAs align a group's products to the largest *nominal* product exponent,
+    and a subnormal input counts with its format's smallest normal exponent (MMA-Sim's measured
+    model, the emulator's ``mfma_arith``): a subnormal times a large value can then cost up to the
+    subnormal's missing significand bits of every other product, beyond the reference model's
+    ``(K+2) 2^-23`` bound. The whole-wave branch also requires this predicate in every lane, so such
+    data take the exact path. 16-bit types: one packed and/subtract per register and an unsigned
+    minimum over all halves; tf32: one class test per register."""
+    bld = cx.builder
+    if form.atype not in ("f16", "bf16", "tf32"):
+        return ir.Constant(ir.IntType(1), 1)
+    words: dict[int, ir.Value] = {}
+    for a, b, _ in problems:
+        for reg in (*a, *b):
+            words.setdefault(id(reg), cx.coerce(reg, I32))
+    if form.atype == "tf32":
+        found: ir.Value = ir.Constant(ir.IntType(1), 0)
+        for word in words.values():
+            tf32 = bld.and_(word, cx.i32(_TF32_MASK))  # what the MFMA multiplies (low bits are not data)
+            found = bld.or_(found, cx.call("llvm.is.fpclass.f32", ir.IntType(1),
+                                           [bld.bitcast(tf32, FLOAT), cx.i32(_SUBNORMAL)]))
+        return bld.not_(found)
+    count = 2 * len(words)
+    halves = ir.VectorType(ir.IntType(16), count)
+    vector: ir.Value = ir.Constant(ir.VectorType(I32, len(words)), None)
+    for i, word in enumerate(words.values()):
+        vector = bld.insert_element(vector, bld.and_(word, cx.i32(0x7FFF7FFF)), cx.i32(i))
+    ones = ir.Constant(halves, [ir.Constant(ir.IntType(16), 1)] * count)
+    magnitude_less_one = bld.sub(bld.bitcast(vector, halves), ones)
+    smallest = cx.call(f"llvm.vector.reduce.umin.v{count}i16", ir.IntType(16), [magnitude_less_one])
+    return bld.icmp_unsigned(">=", smallest, ir.Constant(ir.IntType(16), _SUBNORMAL_MANTISSA[form.atype]))
+
+
 def _dwords(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
     """A fragment's registers (i32, f32, i64, f64) as a lane's dword stream."""
     bld = cx.builder

@@ -32,7 +32,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
-from ptx2gcn.emit.lower_mfma_forms import forms_registers, plan_of
+from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
 from ptx2gcn.ir.core import Op
 
@@ -188,7 +188,9 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[
     if not use_mfma(cx, form):
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
     bld = cx.builder
-    whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
+    # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
+    ready = ir.Constant(I1, 1) if mfma_form(form) else operands_normal(cx, form, problems)
+    whole = bld.icmp_signed("==", ballot64(cx, ready), ir.Constant(I64, -1))
     fast = cx.llfn.append_basic_block("mma.mfma")
     slow = cx.llfn.append_basic_block("mma.exact")
     join = cx.llfn.append_basic_block("mma.join")

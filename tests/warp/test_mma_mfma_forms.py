@@ -120,9 +120,10 @@ def test_chained_mfma_forms(spelling: str, rng: np.random.Generator) -> None:
         assert not wrong, f"warp {w}: {len(wrong)} wrong, e.g. {wrong[:3]}"
 
 
-_F16_BITS = {"inf": 0x7C00, "-inf": 0xFC00, "nan": 0x7E01, "tiny": 0x0003, "one": 0x3C00}
-_BF16_BITS = {"inf": 0x7F80, "-inf": 0xFF80, "nan": 0x7FC1, "tiny": 0x0005, "one": 0x3F80}
-_F32_BITS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00001, "tiny": 0x00000007, "one": 0x3F800000}
+_F16_BITS = {"inf": 0x7C00, "-inf": 0xFC00, "nan": 0x7E01, "tiny": 0x8001, "one": 0x3C00, "big": 0x7252}
+_BF16_BITS = {"inf": 0x7F80, "-inf": 0xFF80, "nan": 0x7FC1, "tiny": 0x8001, "one": 0x3F80, "big": 0x7E52}
+_F32_BITS = {"inf": 0x7F800000, "-inf": 0xFF800000, "nan": 0x7FC00001, "tiny": 0x80002000, "one": 0x3F800000,
+             "big": 0x7E520000}
 _SPECIALS = {"f16": _F16_BITS, "bf16": _BF16_BITS, "tf32": _F32_BITS}
 SPECIAL_FORMS = [
     "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
@@ -133,10 +134,14 @@ SPECIAL_FORMS = [
 ]
 
 
+@pytest.mark.parametrize("subnormal", [False, True], ids=["normal", "subnormal"])
 @pytest.mark.parametrize("spelling", SPECIAL_FORMS, ids=[s.removeprefix("mma.sync.aligned.") for s in SPECIAL_FORMS])
-def test_mfma_forms_special_values(spelling: str, rng: np.random.Generator) -> None:
-    """Infinities, NaN and subnormals in A and B (the K padding of k8/k4 forms must not turn an
-    infinity into NaN, the other warp's data must not leak in): the model's rules (c), NaN canonical."""
+def test_mfma_forms_special_values(spelling: str, subnormal: bool, rng: np.random.Generator) -> None:
+    """Infinities and NaN in A and B (the K padding of k8/k4 forms must not turn an infinity into NaN,
+    the other warp's data must not leak in): the model's rules (c), NaN canonical, on the MFMA path.
+    With a subnormal A element times a large B element (``ptx2gcn fuzz`` found it: CDNA3 aligns to
+    the subnormal's nominal exponent, beyond the model's bound) the wave takes the exact path
+    (``lower_mfma_forms.operands_normal``) and is still right."""
     form = mma_form(spelling)
     bits = _SPECIALS[form.atype]
     s = form.shape
@@ -149,17 +154,20 @@ def test_mfma_forms_special_values(spelling: str, rng: np.random.Generator) -> N
             a[0, :] = bits["one"]
             a[0, s.a.cols - 1] = bits["inf"]  # row 0: +inf times column sums, except NaN where b is 0
             a[3, 1] = bits["nan"]
-            a[5, :] = bits["tiny"]
             b[:, 2] = bits["one"]
             b[0, 4] = bits["-inf"]
             a[9, 0] = bits["one"]  # row 9, column 4: 1 * -inf
+        if subnormal and w == 1:
+            a[5, :] = bits["one"]
+            a[5, s.a.cols - 1] = bits["tiny"]  # the smallest negative subnormal times "big": the fuzz case
+            b[s.b.rows - 1, :] = bits["big"]
         warp_data.append((_lanes(s.a, a), _lanes(s.b, b),
                           _lanes(form.c_frag, _matrix(form.ctype, (16, 8), True, rng, accumulator=True))))
     inputs = [[*_split(a, s.a)[lane], *_split(b, s.b)[lane], *_split(c, form.c_frag)[lane], 0]
               for a, b, c in warp_data for lane in range(WARP)]
     assert len(inputs[0]) == n_in
     out, stats = run_matrix_stats(ptx, 2 * WARP, inputs, n_out, mma="mfma")
-    assert stats.mfma_instructions == 2
+    assert stats.mfma_instructions == (0 if subnormal else 2)
     for w, (a, b, c) in enumerate(warp_data):
         wrong = mma_disagreements(spelling, a, b, c, _join(out[w * WARP:(w + 1) * WARP], form.d_frag))
         assert not wrong, f"warp {w}: {len(wrong)} wrong, e.g. {wrong[:3]}"
