@@ -14,6 +14,10 @@ w with A = A_w and, shared by both, B = [B_0 | B_1] (16x16) and C = [C_0 | C_1];
 PTX register of one lane; MFMA row 4q+i stands for PTX row ``8*(i>=2) + 2q + (i&1)`` (rho), so
 C/D move with two candidate registers per dword. Per mma pair: 2 MFMA, 26 ds_bpermute.
 
+Every other form with an MFMA plan (``mfma_forms``: bf16, m16n8k8, f16 accumulators, tf32, s8/u8,
+f64) goes through the same branch to ``lower_mfma_forms.forms_registers`` (``use_mfma``/``mma_dispatch``
+are the only places that look it up).
+
 Numerics: CDNA3 MFMA products and sums in f32 (not the exact path's FMA chain): bit exact on
 small integers, inside the reference model's ``(K+2) * 2^-23`` bound otherwise; a NaN D element
 becomes NVIDIA's canonical NaN, as on the exact path.
@@ -28,10 +32,15 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
+from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
 from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
+F16_MFMA_ARCHS = frozenset({"gfx942"})
+"""Where the f16 m16n8k16 form (and the f16 wmma on it) takes MFMAs: CDNA2 (gfx90a) flushes f16/bf16
+subnormal inputs (MMA-Sim's measurements), CDNA4's arithmetic is not measured; the same rule as
+``mfma_forms`` applies to the other 16-bit forms."""
 
 _V2I32 = ir.VectorType(I32, 2)
 _V4HALF = ir.VectorType(HALF, 4)
@@ -167,14 +176,14 @@ def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
 def use_mfma(cx: FnContext, form: MmaForm) -> bool:
     """Whether this mma gets the MFMA path (with its exact fallback) under the module's ``--mma``."""
     mode = cx.mod.mma
-    if mode == "exact" or not mfma_form(form):
+    if mode == "exact" or not (mfma_form(form) or plan_of(form, cx.mod.arch, mode)):  # others: lower_mfma_forms
         return False
     if cx.mod.arch not in MFMA_ARCHS:
         if mode == "mfma":
             raise cx.unsupported("mma", f"--mma mfma: {cx.mod.arch} has no matrix cores (MFMA: "
                                         f"{', '.join(sorted(MFMA_ARCHS))})")
         return False
-    return True
+    return not mfma_form(form) or cx.mod.arch in F16_MFMA_ARCHS
 
 
 Problem = tuple[list[ir.Value], list[ir.Value], list[ir.Value]]
@@ -201,24 +210,27 @@ def lower_mma_nan(cx: FnContext, op: Op) -> None:
 Registers = list[list[ir.Value]]
 
 
-def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Registers]) -> Registers:
+def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Registers],
+          ready: ir.Value | None = None, reg_type: ir.IntType = I32) -> Registers:
     """``fast()`` (MFMA code, needs EXEC full) when the whole wave executes this mma, else ``slow()``
     (the exact path). The mma's ``wave`` attribute (pass ``wave64-mma-uniformity``) decides
     statically where it can (``whole``: fast alone, ``split``: slow alone); otherwise both are
-    emitted behind one scalar branch on ``ballot(true) == ~0`` and the results (i32 registers) join
-    in phis."""
+    emitted behind one scalar branch on ``ballot(ready) == ~0`` and the results (``reg_type``
+    registers: i64 for f64 D) join in phis. ``ready`` (None: true) is a per-lane condition the fast
+    path also needs (``lower_mfma_forms.operands_normal``); a ``whole`` mma with one keeps the branch."""
     wave = cx.op.attrs.get("wave") if cx.op is not None else None
-    if wave in ("whole", "split"):
-        return [[cx.coerce(v, I32) for v in problem] for problem in (fast() if wave == "whole" else slow())]
+    if wave == "split" or (wave == "whole" and ready is None):
+        return [[cx.coerce(v, reg_type) for v in problem] for problem in (fast() if wave == "whole" else slow())]
     bld = cx.builder
-    whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
+    condition = ready if ready is not None else ir.Constant(I1, 1)
+    whole = bld.icmp_signed("==", ballot64(cx, condition), ir.Constant(I64, -1))
     blocks = [cx.llfn.append_basic_block(name) for name in ("mma.mfma", "mma.exact")]
     join = cx.llfn.append_basic_block("mma.join")
     bld.cbranch(whole, *blocks)
     ends: list[tuple[ir.Block, Registers]] = []
     for block, lowering in zip(blocks, (fast, slow), strict=True):
         bld.position_at_end(block)
-        regs = [[cx.coerce(v, I32) for v in problem] for problem in lowering()]
+        regs = [[cx.coerce(v, reg_type) for v in problem] for problem in lowering()]
         ends.append((bld.block, regs))
         bld.branch(join)
     bld.position_at_end(join)
@@ -226,7 +238,7 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     for p, first in enumerate(ends[0][1]):
         results.append([])
         for index in range(len(first)):
-            phi = bld.phi(I32)
+            phi = bld.phi(reg_type)
             for block, regs in ends:
                 phi.add_incoming(regs[p][index], block)
             results[p].append(phi)
@@ -239,8 +251,13 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Regis
     operand moves)."""
     if not use_mfma(cx, form):
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
-    return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
-                 lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+    if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
+        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
+                     lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+    # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
+    return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
+                 lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],
+                 operands_normal(cx, form, problems), ir.IntType(form.acc_out.reg_bits))
 
 
 def lower_mma(cx: FnContext, op: Op) -> None:
