@@ -94,8 +94,9 @@ def test_chained_mfma_within_the_accumulated_bound(rng: np.random.Generator) -> 
 def test_mma_modes_choose_the_instructions() -> None:
     ptx, _, _ = _kernel(SPELLING)
     assert "v_mfma_f32_16x16x16" not in compile_assembly(ptx, mma="exact")
-    for arch in ("gfx942", "gfx90a", "gfx950"):
-        assert "v_mfma_f32_16x16x16" in compile_assembly(ptx, arch=arch, mma="auto")
+    assert "v_mfma_f32_16x16x16" in compile_assembly(ptx, arch="gfx942", mma="auto")
+    for arch in ("gfx90a", "gfx950"):  # CDNA2 flushes f16 subnormal inputs; CDNA4 not measured
+        assert "v_mfma" not in compile_assembly(ptx, arch=arch, mma="auto")
     other, _, _ = _kernel("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32")
     assert "v_mfma" not in compile_assembly(other, mma="mfma")  # no MFMA lowering for this form (mfma_forms)
     with pytest.raises(ValueError, match="--mma must be one of"):

@@ -206,7 +206,10 @@ def test_targets_of_each_type() -> None:
                                   ("i8", "gfx942"), ("i8", "gfx950"), ("i8", "gfx90a"), ("f64", "gfx90a")])
 
 
-_WMMA = [combo for combo in WMMA_COMBOS if combo.atype != "f16"][::2]
+_WMMA = [combo for combo in WMMA_COMBOS if combo.atype != "f16"
+         # m16n16k16 .f32 accumulators live in ptx2gcn's own 4x4x4 layout (wmma_mfma), which the base
+         # mma's MFMA plans do not read: bf16 -> f32 m16n16k16 wmma takes the exact path for now
+         and not (combo.shape == "m16n16k16" and combo.atype == "bf16" and combo.dtype == "f32")][::2]
 
 
 @pytest.mark.parametrize("combo", _WMMA, ids=[f"{c.shape}.{c.atype}.{c.dtype}" for c in _WMMA])
