@@ -319,6 +319,9 @@ _op("amdgcn.ballot", "pred", "i64", flags="convergent")
 _op("amdgcn.ds.bpermute", "i32 i32", "i32", flags="convergent")
 _op("amdgcn.ds.swizzle", "i32", "i32", {"offset": INT}, "offset", "convergent")
 _op("amdgcn.readlane", "i32 i32", "i32", flags="convergent")
+_op("amdgcn.update.dpp", "i32 i32", "i32", {"dpp_ctrl": INT, "row_mask": INT, "bank_mask": INT, "bound_ctrl": INT},
+    "dpp_ctrl row_mask bank_mask bound_ctrl", "convergent")
+_op("amdgcn.inverse.ballot", "i64", "pred")
 _op("amdgcn.set.inactive", "i32 i32", "i32", flags="convergent")
 _op("amdgcn.strict.wwm", "i32", "i32", flags="convergent")
 _op("amdgcn.s.barrier", "", "", flags="side_effects convergent")
@@ -564,6 +567,9 @@ SEMANTICS: dict[str, str] = {
     "amdgcn.ds.bpermute": "(byte address, value) -> value of wave lane (address / 4) mod 64",
     "amdgcn.ds.swizzle": "(value) -> value of the lane the swizzle offset selects (CDNA3 DS_SWIZZLE_B32)",
     "amdgcn.readlane": "(value, lane) -> value of wave lane lane (uniform, 0..63), whatever EXEC is",
+    "amdgcn.update.dpp": "(old, value) -> value of the lane dpp_ctrl selects (a DPP move); a lane without a "
+                         "source keeps old (bound_ctrl 0) or reads 0 (bound_ctrl 1)",
+    "amdgcn.inverse.ballot": "(wave mask) -> bit (this lane) of the 64-bit mask",
     "amdgcn.set.inactive": "(value, inactive) -> value in active lanes, inactive in the others (for WWM)",
     "amdgcn.strict.wwm": "(value) -> value computed in whole-wave mode (every lane, EXEC ignored)",
     "amdgcn.s.barrier": "waits for every wave of the workgroup (s_barrier)",
