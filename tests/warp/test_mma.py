@@ -184,3 +184,37 @@ def test_chained_mma_within_the_accumulated_bound(spelling: str, rng: np.random.
         wrong = [(r, col) for r in range(fc.rows) for col in range(fc.cols)
                  if not expected[r][col].accepts(fmt, got[r][col])]
         assert not wrong, f"small={small}: {len(wrong)} wrong, e.g. {wrong[:3]}"
+
+
+_OVERFLOWING = {
+    # PTX type -> bits of (2^100, -inf, 1, 2^-100); bf16 and tf32 share f32's exponent range
+    "bf16": (0x7180, 0xFF80, 0x3F80, 0x0D80),
+    "tf32": (0x71800000, 0xFF800000, 0x3F800000, 0x0D800000),
+}
+WIDE = [s for s in SPELLINGS if any(f".{t}." in s for t in _OVERFLOWING)]
+
+
+@pytest.mark.parametrize("spelling", WIDE, ids=[s.removeprefix("mma.sync.aligned.") for s in WIDE])
+def test_finite_product_beyond_f32_then_an_infinite_term(spelling: str) -> None:
+    """A row (2^100, -inf) times a column (2^100, 1): the exact products are 2^200 (finite) and -inf,
+    so D is -inf (one infinite term, PTX ISA / the model); an f32 chain gave inf - inf = NaN. Also: a
+    lone product 2^200 overflows to +inf, and 2^100 * 2^-100 + ... stays exact."""
+    form = mma_form(spelling)
+    s, fc = form.shape, form.c_frag
+    big, minus_inf, one, tiny = _OVERFLOWING[form.atype]
+    a = np.zeros((s.a.rows, s.a.cols), dtype=np.int64)
+    b = np.zeros((s.b.rows, s.b.cols), dtype=np.int64)
+    a[0, :2] = (big, minus_inf)
+    b[:2, 0] = (big, one)
+    a[1, 0] = big  # row 1 x column 1: the single product 2^200, beyond f32: +inf
+    b[0, 1] = big
+    a[2, :2] = (big, big)  # row 2 x column 2: 2^100 * 2^-100 twice, exactly 2
+    b[:2, 2] = (tiny, tiny)
+    c = np.zeros((fc.rows, fc.cols), dtype=np.int64)
+    ptx, n_in, n_out = _kernel(spelling)
+    regs = [_lanes(s.a, a), _lanes(s.b, b), _lanes(fc, c)]
+    words = [x + y + z + [0] for x, y, z in zip(_split(regs[0], s.a), _split(regs[1], s.b), _split(regs[2], fc))]
+    out = run_matrix(ptx, WARP, words, n_out)
+    d = to_matrix(form.d_frag, _join(out, form.d_frag))
+    assert (d[0][0], d[1][1], d[2][2]) == (0xFF800000, 0x7F800000, 0x40000000)
+    assert not mma_disagreements(spelling, *regs, _join(out, form.d_frag))
