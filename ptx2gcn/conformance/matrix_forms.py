@@ -251,10 +251,19 @@ def _wmma_reg(ptx_type: str) -> str:
     return {"f32": "%f", "f64": "%fd"}.get(ptx_type, "%r")
 
 
-def ptxas_accepts(line: str, arch: str, ptxas: str) -> tuple[bool, str]:
-    text = (f".version {PTX_VERSION}\n.target {arch}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n"
+PROBE_LINE = 8
+"""The line of ``probe_module``'s text that holds the probed instruction."""
+
+
+def probe_module(line: str, arch: str) -> str:
+    """The PTX module a probe line is judged in, by ptxas and by the compiler."""
+    return (f".version {PTX_VERSION}\n.target {arch}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n"
             ".reg .b32 %r<64>; .reg .f32 %f<64>; .reg .f64 %fd<64>; .reg .b64 %rd<4>;\n"
             "ld.param.u64 %rd1, [p];\n" + line + "\nret;\n}\n")
+
+
+def ptxas_accepts(line: str, arch: str, ptxas: str) -> tuple[bool, str]:
+    text = probe_module(line, arch)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "probe.ptx"
         path.write_text(text, encoding="utf-8")
