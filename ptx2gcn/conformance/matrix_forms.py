@@ -85,7 +85,7 @@ class WmmaType:
     @property
     def base_mma(self) -> str:
         """The mma whose arithmetic (K, accumulation, bound) a fragment-free model uses."""
-        k = {"tf32": "m16n8k8", "f64": "m8n8k4"}.get(self.ab, "m16n8k16")
+        k = {"tf32": "m16n8k8", "f64": "m8n8k4", "s4": "m8n8k32", "u4": "m8n8k32"}.get(self.ab, "m16n8k16")
         sat = ".satfinite" if self.satfinite else ""
         return f"{MMA_PREFIX}{k}.row.col{sat}.{self.d}.{self.ab}.{self.ab}.{self.c}"
 

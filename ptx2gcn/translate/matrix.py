@@ -151,9 +151,6 @@ def _wmma_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods) -> None:
     types = _types(mods)
     mods.done()
     dtype, atype, btype, ctype = check_wmma_mma(ctx, ins, shape, layouts, types, satfinite, bitop)
-    if bitop is not None:
-        raise UnsupportedError.feature(ins.span, f"wmma.mma.{bitop}.popc", ".b1 wmma (m8n8k128) has no gfx942 "
-                                       "lowering yet (mma's .b1 forms do)")
     d, a, b, c = operands(ctx, ins, 4)
     frags = [_fragment(ctx, x) for x in (a, b, c)]
     values = [_read(ctx, e) for frag in frags for e in frag]
@@ -161,7 +158,7 @@ def _wmma_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods) -> None:
     op = ctx.emit("mma", values, [_dest_type(ctx, e) for e in dests], shape=shape, alayout=layouts[0],
                   blayout=layouts[1], dtype=dtype, atype=atype, btype=btype, ctype=ctype,
                   satfinite=satfinite, a=len(frags[0]), b=len(frags[1]), c=len(frags[2]), wmma=True,
-                  rnd=rnd)
+                  rnd=rnd, bitop=bitop)
     _write(ctx, dests, op.results)
 
 

@@ -111,13 +111,12 @@ def test_mma_matches_reference(spelling: str, rng: np.random.Generator) -> None:
 _UNSUPPORTED = [
     ("sm_90", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, "
      "{%r0,%r1,%r2,%r3}, {%r4,%r5,%r6,%r7}, {%f4,%f5,%f6,%f7}, %r8, 0x0;", "unsupported: mma.sp::ordered_metadata"),
-    ("sm_90", "wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r0}, [%rd1];", "unsupported: wmma_load: .m8n8k32.s4"),
     ("sm_120a", "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32 {%f0,%f1,%f2,%f3}, "
      "{%r0,%r1,%r2,%r3}, {%r4,%r5}, {%f4,%f5,%f6,%f7};", "unsupported: mma.kind::f8f6f4"),
     ("sm_100a", "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%r1];",
      "unsupported: ldmatrix: .m16n16.b8"),
-    ("sm_90", "wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r0, %r1}, {%r2}, {%r3}, {%r4, %r5};",
-     "unsupported: wmma.mma.xor.popc: .b1 wmma"),
+    ("sm_80", "mma.sync.aligned.m8n8k4.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1}, "
+     "{%r2,%r3}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};", "unsupported: mma: .m8n8k4 .bf16"),
 ]
 """(target, line, message): forms ptxas accepts for the target (``matrix_acceptance.json`` or checked by
 hand with ptxas 13) without a gfx942 lowering."""
