@@ -19,11 +19,18 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from pathlib import Path
 
-from ptx2gcn.conformance.matrix_forms import PROBE_LINE, candidates, probe_line, probe_module, ptxas_accepts
+from ptx2gcn.conformance.matrix_forms import (
+    PROBE_LINE,
+    candidates,
+    probe_line,
+    probe_module,
+    ptxas_accepts,
+    ptxas_path,
+    write_cache,
+)
 
 CACHE = Path(__file__).with_name("matrix_acceptance.json")
 __all__ = ["ARCHS", "CACHE", "NEAR_MISSES", "PROBE_LINE", "probe_module", "probes", "verdicts"]
@@ -152,9 +159,8 @@ def refresh(ptxas: str) -> dict[str, dict[str, str]]:
 
 
 def main() -> int:
-    ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
-    data = refresh(ptxas)
-    CACHE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    data = refresh(ptxas := ptxas_path())
+    write_cache(CACHE, data)
     accepted = sum(1 for v in data.values() for a in ARCHS if v[a] == "")
     print(f"{CACHE}: {len(data)} spellings x {len(ARCHS)} targets, {accepted} accepted by {ptxas}")
     return 0

@@ -289,12 +289,19 @@ def refresh(ptxas: str) -> dict[str, dict[str, object]]:
     return out
 
 
+def ptxas_path() -> str:
+    """The ptxas the caches are regenerated with (``$PTXAS``, default CUDA's)."""
+    return os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
+
+
+def write_cache(path: Path, data: dict[str, dict[str, object]] | dict[str, dict[str, str]]) -> None:
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def main() -> int:
-    ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
-    data = refresh(ptxas)
-    CACHE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    accepted = sum(1 for v in data.values() if v["accepted"])
-    print(f"{CACHE}: {len(data)} candidates, {accepted} accepted by {ptxas}")
+    data = refresh(ptxas := ptxas_path())
+    write_cache(CACHE, data)
+    print(f"{CACHE}: {len(data)} candidates, {sum(1 for v in data.values() if v['accepted'])} accepted by {ptxas}")
     return 0
 
 

@@ -277,6 +277,9 @@ def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     mods.done()
     if op_name is None:
         raise ctx.error(ins.span, "mbarrier needs an operation (.init, .arrive, .try_wait, ...)")
+    if op_name == "pending_count":
+        raise UnsupportedError.feature(ins.span, "mbarrier.pending_count", "not lowered yet (the state token "
+                                       "an arrive returns holds only the phase number)")
     if space not in ("shared", "generic", "shared_cluster"):
         raise ctx.error(ins.span, "mbarrier objects live in shared memory")
     ops = list(ins.operands)
