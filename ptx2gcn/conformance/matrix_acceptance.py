@@ -121,14 +121,35 @@ NEAR_MISSES: dict[str, str] = {
     "wmma.load.c.sync.aligned.row.m16n16k16.global.bf16": "{%r0, %r1, %r2, %r3}, [%rd1], 16",
     "wmma.load.a.sync.aligned.row.m16n8k16.global.f16": "{%r0, %r1, %r2, %r3}, [%rd1], 16",
     "wmma.store.d.sync.aligned.row.m16n16k16.global.s8": "[%rd1], {%r0, %r1}, 16",
-    # sparse mma (ptxas decides which spellings are forms)
+    # sparse mma: forms and near misses (ptxas decides)
+    **{f"mma.sp::ordered_metadata.sync.aligned.{shape}.row.col{sat}.{types}": f"{ops}, %r30, 0x0"
+       for shape, sat, types, ops in (
+           ("m16n8k16", "", "f32.f16.f16.f32", f"{_F32x4}, {{%r0, %r1}}, {{%r2, %r3}}, {_C4}"),
+           ("m16n8k16", "", "f16.f16.f16.f16", "{%r0, %r1}, {%r2, %r3}, {%r4, %r5}, {%r6, %r7}"),
+           ("m16n8k16", "", "f32.f16.f16.f16", f"{_F32x4}, {{%r2, %r3}}, {{%r4, %r5}}, {{%r6, %r7}}"),
+           ("m16n8k32", "", "f32.f16.f16.f32", f"{_F32x4}, {_R4}, {_R4}, {_C4}"),
+           ("m16n8k32", "", "f32.bf16.bf16.f32", f"{_F32x4}, {_R4}, {_R4}, {_C4}"),
+           ("m16n8k16", "", "f32.bf16.bf16.f32", f"{_F32x4}, {{%r0, %r1}}, {{%r2, %r3}}, {_C4}"),
+           ("m16n8k8", "", "f32.tf32.tf32.f32", f"{_F32x4}, {{%r0, %r1}}, {{%r2, %r3}}, {_C4}"),
+           ("m16n8k16", "", "f32.tf32.tf32.f32", f"{_F32x4}, {_R4}, {_R4}, {_C4}"),
+           ("m16n8k32", "", "s32.s8.u8.s32", f"{_S4}, {{%r0, %r1}}, {{%r2, %r3}}, {_S4}"),
+           ("m16n8k64", ".satfinite", "s32.u8.s8.s32", f"{_S4}, {_R4}, {_R4}, {_S4}"),
+           ("m16n8k64", "", "s32.s4.u4.s32", f"{_S4}, {{%r0, %r1}}, {{%r2, %r3}}, {_S4}"),
+           ("m16n8k128", ".satfinite", "s32.s4.s4.s32", f"{_S4}, {_R4}, {_R4}, {_S4}"),
+           ("m16n8k64", "", "f32.e4m3.e5m2.f32", f"{_F32x4}, {_R4}, {_R4}, {_C4}"),
+           ("m16n8k64", "", "f16.e4m3.e4m3.f16", "{%r0, %r1}, {%r2, %r3, %r4, %r5}, {%r6, %r7, %r8, %r9}, "
+                                                 "{%r10, %r11}"),
+           ("m16n8k16", "", "s32.s8.s8.s32", f"{_S4}, {{%r0}}, {{%r2}}, {_S4}"),
+           ("m16n8k32", ".satfinite", "f32.f16.f16.f32", f"{_F32x4}, {_R4}, {_R4}, {_C4}"),
+           ("m16n8k32", "", "f32.f16.f16.f32 ", f"{_F32x4}, {{%r0, %r1}}, {_R4}, {_C4}"),
+           ("m8n8k4", "", "f32.f16.f16.f32", "{%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r0}, {%r2, %r3}, "
+                                             "{%f8, %f9, %f10, %f11, %f12, %f13, %f14, %f15}"),
+       )},
     "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32": f"{_F32x4}, {_R4}, {_R4}, {_C4}, %r8, 0x0",
-    "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32":
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k32.col.row.f32.f16.f16.f32":
         f"{_F32x4}, {_R4}, {_R4}, {_C4}, %r8, 0x0",
-    "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32":
-        f"{_F32x4}, {{%r0, %r1}}, {{%r2, %r3}}, {_C4}, %r8, 0x0",
-    "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.satfinite.s32.s8.s8.s32":
-        f"{_S4}, {_R4}, {_R4}, {_S4}, %r8, 0x0",
+    "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 ":
+        f"{_F32x4}, {_R4}, {_R4}, {_C4}, %r8, %r9",
 }
 """Spelling (a trailing space: a second probe of the same spelling) -> its operands."""
 

@@ -21,6 +21,7 @@ from ptx2gcn.translate.matrix_rules import (
     check_fragments,
     check_ldst_target,
     check_mma,
+    check_mma_sp,
     check_wmma_ldst,
     check_wmma_mma,
     mma_registers,
@@ -73,9 +74,7 @@ def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """mma.sync.aligned.shape.alayout.blayout[.satfinite].dtype.atype.btype.ctype d, a, b, c."""
     sparse = [m for m in mods.left if m == "sp" or m.startswith("sp::")]
     if sparse:
-        require_target(ctx, ins, f".{sparse[0]}", 80, (7, 1) if sparse[0] == "sp" else (8, 5))
-        raise UnsupportedError.feature(ins.span, f"mma.{sparse[0]}", "sparse mma (2:4 structured sparsity with "
-                                       "metadata operands) has no gfx942 lowering yet")
+        _sparse_mma(ctx, ins, mods, sparse[0])
     kinds = [m for m in mods.left if m.startswith("kind::") or m == "block_scale"]
     if kinds:
         require_target(ctx, ins, f"mma.{kinds[0]}", 120, (8, 7))
@@ -101,6 +100,30 @@ def lower_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
                   dtype=dtype, atype=atype, btype=btype, ctype=ctype, satfinite=satfinite,
                   a=len(frags[0]), b=len(frags[1]), c=len(frags[2]), bitop=bitop)
     _write(ctx, dests, op.results)
+
+
+def _sparse_mma(ctx: FnCtx, ins: ast.Instruction, mods: Mods, word: str) -> None:
+    """mma.sp[::ordered_metadata] d, a, b, c, e, f: checked like ptxas, then a located unsupported."""
+    mods.left.remove(word)
+    if word not in ("sp", "sp::ordered_metadata"):
+        raise ctx.error(ins.span, f"unknown sparse mma modifier .{word}")
+    shape = _common(ctx, ins, mods, "mma")
+    layouts = [m for m in mods.left if m in ("row", "col")]
+    for m in layouts:
+        mods.left.remove(m)
+    satfinite = mods.take("satfinite")
+    types = _types(mods)
+    mods.done()
+    require_target(ctx, ins, f".{word}", 80, (7, 1) if word == "sp" else (8, 5))
+    wanted = check_mma_sp(ctx, ins, shape, layouts, types, satfinite)
+    d, a, b, c, _, selector = operands(ctx, ins, 6)
+    got = tuple(len(_fragment(ctx, x)) for x in (d, a, b, c))
+    check_fragments(ctx, ins, "mma.sp", got, wanted)
+    if not isinstance(selector, ast.IntImmediate):
+        raise ctx.error(selector.span, "the sparsity selector of mma.sp is an integer constant")
+    raise UnsupportedError.feature(ins.span, f"mma.{word}", "sparse mma (2:4 structured sparsity with metadata "
+                                   "operands) has no gfx942 lowering yet: the PTX ISA gives the metadata layouts "
+                                   "only as figures, and no model of them exists here to test one against")
 
 
 def _bitop(ctx: FnCtx, ins: ast.Instruction, mods: Mods) -> str | None:

@@ -124,10 +124,6 @@ def _mma_kind(ctx: FnCtx, ins: ast.Instruction, shape: str, layouts: list[str], 
     kind = KIND.get(atype)
     if kind is None or KIND.get(btype) != kind or (kind not in ("i8", "i4", "f8") and atype != btype):
         raise ctx.error(ins.span, "Unexpected instruction types specified for 'mma'")
-    if (shape, kind) == ("m8n8k4", "bf16"):  # ptxas 13 takes it; the PTX ISA documents no such form
-        require_target(ctx, ins, ".bf16", 80, (7, 0))
-        raise UnsupportedError.feature(ins.span, "mma", ".m8n8k4 .bf16: ptxas accepts it, but the PTX ISA "
-                                       "defines no m8n8k4 .bf16 form (no fragment layout to implement)")
     return kind
 
 
@@ -136,6 +132,10 @@ def check_mma(ctx: FnCtx, ins: ast.Instruction, shape: str, layouts: list[str], 
     """A dense ``mma.sync.aligned`` spelling is PTX for this module; returns the element kind."""
     kind = _mma_kind(ctx, ins, shape, layouts, types)
     dtype, atype, _, ctype = types
+    if (shape, kind) == ("m8n8k4", "bf16"):  # ptxas 13 takes it; the PTX ISA documents no such form
+        require_target(ctx, ins, ".bf16", 80, (7, 0))
+        raise UnsupportedError.feature(ins.span, "mma", ".m8n8k4 .bf16: ptxas accepts it, but the PTX ISA "
+                                       "defines no m8n8k4 .bf16 form (no fragment layout to implement)")
     rule = MMA_RULES.get((shape, kind))
     if rule is None:
         shapes = sorted({s for s, k in MMA_RULES if k == kind})
@@ -160,6 +160,39 @@ def check_mma(ctx: FnCtx, ins: ast.Instruction, shape: str, layouts: list[str], 
     if bitop == "and":
         _gate(ctx, ins, _B1_AND)
     return kind
+
+
+SPARSE_RULES: dict[tuple[str, str], tuple[frozenset[tuple[str, str]], int]] = {
+    ("m16n8k16", "f16"): (_F16_ACC, 80), ("m16n8k32", "f16"): (_F16_ACC, 80),
+    ("m16n8k16", "bf16"): (_F32, 80), ("m16n8k32", "bf16"): (_F32, 80),
+    ("m16n8k8", "tf32"): (_F32, 80), ("m16n8k16", "tf32"): (_F32, 80),
+    ("m16n8k32", "i8"): (_S32, 80), ("m16n8k64", "i8"): (_S32, 80),
+    ("m16n8k64", "i4"): (_S32, 80), ("m16n8k128", "i4"): (_S32, 80),
+    ("m16n8k64", "f8"): (_F32, 89),  # f16 accumulators: sm_120 only (ptxas 13)
+}
+"""(shape, element kind) of ``mma.sp`` -> its (dtype, ctype) pairs and minimum sm (PTX ISA 9.7.14.6;
+checked with ptxas 13)."""
+
+
+def check_mma_sp(ctx: FnCtx, ins: ast.Instruction, shape: str, layouts: list[str], types: list[str],
+                 satfinite: bool) -> tuple[int, int, int, int]:
+    """A sparse ``mma.sp[::ordered_metadata]`` spelling is PTX for this module; returns the register
+    counts of its D, A (half of K), B and C fragments."""
+    kind = _mma_kind(ctx, ins, shape, layouts, types)
+    dtype, atype, _, ctype = types
+    rule = SPARSE_RULES.get((shape, kind))
+    if rule is None:
+        raise ctx.error(ins.span, f"Illegal matrix shape '.{shape}' for .{atype} sparse 'mma'")
+    if tuple(layouts) != ("row", "col"):
+        which, word = ("alayout", layouts[0]) if layouts[0] != "row" else ("blayout", layouts[1])
+        raise ctx.error(ins.span, f"Illegal {which} '.{word}' for instruction 'mma' (sparse mma is .row.col)")
+    if (dtype, ctype) not in rule[0] or satfinite and kind not in ("i8", "i4"):
+        raise ctx.error(ins.span, f"Unexpected instruction types specified for sparse 'mma': "
+                        f".{shape}{'.satfinite' if satfinite else ''}.{'.'.join(types)}")
+    if kind == "f8":
+        require_target(ctx, ins, "mma with FP8 floating point type", 89, (8, 4))
+    d, a, b, c = mma_registers(shape, kind, dtype, ctype)
+    return d, max(a // 2, 1), b, c
 
 
 def check_fragments(ctx: FnCtx, ins: ast.Instruction, name: str, got: tuple[int, ...],
