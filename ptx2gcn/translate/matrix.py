@@ -28,7 +28,7 @@ from ptx2gcn.translate.matrix_rules import (
     require_sync_aligned,
 )
 from ptx2gcn.translate.modifiers import Mods
-from ptx2gcn.translate.target_gates import require_target
+from ptx2gcn.translate.target_gates import require_target, target_of
 
 _SHAPES = OPS["mma"].attrs["shape"]
 _ELEMS = OPS["mma"].attrs["dtype"]
@@ -58,7 +58,9 @@ def _types(mods: Mods) -> list[str]:
 def _common(ctx: FnCtx, ins: ast.Instruction, mods: Mods, name: str) -> str:
     """``.sync.aligned`` (required) and the shape."""
     sync, aligned = mods.take("sync"), mods.take("aligned")
-    require_sync_aligned(ctx, ins, name, sync, aligned)
+    # wmma before PTX ISA 6.3 was spelled without .aligned (9.7.14.4, PTX ISA notes)
+    legacy = name.startswith("wmma") and target_of(ctx).version < (6, 3)
+    require_sync_aligned(ctx, ins, name, sync, aligned or legacy)
     shape = mods.one_of(_SHAPES) if isinstance(_SHAPES, frozenset) else None
     if shape is None:
         raise mods.error(f"'{mods.opcode}' needs a shape such as .m16n8k16")
