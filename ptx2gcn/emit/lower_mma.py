@@ -10,7 +10,12 @@ because mma is ``.aligned``), and accumulates in a fixed, documented order:
   rounding to nearest even: ``|d - exact| <= K * 2^-24 * (|c| + sum |a_k b_k|)`` (plus subnormal
   spacing), inside the reference model's ``(K+2) * 2^-23`` bound, and bit exact on small integers.
   ``.tf32`` operands keep their top 19 bits (low 13 mantissa bits cleared, as NVIDIA ignores
-  them). An ``.f16`` D is the f32 result rounded once to f16. A NaN result becomes NVIDIA's
+  them). ``.bf16``/``.tf32`` have f32's exponent range, so a product of two finite values can
+  exceed it: those two accumulate the same chain in f64 (every product and every partial sum of
+  at most 16 terms is finite there) and round once to f32 at the end, so an overflow becomes an
+  infinity only in the result and never meets an infinite term as ``inf - inf``; the error is
+  ``K * 2^-53`` of the terms plus one f32 rounding, inside the same bound. An ``.f16`` D is the
+  f32 result rounded once to f16. A NaN result becomes NVIDIA's
   canonical NaN (0x7fffffff / 0x7fff). Subnormals are kept (no flush; PTX mma has no ``.ftz``).
 - ``.f64``: the same FMA chain in f64: bit exact, as on NVIDIA.
 - ``.s8``/``.u8``: the products' sum ``s`` in i32 (exact: |s| < 2^21), then ``c + s`` wrapped, or
@@ -81,6 +86,10 @@ _CONVERT: dict[str, Convert] = {"f16": _f16, "bf16": _bf16, "tf32": _tf32, "f32"
                                 "e5m2": _fp8("e5m2")}
 """PTX element type -> the element's bits as the accumulation type (f32, f64 or i32)."""
 
+
+_WIDE_ACCUMULATION = frozenset({"bf16", "tf32"})
+"""A/B types whose products can exceed f32's range (f32's exponent range): accumulated in f64 (module
+docstring), so a finite product beyond f32 never becomes an infinity that meets an infinite term."""
 
 _FLOAT_ACC = {(d, c) for d in ("f16", "f32") for c in ("f16", "f32")}
 _ACCUMULATORS: dict[str, set[tuple[str, str]]] = {
@@ -205,12 +214,19 @@ def _element(cx: FnContext, form: MmaForm, shape: Operands, readers: tuple[Fragm
     if form.bitop:
         return _finish(cx, form, _popc_sum(cx, form, shape.k, readers, positions), c)
     to_a, to_b = _CONVERT[form.atype], _CONVERT[form.btype]
-    fma_name = "llvm.fma.f64" if form.dtype == "f64" else "llvm.fma.f32"
+    wide = form.atype in _WIDE_ACCUMULATION
+    fma_name = "llvm.fma.f64" if form.dtype == "f64" or wide else "llvm.fma.f32"
+    if wide:
+        acc = bld.fpext(acc, DOUBLE)
     b_cols = [col + 8 * (row // 8) if shape.quads else col for row, col in positions]
     for k in range(shape.k):
         x = to_a(cx, readers[0].element([(row, k) for row, _ in positions]))
         y = to_b(cx, readers[1].element([(k, col) for col in b_cols]))
+        if wide:
+            x, y = bld.fpext(x, DOUBLE), bld.fpext(y, DOUBLE)
         acc = bld.add(acc, bld.mul(x, y)) if integer else cx.call(fma_name, acc.type, [x, y, acc])
+    if wide:
+        acc = bld.fptrunc(acc, FLOAT)
     return _finish(cx, form, acc, c)
 
 

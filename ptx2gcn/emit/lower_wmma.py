@@ -16,8 +16,12 @@ zeros for the left-out registers. Base shapes: .f16/.bf16/.s8/.u8 k16 -> m16n8k1
 -> m16n8k8; .f64 m8n8k4 -> m8n8k4. A program may apply elementwise operations to fragments (PTX
 allows nothing else), which holds in any layout.
 ``stride`` counts elements between consecutive rows (``.row``) or columns (``.col``); without it,
-the matrix is dense (stride = its column or row count). Sub-byte (.s4/.u4) and .b1 wmma, .satfinite
-on float results and f64 rounding modes other than .rn are reported as unsupported.
+the matrix is dense (stride = its column or row count). Sub-byte (.s4/.u4, m8n8k32) and .b1
+(m8n8k128) fragments are the m8n8k32 / m8n8k128 mma fragments themselves (same register counts);
+PTX allows them only with A row-major and B column-major, so each register's 8 (32) elements are
+consecutive in memory and 32-bit aligned (ldm is a multiple of 16 bytes): one 32-bit load per
+register, checked when the layout is built. .satfinite on float results and f64 rounding modes
+other than .rn are reported as unsupported.
 """
 from __future__ import annotations
 
@@ -35,12 +39,16 @@ from ptx2gcn.emit.matrix_gather import lane_constant
 from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout
 from ptx2gcn.ir.core import Op
 
-_BASE = {("f16", 16): "m16n8k16", ("i8", 16): "m16n8k16", ("tf32", 8): "m16n8k8", ("f64", 4): "m8n8k4"}
+_BASE = {("f16", 16): "m16n8k16", ("i8", 16): "m16n8k16", ("tf32", 8): "m16n8k8", ("f64", 4): "m8n8k4",
+         ("i4", 32): "m8n8k32", ("b1", 128): "m8n8k128"}
 """(element kind, K) -> the mma shape whose fragments tile a wmma fragment."""
 _OWN = {("a", "f16"): wmma_mfma.A, ("b", "f16"): wmma_mfma.B, ("c", "f32"): wmma_mfma.ACC,
         ("d", "f32"): wmma_mfma.ACC}
 """m16n16k16 fragments in ptx2gcn's MFMA layouts (``wmma_mfma``) instead of tiles of mma fragments."""
-_BITS = {"f16": 16, "bf16": 16, "s8": 8, "u8": 8, "tf32": 32, "f32": 32, "s32": 32, "f64": 64}
+_ACC_KIND = {("s32", 16): "i8", ("s32", 32): "i4", ("s32", 128): "b1", ("f64", 4): "f64", ("f32", 8): "tf32"}
+"""(C/D type, K) -> the element kind of the base mma whose accumulator layout C/D use (else .f16's)."""
+_BITS = {"f16": 16, "bf16": 16, "s8": 8, "u8": 8, "tf32": 32, "f32": 32, "s32": 32, "f64": 64, "s4": 4, "u4": 4,
+         "b1": 1}
 
 
 @dataclass(frozen=True)
@@ -102,9 +110,8 @@ def fragment(shape: str, which: str, ptx_type: str) -> WmmaFragment | None:
     kind = KIND.get(ptx_type) if which in "ab" else None
     base = _BASE.get((kind or "", k)) if which in "ab" else None
     if which in "cd":
-        accumulator_kinds = {"f64": "f64", "s32": "i8"}
-        base = _BASE.get((accumulator_kinds.get(ptx_type, "f16" if k == 16 else "tf32"), k))
-        kind = accumulator_kinds.get(ptx_type, "f16" if k == 16 else "tf32")
+        kind = _ACC_KIND.get((ptx_type, k), "f16")
+        base = _BASE.get((kind, k))
     if base is None or kind is None:
         return None
     layouts = MMA[(base, kind)]
@@ -126,7 +133,8 @@ def fragment(shape: str, which: str, ptx_type: str) -> WmmaFragment | None:
 
 def _unsupported(cx: FnContext, what: str, shape: str, ptx_type: str) -> Exception:
     return cx.unsupported(what, f".{shape}.{ptx_type} has no gfx942 lowering yet (supported: .f16/.bf16/.s8/.u8 "
-                                "m16n16k16/m32n8k16/m8n32k16, .tf32 m16n16k8, .f64 m8n8k4)")
+                                "m16n16k16/m32n8k16/m8n32k16, .tf32 m16n16k8, .f64 m8n8k4, .s4/.u4 m8n8k32, "
+                                ".b1 m8n8k128)")
 
 
 class _Addresses:
@@ -139,7 +147,7 @@ class _Addresses:
         self.index_type = ir.IntType(POINTER_BITS[ptr.type.addrspace])
         dense = frag.cols if layout == "row" else frag.rows
         self.stride = cx.coerce(stride, I32) if stride is not None else cx.i32(dense)
-        self.bytes = bits // 8
+        self.bits = bits
 
     def of(self, positions: list[tuple[int, int]]) -> ir.Value:
         """``ptr + (major * stride + minor) * bytes`` as two offsets, the lane-dependent one first:
@@ -159,7 +167,10 @@ class _Addresses:
     def _bytes(self, index: ir.Value) -> ir.Value:
         bld = self.cx.builder
         wide = bld.zext(index, self.index_type) if self.index_type == I64 else index
-        return bld.mul(wide, ir.Constant(self.index_type, self.bytes))
+        if self.bits >= 8:
+            return bld.mul(wide, ir.Constant(self.index_type, self.bits // 8))
+        # sub-byte: callers address byte-aligned elements only (each part a whole number of bytes)
+        return bld.lshr(bld.mul(wide, ir.Constant(self.index_type, self.bits)), ir.Constant(self.index_type, 3))
 
 
 def _stride(cx: FnContext, op: Op, count: int) -> ir.Value | None:
@@ -175,6 +186,10 @@ def lower_wmma_load(cx: FnContext, op: Op) -> None:
     reg_type = ir.IntType(frag.tile.reg_bits)
     addresses = _Addresses(cx, cx.operand(op, 0), frag, cx.attr(op, "layout"), bits, _stride(cx, op, 1))
     bld = cx.builder
+    if bits < 8:
+        cx.define(op, *_sub_byte_registers(cx, frag, addresses, cx.attr(op, "layout")),
+                  *[ir.Constant(reg_type, 0)] * (len(op.results) - len(frag.slots)))
+        return
     regs: list[ir.Value] = []
     per_reg = frag.tile.per_reg
     loaded = frag.slots[:len(frag.slots) // 2] if wmma_mfma.mirrored(frag.tile) else frag.slots
@@ -189,6 +204,21 @@ def lower_wmma_load(cx: FnContext, op: Op) -> None:
     regs.extend(wmma_mfma.mirror(cx, word) for word in regs[:len(frag.slots) - len(regs)])
     padding = [ir.Constant(reg_type, 0)] * (len(op.results) - len(regs))
     cx.define(op, *regs, *padding)
+
+
+def _sub_byte_registers(cx: FnContext, frag: WmmaFragment, addresses: _Addresses, layout: str) -> list[ir.Value]:
+    """.s4/.u4/.b1 A or B: each register's elements are consecutive along the memory's minor axis
+    (A .row, B .col, as PTX requires): one aligned 32-bit load at its first element."""
+    regs = []
+    for slot in frag.slots:
+        lanes = [frag.positions(slot, sub) for sub in range(frag.tile.per_reg)]
+        for lane in range(32):
+            run = [p[lane] if layout == "row" else p[lane][::-1] for p in lanes]
+            if any(run[i] != (run[0][0], run[0][1] + i) for i in range(len(run))) or run[0][1] % frag.tile.per_reg:
+                raise cx.unsupported("wmma_load", f"a .{layout} sub-byte fragment register is not one aligned "
+                                                  "32-bit word in memory")
+        regs.append(cx.builder.load(addresses.of(lanes[0]), typ=I32, align=4))
+    return regs
 
 
 def lower_wmma_store(cx: FnContext, op: Op) -> None:
