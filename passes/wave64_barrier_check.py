@@ -88,8 +88,10 @@ def _const(value: Value) -> int | None:
 class _Analysis:
     """Per-value levels and per-block control levels of one function, to a fixpoint."""
 
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: Function, exits_wait: bool = False) -> None:
         self.fn = fn
+        self.exits_wait = exits_wait
+        """Whether a branch to an exit-only block counts like any other (``control_levels``)."""
         self.order = reverse_postorder(fn)
         self.level: dict[Value, Level] = {}
         self.control: dict[Block, Level] = dict.fromkeys(self.order, Level.UNIFORM)
@@ -116,7 +118,8 @@ class _Analysis:
 
     def _block(self, block: Block) -> bool:
         changed = False
-        control = max((max(self.control[a], Level.UNIFORM if _exit_branch(a) else self._condition(a))
+        control = max((max(self.control[a], Level.UNIFORM if _exit_branch(a) and not self.exits_wait
+                           else self._condition(a))
                        for a in self.deps.get(block, ())), default=Level.UNIFORM)
         if control > self.control[block]:
             self.control[block], changed = control, True
@@ -207,6 +210,16 @@ def _control_dependences(order: list[Block]) -> dict[Block, list[Block]]:  # noq
                 if pdom[s] & bit and not strict & bit:
                     deps.setdefault(b, []).append(a)
     return deps
+
+
+def control_levels(fn: Function) -> dict[Block, Level]:
+    """How much the control flow reaching each block of ``fn`` can differ between threads, with a
+    thread that leaves (``@p exit``) counting as one that went elsewhere: a block at ``Level.PAIR``
+    or below is reached by both warps of a wave together, or by neither, given that both entered
+    the function together (a kernel whose blocks fill whole waves)."""
+    analysis = _Analysis(fn, exits_wait=True)
+    analysis.run()
+    return analysis.control
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ storing the whole block, then one ``s_barrier``):
 - ``A[k][g & 1]`` (words 16 + 2k + parity) accumulate a counted ``bar.red``'s per-warp counts for
   phase ``g``; the completing arrival zeroes the other parity's word before bumping ``g``.
 - ``R[k]`` (words 48 + k) accumulate a full-CTA ``bar.red`` (no count) with three ``s_barrier``s and
-  no state carried between reductions: every warp's leader stores 0, ``s_barrier``, leaders add,
+  no state carried between reductions: every wave's leader stores 0, ``s_barrier``, leaders add
+  (the wave's count: both warps of a wave reach an aligned ``bar.red`` together),
   ``s_barrier``, everyone reads, ``s_barrier`` (so the next reduction's zeroing cannot overtake a
   read). Exited warps (which ``s_barrier`` does not wait for) contribute nothing, and no kernel-entry
   zeroing is needed, so this form also works in device functions (``__syncthreads_count`` in ``-G``
@@ -26,7 +27,9 @@ after completion make the barrier order shared and global memory like ``bar.sync
 reaching control flow is safe in Mode P is checked by ``wave64-barrier-check``. Design:
 warp-on-wave64.md §5.9(c). Measured cost (gfx942 instructions added to a one-op kernel at -O3):
 ``bar.sync k, b`` 53 (LDS CAS arrive + ds_bpermute + s_sleep spin), ``bar.arrive k, b`` 32,
-``bar.red`` without a count 61 (LDS atomics + 3 s_barrier), ``bar.red k, b`` 98; plus the entry
+``bar.red`` without a count 34 in ``benchmarks/mode_p.py``'s kernel (one LDS add per wave + 3
+s_barrier; 42 with one add per warp, which LLVM's atomic optimizer turned into a readlane loop),
+``bar.red k, b`` 98; plus the entry
 zeroing (ds_write per lane + 1 s_barrier).
 
 Requires: a verified module (phase ``ssa``); ``wave64-barrier-check`` has run.
@@ -44,8 +47,17 @@ from dataclasses import dataclass
 from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.ir.core import Function, Global, Module, Op, Value
 from ptx2gcn.ir.rewriter import Cursor
-from ptx2gcn.ir.types import I32, AddrSpace, PtrType, VectorType
-from ptx2gcn.ir.wave64 import Wave64Rewrite, cta_barrier, gather, half_bits, half_exec, leader
+from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, VectorType
+from ptx2gcn.ir.wave64 import (
+    Wave64Rewrite,
+    ballot64,
+    cta_barrier,
+    gather,
+    half_bits,
+    half_exec,
+    lane64,
+    leader,
+)
 
 STATE = "__ptx2gcn_wave64_barriers"
 STATE_WORDS = 64
@@ -131,6 +143,21 @@ def _contribution(at: Cursor, kind: str, pred: Value) -> Value:
     return at.value("popc", (votes,), I32, type="b32")
 
 
+def _wave_contribution(at: Cursor, kind: str, pred: Value) -> tuple[Value, Value]:
+    """(this wave's count for a ``bar.red`` without a count, whether this lane is the wave's leader =
+    its lowest active lane). Both warps of a wave reach an aligned ``bar.red`` together, so one add per
+    wave of both warps' counts gives the CTA the same total as one per warp; the count is wave-uniform
+    (an SGPR), so LLVM's atomic optimizer leaves the leader's single add alone instead of looping over
+    the two per-warp leaders' different values."""
+    active = ballot64(at, at.const(1, PRED))
+    votes = ballot64(at, pred)
+    if kind == "and":
+        votes = at.and_(active, at.not_(votes))
+    count = at.value("popc", (votes,), I32, type="b64")
+    first = at.value("llvm.cttz", (active,), I64, type="b64", zero_poison=True)
+    return count, at.cmp("eq", lane64(at), at.trunc(first))
+
+
 def _counted(op: Op) -> bool:
     """Whether ``op`` uses the per-kernel state (all but a ``bar.red`` without a count)."""
     return op.name == "bar" or len(op.operands) > 2
@@ -202,9 +229,8 @@ class Wave64NamedBarrier(Wave64Rewrite):
             k, need = _id_and_need(at, op, 2)
         else:
             k, need = at.and_(op.operand(0), at.const(15)), None
-        mine = _contribution(at, kind, op.operand(1))
-        _, is_leader = leader(at)
         if need is None:
+            mine, is_leader = _wave_contribution(at, kind, op.operand(1))
             acc = _word(at, at.add(k, at.const(_CTA_ACC)))
             with at.if_then(is_leader, "bar.red.zero"):
                 _store_zero(at, acc)
@@ -215,6 +241,8 @@ class Wave64NamedBarrier(Wave64Rewrite):
             total = _load(at, acc, "relaxed")
             cta_barrier(at)
             return _result(at, kind, total)
+        mine = _contribution(at, kind, op.operand(1))
+        _, is_leader = leader(at)
         at.op("llvm.fence", ordering="release", syncscope="workgroup")
         phase = at.shr(_load(at, _word(at, k), "acquire"), 16)
         parity = at.and_(phase, at.const(1))

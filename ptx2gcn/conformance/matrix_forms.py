@@ -85,7 +85,7 @@ class WmmaType:
     @property
     def base_mma(self) -> str:
         """The mma whose arithmetic (K, accumulation, bound) a fragment-free model uses."""
-        k = {"tf32": "m16n8k8", "f64": "m8n8k4"}.get(self.ab, "m16n8k16")
+        k = {"tf32": "m16n8k8", "f64": "m8n8k4", "s4": "m8n8k32", "u4": "m8n8k32"}.get(self.ab, "m16n8k16")
         sat = ".satfinite" if self.satfinite else ""
         return f"{MMA_PREFIX}{k}.row.col{sat}.{self.d}.{self.ab}.{self.ab}.{self.c}"
 
@@ -251,10 +251,19 @@ def _wmma_reg(ptx_type: str) -> str:
     return {"f32": "%f", "f64": "%fd"}.get(ptx_type, "%r")
 
 
-def ptxas_accepts(line: str, arch: str, ptxas: str) -> tuple[bool, str]:
-    text = (f".version {PTX_VERSION}\n.target {arch}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n"
+PROBE_LINE = 8
+"""The line of ``probe_module``'s text that holds the probed instruction."""
+
+
+def probe_module(line: str, arch: str) -> str:
+    """The PTX module a probe line is judged in, by ptxas and by the compiler."""
+    return (f".version {PTX_VERSION}\n.target {arch}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n"
             ".reg .b32 %r<64>; .reg .f32 %f<64>; .reg .f64 %fd<64>; .reg .b64 %rd<4>;\n"
             "ld.param.u64 %rd1, [p];\n" + line + "\nret;\n}\n")
+
+
+def ptxas_accepts(line: str, arch: str, ptxas: str) -> tuple[bool, str]:
+    text = probe_module(line, arch)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "probe.ptx"
         path.write_text(text, encoding="utf-8")
@@ -280,12 +289,19 @@ def refresh(ptxas: str) -> dict[str, dict[str, object]]:
     return out
 
 
+def ptxas_path() -> str:
+    """The ptxas the caches are regenerated with (``$PTXAS``, default CUDA's)."""
+    return os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
+
+
+def write_cache(path: Path, data: dict[str, dict[str, object]] | dict[str, dict[str, str]]) -> None:
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def main() -> int:
-    ptxas = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
-    data = refresh(ptxas)
-    CACHE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    accepted = sum(1 for v in data.values() if v["accepted"])
-    print(f"{CACHE}: {len(data)} candidates, {accepted} accepted by {ptxas}")
+    data = refresh(ptxas := ptxas_path())
+    write_cache(CACHE, data)
+    print(f"{CACHE}: {len(data)} candidates, {sum(1 for v in data.values() if v['accepted'])} accepted by {ptxas}")
     return 0
 
 

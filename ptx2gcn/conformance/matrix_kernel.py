@@ -82,6 +82,8 @@ def matrix_data(ptx_type: str, shape: tuple[int, int], small: bool, rng: np.rand
         values = rng.integers(-64 if accumulator else -8, 65 if accumulator else 9, shape).astype(np.float64)
     else:
         values = rng.standard_normal(shape) * (4.0 if accumulator else 1.0)
+        if ptx_type == "f16":  # normal: keep clear of f16's subnormal range (|x| < 2^-14)
+            values = np.where(np.abs(values) < 2.0**-13, np.copysign(2.0**-13, values), values)
     return element_bits(ptx_type, np.asarray(values), rng)
 
 

@@ -10,7 +10,12 @@ because mma is ``.aligned``), and accumulates in a fixed, documented order:
   rounding to nearest even: ``|d - exact| <= K * 2^-24 * (|c| + sum |a_k b_k|)`` (plus subnormal
   spacing), inside the reference model's ``(K+2) * 2^-23`` bound, and bit exact on small integers.
   ``.tf32`` operands keep their top 19 bits (low 13 mantissa bits cleared, as NVIDIA ignores
-  them). An ``.f16`` D is the f32 result rounded once to f16. A NaN result becomes NVIDIA's
+  them). ``.bf16``/``.tf32`` have f32's exponent range, so a product of two finite values can
+  exceed it: those two accumulate the same chain in f64 (every product and every partial sum of
+  at most 16 terms is finite there) and round once to f32 at the end, so an overflow becomes an
+  infinity only in the result and never meets an infinite term as ``inf - inf``; the error is
+  ``K * 2^-53`` of the terms plus one f32 rounding, inside the same bound. An ``.f16`` D is the
+  f32 result rounded once to f16. A NaN result becomes NVIDIA's
   canonical NaN (0x7fffffff / 0x7fff). Subnormals are kept (no flush; PTX mma has no ``.ftz``).
 - ``.f64``: the same FMA chain in f64: bit exact, as on NVIDIA.
 - ``.s8``/``.u8``: the products' sum ``s`` in i32 (exact: |s| < 2^21), then ``c + s`` wrapped, or
@@ -82,12 +87,30 @@ _CONVERT: dict[str, Convert] = {"f16": _f16, "bf16": _bf16, "tf32": _tf32, "f32"
 """PTX element type -> the element's bits as the accumulation type (f32, f64 or i32)."""
 
 
+_WIDE_ACCUMULATION = frozenset({"bf16", "tf32"})
+"""A/B types whose products can exceed f32's range (f32's exponent range): accumulated in f64 (module
+docstring), so a finite product beyond f32 never becomes an infinity that meets an infinite term."""
+
 _FLOAT_ACC = {(d, c) for d in ("f16", "f32") for c in ("f16", "f32")}
 _ACCUMULATORS: dict[str, set[tuple[str, str]]] = {
     "f16": _FLOAT_ACC, "f8": _FLOAT_ACC, "tf32": {("f32", "f32")}, "f64": {("f64", "f64")},
     **dict.fromkeys(("i8", "i4", "b1"), {("s32", "s32")}),
 }
 """Element kind of A/B -> the (dtype, ctype) pairs PTX allows (9.7.14.5.14 "mma", syntax)."""
+
+
+@dataclass(frozen=True)
+class Operands:
+    """The fragment layouts of one product D (M x N) = A (M x K) B (K x N) + C, as the exact path reads
+    and writes them: an mma's PTX layouts (``MmaForm.operands``) or ptx2gcn's own wmma layouts."""
+
+    a: Layout
+    b: Layout
+    c: Layout
+    d: Layout
+    k: int
+    quads: bool = False
+    """Volta m8n8k4 .f16: four independent products; D row r uses B columns 8 * (r // 8) + n."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +142,11 @@ class MmaForm:
         if self.volta:
             return VOLTA[(self.alayout, self.blayout)]
         return MMA[(self.shape, KIND[self.atype])]
+
+    @property
+    def operands(self) -> Operands:
+        layouts = self.layouts
+        return Operands(layouts.a, layouts.b, self.acc_in, self.acc_out, layouts.k, layouts.quads)
 
     @property
     def acc_in(self) -> Layout:
@@ -176,32 +204,39 @@ def _finish(cx: FnContext, form: MmaForm, acc: ir.Value, c: ir.Value) -> ir.Valu
     return _canonical_nan(cx, acc, 0x7FFFFFFF, I32)
 
 
-def _element(cx: FnContext, form: MmaForm, readers: tuple[FragmentReader, FragmentReader], c: ir.Value,
-             index: int) -> ir.Value:
+def _element(cx: FnContext, form: MmaForm, shape: Operands, readers: tuple[FragmentReader, FragmentReader],
+             c: ir.Value, index: int) -> ir.Value:
     """D element ``index`` of every lane (module docstring: the accumulation order)."""
     bld = cx.builder
-    positions = [form.acc_out.owned[lane][index] for lane in range(32)]
+    positions = [shape.d.owned[lane][index] for lane in range(32)]
     integer = form.dtype == "s32"
     acc = cx.i32(0) if integer else c
     if form.bitop:
-        return _finish(cx, form, _popc_sum(cx, form, readers, positions), c)
+        return _finish(cx, form, _popc_sum(cx, form, shape.k, readers, positions), c)
     to_a, to_b = _CONVERT[form.atype], _CONVERT[form.btype]
-    fma_name = "llvm.fma.f64" if form.dtype == "f64" else "llvm.fma.f32"
-    b_cols = [col + 8 * (row // 8) if form.layouts.quads else col for row, col in positions]
-    for k in range(form.layouts.k):
+    wide = form.atype in _WIDE_ACCUMULATION
+    fma_name = "llvm.fma.f64" if form.dtype == "f64" or wide else "llvm.fma.f32"
+    if wide:
+        acc = bld.fpext(acc, DOUBLE)
+    b_cols = [col + 8 * (row // 8) if shape.quads else col for row, col in positions]
+    for k in range(shape.k):
         x = to_a(cx, readers[0].element([(row, k) for row, _ in positions]))
         y = to_b(cx, readers[1].element([(k, col) for col in b_cols]))
+        if wide:
+            x, y = bld.fpext(x, DOUBLE), bld.fpext(y, DOUBLE)
         acc = bld.add(acc, bld.mul(x, y)) if integer else cx.call(fma_name, acc.type, [x, y, acc])
+    if wide:
+        acc = bld.fptrunc(acc, FLOAT)
     return _finish(cx, form, acc, c)
 
 
-def _popc_sum(cx: FnContext, form: MmaForm, readers: tuple[FragmentReader, FragmentReader],
+def _popc_sum(cx: FnContext, form: MmaForm, k: int, readers: tuple[FragmentReader, FragmentReader],
               positions: list[tuple[int, int]]) -> ir.Value:
     """``.b1``: sum over 32-bit words of popc(A word AND/XOR B word). In every .b1 layout 32
     consecutive K elements of one row of A (column of B) fill one register, bit j = k % 32 = j."""
     bld = cx.builder
     total: ir.Value = cx.i32(0)
-    for first in range(0, form.layouts.k, 32):
+    for first in range(0, k, 32):
         a = readers[0].word([(row, first) for row, _ in positions])
         b = readers[1].word([(first, col) for _, col in positions])
         bits = bld.and_(a, b) if form.bitop == "and" else bld.xor(a, b)
@@ -226,20 +261,21 @@ def _pack(cx: FnContext, elements: list[ir.Value], layout: Layout) -> list[ir.Va
     return regs
 
 
-def mma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                  ) -> list[ir.Value]:
-    """D's registers (i32/i64) of ``form`` from A, B and C registers of the PTX fragment layouts."""
-    layouts = form.layouts
-    readers = (FragmentReader(cx, layouts.a, _registers(cx, a, layouts.a)),
-               FragmentReader(cx, layouts.b, _registers(cx, b, layouts.b)))
-    # C's element (row, col) is in this lane for every shape but Volta's f16 C with an f32 D
-    c_reader = FragmentReader(cx, form.acc_in, _registers(cx, c, form.acc_in))
+def mma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                  shape: Operands | None = None) -> list[ir.Value]:
+    """D's registers (i32/i64) of ``form`` from A, B and C registers, in the PTX fragment layouts of
+    ``form`` or in those of ``shape`` (wmma's own layouts)."""
+    shape = shape or form.operands
+    readers = (FragmentReader(cx, shape.a, _registers(cx, a, shape.a)),
+               FragmentReader(cx, shape.b, _registers(cx, b, shape.b)))
+    # C's element (row, col) is in this lane for every PTX shape but Volta's f16 C with an f32 D
+    c_reader = FragmentReader(cx, shape.c, _registers(cx, c, shape.c))
     elements: list[ir.Value] = []
-    for index in range(form.acc_out.regs * form.acc_out.per_reg):
-        positions = [form.acc_out.owned[lane][index] for lane in range(32)]
+    for index in range(shape.d.regs * shape.d.per_reg):
+        positions = [shape.d.owned[lane][index] for lane in range(32)]
         c_element = _CONVERT[form.ctype](cx, c_reader.element(positions))
-        elements.append(_element(cx, form, readers, c_element, index))
-    return _pack(cx, elements, form.acc_out)
+        elements.append(_element(cx, form, shape, readers, c_element, index))
+    return _pack(cx, elements, shape.d)
 
 
 def mma_operands(cx: FnContext, op: Op) -> tuple[MmaForm, list[ir.Value], list[ir.Value], list[ir.Value]]:

@@ -14,6 +14,10 @@ w with A = A_w and, shared by both, B = [B_0 | B_1] (16x16) and C = [C_0 | C_1];
 PTX register of one lane; MFMA row 4q+i stands for PTX row ``8*(i>=2) + 2q + (i&1)`` (rho), so
 C/D move with two candidate registers per dword. Per mma pair: 2 MFMA, 26 ds_bpermute.
 
+Every other form with an MFMA plan (``mfma_forms``: bf16, m16n8k8, f16 accumulators, tf32, s8/u8,
+f64) goes through the same branch to ``lower_mfma_forms.forms_registers`` (``use_mfma``/``mma_dispatch``
+are the only places that look it up).
+
 Numerics: CDNA3 MFMA products and sums in f32 (not the exact path's FMA chain): bit exact on
 small integers, inside the reference model's ``(K+2) * 2^-23`` bound otherwise; a NaN D element
 becomes NVIDIA's canonical NaN, as on the exact path.
@@ -28,14 +32,19 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
+from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
 from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
+F16_MFMA_ARCHS = frozenset({"gfx942"})
+"""Where the f16 m16n8k16 form (and the f16 wmma on it) takes MFMAs: CDNA2 (gfx90a) flushes f16/bf16
+subnormal inputs (MMA-Sim's measurements), CDNA4's arithmetic is not measured; the same rule as
+``mfma_forms`` applies to the other 16-bit forms."""
 
 _V2I32 = ir.VectorType(I32, 2)
 _V4HALF = ir.VectorType(HALF, 4)
-_V4FLOAT = ir.VectorType(FLOAT, 4)
+V4FLOAT = ir.VectorType(FLOAT, 4)
 _MFMA = "llvm.amdgcn.mfma.f32.16x16x16f16"
 
 Lowering = Callable[[FnContext, MmaForm, list[ir.Value], list[ir.Value], list[ir.Value]], list[ir.Value]]
@@ -80,12 +89,18 @@ class _Lanes:
         return bld.icmp_unsigned("!=", bld.and_(value, self.cx.i32(mask)), self.cx.i32(0))
 
 
-def _vector(cx: FnContext, parts: list[ir.Value], vtype: ir.VectorType) -> ir.Value:
+def vector(cx: FnContext, parts: list[ir.Value], vtype: ir.VectorType) -> ir.Value:
+    """The vector of ``vtype`` holding ``parts``."""
     bld = cx.builder
     vec: ir.Value = ir.Constant(vtype, None)
     for i, part in enumerate(parts):
         vec = bld.insert_element(vec, part, cx.i32(i))
     return vec
+
+
+def halves(cx: FnContext, words: list[ir.Value]) -> ir.Value:
+    """Two 32-bit registers as the ``<4 x half>`` of an f16 MFMA operand."""
+    return cx.builder.bitcast(vector(cx, [cx.coerce(w, I32) for w in words], _V2I32), _V4HALF)
 
 
 def _a_operand(cx: FnContext, lanes: _Lanes, a: list[ir.Value], warp: int) -> ir.Value:
@@ -97,7 +112,7 @@ def _a_operand(cx: FnContext, lanes: _Lanes, a: list[ir.Value], warp: int) -> ir
     src = bld.add(lanes.const((g, 4), (lanes.q, 1)), cx.i32(32 * warp))
     lower = lanes.bit(r, 2)
     words = [_pick(cx, a, src, 0, 1, lower), _pick(cx, a, src, 2, 3, lower)]
-    return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
+    return halves(cx, words)
 
 
 def _b_operand(cx: FnContext, lanes: _Lanes, b: list[ir.Value]) -> ir.Value:
@@ -105,7 +120,7 @@ def _b_operand(cx: FnContext, lanes: _Lanes, b: list[ir.Value]) -> ir.Value:
     bld = cx.builder
     src = lanes.const((bld.zext(lanes.upper_col, I32), 32), (bld.and_(lanes.c, cx.i32(7)), 4), (lanes.q, 1))
     words = [bpermute(cx, cx.coerce(b[0], I32), src), bpermute(cx, cx.coerce(b[1], I32), src)]
-    return bld.bitcast(_vector(cx, words, _V2I32), _V4HALF)
+    return halves(cx, words)
 
 
 def _c_operand(cx: FnContext, lanes: _Lanes, c: list[ir.Value]) -> ir.Value:
@@ -120,10 +135,10 @@ def _c_operand(cx: FnContext, lanes: _Lanes, c: list[ir.Value]) -> ir.Value:
             src = bld.add(src, cx.i32(4))
         first = 2 * (i >= 2)
         elements.append(bld.bitcast(_pick(cx, c, src, first, first + 1, odd), FLOAT))
-    return _vector(cx, elements, _V4FLOAT)
+    return vector(cx, elements, V4FLOAT)
 
 
-def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value) -> list[ir.Value]:
+def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[ir.Value]:
     """PTX D of each warp from the merged MFMA result (lane (c, q) element i = D_{c>=8}[rho(4q+i)][c & 7]).
 
     PTX lane (w, g, t) register j holds D_w[g + 8 (j >= 2)][2t + (j & 1)]: MFMA lane
@@ -136,9 +151,8 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value) -> list[ir.Value]:
     for j in range(4):
         src = bld.add(base, cx.i32(j & 1))
         first = 2 * (j >= 2)
-        value = bld.bitcast(_pick(cx, words, src, first, first + 1, odd_row), FLOAT)
-        is_nan = bld.fcmp_unordered("uno", value, value)
-        out.append(bld.select(is_nan, cx.i32(0x7FFFFFFF), bld.bitcast(value, I32)))
+        word = _pick(cx, words, src, first, first + 1, odd_row)
+        out.append(word if raw else canonical(cx, bld.bitcast(word, FLOAT)))
     return out
 
 
@@ -149,61 +163,101 @@ def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.V
     lanes = _Lanes(cx)
     b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
     zero = cx.i32(0)
-    d = [cx.call(_MFMA, _V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
+    d = [cx.call(_MFMA, V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
          for w in (0, 1)]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
-    return _d_registers(cx, lanes, merged)
+    return _d_registers(cx, lanes, merged, raw_nan(cx))
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
-    return _vector(cx, [flag] * 4, ir.VectorType(I1, 4))
+    return vector(cx, [flag] * 4, ir.VectorType(I1, 4))
 
 
 def use_mfma(cx: FnContext, form: MmaForm) -> bool:
     """Whether this mma gets the MFMA path (with its exact fallback) under the module's ``--mma``."""
     mode = cx.mod.mma
-    if mode == "exact" or not mfma_form(form):
+    if mode == "exact" or not (mfma_form(form) or plan_of(form, cx.mod.arch, mode)):  # others: lower_mfma_forms
         return False
     if cx.mod.arch not in MFMA_ARCHS:
         if mode == "mfma":
             raise cx.unsupported("mma", f"--mma mfma: {cx.mod.arch} has no matrix cores (MFMA: "
                                         f"{', '.join(sorted(MFMA_ARCHS))})")
         return False
-    return True
+    return not mfma_form(form) or cx.mod.arch in F16_MFMA_ARCHS
 
 
 Problem = tuple[list[ir.Value], list[ir.Value], list[ir.Value]]
 """A, B and C registers of one mma."""
 
 
-def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> list[list[ir.Value]]:
+def canonical(cx: FnContext, value: ir.Value) -> ir.Value:
+    """The i32 bits of f32 ``value``, a NaN replaced by NVIDIA's canonical NaN (as the exact path)."""
+    bld = cx.builder
+    return bld.select(bld.fcmp_unordered("uno", value, value), cx.i32(0x7FFFFFFF), bld.bitcast(value, I32))
+
+
+def raw_nan(cx: FnContext) -> bool:
+    """Whether the mma being lowered may leave a NaN in D non-canonical (``rawnan``, pass
+    ``mma-accumulators``: an ``mma_nan`` canonicalises it where it leaves the mma chain)."""
+    return cx.op is not None and cx.flag(cx.op, "rawnan")
+
+
+def lower_mma_nan(cx: FnContext, op: Op) -> None:
+    """``mma_nan``: the canonical NaN for a NaN, other bits unchanged."""
+    cx.define(op, canonical(cx, cx.coerce(cx.operand(op, 0), FLOAT)))
+
+
+Registers = list[list[ir.Value]]
+
+
+def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Registers],
+          ready: ir.Value | None = None, reg_type: ir.IntType = I32) -> Registers:
+    """``fast()`` (MFMA code, needs EXEC full) when the whole wave executes this mma, else ``slow()``
+    (the exact path). The mma's ``wave`` attribute (pass ``wave64-mma-uniformity``) decides
+    statically where it can (``whole``: fast alone, ``split``: slow alone); otherwise both are
+    emitted behind one scalar branch on ``ballot(ready) == ~0`` and the results (``reg_type``
+    registers: i64 for f64 D) join in phis. ``ready`` (None: true) is a per-lane condition the fast
+    path also needs (``lower_mfma_forms.operands_normal``); a ``whole`` mma with one keeps the branch."""
+    wave = cx.op.attrs.get("wave") if cx.op is not None else None
+    if wave == "split" or (wave == "whole" and ready is None):
+        return [[cx.coerce(v, reg_type) for v in problem] for problem in (fast() if wave == "whole" else slow())]
+    bld = cx.builder
+    condition = ready if ready is not None else ir.Constant(I1, 1)
+    whole = bld.icmp_signed("==", ballot64(cx, condition), ir.Constant(I64, -1))
+    blocks = [cx.llfn.append_basic_block(name) for name in ("mma.mfma", "mma.exact")]
+    join = cx.llfn.append_basic_block("mma.join")
+    bld.cbranch(whole, *blocks)
+    ends: list[tuple[ir.Block, Registers]] = []
+    for block, lowering in zip(blocks, (fast, slow), strict=True):
+        bld.position_at_end(block)
+        regs = [[cx.coerce(v, reg_type) for v in problem] for problem in lowering()]
+        ends.append((bld.block, regs))
+        bld.branch(join)
+    bld.position_at_end(join)
+    results: Registers = []
+    for p, first in enumerate(ends[0][1]):
+        results.append([])
+        for index in range(len(first)):
+            phi = bld.phi(reg_type)
+            for block, regs in ends:
+                phi.add_incoming(regs[p][index], block)
+            results[p].append(phi)
+    return results
+
+
+def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
     """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
     (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
     operand moves)."""
     if not use_mfma(cx, form):
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
-    bld = cx.builder
-    whole = bld.icmp_signed("==", ballot64(cx, ir.Constant(I1, 1)), ir.Constant(I64, -1))
-    fast = cx.llfn.append_basic_block("mma.mfma")
-    slow = cx.llfn.append_basic_block("mma.exact")
-    join = cx.llfn.append_basic_block("mma.join")
-    bld.cbranch(whole, fast, slow)
-    ends: list[tuple[ir.Block, list[list[ir.Value]]]] = []
-    for block, lowering in ((fast, mfma_registers), (slow, mma_registers)):
-        bld.position_at_end(block)
-        regs = [[cx.coerce(v, I32) for v in lowering(cx, form, a, b, c)] for a, b, c in problems]
-        ends.append((bld.block, regs))
-        bld.branch(join)
-    bld.position_at_end(join)
-    results: list[list[ir.Value]] = []
-    for p, first in enumerate(ends[0][1]):
-        results.append([])
-        for index in range(len(first)):
-            phi = bld.phi(I32)
-            for block, regs in ends:
-                phi.add_incoming(regs[p][index], block)
-            results[p].append(phi)
-    return results
+    if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
+        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
+                     lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+    # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
+    return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
+                 lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],
+                 operands_normal(cx, form, problems), ir.IntType(form.acc_out.reg_bits))
 
 
 def lower_mma(cx: FnContext, op: Op) -> None:

@@ -18,16 +18,27 @@ from ptx2gcn.emit.llvm_types import I1, llvm_type
 from ptx2gcn.ir.core import Op
 from ptx2gcn.ir.opcodes import TARGET_OPS, is_convergent
 
-_OVERLOADED = frozenset({"amdgcn.ballot", "amdgcn.readlane", "amdgcn.set.inactive", "amdgcn.strict.wwm"})
+_OVERLOADED = frozenset({"amdgcn.ballot", "amdgcn.readlane", "amdgcn.set.inactive", "amdgcn.strict.wwm",
+                         "amdgcn.update.dpp"})
 """Intrinsics whose name carries the result type (``llvm.amdgcn.ballot.i64``)."""
-_IMMARGS: dict[str, tuple[str, ...]] = {"amdgcn.ds.swizzle": ("offset",), "amdgcn.s.sleep": ("n",)}
-"""Attributes passed as trailing i32 immediate operands, in order."""
+_OPERAND_OVERLOADED = frozenset({"amdgcn.inverse.ballot"})
+"""Intrinsics whose name carries the first operand's type (``llvm.amdgcn.inverse.ballot.i64``)."""
+_IMMARGS: dict[str, tuple[str, ...]] = {"amdgcn.ds.swizzle": ("offset",), "amdgcn.s.sleep": ("n",),
+                                        "amdgcn.update.dpp": ("dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl")}
+"""Attributes passed as trailing immediate operands, in order: i32, except those in ``_I1_IMMARGS``."""
+_I1_IMMARGS = frozenset({"bound_ctrl"})
+
+
+def _immarg(cx: FnContext, op: Op, name: str) -> ir.Constant:
+    return ir.Constant(I1, _int(op, name)) if name in _I1_IMMARGS else cx.i32(_int(op, name))
 
 
 def lower_intrinsic(cx: FnContext, op: Op) -> None:
-    args = [*cx.operands(op), *(cx.i32(_int(op, name)) for name in _IMMARGS.get(op.name, ()))]
+    operands = cx.operands(op)
+    args = [*operands, *(_immarg(cx, op, name) for name in _IMMARGS.get(op.name, ()))]
     ret = llvm_type(op.result.type) if op.results else ir.VoidType()
     name = f"llvm.{op.name}" + (f".{ret}" if op.name in _OVERLOADED else "")
+    name += f".{operands[0].type}" if op.name in _OPERAND_OVERLOADED else ""
     result = cx.call(name, ret, args, ["convergent"] if is_convergent(op.name) else [])
     if op.results:
         cx.define(op, result)

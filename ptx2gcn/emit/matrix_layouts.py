@@ -17,6 +17,8 @@ from functools import cached_property
 
 Home = Callable[[int, int], tuple[int, int]]
 """(row, col) -> (lane, element index)."""
+Forward = Callable[[int, int], tuple[int, int]]
+"""(lane, element index) -> (row, col)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,9 @@ class Layout:
     regs: int
     reg_bits: int
     home: Home
+    forward: Forward | None = None
+    """For a layout that holds some elements in several lanes (ptx2gcn's own wmma layouts,
+    ``wmma_mfma``): the full forward map; ``home`` then names one holder of each element."""
 
     @property
     def per_reg(self) -> int:
@@ -34,12 +39,15 @@ class Layout:
 
     @cached_property
     def owned(self) -> tuple[tuple[tuple[int, int], ...], ...]:
-        """``owned[lane][i]`` = (row, col): the forward map, derived from ``home``."""
+        """``owned[lane][i]`` = (row, col): the forward map, derived from ``home`` (or ``forward``)."""
+        count = self.regs * self.per_reg
+        if self.forward is not None:
+            forward = self.forward
+            return tuple(tuple(forward(lane, i) for i in range(count)) for lane in range(32))
         table: dict[tuple[int, int], tuple[int, int]] = {}
         for row in range(self.rows):
             for col in range(self.cols):
                 table[self.home(row, col)] = (row, col)
-        count = self.regs * self.per_reg
         return tuple(tuple(table[(lane, i)] for i in range(count)) for lane in range(32))
 
 

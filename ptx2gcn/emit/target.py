@@ -22,8 +22,20 @@ _init_lock = threading.Lock()
 _initialised = False
 
 
-CODEGEN_OPTIONS: tuple[str, ...] = ("-amdgpu-scalar-ir-passes=false",)
-"""LLVM command-line options set once per process before the first target machine is made.
+CODEGEN_OPTIONS: tuple[str, ...] = ("-amdgpu-scalar-ir-passes=false", "-bonus-inst-threshold=4")
+"""LLVM command-line options set once per process before the first target machine is made
+(llvmlite's LLVM is one per process: another LLVM user in it, numba say, sees them too; neither
+changes what any code computes). Chosen by measurement: docs/codegen-pipeline.md.
+
+``-bonus-inst-threshold=4`` (SimplifyCFG; LLVM's default 1): nvcc writes a short-circuit condition
+such as ``a || (b && c)`` choosing between two values as two conditional branches to one block that
+does the moves; SimplifyCFG folds such branches to a common destination into one condition (and then
+a ``select``) only when it may speculate at most this many instructions of the second test. clang's
+own IR for the same source has the shape SimplifyCFG folds at the default. With 1, the divergent
+branches stay (``s_and_saveexec``/``s_cbranch_execz`` pairs, ``reduction/argmin`` ×1.47 of native);
+with 2, 4 or 8 they become ``v_cndmask`` (×0.96), the only kernel of ``benchmarks/codequality.py``
+that changes, and the nvcc corpus shrinks by 0.3 % (4 files smaller, none larger; 4 a little more than
+2, 8 the same as 4 on the benchmark).
 
 ``-amdgpu-scalar-ir-passes=false``: the AMDGPU code generator re-runs straight-line strength
 reduction, N-ary reassociation and GVN on IR that ``optimise`` has already put through the full
@@ -95,12 +107,24 @@ def parse_verified(ir_text: str, options: CompileOptions) -> llvm.ModuleRef:
     return module
 
 
+PIPELINE_TUNING: dict[str, bool] = {"loop_vectorization": False}
+"""Pipeline tuning options that differ from llvmlite's defaults for ``default<O{opt}>``, chosen by
+measurement (docs/codegen-pipeline.md has the table). The loop vectorizer is off: on gfx942 each lane
+is already a SIMD lane, and on PTX (already unrolled by nvcc where it wanted) it only duplicated
+loops, making the two kernels it changed in ``benchmarks/codequality.py`` larger (×2.0, ×1.35) and
+slower (×1.10, ×1.03); off, both geomeans improve (dynamic ×0.9445 → ×0.9424, static ×1.1731 →
+×1.1524) and no kernel gets worse."""
+
+
 def optimise(ir_text: str, options: CompileOptions) -> str:
-    """Run LLVM's new-pass-manager pipeline at ``options.opt``; returns the optimised IR text."""
+    """Run LLVM's new-pass-manager pipeline at ``options.opt`` (``PIPELINE_TUNING``); returns the
+    optimised IR text."""
     module = parse_verified(ensure_cov5(ir_text), options)
     if options.opt > 0:
         machine = target_machine(options.arch, options.opt)
         tuning = llvm.create_pipeline_tuning_options(speed_level=options.opt)
+        for name, value in PIPELINE_TUNING.items():
+            setattr(tuning, name, value)
         builder = llvm.create_pass_builder(machine, tuning)
         builder.getModulePassManager().run(module, builder)
     module.verify()

@@ -12,18 +12,7 @@ _CODEGEN = "codegen: "
 KNOWN_FAILURES: dict[str, str] = {
 }
 FRONTEND_INVALID: dict[str, str] = {}
-_OVERFLOW = (
-    _CODEGEN + "the f32 FMA chain of mma overflows on a finite product beyond the f32 range (bf16/tf32 "
-    "share f32's exponent range) and then meets an infinite term: A row 0 = (2^100, -inf), B column 0 = "
-    "(2^100, 1), C = 0 gives D[0][0] = NaN (0x7fffffff); the model wants -inf (exact products: one infinite "
-    "term). Found by ptx2gcn fuzz"
-)
-KNOWN_RANDOM_DATA: dict[str, str] = {
-    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32": _OVERFLOW,
-    "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32": _OVERFLOW,
-    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32": _OVERFLOW,
-    "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32": _OVERFLOW,
-}
+KNOWN_RANDOM_DATA: dict[str, str] = {}
 """Warp-matrix forms whose edge-biased data hits a known bug: the fuzzer gives them small-integer
 data only (``--include-known``: any data)."""
 

@@ -290,7 +290,7 @@ def ptx_text(program: Program) -> str:
     functions = list(dict.fromkeys(calls(program.body)))
     emitter = _Emitter(functions)
     emitter.emit(program.body)
-    lines = [".version 8.0", ".target sm_90", ".address_size 64", "", *MODULE_VARIABLES, ""]
+    lines = [".version 8.7", ".target sm_90", ".address_size 64", "", *MODULE_VARIABLES, ""]
     for number, op in enumerate(functions):
         lines += _func_text(op, number) + [""]
     lines += [".visible .entry fuzz(.param .u64 pin, .param .u64 pout)", "{"]

@@ -270,8 +270,9 @@ _SHAPE = _words("m8n8k4 m16n8k8 m16n8k16 m16n8k32 m16n8k4 m8n8k16 m8n8k32 m16n8k
 _op("mma", "*", "*", {"shape": _SHAPE, "alayout": _words("row col"), "blayout": _words("row col"),
                       "dtype": _MMA_TYPES, "atype": _MMA_TYPES, "btype": _MMA_TYPES, "ctype": _MMA_TYPES,
                       "satfinite": FLAG, "a": INT, "b": INT, "c": INT, "wmma": FLAG, "rnd": ROUNDING,
-                      "bitop": _words("and xor")},
+                      "bitop": _words("and xor"), "wave": _words("whole split"), "rawnan": FLAG},
     "shape alayout blayout dtype ctype a b c", "convergent", f"{_SYNC}-mma")
+_op("mma_nan", "*", "*", {}, "", "", f"{_SYNC}-mma")
 _op("ldmatrix", "ptr", "*", {"shape": _words("m8n8 m16n16 m8n16"), "num": _words("x1 x2 x4"),
                              "trans": FLAG, "type": _words("b16 b8")}, "shape num type",
     "convergent reads_memory", f"{_SYNC}-ldmatrix")
@@ -318,6 +319,9 @@ _op("amdgcn.ballot", "pred", "i64", flags="convergent")
 _op("amdgcn.ds.bpermute", "i32 i32", "i32", flags="convergent")
 _op("amdgcn.ds.swizzle", "i32", "i32", {"offset": INT}, "offset", "convergent")
 _op("amdgcn.readlane", "i32 i32", "i32", flags="convergent")
+_op("amdgcn.update.dpp", "i32 i32", "i32", {"dpp_ctrl": INT, "row_mask": INT, "bank_mask": INT, "bound_ctrl": INT},
+    "dpp_ctrl row_mask bank_mask bound_ctrl", "convergent")
+_op("amdgcn.inverse.ballot", "i64", "pred")
 _op("amdgcn.set.inactive", "i32 i32", "i32", flags="convergent")
 _op("amdgcn.strict.wwm", "i32", "i32", flags="convergent")
 _op("amdgcn.s.barrier", "", "", flags="side_effects convergent")
@@ -546,7 +550,12 @@ SEMANTICS: dict[str, str] = {
              "types, saturation, secondary operation, byte/half selectors and lane masks as written; "
              "vmad's scale (shr7/shr15) and operand negations neg_a/neg_b/neg_c",
     "mma": "(a fragment..., b fragment..., c fragment...) -> d fragment, counts a/b/c; the registers "
-           "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API)",
+           "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API); wave "
+           "(pass wave64-mma-uniformity): whole = both warps of the wave execute it together, split = "
+           "one warp per wave, absent = unknown; rawnan (pass mma-accumulators): a NaN in D need not be "
+           "canonical (the mma_nan where the value leaves the mma chain makes it so)",
+    "mma_nan": "(x) -> x with a NaN replaced by NVIDIA's canonical 0x7fffffff: an f32 mma accumulator "
+               "leaving its chain of rawnan mmas (pass mma-accumulators)",
     "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix",
     "stmatrix": "(ptr<shared>, source registers...)",
     "wmma_load": "(ptr[, stride]) -> fragment registers",
@@ -558,6 +567,9 @@ SEMANTICS: dict[str, str] = {
     "amdgcn.ds.bpermute": "(byte address, value) -> value of wave lane (address / 4) mod 64",
     "amdgcn.ds.swizzle": "(value) -> value of the lane the swizzle offset selects (CDNA3 DS_SWIZZLE_B32)",
     "amdgcn.readlane": "(value, lane) -> value of wave lane lane (uniform, 0..63), whatever EXEC is",
+    "amdgcn.update.dpp": "(old, value) -> value of the lane dpp_ctrl selects (a DPP move); a lane without a "
+                         "source keeps old (bound_ctrl 0) or reads 0 (bound_ctrl 1)",
+    "amdgcn.inverse.ballot": "(wave mask) -> bit (this lane) of the 64-bit mask",
     "amdgcn.set.inactive": "(value, inactive) -> value in active lanes, inactive in the others (for WWM)",
     "amdgcn.strict.wwm": "(value) -> value computed in whole-wave mode (every lane, EXEC ignored)",
     "amdgcn.s.barrier": "waits for every wave of the workgroup (s_barrier)",

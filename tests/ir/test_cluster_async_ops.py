@@ -134,7 +134,7 @@ def test_invalid_forms_are_located_errors(line: str, message: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "isspacep.shared::cluster %p1, %rd1;",
-    "mbarrier.arrive.shared::cluster.b64 _, [%r1];",
+    "mbarrier.pending_count.b64 %r1, %rd1;",
     "cp.async.bulk.prefetch.L2.global [%rd1], 256;",
 ])
 def test_forms_not_modelled_are_located_unsupported(line: str) -> None:

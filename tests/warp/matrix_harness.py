@@ -21,7 +21,7 @@ from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 from tests.warp.conftest import SENTINEL, compiled
 
-_HEAD = """.version 8.0
+_HEAD = """.version 8.7
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 out, .param .u64 in)

@@ -1,5 +1,6 @@
 """IR-level checks of the Mode P lowering (docs/mode-p.md): every ds_bpermute address is
-``(j | (lane64 & 32)) << 2`` with ``j`` the clamped in-half lane, no DPP control that crosses the
+``(j | (lane64 & 32)) << 2`` with ``j`` the clamped in-half lane (or ``(lane64 + d) << 2`` for a constant
+lane pattern), no DPP control that crosses the
 32-lane halves in the gfx942 code, ds_swizzle only in 32-lane bit mode, every cross-lane intrinsic
 declared ``convergent``."""
 
@@ -60,6 +61,13 @@ def test_bpermute_addresses_stay_in_the_own_half(llvm_ir: str) -> None:
         address = defs[_operand(call, 0)]
         assert address.startswith("shl i32") and address.endswith(", 2"), address
         index = defs[_operand(address, 0)]
+        if index.startswith("add i32"):
+            # a constant lane pattern: lane64 + d[l], d[l] a constant offset chosen by a constant lane
+            # mask (the pattern keeps lane + d[l] in the own half: tests/warp/test_shfl_patterns.py)
+            assert "mbcnt.hi" in defs[_operand(index, 0)], index
+            delta = _operand(index, 1)
+            assert re.fullmatch(r"-?\d+", delta) or defs[delta].startswith("select i1"), delta
+            continue
         assert index.startswith("or i32"), index
         lane, base = (defs[_operand(index, i)] for i in range(2))
         # the shuffle's clamped lane (own lane when out of range), or a lane index masked to 0..31
@@ -89,8 +97,14 @@ def test_no_half_crossing_dpp_or_swizzle_in_the_code() -> None:
             assert "row_mask:0xa" in line, line
         if "ds_swizzle_b32" in line:
             offset = re.search(r"offset:(\S+)", line)
-            assert offset is not None and ("BITMASK_PERM" in offset.group(1) or "SWAP" in offset.group(1)
+            # bit mode, in LLVM's spellings: BITMASK_PERM, or SWAP / REVERSE / BROADCAST with a group of
+            # at most 32 lanes
+            assert offset is not None and ("BITMASK_PERM" in offset.group(1)
+                                           or re.fullmatch(r"swizzle\((SWAP|REVERSE|BROADCAST),(\d+)[,)].*",
+                                                           offset.group(1))
                                            or re.fullmatch(r"\d+", offset.group(1))), line
+            group = re.fullmatch(r"swizzle\((?:SWAP|REVERSE|BROADCAST),(\d+)[,)].*", offset.group(1))
+            assert group is None or int(group.group(1)) <= 32, line
             if re.fullmatch(r"\d+", offset.group(1)):
                 assert int(offset.group(1)) < 0x8000  # bit mode: offset[15] = 0
 

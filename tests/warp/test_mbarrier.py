@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ptx2gcn.compiler import compile
-from ptx2gcn.diagnostics import UnsupportedError
+from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from tests.warp.conftest import run, warp_kernel
 
 _SHARED = (".shared .align 8 .b64 bar0; .shared .align 8 .b64 bar1; .shared .align 8 .b64 bar2; "
@@ -131,3 +131,84 @@ def test_wait_under_warp_dependent_flow_is_rejected() -> None:
     text = str(info.value)
     assert "unsupported: mbarrier.test_wait: reached under warp-dependent control flow" in text
     assert "mbarrier.test_wait.parity.shared.b64" in text  # the located source line
+
+
+def test_transaction_counts() -> None:
+    """expect_tx / complete_tx / arrive.expect_tx (PTX ISA 9.7.13.15: a phase completes when its pending
+    arrival count and its tx-count are both zero), 128 threads (two waves), expectations by hand:
+    bar0 (expects 128): thread 0 expects 256 bytes, everyone arrives -> pending 0, tx 256: p1 false;
+      thread 0 completes 200 -> tx 56: p2 false; thread 100 (other wave) completes 56 through a
+      .shared::cluster address (mapa to CTA 0) -> complete: p3 true, and the parity-0 wait p4 true.
+    bar1 (expects 128): everyone arrive.expect_tx 4 -> pending 0, tx 512: p5 false; everyone
+      complete_tx 4 -> the last one completes phase 0: p6 true; phase 1 restarted at pending 128 and
+      tx 0: one plain arrive each completes it: p7 (parity 1 wait) true, p8 (parity 0 wait) false.
+    bar2 (expects 1): thread 0 completes 8 first (tx -8), arrives (pending 0, tx -8): p9 false; then
+      expects 8 -> tx 0: the phase completes: p10 true (all threads read after a bar.sync)."""
+    body = """
+    mov.u32 %ba0, bar0; mov.u32 %ba1, bar1; mov.u32 %ba2, bar2;
+    setp.eq.u32 %p7, %f, 0;
+    @!%p7 bra INIT_DONE;
+    mbarrier.init.shared.b64 [%ba0], 128;
+    mbarrier.init.shared.b64 [%ba1], 128;
+    mbarrier.init.shared.b64 [%ba2], 1;
+    mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%ba0], 256;
+    INIT_DONE:
+    bar.sync 0;
+    mbarrier.arrive.shared.b64 %s0, [%ba0];
+    mbarrier.arrive.expect_tx.shared.b64 %s1, [%ba1], 4;
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p1, [%ba0], %s0;
+    mbarrier.test_wait.shared.b64 %p5, [%ba1], %s1;
+    bar.sync 0;
+    @!%p7 bra C1;
+    mbarrier.complete_tx.shared.b64 [%ba0], 200;
+    C1:
+    mov.u32 %t0, 4;
+    mbarrier.complete_tx.shared.b64 [%ba1], %t0;
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p2, [%ba0], %s0;
+    mbarrier.test_wait.shared.b64 %p6, [%ba1], %s1;
+    bar.sync 0;
+    setp.eq.u32 %p15, %f, 100;
+    @!%p15 bra C2;
+    mapa.shared::cluster.u32 %ba3, %ba0, 0;
+    mbarrier.complete_tx.shared::cluster.b64 [%ba3], 56;
+    C2:
+    mbarrier.arrive.shared.b64 %s2, [%ba1];
+    bar.sync 0;
+    mbarrier.test_wait.shared.b64 %p3, [%ba0], %s0;
+    mbarrier.test_wait.parity.shared.b64 %p4, [%ba0], 0;
+    mbarrier.test_wait.parity.shared.b64 %p8, [%ba1], 1;
+    mbarrier.test_wait.parity.shared.b64 %p9, [%ba1], 0;
+    bar.sync 0;
+    @!%p7 bra C3;
+    mbarrier.complete_tx.shared.b64 [%ba2], 8;
+    mbarrier.arrive.shared.b64 %s3, [%ba2];
+    C3:
+    bar.sync 0;
+    mbarrier.test_wait.parity.shared.b64 %p10, [%ba2], 0;
+    bar.sync 0;
+    @!%p7 bra C4;
+    mbarrier.expect_tx.shared.b64 [%ba2], 8;
+    C4:
+    bar.sync 0;
+    mbarrier.test_wait.parity.shared.b64 %p11, [%ba2], 0;
+    """ + "\n".join(f"selp.u32 %o{i}, 1, 0, %p{p};" for i, p in enumerate((1, 2, 3, 4, 5, 6, 8, 9, 10, 11)))
+    out = run(warp_kernel(body, 10, _SHARED), (128, 1, 1), [], 10)
+    # p1 p2 p3 p4 p5 p6 | p8: bar1 phase 2 (parity 0) -> parity-1 wait done; p9 parity-0 wait not done
+    # p10 bar2 pending 0 but tx -8: not done; p11 done after expect_tx 8
+    expected = [0, 0, 1, 1, 0, 1, 1, 0, 0, 1]
+    assert out.tolist() == [[e] * 128 for e in expected], out[:, :4]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("mbarrier.arrive.expect_tx.noComplete.shared.b64 %s0, [%ba0], 16;", "does not take .noComplete"),
+    ("mbarrier.arrive.expect_tx.shared::cluster.b64 %s0, [%ba0], 16;", "returns no state: write '_'"),
+    ("mbarrier.test_wait.shared::cluster.b64 %p1, [%ba0], %s0;", "not .shared::cluster"),
+    ("mbarrier.expect_tx.shared.b64 [%ba0];", "one tx-count operand"),
+])
+def test_malformed_transaction_forms_are_located_errors(line: str, message: str) -> None:
+    """Spellings ptxas 13 rejects (checked by hand): located errors, not unsupported."""
+    with pytest.raises(Ptx2GcnError) as info:
+        compile(warp_kernel("mov.u32 %ba0, bar0;\n" + line, 1, _SHARED))
+    assert not isinstance(info.value, UnsupportedError) and message in str(info.value)

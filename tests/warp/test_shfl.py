@@ -155,18 +155,24 @@ def test_shuffle_in_loop_with_per_lane_trip_counts(rng: np.random.Generator) -> 
     assert len(set(trips.tolist())) > 1
 
 
-CONSTANT_PARTIAL = warp_kernel("setp.ne.u32 %p9, %a3, 0;\n@%p9 bra SKIP;\n" + "\n".join(
+CONSTANT_CASES = (("bfly", 5, 0x1F), ("idx", 39, 0x1F), ("bfly", 2, 0x181F), ("idx", 6, 0x181F),
+                  ("bfly", 1, 0x1F), ("down", 1, 0x101F), ("up", 2, 0x1000), ("down", 16, 0x1F),
+                  ("down", 3, 0x1F), ("up", 1, 0x0))
+"""DPP (bfly 1, down/up inside 16-lane segments), ds_swizzle (bfly, idx, down 16) and offset
+ds_bpermute (down 3, up 1 at full width) patterns."""
+
+CONSTANT_PARTIAL = warp_kernel("setp.ne.u32 %p15, %a3, 0;\n@%p15 bra SKIP;\n" + "\n".join(
     f"shfl.sync.{m}.b32 %o{2 * i}|%p{i + 1}, %a0, {b}, {c}, -1; selp.u32 %o{2 * i + 1}, 1, 0, %p{i + 1};"
-    for i, (m, b, c) in enumerate([("bfly", 5, 0x1F), ("idx", 39, 0x1F), ("bfly", 2, 0x181F), ("idx", 6, 0x181F)]))
-    + "\nSKIP:", 8)
+    for i, (m, b, c) in enumerate(CONSTANT_CASES))
+    + "\nSKIP:", 2 * len(CONSTANT_CASES))
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_constant_fast_paths_under_random_exec_masks(seed: int) -> None:
-    """The ds_swizzle / v_readlane fast paths (constant b, c) with independent active sets per warp."""
+    """The constant-pattern paths (constant b, c) with independent active sets per warp."""
     rng = np.random.default_rng(200 + seed)
     active = rng.random(128) < 0.6
     a = _per_warp_values(rng, 128)
-    out = run(CONSTANT_PARTIAL, BLOCK, [a, 0, 0, ~active], 8)
-    for i, (mode, b, c) in enumerate([("bfly", 5, 0x1F), ("idx", 39, 0x1F), ("bfly", 2, 0x181F), ("idx", 6, 0x181F)]):
+    out = run(CONSTANT_PARTIAL, BLOCK, [a, 0, 0, ~active], 2 * len(CONSTANT_CASES))
+    for i, (mode, b, c) in enumerate(CONSTANT_CASES):
         _check(out, mode, a, b, c, active, 2 * i, 2 * i + 1)

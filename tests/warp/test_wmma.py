@@ -236,3 +236,51 @@ def test_wmma_matches_reference(combo: Combo, rng: np.random.Generator) -> None:
             assert not wrong, f"warp {w}: {len(wrong)} wrong, e.g. {wrong[:3]}"
             assert _padding(data, m, n, combo.dlayout, stride, combo.dtype) == {SENTINEL}, \
                 "wmma.store wrote outside the matrix"
+
+
+_B1_KERNEL = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)
+{{
+.reg .b32 %a0; .reg .b32 %b0; .reg .s32 %c<2>; .reg .s32 %d<2>; .reg .b64 %q<6>; .reg .b32 %t<2>;
+mov.u32 %t0, %tid.x; shr.u32 %t1, %t0, 5; mul.wide.u32 %q5, %t1, 256;
+ld.param.u64 %q0, [pa]; ld.param.u64 %q1, [pb]; ld.param.u64 %q2, [pc]; ld.param.u64 %q3, [pd];
+mul.wide.u32 %q4, %t1, 128; add.u64 %q0, %q0, %q4; add.u64 %q1, %q1, %q4;
+add.u64 %q2, %q2, %q5; add.u64 %q3, %q3, %q5;
+wmma.load.a.sync.aligned.row.m8n8k128.global.b1 {{%a0}}, [%q0], 128;
+wmma.load.b.sync.aligned.col.m8n8k128.global.b1 {{%b0}}, [%q1], 128;
+wmma.load.c.sync.aligned.{clayout}.m8n8k128.global.s32 {{%c0, %c1}}, [%q2], 8;
+wmma.mma.{op}.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {{%d0, %d1}}, {{%a0}}, {{%b0}}, {{%c0, %c1}};
+wmma.store.d.sync.aligned.{dlayout}.m8n8k128.global.s32 [%q3], {{%d0, %d1}}, 8;
+ret;
+}}
+"""
+
+
+@pytest.mark.parametrize(("op", "clayout", "dlayout"), [("xor", "row", "row"), ("and", "col", "row"),
+                                                        ("xor", "row", "col")])
+def test_wmma_b1_matches_reference(op: str, clayout: str, dlayout: str, rng: np.random.Generator) -> None:
+    """.b1 m8n8k128 (A .row, B .col, the only layouts PTX has): bits packed low to high, two warps with
+    their own data; D = popc(A row AND/XOR B column) + C against the model's m8n8k128 mma."""
+    a = rng.integers(0, 2, (2, 8, 128))
+    b = rng.integers(0, 2, (2, 128, 8))
+    c = rng.integers(-1000, 1000, (2, 8, 8))
+    memory = DeviceMemory()
+    blobs = [np.packbits(a, axis=2, bitorder="little").tobytes(),
+             np.packbits(b.transpose(0, 2, 1), axis=2, bitorder="little").tobytes(),
+             (c if clayout == "row" else c.transpose(0, 2, 1)).astype(np.int32).tobytes(), bytes(512)]
+    addresses = []
+    for blob in blobs:
+        addresses.append(memory.alloc(len(blob)))
+        memory.write(addresses[-1], blob)
+    program = load(compiled(_B1_KERNEL.format(op=op, clayout=clayout, dlayout=dlayout)), "wmma_b1.hsaco")
+    launch(program, "k", grid=(1, 1, 1), block=(64, 1, 1), kernarg=struct.pack("<4Q", *addresses), memory=memory,
+           step_budget=5_000_000)
+    spelling = f"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.{op}.popc"
+    for w in range(2):
+        got = np.frombuffer(memory.read(addresses[3] + 256 * w, 256), dtype=np.uint32).reshape(8, 8)
+        got = got if dlayout == "row" else got.T
+        expected = matrix_expected(spelling, a[w].tolist(), b[w].tolist(), (c[w] & 0xFFFFFFFF).tolist())
+        wrong = [(r, col) for r in range(8) for col in range(8) if not expected[r][col].accepts(None, int(got[r, col]))]
+        assert not wrong, f"warp {w}: {len(wrong)} wrong, e.g. {wrong[:3]}"
