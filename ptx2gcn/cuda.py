@@ -161,6 +161,7 @@ cuMemcpyAsync = _entry(_memory.memcpy_async, 0)
 
 # -- execution, streams, events ---------------------------------------------------------------------
 cuLaunchKernel = _entry(_launch.launch_kernel, 0)
+cuLaunchCooperativeKernel = _entry(_launch.launch_cooperative_kernel, 0)
 cuLaunchKernelEx = _entry(_launch.launch_kernel_ex, 0)
 cuStreamCreate = _entry(_stream.stream_create, 1)
 cuStreamSynchronize = _entry(_stream.stream_synchronize, 0)
@@ -277,6 +278,7 @@ __all__ = [
     "cuGetErrorString",
     "cuInit",
     "cuLaunchKernel",
+    "cuLaunchCooperativeKernel",
     "cuMemAlloc",
     "cuMemAllocHost",
     "cuMemFree",

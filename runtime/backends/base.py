@@ -60,7 +60,8 @@ class BackendBase(ABC, Generic[RecordT]):
 
     @abstractmethod
     def _start(
-        self, record: RecordT, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
+        self, record: RecordT, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes,
+        cooperative: bool = False,
     ) -> LaunchResult: ...
 
     def _module(self, module: object) -> RecordT:
@@ -78,8 +79,9 @@ class BackendBase(ABC, Generic[RecordT]):
             self.write(address, pattern * count)
 
     def launch(
-        self, module: object, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
+        self, module: object, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes,
+        cooperative: bool = False,
     ) -> LaunchResult:
-        result = self._start(self._module(module), kernel, grid, block, shared_bytes, parameters)
+        result = self._start(self._module(module), kernel, grid, block, shared_bytes, parameters, cooperative)
         self.synchronize()
         return result

@@ -198,8 +198,15 @@ class CudaBackend(BackendBase[CudaModule]):
 
     # -- execution ------------------------------------------------------------------------------
     def _start(
-        self, record: CudaModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
+        self, record: CudaModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes,
+        cooperative: bool = False,
     ) -> LaunchResult:
+        if cooperative:
+            raise BackendError.of(
+                "cooperative launches are not supported on the cuda backend yet: "
+                "the cuda backend launches through cuLaunchKernel's extra buffer, "
+                "which cuLaunchCooperativeKernel does not take", "unsupported"
+            )
         packed = ParameterBuffer(parameters, CU_LAUNCH_PARAM_END)
         self._call(
             "cuLaunchKernel",

@@ -48,6 +48,10 @@ from ptx2gcn.runtime.emulator.launch import MAX_LDS_BYTES, launch
 from ptx2gcn.runtime.emulator.loader import Program, load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
+GRID_SYNC_WORKSPACE = 16
+"""Bytes of a cooperative launch's grid-sync workspace: nvcc's grid barrier counts in the u32 at
+offset 4 (``%envreg1:%envreg2`` + 4); the rest is zero, as CUDA's driver hands it over."""
+
 T = TypeVar("T")
 
 
@@ -67,7 +71,7 @@ def emulator_properties() -> DeviceProperties:
         clock_khz=MI300X_CLOCK_KHZ,
         max_block=(1024, 1024, 1024),
         shared_memory_per_block=MAX_LDS_BYTES,
-        extra={**MI300X_ATTRIBUTES, **ONE_ADDRESS_SPACE},
+        extra={**MI300X_ATTRIBUTES, **ONE_ADDRESS_SPACE, A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: 1},
     )
 
 
@@ -169,8 +173,14 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
 
     # -- execution ------------------------------------------------------------------------------
     def _start(
-        self, record: EmulatorModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
+        self, record: EmulatorModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes,
+        cooperative: bool = False,
     ) -> LaunchResult:
+        # A cooperative launch gets a zeroed grid-sync workspace (what nvcc's grid.sync() counts in,
+        # docs/launch-abi.md "Cooperative launches"); all its work-groups are resident together.
+        workspace = self.memory.alloc(GRID_SYNC_WORKSPACE, 64) if cooperative else 0
+        if workspace:
+            self.memory.write(workspace, bytes(GRID_SYNC_WORKSPACE))
         try:
             stats = launch(
                 record.handle,
@@ -184,6 +194,7 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
                 trace_sink=self.trace or print,
                 step_budget=self.step_budget,
                 dispatch_id=self._next_dispatch_id(),
+                grid_sync=workspace,
             )
         except LaunchError as error:
             raise BackendError.of(str(error), "config") from None
@@ -198,6 +209,9 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
             raise BackendError.of(str(error), kind) from None
         except EmulatorError as error:
             raise BackendError.of(str(error), "launch") from None
+        finally:
+            if workspace:
+                self.memory.free(workspace)
         return LaunchResult(stats.wave_instructions, stats.waves, stats.workgroups, stats.seconds,
                             stats.mfma_instructions, stats.mfma_busy_cycles)
 

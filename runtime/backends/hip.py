@@ -123,8 +123,15 @@ class HipBackend(BackendBase[HipModule]):
         self._hip(lambda: self.device.unload_module(loaded))
 
     def _start(
-        self, record: HipModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes
+        self, record: HipModule, kernel: str, grid: Dim3, block: Dim3, shared_bytes: int, parameters: bytes,
+        cooperative: bool = False,
     ) -> LaunchResult:
+        if cooperative:
+            raise BackendError.of(
+                "cooperative launches are not supported on the hip backend yet: "
+                "HIP fills hidden_multigrid_sync_arg with its own grid-sync structure, "
+                "not the workspace nvcc's grid.sync() counts in", "unsupported"
+            )
         function = record.functions[kernel]
         self._hip(lambda: self.device.launch(function, grid, block, parameters, shared_bytes))
         return LaunchResult()

@@ -127,6 +127,7 @@ def launch_with_messages(
     messages: DeviceMessages,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    cooperative: bool = False,
 ) -> LaunchResult:
     """``backend.launch`` with the assertion record and printf FIFO handled (see module doc)."""
     symbols = _symbols(backend, module)
@@ -136,7 +137,7 @@ def launch_with_messages(
         fifo, capacity = messages.fifo_for(backend)
         backend.write(symbols.printf_control, _CONTROL.pack(fifo, capacity, 0))
     try:
-        result = backend.launch(module, kernel, grid, block, shared_bytes, parameters)
+        result = backend.launch(module, kernel, grid, block, shared_bytes, parameters, cooperative)
     except BackendError as error:
         if symbols.printf_control is not None:
             with contextlib.suppress(BackendError):  # the launch's own error is the one to report

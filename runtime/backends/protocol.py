@@ -46,7 +46,8 @@ class BackendError(Ptx2GcnError):
     ``launch`` (the kernel failed), ``trap`` (the kernel trapped: PTX ``trap``, or ``assert`` before
     its record is read), ``assert`` (a device-side ``assert`` failed), ``address`` (illegal memory
     access), ``hang`` (step budget or timeout), ``instruction`` (illegal instruction), ``memory`` (out
-    of memory), ``image`` (unloadable code), ``config`` (a launch the device refuses)."""
+    of memory), ``image`` (unloadable code), ``config`` (a launch the device refuses), ``unsupported``
+    (a launch this backend cannot make yet)."""
 
     kind: str = "launch"
 
@@ -152,6 +153,7 @@ class Backend(Protocol):
         block: Dim3,
         shared_bytes: int,
         parameters: bytes,
+        cooperative: bool = False,
     ) -> LaunchResult: ...
     def synchronize(self) -> None: ...
     def close(self) -> None: ...

@@ -2,8 +2,8 @@
 
 Device attributes come from the backend's ``DeviceProperties``: real limits of the device behind it
 (an MI300X for ``emulator`` and ``hip``), a warp size of 32 (PTX's), compute capability 8.0 (the PTX
-targets ptx2gcn accepts). Attributes of features ptx2gcn does not provide (textures, managed memory,
-cooperative launch, host mapping) read 0.
+targets ptx2gcn accepts). Attributes of features a backend does not provide (textures; on HIP managed
+memory, cooperative launch, host mapping) read 0.
 
 Invariant: these functions raise only ``CudaError``; a context is current on the creating thread
 right after ``cuCtxCreate`` and on no thread after ``cuCtxDestroy``.

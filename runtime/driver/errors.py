@@ -93,6 +93,7 @@ _BACKEND_RESULTS: dict[str, CUresult] = {
     "memory": CUresult.CUDA_ERROR_OUT_OF_MEMORY,
     "image": CUresult.CUDA_ERROR_INVALID_IMAGE,
     "config": CUresult.CUDA_ERROR_INVALID_VALUE,
+    "unsupported": CUresult.CUDA_ERROR_NOT_SUPPORTED,
     "unavailable": CUresult.CUDA_ERROR_NO_DEVICE,
 }
 

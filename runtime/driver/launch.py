@@ -51,6 +51,7 @@ from ptx2gcn.runtime.driver.enums import (
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.library import function_record
 from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.occupancy import blocks_per_cu
 from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.driver.types import CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
@@ -368,6 +369,43 @@ def launch_kernel(
     kernelParams: object,
     extra: object,
 ) -> None:
+    _launch(f, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes), hStream,
+            kernelParams, extra, cooperative=False)
+
+
+def launch_cooperative_kernel(
+    f: object,
+    gridDimX: object,
+    gridDimY: object,
+    gridDimZ: object,
+    blockDimX: object,
+    blockDimY: object,
+    blockDimZ: object,
+    sharedMemBytes: object,
+    hStream: object,
+    kernelParams: object,
+) -> None:
+    """``cuLaunchCooperativeKernel``: every block of the grid resident at once, so blocks may wait
+    for each other (cooperative groups' ``grid.sync()``); the grid must fit on the device at the
+    kernel's occupancy, else ``CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE``."""
+    _launch(f, (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes), hStream,
+            kernelParams, None, cooperative=True)
+
+
+def _check_coresident(info: KernelInfo, shape: LaunchShape, units: int) -> None:
+    blocks = shape.grid[0] * shape.grid[1] * shape.grid[2]
+    threads = shape.block[0] * shape.block[1] * shape.block[2]
+    per_unit = blocks_per_cu(info, threads, shape.shared_bytes)
+    if blocks > per_unit * units:
+        raise CudaError(
+            CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+            f"a cooperative launch of {blocks} blocks of {threads} threads: kernel {info.name!r} fits "
+            f"{per_unit} such blocks per compute unit, {per_unit * units} on the device's {units}",
+        )
+
+
+def _launch(f: object, dims: Sequence[object], hStream: object, kernelParams: object, extra: object,
+            cooperative: bool) -> None:
     state = driver()
     context = state.require_current()
     function = function_record(f)
@@ -377,15 +415,16 @@ def launch_kernel(
     if stream is not None and stream.context is not context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hStream belongs to another context")
     info = function.info
-    dims = (gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes)
     shape = _launch_shape(info, context.backend.properties, dims)
+    if cooperative:
+        _check_coresident(info, shape, context.backend.properties.multiprocessors)
     parameters = parameter_buffer(info, kernelParams, extra)
     loaded = function.loaded
     try:
         backend_call(
             lambda: launch_with_messages(
                 context.backend, loaded, info.name, shape.grid, shape.block, shape.shared_bytes, parameters,
-                context.messages,
+                context.messages, cooperative=cooperative,
             )
         )
     except CudaError as error:
@@ -411,17 +450,14 @@ _IGNORED_ATTRIBUTES = {
 _COOPERATIVE, _CLUSTER_DIMENSION, _PREFERRED_CLUSTER_DIMENSION = 2, 4, 11
 
 
-def _check_attribute(attribute: object) -> None:
+def _check_attribute(attribute: object) -> bool:
+    """Whether ``attribute`` asks for a cooperative launch; raises for one that cannot be honoured."""
     identifier = integer(getattr(attribute, "id", None), "attrs[].id", 32, signed=True)
     value = getattr(attribute, "value", None)
     if identifier in _IGNORED_ATTRIBUTES:
-        return
+        return False
     if identifier == _COOPERATIVE:
-        if integer(getattr(value, "cooperative", 0), "attrs[].value.cooperative", 32, signed=True):
-            raise CudaError(
-                CUresult.CUDA_ERROR_NOT_SUPPORTED, "cooperative launches (grid-wide sync) are not supported yet"
-            )
-        return
+        return integer(getattr(value, "cooperative", 0), "attrs[].value.cooperative", 32, signed=True) != 0
     if identifier in (_CLUSTER_DIMENSION, _PREFERRED_CLUSTER_DIMENSION):
         dims = getattr(value, "clusterDim", None)
         shape = tuple(integer(getattr(dims, axis, 0), f"clusterDim.{axis}", 32) for axis in "xyz")
@@ -429,7 +465,7 @@ def _check_attribute(attribute: object) -> None:
             raise CudaError(
                 CUresult.CUDA_ERROR_NOT_SUPPORTED, f"thread-block clusters ({shape}) are not supported by launches"
             )
-        return
+        return False
     raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"launch attribute {identifier} is not supported")
 
 
@@ -444,6 +480,7 @@ def launch_kernel_ex(config: object, f: object, kernelParams: object, extra: obj
     attrs = getattr(config, "attrs", None)
     if count and not attrs:
         raise invalid(f"numAttrs = {count} but attrs is NULL")
+    cooperative = False
     for index in range(count):
-        _check_attribute(cast(Sequence[object], attrs)[index])
-    launch_kernel(f, *dims, getattr(config, "hStream", None) or 0, kernelParams, extra)
+        cooperative |= _check_attribute(cast(Sequence[object], attrs)[index])
+    _launch(f, dims, getattr(config, "hStream", None) or 0, kernelParams, extra, cooperative)

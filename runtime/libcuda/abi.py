@@ -144,6 +144,12 @@ EXPORTS: tuple[Export, ...] = (
         4000,
     ),
     _export("cuLaunchKernelEx", "ptr config, ptr f, ptr kernelParams, ptr extra", 11060),
+    _export(
+        "cuLaunchCooperativeKernel",
+        "ptr f, u32 gridDimX, u32 gridDimY, u32 gridDimZ, u32 blockDimX, u32 blockDimY, u32 blockDimZ, "
+        "u32 sharedMemBytes, ptr hStream, ptr kernelParams",
+        9000,
+    ),
     _export("cuStreamCreate", "ptr phStream, u32 Flags"),
     _export("cuStreamDestroy_v2", "ptr hStream", 4000),
     _export("cuStreamSynchronize", "ptr hStream"),
@@ -253,7 +259,7 @@ _PER_THREAD = {
         "cuMemcpyAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2",
         "cuStreamGetPriority", "cuStreamGetFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamWaitEvent",
         "cuStreamQuery", "cuStreamSynchronize", "cuEventRecord", "cuEventRecordWithFlags", "cuLaunchKernel",
-        "cuLaunchKernelEx",
+        "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
     ),
 }  # fmt: skip
 """``cuda.h``'s ``__CUDA_API_PTDS``/``__CUDA_API_PTSZ`` names among the exports above."""

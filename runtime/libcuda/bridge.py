@@ -220,6 +220,9 @@ HANDLERS: dict[str, Handler] = {
         _launch.launch_kernel, [], f, gx, gy, gz, bx, by, bz, shared, h, params, extra
     ),
     "cuLaunchKernelEx": _launch_kernel_ex,
+    "cuLaunchCooperativeKernel": lambda f, gx, gy, gz, bx, by, bz, shared, h, params: _run(
+        _launch.launch_cooperative_kernel, [], f, gx, gy, gz, bx, by, bz, shared, h, params
+    ),
     "cuStreamCreate": lambda out, flags: _run(_stream.stream_create, [(out, _U64)], flags),
     "cuStreamDestroy_v2": lambda h: _run(_stream.stream_destroy, [], h),
     "cuStreamSynchronize": lambda h: _run(_stream.stream_synchronize, [], h),

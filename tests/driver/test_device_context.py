@@ -63,7 +63,7 @@ def test_attributes(driver: None) -> None:
         A.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: 1,
         A.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: 1,
         A.CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: 1,
-        A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: 0,
+        A.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: 1,  # the emulator keeps a grid's blocks resident
         # MI300X hardware values (AMD's data sheet; ROCm reports the same through hipDeviceProp_t):
         A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
         A.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: 8192,  # 8 HBM3 stacks x 1024 bits

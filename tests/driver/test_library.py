@@ -55,9 +55,12 @@ def test_library_kernel_function_and_global(context: cuda.CUcontext) -> None:
 def test_library_loaded_without_context_is_loaded_lazily_per_context(driver: None, tmp_path: object) -> None:
     ok(cuda.cuInit(0))
     library = ok(cuda.cuLibraryLoadFromFile(str(KERNELS_PTX).encode(), [], [], 0, [1], [0], 1))
-    fails(cuda.cuLibraryGetKernel(library, b"vector_add"), R.CUDA_ERROR_INVALID_CONTEXT)
-    first = ok(cuda.cuCtxCreate(0, 0))
+    # Kernels are context-independent (the CUDA runtime asks for them before any context is
+    # current): the name is checked against the image's PTX, nothing is compiled.
     kernel = ok(cuda.cuLibraryGetKernel(library, b"vector_add"))
+    fails(cuda.cuLibraryGetKernel(library, b"no_such_kernel"), R.CUDA_ERROR_NOT_FOUND)
+    first = ok(cuda.cuCtxCreate(0, 0))
+    assert ok(cuda.cuLibraryGetKernel(library, b"vector_add")) == kernel
     _vector_add(kernel)
     ok(cuda.cuCtxDestroy(first))
     second = ok(cuda.cuCtxCreate(0, 0))
@@ -90,7 +93,9 @@ def test_launch_kernel_ex_and_its_attributes(module: cuda.CUmodule) -> None:
     _vector_add(function, _config(2, 128, [priority, one_cluster]))
     params = ((0, 0, 0, 0), (None, None, None, ctypes.c_int))
     cooperative = SimpleNamespace(id=2, value=SimpleNamespace(cooperative=1))
-    fails(cuda.cuLaunchKernelEx(_config(1, 64, [cooperative]), function, params, 0), R.CUDA_ERROR_NOT_SUPPORTED)
+    _vector_add(function, _config(2, 128, [cooperative]))  # a cooperative launch of a plain kernel
+    fails(cuda.cuLaunchKernelEx(_config(304 * 33, 64, [cooperative]), function, params, 0),
+          R.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
     cluster = SimpleNamespace(id=4, value=SimpleNamespace(clusterDim=SimpleNamespace(x=2, y=1, z=1)))
     fails(cuda.cuLaunchKernelEx(_config(2, 64, [cluster]), function, params, 0), R.CUDA_ERROR_NOT_SUPPORTED)
     fails(cuda.cuLaunchKernelEx(None, function, params, 0), R.CUDA_ERROR_INVALID_VALUE, "config")

@@ -60,3 +60,21 @@ def test_runtime_device_printf_as_first_call(build_cuda: Callable[[str], Path], 
     expected = {f"hello from block {b} thread {t} tag 42 x 1.25" for b in range(2) for t in range(3)}
     assert {line for line in out.splitlines() if line.startswith("hello")} == expected
     assert out.rstrip().endswith("device_printf: launched")
+
+
+def test_runtime_streams_events_pinned_memory_and_symbols(build_cuda: Callable[[str], Path], run_exec: RunExec) -> None:
+    # cudaMallocHost (cuMemHostAlloc), two streams with a cross-stream event wait, event timing,
+    # cudaMemcpyToSymbol/FromSymbol (cuLibraryGetGlobal), atomics on a __device__ counter.
+    out = _ok(run_exec(str(build_cuda("reduction_streams"))))
+    assert "reduction_streams: 16 block sums correct over 2 streams" in out
+
+
+def test_runtime_unified_memory(build_cuda: Callable[[str], Path], run_exec: RunExec) -> None:
+    assert "unified_memory: 3000 managed values correct" in _ok(run_exec(str(build_cuda("unified_memory"))))
+
+
+def test_runtime_grid_sync_cooperative_launch(build_cuda: Callable[[str], Path], run_exec: RunExec) -> None:
+    # cudaLaunchCooperativeKernel + grid.sync(): every block resident at once; an oversized grid is
+    # cudaErrorCooperativeLaunchTooLarge (the limit from the kernel's occupancy on 304 CUs).
+    out = _ok(run_exec(str(build_cuda("grid_sync"))))
+    assert "grid_sync: 576 values correct after 3 grid barriers" in out

@@ -50,8 +50,11 @@ int main(void) {
 
     attrs[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
     attrs[0].value.cooperative = 1;
+    run(function, &config); /* cooperative: every block resident at once */
+    CUlaunchConfig huge = config;
+    huge.gridDimX = 304 * 33; /* more 128-thread blocks than an MI300X holds at once */
     void *none[4] = {0, 0, 0, 0};
-    EXPECT(cuLaunchKernelEx(&config, function, none, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuLaunchKernelEx(&huge, function, none, NULL) == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
 
     CUdeviceptr factor;
     size_t size = 0;
