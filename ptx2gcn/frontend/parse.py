@@ -10,6 +10,7 @@ current file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pkgutil
@@ -21,6 +22,7 @@ import lark
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
+from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.builder import AstBuilder
@@ -63,10 +65,11 @@ def _grammar_cache(grammar: str) -> str | bool:
     """A per-user file for Lark's grammar analysis, or False to build it in memory each time.
 
     Lark's default (``cache=True``) keeps a pickle in the shared temporary folder, where another user
-    could plant one; ours lives in the user's own cache folder (mode 0700). Lark checks the stored
-    grammar/options hash and rebuilds the file when it does not match; the file name carries a hash
-    of the grammar text and of the Lark and Python versions, so two installations with different
-    grammars (a checkout and an older release) do not rebuild each other's file on every start.
+    could plant one; ours lives in the user's own cache folder (mode 0700), written atomically
+    (``cached_parser``). Lark checks the stored grammar/options hash and rebuilds when it does not
+    match; the file name carries a hash of the grammar text and of the Lark and Python versions, so
+    two installations with different grammars (a checkout and an older release) do not rebuild each
+    other's file on every start.
     """
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "ptx2gcn")
@@ -105,13 +108,44 @@ def build_parser(grammar: str, *, strict: bool, cache: str | bool) -> Lark:
     )
 
 
+def cached_parser(grammar: str, cache: str | bool) -> Lark:
+    """The shipped (non-strict) parser for ``grammar``, its analysis read from the file ``cache``
+    when that holds a valid one, else built and stored there atomically (``cache`` False: built,
+    stored nowhere).
+
+    Lark checks the grammar/options hash stored in the file; a file that is missing, stale or
+    unreadable (truncated, corrupt) costs a build, never a wrong parser. Lark writes its cache file in
+    place, so a reader racing a writer could see half a file: here Lark only ever reads and writes a
+    private copy (``cache`` copied to a name of this process and thread, ~0.2 MB), and a copy Lark
+    had to rebuild is renamed over ``cache``. Processes starting together may each build; each
+    renames a complete file.
+    """
+    if not isinstance(cache, str):
+        return build_parser(grammar, strict=False, cache=False)
+    private = f"{cache}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        try:
+            with open(cache, "rb") as stored, open(private, "wb") as copy:
+                copy.write(stored.read())
+        except OSError:
+            pass  # no file yet (or unreadable): Lark builds
+        parser = build_parser(grammar, strict=False, cache=private)
+        if parser.source_path != "<deserialized>":  # built, and written to ``private``, by Lark
+            with contextlib.suppress(OSError):
+                os.replace(private, cache)
+        return parser
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(private)
+
+
 def grammar_parser() -> Lark:
-    """The shared parser (built on first use; Lark caches the grammar analysis on disk)."""
+    """The shared parser (built on first use, its analysis cached on disk: ``cached_parser``)."""
     global _PARSER
-    with _LOCK:
+    with _LOCK, paused_gc():  # unpickling the tables allocates ~100k long-lived objects
         if _PARSER is None:
             grammar = grammar_text()
-            _PARSER = build_parser(grammar, strict=False, cache=_grammar_cache(grammar))
+            _PARSER = cached_parser(grammar, _grammar_cache(grammar))
             set_literal_terminals({t.name: t.pattern.value for t in _PARSER.terminals
                                    if t.pattern.type == "str"})
         return _PARSER
