@@ -107,3 +107,35 @@ def test_no_grammar_cache_folder_still_gives_a_parser(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-folder" / "g.lark-cache"
     assert repr(cached_parser(_TINY, str(missing)).parse("a")) == repr(cached_parser(_TINY, False).parse("a"))
     assert not missing.parent.exists()
+
+
+def test_a_second_process_reads_the_stored_parser(tmp_path: Path) -> None:
+    """The file one process stores is read by the next (not rebuilt: the stored key must not depend
+    on anything private to the writing process)."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "g.lark-cache"
+    code = ("import sys; from ptx2gcn.frontend.parse import cached_parser; "
+            "print(cached_parser(sys.argv[1], sys.argv[2]).source_path)")
+    runs = [subprocess.run([sys.executable, "-c", code, _TINY, str(cache)], capture_output=True, text=True,
+                           check=True).stdout.strip() for _ in range(2)]
+    assert runs[0] != "<deserialized>" and runs[1] == "<deserialized>"
+
+
+def test_the_stored_ptx_parser_parses_as_a_built_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped grammar's tables read back from the file (with this process's builder and lexer
+    callbacks) give the AST a freshly built parser gives."""
+    import ptx2gcn.frontend.parse as parse_module
+
+    cache = str(tmp_path / "ptx.lark-cache")
+    built = cached_parser(grammar_text(), cache)
+    read = cached_parser(grammar_text(), cache)
+    assert built.source_path != "<deserialized>" and read.source_path == "<deserialized>"
+    sample = sorted((Path(__file__).resolve().parents[2] / "corpora" / "triton").rglob("*.ptx"))[0]
+    text = sample.read_text()
+    printed = []
+    for parser in (built, read):
+        monkeypatch.setattr(parse_module, "_PARSER", parser)
+        printed.append(print_module(parse_ptx(text, sample.name)))
+    assert printed[0] == printed[1]
