@@ -23,9 +23,13 @@ Measured, each figure the median of ``--repeat`` runs, with an empty JIT cache e
   children's); and the same process's whole wall time (interpreter start and imports included) on
   its own line;
 - ``lazy, warm``: the same in a process that has JIT-compiled one small module before (the
-  compiler imported and LLVM initialised: ~0.45 s CPU that a process pays once, on its first JIT);
+  compiler imported and LLVM initialised: ~0.15 s CPU that a process pays once, on its first JIT);
 - with ``--eager``: ``CUDA_MODULE_LOADING=EAGER``, every kernel compiled at load, by 1 worker and by
   ``nproc`` workers (processes).
+
+ptx2gcn's modules are compiled to bytecode first (``compile_bytecode``), as ``pip install`` does
+for an installed package; a checkout run with ``PYTHONDONTWRITEBYTECODE`` set would otherwise time
+the compilation of every imported module from source in each process.
 
 The target (issue #15) is lazy <= 0.2x ptxas. ``--check`` exits 1 when it is missed (in CPU time,
 which a shared machine disturbs less than wall time). Figures are printed with the machine's
