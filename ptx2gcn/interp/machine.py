@@ -1,0 +1,209 @@
+"""Launching a kernel on the interpreter: CTAs one after another, warps of a CTA in turn, the lanes of
+a warp by min-PC scheduling.
+
+Invariant: each step executes one instruction for the lanes of a warp that are runnable and at the
+lowest program counter (so lanes that diverged at a branch reconverge where their paths meet, and a
+guarded instruction runs only where its guard holds); warps take turns of at most ``TURN`` steps, so
+a warp spinning on memory another warp writes still lets that warp run. A launch either finishes
+(every thread exited) or raises a located ``Ptx2GcnError``: an instruction the interpreter does not
+model (``UnsupportedError``), a guard or branch on an unspecified value, a memory fault, a deadlock
+(threads waiting at barriers or collectives that can never complete), or more than ``max_steps``
+steps. Nothing recurses on the kernel's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.frontend import ast, parse_ptx
+from ptx2gcn.interp import memops
+from ptx2gcn.interp.alu import COLLECTIVES, arithmetic, collective
+from ptx2gcn.interp.memory import GlobalMemory, Region
+from ptx2gcn.interp.program import TYPE_BYTES, Program, initial_bytes
+from ptx2gcn.interp.state import EXITED, RUN, WAIT_WARP, WARP, Cta, Launch, Warp, unsupported
+from ptx2gcn.interp.sync import Barrier, barrier, fire_collective, is_warp_sync, release
+from ptx2gcn.reference import opcodes
+
+TURN = 2000
+MAX_STEPS = 2_000_000
+Handler = Callable[[Cta, Warp, ast.Instruction, list[int]], None]
+_NO_EFFECT = frozenset({"membar", "fence", "prefetch", "prefetchu", "nanosleep", "pmevent"})
+"""Instructions with no effect on an interpreter that is sequentially consistent and has no caches."""
+_MEMORY: dict[str, Handler] = {
+    "mov": memops.move, "ld": memops.load, "ldu": memops.load, "st": memops.store, "atom": memops.atomic,
+    "red": memops.atomic, "cvta": memops.cvta, "isspacep": memops.isspacep, "activemask": collective,
+}
+_ARITHMETIC = frozenset(opcodes()) - COLLECTIVES - {"atom", "red"}
+
+
+class Machine:
+    """A PTX module loaded for interpretation, with its device memory."""
+
+    def __init__(self, ptx: str | ast.Module, name: str = "<input>") -> None:
+        self.module = parse_ptx(ptx, name) if isinstance(ptx, str) else ptx
+        self.memory = GlobalMemory()
+        self.variables: dict[str, tuple[str, int]] = {}
+        const = bytearray()
+        for decl in self.module.variables:
+            if decl.state_space not in (".global", ".const"):
+                continue
+            typ = decl.type.lstrip(".")
+            element = TYPE_BYTES.get(typ, 0) * (int(decl.vector[2:]) if decl.vector else 1)
+            for d in decl.declarators:
+                count = 1
+                for n in d.dims:
+                    count *= n or 0
+                size = element * count
+                data = initial_bytes(d, typ, size) if element else None
+                data = data if data is not None else bytes(size)  # PTX: zero without an initializer
+                if decl.state_space == ".global":
+                    self.variables[d.name] = (".global", self.memory.allocate(data))
+                else:
+                    offset = -(-len(const) // max(decl.align or element or 1, 1)) * max(decl.align or element or 1, 1)
+                    const += bytes(offset - len(const)) + data
+                    self.variables[d.name] = (".const", offset)
+        self.const = Region.of(0, bytes(const))
+
+    def allocate(self, data: bytes) -> int:
+        """A device buffer holding ``data``; returns its address."""
+        return self.memory.allocate(data)
+
+    def read(self, address: int, size: int) -> tuple[bytes, bytes]:
+        """``size`` bytes at ``address`` and, per byte, 1 where PTX fixes its value."""
+        return self.memory.read(address, size)
+
+    def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
+               params: Sequence[bytes], dynamic_shared: int = 0, max_steps: int = MAX_STEPS) -> None:
+        """Run ``kernel`` over the grid; ``params`` holds each parameter's bytes, in order."""
+        program = Program.of(self.module, kernel)
+        if len(params) != len(program.params):
+            raise Ptx2GcnError.at(program.function.span, f"reference interpreter: {kernel} takes "
+                                  f"{len(program.params)} parameters, {len(params)} given")
+        buffer = bytearray(program.param_size)
+        for var, data in zip(program.params.values(), params):
+            buffer[var.offset:var.offset + len(data[:var.size])] = data[:var.size]
+        launch = Launch(grid, block, self.memory, Region.of(0, bytes(buffer)), self.variables, self.const,
+                        dynamic_shared)
+        steps = [0, max_steps]
+        for z in range(grid[2]):
+            for y in range(grid[1]):
+                for x in range(grid[0]):
+                    _run_cta(_cta(program, launch, (x, y, z)), steps)
+
+
+def _cta(program: Program, launch: Launch, ctaid: tuple[int, int, int]) -> Cta:
+    x, y, z = launch.block
+    threads = x * y * z
+    dynamic_base = -(-program.shared_size // 16) * 16
+    shared = Region.of(0, bytes(dynamic_base + launch.dynamic_shared), defined=False)
+    for var in program.shared.values():
+        if var.init is not None and var.offset >= 0:
+            shared.data[var.offset:var.offset + var.size] = var.init
+            shared.defined[var.offset:var.offset + var.size] = b"\1" * var.size
+    warps = []
+    for w in range(-(-threads // WARP)):
+        ids = [w * WARP + lane if w * WARP + lane < threads else -1 for lane in range(WARP)]
+        warps.append(Warp(w, ids, [0] * WARP, [RUN if t >= 0 else EXITED for t in ids]))
+    locals_ = [Region.of(0, bytes(program.local_size), defined=False) for _ in range(threads)]
+    return Cta(program, launch, ctaid, shared, locals_, warps, dynamic_base)
+
+
+def _run_cta(cta: Cta, steps: list[int]) -> None:
+    barriers: dict[int, Barrier] = {}
+    while any(status != EXITED for warp in cta.warps for status in warp.status):
+        progress = False
+        for warp in cta.warps:
+            for _ in range(TURN):
+                if not _step(cta, warp, barriers):
+                    break
+                progress = True
+                steps[0] += 1
+                if steps[0] > steps[1]:
+                    raise Ptx2GcnError.at(cta.program.function.span, f"reference interpreter: more than {steps[1]:,} "
+                                          "steps (an endless loop?)")
+                if barriers:
+                    release(cta, barriers)
+        if barriers and release(cta, barriers):
+            progress = True
+        if not progress:
+            raise _deadlock(cta)
+
+
+def _step(cta: Cta, warp: Warp, barriers: dict[int, Barrier]) -> bool:
+    """Execute one instruction for the warp's lowest-PC runnable lanes; False when none can run."""
+    if fire_collective(cta, warp):
+        return True
+    runnable = [lane for lane in range(WARP) if warp.status[lane] == RUN]
+    if not runnable:
+        return False
+    pc = min(warp.pc[lane] for lane in runnable)
+    lanes = [lane for lane in runnable if warp.pc[lane] == pc]
+    code = cta.program.code
+    if pc >= len(code):  # fell off the end of the kernel: return
+        for lane in lanes:
+            warp.status[lane] = EXITED
+        return True
+    ins = code[pc]
+    if ins.guard is not None:
+        guard = cta.read(warp, ins.guard.predicate, "pred", lanes)
+        if any(g is None for g in guard):
+            raise Ptx2GcnError.at(ins.span, "reference interpreter: the guard is a predicate PTX leaves unspecified")
+        taken = [lane for lane, g in zip(lanes, guard) if bool(g) != ins.guard.negated]
+        for lane in lanes:
+            if lane not in taken:
+                warp.pc[lane] += 1
+        lanes = taken
+        if not lanes:
+            return True
+    _execute(cta, warp, ins, lanes, barriers)
+    return True
+
+
+def _exit(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
+    for lane in lanes:
+        warp.status[lane] = EXITED
+
+
+def _branch(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
+    target = ins.operands[0]
+    if not isinstance(target, ast.Label | ast.Symbol | ast.Register) or target.name not in cta.program.labels:
+        raise unsupported(ins, "this branch target is not modelled by the reference interpreter")
+    for lane in lanes:
+        warp.pc[lane] = cta.program.labels[target.name]
+
+
+_CONTROL: dict[str, Handler] = {"ret": _exit, "exit": _exit, "bra": _branch}
+"""Instructions that set the program counter (or end the thread) themselves."""
+
+
+def _execute(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int], barriers: dict[int, Barrier]) -> None:
+    op = ins.opcode
+    if is_warp_sync(ins):
+        for lane in lanes:
+            warp.status[lane] = WAIT_WARP
+        return
+    if op in ("bar", "barrier"):
+        barrier(cta, warp, ins, lanes, barriers)
+        return
+    control = _CONTROL.get(op)
+    if control is not None:
+        control(cta, warp, ins, lanes)
+        return
+    handler = _MEMORY.get(op) or (arithmetic if op in _ARITHMETIC else None)
+    if handler is not None:
+        handler(cta, warp, ins, lanes)
+    elif op not in _NO_EFFECT:
+        raise unsupported(ins, "not modelled by the reference interpreter (ptx2gcn.interp)")
+    for lane in lanes:
+        warp.pc[lane] += 1
+
+
+def _deadlock(cta: Cta) -> Ptx2GcnError:
+    where = sorted({(warp.pc[lane], warp.status[lane]) for warp in cta.warps for lane in range(WARP)
+                    if warp.status[lane] != EXITED})
+    code = cta.program.code
+    first = code[where[0][0]] if where and where[0][0] < len(code) else None
+    places = ", ".join(f"line {code[pc].span.line} ({code[pc].opcode})" for pc, _ in where[:6] if pc < len(code))
+    return Ptx2GcnError.at(first.span if first is not None else cta.program.function.span,
+                           f"reference interpreter: deadlock in CTA {cta.ctaid}: threads wait forever at {places}")

@@ -1,0 +1,122 @@
+"""CTA barriers (``bar``/``barrier`` ``.sync``, ``.arrive``, ``.red``) and the rendezvous of ``.sync``
+warp collectives.
+
+Invariant (PTX ISA "Parallel Synchronization and Communication Instructions: bar, barrier"): a
+barrier completes when as many threads have arrived as its count says (all non-exited threads of
+the CTA without a count); then every thread that waits on it resumes after its instruction, and
+``bar.red`` gives each of them the reduction (``.popc`` count, ``.and``, ``.or``) of the predicates of
+all arrivals. Threads are counted one by one (PTX's per-thread barrier semantics from sm_70 on).
+A ``.sync`` warp collective (``shfl vote match redux elect``, ``bar.warp.sync``) executes once every
+non-exited thread of the members' ``membermask`` (its last operand) waits at it; until then its
+lanes wait and the rest of the warp runs, so lanes that left the warp's path (exited) drop out, as
+``ptx2gcn.reference.warp`` models them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.frontend import ast
+from ptx2gcn.interp.alu import collective
+from ptx2gcn.interp.state import EXITED, RUN, WAIT_CTA, WAIT_WARP, WARP, Cta, Value, Warp, unsupported
+
+WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "elect"})
+"""Collectives that wait for their membermask (``activemask`` reads who is there and does not)."""
+
+
+@dataclass
+class Barrier:
+    count: int | None = None
+    arrived: int = 0
+    waiters: list[tuple[Warp, int, ast.Instruction]] = field(default_factory=lambda: [])
+    votes: list[Value] = field(default_factory=lambda: [])
+
+
+def is_warp_sync(ins: ast.Instruction) -> bool:
+    return ins.opcode in WARP_SYNC or ins.opcode == "bar" and ".warp" in ins.modifiers
+
+
+def _defined(ins: ast.Instruction, values: list[Value], what: str) -> list[int]:
+    if any(v is None for v in values):
+        raise Ptx2GcnError.at(ins.span, f"reference interpreter: the {what} is a value PTX leaves unspecified")
+    return [int(v) for v in values if v is not None]
+
+
+def fire_collective(cta: Cta, warp: Warp) -> bool:
+    """Execute one warp collective whose members all wait at it; False when none is ready."""
+    waiting: dict[int, list[int]] = {}
+    for lane in range(WARP):
+        if warp.status[lane] == WAIT_WARP:
+            waiting.setdefault(warp.pc[lane], []).append(lane)
+    for pc, lanes in sorted(waiting.items()):
+        ins = cta.program.code[pc]
+        required = 0
+        for mask in _defined(ins, cta.read(warp, ins.operands[-1], "b32", lanes), "membermask"):
+            required |= mask
+        ready = all(warp.status[lane] == EXITED or warp.status[lane] == WAIT_WARP and warp.pc[lane] == pc
+                    for lane in range(WARP) if required >> lane & 1)
+        if ready:
+            if ins.opcode != "bar":
+                collective(cta, warp, ins, lanes)
+            for lane in lanes:
+                warp.status[lane] = RUN
+                warp.pc[lane] = pc + 1
+            return True
+    return False
+
+
+def barrier(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int], barriers: dict[int, Barrier]) -> None:
+    """``bar``/``barrier`` ``.sync``/``.arrive``/``.red`` by ``lanes``."""
+    mods = set(ins.modifiers)
+    red = ".red" in mods
+    arrive = ".arrive" in mods
+    operands = list(ins.operands[1:] if red else ins.operands)
+    vote_op = operands.pop() if red else None
+    if not operands or len(operands) > 2:
+        raise unsupported(ins, "this barrier form is not modelled by the reference interpreter")
+    ids = _defined(ins, cta.read(warp, operands[0], "u32", lanes), "barrier number")
+    counts = (_defined(ins, cta.read(warp, operands[1], "u32", lanes), "thread count")
+              if len(operands) == 2 else [None] * len(lanes))
+    votes = cta.read(warp, vote_op, "pred", lanes) if vote_op is not None else [None] * len(lanes)
+    for lane, number, count, vote in zip(lanes, ids, counts, votes):
+        state = barriers.setdefault(number, Barrier())
+        state.count = count if count is not None else state.count
+        state.arrived += 1
+        state.votes.append(vote)
+        if arrive:
+            warp.pc[lane] += 1
+        else:
+            warp.status[lane] = WAIT_CTA
+            state.waiters.append((warp, lane, ins))
+
+
+def release(cta: Cta, barriers: dict[int, Barrier]) -> bool:
+    """Complete every barrier whose arrivals reached its count; True when one completed."""
+    done = False
+    for number, state in list(barriers.items()):
+        expected = state.count if state.count is not None else sum(
+            status != EXITED for w in cta.warps for status in w.status)
+        if state.arrived < expected:
+            continue
+        del barriers[number]
+        done = True
+        for warp, lane, ins in state.waiters:
+            warp.status[lane] = RUN
+            warp.pc[lane] += 1
+            if ".red" in ins.modifiers:
+                cta.write(warp, ins.operands[0], "u32" if ".popc" in ins.modifiers else "pred", [lane],
+                          [_reduce(ins, state.votes)])
+    return done
+
+
+def _reduce(ins: ast.Instruction, votes: list[Value]) -> Value:
+    if any(v is None for v in votes):
+        return None
+    if ".popc" in ins.modifiers:
+        return sum(bool(v) for v in votes)
+    if ".and" in ins.modifiers:
+        return all(votes)
+    if ".or" in ins.modifiers:
+        return any(votes)
+    raise unsupported(ins, "this bar.red operation is not modelled by the reference interpreter")

@@ -1,0 +1,191 @@
+"""The PTX interpreter (``ptx2gcn.interp``), the reference executor of ``// LAUNCH:`` file tests.
+
+Expected values are written from the PTX ISA (and plain arithmetic), never taken from the
+interpreter or the compiler. Each failure mode the interpreter promises (unmodelled instruction,
+unspecified guard, memory fault, deadlock, endless loop) is provoked once.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
+from ptx2gcn.interp import Machine
+
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+
+def run(body: str, threads: int = 64, words: int = 64, grid: int = 1, decls: str = "",
+        scalars: tuple[tuple[str, bytes], ...] = ()) -> tuple[list[int | None], Machine]:
+    """Run kernel ``k(out, scalars...)`` with ``body``; ``out`` has ``words`` u32 (zero-initialised):
+    its words afterwards, None where PTX leaves a word unspecified."""
+    params = "".join(f", .param .{kind} {name}" for name, kind in ((n, _kind(b)) for n, b in scalars))
+    text = (f"{HEADER}{decls}\n.visible .entry k(.param .u64 out{params})\n{{\n"
+            "\t.reg .pred %p<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<16>;\n"
+            f"\tld.param.u64 %rd1, [out];\n{body}\n\tret;\n}}\n")
+    machine = Machine(text, "t.ptx")
+    out = machine.allocate(bytes(4 * words))
+    machine.launch("k", (grid, 1, 1), (threads, 1, 1), [out.to_bytes(8, "little"), *(b for _, b in scalars)])
+    data, fixed = machine.read(out, 4 * words)
+    values = [int.from_bytes(data[i:i + 4], "little") if all(fixed[i:i + 4]) else None for i in range(0, 4 * words, 4)]
+    return values, machine
+
+
+def _kind(data: bytes) -> str:
+    return {4: "u32", 8: "u64"}[len(data)]
+
+
+STORE_TID = """\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.u64 %rd3, %rd1, %rd2;
+"""
+
+
+def test_arithmetic_comes_from_the_model() -> None:
+    values, _ = run(STORE_TID + """\tmad.lo.u32 %r2, %r1, %r1, 7;
+\tshl.b32 %r3, %r2, 3;
+\tst.global.u32 [%rd3], %r3;""")
+    assert values == [((i * i + 7) << 3) & 0xFFFFFFFF for i in range(64)]
+
+
+def test_divergent_lanes_reconverge_before_a_shuffle() -> None:
+    """Odd lanes add 100, even lanes 200, then all 32 lanes of each warp shuffle together (idx 3):
+    every lane gets lane 3's value, 3 + 100 (so the shuffle ran after both sides of the branch)."""
+    values, _ = run(STORE_TID + """\tand.b32 %r2, %r1, 1;
+\tsetp.eq.u32 %p1, %r2, 0;
+\t@%p1 bra EVEN;
+\tadd.u32 %r3, %r1, 100;
+\tbra.uni JOIN;
+EVEN:
+\tadd.u32 %r3, %r1, 200;
+JOIN:
+\tshfl.sync.idx.b32 %r4, %r3, 3, 0x1f, -1;
+\tst.global.u32 [%rd3], %r4;""")
+    assert values == [(i & ~31) + 3 + 100 for i in range(64)]
+
+
+def test_barrier_orders_shared_memory_between_warps() -> None:
+    """Thread t stores 3t, bar.sync, then reads thread 127 - t's store (another warp's)."""
+    values, _ = run(STORE_TID + """\tmov.u32 %r2, buf;
+\tshl.b32 %r3, %r1, 2;
+\tadd.u32 %r4, %r2, %r3;
+\tmul.lo.u32 %r5, %r1, 3;
+\tst.shared.u32 [%r4], %r5;
+\tbar.sync 0;
+\tsub.u32 %r6, 127, %r1;
+\tshl.b32 %r6, %r6, 2;
+\tadd.u32 %r6, %r2, %r6;
+\tld.shared.u32 %r7, [%r6];
+\tst.global.u32 [%rd3], %r7;""", threads=128, words=128, decls=".shared .align 4 .b32 buf[128];")
+    assert values == [(127 - i) * 3 for i in range(128)]
+
+
+def test_atomics_from_every_thread_of_the_grid() -> None:
+    values, _ = run("""\tmov.u32 %r1, %tid.x;
+\tatom.global.add.u32 %r2, [%rd1], %r1;
+\tred.global.max.u32 [%rd1+4], %r1;""", threads=96, words=2, grid=3)
+    assert values == [3 * sum(range(96)), 95]
+
+
+def test_generic_and_local_addresses() -> None:
+    """A .local array reached through cvta.local (generic), and a .shared one through cvta.shared."""
+    values, _ = run(STORE_TID + """\t.local .align 4 .b32 scratch[2];
+\tmov.u64 %rd4, scratch;
+\tcvta.local.u64 %rd5, %rd4;
+\tst.u32 [%rd5+4], %r1;
+\tld.local.u32 %r2, [scratch+4];
+\tmov.u64 %rd6, buf;
+\tcvta.shared.u64 %rd7, %rd6;
+\tst.u32 [%rd7], 5;
+\tbar.sync 0;
+\tld.shared.u32 %r3, [buf];
+\tadd.u32 %r4, %r2, %r3;
+\tst.global.u32 [%rd3], %r4;""", decls=".shared .align 4 .b32 buf[1];")
+    assert values == [i + 5 for i in range(64)]
+
+
+def test_scalar_parameters_and_float_arithmetic() -> None:
+    body = STORE_TID + """\tld.param.f32 %r5, [scale];
+\tcvt.rn.f32.u32 %r2, %r1;
+\tmul.rn.f32 %r3, %r2, %r5;
+\tadd.rn.f32 %r4, %r3, 0f3F000000;
+\tst.global.u32 [%rd3], %r4;"""
+    values, _ = run(body, scalars=(("scale", struct.pack("<f", 0.25)),))
+    assert values == [struct.unpack("<I", struct.pack("<f", i * 0.25 + 0.5))[0] for i in range(64)]
+
+
+def test_values_ptx_leaves_unspecified_stay_unspecified() -> None:
+    """An unwritten register, and a shuffle from a lane outside membermask (PTX ISA shfl.sync:
+    undefined), are stored as unspecified words; the defined lanes are exact."""
+    values, _ = run(STORE_TID + """\tst.global.u32 [%rd3], %r20;""", words=64)
+    assert values == [None] * 64
+    values, _ = run(STORE_TID + """\tshfl.sync.idx.b32 %r2, %r1, 0, 0x1f, 0xfffffffe;
+\tst.global.u32 [%rd3], %r2;""", threads=32, words=32)
+    assert values == [None] * 32  # lane 0 (the source) is not in membermask; lane 0 itself is not a member
+
+
+def test_an_unmodelled_instruction_is_a_located_unsupported_error() -> None:
+    with pytest.raises(UnsupportedError) as caught:
+        run("\ttestp.subnormal.f64 %p1, %rd1;\n\tbrkpt;")
+    assert "t.ptx:" in caught.value.render() and "brkpt" in caught.value.render()
+    assert "not modelled by the reference interpreter" in caught.value.render()
+
+
+def test_guard_on_an_unspecified_predicate_is_an_error() -> None:
+    with pytest.raises(Ptx2GcnError, match="guard is a predicate PTX leaves unspecified"):
+        run("\t@%p5 st.global.u32 [%rd1], 1;")
+
+
+def test_out_of_bounds_access_is_a_located_error() -> None:
+    with pytest.raises(Ptx2GcnError, match="outside every allocation") as caught:
+        run("\tst.global.u32 [%rd1+256], 1;", words=64)
+    assert caught.value.render().startswith("t.ptx:11:2: error: reference interpreter")
+
+
+def test_a_barrier_that_cannot_complete_is_a_deadlock() -> None:
+    """Warp 0 waits for 128 arrivals of barrier 1; warp 1 exits: PTX never releases it."""
+    with pytest.raises(Ptx2GcnError, match="deadlock"):
+        run("""\tmov.u32 %r1, %tid.x;
+\tsetp.ge.u32 %p1, %r1, 32;
+\t@%p1 bra DONE;
+\tbar.sync 1, 64;
+DONE:""")
+
+
+def test_warps_take_turns_so_a_spin_wait_finishes() -> None:
+    """Warp 1 spins until warp 0 (scheduled first) ... and the other way round: warp 0 spins on a
+    flag only warp 1 sets, so the interpreter must switch warps while one spins."""
+    values, _ = run("""\tmov.u32 %r1, %tid.x;
+\tsetp.lt.u32 %p1, %r1, 32;
+\t@%p1 bra WAIT;
+\tst.volatile.global.u32 [%rd1], 7;
+\tbra.uni DONE;
+WAIT:
+\tld.volatile.global.u32 %r2, [%rd1];
+\tsetp.eq.u32 %p2, %r2, 0;
+\t@%p2 bra WAIT;
+\tst.volatile.global.u32 [%rd1+4], %r2;
+DONE:""", words=2)
+    assert values == [7, 7]
+
+
+def test_an_endless_loop_is_reported() -> None:
+    with pytest.raises(Ptx2GcnError, match="an endless loop"):
+        text = f"{HEADER}.visible .entry k()\n{{\nLOOP:\n\tbra.uni LOOP;\n}}\n"
+        Machine(text, "t.ptx").launch("k", (1, 1, 1), (32, 1, 1), [], max_steps=1000)
+
+
+def test_elect_and_activemask_see_only_the_lanes_that_are_there() -> None:
+    """Lanes 8..31 branch away and exit; elect.sync over -1 then elects lane 0 among 0..7."""
+    values, _ = run(STORE_TID + """\tsetp.ge.u32 %p1, %r1, 8;
+\t@%p1 bra DONE;
+\tactivemask.b32 %r2;
+\telect.sync %r3|%p2, -1;
+\tselp.u32 %r4, 1000, 0, %p2;
+\tadd.u32 %r5, %r3, %r4;
+\tadd.u32 %r5, %r5, %r2;
+\tst.global.u32 [%rd3], %r5;
+DONE:""", threads=32, words=32)
+    assert values == [0xFF + 1000] + [0xFF] * 7 + [0] * 24
