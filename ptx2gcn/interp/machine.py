@@ -106,12 +106,12 @@ def _cta(program: Program, launch: Launch, ctaid: tuple[int, int, int]) -> Cta:
         ids = [w * WARP + lane if w * WARP + lane < threads else -1 for lane in range(WARP)]
         warps.append(Warp(w, ids, [0] * WARP, [RUN if t >= 0 else EXITED for t in ids]))
     locals_ = [Region.of(0, bytes(program.local_size), defined=False) for _ in range(threads)]
-    return Cta(program, launch, ctaid, shared, locals_, warps, dynamic_base)
+    return Cta(program, launch, ctaid, shared, locals_, warps, dynamic_base, threads)
 
 
 def _run_cta(cta: Cta, steps: list[int]) -> None:
     barriers: dict[int, Barrier] = {}
-    while any(status != EXITED for warp in cta.warps for status in warp.status):
+    while cta.live:
         progress = False
         for warp in cta.warps:
             for _ in range(TURN):
@@ -141,8 +141,7 @@ def _step(cta: Cta, warp: Warp, barriers: dict[int, Barrier]) -> bool:
     lanes = [lane for lane in runnable if warp.pc[lane] == pc]
     code = cta.program.code
     if pc >= len(code):  # fell off the end of the kernel: return
-        for lane in lanes:
-            warp.status[lane] = EXITED
+        cta.exit(warp, lanes)
         return True
     ins = code[pc]
     if ins.guard is not None:
@@ -161,8 +160,7 @@ def _step(cta: Cta, warp: Warp, barriers: dict[int, Barrier]) -> bool:
 
 
 def _exit(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
-    for lane in lanes:
-        warp.status[lane] = EXITED
+    cta.exit(warp, lanes)
 
 
 def _branch(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:

@@ -73,6 +73,14 @@ class Cta:
     locals: list[Region]
     warps: list[Warp]
     dynamic_base: int
+    live: int = 0
+    """Threads that have not exited (``exit`` keeps it current)."""
+
+    def exit(self, warp: Warp, lanes: list[int]) -> None:
+        for lane in lanes:
+            if warp.status[lane] != EXITED:
+                warp.status[lane] = EXITED
+                self.live -= 1
 
     @property
     def threads(self) -> int:

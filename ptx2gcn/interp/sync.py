@@ -34,7 +34,9 @@ class Barrier:
 
 
 def is_warp_sync(ins: ast.Instruction) -> bool:
-    return ins.opcode in WARP_SYNC or ins.opcode == "bar" and ".warp" in ins.modifiers
+    """A collective that waits for its membermask (the pre-sm_70 forms without ``.sync`` are not one:
+    the reference model refuses them)."""
+    return ".sync" in ins.modifiers and (ins.opcode in WARP_SYNC or ins.opcode == "bar" and ".warp" in ins.modifiers)
 
 
 def _defined(ins: ast.Instruction, values: list[Value], what: str) -> list[int]:
@@ -95,8 +97,7 @@ def release(cta: Cta, barriers: dict[int, Barrier]) -> bool:
     """Complete every barrier whose arrivals reached its count; True when one completed."""
     done = False
     for number, state in list(barriers.items()):
-        expected = state.count if state.count is not None else sum(
-            status != EXITED for w in cta.warps for status in w.status)
+        expected = state.count if state.count is not None else cta.live
         if state.arrived < expected:
             continue
         del barriers[number]
