@@ -1,7 +1,7 @@
 """Moves, address conversions and memory instructions: ``mov``, ``cvta``, ``isspacep``, ``ld``/``ldu``,
 ``st``, ``atom``, ``red``.
 
-Invariant: every access is bounds-checked (``_region``) before it happens, and accesses happen lane
+Invariant: every access is bounds-checked (``region_of``) before it happens, and accesses happen lane
 by lane in ascending lane order (one of the orders PTX allows for the threads of a warp); an address
 that is unspecified or outside what its space holds is a located ``Ptx2GcnError``; ``atom``/``red``
 compute the new memory value with the reference model (``ptx2gcn.reference.atomics``). Cache,
@@ -38,7 +38,7 @@ def _vector(ins: ast.Instruction) -> int:
     return next((int(m[2:]) for m in ins.modifiers if m in (".v2", ".v4", ".v8")), 1)
 
 
-def _region(cta: Cta, ins: ast.Instruction, space: str | None, address: int, size: int,
+def region_of(cta: Cta, ins: ast.Instruction, space: str | None, address: int, size: int,
             thread: int) -> tuple[Region, int]:
     """The region and offset an access of ``size`` bytes at ``address`` in ``space`` touches (a
     generic address first picks its space by window)."""
@@ -63,7 +63,7 @@ def _region(cta: Cta, ins: ast.Instruction, space: str | None, address: int, siz
         raise Ptx2GcnError.at(ins.span, f"reference interpreter: {space or 'generic'} access: {fault}") from None
 
 
-def _addresses(cta: Cta, warp: Warp, ins: ast.Instruction, op: ast.Operand, lanes: list[int]) -> list[int]:
+def addresses_of(cta: Cta, warp: Warp, ins: ast.Instruction, op: ast.Operand, lanes: list[int]) -> list[int]:
     if not isinstance(op, ast.Address):
         raise unsupported(ins, "this address form is not modelled by the reference interpreter")
     offset = op.offset.value if op.offset is not None else 0
@@ -88,11 +88,11 @@ def _elements(op: ast.Operand, count: int) -> tuple[ast.Operand, ...]:
 def load(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     typ, space, count = instruction_type(ins), space_of(ins), _vector(ins)
     size = width(typ) // 8
-    addresses = _addresses(cta, warp, ins, ins.operands[1], lanes)
+    addresses = addresses_of(cta, warp, ins, ins.operands[1], lanes)
     for k, dest in enumerate(_elements(ins.operands[0], count)):
         values: list[Value] = []
         for lane, address in zip(lanes, addresses):
-            region, offset = _region(cta, ins, space, address + k * size, size, warp.threads[lane])
+            region, offset = region_of(cta, ins, space, address + k * size, size, warp.threads[lane])
             values.append(region.fetch(offset, size))
         cta.write(warp, dest, typ, lanes, values)
 
@@ -102,11 +102,11 @@ def store(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     if space in (".param", ".const"):
         raise unsupported(ins, f"stores to {space} are not modelled by the reference interpreter")
     size = width(typ) // 8
-    addresses = _addresses(cta, warp, ins, ins.operands[0], lanes)
+    addresses = addresses_of(cta, warp, ins, ins.operands[0], lanes)
     for k, source in enumerate(_elements(ins.operands[1], count)):
         values = cta.read(warp, source, typ, lanes)
         for lane, address, value in zip(lanes, addresses, values):
-            region, offset = _region(cta, ins, space, address + k * size, size, warp.threads[lane])
+            region, offset = region_of(cta, ins, space, address + k * size, size, warp.threads[lane])
             region.put(offset, size, value)
 
 
@@ -116,12 +116,12 @@ def atomic(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None
     size = width(typ) // 8
     is_red = ins.opcode == "red"
     address_op, *sources = ins.operands[0 if is_red else 1:]
-    addresses = _addresses(cta, warp, ins, address_op, lanes)
+    addresses = addresses_of(cta, warp, ins, address_op, lanes)
     columns = [cta.read(warp, op, typ, lanes) for op in sources]
     mods = [m.lstrip(".") for m in ins.modifiers]
     olds: list[Value] = []
     for i, (lane, address) in enumerate(zip(lanes, addresses)):
-        region, offset = _region(cta, ins, space, address, size, warp.threads[lane])
+        region, offset = region_of(cta, ins, space, address, size, warp.threads[lane])
         old = region.fetch(offset, size)
         operands = [column[i] for column in columns]
         olds.append(old)

@@ -9,20 +9,35 @@ all arrivals. Threads are counted one by one (PTX's per-thread barrier semantics
 A ``.sync`` warp collective (``shfl vote match redux elect``, ``bar.warp.sync``) executes once every
 non-exited thread of the members' ``membermask`` (its last operand) waits at it; until then its
 lanes wait and the rest of the warp runs, so lanes that left the warp's path (exited) drop out, as
-``ptx2gcn.reference.warp`` models them.
+``ptx2gcn.reference.warp`` models them. The ``.aligned`` matrix instructions (``interp.matrix``)
+wait in the same way for the whole warp. ``WARP_LEVEL`` is the one table of what runs there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.frontend import ast
+from ptx2gcn.interp import matrix
 from ptx2gcn.interp.alu import collective
 from ptx2gcn.interp.state import EXITED, RUN, WAIT_CTA, WAIT_WARP, WARP, Cta, Value, Warp, unsupported
 
-WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "elect"})
-"""Collectives that wait for their membermask (``activemask`` reads who is there and does not)."""
+Handler = Callable[[Cta, Warp, ast.Instruction, list[int]], None]
+
+
+def _warp_barrier(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
+    """``bar.warp.sync``: the waiting is all it does."""
+
+
+WARP_LEVEL: dict[str, Handler] = {
+    "shfl": collective, "vote": collective, "match": collective, "redux": collective, "elect": collective,
+    "bar": _warp_barrier, "mma": matrix.mma, "ldmatrix": matrix.ldmatrix, "stmatrix": matrix.stmatrix,
+    "movmatrix": matrix.movmatrix,
+}
+"""Instructions that wait for their warp's members, then run once for all of them (``activemask``
+reads who is there and does not wait). The matrix ones wait for the whole warp."""
 
 
 @dataclass
@@ -36,7 +51,7 @@ class Barrier:
 def is_warp_sync(ins: ast.Instruction) -> bool:
     """A collective that waits for its membermask (the pre-sm_70 forms without ``.sync`` are not one:
     the reference model refuses them)."""
-    return ".sync" in ins.modifiers and (ins.opcode in WARP_SYNC or ins.opcode == "bar" and ".warp" in ins.modifiers)
+    return ".sync" in ins.modifiers and ins.opcode in WARP_LEVEL and (ins.opcode != "bar" or ".warp" in ins.modifiers)
 
 
 def _defined(ins: ast.Instruction, values: list[Value], what: str) -> list[int]:
@@ -53,14 +68,15 @@ def fire_collective(cta: Cta, warp: Warp) -> bool:
             waiting.setdefault(warp.pc[lane], []).append(lane)
     for pc, lanes in sorted(waiting.items()):
         ins = cta.program.code[pc]
-        required = 0
-        for mask in _defined(ins, cta.read(warp, ins.operands[-1], "b32", lanes), "membermask"):
-            required |= mask
+        required = (1 << WARP) - 1
+        if ins.opcode not in matrix.MATRIX:
+            required = 0
+            for mask in _defined(ins, cta.read(warp, ins.operands[-1], "b32", lanes), "membermask"):
+                required |= mask
         ready = all(warp.status[lane] == EXITED or warp.status[lane] == WAIT_WARP and warp.pc[lane] == pc
                     for lane in range(WARP) if required >> lane & 1)
         if ready:
-            if ins.opcode != "bar":
-                collective(cta, warp, ins, lanes)
+            WARP_LEVEL[ins.opcode](cta, warp, ins, lanes)
             for lane in lanes:
                 warp.status[lane] = RUN
                 warp.pc[lane] = pc + 1

@@ -189,3 +189,81 @@ def test_elect_and_activemask_see_only_the_lanes_that_are_there() -> None:
 \tst.global.u32 [%rd3], %r5;
 DONE:""", threads=32, words=32)
     assert values == [0xFF + 1000] + [0xFF] * 7 + [0] * 24
+
+
+MATRIX_KERNEL = HEADER + """.shared .align 16 .b16 tile[64];
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<4>;
+	.reg .b16 %rs<4>;
+	.reg .b32 %r<16>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 16;
+	add.u64 %rd3, %rd1, %rd2;
+	BODY
+	ret;
+}
+"""
+
+
+def _matrix(body: str) -> list[int | None]:
+    machine = Machine(MATRIX_KERNEL.replace("BODY", body), "m.ptx")
+    out = machine.allocate(bytes(16 * 32))
+    machine.launch("k", (1, 1, 1), (32, 1, 1), [out.to_bytes(8, "little")])
+    data, fixed = machine.read(out, 16 * 32)
+    return [int.from_bytes(data[i:i + 4], "little") if all(fixed[i:i + 4]) else None for i in range(0, 16 * 32, 4)]
+
+
+def test_mma_m16n8k16_fragments_follow_the_ptx_figures() -> None:
+    """A = all ones, B[k][n] = n + 1 (PTX ISA 9.7.14.5.8: lane holds B column groupID = lane >> 2),
+    C = 0: D[m][n] = 16 (n + 1), and lane l's d_i is column 2 (l % 4) + (i & 1) (the m16n8
+    accumulator figure). (A zero result would be unspecified: the model leaves its sign open.)"""
+    values = _matrix("""shr.u32 %r2, %r1, 2;
+	add.u32 %r2, %r2, 1;
+	cvt.rn.f16.u32 %rs1, %r2;
+	mov.b32 %r3, {%rs1, %rs1};
+	mov.b32 %r4, 0x3C003C00;
+	mov.f32 %f1, 0f00000000;
+	mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f2,%f3,%f4,%f5}, {%r4,%r4,%r4,%r4}, {%r3,%r3},
+		{%f1,%f1,%f1,%f1};
+	st.global.v4.f32 [%rd3], {%f2,%f3,%f4,%f5};""")
+    expected = [struct.unpack("<I", struct.pack("<f", 16.0 * (2 * (lane % 4) + (i & 1) + 1)))[0]
+                for lane in range(32) for i in range(4)]
+    assert values == expected
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix_reads_rows_from_the_lanes_addresses(trans: bool) -> None:
+    """An 8x8 b16 matrix M[r][c] = 8r + c in shared memory; lanes 0-7 give row addresses. Lane l
+    receives elements (l >> 2, 2 (l % 4)) and (l >> 2, 2 (l % 4) + 1) of M, or of its transpose."""
+    values = _matrix(f"""mov.u32 %r2, tile;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	shl.b32 %r5, %r1, 1;
+	add.u32 %r6, %r5, 1;
+	shl.b32 %r6, %r6, 16;
+	or.b32 %r7, %r5, %r6;
+	st.shared.u32 [%r4], %r7;
+	bar.warp.sync -1;
+	and.b32 %r8, %r1, 7;
+	shl.b32 %r8, %r8, 4;
+	add.u32 %r9, %r2, %r8;
+	ldmatrix.sync.aligned.m8n8.x1{'.trans' if trans else ''}.shared.b16 {{%r10}}, [%r9];
+	st.global.u32 [%rd3], %r10;""")
+
+    def m(r: int, c: int) -> int:
+        return 8 * c + r if trans else 8 * r + c
+
+    got = values[::4]
+    assert got == [m(lane >> 2, 2 * (lane % 4)) | m(lane >> 2, 2 * (lane % 4) + 1) << 16 for lane in range(32)]
+
+
+def test_aligned_matrix_instructions_need_the_whole_warp() -> None:
+    with pytest.raises(Ptx2GcnError, match="needs all 32 lanes"):
+        _matrix("""setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra DONE;
+	movmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;
+DONE:""")
