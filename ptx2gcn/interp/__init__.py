@@ -5,6 +5,8 @@ lanes of a warp execute together at the lowest program counter among them (so di
 reconverge), CTA barriers and ``.sync`` warp collectives wait for their participants, memory is
 byte arrays per state space behind PTX's generic addresses, and every value an instruction computes
 comes from ``ptx2gcn.reference`` (the exact per-instruction model, warp collectives included).
+Threads call ``.func`` functions with a frame each; lanes of a warp run together where their call
+sites and program counter agree.
 Values PTX leaves unspecified stay unspecified (``Machine.read`` reports which bytes are fixed).
 
 Invariant: imports only ``ptx2gcn.frontend`` (to parse), ``ptx2gcn.reference`` (semantics) and
@@ -24,8 +26,9 @@ Adding an instruction: its values belong in ``ptx2gcn.reference`` (then ``alu.ar
 with no change here); control flow, memory and synchronisation have their handler in ``machine``'s
 dispatch (``_execute``), ``memops`` or ``sync``; what a warp executes together (collectives, the
 ``.aligned`` matrix instructions of ``matrix``, fed by ``ptx2gcn.reference.mma``) is a row of
-``sync.WARP_LEVEL``. Not modelled: ``call``, ``wmma`` (its fragment layout is the implementation's),
-``cp.async``, ``mbarrier``, textures and surfaces.
+``sync.WARP_LEVEL``; ``calls`` runs ``.func`` calls. Not modelled: indirect calls, ``.local`` and
+``.shared`` variables declared inside a ``.func``, ``wmma`` (its fragment layout is the
+implementation's), ``cp.async``, ``mbarrier``, textures and surfaces.
 
 Cost: one reference-model call per instruction per warp group; about 0.1-0.3 ms per executed
 instruction group plus the model's per-lane cost, so it is meant for small test launches.

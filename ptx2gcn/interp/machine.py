@@ -19,9 +19,10 @@ from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.frontend import ast, parse_ptx
 from ptx2gcn.interp import memops
 from ptx2gcn.interp.alu import COLLECTIVES, arithmetic, collective
+from ptx2gcn.interp.calls import call, ret
 from ptx2gcn.interp.memory import GlobalMemory, Region
 from ptx2gcn.interp.program import TYPE_BYTES, Program, initial_bytes
-from ptx2gcn.interp.state import EXITED, RUN, WAIT_WARP, WARP, Cta, Launch, Warp, unsupported
+from ptx2gcn.interp.state import EXITED, RUN, WAIT_WARP, WARP, Cta, Frame, Launch, Warp, unsupported
 from ptx2gcn.interp.sync import Barrier, barrier, fire_collective, is_warp_sync, release
 from ptx2gcn.reference import opcodes
 
@@ -64,6 +65,13 @@ class Machine:
                     const += bytes(offset - len(const)) + data
                     self.variables[d.name] = (".const", offset)
         self.const = Region.of(0, bytes(const))
+        self._functions: dict[str, Program] = {}
+
+    def _function(self, name: str) -> Program:
+        program = self._functions.get(name)
+        if program is None:
+            program = self._functions[name] = Program.of(self.module, name, kernel=False)
+        return program
 
     def allocate(self, data: bytes) -> int:
         """A device buffer holding ``data``; returns its address."""
@@ -84,7 +92,7 @@ class Machine:
         for var, data in zip(program.params.values(), params):
             buffer[var.offset:var.offset + len(data[:var.size])] = data[:var.size]
         launch = Launch(grid, block, self.memory, Region.of(0, bytes(buffer)), self.variables, self.const,
-                        dynamic_shared)
+                        self._function, dynamic_shared)
         steps = [0, max_steps]
         for z in range(grid[2]):
             for y in range(grid[1]):
@@ -106,7 +114,8 @@ def _cta(program: Program, launch: Launch, ctaid: tuple[int, int, int]) -> Cta:
         ids = [w * WARP + lane if w * WARP + lane < threads else -1 for lane in range(WARP)]
         warps.append(Warp(w, ids, [0] * WARP, [RUN if t >= 0 else EXITED for t in ids]))
     locals_ = [Region.of(0, bytes(program.local_size), defined=False) for _ in range(threads)]
-    return Cta(program, launch, ctaid, shared, locals_, warps, dynamic_base, threads)
+    stacks = [[Frame(program, Region.of(0, bytes(program.frame_size), defined=False))] for _ in range(threads)]
+    return Cta(program, launch, ctaid, shared, locals_, warps, dynamic_base, stacks, threads)
 
 
 def _run_cta(cta: Cta, steps: list[int]) -> None:
@@ -131,19 +140,20 @@ def _run_cta(cta: Cta, steps: list[int]) -> None:
 
 
 def _step(cta: Cta, warp: Warp, barriers: dict[int, Barrier]) -> bool:
-    """Execute one instruction for the warp's lowest-PC runnable lanes; False when none can run."""
+    """Execute one instruction for the warp's runnable lanes at the lowest ``Cta.key``; False when
+    none can run."""
     if fire_collective(cta, warp):
         return True
-    runnable = [lane for lane in range(WARP) if warp.status[lane] == RUN]
-    if not runnable:
+    keys = {lane: cta.key(warp, lane) for lane in range(WARP) if warp.status[lane] == RUN}
+    if not keys:
         return False
-    pc = min(warp.pc[lane] for lane in runnable)
-    lanes = [lane for lane in runnable if warp.pc[lane] == pc]
-    code = cta.program.code
-    if pc >= len(code):  # fell off the end of the kernel: return
-        cta.exit(warp, lanes)
+    first = min(keys.values())
+    lanes = [lane for lane, key in keys.items() if key == first]
+    code = cta.context(warp, lanes)[0].code
+    if first[-1] >= len(code):  # fell off the end of the function: return
+        _ret(cta, warp, None, lanes)
         return True
-    ins = code[pc]
+    ins = code[first[-1]]
     if ins.guard is not None:
         guard = cta.read(warp, ins.guard.predicate, "pred", lanes)
         if any(g is None for g in guard):
@@ -163,15 +173,25 @@ def _exit(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     cta.exit(warp, lanes)
 
 
+def _ret(cta: Cta, warp: Warp, ins: ast.Instruction | None, lanes: list[int]) -> None:
+    """``ret`` (or the end of the body): back to the caller, or the end of the thread in a kernel."""
+    if len(cta.stack(warp, lanes[0])) > 1:
+        ret(cta, warp, lanes)
+    else:
+        cta.exit(warp, lanes)
+
+
 def _branch(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     target = ins.operands[0]
-    if not isinstance(target, ast.Label | ast.Symbol | ast.Register) or target.name not in cta.program.labels:
+    labels = cta.context(warp, lanes)[0].labels
+    if not isinstance(target, ast.Label | ast.Symbol | ast.Register) or target.name not in labels:
         raise unsupported(ins, "this branch target is not modelled by the reference interpreter")
     for lane in lanes:
-        warp.pc[lane] = cta.program.labels[target.name]
+        warp.pc[lane] = labels[target.name]
 
 
-_CONTROL: dict[str, Handler] = {"ret": _exit, "exit": _exit, "bra": _branch}
+_CONTROL: dict[str, Handler] = {
+    "ret": _ret, "exit": _exit, "bra": _branch, "call": call}
 """Instructions that set the program counter (or end the thread) themselves."""
 
 
@@ -198,10 +218,13 @@ def _execute(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int], barri
 
 
 def _deadlock(cta: Cta) -> Ptx2GcnError:
-    where = sorted({(warp.pc[lane], warp.status[lane]) for warp in cta.warps for lane in range(WARP)
-                    if warp.status[lane] != EXITED})
-    code = cta.program.code
-    first = code[where[0][0]] if where and where[0][0] < len(code) else None
-    places = ", ".join(f"line {code[pc].span.line} ({code[pc].opcode})" for pc, _ in where[:6] if pc < len(code))
-    return Ptx2GcnError.at(first.span if first is not None else cta.program.function.span,
-                           f"reference interpreter: deadlock in CTA {cta.ctaid}: threads wait forever at {places}")
+    waiting = sorted({(cta.key(warp, lane), id(cta.context(warp, [lane])[0])): (warp, lane)
+                      for warp in cta.warps for lane in range(WARP) if warp.status[lane] != EXITED}.items())
+    places = []
+    for (key, _), (warp, lane) in waiting[:6]:
+        code = cta.context(warp, [lane])[0].code
+        if key[-1] < len(code):
+            places.append(code[key[-1]])
+    return Ptx2GcnError.at(places[0].span if places else cta.program.function.span,
+                           f"reference interpreter: deadlock in CTA {cta.ctaid}: threads wait forever at "
+                           + ", ".join(f"line {ins.span.line} ({ins.opcode})" for ins in places))

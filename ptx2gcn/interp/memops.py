@@ -14,7 +14,7 @@ from __future__ import annotations
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.interp.alu import exact, spelling
-from ptx2gcn.interp.memory import LOCAL_STRIDE, WINDOWS, MemoryFault, Region
+from ptx2gcn.interp.memory import FRAME_BASE, LOCAL_STRIDE, WINDOWS, MemoryFault, Region
 from ptx2gcn.interp.state import WIDTHS, Cta, Value, Warp, unsupported, width
 from ptx2gcn.reference import ReferenceInputError, evaluate
 
@@ -54,8 +54,11 @@ def region_of(cta: Cta, ins: ast.Instruction, space: str | None, address: int, s
                             raise MemoryFault(f"generic address {address:#x} is no thread's local memory")
         if space == ".global":
             return cta.launch.memory.find(address, size)
-        region = {".shared": cta.shared, ".param": cta.launch.params, ".const": cta.launch.const}.get(space)
-        region = region if region is not None else cta.locals[thread]
+        if space == ".param" and address >= FRAME_BASE:
+            region, address = cta.stacks[thread][-1].region, address - FRAME_BASE
+        else:
+            region = {".shared": cta.shared, ".param": cta.launch.params, ".const": cta.launch.const}.get(space)
+            region = region if region is not None else cta.locals[thread]
         if address < 0 or address + size > len(region.data):
             raise MemoryFault(f"{size}-byte access at {address:#x} outside its {len(region.data)} bytes")
         return region, address
@@ -68,8 +71,9 @@ def addresses_of(cta: Cta, warp: Warp, ins: ast.Instruction, op: ast.Operand, la
         raise unsupported(ins, "this address form is not modelled by the reference interpreter")
     offset = op.offset.value if op.offset is not None else 0
     base = op.base
-    if isinstance(base, ast.Symbol | ast.Register) and base.name not in cta.program.registers \
-            and space_of(ins) is None and (found := cta.address_of(base.name)) is not None:
+    program = cta.context(warp, lanes)[0]
+    if isinstance(base, ast.Symbol | ast.Register) and base.name not in program.registers \
+            and space_of(ins) is None and (found := cta.address_of(program, base.name)) is not None:
         # a variable named in a generic access: its generic address
         return [cta.window(found[0], warp.threads[lane]) + found[1] + offset for lane in lanes]
     bases = cta.read(warp, base, "u64", lanes)
@@ -99,10 +103,10 @@ def load(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
 
 def store(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     typ, space, count = instruction_type(ins), space_of(ins), _vector(ins)
-    if space in (".param", ".const"):
-        raise unsupported(ins, f"stores to {space} are not modelled by the reference interpreter")
     size = width(typ) // 8
     addresses = addresses_of(cta, warp, ins, ins.operands[0], lanes)
+    if space == ".const" or space == ".param" and min(addresses) < FRAME_BASE:
+        raise Ptx2GcnError.at(ins.span, f"reference interpreter: {space} memory of the kernel is read-only")
     for k, source in enumerate(_elements(ins.operands[1], count)):
         values = cta.read(warp, source, typ, lanes)
         for lane, address, value in zip(lanes, addresses, values):

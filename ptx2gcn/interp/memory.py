@@ -19,6 +19,9 @@ LOCAL_WINDOW = 0x2000_0000_0000
 CONST_WINDOW = 0x3000_0000_0000
 PARAM_WINDOW = 0x4000_0000_0000
 GLOBAL_BASE = 0x7F00_0000_0000
+FRAME_BASE = 1 << 32
+"""``.param`` addresses from here up are the current call frame's variables; kernel parameters are
+below."""
 LOCAL_STRIDE = 1 << 24
 """Bytes of generic address space per thread's local memory."""
 WINDOWS = {".shared": SHARED_WINDOW, ".local": LOCAL_WINDOW, ".const": CONST_WINDOW, ".param": PARAM_WINDOW}

@@ -1,13 +1,15 @@
-"""One PTX kernel of a typed AST laid out for interpretation: its instructions in one flat list,
-label positions, register types, and the byte layout of its parameter, shared and local variables.
+"""One PTX kernel or ``.func`` of a typed AST laid out for interpretation: its instructions in one
+flat list, label positions, register types, and the byte layout of its parameter, shared, local and
+frame (``.param`` declared in the body, and a function's ``.param`` parameters) variables.
 
 Invariant: ``Program.of`` walks the kernel's (possibly nested) body with an explicit stack, never
 recursion; every name the body declares is in exactly one of ``registers``, ``shared``, ``local``
 (module-level ``.shared`` variables are laid out first, in declaration order, then the kernel's own,
-then dynamic ``.extern .shared`` arrays at the aligned end); ``params`` follows PTX's kernel
-parameter layout (each parameter at the next multiple of its alignment: ``.align`` or its element
-size). What it cannot lay out (vector registers, ``.func`` bodies) is an ``UnsupportedError`` at the
-declaration.
+then dynamic ``.extern .shared`` arrays at the aligned end), so module variables have the same
+offsets in every function of a module; ``params`` follows PTX's kernel parameter layout (each
+parameter at the next multiple of its alignment: ``.align`` or its element size), and so does
+``frame``. What it cannot lay out (vector registers and parameters, ``.shared``/``.local`` variables
+of a ``.func``) is an ``UnsupportedError`` at the declaration.
 """
 
 from __future__ import annotations
@@ -51,20 +53,51 @@ class Program:
     """Static shared bytes; dynamic arrays start here (aligned to 16)."""
     local: dict[str, Variable] = field(default_factory=lambda: {})
     local_size: int = 0
+    frame: dict[str, Variable] = field(default_factory=lambda: {})
+    """Per-call ``.param`` variables (space ``.param``, offsets in the frame's own region)."""
+    frame_size: int = 0
+    formals: tuple[ast.Param, ...] = ()
+    """A ``.func``'s parameters, then ``returns`` its return parameters (``.param`` ones are in
+    ``frame``, ``.reg`` ones in ``registers``)."""
+    returns: tuple[ast.Param, ...] = ()
 
     @staticmethod
-    def of(module: ast.Module, name: str) -> Program:
-        kernel = next((f for f in module.functions if f.name == name and f.is_kernel and f.body is not None), None)
-        if kernel is None:
-            raise Ptx2GcnError.at(None, f"no kernel named {name} in {module.span.file}")
-        program = Program(kernel)
-        program._lay_out_params(kernel)
+    def of(module: ast.Module, name: str, kernel: bool = True) -> Program:
+        """The kernel (or, with ``kernel=False``, the ``.func``) named ``name``."""
+        function = next((f for f in module.functions
+                         if f.name == name and f.is_kernel == kernel and f.body is not None), None)
+        if function is None:
+            raise Ptx2GcnError.at(None, f"no {'kernel' if kernel else 'function body'} named {name} in "
+                                  f"{module.span.file}")
+        program = Program(function)
+        if kernel:
+            program._lay_out_params(function)
+        else:
+            program.formals, program.returns = function.params or (), function.return_params or ()
+            for param in (*program.formals, *program.returns):
+                program._formal(param)
         for item in module.variables:
             if item.state_space == ".shared":
-                program._declare(item)
-        assert kernel.body is not None
-        program._walk(kernel.body)
+                program._declare(item, body=False)
+        assert function.body is not None
+        program._walk(function.body)
         return program
+
+    def _formal(self, param: ast.Param) -> None:
+        if param.vector is not None:
+            raise UnsupportedError.feature(param.span, param.state_space, "vector parameters are not modelled "
+                                           "by the reference interpreter")
+        if param.state_space == ".reg":
+            self.registers[param.name] = param.type.lstrip(".")
+            return
+        self._frame_variable(param.name, _bytes(param.type, param), param.align,
+                             prod(d or 0 for d in param.dims) if param.dims else 1)
+
+    def _frame_variable(self, name: str, element: int, align: int | None, count: int) -> None:
+        alignment = max(align or element, 1)
+        self.frame_size = -(-self.frame_size // alignment) * alignment
+        self.frame[name] = Variable(name, ".param", self.frame_size, element * count)
+        self.frame_size += element * count
 
     def _lay_out_params(self, kernel: ast.Function) -> None:
         offset = 0
@@ -96,18 +129,31 @@ class Program:
                 elif isinstance(stmt, ast.VariableDecl):
                     self._declare(stmt)
 
-    def _declare(self, decl: ast.VariableDecl) -> None:
+    def _declare(self, decl: ast.VariableDecl, body: bool = True) -> None:
+        """A declaration of the body (``body``) or a module-level ``.shared`` variable."""
         space, typ = decl.state_space, decl.type.lstrip(".")
         if space == ".reg":
-            if decl.vector is not None:
-                raise UnsupportedError.feature(decl.span, ".reg", "vector registers are not modelled by the "
-                                               "reference interpreter")
+            self._registers(decl, typ)
+        elif space == ".param":
             for d in decl.declarators:
-                for reg in d.names():
-                    self.registers[reg] = typ
-            return
-        if space not in (".shared", ".local"):
-            return  # .global/.const inside a body: laid out by the machine with the module's variables
+                self._frame_variable(d.name, _bytes(typ, decl), decl.align,
+                                     prod(n or 0 for n in d.dims) if d.dims else 1)
+        elif space in (".shared", ".local"):
+            if body and not self.function.is_kernel:
+                raise UnsupportedError.feature(decl.span, space, "variables declared in a .func are not modelled "
+                                               "by the reference interpreter")
+            self._memory_variables(decl, space, typ)
+        # .global/.const inside a body: laid out by the machine with the module's variables
+
+    def _registers(self, decl: ast.VariableDecl, typ: str) -> None:
+        if decl.vector is not None:
+            raise UnsupportedError.feature(decl.span, ".reg", "vector registers are not modelled by the "
+                                           "reference interpreter")
+        for d in decl.declarators:
+            for reg in d.names():
+                self.registers[reg] = typ
+
+    def _memory_variables(self, decl: ast.VariableDecl, space: str, typ: str) -> None:
         for d in decl.declarators:
             element = _bytes(typ, decl) * (int(decl.vector[2:]) if decl.vector else 1)
             count = prod(n or 0 for n in d.dims) if d.dims else 1

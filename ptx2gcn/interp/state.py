@@ -1,6 +1,9 @@
 """The state of one CTA under interpretation: warps of 32 lanes with per-lane program counters and
 registers, the CTA's shared memory, each thread's local memory, and operand reading and writing.
 
+Each thread has a stack of ``Frame``s (the kernel's, then one per ``call``); registers are keyed by
+call depth and name, so a callee's ``%r1`` is not its caller's.
+
 Invariant: a register value is a bit pattern ``int`` below ``2**width`` (``bool`` for ``.pred``) or
 ``None`` where PTX leaves it unspecified (never written, or computed from something unspecified);
 reading an operand never guesses one. A lane's ``status`` is one of ``RUN``, ``WAIT_WARP`` (at a
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.interp.memory import LOCAL_STRIDE, WINDOWS, GlobalMemory, Region
+from ptx2gcn.interp.memory import FRAME_BASE, LOCAL_STRIDE, WINDOWS, GlobalMemory, Region
 from ptx2gcn.interp.program import Program, Variable, float_bits
 
 WARP = 32
@@ -43,7 +46,20 @@ class Launch:
     variables: dict[str, tuple[str, int]]
     """Module ``.global``/``.const`` variable -> (space, address in that space)."""
     const: Region
+    functions: Callable[[str], Program]
+    """The module's ``.func`` bodies by name (laid out on first call)."""
     dynamic_shared: int = 0
+
+
+@dataclass
+class Frame:
+    """One activation of a kernel or ``.func`` in one thread: its ``.param`` variables (``region``) and
+    where it was called from (``call_pc`` in the caller; -1 for the kernel)."""
+
+    program: Program
+    region: Region
+    call_pc: int = -1
+    call: ast.Instruction | None = None
 
 
 @dataclass
@@ -53,14 +69,15 @@ class Warp:
     """Flat thread index in the CTA of each lane (lanes past the CTA's end: -1)."""
     pc: list[int]
     status: list[int]
-    regs: dict[str, list[Value]] = field(default_factory=lambda: {})
+    regs: dict[tuple[int, str], list[Value]] = field(default_factory=lambda: {})
+    """(call depth, register name) -> the value in each lane."""
     carry: list[Value] = field(default_factory=lambda: [None] * WARP)
     """CC.CF of each lane (``add.cc`` ... ``addc``)."""
 
-    def reg(self, name: str) -> list[Value]:
-        values = self.regs.get(name)
+    def reg(self, depth: int, name: str) -> list[Value]:
+        values = self.regs.get((depth, name))
         if values is None:
-            values = self.regs[name] = [None] * WARP
+            values = self.regs[(depth, name)] = [None] * WARP
         return values
 
 
@@ -73,8 +90,24 @@ class Cta:
     locals: list[Region]
     warps: list[Warp]
     dynamic_base: int
+    stacks: list[list[Frame]]
+    """Each thread's call stack (the kernel's frame first)."""
     live: int = 0
     """Threads that have not exited (``exit`` keeps it current)."""
+
+    def stack(self, warp: Warp, lane: int) -> list[Frame]:
+        return self.stacks[warp.threads[lane]]
+
+    def key(self, warp: Warp, lane: int) -> tuple[int, ...]:
+        """Where a lane is: the call sites on its stack, then its program counter. Lanes with equal
+        keys run together; the smallest key runs first (a callee before the code after its call)."""
+        stack = self.stacks[warp.threads[lane]]
+        return (*(frame.call_pc for frame in stack[1:]), warp.pc[lane])
+
+    def context(self, warp: Warp, lanes: list[int]) -> tuple[Program, int]:
+        """The function ``lanes`` (all at one key) execute, and their call depth."""
+        stack = self.stacks[warp.threads[lanes[0]]]
+        return stack[-1].program, len(stack)
 
     def exit(self, warp: Warp, lanes: list[int]) -> None:
         for lane in lanes:
@@ -103,9 +136,10 @@ class Cta:
 
     def _value(self, warp: Warp, op: ast.Operand, typ: str, lanes: list[int]) -> list[Value]:
         if isinstance(op, ast.Register):
-            if op.component is not None or op.name not in self.program.registers:
-                return self._symbol_or_error(op, typ, lanes)
-            values = warp.reg(op.name)
+            program, depth = self.context(warp, lanes)
+            if op.component is not None or op.name not in program.registers:
+                return self._symbol_or_error(warp, op, typ, lanes)
+            values = warp.reg(depth, op.name)
             if typ == "pred":
                 return [values[lane] for lane in lanes]
             mask = (1 << width(typ)) - 1
@@ -117,27 +151,31 @@ class Cta:
         if isinstance(op, ast.SpecialRegister):
             return [special(self, warp, lane, op) for lane in lanes]
         if isinstance(op, ast.Symbol):
-            return self._symbol_or_error(op, typ, lanes)
+            return self._symbol_or_error(warp, op, typ, lanes)
         raise unsupported(op, f"operand {type(op).__name__} is not modelled by the reference interpreter")
 
-    def _symbol_or_error(self, op: ast.Register | ast.Symbol, typ: str, lanes: list[int]) -> list[Value]:
+    def _symbol_or_error(self, warp: Warp, op: ast.Register | ast.Symbol, typ: str, lanes: list[int]
+                         ) -> list[Value]:
         if op.name == "WARP_SZ":
             return [WARP] * len(lanes)
-        found = self.address_of(op.name)
+        found = self.address_of(self.context(warp, lanes)[0], op.name)
         if found is None:
             raise Ptx2GcnError.at(op.span, f"reference interpreter: unknown name {op.name}")
         mask = (1 << width(typ)) - 1 if typ != "pred" else 1
         return [found[1] & mask] * len(lanes)
 
-    def address_of(self, name: str) -> tuple[str, int] | None:
-        """(state space, address in it) of a variable or kernel parameter."""
-        program = self.program
+    def address_of(self, program: Program, name: str) -> tuple[str, int] | None:
+        """(state space, address in it) of a variable or parameter as ``program`` sees it (a frame's
+        ``.param`` variables at ``FRAME_BASE`` and up, kernel parameters below)."""
         var: Variable | None = program.shared_variable(name, self.dynamic_base)
         if var is not None:
             return ".shared", var.offset
         var = program.local.get(name) or program.params.get(name)
         if var is not None:
             return var.space, var.offset
+        var = program.frame.get(name)
+        if var is not None:
+            return ".param", FRAME_BASE + var.offset
         return self.launch.variables.get(name)
 
     def write(self, warp: Warp, op: ast.Operand, typ: str, lanes: list[int], values: list[Value]) -> None:
@@ -146,10 +184,11 @@ class Cta:
         "Operand Size Exceeding Instruction-Type Size")."""
         if isinstance(op, ast.Sink):
             return
-        if not isinstance(op, ast.Register) or op.component is not None or op.name not in self.program.registers:
+        program, depth = self.context(warp, lanes)
+        if not isinstance(op, ast.Register) or op.component is not None or op.name not in program.registers:
             raise unsupported(op, "this destination is not modelled by the reference interpreter")
-        reg_type = self.program.registers[op.name]
-        target = warp.reg(op.name)
+        reg_type = program.registers[op.name]
+        target = warp.reg(depth, op.name)
         if reg_type == "pred":
             for lane, v in zip(lanes, values):
                 target[lane] = None if v is None else bool(v)

@@ -61,25 +61,25 @@ def _defined(ins: ast.Instruction, values: list[Value], what: str) -> list[int]:
 
 
 def fire_collective(cta: Cta, warp: Warp) -> bool:
-    """Execute one warp collective whose members all wait at it; False when none is ready."""
-    waiting: dict[int, list[int]] = {}
+    """Execute one warp-level instruction whose members all wait at it; False when none is ready."""
+    waiting: dict[tuple[int, ...], list[int]] = {}
     for lane in range(WARP):
         if warp.status[lane] == WAIT_WARP:
-            waiting.setdefault(warp.pc[lane], []).append(lane)
-    for pc, lanes in sorted(waiting.items()):
-        ins = cta.program.code[pc]
+            waiting.setdefault(cta.key(warp, lane), []).append(lane)
+    for key, lanes in sorted(waiting.items()):
+        ins = cta.context(warp, lanes)[0].code[key[-1]]
         required = (1 << WARP) - 1
         if ins.opcode not in matrix.MATRIX:
             required = 0
             for mask in _defined(ins, cta.read(warp, ins.operands[-1], "b32", lanes), "membermask"):
                 required |= mask
-        ready = all(warp.status[lane] == EXITED or warp.status[lane] == WAIT_WARP and warp.pc[lane] == pc
+        ready = all(warp.status[lane] == EXITED or warp.status[lane] == WAIT_WARP and cta.key(warp, lane) == key
                     for lane in range(WARP) if required >> lane & 1)
         if ready:
             WARP_LEVEL[ins.opcode](cta, warp, ins, lanes)
             for lane in lanes:
                 warp.status[lane] = RUN
-                warp.pc[lane] = pc + 1
+                warp.pc[lane] += 1
             return True
     return False
 

@@ -267,3 +267,50 @@ def test_aligned_matrix_instructions_need_the_whole_warp() -> None:
 	@%p1 bra DONE;
 	movmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;
 DONE:""")
+
+
+CALLS = HEADER + """.func (.reg .b32 r) fact(.reg .b32 n)
+{
+	.reg .b32 %t<4>;
+	.reg .pred %q;
+	setp.le.u32 %q, n, 1;
+	@%q bra BASE;
+	sub.u32 %t1, n, 1;
+	call (%t2), fact, (%t1);
+	mul.lo.u32 r, %t2, n;
+	ret;
+BASE:
+	mov.u32 r, 1;
+	ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	CALL
+	st.global.u32 [%rd3], %r2;
+	ret;
+}
+"""
+
+
+def test_recursive_calls_keep_each_frame_s_registers() -> None:
+    """fact(tid % 8) by recursion: each level's %t2 and n are its own."""
+    machine = Machine(CALLS.replace("CALL", "rem.u32 %r3, %r1, 8;\n\tcall (%r2), fact, (%r3);"), "c.ptx")
+    out = machine.allocate(bytes(4 * 32))
+    machine.launch("k", (1, 1, 1), (32, 1, 1), [out.to_bytes(8, "little")])
+    data, fixed = machine.read(out, 4 * 32)
+    assert all(fixed)
+    factorials = [1, 1, 2, 6, 24, 120, 720, 5040]
+    assert [int.from_bytes(data[i:i + 4], "little") for i in range(0, 128, 4)] == [factorials[t % 8] for t in range(32)]
+
+
+def test_an_indirect_call_is_unsupported() -> None:
+    text = CALLS.replace("CALL", "mov.u32 %r3, 2;\n\tcall (%r2), %r1, (%r3), proto;")
+    with pytest.raises(UnsupportedError, match="indirect calls are not modelled"):
+        Machine(text, "c.ptx").launch("k", (1, 1, 1), (32, 1, 1), [bytes(8)])
