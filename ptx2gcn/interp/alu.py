@@ -43,18 +43,6 @@ def types(text: str, count: int) -> tuple[tuple[PtxType, ...], tuple[PtxType, ..
     return result.sources, tuple(out.type for out in result.outputs)
 
 
-def exact(output: Output) -> npt.NDArray[np.bool_]:
-    """Lanes of ``output`` whose bits PTX fixes exactly."""
-    fixed = np.asarray(output.defined, dtype=np.bool_).copy()
-    fixed &= np.asarray(output.any_nan) == 0
-    if output.interval is not None and output.bounded is not None:
-        bounded = np.asarray(output.bounded, dtype=np.bool_)
-        fixed &= ~(bounded.any(axis=-1) if bounded.ndim > fixed.ndim else bounded)
-    if output.alternative is not None:
-        fixed &= np.asarray(output.alternative) == np.asarray(output.bits)
-    return fixed
-
-
 def _array(values: list[Value]) -> npt.NDArray[np.object_]:
     out = np.empty(len(values), dtype=object)
     out[:] = [0 if v is None else v for v in values]
@@ -99,7 +87,7 @@ def arithmetic(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> 
 def _values(out: Output, unknown: list[bool]) -> list[Value]:
     count = len(unknown)
     bits = np.broadcast_to(np.asarray(out.bits), (count,)).tolist()
-    fixed = np.broadcast_to(exact(out), (count,)).tolist()
+    fixed = np.broadcast_to(out.fixed(), (count,)).tolist()
     return [None if unknown[i] or not fixed[i] else bits[i] for i in range(count)]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
 from ptx2gcn.frontend import ast
-from ptx2gcn.interp.alu import exact, spelling
+from ptx2gcn.interp.alu import spelling
 from ptx2gcn.interp.memory import FRAME_BASE, LOCAL_STRIDE, WINDOWS, MemoryFault, Region
 from ptx2gcn.interp.state import WIDTHS, Cta, Value, Warp, unsupported, width
 from ptx2gcn.reference import ReferenceInputError, evaluate
@@ -137,7 +137,7 @@ def atomic(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None
             except ReferenceInputError as error:
                 raise UnsupportedError.feature(ins.span, spelling(ins), f"the reference model: {error}") from None
             out = result.outputs[-1]
-            new = int(out.bits.item()) if bool(exact(out).item()) else None
+            new = int(out.bits.item()) if bool(out.fixed().item()) else None
         region.put(offset, size, new)
     if not is_red:
         cta.write(warp, ins.operands[0], typ, lanes, olds)
