@@ -102,7 +102,9 @@ class Cta:
         """Where a lane is: the call sites on its stack, then its program counter. Lanes with equal
         keys run together; the smallest key runs first (a callee before the code after its call)."""
         stack = self.stacks[warp.threads[lane]]
-        return (*(frame.call_pc for frame in stack[1:]), warp.pc[lane])
+        if len(stack) == 1:
+            return (warp.pc[lane],)
+        return (*[frame.call_pc for frame in stack[1:]], warp.pc[lane])
 
     def context(self, warp: Warp, lanes: list[int]) -> tuple[Program, int]:
         """The function ``lanes`` (all at one key) execute, and their call depth."""
