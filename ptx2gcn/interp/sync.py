@@ -9,8 +9,8 @@ all arrivals. Threads are counted one by one (PTX's per-thread barrier semantics
 A ``.sync`` warp collective (``shfl vote match redux elect``, ``bar.warp.sync``) executes once every
 non-exited thread of the members' ``membermask`` (its last operand) waits at it; until then its
 lanes wait and the rest of the warp runs, so lanes that left the warp's path (exited) drop out, as
-``ptx2gcn.reference.warp`` models them. The ``.aligned`` matrix instructions (``interp.matrix``)
-wait in the same way for the whole warp. ``WARP_LEVEL`` is the one table of what runs there.
+``ptx2gcn.reference.warp`` models them. The ``.aligned`` matrix instructions (``interp.matrix``,
+``interp.wmma``) wait in the same way for the whole warp. ``WARP_LEVEL`` is the one table of what runs there.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ptx2gcn.diagnostics import Ptx2GcnError
 from ptx2gcn.frontend import ast
-from ptx2gcn.interp import matrix
+from ptx2gcn.interp import matrix, wmma
 from ptx2gcn.interp.alu import collective
 from ptx2gcn.interp.state import EXITED, RUN, WAIT_CTA, WAIT_WARP, WARP, Cta, Value, Warp, unsupported
 
@@ -34,7 +34,7 @@ def _warp_barrier(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) 
 WARP_LEVEL: dict[str, Handler] = {
     "shfl": collective, "vote": collective, "match": collective, "redux": collective, "elect": collective,
     "bar": _warp_barrier, "mma": matrix.mma, "ldmatrix": matrix.ldmatrix, "stmatrix": matrix.stmatrix,
-    "movmatrix": matrix.movmatrix,
+    "movmatrix": matrix.movmatrix, "wmma": wmma.wmma,
 }
 """Instructions that wait for their warp's members, then run once for all of them (``activemask``
 reads who is there and does not wait). The matrix ones wait for the whole warp."""
@@ -69,7 +69,7 @@ def fire_collective(cta: Cta, warp: Warp) -> bool:
     for key, lanes in sorted(waiting.items()):
         ins = cta.context(warp, lanes)[0].code[key[-1]]
         required = (1 << WARP) - 1
-        if ins.opcode not in matrix.MATRIX:
+        if ins.opcode not in matrix.MATRIX and ins.opcode != "wmma":
             required = 0
             for mask in _defined(ins, cta.read(warp, ins.operands[-1], "b32", lanes), "membermask"):
                 required |= mask

@@ -314,3 +314,37 @@ def test_an_indirect_call_is_unsupported() -> None:
     text = CALLS.replace("CALL", "mov.u32 %r3, 2;\n\tcall (%r2), %r1, (%r3), proto;")
     with pytest.raises(UnsupportedError, match="indirect calls are not modelled"):
         Machine(text, "c.ptx").launch("k", (1, 1, 1), (32, 1, 1), [bytes(8)])
+
+
+def test_wmma_is_memory_in_memory_out() -> None:
+    """wmma.load/mma/store m16n16k16 f16 -> f32 with A = I (row-major), B[k][n] = 16k + n
+    (column-major: element (k, n) at 16n + k), C = 1 (row-major f32): D = B + 1, stored row-major.
+    PTX specifies nothing about the fragments in between."""
+    text = HEADER + """.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
+{
+	.reg .b32 %r<24>;
+	.reg .f32 %f<24>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [b];
+	ld.param.u64 %rd3, [c];
+	ld.param.u64 %rd4, [d];
+	wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1];
+	wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15}, [%rd2];
+	wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd3], 16;
+	wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f8, %f9, %f10, %f11, %f12, %f13, %f14, %f15},
+		{%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, {%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15},
+		{%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};
+	wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd4], {%f8, %f9, %f10, %f11, %f12, %f13, %f14, %f15};
+	ret;
+}
+"""
+    machine = Machine(text, "w.ptx")
+    a = b"".join(struct.pack("<e", 1.0 if i // 16 == i % 16 else 0.0) for i in range(256))
+    b = b"".join(struct.pack("<e", float(16 * (i % 16) + i // 16)) for i in range(256))  # (k, n) at 16n + k
+    c = struct.pack("<256f", *([1.0] * 256))
+    buffers = [machine.allocate(x) for x in (a, b, c, bytes(1024))]
+    machine.launch("k", (1, 1, 1), (32, 1, 1), [x.to_bytes(8, "little") for x in buffers])
+    data, fixed = machine.read(buffers[3], 1024)
+    assert all(fixed)
+    assert list(struct.unpack("<256f", data)) == [float(16 * (i // 16) + i % 16 + 1) for i in range(256)]
