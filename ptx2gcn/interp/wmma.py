@@ -64,7 +64,7 @@ class _Fragment:
     def where(self, lane: int, element: int) -> tuple[int, int]:
         return divmod((lane * self.count + element) % (self.rows * self.cols), self.cols)
 
-    def read(self, cta: Cta, warp: Warp) -> list[list[Value]]:
+    def gather(self, cta: Cta, warp: Warp) -> list[list[Value]]:
         """The matrix (element bits; None where unspecified), each element from its first copy."""
         lanes = list(range(WARP))
         columns = [cta.read(warp, r, f"b{self.reg_bits}", lanes) for r in self.registers]
@@ -81,7 +81,7 @@ class _Fragment:
                 matrix[row][col] = None if word is None else int(word) >> (e % self.per_reg * self.bits) & mask
         return matrix
 
-    def write(self, cta: Cta, warp: Warp, matrix: list[list[Value]]) -> None:
+    def scatter(self, cta: Cta, warp: Warp, matrix: list[list[Value]]) -> None:
         lanes = list(range(WARP))
         for r, register in enumerate(self.registers):
             words: list[Value] = []
@@ -130,14 +130,14 @@ def load(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     for (r, c), address in where.items():
         region, offset = region_of(cta, ins, space, address, size, thread)
         matrix[r][c] = region.fetch(offset, size)
-    frag.write(cta, warp, matrix)
+    frag.scatter(cta, warp, matrix)
 
 
 def store(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     frag = _fragment(ins, ins.operands[1], "d", _type(ins))
     stride = ins.operands[2] if len(ins.operands) > 2 else None
     where = _element_addresses(cta, warp, ins, ins.operands[0], stride, frag.rows, frag.cols, frag.bits)
-    matrix = frag.read(cta, warp)
+    matrix = frag.gather(cta, warp)
     space, thread, size = space_of(ins), warp.threads[0], frag.bits // 8
     for (r, c), address in where.items():
         region, offset = region_of(cta, ins, space, address, size, thread)
@@ -162,12 +162,12 @@ def mma(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
     text, (dtype, atype, btype, ctype) = base_spelling(ins)
     frags = [_fragment(ins, op, name, t) for op, name, t in zip(ins.operands, "dabc", (dtype, atype, btype, ctype))]
     d, *inputs = frags
-    a, b, c = (f.read(cta, warp) for f in inputs)
+    a, b, c = (f.gather(cta, warp) for f in inputs)
     try:
         expected = matrix_expected(text, *(_known(m) for m in (a, b, c)))
     except ReferenceInputError as error:
         raise UnsupportedError.feature(ins.span, spelling(ins), f"the reference model: {error}") from None
-    d.write(cta, warp, unknown_products(expected, a, b, c))
+    d.scatter(cta, warp, unknown_products(expected, a, b, c))
 
 
 def _known(matrix: list[list[Value]]) -> list[list[int]]:
