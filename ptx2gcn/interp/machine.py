@@ -45,27 +45,31 @@ class Machine:
         self.module = parse_ptx(ptx, name) if isinstance(ptx, str) else ptx
         self.memory = GlobalMemory()
         self.variables: dict[str, tuple[str, int]] = {}
-        const = bytearray()
+        self.const = Region(0, bytearray(), bytearray())
         for decl in self.module.variables:
-            if decl.state_space not in (".global", ".const"):
-                continue
-            typ = decl.type.lstrip(".")
-            element = TYPE_BYTES.get(typ, 0) * (int(decl.vector[2:]) if decl.vector else 1)
-            for d in decl.declarators:
-                count = 1
-                for n in d.dims:
-                    count *= n or 0
-                size = element * count
-                data = initial_bytes(d, typ, size) if element else None
-                data = data if data is not None else bytes(size)  # PTX: zero without an initializer
-                if decl.state_space == ".global":
-                    self.variables[d.name] = (".global", self.memory.allocate(data))
-                else:
-                    offset = -(-len(const) // max(decl.align or element or 1, 1)) * max(decl.align or element or 1, 1)
-                    const += bytes(offset - len(const)) + data
-                    self.variables[d.name] = (".const", offset)
-        self.const = Region.of(0, bytes(const))
+            if decl.state_space in (".global", ".const"):
+                self._lay_out(decl)
         self._functions: dict[str, Program] = {}
+
+    def _lay_out(self, decl: ast.VariableDecl) -> None:
+        """A module ``.global`` variable in device memory, a ``.const`` one in the constant bank."""
+        typ = decl.type.lstrip(".")
+        element = TYPE_BYTES.get(typ, 0) * (int(decl.vector[2:]) if decl.vector else 1)
+        for d in decl.declarators:
+            count = 1
+            for n in d.dims:
+                count *= n or 0
+            size = element * count
+            found = initial_bytes(d, typ, size) if element else None
+            data, defined = found if found is not None else (bytes(size), b"\1" * size)  # PTX: zero by default
+            if decl.state_space == ".global":
+                self.variables[d.name] = (".global", self.memory.allocate(data, defined))
+                continue
+            align = max(decl.align or element or 1, 1)
+            offset = -(-len(self.const.data) // align) * align
+            self.const.data += bytes(offset - len(self.const.data)) + data
+            self.const.defined += b"\1" * (offset - len(self.const.defined)) + defined
+            self.variables[d.name] = (".const", offset)
 
     def _function(self, name: str) -> Program:
         program = self._functions.get(name)
@@ -105,10 +109,6 @@ def _cta(program: Program, launch: Launch, ctaid: tuple[int, int, int]) -> Cta:
     threads = x * y * z
     dynamic_base = -(-program.shared_size // 16) * 16
     shared = Region.of(0, bytes(dynamic_base + launch.dynamic_shared), defined=False)
-    for var in program.shared.values():
-        if var.init is not None and var.offset >= 0:
-            shared.data[var.offset:var.offset + var.size] = var.init
-            shared.defined[var.offset:var.offset + var.size] = b"\1" * var.size
     warps = []
     for w in range(-(-threads // WARP)):
         ids = [w * WARP + lane if w * WARP + lane < threads else -1 for lane in range(WARP)]

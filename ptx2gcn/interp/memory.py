@@ -63,8 +63,11 @@ class GlobalMemory:
         self.regions: list[Region] = []
         self._next = GLOBAL_BASE
 
-    def allocate(self, data: bytes, defined: bool = True) -> int:
-        region = Region.of(self._next, data, defined)
+    def allocate(self, data: bytes, defined: bytes | None = None) -> int:
+        """A region holding ``data`` (every byte fixed, or where ``defined`` has a 1); its address."""
+        region = Region.of(self._next, data)
+        if defined is not None:
+            region.defined[:] = defined
         self.regions.append(region)
         self._next = -(-(self._next + max(len(data), 1) + 256) // 256) * 256
         return region.base

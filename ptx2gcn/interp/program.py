@@ -36,7 +36,6 @@ class Variable:
     space: str
     offset: int
     size: int
-    init: bytes | None = None
 
 
 @dataclass
@@ -163,8 +162,7 @@ class Program:
                     self.shared[d.name] = Variable(d.name, space, -1, 0)
                     continue
                 self.shared_size = -(-self.shared_size // align) * align
-                self.shared[d.name] = Variable(d.name, space, self.shared_size, element * count,
-                                               initial_bytes(d, typ, element * count))
+                self.shared[d.name] = Variable(d.name, space, self.shared_size, element * count)
                 self.shared_size += element * count
             else:
                 self.local_size = -(-self.local_size // align) * align
@@ -186,26 +184,34 @@ def _bytes(typ: str, node: ast.Param | ast.VariableDecl) -> int:
     return size
 
 
-def initial_bytes(d: ast.Declarator, typ: str, size: int) -> bytes | None:
-    """The bytes of a constant initializer (integers and floats, flat or nested lists), zero-filled
-    to ``size``; None without an initializer. Other initializers are unsupported."""
+def initial_bytes(d: ast.Declarator, typ: str, size: int) -> tuple[bytes, bytes] | None:
+    """The bytes of an initializer (flat or nested lists), zero-filled to ``size``, and per byte 1
+    where its value is fixed; None without an initializer. Integer and float constants are fixed; an
+    address (``sym``, ``generic(sym)``, ``sym+4``: a function or variable whose address PTX does not
+    fix) is unspecified; anything else is unsupported."""
     if d.initializer is None:
         return None
     element = TYPE_BYTES[typ]
-    out = bytearray()
+    out, defined = bytearray(), bytearray()
     pending: list[ast.Initializer] = [d.initializer]
     while pending:
         item = pending.pop()
         if isinstance(item, ast.InitList):
             pending.extend(reversed(item.items))
-        elif isinstance(item, ast.IntImmediate):
+            continue
+        if isinstance(item, ast.IntImmediate):
             out += (item.value & ((1 << (8 * element)) - 1)).to_bytes(element, "little")
         elif isinstance(item, ast.FloatImmediate) and typ in ("f32", "f64"):
             out += float_bits(item, typ).to_bytes(element, "little")
+        elif isinstance(item, ast.Symbol | ast.Register | ast.Generic | ast.BinaryExpr):
+            out += bytes(element)
+            defined += bytes(element)
+            continue
         else:
-            raise UnsupportedError.feature(d.span, "initializer", "only integer and float constants are modelled "
-                                           "by the reference interpreter")
-    return bytes(out[:size].ljust(size, b"\0"))
+            raise UnsupportedError.feature(d.span, "initializer", "this initializer is not modelled by the "
+                                           "reference interpreter")
+        defined += b"\1" * element
+    return bytes(out[:size].ljust(size, b"\0")), bytes(defined[:size].ljust(size, b"\1"))
 
 
 def float_bits(imm: ast.FloatImmediate, typ: str) -> int:

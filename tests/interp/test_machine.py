@@ -348,3 +348,27 @@ def test_wmma_is_memory_in_memory_out() -> None:
     data, fixed = machine.read(buffers[3], 1024)
     assert all(fixed)
     assert list(struct.unpack("<256f", data)) == [float(16 * (i // 16) + i % 16 + 1) for i in range(256)]
+
+
+def test_module_variables_and_initializers() -> None:
+    """.const and .global initializers are the bytes written; an address in an initializer (here a
+    function's) is not a number PTX fixes, so it reads back unspecified, and a module holding one still
+    runs its other kernels."""
+    values, _ = run(STORE_TID + """\tand.b32 %r2, %r1, 3;
+\tmul.wide.u32 %rd4, %r2, 4;
+\tmov.u64 %rd5, table;
+\tadd.u64 %rd6, %rd5, %rd4;
+\tld.const.u32 %r3, [%rd6];
+\tld.global.u32 %r4, [counter];
+\tadd.u32 %r5, %r3, %r4;
+\tld.global.u64 %rd7, [fns];
+\tst.global.u32 [%rd3], %r5;
+\tst.global.u64 [%rd1+256], %rd7;""", words=66, decls=""".const .align 4 .u32 table[4] = {10, 20, 30, 40};
+.global .align 4 .u32 counter = 5;
+.func f()
+{
+\tret;
+}
+.global .align 8 .u64 fns[1] = {f};""")
+    assert values[:64] == [(i % 4 + 1) * 10 + 5 for i in range(64)]
+    assert values[64:] == [None, None]
