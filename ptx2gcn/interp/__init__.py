@@ -26,8 +26,8 @@ Adding an instruction: its values belong in ``ptx2gcn.reference`` (then ``alu.ar
 with no change here); control flow, memory and synchronisation have their handler in ``machine``'s
 dispatch (``_execute``), ``memops`` or ``sync``; what a warp executes together (collectives, the
 ``.aligned`` matrix instructions of ``matrix`` and ``wmma``, fed by ``ptx2gcn.reference.mma``) is a
-row of ``sync.WARP_LEVEL``; ``calls`` runs ``.func`` calls. Not modelled: indirect calls, ``.local``
-and ``.shared`` variables declared inside a ``.func``, sub-byte and ``.b1`` matrix forms,
+row of ``sync.WARP_LEVEL``; ``calls`` runs ``.func`` calls. Not modelled: indirect calls, ``.shared``
+variables declared inside a ``.func``, sub-byte and ``.b1`` matrix forms, ``brx.idx``, ``alloca``,
 ``cp.async``, ``mbarrier``, textures and surfaces.
 
 Cost: one reference-model call per instruction per warp group; about 0.1-0.3 ms per executed

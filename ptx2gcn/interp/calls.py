@@ -3,8 +3,9 @@ between the caller's and the callee's parameters.
 
 Invariant (PTX ISA "Control Flow Instructions: call, ret" and "Parameter State Space"): a call gives
 the callee a fresh frame whose ``.param`` parameters hold the bytes of the caller's arguments (a
-caller ``.param`` variable, or a value for a ``.reg`` parameter) and whose registers are all
-unspecified; ``ret`` copies the callee's return parameters into the call's result operands and
+caller ``.param`` variable, or a value for a ``.reg`` parameter), whose registers are all
+unspecified and whose ``.local`` variables are new, unspecified bytes on top of the thread's local
+memory (released by ``ret``); ``ret`` copies the callee's return parameters into the call's result operands and
 resumes the caller after the call. Indirect calls (through a register) are not modelled: an
 ``UnsupportedError`` at the call.
 """
@@ -52,11 +53,16 @@ def call(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
                 values[lane] = None
     for lane in lanes:
         stack = cta.stack(warp, lane)
-        frame = Frame(callee, Region.of(0, bytes(callee.frame_size), defined=False), warp.pc[lane], ins)
+        local = cta.locals[warp.threads[lane]]
+        frame = Frame(callee, Region.of(0, bytes(callee.frame_size), defined=False), warp.pc[lane], ins,
+                      len(local.data))
+        local.data += bytes(callee.local_size)  # the callee's .local variables: unspecified, popped at ret
+        local.defined += bytes(callee.local_size)
         for formal, actual in zip(callee.formals, arguments):
             if formal.state_space != ".param":
                 continue
-            var = callee.frame[formal.name]
+            var = callee.frame_variable(formal.name, 0)
+            assert var is not None
             _argument(cta, warp, lane, caller, stack[-1].region, actual, frame.region, var.offset, var.size, ins)
         stack.append(frame)
         warp.pc[lane] = 0
@@ -67,8 +73,8 @@ def call(cta: Cta, warp: Warp, ins: ast.Instruction, lanes: list[int]) -> None:
 def _argument(cta: Cta, warp: Warp, lane: int, caller: Program, caller_region: Region, actual: ast.Operand,
               region: Region, offset: int, size: int, ins: ast.Instruction) -> None:
     """Fill a ``.param`` parameter from a caller ``.param`` variable or from a value."""
-    if isinstance(actual, ast.Symbol | ast.Register) and actual.name in caller.frame:
-        var = caller.frame[actual.name]
+    var = caller.frame_variable(actual.name, warp.pc[lane]) if isinstance(actual, ast.Symbol | ast.Register) else None
+    if var is not None:
         _copy(caller_region, var.offset, region, offset, min(size, var.size))
         return
     if isinstance(actual, ast.Register | ast.IntImmediate | ast.FloatImmediate) and size in (1, 2, 4, 8):
@@ -94,12 +100,15 @@ def ret(cta: Cta, warp: Warp, lanes: list[int]) -> None:
         for formal, actual in zip(callee.returns, results):
             if formal.state_space != ".param":
                 continue
-            var = callee.frame[formal.name]
-            if not isinstance(actual, ast.Symbol | ast.Register) or actual.name not in caller.program.frame:
+            var = callee.frame_variable(formal.name, 0)
+            target = caller.program.frame_variable(actual.name, done.call_pc) \
+                if isinstance(actual, ast.Symbol | ast.Register) else None
+            if var is None or target is None:
                 raise UnsupportedError.feature(done.call.span if done.call else None, "call", "a .param result "
                                                "must be a .param variable of the caller")
-            target = caller.program.frame[actual.name]
             _copy(done.region, var.offset, caller.region, target.offset, min(var.size, target.size))
+        local = cta.locals[warp.threads[lane]]
+        del local.data[done.local_base:], local.defined[done.local_base:]
         warp.pc[lane] = done.call_pc + 1
     for actual, formal, values in registers:
         cta.write(warp, actual, formal.type.lstrip("."), lanes, values)

@@ -71,9 +71,9 @@ def addresses_of(cta: Cta, warp: Warp, ins: ast.Instruction, op: ast.Operand, la
         raise unsupported(ins, "this address form is not modelled by the reference interpreter")
     offset = op.offset.value if op.offset is not None else 0
     base = op.base
-    program = cta.context(warp, lanes)[0]
-    if isinstance(base, ast.Symbol | ast.Register) and base.name not in program.registers \
-            and space_of(ins) is None and (found := cta.address_of(program, base.name)) is not None:
+    frame = cta.stack(warp, lanes[0])[-1]
+    if isinstance(base, ast.Symbol | ast.Register) and base.name not in frame.program.registers \
+            and space_of(ins) is None and (found := cta.address_of(frame, base.name, warp.pc[lanes[0]])) is not None:
         # a variable named in a generic access: its generic address
         return [cta.window(found[0], warp.threads[lane]) + found[1] + offset for lane in lanes]
     bases = cta.read(warp, base, "u64", lanes)

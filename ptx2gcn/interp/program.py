@@ -8,8 +8,9 @@ recursion; every name the body declares is in exactly one of ``registers``, ``sh
 then dynamic ``.extern .shared`` arrays at the aligned end), so module variables have the same
 offsets in every function of a module; ``params`` follows PTX's kernel parameter layout (each
 parameter at the next multiple of its alignment: ``.align`` or its element size), and so does
-``frame``. What it cannot lay out (vector registers and parameters, ``.shared``/``.local`` variables
-of a ``.func``) is an ``UnsupportedError`` at the declaration.
+``frame``; ``local`` offsets are from the frame's base in the thread's local memory. What it cannot
+lay out (vector registers and parameters, ``.shared`` variables of a ``.func``) is an
+``UnsupportedError`` at the declaration.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ class Program:
     """Static shared bytes; dynamic arrays start here (aligned to 16)."""
     local: dict[str, Variable] = field(default_factory=lambda: {})
     local_size: int = 0
-    frame: dict[str, Variable] = field(default_factory=lambda: {})
-    """Per-call ``.param`` variables (space ``.param``, offsets in the frame's own region)."""
+    frame: dict[str, list[tuple[int, Variable]]] = field(default_factory=lambda: {})
+    """Per-call ``.param`` variables (space ``.param``, offsets in the frame's own region), by name:
+    each declaration with the position of the first instruction after it (nvcc declares ``param0``
+    afresh, with another size, in every call sequence's block)."""
     frame_size: int = 0
     formals: tuple[ast.Param, ...] = ()
     """A ``.func``'s parameters, then ``returns`` its return parameters (``.param`` ones are in
@@ -95,7 +98,8 @@ class Program:
     def _frame_variable(self, name: str, element: int, align: int | None, count: int) -> None:
         alignment = max(align or element, 1)
         self.frame_size = -(-self.frame_size // alignment) * alignment
-        self.frame[name] = Variable(name, ".param", self.frame_size, element * count)
+        self.frame.setdefault(name, []).append((len(self.code), Variable(name, ".param", self.frame_size,
+                                                                        element * count)))
         self.frame_size += element * count
 
     def _lay_out_params(self, kernel: ast.Function) -> None:
@@ -138,9 +142,9 @@ class Program:
                 self._frame_variable(d.name, _bytes(typ, decl), decl.align,
                                      prod(n or 0 for n in d.dims) if d.dims else 1)
         elif space in (".shared", ".local"):
-            if body and not self.function.is_kernel:
-                raise UnsupportedError.feature(decl.span, space, "variables declared in a .func are not modelled "
-                                               "by the reference interpreter")
+            if body and space == ".shared" and not self.function.is_kernel:
+                raise UnsupportedError.feature(decl.span, space, ".shared variables declared in a .func are not "
+                                               "modelled by the reference interpreter")
             self._memory_variables(decl, space, typ)
         # .global/.const inside a body: laid out by the machine with the module's variables
 
@@ -168,6 +172,15 @@ class Program:
                 self.local_size = -(-self.local_size // align) * align
                 self.local[d.name] = Variable(d.name, space, self.local_size, element * count)
                 self.local_size += element * count
+
+    def frame_variable(self, name: str, pc: int) -> Variable | None:
+        """The ``.param`` variable ``name`` as the instruction at ``pc`` sees it: the latest
+        declaration before it."""
+        found = None
+        for start, var in self.frame.get(name, ()):
+            if start <= pc or found is None:
+                found = var
+        return found
 
     def shared_variable(self, name: str, dynamic_base: int) -> Variable | None:
         var = self.shared.get(name)

@@ -60,6 +60,8 @@ class Frame:
     region: Region
     call_pc: int = -1
     call: ast.Instruction | None = None
+    local_base: int = 0
+    """Where the function's ``.local`` variables start in the thread's local memory (a stack)."""
 
 
 @dataclass
@@ -160,22 +162,26 @@ class Cta:
                          ) -> list[Value]:
         if op.name == "WARP_SZ":
             return [WARP] * len(lanes)
-        found = self.address_of(self.context(warp, lanes)[0], op.name)
+        found = self.address_of(self.stack(warp, lanes[0])[-1], op.name, warp.pc[lanes[0]])
         if found is None:
             raise Ptx2GcnError.at(op.span, f"reference interpreter: unknown name {op.name}")
         mask = (1 << width(typ)) - 1 if typ != "pred" else 1
         return [found[1] & mask] * len(lanes)
 
-    def address_of(self, program: Program, name: str) -> tuple[str, int] | None:
-        """(state space, address in it) of a variable or parameter as ``program`` sees it (a frame's
-        ``.param`` variables at ``FRAME_BASE`` and up, kernel parameters below)."""
+    def address_of(self, frame: Frame, name: str, pc: int) -> tuple[str, int] | None:
+        """(state space, address in it) of a variable or parameter as ``frame``'s function sees it at
+        ``pc`` (a frame's ``.param`` variables at ``FRAME_BASE`` and up, kernel parameters below)."""
+        program = frame.program
         var: Variable | None = program.shared_variable(name, self.dynamic_base)
         if var is not None:
             return ".shared", var.offset
-        var = program.local.get(name) or program.params.get(name)
+        var = program.local.get(name)
+        if var is not None:
+            return ".local", frame.local_base + var.offset
+        var = program.params.get(name)
         if var is not None:
             return var.space, var.offset
-        var = program.frame.get(name)
+        var = program.frame_variable(name, pc)
         if var is not None:
             return ".param", FRAME_BASE + var.offset
         return self.launch.variables.get(name)

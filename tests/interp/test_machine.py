@@ -372,3 +372,37 @@ def test_module_variables_and_initializers() -> None:
 .global .align 8 .u64 fns[1] = {f};""")
     assert values[:64] == [(i % 4 + 1) * 10 + 5 for i in range(64)]
     assert values[64:] == [None, None]
+
+
+def test_local_arrays_of_functions_are_per_call() -> None:
+    """A .func with a .local array reached through a generic address (nvcc's __local_depot): each
+    call gets its own bytes, above the caller's, and the recursion sees them intact after returning."""
+    text = CALLS.replace(".func (.reg .b32 r) fact", """.func (.reg .b32 r) sum_to(.reg .b32 n)
+{
+	.local .align 4 .b8 depot[8];
+	.reg .b32 %t<6>;
+	.reg .b64 %a<4>;
+	.reg .pred %q;
+	mov.u64 %a1, depot;
+	cvta.local.u64 %a2, %a1;
+	st.u32 [%a2], n;
+	setp.eq.u32 %q, n, 0;
+	@%q bra BASE;
+	sub.u32 %t1, n, 1;
+	call (%t2), sum_to, (%t1);
+	ld.u32 %t3, [%a2];
+	add.u32 r, %t2, %t3;
+	ret;
+BASE:
+	mov.u32 r, 0;
+	ret;
+}
+
+.func (.reg .b32 r) fact""").replace("CALL", "rem.u32 %r3, %r1, 8;\n\tcall (%r2), sum_to, (%r3);")
+    machine = Machine(text, "l.ptx")
+    out = machine.allocate(bytes(4 * 32))
+    machine.launch("k", (1, 1, 1), (32, 1, 1), [out.to_bytes(8, "little")])
+    data, fixed = machine.read(out, 4 * 32)
+    assert all(fixed)
+    assert [int.from_bytes(data[i:i + 4], "little") for i in range(0, 128, 4)] == [(t % 8) * (t % 8 + 1) // 2
+                                                                                    for t in range(32)]
