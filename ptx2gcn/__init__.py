@@ -31,14 +31,20 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> object:
-    if name in ("compile", "CodeObject"):
-        from ptx2gcn import compiler
+    if name in ("compile", "CodeObject", "split_units"):
+        # The first use imports the compiler (lark, llvmlite, ~200 modules): with the cyclic
+        # collector paused, which would otherwise walk the caller's whole heap (numpy, a host
+        # program's objects) again and again while those long-lived module objects are allocated.
+        from ptx2gcn.compile_gc import paused_gc
 
-        return getattr(compiler, name)
-    if name == "split_units":
-        from ptx2gcn.frontend.units import split_units
+        with paused_gc():
+            if name == "split_units":
+                from ptx2gcn.frontend.units import split_units
 
-        return split_units
+                return split_units
+            from ptx2gcn import compiler
+
+            return getattr(compiler, name)
     if name == "CompileOptions":
         from ptx2gcn.options import CompileOptions
 

@@ -16,7 +16,11 @@ ends. With the collector on, every generation-2 collection walks that whole live
 the 104k-line corpus kernel this cost 3.5-4 s of 18 s CPU (parse 2.9 -> 1.7 s, IR 3.0 -> 2.0 s,
 LLVM IR 2.5 -> 0.9 s), against one collection of ~0.85 s after the compile, for 10 % more peak
 memory (664 -> 729 MB). The IR builder and the IR text parser pause it too, for callers that use
-them outside ``compile()`` (tests, ``ptx2gcn opt``). The ``ptx2gcn compile`` process skips even that
+them outside ``compile()`` (tests, ``ptx2gcn opt``); so do the lazy JIT's module split
+(``split_units``), reading the parser's tables, and the first use of ``ptx2gcn.compile`` /
+``split_units``, which imports the compiler: each allocates ~100k long-lived objects, and in a host
+process holding numpy and its own objects every full collection meanwhile walked all of those
+(reading the tables: 44 -> 20 ms CPU). The ``ptx2gcn compile`` process skips even that
 one collection: it keeps the collector off and freezes what is left before it exits
 (``ptx2gcn.cli._run_one_shot``; 0.44-0.48 s of CPU on the 104k-line file); a library call cannot,
 as its caller's process goes on. Since the compile frees its AST and IR by reference counting (see

@@ -152,7 +152,7 @@ def to_ir(text: str, filename: str, options: CompileOptions | None = None, clock
     if problems:
         raise Ptx2GcnError(problems)
     clock.lap("parse")
-    module = build_module(tree)
+    module = build_module(tree, options)
     verify(module)
     clock.lap("ir")
     run_passes(module, options)

@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--print-after", action="append", default=[], metavar="NAME",
                         help="print the IR after pass NAME (repeatable, comma-separated, or 'all')")
     parser.add_argument("--locs", action="store_true", help="print loc(line:col) on every op")
+    parser.add_argument("--kernel", action="append", metavar="NAME",
+                        help="translate only this kernel's body (repeatable; default: all; every .func is kept)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write the final IR to OUT ('-': standard output)")
     parser.set_defaults(handler=run)
 
@@ -62,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
     # PTX2GCN_PRINT_AFTER / PTX2GCN_DUMP / PTX2GCN_VERIFY_EACH are read here, at the front end only.
     env = CompileOptions.from_env()
     options = replace(env, passes=passes, verify_each=args.verify_each or env.verify_each,
-                      print_after=print_after | env.print_after, print_locs=args.locs)
-    module = load_module(args.file)
+                      print_after=print_after | env.print_after, print_locs=args.locs,
+                      kernels=tuple(args.kernel) if args.kernel else None)
+    module = load_module(args.file, options)
     run_passes(module, options, emit=_write)
     text = print_module(module, args.locs)
     if args.output == "-":

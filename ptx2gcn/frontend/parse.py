@@ -4,23 +4,26 @@ Invariant: ``parse_ptx`` returns an ``ast.Module`` or raises ``Ptx2GcnError`` (l
 no input makes it raise anything else, recurse without bound or run super-linearly: binary data is
 rejected before lexing, bracket nesting is capped at ``MAX_NESTING`` while lexing, and the LALR
 driver and AST builder are iterative. One module-level parser (grammar loaded by package name,
-analysis cached by Lark) serves all calls; a lock serialises parses because the builder holds the
-current file.
+tables cached in the user's cache folder) serves all calls; a lock serialises parses because the
+builder holds the current file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pkgutil
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import lark
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
+from ptx2gcn.compile_gc import paused_gc
 from ptx2gcn.diagnostics import Ptx2GcnError, SourceFile, Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.frontend.builder import AstBuilder
@@ -60,13 +63,13 @@ _PARSER: Lark | None = None
 
 
 def _grammar_cache(grammar: str) -> str | bool:
-    """A per-user file for Lark's grammar analysis, or False to build it in memory each time.
+    """A per-user file for the parser's tables (``cached_parser``), or False to build them each time.
 
     Lark's default (``cache=True``) keeps a pickle in the shared temporary folder, where another user
-    could plant one; ours lives in the user's own cache folder (mode 0700). Lark checks the stored
-    grammar/options hash and rebuilds the file when it does not match; the file name carries a hash
-    of the grammar text and of the Lark and Python versions, so two installations with different
-    grammars (a checkout and an older release) do not rebuild each other's file on every start.
+    could plant one; ours lives in the user's own cache folder (mode 0700). The file name carries a
+    hash of the grammar text, the parser options and the Lark and Python versions: a file is only
+    ever read by the grammar and Lark that wrote it, and two installations with different grammars
+    (a checkout and an older release) do not rebuild each other's file on every start.
     """
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "ptx2gcn")
@@ -76,7 +79,7 @@ def _grammar_cache(grammar: str) -> str | bool:
             return False
     except OSError:
         return False
-    key = f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}"
+    key = f"{grammar}\0{sorted(_OPTIONS.items())}\0{lark.__version__}\0{sys.version_info[:2]}"
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
     return os.path.join(folder, f"ptx-grammar-{__version__}-{digest}.lark-cache")
 
@@ -88,30 +91,82 @@ def grammar_text() -> str:
     return data.decode("utf-8")
 
 
-def build_parser(grammar: str, *, strict: bool, cache: str | bool) -> Lark:
-    """A parser for ``grammar`` with this module's lexer callbacks and AST builder.
+_OPTIONS: dict[str, object] = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": False,
+                                "propagate_positions": False}
+"""Lark options of every parser built here (part of the grammar cache's key)."""
+
+
+def _callbacks() -> dict[str, Callable[[Token], Token]]:
+    callbacks: dict[str, Callable[[Token], Token]] = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
+    callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
+    callbacks["SIMPLE_INSTRUCTIONS"] = _BUILDER.lex_simple_instructions
+    return callbacks
+
+
+def build_parser(grammar: str, *, strict: bool, cache: str | bool = False) -> Lark:
+    """A parser for ``grammar`` with this module's lexer callbacks and AST builder (``cache``: Lark's
+    own cache file, for tests; the shared parser uses ``cached_parser``).
 
     ``strict`` makes Lark reject any shift/reduce conflict and any pair of colliding terminals
     (it needs the optional ``interegular`` package). The shipped parser is built without it: for a
     grammar that passes the strict check (tests/frontend/test_grammar_strict.py builds it strictly)
     both build the same tables, and a user's installation must not need a test-only dependency.
     """
-    callbacks = {name: _NESTING.open for name in ("LBRACE", "LSQB", "LPAR")}
-    callbacks.update({name: _NESTING.close for name in ("RBRACE", "RSQB", "RPAR")})
-    callbacks["SIMPLE_INSTRUCTIONS"] = _BUILDER.lex_simple_instructions
-    return Lark(
-        grammar, parser="lalr", lexer="contextual", transformer=_BUILDER, strict=strict,
-        cache=cache, maybe_placeholders=False, propagate_positions=False, lexer_callbacks=callbacks,
-    )
+    return Lark(grammar, transformer=_BUILDER, strict=strict, cache=cache, lexer_callbacks=_callbacks(),
+                **_OPTIONS)  # pyright: ignore[reportArgumentType]
+
+
+_NOT_STORED = ("transformer", "lexer_callbacks")
+"""Options that are objects of this process, given again when a stored parser is read."""
+
+
+def _read_parser(path: str) -> Lark:
+    """The parser stored at ``path`` by ``cached_parser``, with this process's callbacks. Reading
+    uses the loader of Lark's own cache (``Lark._load``), which ``Lark.load`` lacks a way to hand
+    callbacks to; any failure (no file, damaged, another Lark) is the caller's cue to build."""
+    with open(path, "rb") as stored:
+        parser = Lark.__new__(Lark)
+        parser._load(stored, transformer=_BUILDER, lexer_callbacks=_callbacks(),  # pyright: ignore[reportPrivateUsage]
+                     propagate_positions=_OPTIONS["propagate_positions"])
+    return parser
+
+
+def cached_parser(grammar: str, cache: str | bool) -> Lark:
+    """The shipped (non-strict) parser for ``grammar``: read from the file ``cache`` when that holds
+    one, else built and stored there (``cache`` False: built, stored nowhere).
+
+    The file is the parser's tables as ``Lark.save`` writes them, under a name that hashes the
+    grammar, the options and the Lark and Python versions (``_grammar_cache``). It is written whole to
+    a name private to this process and thread, then renamed over ``cache``: a reader never sees half
+    a file, and processes starting together may each build, each renaming a complete file. A file
+    that is missing, truncated or otherwise unreadable costs a build, never a wrong parser or an
+    error; a full disk or a read-only folder leaves the parser working without the file.
+    """
+    if isinstance(cache, str):
+        try:
+            return _read_parser(cache)
+        except Exception:  # noqa: BLE001 -- any unreadable file means: build it again (documented above)
+            pass
+    parser = build_parser(grammar, strict=False)
+    if isinstance(cache, str):
+        private = f"{cache}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:
+            with open(private, "wb") as out:
+                parser.save(out, _NOT_STORED)
+            os.replace(private, cache)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(private)
+    return parser
 
 
 def grammar_parser() -> Lark:
-    """The shared parser (built on first use; Lark caches the grammar analysis on disk)."""
+    """The shared parser (built on first use, its analysis cached on disk: ``cached_parser``)."""
     global _PARSER
-    with _LOCK:
+    with _LOCK, paused_gc():  # unpickling the tables allocates ~100k long-lived objects
         if _PARSER is None:
             grammar = grammar_text()
-            _PARSER = build_parser(grammar, strict=False, cache=_grammar_cache(grammar))
+            _PARSER = cached_parser(grammar, _grammar_cache(grammar))
             set_literal_terminals({t.name: t.pattern.value for t in _PARSER.terminals
                                    if t.pattern.type == "str"})
         return _PARSER

@@ -33,6 +33,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from ptx2gcn.compile_gc import gc_paused
 from ptx2gcn.diagnostics import Ptx2GcnError, Severity
 from ptx2gcn.frontend import ast, parse_ptx
 from ptx2gcn.frontend.check import check_module
@@ -168,8 +169,8 @@ def _find_mentions(items: list[_Item], text: str) -> dict[str, list[int]]:
             by_name.setdefault(name, []).append(index)
     for item in items:
         if item.kind not in ("header", "debug"):
-            found = {m for m in _IDENT.findall(text, item.start, item.end) if m in by_name}
-            item.mentions = frozenset(found - set(item.names))
+            found = by_name.keys() & set(_IDENT.findall(text, item.start, item.end))
+            item.mentions = frozenset(found.difference(item.names))
     return by_name
 
 
@@ -210,6 +211,9 @@ def _unit_order(members: list[int], items: list[_Item]) -> tuple[int, int]:
 
 
 _SCAN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{};=]|\.(?:entry|func|section)\b', re.S)
+_SCAN_BODY = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|[{}]', re.S)
+"""``_SCAN`` inside braces, where only nesting matters: the same comments and strings (so both
+scans skip the same text), no statement tokens (most of a module's ``;`` are inside bodies)."""
 
 
 class _BodyScan:
@@ -251,8 +255,10 @@ def function_bodies(text: str) -> list[tuple[int, int]]:
     body when the statement it ends began a ``.entry`` or ``.func`` (not an initializer after ``=``,
     not a ``.section``). Unbalanced braces end the scan (the parser then reports them)."""
     scan = _BodyScan()
-    for match in _SCAN.finditer(text):
+    position = 0
+    while (match := (_SCAN_BODY if scan.depth else _SCAN).search(text, position)) is not None:
         token = match.group()
+        position = match.end()
         if token == "{":
             scan.open(match.end())
         elif token == "}":
@@ -279,6 +285,7 @@ def skeleton(text: str, bodies: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+@gc_paused
 def split_units(text: str, filename: str = "<input>", *, check_bodies: bool = False) -> ModuleUnits:
     """Check ``text``'s module-level syntax and rules and return its compilation units.
 
@@ -287,7 +294,8 @@ def split_units(text: str, filename: str = "<input>", *, check_bodies: bool = Fa
     would raise); what is inside a body is parsed when its unit is compiled. That keeps a load's
     cost proportional to the module's declarations, not to its code (the 35k-line library of
     ``benchmarks/jit.py``: ~0.1 s instead of ~1 s CPU). ``check_bodies`` parses and checks the bodies
-    too (what a caller that wants every diagnostic at load asks for)."""
+    too (what a caller that wants every diagnostic at load asks for). The cyclic collector is paused
+    meanwhile, as for a compile (``ptx2gcn.compile_gc``)."""
     source = text if check_bodies else skeleton(text, function_bodies(text))
     module = parse_ptx(source, filename)
     problems = [d for d in check_module(module) if d.severity is Severity.ERROR]

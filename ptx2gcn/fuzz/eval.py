@@ -48,7 +48,7 @@ from ptx2gcn.fuzz.program import (
     Warp,
     all_registers,
 )
-from ptx2gcn.reference import Output, run
+from ptx2gcn.reference import run
 
 Key = tuple[str, int]
 
@@ -120,18 +120,6 @@ def model_input(cls: str, bits: Bits) -> npt.NDArray[np.generic]:
     return bits.astype({16: np.uint16, 32: np.uint32, 64: np.uint64}[CLASSES[cls][2]])
 
 
-def exact(output: Output) -> Mask:
-    """Lanes of a reference ``Output`` whose bits PTX fixes exactly."""
-    fixed = np.asarray(output.defined, dtype=np.bool_).copy()
-    fixed &= np.asarray(output.any_nan) == 0
-    if output.interval is not None and output.bounded is not None:
-        bounded = np.asarray(output.bounded, dtype=np.bool_)
-        fixed &= ~(bounded.any(axis=-1) if bounded.ndim > fixed.ndim else bounded)
-    if output.alternative is not None:
-        fixed &= np.asarray(output.alternative) == np.asarray(output.bits)
-    return fixed
-
-
 def to_bits(array: npt.NDArray[np.generic]) -> Bits:
     a = np.asarray(array)
     if a.dtype == np.bool_:
@@ -161,7 +149,7 @@ def apply_op(op: Op, state: State) -> None:
     inputs, poison = _operands(state, op.sources)
     result = run(op.spelling, *inputs).outputs[0]
     bits = np.broadcast_to(to_bits(result.bits), (THREADS,))
-    new_poison = poison | ~np.broadcast_to(exact(result), (THREADS,))
+    new_poison = poison | ~np.broadcast_to(result.fixed(), (THREADS,))
     key = (op.dest.cls, op.dest.index)
     if op.guard is None:
         state.write(key, bits, new_poison)
@@ -187,7 +175,7 @@ def apply_warp(st: Warp, state: State) -> None:
         for k in range(count):
             out = result.outputs[k]
             bits[k, lanes] = np.broadcast_to(to_bits(out.bits), (WARP,))
-            poison[k, lanes] = ~np.broadcast_to(exact(out), (WARP,)) | bool((tainted & member).any())
+            poison[k, lanes] = ~np.broadcast_to(out.fixed(), (WARP,)) | bool((tainted & member).any())
     executing = np.tile((st.membermask >> np.arange(WARP)) & 1 == 1, THREADS // WARP)
     state.write((st.op.dest.cls, st.op.dest.index), bits[0], poison[0], executing)
     if st.pred_dest is not None:
@@ -203,8 +191,8 @@ def apply_atomic(st: Atomic, state: State) -> None:
         poison = poison | state.poison[init_key]
         outputs = run(model_spelling(st.spelling, st.space), old, *operands).outputs
         if st.spelling.startswith("atom."):
-            state.write(dest_key, to_bits(outputs[0].bits), poison | ~exact(outputs[0]))
-        state.write(init_key, to_bits(outputs[-1].bits), poison | ~exact(outputs[-1]))
+            state.write(dest_key, to_bits(outputs[0].bits), poison | ~outputs[0].fixed())
+        state.write(init_key, to_bits(outputs[-1].bits), poison | ~outputs[-1].fixed())
         return
     values, poison = _shared_word_operands(st, state)
     if st.integral:
@@ -216,7 +204,7 @@ def apply_atomic(st: Atomic, state: State) -> None:
     for k in range(BLOCK):  # one thread after another; the generator only picks orders that do not matter
         output = run(model_spelling(st.spelling, st.space), _unsigned(memory, width), values[:, k]).outputs[-1]
         memory = to_bits(output.bits).reshape(GRID)
-        poison = poison | ~np.broadcast_to(exact(output), (GRID,))
+        poison = poison | ~np.broadcast_to(output.fixed(), (GRID,))
     state.write(dest_key, np.repeat(memory, BLOCK), np.repeat(poison, BLOCK))
 
 

@@ -7,7 +7,7 @@ half's first wave lane ``base = lane64 & 32``. Every value a warp collective rea
 cross-lane index is formed as ``base | j`` with ``0 <= j <= 31`` (``gather``). Nothing here turns a
 warp-uniform value into a wave-uniform assumption. Each helper inserts its ops at the cursor and
 recomputes ``lane64`` there (LLVM merges the copies; EXEC-dependent values such as ``half_exec``
-must be recomputed at each site anyway). Design: /work/shared/docs/warp-on-wave64.md §5.0–5.1;
+must be recomputed at each site anyway). Design: docs/mode-p.md ("Geometry", "The collectives");
 the passes using these are ``passes/wave64_*.py``.
 """
 

@@ -95,6 +95,18 @@ class Output:
             return f"{text} or 0x{int(self.alternative[index]):0{digits}x}"
         return text
 
+    def fixed(self) -> BoolArray:
+        """Lanes whose bits PTX fixes exactly: defined, no NaN of open payload, no ``.approx``
+        interval, no second acceptable answer (``bits`` is then the one right answer)."""
+        fixed = np.asarray(self.defined, dtype=np.bool_).copy()
+        fixed &= np.asarray(self.any_nan) == 0
+        if self.interval is not None and self.bounded is not None:
+            bounded = np.asarray(self.bounded, dtype=np.bool_)
+            fixed &= ~(bounded.any(axis=-1) if bounded.ndim > fixed.ndim else bounded)
+        if self.alternative is not None:
+            fixed &= np.asarray(self.alternative) == np.asarray(self.bits)
+        return fixed
+
     def broadcast(self, shape: tuple[int, ...]) -> Output:
         """The same expectation repeated over ``shape`` (e.g. one input, many candidate results)."""
         def grow(a: npt.NDArray[G]) -> npt.NDArray[G]:

@@ -7,6 +7,10 @@ an instruction whose lowering is pure (``ptx2gcn.translate.lowering.PURE``) comp
 (memory, calls, collectives, control flow) runs in its own block reached by ``cbr`` only when the
 guard holds. Labels start blocks; a block is sealed for SSA construction once it is reached and
 every branch into it has been built.
+The ``CompileOptions`` value decides what is translated: with ``options.kernels`` only those
+kernels get a body (every other kernel stays a declaration, every ``.func`` is built, since any
+kept code may call it), so an instruction ptx2gcn cannot translate in a kernel nobody asked for
+does not stop the compile (``ptx2gcn compile --kernel NAME``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Block, Function, Global, InitItem, Module, SymbolRef
 from ptx2gcn.ir.opcodes import UNSUPPORTED
 from ptx2gcn.ir.types import OPAQUE_TYPES, PRED, PTX_TYPES, AddrSpace
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.translate.control import emit_return, lower_bra
 from ptx2gcn.translate.emitter import FnCtx, RegScope, Symbols, const_eval, float_bits, int_bits, type_kind
 from ptx2gcn.translate.lowering import LOWERINGS, PURE
@@ -40,8 +45,11 @@ def _instruction_kind(modifiers: tuple[str, ...]) -> str | None:
     return type_kind(types[0]) if len(types) == 1 else None
 
 
-def build_module(tree: ast.Module) -> Module:
-    """Translate a parsed PTX module into verified-shape SSA IR."""
+def build_module(tree: ast.Module, options: CompileOptions | None = None) -> Module:
+    """Translate a parsed PTX module into verified-shape SSA IR, for ``options`` (default: the
+    defaults): the bodies of the kernels in ``options.kernels`` (all when None) and of every
+    ``.func``."""
+    wanted = None if options is None or options.kernels is None else frozenset(options.kernels)
     version = tree.version
     target = tree.target
     module = Module(source=tree.span.file,
@@ -57,7 +65,8 @@ def build_module(tree: ast.Module) -> Module:
             _declare_function(symbols, item)
     with paused_gc():
         for item in tree.items:
-            if isinstance(item, ast.Function) and item.body is not None:
+            if isinstance(item, ast.Function) and item.body is not None and (
+                    wanted is None or not item.is_kernel or item.name in wanted):
                 fn = symbols.functions[item.name]
                 _FunctionBuilder(symbols, fn, item).build()
     return module

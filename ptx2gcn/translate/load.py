@@ -14,6 +14,7 @@ from ptx2gcn.frontend import parse_ptx
 from ptx2gcn.frontend.check import check_module
 from ptx2gcn.ir.core import Module
 from ptx2gcn.ir.verify import verify
+from ptx2gcn.options import CompileOptions
 from ptx2gcn.translate.builder import build_module
 
 
@@ -29,13 +30,13 @@ def read_text(path: str) -> str:
         raise Ptx2GcnError.at(Span.unknown(path), f"{path} is not UTF-8 text (byte {error.start})") from None
 
 
-def module_from_ptx(text: str, filename: str = "<input>") -> Module:
-    """Parse, check (``ptx2gcn.frontend.check``), build and verify."""
+def module_from_ptx(text: str, filename: str = "<input>", options: CompileOptions | None = None) -> Module:
+    """Parse, check (``ptx2gcn.frontend.check``), build for ``options`` and verify."""
     tree = parse_ptx(text, filename)
     problems = [d for d in check_module(tree) if d.severity is Severity.ERROR]
     if problems:
         raise Ptx2GcnError(problems)
-    module = build_module(tree)
+    module = build_module(tree, options)
     verify(module)
     return module
 
@@ -50,9 +51,9 @@ def module_from_ir(text: str, filename: str = "<input>") -> Module:
     return module
 
 
-def load_module(path: str) -> Module:
-    """``.ir`` files are IR text; anything else is PTX."""
+def load_module(path: str, options: CompileOptions | None = None) -> Module:
+    """``.ir`` files are IR text; anything else is PTX, built for ``options``."""
     text = read_text(path)
     if os.path.splitext(path)[1] == ".ir":
         return module_from_ir(text, path)
-    return module_from_ptx(text, path)
+    return module_from_ptx(text, path, options)

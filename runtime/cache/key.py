@@ -30,10 +30,11 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -101,24 +102,51 @@ def _package_dirs(name: str) -> list[Path]:
     return [Path(p) for p in locations or ()]
 
 
+def _is_within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _source_files(root: Path, excluded: set[str]) -> Iterator[tuple[str, Path]]:
+    """(path relative to ``root`` in POSIX form, path) of every compiler source file below ``root``:
+    suffix ``.py``/``.lark``, a file (or a link to one), not in a ``__pycache__`` folder, not resolving
+    into ``excluded`` (resolved folders). Folders are walked without following links to folders
+    (as ``Path.rglob`` does); only folders and linked files are resolved, not every file."""
+    if "__pycache__" in root.parts:
+        return
+    work = [("", str(root), os.path.realpath(root))]
+    while work:
+        relative, folder, real = work.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = f"{relative}{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    work.append((f"{name}/", entry.path, os.path.realpath(entry.path)))
+                continue
+            if os.path.splitext(entry.name)[1] not in _SOURCE_SUFFIXES or not entry.is_file():
+                continue
+            resolved = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, entry.name)
+            if not any(_is_within(resolved, d) for d in excluded):
+                yield name, Path(entry.path)
+
+
 def compiler_sources() -> list[tuple[str, Path]]:
     """(name, path) of every compiler source file, sorted by name; the name is the file's path
     below its package, prefixed with the package (``ptx2gcn.passes/dce.py``)."""
-    not_compiler = {d.resolve() for name in _NOT_COMPILER for d in _package_dirs(name)}
-    owner = {d.resolve(): name for name in _COMPILER_PACKAGES for d in _package_dirs(name)}
+    not_compiler = {os.path.realpath(d) for name in _NOT_COMPILER for d in _package_dirs(name)}
+    owner = {os.path.realpath(d): name for name in _COMPILER_PACKAGES for d in _package_dirs(name)}
     found: dict[str, Path] = {}
     for package in _COMPILER_PACKAGES:
         # A wheel install has ptx2gcn/runtime/, ptx2gcn/passes/ and ptx2gcn/grammar/ inside ptx2gcn/:
         # the first is not the compiler, the others are named by their own package, as in a checkout.
         for root in _package_dirs(package):
-            nested = {d for d, name in owner.items() if name != package and d.is_relative_to(root.resolve())}
-            excluded = not_compiler | nested
-            for path in root.rglob("*"):
-                if path.suffix not in _SOURCE_SUFFIXES or "__pycache__" in path.parts or not path.is_file():
-                    continue
-                if any(path.resolve().is_relative_to(d) for d in excluded):
-                    continue
-                found.setdefault(f"{package}/{path.relative_to(root).as_posix()}", path)
+            real_root = os.path.realpath(root)
+            nested = {d for d, name in owner.items() if name != package and _is_within(d, real_root)}
+            for relative, path in _source_files(root, not_compiler | nested):
+                found.setdefault(f"{package}/{relative}", path)
     return sorted(found.items())
 
 

@@ -49,9 +49,12 @@ class FileTest:
     runs: list[tuple[int, str]]
     """(line, shell command with %s substituted)."""
     launches: list[Launch]
+    reference_gap: str = ""
+    """``// REFERENCE-UNSUPPORTED: <why>``: the reference interpreter does not model an instruction the
+    file launches; its reference items must fail with that located ``unsupported`` (strict xfail)."""
 
 
-_DIRECTIVE = re.compile(r"^\s*//\s*(RUN|LAUNCH|ARG|EXPECT):\s*(.*?)\s*$")
+_DIRECTIVE = re.compile(r"^\s*//\s*(RUN|LAUNCH|ARG|EXPECT|REFERENCE-UNSUPPORTED):\s*(.*?)\s*$")
 
 
 def parse(path: Path) -> FileTest:
@@ -74,6 +77,11 @@ def _directive(test: FileTest, kind: str, body: str, line: int) -> None:
         return
     if kind == "LAUNCH":
         test.launches.append(_launch(body, line))
+        return
+    if kind == "REFERENCE-UNSUPPORTED":
+        if not body:
+            raise ValueError("say which instruction the reference interpreter does not model")
+        test.reference_gap = body
         return
     if not test.launches:
         raise ValueError("before any LAUNCH")

@@ -48,3 +48,38 @@ def test_run_lines_substitute_the_path(tmp_path: Path) -> None:
     path = tmp_path / "t.ir"
     path.write_text("// RUN: ptx2gcn opt %s --print | filecheck %s\n")
     assert parse(path).runs == [(1, f"ptx2gcn opt {path} --print | filecheck {path}")]
+
+
+KERNEL = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd1, %rd1, %rd2;
+	shfl.sync.idx.b32 %r2, %r1, 0, 0x1f, 0xfffffffe;
+	st.global.u32 [%rd1], %r{reg};
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize(("reg", "expect", "problem"), [
+    (1, 'expr(32, "i")', None),
+    (1, 'expr(32, "i + (1 if i == 7 else 0)")', "out: 1 of 32 elements differ: [7] got 0x7 expected 0x8"),
+    (2, "zeros(32)", "out: PTX fixes none of its elements, so the reference checks nothing"),
+])
+def test_the_reference_executor_can_fail(tmp_path: Path, reg: int, expect: str, problem: str | None) -> None:
+    """A wrong expectation is reported, and so is one the reference cannot check at all (a shuffle
+    from a lane outside membermask: PTX leaves every result undefined)."""
+    from tests.filetests.test_filetests import reference_mismatches
+
+    path = tmp_path / "k.ptx"
+    path.write_text(f"// LAUNCH: k grid=1 block=32\n// ARG: out = u32[] zeros(32)\n// EXPECT: out = {expect}\n"
+                    + KERNEL.replace("{reg}", str(reg)))
+    test = parse(path)
+    assert reference_mismatches(test, test.launches[0]) == ([] if problem is None else [problem])

@@ -88,6 +88,35 @@ def test_skeleton_keeps_lines_and_columns_outside_bodies() -> None:
     assert [empty.splitlines()[i] for i in outside] == [text.splitlines()[i] for i in outside]
 
 
+def test_body_scan_ignores_statements_strings_and_comments_inside_bodies() -> None:
+    """Inside a body only braces count: a ``.entry``, ``=`` or ``;`` there starts nothing, and braces
+    in strings and comments (inside and outside bodies) are not braces."""
+    inner = '{ .reg .b32 %x; }\n\t// .entry fake() {\n\t/* = { */ mov.u32 %r1, 1;\n\t.pragma "{";\n\tret;'
+    text = HEADER + _kernel("a", inner) + '// }\n.global .u32 g[2] = {1, 2};\n' + _kernel("b")
+    bodies = function_bodies(text)
+    assert [text[s:e].count("\n") for s, e in bodies] == [4 + inner.count("\n"), 4]  # the kernels' own lines
+    assert all(text[e] == "}" for _s, e in bodies)
+    assert "mov.u32" in text[bodies[0][0]:bodies[0][1]] and ".global" not in text[bodies[0][0]:bodies[0][1]]
+    assert text[bodies[1][0]:bodies[1][1]].strip().endswith("ret;")
+
+
+def test_the_split_runs_with_the_cyclic_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from ptx2gcn.frontend import units
+
+    seen: list[bool] = []
+
+    def parse(text: str, filename: str = "<input>") -> object:
+        seen.append(gc.isenabled())
+        return parse_ptx(text, filename)
+
+    monkeypatch.setattr(units, "parse_ptx", parse)
+    assert gc.isenabled()
+    assert _units(HEADER + _kernel("a")) == [(("a",), ())]
+    assert seen == [False] and gc.isenabled()  # paused for the split, on again after it
+
+
 def test_a_declaration_error_is_reported_by_the_split() -> None:
     with pytest.raises(Ptx2GcnError, match=r"m\.ptx:4:\d+: error"):
         split_units(HEADER + ".global .u32 g\n" + _kernel("a"), "m.ptx")

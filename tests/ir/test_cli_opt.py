@@ -119,3 +119,15 @@ def test_opt_output_replaces_the_file_whole(ptx_file: Path, tmp_path: Path) -> N
     text = out.read_text()
     assert text.startswith("module ") and "old contents" not in text
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
+
+
+def test_opt_kernel_translates_only_that_kernel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--kernel k``: another kernel using an instruction ptx2gcn cannot translate stays a declaration."""
+    path = tmp_path / "two.ptx"
+    path.write_text(PTX + "\n.visible .entry other(.param .u64 p)\n{\n    .reg .b64 %rd<2>;\n"
+                    "    ld.param.u64 %rd1, [p];\n    discard.global.L2 [%rd1], 128;\n    ret;\n}\n")
+    assert main(["opt", str(path), "--print"]) == 1
+    assert "unsupported: discard" in capsys.readouterr().err
+    assert main(["opt", str(path), "--print", "--kernel", "k"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel @k visible" in out and "kernel @other visible (kparam u64 %p size 8 align 8)\n" in out

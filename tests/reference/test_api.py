@@ -112,3 +112,15 @@ def test_disagreements_report_failing_lanes() -> None:
     assert bad == ["add.u32 lane (1,): got 0x5; expected d0.u32: 0x00000004"]
     carry = disagreements("add.cc.u32", [np.uint32(0xFFFFFFFF), 1], [np.uint32(0), False])
     assert carry == ["add.cc.u32 lane (): got 0x0, False; expected d0.u32: 0x00000000; d1.pred: True"]
+
+
+def test_fixed_lanes_are_those_with_one_right_answer() -> None:
+    """``Output.fixed``: exact integer results are fixed; an ``.approx`` interval, a NaN of open
+    payload (0 * inf in f32) and an undefined lane (div by zero) are not."""
+    import numpy as np
+
+    assert run("add.s32", np.array([1, 2], dtype=np.uint32), 3).outputs[0].fixed().tolist() == [True, True]
+    assert not run("rcp.approx.f32", np.float32(3.0)).outputs[0].fixed().any()
+    inf = np.array([np.inf], dtype=np.float32)
+    assert run("mul.rn.f32", np.float32(0.0), inf).outputs[0].fixed().tolist() == [False]
+    assert run("div.u32", np.uint32(1), np.uint32([0, 1])).outputs[0].fixed().tolist() == [False, True]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.unit.test_compile_speed_gc import PTX
 
-NOT_FOR_COMPILING = ("numpy", "hypothesis", "ptx2gcn.runtime.emulator", "ptx2gcn.reference",
+NOT_FOR_COMPILING = ("numpy", "hypothesis", "ptx2gcn.runtime.emulator", "ptx2gcn.reference", "ptx2gcn.interp",
                      "ptx2gcn.fuzz", "ptx2gcn.conformance", "ptx2gcn.cuda")
 """Module name prefixes that compiling a PTX file must not import."""
 

@@ -7,6 +7,9 @@
   ``compile``/``CodeObject``/``split_units``), plus the shared formats it reads: code objects and
   ELF (``ptx2gcn.link.elf``, ``ptx2gcn.link.codeobject``), diagnostics, the options value and the
   version.
+- ``ptx2gcn.interp`` (the reference executor) imports only the front end, the reference model and
+  diagnostics, and reaches nothing of the compiler or the runtime even indirectly: it is an oracle
+  for what they produce, so it must not share their code.
 
 docs/ARCHITECTURE.md states the same rules.
 """
@@ -95,3 +98,38 @@ def test_runtime_check_reports_a_compiler_internal() -> None:
         "ptx2gcn.runtime.driver.jit:9 imports ptx2gcn.compiler []",
         "ptx2gcn.runtime.driver.jit:10 imports ptx2gcn []",
     ]
+
+
+INTERP_MAY_IMPORT = ("ptx2gcn.interp", "ptx2gcn.frontend", "ptx2gcn.reference", "ptx2gcn.diagnostics")
+COMPILER_AND_RUNTIME = ("ptx2gcn.translate", "ptx2gcn.ir", "ptx2gcn.passes", "ptx2gcn.emit", "ptx2gcn.link",
+                        "ptx2gcn.runtime", "ptx2gcn.compiler", "ptx2gcn.pipeline", "ptx2gcn.options")
+
+
+def _interp_violations(graph: dict[str, list[Edge]]) -> list[str]:
+    direct = [f"{module}:{edge.line} imports {edge.target}"
+              for module, edges in graph.items() if _inside(module, "ptx2gcn.interp")
+              for edge in edges if not any(_inside(edge.target, p) for p in INTERP_MAY_IMPORT)]
+    reached: set[str] = set()
+    todo = [m for m in graph if _inside(m, "ptx2gcn.interp")]
+    while todo:
+        module = todo.pop()
+        for edge in graph.get(module, []):
+            if edge.target not in reached:
+                reached.add(edge.target)
+                todo.append(edge.target)
+    indirect = sorted(f"reaches {m}" for m in reached if any(_inside(m, p) for p in COMPILER_AND_RUNTIME))
+    return direct + indirect
+
+
+def test_interp_is_independent_of_the_compiler_and_runtime() -> None:
+    assert {"ptx2gcn.interp.machine", "ptx2gcn.interp.alu"} <= set(GRAPH)
+    assert _interp_violations(GRAPH) == []
+
+
+def test_interp_check_reports_a_compiler_module() -> None:
+    """The check above can fail: a direct import of the IR, and the translator reached through the
+    front end, are both reported."""
+    planted = {"ptx2gcn.interp.machine": [Edge("ptx2gcn.ir.core", 3, ()), Edge("ptx2gcn.frontend.x", 4, ())],
+               "ptx2gcn.frontend.x": [Edge("ptx2gcn.translate.builder", 5, ())]}
+    assert _interp_violations(planted) == ["ptx2gcn.interp.machine:3 imports ptx2gcn.ir.core",
+                                           "reaches ptx2gcn.ir.core", "reaches ptx2gcn.translate.builder"]
