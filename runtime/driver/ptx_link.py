@@ -20,7 +20,9 @@ Linking rules (those of the PTX ISA's linking directives, section 11.6):
 
 Invariant: the output is a PTX module whose statements are the units' statements, unchanged except
 for the ``.extern`` keyword of resolved function declarations and the dropped duplicates; one unit
-links to itself, unchanged. Other top-level directives (``.file``, ``.section``) are kept once each.
+links to itself, unchanged. Other top-level directives (``.file``, ``.section``) are kept once
+each; ``.file`` indices are renumbered across units (each unit counts from 1) and every ``.loc``
+follows its unit's file.
 """
 
 from __future__ import annotations
@@ -212,6 +214,29 @@ def _with_builtins(units: list[tuple[str, str]], statements: list[Statement]) ->
     return units
 
 
+_FILE = re.compile(r'^(\s*\.file\s+)(\d+)(\s+"(?:[^"\\]|\\.)*")', re.MULTILINE)
+_LOC = re.compile(r"(\.loc\s+)(\d+)\b")
+
+
+def _with_indices(text: str, mapping: dict[str, int]) -> str:
+    text = _FILE.sub(lambda m: f"{m.group(1)}{mapping[m.group(2)]}{m.group(3)}", text)
+    return _LOC.sub(lambda m: f"{m.group(1)}{mapping.get(m.group(2), m.group(2))}", text)
+
+
+def _renumber_files(units: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each unit numbers its ``.file`` directives from 1: give every distinct file of the link one
+    index and rewrite each unit's ``.file`` and ``.loc`` lines to it."""
+    index_of: dict[str, int] = {}
+    renumbered: list[tuple[str, str]] = []
+    for name, text in units:
+        mapping: dict[str, int] = {}
+        for found in _FILE.finditer(text):
+            file = found.group(3).strip()
+            mapping[found.group(2)] = index_of.setdefault(file, len(index_of) + 1)
+        renumbered.append((name, _with_indices(text, mapping) if mapping else text))
+    return renumbered
+
+
 def link_ptx(units: list[tuple[str, str]]) -> str:
     """One PTX module from ``units`` ((name, PTX text) each), linked as the module docstring says."""
     if not units:
@@ -220,6 +245,7 @@ def link_ptx(units: list[tuple[str, str]]) -> str:
     units = _with_builtins(units, statements)
     if len(units) == 1:
         return units[0][1]
+    units = _renumber_files(units)
     statements = [_classify(unit, s) for unit, text in units for s in _split(text)]
     definitions = _definitions(statements)
     others: list[str] = []

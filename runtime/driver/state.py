@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -176,6 +177,8 @@ class Driver:
         self.primary: dict[int, int] = {}
         """Device ordinal -> handle of its retained primary context."""
         self.lock = threading.RLock()
+        self.pid = os.getpid()
+        """The process that called ``cuInit`` (checked on every call: see ``_same_process``)."""
         self._next = _FIRST_HANDLE
         self._threads = threading.local()
 
@@ -183,18 +186,31 @@ class Driver:
     def initialise(self) -> None:
         with self.lock:
             if self.factory is not None:
+                self._same_process()
                 return
             try:
                 factory = self.config.factory or select_backend(self.config.backend)
                 factory.device_count()  # a backend without devices fails cuInit, as CUDA does
                 self.factory = factory
+                self.pid = os.getpid()
             except BackendUnavailable as error:
                 raise CudaError(CUresult.CUDA_ERROR_NO_DEVICE, plain(error)) from None
 
     def initialised(self) -> BackendFactory:
         if self.factory is None:
             raise CudaError(CUresult.CUDA_ERROR_NOT_INITIALIZED, "cuInit(0) has not been called")
+        self._same_process()
         return self.factory
+
+    def _same_process(self) -> None:
+        """CUDA does not survive ``fork``: in a child of a process that called ``cuInit``, every call
+        (``cuInit`` included) is ``CUDA_ERROR_NOT_INITIALIZED``, as with NVIDIA's driver."""
+        if self.pid != os.getpid():
+            raise CudaError(
+                CUresult.CUDA_ERROR_NOT_INITIALIZED,
+                f"the driver was initialised in process {self.pid}, which forked this one: CUDA does not "
+                "survive fork (start child processes with the 'spawn' method)",
+            )
 
     def new_handle(self) -> int:
         with self.lock:

@@ -190,3 +190,20 @@ def test_device_uuid_is_stable_and_per_device(driver: None) -> None:
     assert ok(cuda.cuDeviceGetUuid(cuda.CUdevice(0))) == first
     assert first.bytes[6] >> 4 == 5  # RFC 4122 version 5
     fails(cuda.cuDeviceGetUuid(7), R.CUDA_ERROR_INVALID_DEVICE)
+
+
+def test_a_forked_child_gets_not_initialized(context: object) -> None:
+    """CUDA does not survive fork: in the child every call, cuInit included, is NOT_INITIALIZED."""
+    import os
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the codes through the pipe, then leave without cleanup
+        codes = [int(cuda.cuInit(0)[0]), int(cuda.cuMemAlloc(16)[0]), int(cuda.cuDeviceGetCount()[0])]
+        os.write(write, bytes(codes))
+        os._exit(0)
+    os.close(write)
+    codes = list(os.read(read, 16))
+    os.waitpid(pid, 0)
+    assert codes == [R.CUDA_ERROR_NOT_INITIALIZED] * 3
+    assert ok(cuda.cuMemAlloc(16))  # the parent is unaffected

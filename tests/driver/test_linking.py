@@ -196,3 +196,19 @@ def test_device_malloc_and_free_come_from_the_device_heap(context: cuda.CUcontex
     assert len(set(pointers.tolist())) == 64 and (pointers % 16 == 0).all() and (pointers != 0).all()
     assert sorted(np.diff(np.sort(pointers)).tolist())[0] >= 32  # 24 bytes rounded up to 32: no overlap
     ok(cuda.cuLinkDestroy(state))
+
+
+def test_file_indices_are_renumbered_across_units(context: cuda.CUcontext) -> None:
+    """Both units number their ``.file`` from 1 (as NVVM and NVRTC write debug lines): the linked module
+    gives each file its own index and each ``.loc`` follows its unit's file; it compiles and runs."""
+    kernel = KERNEL_UNIT.replace(".address_size 64\n", '.address_size 64\n.file 1 "kernel.py"\n').replace(
+        "  mov.u32 %r1, %tid.x;", "  .loc 1 10 0\n  mov.u32 %r1, %tid.x;"
+    )
+    helper = HELPER_UNIT.replace(".address_size 64\n", '.address_size 64\n.file 1 "helper.cu"\n').replace(
+        "  add.s32 %x2, %x1, 7;", "  .loc 1 20 0\n  add.s32 %x2, %x1, 7;"
+    )
+    linked = link_ptx([("kernel", kernel), ("helper", helper)])
+    assert '.file 1 "kernel.py"' in linked and '.file 2 "helper.cu"' in linked
+    assert ".loc 1 10 0" in linked and ".loc 2 20 0" in linked
+    image = ctypes.create_string_buffer(linked.encode())
+    assert _launch_call_helper(ctypes.addressof(image), len(image)).tolist() == [i + 7 for i in range(64)]
