@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from ptx2gcn.runtime.driver import device as _device
 from ptx2gcn.runtime.driver import module as _module
 from ptx2gcn.runtime.driver.enums import CUresult
-from ptx2gcn.runtime.driver.errors import entry
+from ptx2gcn.runtime.driver.errors import CudaError, entry
 from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.libcuda.export_tables import DARK_SLOTS
 
@@ -105,38 +105,36 @@ def _context(ctx: int) -> int:
 
 
 def _storage_put(ctx: int, key: int, value: int, destructor: int) -> int:
-    def put() -> None:
+    def store() -> None:
         handle = _context(ctx)
         with _STORAGE_LOCK:
             _STORAGE[(handle, key)] = (value, destructor)
 
-    return int(entry(put, 0)()[0])
+    return int(entry(store, 0)()[0])
 
 
 def _storage_delete(ctx: int, key: int) -> int:
-    def delete() -> None:
+    def remove() -> None:
         handle = _context(ctx)
         with _STORAGE_LOCK:
             _STORAGE.pop((handle, key), None)
 
-    return int(entry(delete, 0)()[0])
+    return int(entry(remove, 0)()[0])
 
 
 def _storage_get(value: int, ctx: int, key: int) -> int:
     if value == 0:
         return int(CUresult.CUDA_ERROR_INVALID_VALUE)
 
-    def get() -> int:
+    def lookup() -> int:
         handle = _context(ctx)
         with _STORAGE_LOCK:
             found = _STORAGE.get((handle, key))
         if found is None:
-            from ptx2gcn.runtime.driver.errors import CudaError
-
             raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "no context-local value under this key")
         return found[0]
 
-    result = entry(get, 1)()
+    result = entry(lookup, 1)()
     if result[0] == CUresult.CUDA_SUCCESS:
         _store(value, ctypes.c_void_p, int(result[1]))
     return int(result[0])
