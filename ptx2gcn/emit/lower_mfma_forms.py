@@ -46,13 +46,21 @@ def plan_of(form: MmaForm, arch: str, mode: str = "mfma") -> Plan | None:
 
 _SUBNORMAL_MANTISSA = {"f16": 0x3FF, "bf16": 0x7F}
 """16-bit types: a magnitude m = bits & 0x7fff is subnormal iff 0 < m <= this (m - 1 < it, wrapping)."""
+_BIG_EXPONENT = 127 + 60
+"""bf16/tf32 (f32's exponent range): a finite A or B element with |x| >= 2^60 (biased exponent >= this)
+takes the exact path. The MFMA's f32 products of such elements can overflow to +-inf and meet one of
+the other sign (NaN) where the exact sum -- the model's, and the exact path's f64 sum -- is finite or
+one infinity; with every |x| < 2^60 no product reaches 2^120 and no K <= 16 sum 2^124, so nothing
+overflows that the exact result would not. Infinite and NaN inputs keep the MFMA path (they give the
+exact path's result)."""
 _SUBNORMAL = 0x90
 """``llvm.is.fpclass`` mask: negative and positive subnormals."""
 
 
 def operands_normal(cx: FnContext, form: MmaForm, problems: list[tuple[list[ir.Value], list[ir.Value], list[ir.Value]]]
                     ) -> ir.Value:
-    """i1: no A or B element of this lane is subnormal (always true for integer and f64 forms).
+    """i1: no A or B element of this lane is subnormal, nor (bf16, tf32) finite and at least 2^60
+    (``_BIG_EXPONENT``); always true for integer and f64 forms.
 
     CDNA3's f16/bf16/xf32 MFMAs align a group's products to the largest *nominal* product exponent,
     and a subnormal input counts with its format's smallest normal exponent (MMA-Sim's measured
@@ -74,6 +82,8 @@ def operands_normal(cx: FnContext, form: MmaForm, problems: list[tuple[list[ir.V
             tf32 = bld.and_(word, cx.i32(_TF32_MASK))  # what the MFMA multiplies (low bits are not data)
             found = bld.or_(found, cx.call("llvm.is.fpclass.f32", ir.IntType(1),
                                            [bld.bitcast(tf32, FLOAT), cx.i32(_SUBNORMAL)]))
+            big = bld.sub(bld.and_(tf32, cx.i32(0x7FFFFFFF)), cx.i32(_BIG_EXPONENT << 23))
+            found = bld.or_(found, bld.icmp_unsigned("<", big, cx.i32((255 - _BIG_EXPONENT) << 23)))
         return bld.not_(found)
     count = 2 * len(words)
     halves = ir.VectorType(ir.IntType(16), count)
@@ -83,7 +93,14 @@ def operands_normal(cx: FnContext, form: MmaForm, problems: list[tuple[list[ir.V
     ones = ir.Constant(halves, [ir.Constant(ir.IntType(16), 1)] * count)
     magnitude_less_one = bld.sub(bld.bitcast(vector, halves), ones)
     smallest = cx.call(f"llvm.vector.reduce.umin.v{count}i16", ir.IntType(16), [magnitude_less_one])
-    return bld.icmp_unsigned(">=", smallest, ir.Constant(ir.IntType(16), _SUBNORMAL_MANTISSA[form.atype]))
+    normal = bld.icmp_unsigned(">=", smallest, ir.Constant(ir.IntType(16), _SUBNORMAL_MANTISSA[form.atype]))
+    if form.atype != "bf16":
+        return normal
+    # bf16 has f32's exponent range: no finite element with |x| >= 2^60 either (see _BIG_EXPONENT)
+    low = ir.Constant(halves, [ir.Constant(ir.IntType(16), _BIG_EXPONENT << 7)] * count)
+    above = cx.call(f"llvm.vector.reduce.umin.v{count}i16", ir.IntType(16),
+                    [bld.sub(bld.bitcast(vector, halves), low)])
+    return bld.and_(normal, bld.icmp_unsigned(">=", above, ir.Constant(ir.IntType(16), (255 - _BIG_EXPONENT) << 7)))
 
 
 def _dwords(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
