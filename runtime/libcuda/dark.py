@@ -36,31 +36,20 @@ from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, entry
 from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.libcuda.export_tables import DARK_SLOTS
+from ptx2gcn.runtime.libcuda.marshal import _U64, _run
 
 Handler = Callable[..., int]
-_U64 = ctypes.c_uint64
 
 
 def _store(address: int, ctype: type, value: int) -> None:
     ctype.from_address(address).value = value
 
 
-def _call(function: Callable[..., object], out: int, *args: object) -> int:
-    """``function`` through the driver's ``entry`` (codes as CUDA gives them); its one result stored
-    as a u64 at ``out``."""
-    if out == 0:
-        return int(CUresult.CUDA_ERROR_INVALID_VALUE)
-    result = entry(function, 1)(*args)
-    if result[0] == CUresult.CUDA_SUCCESS:
-        _store(out, _U64, int(result[1]))
-    return int(result[0])
-
-
 # -- CUDART_INTERFACE -------------------------------------------------------------------------------
 def _module_from_wrapper(module: int, wrapper: int) -> int:
     if wrapper == 0:
         return int(CUresult.CUDA_ERROR_INVALID_VALUE)
-    return _call(_module.module_load_fat_binary, module, wrapper)
+    return _run(_module.module_load_fat_binary, [(module, _U64)], wrapper)
 
 
 def _module_from_wrapper_ext(module: int, wrapper: int, arg3: int, arg4: int, arg5: int) -> int:
@@ -71,7 +60,7 @@ def _module_from_wrapper_ext(module: int, wrapper: int, arg3: int, arg4: int, ar
 
 
 def _primary_context(pctx: int, dev: int) -> int:
-    return _call(_device.device_primary_ctx_retain, pctx, dev)
+    return _run(_device.device_primary_ctx_retain, [(pctx, _U64)], dev)
 
 
 # -- TOOLS_RUNTIME_CALLBACK_HOOKS -------------------------------------------------------------------
@@ -110,7 +99,7 @@ def _storage_put(ctx: int, key: int, value: int, destructor: int) -> int:
         with _STORAGE_LOCK:
             _STORAGE[(handle, key)] = (value, destructor)
 
-    return int(entry(store, 0)()[0])
+    return _run(store, [])
 
 
 def _storage_delete(ctx: int, key: int) -> int:
@@ -119,13 +108,10 @@ def _storage_delete(ctx: int, key: int) -> int:
         with _STORAGE_LOCK:
             _STORAGE.pop((handle, key), None)
 
-    return int(entry(remove, 0)()[0])
+    return _run(remove, [])
 
 
 def _storage_get(value: int, ctx: int, key: int) -> int:
-    if value == 0:
-        return int(CUresult.CUDA_ERROR_INVALID_VALUE)
-
     def lookup() -> int:
         handle = _context(ctx)
         with _STORAGE_LOCK:
@@ -134,10 +120,7 @@ def _storage_get(value: int, ctx: int, key: int) -> int:
             raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "no context-local value under this key")
         return found[0]
 
-    result = entry(lookup, 1)()
-    if result[0] == CUresult.CUDA_SUCCESS:
-        _store(value, ctypes.c_void_p, int(result[1]))
-    return int(result[0])
+    return _run(lookup, [(value, ctypes.c_void_p)])
 
 
 # -- CONTEXT_CHECKS ---------------------------------------------------------------------------------
