@@ -31,6 +31,7 @@ from ptx2gcn.emit.lower_memory import entry_alloca
 from ptx2gcn.emit.lowerings import lower_op
 from ptx2gcn.emit.return_slots import indirect_values, return_slots
 from ptx2gcn.emit.size_limits import check_block_sizes, check_loop_depth
+from ptx2gcn.emit.static_shared import check_static_shared
 from ptx2gcn.emit.target import TRIPLE
 from ptx2gcn.ir.cfg import reverse_postorder
 from ptx2gcn.ir.core import Function, Global, InitItem, Module, Op, Param
@@ -238,6 +239,7 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
     check_block_sizes(module)
     check_loop_depth(module)
     wanted = set(kernels) if kernels is not None else None
+    check_static_shared(module, wanted)
     mc = ModuleContext(ir.Module(name=module.source), arch, options.mma)
     mc.module.triple = TRIPLE
     patches = _Patches()

@@ -103,9 +103,14 @@ def ret(cta: Cta, warp: Warp, lanes: list[int]) -> None:
             var = callee.frame_variable(formal.name, 0)
             target = caller.program.frame_variable(actual.name, done.call_pc) \
                 if isinstance(actual, ast.Symbol | ast.Register) else None
+            if var is not None and target is None and isinstance(actual, ast.Register) and var.size in (1, 2, 4, 8):
+                # A register receiving a .param result (ptxas accepts it): the value the callee stored.
+                value = done.region.fetch(var.offset, var.size)
+                cta.write(warp, actual, f"b{8 * var.size}", [lane], [value])
+                continue
             if var is None or target is None:
                 raise UnsupportedError.feature(done.call.span if done.call else None, "call", "a .param result "
-                                               "must be a .param variable of the caller")
+                                               "must be a .param variable of the caller or a register")
             _copy(done.region, var.offset, caller.region, target.offset, min(var.size, target.size))
         local = cta.locals[warp.threads[lane]]
         del local.data[done.local_base:], local.defined[done.local_base:]

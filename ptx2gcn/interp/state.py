@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ptx2gcn.diagnostics import Ptx2GcnError, UnsupportedError
+from ptx2gcn.diagnostics import UnsupportedError
 from ptx2gcn.frontend import ast
 from ptx2gcn.interp.memory import FRAME_BASE, LOCAL_STRIDE, WINDOWS, GlobalMemory, Region
 from ptx2gcn.interp.program import Program, Variable, float_bits
@@ -164,7 +164,10 @@ class Cta:
             return [WARP] * len(lanes)
         found = self.address_of(self.stack(warp, lanes[0])[-1], op.name, warp.pc[lanes[0]])
         if found is None:
-            raise Ptx2GcnError.at(op.span, f"reference interpreter: unknown name {op.name}")
+            # The front end resolved every name, so this one is a function (or a texture): addresses
+            # of functions, and calls through them, are not modelled.
+            raise UnsupportedError.feature(op.span, "address of a function",
+                                           f"{op.name}: not modelled by the reference interpreter")
         mask = (1 << width(typ)) - 1 if typ != "pred" else 1
         return [found[1] & mask] * len(lanes)
 

@@ -15,7 +15,7 @@ from typing import Protocol
 from ptx2gcn.diagnostics import Span
 from ptx2gcn.frontend import ast
 from ptx2gcn.ir.core import Block, Function, Param, Value
-from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, VectorType, ptx_type
+from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, Type, VectorType, ptx_type
 from ptx2gcn.translate.alu import Lowering, operands
 from ptx2gcn.translate.cluster import lower_barrier_cluster
 from ptx2gcn.translate.emitter import FnCtx
@@ -170,15 +170,15 @@ def lower_call(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None
     if len(args) != len(callee.params):
         raise ctx.error(ins.span, f"{callee.name} takes {len(callee.params)} arguments, the call "
                         f"passes {len(args)}")
-    values: list[Value] = []
-    ret_ops = list(zip(callee.returns, rets))
-    for param, operand in [*[(p, o) for p, o in ret_ops if p.space == "param"], *zip(callee.params, args)]:
-        values.append(_argument(ctx, param.space, param.value_type, param.size, param.align, operand))
     del param_rets
+    ret_ops = list(zip(callee.returns, rets))
+    values, received = _param_returns(ctx, ret_ops)
+    values.extend(_argument(ctx, param, operand) for param, operand in zip(callee.params, args))
     reg_rets = [(p, o) for p, o in ret_ops if p.space != "param"]
     op = ctx.emit("call", values, [p.value_type for p, _ in reg_rets], callee=callee.name, uni=uni)
     for (_, operand), result in zip(reg_rets, op.results):
         ctx.dst(operand, result)
+    _receive(ctx, received)
 
 
 def _call_indirect(ctx: FnCtx, ins: ast.Instruction, uni: bool, rets: tuple[ast.Operand, ...],
@@ -196,12 +196,14 @@ def _call_indirect(ctx: FnCtx, ins: ast.Instruction, uni: bool, rets: tuple[ast.
     if len(params) != len(args) or len(returns) != len(rets):
         raise ctx.error(ins.span, f"the call does not match the signature of {proto_name}")
     values = [ctx.src(target, I64)]
-    pairs = [*[(p, o) for p, o in zip(returns, rets) if p.space == "param"], *zip(params, args)]
-    values.extend(_argument(ctx, p.space, p.value_type, p.size, p.align, o) for p, o in pairs)
+    slots, received = _param_returns(ctx, list(zip(returns, rets)))
+    values.extend(slots)
+    values.extend(_argument(ctx, p, o) for p, o in zip(params, args))
     reg_rets = [(p, o) for p, o in zip(returns, rets) if p.space != "param"]
     op = ctx.emit("call_indirect", values, [p.value_type for p, _ in reg_rets], proto=proto_name, uni=uni)
     for (_, operand), result in zip(reg_rets, op.results):
         ctx.dst(operand, result)
+    _receive(ctx, received)
 
 
 def _calltargets_signature(ctx: FnCtx, targets: ast.CallTargets) -> tuple[list[Param], list[Param]]:
@@ -223,23 +225,60 @@ def _calltargets_signature(ctx: FnCtx, targets: ast.CallTargets) -> tuple[list[P
     return list(first.params), list(first.returns)
 
 
-def _argument(ctx: FnCtx, space: str, type_: object, size: int, align: int, operand: ast.Operand) -> Value:
-    from ptx2gcn.ir.types import Type
-
-    assert isinstance(type_, Type)
-    if space == "reg":
-        return ctx.src(operand, type_)
+def _argument(ctx: FnCtx, param: Param, operand: ast.Operand) -> Value:
+    """The IR argument for ``param``: a value for a ``.reg`` parameter; for a ``.param`` one, the
+    address of parameter memory — the caller's ``.param`` variable, or (a register or immediate
+    operand, which ptxas accepts too) new parameter memory holding the operand's value."""
+    if param.space == "reg":
+        return ctx.src(operand, param.value_type)
     name = getattr(operand, "name", None)
     if isinstance(name, str) and ctx.lookup(name) is None:
-        ptr = ctx.symbol_ptr(operand.span, name)
-        if ptr.type != PtrType(AddrSpace.PARAM):
-            raise ctx.error(operand.span, f"{name} is not a .param variable")
-        return ptr
-    # A plain value passed to a .param parameter: give it parameter memory of its own.
-    ptr = ctx.entry_alloca(AddrSpace.PARAM, size, align)
-    value = ctx.src(operand, type_)
-    ctx.emit("st", (ptr, value), (), type=_ptx_name(type_))
+        return _param_variable(ctx, operand, name)
+    ptr = ctx.entry_alloca(AddrSpace.PARAM, param.size, param.align)
+    ctx.emit("st", (ptr, ctx.src(operand, _scalar(ctx, param, operand))), (), type=_ptx_name(param.type))
     return ptr
+
+
+def _param_variable(ctx: FnCtx, operand: ast.Operand, name: str) -> Value:
+    ptr = ctx.symbol_ptr(operand.span, name)
+    if ptr.type != PtrType(AddrSpace.PARAM):
+        raise ctx.error(operand.span, f"{name} is not a .param variable")
+    return ptr
+
+
+def _scalar(ctx: FnCtx, param: Param, operand: ast.Operand) -> Type:
+    """The type a register stands for when it is passed as (or receives) a ``.param`` parameter:
+    only a scalar parameter can be a register."""
+    if param.count != 0:
+        raise ctx.error(operand.span, f"parameter {param.name} is an array or vector: pass a .param "
+                        "variable, not a register")
+    return param.type
+
+
+def _param_returns(ctx: FnCtx, rets: list[tuple[Param, ast.Operand]]
+                   ) -> tuple[list[Value], list[tuple[Value, Param, ast.Operand]]]:
+    """The call's arguments for its ``.param`` results (their parameter memory, in order), and the
+    results that a register receives: (memory, parameter, register) to read after the call."""
+    slots: list[Value] = []
+    received: list[tuple[Value, Param, ast.Operand]] = []
+    for param, operand in rets:
+        if param.space != "param":
+            continue
+        name = getattr(operand, "name", None)
+        if isinstance(name, str) and ctx.lookup(name) is None:
+            slots.append(_param_variable(ctx, operand, name))
+            continue
+        _scalar(ctx, param, operand)
+        ptr = ctx.entry_alloca(AddrSpace.PARAM, param.size, param.align)
+        slots.append(ptr)
+        received.append((ptr, param, operand))
+    return slots, received
+
+
+def _receive(ctx: FnCtx, received: list[tuple[Value, Param, ast.Operand]]) -> None:
+    """Copy each register-received ``.param`` result out of its parameter memory."""
+    for ptr, param, operand in received:
+        ctx.dst(operand, ctx.value("ld", (ptr,), param.type, type=_ptx_name(param.type)))
 
 
 def _ptx_name(t: object) -> str:
