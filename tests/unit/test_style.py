@@ -1,4 +1,4 @@
-"""The style gate (shared/docs/conventions.md C16): ``ruff check`` over the whole tree is clean.
+"""The style gate (docs/ARCHITECTURE.md, "Other checks"): ``ruff check`` over the whole tree is clean.
 
 The rules live in ``ruff.toml`` (pycodestyle, pyflakes, import order, pyupgrade, bugbear, simplify,
 tidy imports with the three installed top-level names banned, mccabe complexity 10). Functions that
