@@ -4,7 +4,9 @@
 Kernel arguments are passed as one packed parameter buffer (``ptx2gcn.runtime.kernargs``) through
 ``hipModuleLaunchKernel``'s ``extra`` array: ``HIP_LAUNCH_PARAM_BUFFER_POINTER, &buffer,
 HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END`` (HIP's values 1, 2, 3; CUDA's end marker
-is 0).
+is 0). ``hipModuleLaunchCooperativeKernel`` takes no ``extra``: it gets ``kernelParams``, one pointer
+per explicit argument (``ptx2gcn.runtime.kernargs.ParameterPointers``). Host memory for the device
+goes through hipHostMalloc/hipHostRegister/hipHostGetDevicePointer/hipMallocManaged.
 
 Invariant: every HIP call's status is checked; a failure raises ``HipError`` naming the call and
 HIP's error name and text. A missing library or GPU is a ``HipError`` that says what was tried
