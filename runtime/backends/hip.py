@@ -2,15 +2,16 @@
 
 Code objects are loaded with ``hipModuleLoadData``; kernels' parameter layouts come from the code
 object's own metadata (``ptx2gcn.link.codeobject``), launches go through ``hipModuleLaunchKernel`` with
-the packed parameter buffer (cooperative ones through ``hipModuleLaunchCooperativeKernel``, one
-pointer per argument; HIP fills ``hidden_multigrid_sync_arg``: docs/launch-abi.md) and are waited for
+the packed parameter buffer (cooperative ones through ``hipModuleLaunchCooperativeKernel``, one pointer
+per argument; HIP fills ``hidden_multigrid_sync_arg``: docs/launch-abi.md) and are waited for
 (``hipDeviceSynchronize``), so the driver layer sees finished work as with the emulator. Page-locked,
 registered and managed memory are mapped at the host's own address (``protocol.HostMapping``:
 hipHostMalloc, hipHostRegister, hipMallocManaged, checked with hipHostGetDevicePointer).
-Device-to-device copies and fills go through host memory (correct, not fast). A kernel that traps (``s_trap 2``: PTX ``trap``, a failed ``assert``) is reported
-as a failed launch where the HIP runtime returns an error for it (ROCr's default queue-error handler
-may end the process instead); the driver layer then reads the assertion record through
-``hipModuleGetGlobal`` and reports CUDA_ERROR_ASSERT (``ptx2gcn.runtime.backends.messages``).
+Device-to-device copies and fills go through host memory (correct, not fast). A kernel that traps
+(``s_trap 2``: PTX ``trap``, a failed ``assert``) is reported as a failed launch where the HIP runtime
+returns an error for it (ROCr's default queue-error handler may end the process instead); the driver
+layer then reads the assertion record through ``hipModuleGetGlobal`` and reports CUDA_ERROR_ASSERT
+(``ptx2gcn.runtime.backends.messages``).
 
 Invariant: without libamdhip64 or without a GPU, ``device_count``/``open`` raise
 ``BackendUnavailable`` carrying HipError's explanation (what was tried); HIP call failures later are
