@@ -186,3 +186,20 @@ class ParameterBuffer:
             ctypes.addressof(self.size),
             end_marker,
         )
+
+
+class ParameterPointers:
+    """A packed parameter buffer in C memory and the ``kernelParams`` array that hands it over one
+    argument at a time: entry *i* points at slot *i*'s bytes inside the buffer (``void**``, as
+    ``cuLaunchCooperativeKernel`` and ``hipModuleLaunchCooperativeKernel`` take it: those calls have
+    no ``extra``). Keep the object alive until the launch call returns."""
+
+    def __init__(self, parameters: bytes, slots: Sequence[ParamSlot]) -> None:
+        self.buffer = ctypes.create_string_buffer(parameters, max(len(parameters), 1))
+        base = ctypes.addressof(self.buffer)
+        self.array = (ctypes.c_void_p * max(len(slots), 1))(*(base + slot.offset for slot in slots))
+
+    @property
+    def address(self) -> int:
+        """The ``void**`` to pass as ``kernelParams``."""
+        return ctypes.addressof(self.array)

@@ -3,8 +3,11 @@ and for recording golden outputs of case files.
 
 It loads the PTX itself (``cuModuleLoadData``: NVIDIA's own JIT), finds each ``.entry``'s parameter
 layout with ``cuFuncGetParamInfo`` and launches with the packed buffer through ``extra``
-(``CU_LAUNCH_PARAM_BUFFER_POINTER``), so the same parameter bytes reach both vendors' kernels. It
-works in the device's primary context and waits for every launch.
+(``CU_LAUNCH_PARAM_BUFFER_POINTER``), so the same parameter bytes reach both vendors' kernels; a
+cooperative launch goes through ``cuLaunchCooperativeKernel``, which takes no ``extra``, with one
+pointer per parameter into that buffer (``kernelParams``), and its co-residency limit is NVIDIA's
+``cuOccupancyMaxActiveBlocksPerMultiprocessor``. It works in the device's primary context and waits
+for every launch.
 
 Invariant: without cuda-python (``cuda.bindings``) or without an NVIDIA GPU, ``device_count``/``open``
 raise ``BackendUnavailable`` saying which; failed driver calls later raise ``BackendError`` naming the
@@ -29,7 +32,7 @@ from ptx2gcn.runtime.backends.protocol import (
     ModuleCode,
 )
 from ptx2gcn.runtime.driver.enums import CU_LAUNCH_PARAM_END
-from ptx2gcn.runtime.kernargs import ParameterBuffer, ParamSlot
+from ptx2gcn.runtime.kernargs import ParameterBuffer, ParameterPointers, ParamSlot
 
 _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$%][\w$]*)\s*\(")
 _KINDS = {
@@ -42,6 +45,7 @@ _KINDS = {
     "CUDA_ERROR_INVALID_IMAGE": "image",
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "image",
     "CUDA_ERROR_INVALID_VALUE": "config",
+    "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE": "cooperative",
 }
 
 
@@ -110,6 +114,9 @@ class CudaBackend(BackendBase[CudaModule]):
                 get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"),
                 get("CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"),
             ),
+            extra={
+                int(attribute.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH): get("CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH")
+            },
         )
 
     def _current(self) -> None:
@@ -202,11 +209,12 @@ class CudaBackend(BackendBase[CudaModule]):
         cooperative: bool = False,
     ) -> LaunchResult:
         if cooperative:
-            raise BackendError.of(
-                "cooperative launches are not supported on the cuda backend yet: "
-                "the cuda backend launches through cuLaunchKernel's extra buffer, "
-                "which cuLaunchCooperativeKernel does not take", "unsupported"
+            pointers = ParameterPointers(parameters, record.kernels[kernel].params)
+            self._call(
+                "cuLaunchCooperativeKernel", record.functions[kernel], *grid, *block, shared_bytes, 0,
+                pointers.address,
             )
+            return LaunchResult()
         packed = ParameterBuffer(parameters, CU_LAUNCH_PARAM_END)
         self._call(
             "cuLaunchKernel",
@@ -219,6 +227,11 @@ class CudaBackend(BackendBase[CudaModule]):
             ctypes.addressof(packed.extra),
         )
         return LaunchResult()
+
+    def max_active_blocks(self, module: object, kernel: str, block_size: int, shared_bytes: int) -> int:
+        """NVIDIA's occupancy answer (``protocol.Occupancy``)."""
+        function = self._module(module).functions[kernel]
+        return int(self._call("cuOccupancyMaxActiveBlocksPerMultiprocessor", function, block_size, shared_bytes))
 
     def synchronize(self) -> None:
         self._call("cuCtxSynchronize")

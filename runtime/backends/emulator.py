@@ -127,8 +127,9 @@ class EmulatorBackend(BackendBase[EmulatorModule]):
         self._guard(lambda: self.memory.free(address))
         self.allocated -= size
 
-    def map_host(self, address: int, size: int) -> None:
-        """Host memory of this process becomes device memory at the same address (one address space)."""
+    def map_host(self, address: int, size: int, flags: int = 0) -> None:
+        """Host memory of this process becomes device memory at the same address (one address space;
+        ``flags`` change nothing here)."""
         self._guard(lambda: self.memory.map_host(address, size))
 
     def unmap_host(self, address: int) -> None:

@@ -4,7 +4,9 @@
 Kernel arguments are passed as one packed parameter buffer (``ptx2gcn.runtime.kernargs``) through
 ``hipModuleLaunchKernel``'s ``extra`` array: ``HIP_LAUNCH_PARAM_BUFFER_POINTER, &buffer,
 HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END`` (HIP's values 1, 2, 3; CUDA's end marker
-is 0).
+is 0). ``hipModuleLaunchCooperativeKernel`` takes no ``extra``: it gets ``kernelParams``, one pointer
+per explicit argument (``ptx2gcn.runtime.kernargs.ParameterPointers``). Host memory for the device
+goes through hipHostMalloc/hipHostRegister/hipHostGetDevicePointer/hipMallocManaged.
 
 Invariant: every HIP call's status is checked; a failure raises ``HipError`` naming the call and
 HIP's error name and text. A missing library or GPU is a ``HipError`` that says what was tried
@@ -25,6 +27,14 @@ from ptx2gcn.runtime.kernargs import ParameterBuffer
 
 HIP_LAUNCH_PARAM_END = 0x03
 HIP_SUCCESS = 0
+HIP_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720
+HIP_HOST_MALLOC_MAPPED = 0x02
+"""``hipHostMallocMapped`` (also ``hipHostRegisterMapped``); the other flags of both calls have CUDA's
+values: portable 0x1, write-combined (alloc) / I/O memory (register) 0x4, read-only (register) 0x8."""
+HIP_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 4
+HIP_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 10
+HIP_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 63
+"""``hipDeviceAttribute_t`` values (hip_runtime_api.h: the enum counts up from EccEnabled = 0)."""
 HIP_ERROR_NO_DEVICE = 100
 HIP_ERROR_INVALID_DEVICE = 101
 HIP_ERROR_NOT_INITIALIZED = 3
@@ -59,16 +69,37 @@ _SIGNATURES: dict[str, list[type]] = {
     "hipMemcpyHtoD": [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t],
     "hipMemcpyDtoH": [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t],
     "hipDeviceSynchronize": [],
+    "hipDeviceGetAttribute": [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int],
+    "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor": [
+        ctypes.POINTER(ctypes.c_int), ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t,
+    ],
+    "hipHostMalloc": [_c_void_pp, ctypes.c_size_t, _c_uint],
+    "hipHostFree": [ctypes.c_void_p],
+    "hipHostRegister": [ctypes.c_void_p, ctypes.c_size_t, _c_uint],
+    "hipHostUnregister": [ctypes.c_void_p],
+    "hipHostGetDevicePointer": [_c_void_pp, ctypes.c_void_p, _c_uint],
+    "hipMallocManaged": [_c_void_pp, ctypes.c_size_t, _c_uint],
 }
+_OPTIONAL: dict[str, list[type]] = {
+    "hipModuleLaunchCooperativeKernel": [
+        ctypes.c_void_p, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, ctypes.c_void_p, _c_void_pp,
+    ],
+}
+"""Entry points newer than the rest, typed where the library has them (ROCm 5.2, Debian's
+libamdhip64-5, lacks hipModuleLaunchCooperativeKernel); ``HipLibrary.has`` says which."""
 _STRINGS = ("hipGetErrorString", "hipGetErrorName")
 
 
 class HipError(Ptx2GcnError):
-    """HIP is missing, finds no GPU, or a HIP call failed."""
+    """HIP is missing, finds no GPU, or a HIP call failed (``status``: the hipError_t, where one)."""
+
+    status: int | None = None
 
     @classmethod
-    def plain(cls, message: str) -> HipError:
-        return cls(Ptx2GcnError.at(None, message).diagnostics)
+    def plain(cls, message: str, status: int | None = None) -> HipError:
+        error = cls(Ptx2GcnError.at(None, message).diagnostics)
+        error.status = status
+        return error
 
 
 def library_candidates(explicit: str | None = None) -> list[str]:
@@ -103,7 +134,7 @@ class HipLibrary:
         missing = [name for name in (*_SIGNATURES, *_STRINGS) if not hasattr(handle, name)]
         if missing:
             raise HipError.plain(f"{self.path} is not a usable HIP runtime: it lacks {', '.join(missing)}")
-        for name, argtypes in _SIGNATURES.items():
+        for name, argtypes in {**_SIGNATURES, **{n: t for n, t in _OPTIONAL.items() if hasattr(handle, n)}}.items():
             function = getattr(handle, name)
             function.argtypes = argtypes
             function.restype = ctypes.c_int
@@ -111,6 +142,9 @@ class HipLibrary:
             function = getattr(handle, name)
             function.argtypes = [ctypes.c_int]
             function.restype = ctypes.c_char_p
+
+    def has(self, name: str) -> bool:
+        return hasattr(self._lib, name)
 
     def error_text(self, status: int) -> str:
         name = (self._lib.hipGetErrorName(status) or b"?").decode("utf-8", "replace")
@@ -120,7 +154,7 @@ class HipLibrary:
     def call(self, name: str, *args: object) -> None:
         status = int(getattr(self._lib, name)(*args))
         if status != HIP_SUCCESS:
-            raise HipError.plain(f"{name} failed: {self.error_text(status)}")
+            raise HipError.plain(f"{name} failed: {self.error_text(status)}", status)
 
     def raw(self, name: str, *args: object) -> int:
         return int(getattr(self._lib, name)(*args))
@@ -239,8 +273,76 @@ class HipDevice:
             ctypes.cast(packed.extra, _c_void_pp),
         )
 
+    def launch_cooperative(
+        self,
+        function: Function,
+        grid: Sequence[int],
+        block: Sequence[int],
+        kernel_params: int,
+        shared_bytes: int = 0,
+    ) -> None:
+        """``hipModuleLaunchCooperativeKernel`` on the null stream: every block resident at once, HIP
+        filling ``hidden_multigrid_sync_arg``. It takes ``kernelParams`` (``void**``, one pointer per
+        explicit argument), not ``extra``. A grid larger than fits raises naming
+        hipErrorCooperativeLaunchTooLarge."""
+        if not self.hip.has("hipModuleLaunchCooperativeKernel"):
+            raise HipError.plain(
+                f"{self.hip.path} lacks hipModuleLaunchCooperativeKernel: cooperative launches need a "
+                "newer HIP runtime (ROCm 6)"
+            )
+        gx, gy, gz = _dims(grid, "grid")
+        bx, by, bz = _dims(block, "block")
+        self.hip.call(
+            "hipModuleLaunchCooperativeKernel",
+            ctypes.c_void_p(function.handle), gx, gy, gz, bx, by, bz, shared_bytes, None,
+            ctypes.cast(ctypes.c_void_p(kernel_params), _c_void_pp),
+        )
+
+    def max_active_blocks(self, function: Function, block_size: int, shared_bytes: int) -> int:
+        """``hipModuleOccupancyMaxActiveBlocksPerMultiprocessor``: blocks of ``block_size`` work-items
+        with ``shared_bytes`` of dynamic LDS that fit on one CU at once."""
+        blocks = ctypes.c_int(0)
+        self.hip.call(
+            "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor",
+            ctypes.byref(blocks), ctypes.c_void_p(function.handle), block_size, shared_bytes,
+        )
+        return int(blocks.value)
+
+    def attribute(self, attribute: int) -> int:
+        value = ctypes.c_int(0)
+        self.hip.call("hipDeviceGetAttribute", ctypes.byref(value), attribute, self.ordinal)
+        return int(value.value)
+
     def synchronize(self) -> None:
         self.hip.call("hipDeviceSynchronize")
+
+    # -- host memory the device addresses ---------------------------------------------------------
+    def host_malloc(self, size: int, flags: int) -> int:
+        """``hipHostMalloc``: page-locked host memory (``flags``: hipHostMalloc* bits)."""
+        pointer = ctypes.c_void_p()
+        self.hip.call("hipHostMalloc", ctypes.byref(pointer), max(size, 1), flags)
+        return int(pointer.value or 0)
+
+    def host_free(self, address: int) -> None:
+        self.hip.call("hipHostFree", ctypes.c_void_p(address))
+
+    def host_register(self, address: int, size: int, flags: int) -> None:
+        self.hip.call("hipHostRegister", ctypes.c_void_p(address), size, flags)
+
+    def host_unregister(self, address: int) -> None:
+        self.hip.call("hipHostUnregister", ctypes.c_void_p(address))
+
+    def host_device_pointer(self, address: int) -> int:
+        """``hipHostGetDevicePointer``: where the device sees mapped host memory at ``address``."""
+        pointer = ctypes.c_void_p()
+        self.hip.call("hipHostGetDevicePointer", ctypes.byref(pointer), ctypes.c_void_p(address), 0)
+        return int(pointer.value or 0)
+
+    def malloc_managed(self, size: int, flags: int) -> int:
+        """``hipMallocManaged`` (``flags``: hipMemAttachGlobal 0x1 or hipMemAttachHost 0x2, CUDA's values)."""
+        pointer = ctypes.c_void_p()
+        self.hip.call("hipMallocManaged", ctypes.byref(pointer), max(size, 1), flags)
+        return int(pointer.value or 0)
 
 
 def _dims(values: Sequence[object], what: str) -> tuple[int, int, int]:

@@ -4,10 +4,10 @@ Values are the hardware's (AMD CDNA 3 white paper, MI300X data sheet; the number
 ``hipDeviceProp_t`` reports): an 8192-bit HBM3 interface (8 stacks x 1024 bits) at 1300 MHz, 4 MiB of
 L2 per accelerator complex die (what a kernel's work-group sees), L1 caches for global and local
 memory, a 64-bit address space shared with the host (unified addressing), concurrent kernels.
-Attributes for driver features a backend does not implement (virtual memory management; on HIP also
-cooperative launch, managed and mapped host memory) stay 0 on purpose: a client must not take a path
-the driver cannot serve. The emulator adds the one-address-space attributes
-(``emulator.ONE_ADDRESS_SPACE``: mapped, registered and managed memory) and cooperative launch.
+Attributes for driver features a backend does not implement (virtual memory management) stay 0 on
+purpose: a client must not take a path the driver cannot serve. The emulator adds the
+one-address-space attributes (``emulator.ONE_ADDRESS_SPACE``: mapped, registered and managed memory)
+and cooperative launch; the hip backend adds them as HIP reports them (``HipBackend._host_attributes``).
 
 Invariant: data only; the emulator and HIP backends report these for their MI300X.
 """

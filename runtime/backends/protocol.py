@@ -47,7 +47,8 @@ class BackendError(Ptx2GcnError):
     its record is read), ``assert`` (a device-side ``assert`` failed), ``address`` (illegal memory
     access), ``hang`` (step budget or timeout), ``instruction`` (illegal instruction), ``memory`` (out
     of memory), ``image`` (unloadable code), ``config`` (a launch the device refuses), ``unsupported``
-    (a launch this backend cannot make yet)."""
+    (a launch this backend cannot make yet), ``cooperative`` (a cooperative grid larger than fits on
+    the device at once)."""
 
     kind: str = "launch"
 
@@ -157,6 +158,29 @@ class Backend(Protocol):
     ) -> LaunchResult: ...
     def synchronize(self) -> None: ...
     def close(self) -> None: ...
+
+
+class HostMapping(Protocol):
+    """Optional part of a ``Backend``: host memory the device addresses at the host's own address
+    (``CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY``; the driver looks for these methods). ``map_host``
+    makes caller-owned host memory device-visible (``cuMemHostRegister``; ``flags`` are
+    CU_MEMHOSTREGISTER_* bits), ``unmap_host`` undoes it or releases what ``host_alloc`` gave.
+    ``host_alloc`` is optional on its own: a backend without it maps host memory the driver
+    allocated; with it the backend allocates page-locked (kind ``host``, cuMemHostAlloc flags) or
+    managed (kind ``managed``, CUmemAttach_flags) memory itself. The emulator shares the host's
+    address space; hip uses hipHostRegister, hipHostMalloc and hipMallocManaged."""
+
+    def map_host(self, address: int, size: int, flags: int = 0) -> None: ...
+    def unmap_host(self, address: int) -> None: ...
+
+
+class Occupancy(Protocol):
+    """Optional part of a ``Backend``: its own count of ``kernel``'s blocks that fit on one
+    multiprocessor (hip: ``hipModuleOccupancyMaxActiveBlocksPerMultiprocessor``); the driver uses it
+    for ``cuOccupancyMaxActiveBlocksPerMultiprocessor`` and a cooperative launch's co-residency limit,
+    and its own gfx942 model (``runtime/driver/occupancy.py``) where a backend has none."""
+
+    def max_active_blocks(self, module: LoadedModule, kernel: str, block_size: int, shared_bytes: int) -> int: ...
 
 
 class BackendFactory(Protocol):

@@ -94,6 +94,7 @@ _BACKEND_RESULTS: dict[str, CUresult] = {
     "image": CUresult.CUDA_ERROR_INVALID_IMAGE,
     "config": CUresult.CUDA_ERROR_INVALID_VALUE,
     "unsupported": CUresult.CUDA_ERROR_NOT_SUPPORTED,
+    "cooperative": CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
     "unavailable": CUresult.CUDA_ERROR_NO_DEVICE,
 }
 

@@ -51,8 +51,8 @@ from ptx2gcn.runtime.driver.enums import (
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.library import function_record
 from ptx2gcn.runtime.driver.memory import backend_call
-from ptx2gcn.runtime.driver.occupancy import blocks_per_cu
-from ptx2gcn.runtime.driver.state import driver
+from ptx2gcn.runtime.driver.occupancy import resident_blocks
+from ptx2gcn.runtime.driver.state import FunctionRecord, driver
 from ptx2gcn.runtime.driver.types import CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
@@ -392,10 +392,11 @@ def launch_cooperative_kernel(
             kernelParams, None, cooperative=True)
 
 
-def _check_coresident(info: KernelInfo, shape: LaunchShape, units: int) -> None:
+def _check_coresident(function: FunctionRecord, shape: LaunchShape, units: int) -> None:
+    info = function.info
     blocks = shape.grid[0] * shape.grid[1] * shape.grid[2]
     threads = shape.block[0] * shape.block[1] * shape.block[2]
-    per_unit = blocks_per_cu(info, threads, shape.shared_bytes)
+    per_unit = resident_blocks(function, threads, shape.shared_bytes)
     if blocks > per_unit * units:
         raise CudaError(
             CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
@@ -417,7 +418,7 @@ def _launch(f: object, dims: Sequence[object], hStream: object, kernelParams: ob
     info = function.info
     shape = _launch_shape(info, context.backend.properties, dims)
     if cooperative:
-        _check_coresident(info, shape, context.backend.properties.multiprocessors)
+        _check_coresident(function, shape, context.backend.properties.multiprocessors)
     parameters = parameter_buffer(info, kernelParams, extra)
     loaded = function.loaded
     try:

@@ -120,12 +120,13 @@ def host_memory(size: int) -> tuple[int, mmap.mmap]:
 
 
 def map_host(context: Context, address: int, block: MappedBlock) -> bool:
-    """Make host memory device memory at its own address, where the backend shares the host's
-    address space (the emulator); False where it cannot (then nothing is recorded)."""
+    """Make host memory device memory at its own address, where the backend can (``HostMapping``:
+    the emulator shares the host's address space, hip registers it); False where it cannot (then
+    nothing is recorded)."""
     mapper = getattr(context.backend, "map_host", None)
     if mapper is None:
         return False
-    backend_call(lambda: mapper(address, block.size))
+    backend_call(lambda: mapper(address, block.size, block.flags))
     context.mapped[address] = block
     return True
 
@@ -137,12 +138,18 @@ def unmap_host(context: Context, address: int) -> MappedBlock:
 
 
 def host_alloc(size_value: object, flags: int, kind: str = "host") -> int:
-    """Page-locked host memory; on a backend sharing the host's address space also device memory
-    at the same address (``CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY``)."""
+    """Page-locked host memory; where the backend maps host memory also device memory at the same
+    address (``CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY``); a backend with ``host_alloc`` allocates
+    it itself."""
     context = driver().require_current()
     size = _count(size_value, "bytesize")
     if size == 0:
         raise invalid("bytesize must be greater than 0")
+    allocate = getattr(context.backend, "host_alloc", None)
+    if allocate is not None:  # the backend allocates mapped host memory itself (hip: hipHostMalloc)
+        address = int(backend_call(lambda: allocate(size, kind, flags)))
+        context.mapped[address] = MappedBlock(size, kind, flags)
+        return address
     address, block = host_memory(size)
     if not map_host(context, address, MappedBlock(size, kind, flags, block)):
         context.host_blocks[address] = block  # type: ignore[assignment]

@@ -26,6 +26,8 @@ import ctypes
 from ptx2gcn.runtime.backends.protocol import KernelInfo
 from ptx2gcn.runtime.driver.args import integer, invalid
 from ptx2gcn.runtime.driver.library import function_record
+from ptx2gcn.runtime.driver.memory import backend_call
+from ptx2gcn.runtime.driver.state import FunctionRecord
 
 WAVE_SIZE = 64
 SIMDS_PER_CU = 4
@@ -55,6 +57,17 @@ def blocks_per_cu(info: KernelInfo, block_size: int, dynamic_shared: int) -> int
     return max(0, min(by_waves, by_lds, by_barriers))
 
 
+def resident_blocks(record: FunctionRecord, block_size: int, dynamic_shared: int) -> int:
+    """Blocks of ``record``'s kernel that fit on one CU: the backend's own answer where it has one
+    (``Occupancy``: hip asks ``hipModuleOccupancyMaxActiveBlocksPerMultiprocessor``), else the model
+    above."""
+    ask = getattr(record.module.context.backend, "max_active_blocks", None)
+    if ask is None or block_size <= 0 or block_size > record.info.max_threads_per_block:
+        return blocks_per_cu(record.info, block_size, dynamic_shared)
+    answer: int = backend_call(lambda: ask(record.loaded, record.info.name, block_size, dynamic_shared))
+    return answer
+
+
 def _info(func: object) -> tuple[KernelInfo, int]:
     """The kernel's metadata and the number of CUs of its context's device."""
     record = function_record(func)
@@ -67,9 +80,8 @@ def _flags(flags: object) -> None:
 
 
 def max_active_blocks(func: object, blockSize: object, dynamicSMemSize: object) -> int:
-    info, _units = _info(func)
     size = integer(blockSize, "blockSize", 32, signed=True)
-    return blocks_per_cu(info, size, integer(dynamicSMemSize, "dynamicSMemSize", 64))
+    return resident_blocks(function_record(func), size, integer(dynamicSMemSize, "dynamicSMemSize", 64))
 
 
 def max_active_blocks_with_flags(func: object, blockSize: object, dynamicSMemSize: object, flags: object) -> int:

@@ -5,9 +5,11 @@
 With unified addressing (``CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`` = 1) a mapped host block has one
 address for host and device. On the emulator the kernel really reads and writes the host's bytes at
 that address (``memory.map_host``): page-locked, registered and managed memory are all one address
-space with the host. A backend that cannot map host memory (HIP, until implemented) refuses
-registration and managed allocation with ``CUDA_ERROR_NOT_SUPPORTED``; its page-locked host memory
-stays host-only.
+space with the host. The hip backend maps them with hipHostMalloc(hipHostMallocMapped),
+hipHostRegister(hipHostRegisterMapped) and hipMallocManaged, and refuses (``CUDA_ERROR_NOT_SUPPORTED``)
+where hipHostGetDevicePointer would give another address (``protocol.HostMapping``). A backend
+without ``map_host`` (cuda) refuses registration and managed allocation with
+``CUDA_ERROR_NOT_SUPPORTED``; its page-locked host memory stays host-only.
 
 Invariant: a pointer attribute is answered for any address inside a block some context owns
 (allocations, module globals, mapped host blocks); ``cuPointerGetAttribute`` on any other address is

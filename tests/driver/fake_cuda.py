@@ -3,7 +3,8 @@ used by the cuda-backend tests of tests/driver and tests/run on machines without
 
 Invariant: the fake keeps host-side "device" blocks, records every loaded image and launch, and
 "runs" only ``vector_add`` (c = a + b over n floats) from the packed parameter buffer passed through
-``extra``, so a wrong parameter layout gives wrong sums; any access outside its blocks fails the test.
+``extra`` (or, for ``cuLaunchCooperativeKernel``, from the per-parameter pointers of ``kernelParams``),
+so a wrong parameter layout gives wrong sums; any access outside its blocks fails the test.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ class FakeDriver:
         return (OK,)
 
     def cuDeviceGetAttribute(self, attribute: CUdevice_attribute, device: CUdevice) -> tuple[Any, ...]:
-        values = {"MAX_BLOCK_DIM_Z": 64, "COMPUTE_CAPABILITY_MAJOR": 9, "MAX_SHARED_MEMORY_PER_BLOCK": 49152}
+        values = {
+            "MAX_BLOCK_DIM_Z": 64, "COMPUTE_CAPABILITY_MAJOR": 9, "MAX_SHARED_MEMORY_PER_BLOCK": 49152,
+            "MULTIPROCESSOR_COUNT": 132, "COOPERATIVE_LAUNCH": 1,
+        }
         return (OK, values.get(attribute.name.removeprefix("CU_DEVICE_ATTRIBUTE_"), 1024))
 
     def cuDeviceGetName(self, length: int, device: CUdevice) -> tuple[Any, ...]:
@@ -135,6 +139,24 @@ class FakeDriver:
         n = int.from_bytes(buffer[24:28], "little", signed=True)
         total = self._floats(a, n) + self._floats(b, n)
         self.cuMemcpyHtoD(CUdeviceptr(c), total.tobytes(), 4 * n)
+        return (OK,)
+
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        self, function: CUfunction, block_size: int, shared: int
+    ) -> tuple[Any, ...]:
+        return (OK, 2 if block_size <= 512 else 1)
+
+    def cuLaunchCooperativeKernel(self, function: CUfunction, *args: Any) -> tuple[Any, ...]:
+        """vector_add from ``kernelParams`` (one pointer per parameter), recorded as launches are."""
+        grid, block, shared, params = args[0:3], args[3:6], args[6], args[8]
+        assert isinstance(params, int)
+        pointers = (ctypes.c_void_p * len(VECTOR_ADD_PARAMS)).from_address(params)
+        values = [ctypes.string_at(p, size) for p, (_offset, size) in zip(pointers, VECTOR_ADD_PARAMS, strict=True)]
+        self.launches.append((grid, block, shared, b"".join(values), "cooperative"))
+        a, b, c = (int.from_bytes(v, "little") for v in values[:3])
+        n = int.from_bytes(values[3], "little", signed=True)
+        self.cuMemcpyHtoD(CUdeviceptr(c), (self._floats(a, n) + self._floats(b, n)).tobytes(), 4 * n)
         return (OK,)
 
 

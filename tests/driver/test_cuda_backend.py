@@ -1,6 +1,7 @@
 """The cuda backend's calls into cuda-python, against a fake ``cuda.bindings.driver`` (no NVIDIA GPU
 here): the PTX reaches cuModuleLoadData unchanged and NUL-terminated, parameter layouts come from
-cuFuncGetParamInfo, and launches pass the packed buffer through ``extra``. The fake "runs"
+cuFuncGetParamInfo, and launches pass the packed buffer through ``extra`` (cooperative ones one
+pointer per parameter through ``kernelParams``). The fake "runs"
 vector_add on the host from that buffer, so a wrong layout gives wrong sums."""
 
 from __future__ import annotations
@@ -59,6 +60,33 @@ def test_vector_add_on_the_cuda_backend(fake_cuda: FakeDriver) -> None:
         cuda.cuModuleLoadData(b"\x7fELF" + bytes(14) + (224).to_bytes(2, "little") + bytes(44)),
         CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU,
         "cuda backend",
+    )
+    ok(cuda.cuCtxDestroy(context))
+
+
+def test_cooperative_launch_on_the_cuda_backend(fake_cuda: FakeDriver) -> None:
+    """cuLaunchCooperativeKernel reaches cuda-python's with one pointer per parameter (the fake reads
+    the values through them); the co-residency limit is NVIDIA's occupancy (2) x 132 SMs."""
+    ok(cuda.cuInit(0))
+    context = ok(cuda.cuCtxCreate(0, 0))
+    assert ok(cuda.cuDeviceGetAttribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0)) == 1
+    function = ok(cuda.cuModuleGetFunction(ok(cuda.cuModuleLoad(str(KERNELS_PTX))), b"vector_add"))
+    a, b = np.arange(10, dtype=np.float32), np.full(10, 2.0, dtype=np.float32)
+    pointers = [ok(cuda.cuMemAlloc(40)) for _ in range(3)]
+    ok(cuda.cuMemcpyHtoD(pointers[0], a, 40))
+    ok(cuda.cuMemcpyHtoD(pointers[1], b, 40))
+    params = ((*pointers, 10), (None, None, None, ctypes.c_int))
+    ok(cuda.cuLaunchCooperativeKernel(function, 264, 1, 1, 32, 1, 1, 16, 0, params))
+    out = np.zeros(10, dtype=np.float32)
+    ok(cuda.cuMemcpyDtoH(out, pointers[2], 40))
+    assert out.tolist() == (a + b).tolist()
+    grid, block, shared, values, how = fake_cuda.launches[-1]
+    assert (grid, block, shared, how) == ((264, 1, 1), (32, 1, 1), 16, "cooperative")
+    assert values == b"".join(int(p).to_bytes(8, "little") for p in pointers) + (10).to_bytes(4, "little")
+    fails(
+        cuda.cuLaunchCooperativeKernel(function, 265, 1, 1, 32, 1, 1, 0, 0, params),
+        CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+        "fits 2 such blocks per compute unit, 264 on the device's 132",
     )
     ok(cuda.cuCtxDestroy(context))
 

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.backends.hip import HipFactory
+from ptx2gcn.runtime.backends.hip import HipFactory, HipModule
 from ptx2gcn.runtime.backends.hip_ctypes import HipDevice, HipError, library_candidates
+from ptx2gcn.runtime.backends.protocol import BackendError, KernelInfo
 from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
 from ptx2gcn.runtime.cases.case import load_case
 from ptx2gcn.runtime.cases.run import run_case
+from ptx2gcn.runtime.kernargs import ParamSlot
 from tests.runtime.toolchain import DATA
 
 FAKE_ELF = b"\x7fELF" + bytes(14) + (224).to_bytes(2, "little") + bytes(44)  # e_machine = EM_AMDGPU
@@ -102,6 +104,30 @@ def test_memory_and_module_calls(fake_hip: str) -> None:
     device.unload_module(module)
     with pytest.raises(HipError, match=r"grid must be 1 to 3 positive 32-bit integers"):
         device.launch(device.get_function(device.load_module(FAKE_ELF), "add_scalar"), [0], [1], bytes(16))
+
+
+def test_cooperative_launch_errors(fake_hip: str) -> None:
+    """HIP's own refusal of a cooperative grid too large to be resident is kind ``cooperative``
+    (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE); a HIP runtime without hipModuleLaunchCooperativeKernel
+    (ROCm 5.2) says so, kind ``unsupported``."""
+    backend = HipFactory(fake_hip).open(0)
+    module = backend.device.load_module(FAKE_ELF)
+    function = backend.device.get_function(module, "add_scalar")
+    slots = (ParamSlot(0, 8, 8), ParamSlot(8, 4, 4), ParamSlot(12, 4, 4))
+    info = KernelInfo("add_scalar", slots, 16, 1024, 0, 0, 8)
+    record = HipModule(module, {"add_scalar": info}, {"add_scalar": function})
+    data = (ctypes.c_uint32 * 4)(1, 2, 3, 4)
+    parameters = ctypes.addressof(data).to_bytes(8, "little") + (4).to_bytes(4, "little") + (5).to_bytes(4, "little")
+    backend.launch(record, "add_scalar", (8, 1, 1), (256, 1, 1), 0, parameters, cooperative=True)
+    assert list(data) == [6, 7, 8, 9]  # the values reached the fake through the kernelParams pointers
+    with pytest.raises(BackendError, match=r"hipErrorCooperativeLaunchTooLarge \(720\)") as info_too_large:
+        backend.launch(record, "add_scalar", (9, 1, 1), (256, 1, 1), 0, parameters, cooperative=True)
+    assert info_too_large.value.kind == "cooperative"
+    assert backend.max_active_blocks(record, "add_scalar", 512, 0) == 1
+    backend.device.hip.has = lambda name: name != "hipModuleLaunchCooperativeKernel"  # type: ignore[method-assign]
+    with pytest.raises(BackendError, match="lacks hipModuleLaunchCooperativeKernel") as info_missing:
+        backend.launch(record, "add_scalar", (1, 1, 1), (64, 1, 1), 0, parameters, cooperative=True)
+    assert info_missing.value.kind == "unsupported"
 
 
 def _add_scalar_case(folder: Path, args: str) -> Path:
