@@ -278,8 +278,8 @@ def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     if op_name is None:
         raise ctx.error(ins.span, "mbarrier needs an operation (.init, .arrive, .try_wait, ...)")
     if op_name == "pending_count":
-        raise UnsupportedError.feature(ins.span, "mbarrier.pending_count", "not lowered yet (the state token "
-                                       "an arrive returns holds only the phase number)")
+        _mbarrier_pending_count(ctx, ins, space, t_name, bool(sem or scope or expect_tx or any(flags.values())))
+        return
     if space not in ("shared", "generic", "shared_cluster"):
         raise ctx.error(ins.span, "mbarrier objects live in shared memory")
     ops = list(ins.operands)
@@ -290,12 +290,31 @@ def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     ptr = ctx.address(ops[0], space)
     extra = [ctx.src(o, I64 if op_name in ("test_wait", "try_wait") and not flags["parity"] else I32)
              for o in ops[1:]]
-    results = [] if dest is None else [PRED if op_name in ("test_wait", "try_wait") else
-                                       I32 if op_name == "pending_count" else I64]
+    results = [] if dest is None else [PRED if op_name in ("test_wait", "try_wait") else I64]
     op = ctx.emit("mbarrier", (ptr, *extra), results, op=op_name, type=t_name, expect_tx=expect_tx,
                   sem=sem, scope=scope, **flags)
     if dest is not None:
         ctx.dst(dest, op.results[0])
+
+
+def _mbarrier_pending_count(ctx: FnCtx, ins: ast.Instruction, space: str, t_name: str | None,
+                            qualified: bool) -> None:
+    """mbarrier.pending_count.b64 count, state (PTX ISA 9.7.13.15.17; sm_80, PTX 7.0): the pending
+    arrival count the barrier had just before the arrive-on that returned ``state`` (PTX defines it
+    for a state from ``arrive.noComplete`` / ``arrive_drop.noComplete``). It reads only the token, no
+    barrier: no state space, no ordering; the spellings ptxas 13 refuses are located errors here."""
+    require_target(ctx, ins, "mbarrier.pending_count", 80, (7, 0))
+    if space != "generic":
+        raise ctx.error(ins.span, "mbarrier.pending_count takes no state space (it reads a state token)")
+    if qualified:
+        raise ctx.error(ins.span, "mbarrier.pending_count takes no .sem, .scope, .parity, .noComplete or "
+                                  ".expect_tx")
+    if t_name != "b64":
+        raise ctx.error(ins.span, "mbarrier.pending_count is .b64")
+    count, state = operands(ctx, ins, 2)
+    if not isinstance(state, ast.Register) or not isinstance(count, ast.Register):
+        raise ctx.error(ins.span, "mbarrier.pending_count takes a .b32 destination and a .b64 state register")
+    ctx.dst(count, ctx.value("mbarrier_pending_count", (ctx.src(state, I64),), I32))
 
 
 def _check_mbarrier_form(ctx: FnCtx, ins: ast.Instruction, op_name: str, expect_tx: bool, no_complete: bool,
