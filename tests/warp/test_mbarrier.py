@@ -273,3 +273,53 @@ def test_pending_count_target_gate(head: str, message: str) -> None:
         compile(ptx)
     assert not isinstance(info.value, UnsupportedError) and message in str(info.value)
     assert ":9:1: error:" in str(info.value)  # the instruction's line
+
+
+# (spelling, .version, .target, ptxas 13.0 accepts it): verdicts of ptxas 13.0 recorded by hand (PTX ISA
+# 9.7.13.15; the gates of ptx2gcn/translate/mbarrier_rules.py).
+PTXAS_VERDICTS = [
+    ("mbarrier.init.shared::cta.b64 [%r1], %r2;", "7.1", "sm_80", False),
+    ("mbarrier.init.shared::cta.b64 [%r1], %r2;", "7.8", "sm_80", True),
+    ("mbarrier.init.shared.b64 %rd2, [%r1], %r2;", "8.0", "sm_90", False),
+    ("mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;", "7.8", "sm_80", False),
+    ("mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;", "7.8", "sm_90", True),
+    ("mbarrier.arrive_drop.shared.b64 %rd2, [%r1], %r2;", "7.8", "sm_80", False),
+    ("mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1];", "8.0", "sm_90", False),
+    ("mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1], %r2;", "7.0", "sm_80", True),
+    ("mbarrier.arrive.shared.b64 [%r1];", "8.0", "sm_90", False),
+    ("mbarrier.arrive.shared.b64 _, [%r1];", "7.0", "sm_80", False),
+    ("mbarrier.arrive.shared.b64 _, [%r1];", "7.1", "sm_80", True),
+    ("mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1];", "7.8", "sm_90", False),
+    ("mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1];", "8.0", "sm_90", True),
+    ("mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd2, [%r1];", "8.0", "sm_90", False),
+    ("mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd2, [%r1];", "8.6", "sm_90", True),
+    ("mbarrier.arrive.acquire.cta.shared::cta.b64 %rd2, [%r1];", "8.6", "sm_90", False),
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 16;", "8.0", "sm_90", True),
+    ("mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;", "7.0", "sm_80", False),
+    ("mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;", "7.1", "sm_80", True),
+    ("mbarrier.test_wait.shared.b64 %p1, [%r1], %rd2, %r2;", "8.6", "sm_90", False),
+    ("mbarrier.test_wait.release.cta.shared::cta.b64 %p1, [%r1], %rd2;", "8.6", "sm_90", False),
+    ("mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2;", "7.8", "sm_80", False),
+    ("mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2;", "7.8", "sm_90", True),
+    ("mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2, %r2;", "7.8", "sm_90", True),
+    ("mbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r2, 1000;", "8.0", "sm_90", True),
+    ("mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p1, [%r1], %r2;", "8.0", "sm_90", True),
+    ("mbarrier.pending_count.b64 %r3, %rd2;", "7.0", "sm_80", True),
+]
+
+
+@pytest.mark.parametrize(("line", "version", "target", "accepted"), PTXAS_VERDICTS)
+def test_forms_follow_ptxas(line: str, version: str, target: str, accepted: bool) -> None:
+    """What ptxas accepts translates; what it rejects is a located error at the line, not unsupported."""
+    from ptx2gcn.translate.load import module_from_ptx
+
+    ptx = (f".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n"
+           ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n.shared .align 8 .b64 bar;\n"
+           f"mov.u32 %r1, bar;\nmov.u32 %r2, 1;\nmov.u64 %rd2, 0;\n{line}\nret;\n}}\n")
+    if accepted:
+        module_from_ptx(ptx, "t.ptx")
+        return
+    with pytest.raises(Ptx2GcnError) as info:
+        module_from_ptx(ptx, "t.ptx")
+    assert not isinstance(info.value, UnsupportedError)
+    assert ":13:" in str(info.value), str(info.value)
