@@ -25,3 +25,17 @@ def test_exact_path(case_file: Path, tmp_path_factory: pytest.TempPathFactory, m
     monkeypatch.setenv("PTX2GCN_BACKEND", "emulator")
     status, printed = run_case(case_file, "--mma", "exact")
     assert status == 0, printed
+
+
+@pytest.mark.parametrize(("mode", "uses_mfma"), [("auto", True), ("exact", False)])
+def test_mma_option_reaches_the_compiler(mode: str, uses_mfma: bool, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ptx2gcn run --mma``: the 4-warp wmma GEMM runs MFMAs under auto and none under exact."""
+    from ptx2gcn.cli import main
+
+    monkeypatch.setenv("PTX2GCN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PTX2GCN_BACKEND", "emulator")
+    case = CASES / "tensor_gemm" / "wmma_gemm_f16_f32" / "case.toml"
+    assert main(["run", str(case), "--check", "--stats", "--mma", mode]) == 0
+    counts = [line for line in capsys.readouterr().out.splitlines() if line.startswith("mfma-instructions:")]
+    assert len(counts) == 1 and (int(counts[0].split()[1]) > 0) == uses_mfma, counts
