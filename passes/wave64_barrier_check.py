@@ -53,7 +53,9 @@ _UNIFORM_REGS = ("ctaid", "ntid", "nctaid", "nwarpid", "nsmid", "gridid", "WARP_
                  "dynamic_smem_size", "aggr_smem_size", "envreg", "pm")
 _UNIFORM_SPACES = frozenset({"kparam", "param", "const"})
 _RESULT_VARYING = frozenset({"ld", "atom", "call", "call_indirect", "shfl", "vote", "match", "redux",
-                             "bar_red", "activemask", "alloca"})
+                             "bar_red", "activemask", "alloca", "mbarrier_pending_count"})
+"""Ops whose result differs between threads whatever their operands (``mbarrier_pending_count``: each
+arrive-on saw another pending count, though the token's phase, all a wait reads, is the same)."""
 
 _ENDS = frozenset({"ret", "exit", "trap"})
 MESSAGE = ("barrier id {k}: reached under warp-dependent control flow; on gfx942 two CUDA warps share "

@@ -51,6 +51,7 @@ from generators import (
     scan_sort,
     stencil_constant,
     tensor_core,
+    tensor_gemm,
     transpose,
     triton,
     variants,
@@ -97,6 +98,7 @@ GENERATORS: list[Generator] = [
     atomics.atomics_exact_allocations,
     *tensor_core.GENERATORS,
     *async_copy.GENERATORS,
+    *tensor_gemm.GENERATORS,
 ]
 """Every generator, in the order its cases are written (see the invariant)."""
 

@@ -5,7 +5,8 @@ Options: ``--backend`` (emulator, hip, cuda; default ``PTX2GCN_BACKEND`` or the 
 mismatch), ``--save DIR`` (each buffer's final contents as ``DIR/<name>.npy``), ``--stats`` (the
 emulator's counts and time), ``--trace`` (the emulator's per-instruction trace on stderr),
 ``--emu-approx``/``--emu-approx-seed`` (the emulator's approximate-instruction policy,
-``ptx2gcn.commands.emu_approx``).
+``ptx2gcn.commands.emu_approx``), ``--mma`` (the tensor-core lowering the PTX is compiled with, as
+``ptx2gcn compile --mma``).
 
 Invariant: exit 0 when the launch ran (and, with ``--check``, every expected buffer matched); 1 for a
 bad case file, a compile error, a kernel fault, an unavailable backend or a failed check, always as
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ptx2gcn.commands import emu_approx
 from ptx2gcn.diagnostics import Ptx2GcnError
+from ptx2gcn.options import MMA_MODES, CompileOptions
 
 if TYPE_CHECKING:
     from ptx2gcn.runtime.cases.run import CaseRun
@@ -45,6 +47,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--stats", action="store_true", help="print launch statistics (emulator)")
     parser.add_argument("--trace", action="store_true", help="trace every wave instruction to stderr (emulator)")
     emu_approx.add_arguments(parser)
+    parser.add_argument("--mma", choices=MMA_MODES, default="auto",
+                        help="compile the case's PTX with this tensor-core mma lowering (as ptx2gcn compile "
+                             "--mma; default auto)")
     parser.set_defaults(handler=_run)
 
 
@@ -60,7 +65,8 @@ def _run(args: argparse.Namespace) -> int:
     case = load_case(args.case)
     if args.check and not case.expect:
         raise Ptx2GcnError.at(None, f"{args.case}: --check needs an [expect] table in the case file")
-    result = run_case(case, args.backend, trace=_trace if args.trace else None)
+    result = run_case(case, args.backend, trace=_trace if args.trace else None,
+                      options=CompileOptions(mma=args.mma))
     if args.save is not None:
         _save(result, args.save)
     if args.stats:

@@ -11,12 +11,15 @@ expect-tx of ``n`` (tx-count += n) or a complete-tx of ``n`` (tx-count -= n), an
 ``.noComplete``, completes the phase when the pending count and the tx-count are both zero (PTX
 9.7.13.15.2 "Phase completion"): the phase number goes up by one, the pending count is reloaded from
 the expected count and the tx-count restarts at zero. ``arrive.expect_tx n`` is expect-tx n, then an
-arrive-on of 1, in the same update. The state token an arrive returns is the phase number (mod 8) it
-arrived in; ``test_wait``/``try_wait`` (acquire) are true once the phase number differs from the
-token's (a token names the current or the immediately preceding phase, PTX says, so eight phase
-numbers never alias), ``.parity p`` once the current phase's parity differs from ``p``. ``try_wait``
-never blocks (PTX lets it return false when its time limit passes; callers loop). ``inval`` does
-nothing; ``pending_count`` is unsupported. ``.shared::cluster`` objects (arrive with a ``_`` state,
+arrive-on of 1, in the same update. The state token an arrive returns holds the phase number (mod 8)
+it arrived in (bits 0-2) and the pending count just before its arrive-on (bits 32-51);
+``test_wait``/``try_wait`` (acquire) are true once the phase number differs from the token's (a token
+names the current or the immediately preceding phase, PTX says, so eight phase numbers never alias),
+``.parity p`` once the current phase's parity differs from ``p``; ``mbarrier.pending_count`` returns
+the token's pending count (PTX ISA 9.7.13.15.17: "the pending count of the mbarrier object prior to
+the arrive-on operation from which the state register was obtained"). ``try_wait`` never blocks (PTX
+lets it return false when its time limit passes; callers loop). ``inval`` does nothing.
+``.shared::cluster`` objects (arrive with a ``_`` state,
 expect_tx, complete_tx) are reached through the generic pointer of ``cvta_cluster``: with one CTA per
 cluster that is the CTA's own shared memory. Mode P: ``wave64-barrier-check`` rejects waits reached
 under warp-dependent control flow (a warp spinning there would keep its partner warp from arriving).
@@ -37,6 +40,8 @@ _TX_SHIFT = 40
 _TX_MASK = (1 << 21) - 1
 _PHASE_SHIFT = 61
 _PHASE_MASK = 7
+_TOKEN_PENDING_SHIFT = 32
+"""Where an arrive's state token keeps the pending count before the arrive-on (the phase: bits 0-2)."""
 
 
 def _i64(value: int) -> ir.Constant:
@@ -90,7 +95,8 @@ def _arrive(cx: FnContext, op: Op, drop: bool) -> None:
         count, tx = (_operand64(cx, op, 1) if len(op.operands) > 1 else _i64(1)), None
     old = _update(cx, op, count, drop, tx)
     if op.results:
-        cx.define(op, bld.lshr(old, _i64(_PHASE_SHIFT)))
+        pending = bld.shl(bld.and_(old, _i64(_COUNT)), _i64(_TOKEN_PENDING_SHIFT))
+        cx.define(op, bld.or_(bld.lshr(old, _i64(_PHASE_SHIFT)), pending))
 
 
 def _tx(cx: FnContext, op: Op, sign: int) -> None:
@@ -107,16 +113,22 @@ def _wait(cx: FnContext, op: Op) -> None:
         parity = bld.and_(bld.zext(cx.coerce(cx.operand(op, 1), ir.IntType(32)), I64), _i64(1))
         done = bld.icmp_unsigned("!=", bld.and_(phase, _i64(1)), parity)
     else:
-        done = bld.icmp_unsigned("!=", phase, cx.coerce(cx.operand(op, 1), I64))
+        token_phase = bld.and_(cx.coerce(cx.operand(op, 1), I64), _i64(_PHASE_MASK))
+        done = bld.icmp_unsigned("!=", phase, token_phase)
     if op.results:
         cx.define(op, done if done.type == I1 else bld.trunc(done, I1))
 
 
+def lower_pending_count(cx: FnContext, op: Op) -> None:
+    """The pending count a state token carries (bits 32-51)."""
+    bld = cx.builder
+    token = cx.coerce(cx.operand(op, 0), I64)
+    count = bld.and_(bld.lshr(token, _i64(_TOKEN_PENDING_SHIFT)), _i64(_COUNT))
+    cx.define(op, bld.trunc(count, ir.IntType(32)))
+
+
 def lower_mbarrier(cx: FnContext, op: Op) -> None:
     kind = cx.attr(op, "op")
-    if kind == "pending_count":
-        raise cx.unsupported("mbarrier.pending_count", "pending_count is not lowered yet (the state token "
-                             "holds only the phase number)")
     if kind == "init":
         _init(cx, op)
     elif kind in ("arrive", "arrive_drop"):
@@ -129,4 +141,4 @@ def lower_mbarrier(cx: FnContext, op: Op) -> None:
         assert kind == "inval", kind
 
 
-LOWERINGS: dict[str, Lowering] = {"mbarrier": lower_mbarrier}
+LOWERINGS: dict[str, Lowering] = {"mbarrier": lower_mbarrier, "mbarrier_pending_count": lower_pending_count}

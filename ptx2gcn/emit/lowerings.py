@@ -39,7 +39,7 @@ DEFERRED: dict[str, tuple[str, ...]] = {
     "ptx2gcn.emit.lower_video": ("video",),
     "ptx2gcn.emit.lower_cluster": ("mapa", "getctarank", "cvta_cluster"),
     "ptx2gcn.emit.lower_pack": ("cvt_pack",),
-    "ptx2gcn.emit.lower_mbarrier": ("mbarrier",),
+    "ptx2gcn.emit.lower_mbarrier": ("mbarrier", "mbarrier_pending_count"),
     "ptx2gcn.emit.lower_matrix": ("mma", "mma_nan", "wmma_load", "wmma_store", "ldmatrix", "stmatrix", "movmatrix"),
 }
 """Lowering modules imported on first use → the op names their ``LOWERINGS`` define (importing the

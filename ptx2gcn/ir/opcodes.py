@@ -303,10 +303,12 @@ _op("sust", "i64 *", "", {"geom": _GEOM, "type": ALL_TYPES, "vec": INT, "clamp":
 
 # mbarrier objects (64-bit words in shared memory): one op, the PTX operation as an attribute.
 _op("mbarrier", "ptr *", "*", {"op": _words("init inval arrive arrive_drop expect_tx complete_tx test_wait "
-                                          "try_wait pending_count"),
+                                          "try_wait"),
                                "expect_tx": FLAG, "parity": FLAG, "noComplete": FLAG, "sem": SEMS,
                                "scope": SCOPES, "type": _words("b64")},
     "op type", "side_effects convergent", f"{_SYNC}-mbarrier")
+# mbarrier.pending_count reads an arrive's state token, not the barrier: a pure op on the i64 token.
+_op("mbarrier_pending_count", "i64", "i32", {}, "", "", f"{_SYNC}-mbarrier-pending-count")
 
 # Target ops: what the warp-mapping passes (passes/wave64_*.py) rewrite PTX's warp and CTA
 # collectives into. Each maps one-to-one to the LLVM intrinsic or instruction it is named after

@@ -17,6 +17,7 @@ from ptx2gcn.ir.types import I32, I64, PRED, AddrSpace, PtrType, Type, VectorTyp
 from ptx2gcn.translate.alu import Lowering, operands
 from ptx2gcn.translate.async_proxy import lower_cp_async_bulk, lower_fence_proxy
 from ptx2gcn.translate.emitter import FnCtx
+from ptx2gcn.translate.mbarrier_rules import MbarrierForm, check_mbarrier_form
 from ptx2gcn.translate.modifiers import Mods
 from ptx2gcn.translate.target_gates import check_vector_width, require_target
 
@@ -259,11 +260,6 @@ _MBARRIER_OPS = frozenset({"init", "inval", "arrive", "arrive_drop", "expect_tx"
                            "try_wait", "pending_count"})
 
 
-_TX_OPS = frozenset({"expect_tx", "complete_tx"})
-_CLUSTER_OPS = frozenset({"arrive", "arrive_drop", "expect_tx", "complete_tx"})
-"""Operations PTX allows on a ``.shared::cluster`` mbarrier (an arrive there returns no state)."""
-
-
 def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> None:
     """mbarrier.op[.modifiers].shared[::cta|::cluster].b64 [d,] [addr][, operand]: one mbarrier op."""
     # ``.expect_tx`` is an operation of its own and a modifier of arrive / arrive_drop.
@@ -272,51 +268,53 @@ def lower_mbarrier(ctx: FnCtx, ins: ast.Instruction, mods: Mods, fb: object) -> 
     flags = {"parity": mods.take("parity"), "noComplete": mods.take("noComplete")}
     sem = mods.one_of(frozenset({"release", "acquire", "relaxed"}))
     scope = mods.one_of(SCOPES)
+    cta_spelled = "shared::cta" in mods.left
     space = mods.space(cluster=True)
     t_name = mods.type()
     mods.done()
     if op_name is None:
         raise ctx.error(ins.span, "mbarrier needs an operation (.init, .arrive, .try_wait, ...)")
     if op_name == "pending_count":
-        raise UnsupportedError.feature(ins.span, "mbarrier.pending_count", "not lowered yet (the state token "
-                                       "an arrive returns holds only the phase number)")
+        _mbarrier_pending_count(ctx, ins, space, t_name, bool(sem or scope or expect_tx or any(flags.values())))
+        return
     if space not in ("shared", "generic", "shared_cluster"):
         raise ctx.error(ins.span, "mbarrier objects live in shared memory")
     ops = list(ins.operands)
     dest = ops.pop(0) if ops and not isinstance(ops[0], ast.Address) else None
     if not ops:
         raise ctx.error(ins.span, "mbarrier needs an address")
-    _check_mbarrier_form(ctx, ins, op_name, expect_tx, flags["noComplete"], space, dest, len(ops) - 1)
+    check_mbarrier_form(ctx, ins, MbarrierForm(op_name, expect_tx, flags["parity"], flags["noComplete"], sem, space,
+                                               cta_spelled, dest, len(ops) - 1))
     ptr = ctx.address(ops[0], space)
     extra = [ctx.src(o, I64 if op_name in ("test_wait", "try_wait") and not flags["parity"] else I32)
-             for o in ops[1:]]
-    results = [] if dest is None else [PRED if op_name in ("test_wait", "try_wait") else
-                                       I32 if op_name == "pending_count" else I64]
+             for o in ops[1:2]]
+    if len(ops) > 2:  # try_wait's suspendTimeHint: a hint only (try_wait never blocks here)
+        ctx.src(ops[2], I32)
+    results = [] if dest is None else [PRED if op_name in ("test_wait", "try_wait") else I64]
     op = ctx.emit("mbarrier", (ptr, *extra), results, op=op_name, type=t_name, expect_tx=expect_tx,
                   sem=sem, scope=scope, **flags)
     if dest is not None:
         ctx.dst(dest, op.results[0])
 
 
-def _check_mbarrier_form(ctx: FnCtx, ins: ast.Instruction, op_name: str, expect_tx: bool, no_complete: bool,
-                         space: str, dest: ast.Operand | None, n_extra: int) -> None:
-    """The transaction-count forms (PTX ISA 9.7.13.15.11 expect_tx, .12 complete_tx, .13 arrive):
-    sm_90, PTX 8.0; exactly one tx-count operand; no ``.noComplete`` with ``.expect_tx``; the
-    ``.shared::cluster`` forms."""
-    if op_name in _TX_OPS or expect_tx:
-        name = f"mbarrier.{op_name}{'.expect_tx' if expect_tx else ''}"
-        require_target(ctx, ins, name, 90, (8, 0))
-        if n_extra != 1:
-            raise ctx.error(ins.span, f"{name} takes [addr] and one tx-count operand")
-        if no_complete:
-            raise ctx.error(ins.span, f"{name} does not take .noComplete")
-        if op_name in _TX_OPS and dest is not None:
-            raise ctx.error(ins.span, f"{name} has no destination")
-    if space == "shared_cluster":
-        if op_name not in _CLUSTER_OPS:
-            raise ctx.error(ins.span, f"mbarrier.{op_name} takes .shared or .shared::cta, not .shared::cluster")
-        if dest is not None and not isinstance(dest, ast.Sink):
-            raise ctx.error(ins.span, f"mbarrier.{op_name} on .shared::cluster returns no state: write '_'")
+def _mbarrier_pending_count(ctx: FnCtx, ins: ast.Instruction, space: str, t_name: str | None,
+                            qualified: bool) -> None:
+    """mbarrier.pending_count.b64 count, state (PTX ISA 9.7.13.15.17; sm_80, PTX 7.0): the pending
+    arrival count the barrier had just before the arrive-on that returned ``state`` (PTX defines it
+    for a state from ``arrive.noComplete`` / ``arrive_drop.noComplete``). It reads only the token, no
+    barrier: no state space, no ordering; the spellings ptxas 13 refuses are located errors here."""
+    require_target(ctx, ins, "mbarrier.pending_count", 80, (7, 0))
+    if space != "generic":
+        raise ctx.error(ins.span, "mbarrier.pending_count takes no state space (it reads a state token)")
+    if qualified:
+        raise ctx.error(ins.span, "mbarrier.pending_count takes no .sem, .scope, .parity, .noComplete or "
+                                  ".expect_tx")
+    if t_name != "b64":
+        raise ctx.error(ins.span, "mbarrier.pending_count is .b64")
+    count, state = operands(ctx, ins, 2)
+    if not isinstance(state, ast.Register) or not isinstance(count, ast.Register):
+        raise ctx.error(ins.span, "mbarrier.pending_count takes a .b32 destination and a .b64 state register")
+    ctx.dst(count, ctx.value("mbarrier_pending_count", (ctx.src(state, I64),), I32))
 
 
 MEMORY: dict[str, Lowering] = {

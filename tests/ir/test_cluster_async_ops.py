@@ -103,6 +103,13 @@ def test_wgmma_family() -> None:
     assert len(regs.operand_values) == 32 + 4 + 2
 
 
+def test_mbarrier_pending_count_reads_the_token() -> None:
+    """PTX ISA 9.7.13.15.17: ``mbarrier.pending_count.b64 count, state`` reads the state token, not the
+    barrier: one pure op from the i64 token to an i32 count."""
+    op = only(build("mbarrier.pending_count.b64 %r1, %rd1;"), "mbarrier_pending_count")
+    assert op.attrs == {} and op.operand(0).type == I64 and op.results[0].type == I32
+
+
 @pytest.mark.parametrize(("line", "dtype", "count"), [
     ("cvt.pack.sat.u16.s32 %r1, %r2, %r3;", "u16", 2),
     ("cvt.pack.sat.s8.s32.b32 %r1, %r2, %r3, %r4;", "s8", 3),
@@ -123,6 +130,10 @@ def test_cvt_pack(line: str, dtype: str, count: int) -> None:
     ("fence.proxy.alias.global;", "takes no state space"),
     ("wgmma.fence;", ".sync.aligned"),
     ("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%f1}, %rd1, %rd2, %p1, 1, 1;", "takes 8 operands"),
+    ("mbarrier.pending_count.shared.b64 %r1, %rd1;", "takes no state space"),
+    ("mbarrier.pending_count.b64 %r1, [%rd1];", "a .b64 state register"),
+    ("mbarrier.pending_count.u64 %r1, %rd1;", "is .b64"),
+    ("mbarrier.pending_count.release.cta.b64 %r1, %rd1;", "takes no .sem"),
 ])
 def test_invalid_forms_are_located_errors(line: str, message: str) -> None:
     with pytest.raises(Ptx2GcnError) as caught:
@@ -134,7 +145,6 @@ def test_invalid_forms_are_located_errors(line: str, message: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "isspacep.shared::cluster %p1, %rd1;",
-    "mbarrier.pending_count.b64 %r1, %rd1;",
     "cp.async.bulk.prefetch.L2.global [%rd1], 256;",
 ])
 def test_forms_not_modelled_are_located_unsupported(line: str) -> None:

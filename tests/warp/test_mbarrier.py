@@ -1,6 +1,6 @@
 """mbarrier.* and cp.async.mbarrier.arrive on the emulator: phases, state tokens and parities, arrive
-counts, arrive_drop, noComplete, try_wait, data exchanged across the waves of a block through a
-barrier phase; and the Mode P rejection of an mbarrier wait under warp-dependent control flow."""
+counts, arrive_drop, noComplete, try_wait, pending_count, data exchanged across the waves of a block
+through a barrier phase; and the Mode P rejection of an mbarrier wait under warp-dependent control flow."""
 
 from __future__ import annotations
 
@@ -51,15 +51,13 @@ def test_phases_tokens_and_parities() -> None:
     mbarrier.test_wait.parity.shared.b64 %p11, [%ba2], 0;
     """ + _flags(6) + """
     selp.u32 %o6, 1, 0, %p8; selp.u32 %o7, 1, 0, %p9; selp.u32 %o8, 1, 0, %p10; selp.u32 %o9, 1, 0, %p11;
-    setp.eq.u64 %p12, %s0, %s1; selp.u32 %o10, 1, 0, %p12;
-    setp.eq.u64 %p13, %s1, %s2; selp.u32 %o11, 1, 0, %p13;
     """
-    out = run(warp_kernel(body, 12, _SHARED), (64, 1, 1), [], 12)
+    out = run(warp_kernel(body, 10, _SHARED), (64, 1, 1), [], 10)
     # p1 ph0 done; p2 still pending; p3 parity 0 not done; p4 done after 2nd arrive; p5 parity 0 done;
     # p6 parity 1 not done; p8 bar2 phase 0 done; p9 phase 1 done; p10 parity 1 done; p11 parity 0: the
     # current phase is 2 (parity 0), so phase 0's parity reads "not completed" (PTX: only the current
-    # and the immediately preceding phase can be named); tokens: s0 == s1 == s2 (all arrived in phase 0).
-    expected = [1, 0, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1]
+    # and the immediately preceding phase can be named). Tokens are opaque: not compared.
+    expected = [1, 0, 0, 1, 1, 0, 1, 1, 1, 0]
     assert (out == np.array(expected, dtype=np.uint32)[:, None]).all(), out[:, :4]
 
 
@@ -212,3 +210,116 @@ def test_malformed_transaction_forms_are_located_errors(line: str, message: str)
     with pytest.raises(Ptx2GcnError) as info:
         compile(warp_kernel("mov.u32 %ba0, bar0;\n" + line, 1, _SHARED))
     assert not isinstance(info.value, UnsupportedError) and message in str(info.value)
+
+
+def test_pending_count_across_waves() -> None:
+    """pending_count (PTX ISA 9.7.13.15.17) is the pending count just before the thread's arrive-on.
+    256 threads (four waves) arrive.noComplete with count 2 on a barrier expecting 1024 and with count
+    1 on one expecting 300, in some order: the counts seen are 1024, 1022, ..., 514 and 300, ..., 45,
+    one each. out0 = (1024 - count) / 2 and out1 = 300 - count, gathered by value (an LDS scatter),
+    must both be 0 .. 255."""
+    body = """
+    mov.u32 %ba0, bar0; mov.u32 %ba1, bar1; mov.u32 %t0, data;
+    setp.eq.u32 %p7, %f, 0;
+    @!%p7 bra INIT_DONE;
+    mbarrier.init.shared.b64 [%ba0], 1024;
+    mbarrier.init.shared.b64 [%ba1], 300;
+    INIT_DONE:
+    bar.sync 0;
+    mbarrier.arrive.noComplete.shared.b64 %s0, [%ba0], 2;
+    mbarrier.pending_count.b64 %t1, %s0;
+    sub.u32 %t1, 1024, %t1; shr.u32 %t1, %t1, 1;
+    shl.b32 %t2, %t1, 2; add.u32 %t2, %t0, %t2; st.shared.u32 [%t2], %t1;
+    bar.sync 0;
+    shl.b32 %t2, %f, 2; add.u32 %t2, %t0, %t2; ld.shared.u32 %o0, [%t2];
+    bar.sync 0;
+    mbarrier.arrive.noComplete.shared.b64 %s1, [%ba1], 1;
+    mbarrier.pending_count.b64 %t1, %s1;
+    sub.u32 %t1, 300, %t1;
+    shl.b32 %t3, %t1, 2; add.u32 %t3, %t0, %t3; st.shared.u32 [%t3], %t1;
+    bar.sync 0;
+    ld.shared.u32 %o1, [%t2];
+    """
+    out = run(warp_kernel(body, 2, _SHARED), (256, 1, 1), [], 2)
+    assert out.tolist() == [list(range(256))] * 2
+
+
+def test_wait_under_a_branch_on_pending_count_is_rejected() -> None:
+    """Every thread's arrive-on sees another pending count, so a branch on it is warp-dependent
+    control flow even though the token's phase (what a wait reads) is the same."""
+    body = """
+    mov.u32 %ba0, bar0;
+    mbarrier.arrive.noComplete.shared.b64 %s0, [%ba0], 1;
+    mbarrier.pending_count.b64 %t0, %s0;
+    setp.eq.u32 %p1, %t0, 1;
+    @!%p1 bra SKIP;
+    mbarrier.test_wait.parity.shared.b64 %p2, [%ba0], 0;
+    SKIP:
+    """
+    with pytest.raises(UnsupportedError) as info:
+        compile(warp_kernel(body, 1, _SHARED))
+    assert "unsupported: mbarrier.test_wait: reached under warp-dependent control flow" in str(info.value)
+
+
+@pytest.mark.parametrize(("head", "message"), [
+    (".version 7.0\n.target sm_75", "requires .target sm_80 or higher"),
+    (".version 6.5\n.target sm_75", "requires PTX ISA .version 7.0 or later"),
+])
+def test_pending_count_target_gate(head: str, message: str) -> None:
+    """ptxas 13's gates for mbarrier.pending_count (sm_80, PTX 7.0), checked by hand: located errors."""
+    ptx = (f"{head}\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r1;\n.reg .b64 %rd1;\n"
+           "mov.u64 %rd1, 0;\nmbarrier.pending_count.b64 %r1, %rd1;\nret;\n}\n")
+    with pytest.raises(Ptx2GcnError) as info:
+        compile(ptx)
+    assert not isinstance(info.value, UnsupportedError) and message in str(info.value)
+    assert ":9:1: error:" in str(info.value)  # the instruction's line
+
+
+# (spelling, .version, .target, ptxas 13.0 accepts it): verdicts of ptxas 13.0 recorded by hand (PTX ISA
+# 9.7.13.15; the gates of ptx2gcn/translate/mbarrier_rules.py).
+PTXAS_VERDICTS = [
+    ("mbarrier.init.shared::cta.b64 [%r1], %r2;", "7.1", "sm_80", False),
+    ("mbarrier.init.shared::cta.b64 [%r1], %r2;", "7.8", "sm_80", True),
+    ("mbarrier.init.shared.b64 %rd2, [%r1], %r2;", "8.0", "sm_90", False),
+    ("mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;", "7.8", "sm_80", False),
+    ("mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;", "7.8", "sm_90", True),
+    ("mbarrier.arrive_drop.shared.b64 %rd2, [%r1], %r2;", "7.8", "sm_80", False),
+    ("mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1];", "8.0", "sm_90", False),
+    ("mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1], %r2;", "7.0", "sm_80", True),
+    ("mbarrier.arrive.shared.b64 [%r1];", "8.0", "sm_90", False),
+    ("mbarrier.arrive.shared.b64 _, [%r1];", "7.0", "sm_80", False),
+    ("mbarrier.arrive.shared.b64 _, [%r1];", "7.1", "sm_80", True),
+    ("mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1];", "7.8", "sm_90", False),
+    ("mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1];", "8.0", "sm_90", True),
+    ("mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd2, [%r1];", "8.0", "sm_90", False),
+    ("mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd2, [%r1];", "8.6", "sm_90", True),
+    ("mbarrier.arrive.acquire.cta.shared::cta.b64 %rd2, [%r1];", "8.6", "sm_90", False),
+    ("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], 16;", "8.0", "sm_90", True),
+    ("mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;", "7.0", "sm_80", False),
+    ("mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;", "7.1", "sm_80", True),
+    ("mbarrier.test_wait.shared.b64 %p1, [%r1], %rd2, %r2;", "8.6", "sm_90", False),
+    ("mbarrier.test_wait.release.cta.shared::cta.b64 %p1, [%r1], %rd2;", "8.6", "sm_90", False),
+    ("mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2;", "7.8", "sm_80", False),
+    ("mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2;", "7.8", "sm_90", True),
+    ("mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2, %r2;", "7.8", "sm_90", True),
+    ("mbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r2, 1000;", "8.0", "sm_90", True),
+    ("mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p1, [%r1], %r2;", "8.0", "sm_90", True),
+    ("mbarrier.pending_count.b64 %r3, %rd2;", "7.0", "sm_80", True),
+]
+
+
+@pytest.mark.parametrize(("line", "version", "target", "accepted"), PTXAS_VERDICTS)
+def test_forms_follow_ptxas(line: str, version: str, target: str, accepted: bool) -> None:
+    """What ptxas accepts translates; what it rejects is a located error at the line, not unsupported."""
+    from ptx2gcn.translate.load import module_from_ptx
+
+    ptx = (f".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n"
+           ".reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n.shared .align 8 .b64 bar;\n"
+           f"mov.u32 %r1, bar;\nmov.u32 %r2, 1;\nmov.u64 %rd2, 0;\n{line}\nret;\n}}\n")
+    if accepted:
+        module_from_ptx(ptx, "t.ptx")
+        return
+    with pytest.raises(Ptx2GcnError) as info:
+        module_from_ptx(ptx, "t.ptx")
+    assert not isinstance(info.value, UnsupportedError)
+    assert ":13:" in str(info.value), str(info.value)
