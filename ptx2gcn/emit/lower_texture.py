@@ -37,7 +37,7 @@ from llvmlite import ir
 from ptx2gcn.emit.context import FnContext, Lowering
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I16, I32, I64, pointer
 from ptx2gcn.emit.texture_descriptor import BORDER, CLAMP, KIND_FLOAT, KIND_SIGNED, LINEAR, MIRROR, OFFSET, WRAP
-from ptx2gcn.ir.core import Op
+from ptx2gcn.ir.core import Op, OpResult
 
 TEXEL_FUNCTION = "__ptx2gcn_texel"
 V4 = ir.VectorType(I32, 4)
@@ -265,7 +265,20 @@ def _split_coords(cx: FnContext, op: Op, geom: str) -> tuple[list[ir.Value], ir.
     return values[:_AXES[geom]], layer, rest
 
 
+def _reference(cx: FnContext, op: Op, what: str) -> None:
+    """A ``.texref``/``.surfref`` variable named as the handle: its storage is not a descriptor."""
+    value = op.operands[0].value
+    source = value.op if isinstance(value, OpResult) else None
+    if source is not None and source.name == "ptrtoint":
+        inner = source.operands[0].value
+        if isinstance(inner, OpResult) and inner.op.name == "addr_of":
+            raise cx.unsupported(what, f"texture/surface references ({inner.op.attrs.get('sym')}: .texref/.surfref "
+                                       "variables, removed from CUDA 12's runtime) are not supported: use texture "
+                                       "and surface objects (a .u64 handle parameter)")
+
+
 def _geometry(cx: FnContext, op: Op, what: str) -> str:
+    _reference(cx, op, what)
     geom = cx.attr(op, "geom")
     if geom in _UNSUPPORTED_GEOMETRY:
         raise cx.unsupported(what, f"{_UNSUPPORTED_GEOMETRY[geom]} are not supported by ptx2gcn's textures")
@@ -314,6 +327,7 @@ _QUERIES = {"width": "width", "height": "height", "depth": "depth", "array_size"
 
 def lower_txq(cx: FnContext, op: Op) -> None:
     """Sizes and sampler settings from the descriptor; one mip level and no samples, by construction."""
+    _reference(cx, op, "txq")
     query = cx.attr(op, "query").removeprefix("level.")
     b = cx.builder
     if query == "num_mipmap_levels":

@@ -303,8 +303,14 @@ def test_query_and_descriptions(kernels: cuda.CUmodule) -> None:
     texture = ok(cuda.cuTexObjectGetTextureDesc(tex))
     assert list(texture.addressMode) == [MIRROR, CLAMP, BORDER] and texture.filterMode == LINEAR
     assert list(texture.borderColor) == list(BORDER_COLOUR)
+    fails(cuda.cuTexObjectGetResourceViewDesc(tex), R.CUDA_ERROR_INVALID_VALUE, "no resource view")
     ok(cuda.cuTexObjectDestroy(tex))
     fails(cuda.cuTexObjectDestroy(tex), R.CUDA_ERROR_INVALID_HANDLE, "not a texture object")
+    surface_array = _array(texels[0], F.CU_AD_FORMAT_FLOAT, 1, 2, cuda.CUDA_ARRAY3D_SURFACE_LDST)
+    surface = ok(cuda.cuSurfObjectCreate(_of_array(surface_array)))
+    assert ok(cuda.cuSurfObjectGetResourceDesc(surface)).res.array.hArray == int(surface_array)
+    fails(cuda.cuTexObjectDestroy(surface), R.CUDA_ERROR_INVALID_HANDLE)  # a surface is not a texture
+    ok(cuda.cuSurfObjectDestroy(surface))
 
 
 def test_array_copies_and_refusals(context: cuda.CUcontext) -> None:
@@ -325,6 +331,16 @@ def test_array_copies_and_refusals(context: cuda.CUcontext) -> None:
     back = np.zeros_like(data)
     ok(cuda.cuMemcpyDtoH(back, device, back.nbytes))
     assert (back == expected).all()
+    # offsets are bytes of the row-major array (12-byte rows): device rows 0-1 to rows 2-3 (DtoA), then
+    # those to rows 0-1 (AtoA), async forms around them
+    other = ok(cuda.cuArrayCreate(cuda.CUDA_ARRAY_DESCRIPTOR(Width=6, Height=4, Format=F.CU_AD_FORMAT_UNSIGNED_INT16,
+                                                             NumChannels=1)))
+    stream = ok(cuda.cuStreamCreate(0))
+    ok(cuda.cuMemcpyHtoAAsync(other, 0, zeros, zeros.nbytes, stream))
+    ok(cuda.cuMemcpyDtoA(other, 24, device, 24))
+    ok(cuda.cuMemcpyAtoA(other, 0, other, 24, 24))
+    ok(cuda.cuMemcpyAtoHAsync(back, other, 0, back.nbytes, stream))
+    assert (back == np.concatenate([expected[:2], expected[:2]])).all()
     up.dstY = 2  # three rows from row 2 pass the array's fourth row
     fails(cuda.cuMemcpy2D(up), R.CUDA_ERROR_INVALID_VALUE, "does not fit dstArray")
     fails(cuda.cuMemcpyHtoA(array, 40, zeros, 16), R.CUDA_ERROR_INVALID_VALUE, "past the end")
