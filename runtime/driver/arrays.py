@@ -27,6 +27,7 @@ from ptx2gcn.runtime.driver.enums import (
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.memory import _stream, backend_call, memcpy_dtod, memcpy_dtoh, memcpy_htod
 from ptx2gcn.runtime.driver.state import Context, driver
+from ptx2gcn.runtime.driver.texture_limits import array_limits
 from ptx2gcn.runtime.driver.types import HandleBase
 from ptx2gcn.runtime.libcuda.structs import CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR
 
@@ -36,9 +37,6 @@ CHANNEL_BYTES = {F.CU_AD_FORMAT_UNSIGNED_INT8: 1, F.CU_AD_FORMAT_UNSIGNED_INT16:
                  F.CU_AD_FORMAT_HALF: 2, F.CU_AD_FORMAT_FLOAT: 4}
 SIGNED = {F.CU_AD_FORMAT_SIGNED_INT8, F.CU_AD_FORMAT_SIGNED_INT16, F.CU_AD_FORMAT_SIGNED_INT32}
 FLOATING = {F.CU_AD_FORMAT_HALF, F.CU_AD_FORMAT_FLOAT}
-MAX_EXTENT = {1: 1 << 27, 2: 1 << 16, 3: 1 << 14}
-"""Largest width of a 1D/2D/3D array (MI300X has no texture unit limits; CUDA's sm_80 values, the
-``CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE*`` maxima of NVIDIA's GPUs, are used as the stand-in)."""
 _FLAGS = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_TEXTURE_GATHER
 
 
@@ -122,8 +120,11 @@ def _create(desc: object, three_d: bool) -> CUarray:
         raise invalid(f"array extent {width} x {height} x {depth}: Width must be non-zero, and a 3D array "
                       "needs a Height")
     dims = 1 if height == 0 else 2 if depth == 0 or layered else 3
-    if width > MAX_EXTENT[dims] or height > MAX_EXTENT[dims] or (dims == 3 and depth > MAX_EXTENT[3]):
-        raise invalid(f"array extent {width} x {height} x {depth} is larger than a {dims}D array may be")
+    limits = array_limits(dims, layered)
+    if any(size > limit for size, limit in zip((width, height, depth), limits, strict=True)):
+        shape = " x ".join(str(n) for n in limits if n)
+        raise invalid(f"array extent {width} x {height} x {depth}: a {'layered ' if layered else ''}{dims}D array "
+                      f"is at most {shape} (CU_DEVICE_ATTRIBUTE_MAXIMUM_*; runtime/driver/texture_limits.py)")
     record_handle = driver().new_handle()
     size = ArrayRecord(record_handle, context, 0, width, height, depth, fmt, channels, flags).size
     address = backend_call(lambda: context.backend.malloc(size))

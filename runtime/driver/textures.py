@@ -6,7 +6,8 @@ texture_descriptor``, read by the code ``lower_texture`` emits), written once at
 resource (an array, linear memory or pitched 2D memory) and the sampling settings, and freed at
 destruction; the resource and texture descriptions are kept as given for the ``Get*Desc`` calls.
 Settings the descriptor cannot express are refused with CUDA's codes: mipmapped arrays and
-resource views (``CUDA_ERROR_NOT_SUPPORTED``), sRGB reads (``CUDA_ERROR_NOT_SUPPORTED``).
+resource views (``CUDA_ERROR_NOT_SUPPORTED``), sRGB reads (``CUDA_ERROR_NOT_SUPPORTED``); so are
+objects on the ``cuda`` backend (NVIDIA's own JIT runs the PTX there).
 Linear-memory textures read 0 outside their range (CUDA's ``tex1Dfetch``); wrap and mirror need
 normalised coordinates and otherwise clamp (CUDA Programming Guide, "Texture Fetching").
 """
@@ -34,6 +35,7 @@ from ptx2gcn.runtime.driver.enums import (
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.memory import backend_call, check_range
 from ptx2gcn.runtime.driver.state import Context, driver
+from ptx2gcn.runtime.driver.texture_limits import LINEAR_1D, LINEAR_2D
 from ptx2gcn.runtime.driver.types import HandleBase
 from ptx2gcn.runtime.libcuda.structs import CUDA_RESOURCE_DESC, CUDA_RESOURCE_VIEW_DESC, CUDA_TEXTURE_DESC
 
@@ -99,15 +101,16 @@ def _resource(desc: object) -> tuple[td.Descriptor, CUDA_RESOURCE_DESC]:
         size = _int(desc, "res.linear.sizeInBytes")
         copy.res.linear.sizeInBytes = size
         _inside(context, base, size, "res.linear")
-        if size < element:
-            raise invalid(f"res.linear.sizeInBytes = {size}: smaller than one {element}-byte element")
-        border = (td.BORDER,) * 3
-        return td.Descriptor(base, size // element, 1, 1, size, size, *_format(fmt, channels),
+        if not element <= size <= LINEAR_1D * element:
+            raise invalid(f"res.linear.sizeInBytes = {size}: must hold 1 to {LINEAR_1D} elements of {element} bytes")
+        border = (td.BORDER,) * 3  # one row: the pitch is never used
+        return td.Descriptor(base, size // element, 1, 1, 0, size, *_format(fmt, channels),
                              modes=border), copy  # type: ignore[arg-type]
     width, height, pitch = (_int(desc, f"res.pitch2D.{n}") for n in ("width", "height", "pitchInBytes"))
     copy.res.pitch2D.width, copy.res.pitch2D.height, copy.res.pitch2D.pitchInBytes = width, height, pitch
-    if width == 0 or height == 0 or pitch < width * element:
-        raise invalid(f"res.pitch2D: {width} x {height} elements of {element} bytes with pitch {pitch}")
+    if not (0 < width <= LINEAR_2D[0] and 0 < height <= LINEAR_2D[1] and width * element <= pitch <= LINEAR_2D[2]):
+        raise invalid(f"res.pitch2D: {width} x {height} elements of {element} bytes with pitch {pitch} (at most "
+                      f"{LINEAR_2D[0]} x {LINEAR_2D[1]}, pitch {LINEAR_2D[2]})")
     _inside(context, base, pitch * (height - 1) + width * element, "res.pitch2D")
     return td.Descriptor(base, width, height, 1, pitch, pitch * height, *_format(fmt, channels), dims=2), copy
 
@@ -157,6 +160,9 @@ def _sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descr
 
 def _publish(descriptor: td.Descriptor, record: dict[str, object]) -> int:
     context = driver().require_current()
+    if getattr(context.backend, "name", "") == "cuda":
+        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "texture and surface objects on the cuda backend: the "
+                        "PTX runs on NVIDIA's driver there, whose tex/suld instructions need its own objects")
     data = descriptor.pack()
     address = backend_call(lambda: context.backend.malloc(len(data)))
     backend_call(lambda: context.backend.write(address, data))

@@ -350,6 +350,11 @@ def test_array_copies_and_refusals(context: cuda.CUcontext) -> None:
                                         Flags=0x04)
     fails(cuda.cuArray3DCreate(cube), R.CUDA_ERROR_NOT_SUPPORTED, "cube map")
     fails(cuda.cuMipmappedArrayCreate(cube, 2), R.CUDA_ERROR_NOT_SUPPORTED, "mipmapped")
+    attribute = cuda.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH
+    widest = ok(cuda.cuDeviceGetAttribute(attribute, ok(cuda.cuCtxGetDevice())))
+    assert widest == 131072  # the stand-in (CUDA's compute capability 8.0 limit), enforced:
+    wide = cuda.CUDA_ARRAY_DESCRIPTOR(Width=widest + 1, Height=1, Format=F.CU_AD_FORMAT_FLOAT, NumChannels=1)
+    fails(cuda.cuArrayCreate(wide), R.CUDA_ERROR_INVALID_VALUE, "at most 131072 x 65536")
     bad = cuda.CUDA_ARRAY_DESCRIPTOR(Width=4, Height=4, Format=F.CU_AD_FORMAT_FLOAT, NumChannels=3)
     fails(cuda.cuArrayCreate(bad), R.CUDA_ERROR_INVALID_VALUE, "NumChannels")
     ok(cuda.cuArrayDestroy(array))
