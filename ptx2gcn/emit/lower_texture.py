@@ -236,12 +236,31 @@ def _lerp(b: ir.IRBuilder, a: ir.Value, c: ir.Value, weight: ir.Value) -> ir.Val
     return b.bitcast(out, V4)
 
 
-def _filtered(cx: FnContext, desc: ir.Value, axes: list[tuple[ir.Value, ir.Value]], layer: ir.Value | None,
-              want_float: bool) -> ir.Value:
-    """The footprint's texels blended axis by axis (x, then y, then z); integer results read one texel."""
+def _point_or_linear(cx: FnContext, desc: ir.Value, axes: list[tuple[ir.Value, ir.Value]], layer: ir.Value | None,
+                     linear: ir.Value) -> ir.Value:
+    """One texel under point filtering; the 2, 4 or 8 texels of the footprint blended axis by axis
+    (x, then y, then z) under linear filtering (the descriptor decides, the same for every lane)."""
     b = cx.builder
-    if not want_float:
-        return _fetch(cx, desc, [i for i, _ in axes], layer, False)
+    blocks = [cx.llfn.append_basic_block(name) for name in ("tex.linear", "tex.point")]
+    join = cx.llfn.append_basic_block("tex.join")
+    b.cbranch(linear, *blocks)
+    ends = []
+    for block, make in zip(blocks, (lambda: _blended(cx, desc, axes, layer),
+                                    lambda: _fetch(cx, desc, [i for i, _ in axes], layer, True)), strict=True):
+        b.position_at_end(block)
+        value = make()
+        ends.append((b.block, value))
+        b.branch(join)
+    b.position_at_end(join)
+    phi = b.phi(V4)
+    for block, value in ends:
+        phi.add_incoming(value, block)
+    return phi
+
+
+def _blended(cx: FnContext, desc: ir.Value, axes: list[tuple[ir.Value, ir.Value]], layer: ir.Value | None,
+             ) -> ir.Value:
+    b = cx.builder
     corners: dict[tuple[int, ...], ir.Value] = {}
     for corner in range(1 << len(axes)):
         steps = tuple((corner >> a) & 1 for a in range(len(axes)))
@@ -253,16 +272,15 @@ def _filtered(cx: FnContext, desc: ir.Value, axes: list[tuple[ir.Value, ir.Value
     return corners[()]
 
 
-def _split_coords(cx: FnContext, op: Op, geom: str) -> tuple[list[ir.Value], ir.Value | None, list[ir.Value]]:
-    """(coordinates, layer index or None, the operands after them) of a tex/suld/sust op."""
-    sampler = 2 if cx.flag(op, "sampler") else 1
-    count = int(op.attrs.get("coords", len(op.operands) - sampler))
-    values = cx.operands(op)[sampler:sampler + count]
-    rest = cx.operands(op)[sampler + count:]
+def _split_coords(cx: FnContext, op: Op, geom: str) -> tuple[list[ir.Value], ir.Value | None]:
+    """(coordinates, layer index or None) of a tex/suld/sust op (PTX puts an array's layer first and
+    pads 3D and 2D-array coordinates to four)."""
+    count = int(op.attrs.get("coords", len(op.operands) - 1))
+    values = cx.operands(op)[1:1 + count]
     layer = None
     if geom.startswith("a"):
         layer, values = _as(cx, values[0], I32), values[1:]
-    return values[:_AXES[geom]], layer, rest
+    return values[:_AXES[geom]], layer
 
 
 def _reference(cx: FnContext, op: Op, what: str) -> None:
@@ -295,7 +313,7 @@ def lower_tex(cx: FnContext, op: Op) -> None:
                                     "results, .f32/.s32 coordinates)")
     b = cx.builder
     desc = cx.operand(op, 0)
-    coords, layer, _ = _split_coords(cx, op, geom)
+    coords, layer = _split_coords(cx, op, geom)
     want_float = dtype == "f32"
     gather = cx.attr(op, "mode") == "gather"
     if gather and geom != "2d":
@@ -312,8 +330,10 @@ def lower_tex(cx: FnContext, op: Op) -> None:
         for k, index in enumerate(order):
             texel = _fetch(cx, desc, index, None, want_float)
             result = b.insert_element(result, b.extract_element(texel, _i32(comp)), _i32(k))
+    elif want_float and ctype != "s32":
+        result = _point_or_linear(cx, desc, axes, layer, linear_mode)
     else:
-        result = _filtered(cx, desc, axes, layer, want_float)
+        result = _fetch(cx, desc, [i for i, _ in axes], layer, want_float)
     values = [b.extract_element(result, _i32(k)) for k in range(4)]
     count = len(op.results) - (1 if cx.flag(op, "pred") else 0)
     outputs = values[:count] + ([ir.Constant(I1, 1)] if cx.flag(op, "pred") else [])
@@ -346,7 +366,7 @@ def _surface_access(cx: FnContext, op: Op, size: int) -> tuple[ir.Value, ir.Valu
     b = cx.builder
     geom = _geometry(cx, op, op.name)
     desc = cx.operand(op, 0)
-    coords, layer, _ = _split_coords(cx, op, geom)
+    coords, layer = _split_coords(cx, op, geom)
     coords = [_as(cx, c, I32) for c in coords]
     row_bytes = b.mul(_field(b, desc, "width"), _field(b, desc, "element_bytes"))
     limits = [b.sub(row_bytes, _i32(size)), b.sub(_field(b, desc, "height"), _i32(1)),
