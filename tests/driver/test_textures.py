@@ -359,3 +359,22 @@ def test_array_copies_and_refusals(context: cuda.CUcontext) -> None:
     fails(cuda.cuArrayCreate(bad), R.CUDA_ERROR_INVALID_VALUE, "NumChannels")
     ok(cuda.cuArrayDestroy(array))
     fails(cuda.cuArrayDestroy(array), R.CUDA_ERROR_INVALID_HANDLE)
+
+
+def test_cuda_python_shaped_descriptions(kernels: cuda.CUmodule) -> None:
+    # cuda-python passes objects with cuda.h's field names whose members are enums, handle objects
+    # and lists (not ctypes): the same texture through such objects samples the same values.
+    from types import SimpleNamespace as S
+
+    texels = np.random.default_rng(6).uniform(-1, 1, (3, 5, 4)).astype(np.float32)
+    array = _array(texels, F.CU_AD_FORMAT_FLOAT, 4, 2)
+    resource = S(resType=cuda.CUresourcetype.CU_RESOURCE_TYPE_ARRAY, res=S(array=S(hArray=array)), flags=0)
+    texture = S(addressMode=[MIRROR, BORDER, CLAMP], filterMode=LINEAR, flags=cuda.CU_TRSF_NORMALIZED_COORDINATES,
+                borderColor=list(BORDER_COLOUR), maxAnisotropy=0, mipmapFilterMode=POINT, mipmapLevelBias=0.0,
+                minMipmapLevelClamp=0.0, maxMipmapLevelClamp=0.0)
+    tex = ok(cuda.cuTexObjectCreate(resource, texture, None))
+    coords = np.array([(u, v) for u in COORDS[::2] for v in COORDS[1::3]], dtype=np.float32)
+    got = _sample(kernels, b"sample_2d", tex, coords)
+    expected = [reference(texels, c, [MIRROR, BORDER], True, True) for c in coords]
+    np.testing.assert_allclose(got, np.array(expected), rtol=1e-5, atol=1e-5)
+    assert list(ok(cuda.cuTexObjectGetTextureDesc(tex)).addressMode) == [MIRROR, BORDER, CLAMP]
