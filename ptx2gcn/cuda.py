@@ -30,6 +30,7 @@ from ptx2gcn.runtime.driver import module as _module
 from ptx2gcn.runtime.driver import occupancy as _occupancy
 from ptx2gcn.runtime.driver import peer as _peer
 from ptx2gcn.runtime.driver import stream as _stream
+from ptx2gcn.runtime.driver import texrefs as _texrefs
 from ptx2gcn.runtime.driver import textures as _textures
 from ptx2gcn.runtime.driver import unified as _unified
 from ptx2gcn.runtime.driver.args import enum_member as _enum_member
@@ -75,6 +76,7 @@ from ptx2gcn.runtime.driver.enums import (
 from ptx2gcn.runtime.driver.errors import entry as _entry
 from ptx2gcn.runtime.driver.errors import last_error_message as _last_error_message
 from ptx2gcn.runtime.driver.linking import CUlinkState
+from ptx2gcn.runtime.driver.texrefs import CU_TRSA_OVERRIDE_FORMAT, CUsurfref, CUtexref
 from ptx2gcn.runtime.driver.textures import CUsurfObject, CUtexObject
 from ptx2gcn.runtime.driver.types import (
     CUcontext,
@@ -269,6 +271,22 @@ cuTexObjectGetResourceViewDesc = _entry(_textures.tex_object_get_resource_view_d
 cuSurfObjectCreate = _entry(_textures.surf_object_create, 1)
 cuSurfObjectDestroy = _entry(_textures.surf_object_destroy, 0)
 cuSurfObjectGetResourceDesc = _entry(_textures.surf_object_get_resource_desc, 1)
+cuModuleGetTexRef = _entry(_texrefs.module_get_tex_ref, 1)
+cuModuleGetSurfRef = _entry(_texrefs.module_get_surf_ref, 1)
+cuTexRefSetArray = _entry(_texrefs.tex_ref_set_array, 0)
+cuTexRefSetAddress = _entry(_texrefs.tex_ref_set_address, 1)
+cuTexRefSetAddress2D = _entry(_texrefs.tex_ref_set_address_2d, 0)
+cuTexRefSetFormat = _entry(_texrefs.tex_ref_set_format, 0)
+cuTexRefSetAddressMode = _entry(_texrefs.tex_ref_set_address_mode, 0)
+cuTexRefSetFilterMode = _entry(_texrefs.tex_ref_set_filter_mode, 0)
+cuTexRefSetFlags = _entry(_texrefs.tex_ref_set_flags, 0)
+cuTexRefSetBorderColor = _entry(_texrefs.tex_ref_set_border_color, 0)
+cuTexRefGetAddressMode = _entry(_texrefs.tex_ref_get_address_mode, 1)
+cuTexRefGetFilterMode = _entry(_texrefs.tex_ref_get_filter_mode, 1)
+cuTexRefGetFlags = _entry(_texrefs.tex_ref_get_flags, 1)
+cuTexRefGetFormat = _entry(_texrefs.tex_ref_get_format, 2)
+cuTexRefGetArray = _entry(_texrefs.tex_ref_get_array, 1)
+cuSurfRefSetArray = _entry(_texrefs.surf_ref_set_array, 0)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -475,4 +493,23 @@ __all__ = [
     "CUDA_ARRAY3D_SURFACE_LDST",
     "CU_TRSF_NORMALIZED_COORDINATES",
     "CU_TRSF_READ_AS_INTEGER",
+    "cuModuleGetTexRef",
+    "cuModuleGetSurfRef",
+    "cuTexRefSetArray",
+    "cuTexRefSetAddress",
+    "cuTexRefSetAddress2D",
+    "cuTexRefSetFormat",
+    "cuTexRefSetAddressMode",
+    "cuTexRefSetFilterMode",
+    "cuTexRefSetFlags",
+    "cuTexRefSetBorderColor",
+    "cuTexRefGetAddressMode",
+    "cuTexRefGetFilterMode",
+    "cuTexRefGetFlags",
+    "cuTexRefGetFormat",
+    "cuTexRefGetArray",
+    "cuSurfRefSetArray",
+    "CUtexref",
+    "CUsurfref",
+    "CU_TRSA_OVERRIDE_FORMAT",
 ]

@@ -283,20 +283,20 @@ def _split_coords(cx: FnContext, op: Op, geom: str) -> tuple[list[ir.Value], ir.
     return values[:_AXES[geom]], layer
 
 
-def _reference(cx: FnContext, op: Op, what: str) -> None:
-    """A ``.texref``/``.surfref`` variable named as the handle: its storage is not a descriptor."""
+def _descriptor(cx: FnContext, op: Op) -> ir.Value:
+    """The descriptor address: the handle operand, or for a ``.texref``/``.surfref`` variable named as
+    the handle, the texture object the driver stored in that 8-byte variable (``cuTexRefSet*``)."""
     value = op.operands[0].value
     source = value.op if isinstance(value, OpResult) else None
     if source is not None and source.name == "ptrtoint":
         inner = source.operands[0].value
         if isinstance(inner, OpResult) and inner.op.name == "addr_of":
-            raise cx.unsupported(what, f"texture/surface references ({inner.op.attrs.get('sym')}: .texref/.surfref "
-                                       "variables, removed from CUDA 12's runtime) are not supported: use texture "
-                                       "and surface objects (a .u64 handle parameter)")
+            variable = cx.builder.inttoptr(cx.operand(op, 0), pointer(_GLOBAL))
+            return cx.builder.load(variable, typ=I64, align=8)
+    return cx.operand(op, 0)
 
 
 def _geometry(cx: FnContext, op: Op, what: str) -> str:
-    _reference(cx, op, what)
     geom = cx.attr(op, "geom")
     if geom in _UNSUPPORTED_GEOMETRY:
         raise cx.unsupported(what, f"{_UNSUPPORTED_GEOMETRY[geom]} are not supported by ptx2gcn's textures")
@@ -312,7 +312,7 @@ def lower_tex(cx: FnContext, op: Op) -> None:
         raise cx.unsupported("tex", f"result type .{dtype} with coordinates .{ctype} (supported: .f32/.s32/.u32 "
                                     "results, .f32/.s32 coordinates)")
     b = cx.builder
-    desc = cx.operand(op, 0)
+    desc = _descriptor(cx, op)
     coords, layer = _split_coords(cx, op, geom)
     want_float = dtype == "f32"
     gather = cx.attr(op, "mode") == "gather"
@@ -347,7 +347,6 @@ _QUERIES = {"width": "width", "height": "height", "depth": "depth", "array_size"
 
 def lower_txq(cx: FnContext, op: Op) -> None:
     """Sizes and sampler settings from the descriptor; one mip level and no samples, by construction."""
-    _reference(cx, op, "txq")
     query = cx.attr(op, "query").removeprefix("level.")
     b = cx.builder
     if query == "num_mipmap_levels":
@@ -355,7 +354,7 @@ def lower_txq(cx: FnContext, op: Op) -> None:
     elif query == "num_samples":
         value = _i32(0)
     elif query in _QUERIES:
-        value = _field(b, cx.operand(op, 0), _QUERIES[query])
+        value = _field(b, _descriptor(cx, op), _QUERIES[query])
     else:
         raise cx.unsupported("txq", f"query .{query} is not recorded in ptx2gcn's texture descriptors")
     cx.define(op, value)
@@ -365,7 +364,7 @@ def _surface_access(cx: FnContext, op: Op, size: int) -> tuple[ir.Value, ir.Valu
     """(in-range flag, address) of a ``size``-byte surface access; ``.trap`` has trapped when out of range."""
     b = cx.builder
     geom = _geometry(cx, op, op.name)
-    desc = cx.operand(op, 0)
+    desc = _descriptor(cx, op)
     coords, layer = _split_coords(cx, op, geom)
     coords = [_as(cx, c, I32) for c in coords]
     row_bytes = b.mul(_field(b, desc, "width"), _field(b, desc, "element_bytes"))

@@ -87,6 +87,8 @@ class Context:
     """CUDA arrays by handle (``runtime/driver/arrays.py``'s ``ArrayRecord``)."""
     texture_objects: dict[int, Any] = field(default_factory=lambda: {})
     """Texture and surface objects by handle (``runtime/driver/textures.py``'s ``TextureRecord``)."""
+    texture_references: dict[int, Any] = field(default_factory=lambda: {})
+    """``cuModuleGetTexRef``/``GetSurfRef`` handles (``runtime/driver/texrefs.py``'s ``ReferenceRecord``)."""
     retains: int = 0
     cache_config: int = 0
     """``cuCtxSetCacheConfig``'s preference (a ``CUfunc_cache`` value): recorded, no effect."""

@@ -72,7 +72,7 @@ def _int(obj: object, path: str) -> int:
     return integer(getattr(value, "value", value) if not isinstance(value, int) else value or 0, path, 64)
 
 
-def _resource(desc: object) -> tuple[td.Descriptor, CUDA_RESOURCE_DESC]:
+def resource(desc: object) -> tuple[td.Descriptor, CUDA_RESOURCE_DESC]:
     """The descriptor's resource fields (sampling left at its defaults) and a ctypes copy of ``desc``."""
     if desc is None:
         raise invalid("pResDesc is NULL")
@@ -124,7 +124,7 @@ def _format(fmt: CUarray_format, channels: int) -> tuple[int, int, int]:
     return kind, CHANNEL_BYTES[fmt], channels
 
 
-def _sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descriptor, CUDA_TEXTURE_DESC]:
+def sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descriptor, CUDA_TEXTURE_DESC]:
     if desc is None:
         raise invalid("pTexDesc is NULL")
     flags = _int(desc, "flags")
@@ -148,9 +148,6 @@ def _sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descr
     stored = tuple(td.CLAMP if not normalized and m in (td.WRAP, td.MIRROR) else int(m) for m in modes)
     if linear:  # linear memory: 0 outside the range, whatever the modes
         stored, border = base.modes, [0.0] * 4
-    integer_format = base.kind != td.KIND_FLOAT
-    if filt is CUfilter_mode.CU_TR_FILTER_MODE_LINEAR and integer_format and flags & CU_TRSF_READ_AS_INTEGER:
-        raise invalid("linear filtering needs float results: an integer format read as integers takes point filtering")
     sampled = td.Descriptor(base.base, base.width, base.height, base.depth, base.pitch, base.slice, base.kind,
                             base.channel_bytes, base.channels, stored, int(filt),  # type: ignore[arg-type]
                             normalized_read=not flags & CU_TRSF_READ_AS_INTEGER, normalized_coords=normalized,
@@ -158,14 +155,20 @@ def _sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descr
     return sampled, copy
 
 
+def write_descriptor(context: Context, descriptor: td.Descriptor, address: int = 0) -> int:
+    """Write ``descriptor`` at ``address`` (a new block when 0) in the context's device memory."""
+    if getattr(context.backend, "name", "") == "cuda":
+        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "textures and surfaces on the cuda backend: the PTX runs "
+                        "on NVIDIA's driver there, whose tex/suld instructions need its own objects")
+    data = descriptor.pack()
+    block = address or backend_call(lambda: context.backend.malloc(len(data)))
+    backend_call(lambda: context.backend.write(block, data))
+    return block
+
+
 def _publish(descriptor: td.Descriptor, record: dict[str, object]) -> int:
     context = driver().require_current()
-    if getattr(context.backend, "name", "") == "cuda":
-        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "texture and surface objects on the cuda backend: the "
-                        "PTX runs on NVIDIA's driver there, whose tex/suld instructions need its own objects")
-    data = descriptor.pack()
-    address = backend_call(lambda: context.backend.malloc(len(data)))
-    backend_call(lambda: context.backend.write(address, data))
+    address = write_descriptor(context, descriptor)
     context.texture_objects[address] = TextureRecord(address, context, **record)  # type: ignore[arg-type]
     return address
 
@@ -174,19 +177,23 @@ def tex_object_create(pResDesc: object, pTexDesc: object, pResViewDesc: object) 
     if pResViewDesc is not None and not (isinstance(pResViewDesc, int) and pResViewDesc == 0):
         raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "resource views are not supported by ptx2gcn "
                         "(pResViewDesc must be NULL)")
-    base, resource = _resource(pResDesc)
-    descriptor, texture = _sampling(base, resource.resType == T.CU_RESOURCE_TYPE_LINEAR, pTexDesc)
-    return CUtexObject(_publish(descriptor, {"surface": False, "resource": resource, "texture": texture}))
+    base, described = resource(pResDesc)
+    descriptor, texture = sampling(base, described.resType == T.CU_RESOURCE_TYPE_LINEAR, pTexDesc)
+    return CUtexObject(_publish(descriptor, {"surface": False, "resource": described, "texture": texture}))
 
 
 def surf_object_create(pResDesc: object) -> CUsurfObject:
     if pResDesc is not None and _int(pResDesc, "resType") != T.CU_RESOURCE_TYPE_ARRAY:
         raise invalid("a surface object's resource must be a CUDA array (resType CU_RESOURCE_TYPE_ARRAY)")
-    base, resource = _resource(pResDesc)
-    record = array(resource.res.array.hArray, "res.array.hArray")
-    if not record.flags & CUDA_ARRAY3D_SURFACE_LDST:
+    base, described = resource(pResDesc)
+    surface_array(described)
+    return CUsurfObject(_publish(base, {"surface": True, "resource": described, "texture": None}))
+
+
+def surface_array(described: CUDA_RESOURCE_DESC) -> None:
+    """A surface's array must have been created with ``CUDA_ARRAY3D_SURFACE_LDST`` (as in CUDA)."""
+    if not array(described.res.array.hArray, "res.array.hArray").flags & CUDA_ARRAY3D_SURFACE_LDST:
         raise invalid("the array was not created with CUDA_ARRAY3D_SURFACE_LDST")
-    return CUsurfObject(_publish(base, {"surface": True, "resource": resource, "texture": None}))
 
 
 def _object(value: object, surface: bool) -> TextureRecord:

@@ -274,6 +274,23 @@ TEXTURE_EXPORTS: tuple[Export, ...] = (
     _export("cuSurfObjectCreate", "ptr pSurfObject, ptr pResDesc", 5000),
     _export("cuSurfObjectDestroy", "u64 surfObject", 5000),
     _export("cuSurfObjectGetResourceDesc", "ptr pResDesc, u64 surfObject", 5000),
+    # texture and surface references (runtime/driver/texrefs.py)
+    _export("cuModuleGetTexRef", "ptr pTexRef, ptr hmod, ptr name"),
+    _export("cuModuleGetSurfRef", "ptr pSurfRef, ptr hmod, ptr name", 3000),
+    _export("cuTexRefSetArray", "ptr hTexRef, ptr hArray, u32 Flags"),
+    _export("cuTexRefSetAddress_v2", "ptr ByteOffset, ptr hTexRef, u64 dptr, u64 bytes", 3020),
+    _export("cuTexRefSetAddress2D_v3", "ptr hTexRef, ptr desc, u64 dptr, u64 Pitch", 4010),
+    _export("cuTexRefSetFormat", "ptr hTexRef, i32 fmt, i32 NumPackedComponents"),
+    _export("cuTexRefSetAddressMode", "ptr hTexRef, i32 dim, i32 am"),
+    _export("cuTexRefSetFilterMode", "ptr hTexRef, i32 fm"),
+    _export("cuTexRefSetFlags", "ptr hTexRef, u32 Flags"),
+    _export("cuTexRefSetBorderColor", "ptr hTexRef, ptr pBorderColor", 8000),
+    _export("cuTexRefGetAddressMode", "ptr pam, ptr hTexRef, i32 dim"),
+    _export("cuTexRefGetFilterMode", "ptr pfm, ptr hTexRef"),
+    _export("cuTexRefGetFlags", "ptr pFlags, ptr hTexRef"),
+    _export("cuTexRefGetFormat", "ptr pFormat, ptr pNumChannels, ptr hTexRef"),
+    _export("cuTexRefGetArray", "ptr phArray, ptr hTexRef"),
+    _export("cuSurfRefSetArray", "ptr hSurfRef, ptr hArray, u32 Flags", 3000),
 )
 EXPORTS = EXPORTS + TEXTURE_EXPORTS
 

@@ -1,5 +1,5 @@
-"""Handlers of the CUDA array, texture and surface object entry points (``runtime/driver/arrays.py``,
-``textures.py``): the group of ``abi.TEXTURE_EXPORTS``.
+"""Handlers of the CUDA array, texture/surface object and reference entry points
+(``runtime/driver/arrays.py``, ``textures.py``, ``texrefs.py``): the group of ``abi.TEXTURE_EXPORTS``.
 
 Same conventions as ``bridge`` and ``clients``: C arguments as integers, the implementation called
 through ``marshal._run``; a C struct argument is read in place with its ``structs`` layout, and a
@@ -17,10 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ptx2gcn.runtime.driver import arrays as _arrays
+from ptx2gcn.runtime.driver import texrefs as _texrefs
 from ptx2gcn.runtime.driver import textures as _textures
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.libcuda import structs
-from ptx2gcn.runtime.libcuda.marshal import _U64, Handler, _entry, _null, _run
+from ptx2gcn.runtime.libcuda.marshal import _I32, _U32, _U64, Handler, _bytes_at, _entry, _null, _optional, _run
 
 
 def _in(layout: type[ctypes.Structure], address: int) -> ctypes.Structure | None:
@@ -72,4 +73,26 @@ TEXTURE_HANDLERS: dict[str, Handler] = {
     ),
     "cuSurfObjectDestroy": lambda s: _run(_textures.surf_object_destroy, [], s),
     "cuSurfObjectGetResourceDesc": _struct_out(_textures.surf_object_get_resource_desc),
+    "cuModuleGetTexRef": lambda out, m, name: _run(_texrefs.module_get_tex_ref, [(out, _U64)], m, _bytes_at(name)),
+    "cuModuleGetSurfRef": lambda out, m, name: _run(_texrefs.module_get_surf_ref, [(out, _U64)], m, _bytes_at(name)),
+    "cuTexRefSetArray": lambda t, a, flags: _run(_texrefs.tex_ref_set_array, [], t, a, flags),
+    "cuTexRefSetAddress_v2": lambda out, t, d, n: _run(
+        _texrefs.tex_ref_set_address, [(_optional(out), _U64)], t, d, n
+    ),
+    "cuTexRefSetAddress2D_v3": lambda t, desc, d, pitch: _run(
+        _texrefs.tex_ref_set_address_2d, [], t, _in(structs.CUDA_ARRAY_DESCRIPTOR, desc), d, pitch
+    ),
+    "cuTexRefSetFormat": lambda t, fmt, n: _run(_texrefs.tex_ref_set_format, [], t, fmt, n),
+    "cuTexRefSetAddressMode": lambda t, dim, am: _run(_texrefs.tex_ref_set_address_mode, [], t, dim, am),
+    "cuTexRefSetFilterMode": lambda t, fm: _run(_texrefs.tex_ref_set_filter_mode, [], t, fm),
+    "cuTexRefSetFlags": lambda t, flags: _run(_texrefs.tex_ref_set_flags, [], t, flags),
+    "cuTexRefSetBorderColor": lambda t, colour: _run(
+        _texrefs.tex_ref_set_border_color, [], t, list((ctypes.c_float * 4).from_address(colour)) if colour else None
+    ),
+    "cuTexRefGetAddressMode": lambda out, t, dim: _run(_texrefs.tex_ref_get_address_mode, [(out, _I32)], t, dim),
+    "cuTexRefGetFilterMode": lambda out, t: _run(_texrefs.tex_ref_get_filter_mode, [(out, _I32)], t),
+    "cuTexRefGetFlags": lambda out, t: _run(_texrefs.tex_ref_get_flags, [(out, _U32)], t),
+    "cuTexRefGetFormat": lambda fmt, n, t: _run(_texrefs.tex_ref_get_format, [(fmt, _I32), (n, _I32)], t),
+    "cuTexRefGetArray": lambda out, t: _run(_texrefs.tex_ref_get_array, [(out, _U64)], t),
+    "cuSurfRefSetArray": lambda s, a, flags: _run(_texrefs.surf_ref_set_array, [], s, a, flags),
 }

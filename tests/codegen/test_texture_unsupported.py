@@ -1,7 +1,7 @@
 """What ptx2gcn's texture lowering (``ptx2gcn/emit/lower_texture.py``) refuses, each a located
-``unsupported`` naming the instruction and why: cube maps, texture references, independent
-samplers, half results, queries of facts its descriptors do not keep. The sampling itself is tested
-against numpy in ``tests/driver/test_textures.py``; a trapping surface access here on the emulator."""
+``unsupported`` naming the instruction and why: cube maps, independent samplers, half results,
+queries of facts its descriptors do not keep. The sampling itself is tested against numpy in
+``tests/driver/test_textures.py``; here also a trapping surface access on the emulator."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from ptx2gcn.compiler import compile
 from ptx2gcn.diagnostics import UnsupportedError
 
 HEADER = ".version 7.8\n.target sm_80\n.address_size 64\n"
-BODY = """.global .texref tref;
-.visible .entry k(.param .u64 t)
+BODY = """.visible .entry k(.param .u64 t)
 {{
   .reg .f32 %f<8>;
   .reg .b32 %r<4>;
@@ -33,7 +32,6 @@ BODY = """.global .texref tref;
 
 @pytest.mark.parametrize(("line", "why"), [
     ("tex.cube.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f4, %f5, %f6, %f7}];", "cube maps"),
-    ("tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tref, {%f4, %f5}];", "texture/surface references (tref"),
     ("tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, %rd1, {%f4, %f5}];", "independent texture and sampler"),
     ("tex.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd1, {%f4, %f5}];", "result type .f16"),
     ("txq.channel_order.b32 %r0, [%rd1];", "query .channel_order"),
@@ -43,7 +41,7 @@ def test_refused_forms_are_located(line: str, why: str) -> None:
     with pytest.raises(UnsupportedError) as caught:
         compile(HEADER + BODY.format(line=line), name="tex.ptx")
     text = str(caught.value)
-    assert text.startswith("tex.ptx:12:") and "unsupported:" in text and why in text, text
+    assert text.startswith("tex.ptx:11:") and "unsupported:" in text and why in text, text
 
 
 def test_out_of_range_surface_access_with_trap_stops_the_kernel() -> None:

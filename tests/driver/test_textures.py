@@ -378,3 +378,56 @@ def test_cuda_python_shaped_descriptions(kernels: cuda.CUmodule) -> None:
     expected = [reference(texels, c, [MIRROR, BORDER], True, True) for c in coords]
     np.testing.assert_allclose(got, np.array(expected), rtol=1e-5, atol=1e-5)
     assert list(ok(cuda.cuTexObjectGetTextureDesc(tex)).addressMode) == [MIRROR, BORDER, CLAMP]
+
+
+# -- texture and surface references ---------------------------------------------------------------
+def test_texture_and_surface_references(context: cuda.CUcontext) -> None:
+    module = ok(cuda.cuModuleLoad(str(DATA / "texrefs.ptx")))
+    tex = ok(cuda.cuModuleGetTexRef(module, b"tex"))
+    assert ok(cuda.cuModuleGetTexRef(module, b"tex")) == tex
+    texels = np.random.default_rng(7).uniform(0, 5, (3, 4, 4)).astype(np.float32)
+    ok(cuda.cuTexRefSetArray(tex, _array(texels, F.CU_AD_FORMAT_FLOAT, 4, 2), cuda.CU_TRSA_OVERRIDE_FORMAT))
+    ok(cuda.cuTexRefSetAddressMode(tex, 0, WRAP))
+    ok(cuda.cuTexRefSetAddressMode(tex, 1, BORDER))
+    ok(cuda.cuTexRefSetFilterMode(tex, LINEAR))
+    ok(cuda.cuTexRefSetFlags(tex, cuda.CU_TRSF_NORMALIZED_COORDINATES))
+    ok(cuda.cuTexRefSetBorderColor(tex, list(BORDER_COLOUR)))
+    assert ok(cuda.cuTexRefGetAddressMode(tex, 1)) == BORDER and ok(cuda.cuTexRefGetFilterMode(tex)) == LINEAR
+    assert ok(cuda.cuTexRefGetFlags(tex)) == cuda.CU_TRSF_NORMALIZED_COORDINATES
+    assert ok(cuda.cuTexRefGetFormat(tex)) == (F.CU_AD_FORMAT_FLOAT, 4)
+    coords = np.array([(u, v) for u in COORDS[::2] for v in COORDS[::4]], dtype=np.float32)
+    got = np.zeros((len(coords), 4), dtype=np.float32)
+    function = ok(cuda.cuModuleGetFunction(module, b"sample_ref"))
+    output = ok(cuda.cuMemAlloc(got.nbytes))
+    args = ((_device(coords), output, len(coords)), (None, None, ctypes.c_uint))
+    ok(cuda.cuLaunchKernel(function, 1, 1, 1, 64, 1, 1, 0, 0, args, 0))
+    ok(cuda.cuMemcpyDtoH(got, output, got.nbytes))
+    expected = [reference(texels, c, [WRAP, BORDER], True, True) for c in coords]
+    np.testing.assert_allclose(got, np.array(expected), rtol=1e-5, atol=1e-5)
+    query = _run(module, b"query_ref", [OUT], 1, np.zeros(2, dtype=np.int32))
+    assert list(query) == [4, 3]
+
+    # rebound to linear memory read as integers: 0 outside, as tex1Dfetch
+    values = np.arange(24, dtype=np.int32).reshape(6, 4) - 5
+    ok(cuda.cuTexRefSetFormat(tex, F.CU_AD_FORMAT_SIGNED_INT32, 4))
+    ok(cuda.cuTexRefSetFlags(tex, cuda.CU_TRSF_READ_AS_INTEGER))
+    assert ok(cuda.cuTexRefSetAddress(tex, _device(values), values.nbytes)) == 0
+    fetched = _run(module, b"fetch_ref", [OUT], 64, np.zeros((64, 4), dtype=np.int32))  # thread i reads i - 2
+    expected_rows = [values[i - 2] if 0 <= i - 2 < 6 else [0, 0, 0, 0] for i in range(64)]
+    assert (fetched == np.array(expected_rows)).all()
+    fails(cuda.cuTexRefGetArray(tex), R.CUDA_ERROR_INVALID_VALUE, "no CUDA array")
+
+    surf = ok(cuda.cuModuleGetSurfRef(module, b"surf"))
+    target = ok(cuda.cuArrayCreate(cuda.CUDA_ARRAY_DESCRIPTOR(Width=5, Height=3, Format=F.CU_AD_FORMAT_SIGNED_INT32,
+                                                              NumChannels=1)))
+    fails(cuda.cuSurfRefSetArray(surf, target, 0), R.CUDA_ERROR_INVALID_VALUE, "SURFACE_LDST")
+    target = ok(cuda.cuArray3DCreate(cuda.CUDA_ARRAY3D_DESCRIPTOR(
+        Width=5, Height=3, Format=F.CU_AD_FORMAT_SIGNED_INT32, NumChannels=1, Flags=cuda.CUDA_ARRAY3D_SURFACE_LDST)))
+    ok(cuda.cuSurfRefSetArray(surf, target, 0))
+    function = ok(cuda.cuModuleGetFunction(module, b"write_ref"))
+    ok(cuda.cuLaunchKernel(function, 1, 1, 1, 5, 3, 1, 0, 0, ((5,), (ctypes.c_uint,)), 0))
+    written = np.zeros((3, 5), dtype=np.int32)
+    ok(cuda.cuMemcpyAtoH(written, target, 0, written.nbytes))
+    assert (written == np.arange(15).reshape(3, 5)).all()
+    fails(cuda.cuModuleGetTexRef(module, b"nothing"), R.CUDA_ERROR_NOT_FOUND)
+    fails(cuda.cuTexRefSetArray(surf, target, 1), R.CUDA_ERROR_INVALID_HANDLE)  # a surface reference
