@@ -417,6 +417,20 @@ def test_texture_and_surface_references(context: cuda.CUcontext) -> None:
     assert (fetched == np.array(expected_rows)).all()
     fails(cuda.cuTexRefGetArray(tex), R.CUDA_ERROR_INVALID_VALUE, "no CUDA array")
 
+    # rebound to pitched 2D memory (rows of 32 bytes, 3 float texels used), point sampling
+    pitched = np.zeros((4, 8), dtype=np.float32)
+    pitched[:, :3] = np.arange(12, dtype=np.float32).reshape(4, 3) * 1.5
+    ok(cuda.cuTexRefSetFlags(tex, 0))
+    ok(cuda.cuTexRefSetFilterMode(tex, POINT))
+    ok(cuda.cuTexRefSetAddressMode(tex, 1, CLAMP))
+    layout = cuda.CUDA_ARRAY_DESCRIPTOR(Width=3, Height=4, Format=F.CU_AD_FORMAT_FLOAT, NumChannels=1)
+    ok(cuda.cuTexRefSetAddress2D(tex, layout, _device(pitched), 32))
+    coords = np.array([(x + 0.5, y + 0.5) for y in range(-1, 5) for x in range(-1, 4)], dtype=np.float32)
+    got = _run(module, b"sample_ref", [_device(coords), OUT, len(coords)], len(coords),
+               np.zeros((len(coords), 4), dtype=np.float32))
+    clamped = [pitched[min(max(int(v), 0), 3), min(max(int(u), 0), 2)] for u, v in coords]
+    assert (got[:, 0] == clamped).all() and (got[:, 1:] == [0, 0, 1]).all()
+
     surf = ok(cuda.cuModuleGetSurfRef(module, b"surf"))
     target = ok(cuda.cuArrayCreate(cuda.CUDA_ARRAY_DESCRIPTOR(Width=5, Height=3, Format=F.CU_AD_FORMAT_SIGNED_INT32,
                                                               NumChannels=1)))
