@@ -1,7 +1,8 @@
 """Lowering of PTX texture and surface ops (``tex``, ``tld4``, ``txq``, ``suld``, ``sust``) to global
 loads and arithmetic over ptx2gcn's descriptor (``texture_descriptor``).
 
-Invariant: a handle is the address of a descriptor; nothing about the resource is known at compile
+Invariant: a handle is the address of a descriptor (a ``.texref``/``.surfref`` variable named as the
+handle holds that address: ``_descriptor`` loads it); nothing about the resource is known at compile
 time, so format, address modes and filtering are read from it at run time. The sampling follows the
 CUDA Programming Guide's "Texture Fetching" appendix exactly:
 
