@@ -19,7 +19,7 @@ CUDA Programming Guide's "Texture Fetching" appendix exactly:
   when the descriptor says so; missing channels read as ``(0, 0, 0, 1)``;
 - integer results (``tex.s32``/``.u32``) and integer coordinates always use point sampling at the
   integer index; ``tld4`` gathers component ``comp`` of the 2x2 linear footprint in the order
-  ``T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]``.
+  ``T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]`` (PTX ISA "tld4": counter-clockwise from the lower left).
 
 Resources have one mip level (the driver refuses mipmapped arrays), so ``tex.level``/``.grad`` read
 level 0, which is what CUDA returns for a one-level texture. Cube maps, multisample geometries,
