@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from ptx2gcn.runtime.driver import textures
 from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid
 from ptx2gcn.runtime.driver.arrays import CUarray, array, channels_of, format_of
-from ptx2gcn.runtime.driver.enums import CUaddress_mode, CUarray_format, CUfilter_mode, CUresourcetype, CUresult
-from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.enums import CUaddress_mode, CUarray_format, CUfilter_mode, CUresourcetype
 from ptx2gcn.runtime.driver.memory import backend_call
 from ptx2gcn.runtime.driver.module import module_get_global
 from ptx2gcn.runtime.driver.state import Context, driver
@@ -77,12 +76,8 @@ def module_get_surf_ref(hmod: object, name: object) -> CUsurfref:
 
 def _reference(value: object, surface: bool = False) -> ReferenceRecord:
     kind, what = (CUsurfref, "hSurfRef") if surface else (CUtexref, "hTexRef")
-    number = handle(value, kind, what)
-    record = driver().require_current().texture_references.get(number)
-    if not isinstance(record, ReferenceRecord) or record.surface != surface:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{what} 0x{number:x} is not a "
-                        f"{'surface' if surface else 'texture'} reference of this context")
-    return record
+    table = driver().require_current().texture_references
+    return textures.lookup(table, value, kind, what, ReferenceRecord, surface, "reference")
 
 
 def _publish(record: ReferenceRecord) -> None:

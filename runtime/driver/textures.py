@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from ptx2gcn.emit import texture_descriptor as td
 from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid
@@ -196,14 +197,24 @@ def surface_array(described: CUDA_RESOURCE_DESC) -> None:
         raise invalid("the array was not created with CUDA_ARRAY3D_SURFACE_LDST")
 
 
+R = TypeVar("R")
+
+
+def lookup(table: dict[int, Any], value: object, kind: type[HandleBase], what: str, record_type: type[R],
+           surface: bool, noun: str) -> R:
+    """The ``record_type`` record ``value`` names in ``table`` with the right ``surface`` flag
+    (``CUDA_ERROR_INVALID_HANDLE`` otherwise): texture/surface objects here, references in ``texrefs``."""
+    number = handle(value, kind, what)
+    record = table.get(number)
+    if not isinstance(record, record_type) or getattr(record, "surface", None) != surface:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{what} 0x{number:x} is not a "
+                        f"{'surface' if surface else 'texture'} {noun} of this context")
+    return record
+
+
 def _object(value: object, surface: bool) -> TextureRecord:
     kind, what = (CUsurfObject, "surfObject") if surface else (CUtexObject, "texObject")
-    number = handle(value, kind, what)
-    record = driver().require_current().texture_objects.get(number)
-    if not isinstance(record, TextureRecord) or record.surface != surface:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, f"{what} 0x{number:x} is not a "
-                        f"{'surface' if surface else 'texture'} object of this context")
-    return record
+    return lookup(driver().require_current().texture_objects, value, kind, what, TextureRecord, surface, "object")
 
 
 def _destroy(value: object, surface: bool) -> None:
