@@ -445,3 +445,23 @@ def test_texture_and_surface_references(context: cuda.CUcontext) -> None:
     assert (written == np.arange(15).reshape(3, 5)).all()
     fails(cuda.cuModuleGetTexRef(module, b"nothing"), R.CUDA_ERROR_NOT_FOUND)
     fails(cuda.cuTexRefSetArray(surf, target, 1), R.CUDA_ERROR_INVALID_HANDLE)  # a surface reference
+
+
+def test_layered_and_3d_surfaces(kernels: cuda.CUmodule) -> None:
+    w, h, d = 4, 3, 2
+    flags, layered = cuda.CUDA_ARRAY3D_SURFACE_LDST, cuda.CUDA_ARRAY3D_LAYERED
+    shapes = [(w, h, d, flags | layered), (w, h, d, flags), (w, 0, d, flags | layered)]  # 2D layers, 3D, 1D layers
+    descriptors = [cuda.CUDA_ARRAY3D_DESCRIPTOR(Width=x, Height=y, Depth=z, Format=F.CU_AD_FORMAT_FLOAT, NumChannels=1,
+                                                Flags=f) for x, y, z, f in shapes]
+    arrays = [ok(cuda.cuArray3DCreate(desc)) for desc in descriptors]
+    surfaces = [ok(cuda.cuSurfObjectCreate(_of_array(a))) for a in arrays]
+    function = ok(cuda.cuModuleGetFunction(kernels, b"surface_layers"))
+    args = ((*surfaces, w, h, d), (None, None, None, ctypes.c_int, ctypes.c_int, ctypes.c_int))
+    ok(cuda.cuLaunchKernel(function, 1, 1, 1, w, h, d, 0, 0, args, 0))
+    z, y, x = np.meshgrid(np.arange(d), np.arange(h), np.arange(w), indexing="ij")
+    values = (100 * z + 10 * y + x).astype(np.float32)
+    read = [np.zeros((d, h, w), dtype=np.float32), np.zeros((d, h, w), dtype=np.float32),
+            np.zeros((d, w), dtype=np.float32)]
+    for out, a in zip(read, arrays, strict=True):
+        ok(cuda.cuMemcpyAtoH(out, a, 0, out.nbytes))
+    assert (read[0] == values).all() and (read[1] == 2 * values).all() and (read[2] == -values[:, 0, :]).all()

@@ -64,3 +64,13 @@ extern "C" __global__ void query(cudaTextureObject_t t, int *out) {
     out[1] = h;
     out[2] = d;
 }
+
+extern "C" __global__ void surface_layers(cudaSurfaceObject_t layered, cudaSurfaceObject_t volume,
+                                          cudaSurfaceObject_t lines, int w, int h, int d) {
+    int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
+    if (x >= w || y >= h || z >= d) return;
+    float v = (float)(100 * z + 10 * y + x);
+    surf2DLayeredwrite(v, layered, x * 4, y, z);
+    surf3Dwrite(surf2DLayeredread<float>(layered, x * 4, y, z) * 2.0f, volume, x * 4, y, z);
+    if (y == 0) surf1DLayeredwrite(-v, lines, x * 4, z);
+}
