@@ -15,7 +15,7 @@ normalised coordinates and otherwise clamp (CUDA Programming Guide, "Texture Fet
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from ptx2gcn.emit import texture_descriptor as td
@@ -104,9 +104,8 @@ def resource(desc: object) -> tuple[td.Descriptor, CUDA_RESOURCE_DESC]:
         _inside(context, base, size, "res.linear")
         if not element <= size <= LINEAR_1D * element:
             raise invalid(f"res.linear.sizeInBytes = {size}: must hold 1 to {LINEAR_1D} elements of {element} bytes")
-        border = (td.BORDER,) * 3  # one row: the pitch is never used
-        return td.Descriptor(base, size // element, 1, 1, 0, size, *_format(fmt, channels),
-                             modes=border), copy  # type: ignore[arg-type]
+        border = (td.BORDER, td.BORDER, td.BORDER)  # one row: the pitch is never used
+        return td.Descriptor(base, size // element, 1, 1, 0, size, *_format(fmt, channels), modes=border), copy
     width, height, pitch = (_int(desc, f"res.pitch2D.{n}") for n in ("width", "height", "pitchInBytes"))
     copy.res.pitch2D.width, copy.res.pitch2D.height, copy.res.pitch2D.pitchInBytes = width, height, pitch
     if not (0 < width <= LINEAR_2D[0] and 0 < height <= LINEAR_2D[1] and width * element <= pitch <= LINEAR_2D[2]):
@@ -133,10 +132,9 @@ def sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descri
         raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "sRGB texture reads are not supported by ptx2gcn")
     normalized = bool(flags & CU_TRSF_NORMALIZED_COORDINATES)
     given = list(_get(desc, "addressMode") or [0, 0, 0])  # type: ignore[call-overload]
-    modes = [enum_member(_int(m, "") if not isinstance(m, int) else m, CUaddress_mode, f"addressMode[{i}]")
-             for i, m in enumerate(given[:3])]
+    modes = [enum_member(getattr(m, "value", m), CUaddress_mode, f"addressMode[{i}]") for i, m in enumerate(given[:3])]
     filt = enum_member(_int(desc, "filterMode"), CUfilter_mode, "filterMode")
-    border = [float(v) for v in list(_get(desc, "borderColor") or [0.0] * 4)[:4]]  # type: ignore[call-overload]
+    border = [float(v) for v in [*(_get(desc, "borderColor") or ()), 0.0, 0.0, 0.0, 0.0][:4]]  # type: ignore[misc]
     copy = CUDA_TEXTURE_DESC(filterMode=filt, flags=flags)
     for i, m in enumerate(modes):
         copy.addressMode[i] = m
@@ -146,13 +144,12 @@ def sampling(base: td.Descriptor, linear: bool, desc: object) -> tuple[td.Descri
         setattr(copy, name, _int(desc, name))
     for name in ("mipmapLevelBias", "minMipmapLevelClamp", "maxMipmapLevelClamp"):
         setattr(copy, name, float(_get(desc, name) or 0.0))  # type: ignore[arg-type]
-    stored = tuple(td.CLAMP if not normalized and m in (td.WRAP, td.MIRROR) else int(m) for m in modes)
+    a, b, c = (td.CLAMP if not normalized and m in (td.WRAP, td.MIRROR) else int(m) for m in (*modes, 1, 1, 1)[:3])
+    stored, colour = (a, b, c), (border[0], border[1], border[2], border[3])
     if linear:  # linear memory: 0 outside the range, whatever the modes
-        stored, border = base.modes, [0.0] * 4
-    sampled = td.Descriptor(base.base, base.width, base.height, base.depth, base.pitch, base.slice, base.kind,
-                            base.channel_bytes, base.channels, stored, int(filt),  # type: ignore[arg-type]
-                            normalized_read=not flags & CU_TRSF_READ_AS_INTEGER, normalized_coords=normalized,
-                            border=(border[0], border[1], border[2], border[3]), layered=base.layered, dims=base.dims)
+        stored, colour = base.modes, (0.0, 0.0, 0.0, 0.0)
+    sampled = replace(base, modes=stored, filter=int(filt), normalized_read=not flags & CU_TRSF_READ_AS_INTEGER,
+                      normalized_coords=normalized, border=colour)
     return sampled, copy
 
 
