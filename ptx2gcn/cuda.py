@@ -17,6 +17,7 @@ and its number of outputs); no call raises, whatever its arguments.
 
 from __future__ import annotations
 
+from ptx2gcn.runtime.driver import arrays as _arrays
 from ptx2gcn.runtime.driver import attributes as _attributes
 from ptx2gcn.runtime.driver import copies as _copies
 from ptx2gcn.runtime.driver import device as _device
@@ -29,8 +30,11 @@ from ptx2gcn.runtime.driver import module as _module
 from ptx2gcn.runtime.driver import occupancy as _occupancy
 from ptx2gcn.runtime.driver import peer as _peer
 from ptx2gcn.runtime.driver import stream as _stream
+from ptx2gcn.runtime.driver import texrefs as _texrefs
+from ptx2gcn.runtime.driver import textures as _textures
 from ptx2gcn.runtime.driver import unified as _unified
 from ptx2gcn.runtime.driver.args import enum_member as _enum_member
+from ptx2gcn.runtime.driver.arrays import CUarray, CUmipmappedArray
 from ptx2gcn.runtime.driver.enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
     CU_LAUNCH_PARAM_BUFFER_SIZE,
@@ -44,9 +48,16 @@ from ptx2gcn.runtime.driver.enums import (
     CU_MEMHOSTREGISTER_READ_ONLY,
     CU_STREAM_LEGACY,
     CU_STREAM_PER_THREAD,
+    CU_TRSF_NORMALIZED_COORDINATES,
+    CU_TRSF_READ_AS_INTEGER,
+    CUDA_ARRAY3D_LAYERED,
+    CUDA_ARRAY3D_SURFACE_LDST,
+    CUaddress_mode,
+    CUarray_format,
     CUctx_flags,
     CUdevice_attribute,
     CUevent_flags,
+    CUfilter_mode,
     CUfunc_cache,
     CUfunction_attribute,
     CUjit_option,
@@ -57,6 +68,7 @@ from ptx2gcn.runtime.driver.enums import (
     CUmoduleLoadingMode,
     CUoccupancy_flags,
     CUpointer_attribute,
+    CUresourcetype,
     CUresult,
     CUstream_flags,
     error_description,
@@ -64,6 +76,8 @@ from ptx2gcn.runtime.driver.enums import (
 from ptx2gcn.runtime.driver.errors import entry as _entry
 from ptx2gcn.runtime.driver.errors import last_error_message as _last_error_message
 from ptx2gcn.runtime.driver.linking import CUlinkState
+from ptx2gcn.runtime.driver.texrefs import CU_TRSA_OVERRIDE_FORMAT, CUsurfref, CUtexref
+from ptx2gcn.runtime.driver.textures import CUsurfObject, CUtexObject
 from ptx2gcn.runtime.driver.types import (
     CUcontext,
     CUdevice,
@@ -76,7 +90,15 @@ from ptx2gcn.runtime.driver.types import (
     CUstream,
     CUuuid,
 )
-from ptx2gcn.runtime.libcuda.structs import CUDA_MEMCPY2D, CUDA_MEMCPY3D
+from ptx2gcn.runtime.libcuda.structs import (
+    CUDA_ARRAY3D_DESCRIPTOR,
+    CUDA_ARRAY_DESCRIPTOR,
+    CUDA_MEMCPY2D,
+    CUDA_MEMCPY3D,
+    CUDA_RESOURCE_DESC,
+    CUDA_RESOURCE_VIEW_DESC,
+    CUDA_TEXTURE_DESC,
+)
 
 
 def _error_name(error: object) -> bytes:
@@ -226,6 +248,45 @@ cuIpcCloseMemHandle = _entry(_peer.ipc_close_mem_handle, 0)
 cuIpcGetEventHandle = _entry(_peer.ipc_get_event_handle, 1)
 cuProfilerStart = _entry(_device.profiler_start, 0)
 cuProfilerStop = _entry(_device.profiler_stop, 0)
+
+# -- CUDA arrays, texture and surface objects (runtime/driver/arrays.py, textures.py) -----------------
+cuArrayCreate = _entry(_arrays.array_create, 1)
+cuArray3DCreate = _entry(_arrays.array_3d_create, 1)
+cuArrayGetDescriptor = _entry(_arrays.array_get_descriptor, 1)
+cuArray3DGetDescriptor = _entry(_arrays.array_3d_get_descriptor, 1)
+cuArrayDestroy = _entry(_arrays.array_destroy, 0)
+cuMipmappedArrayCreate = _entry(_arrays.mipmapped_array_unsupported, 1)
+cuMemcpyHtoA = _entry(_arrays.memcpy_htoa, 0)
+cuMemcpyAtoH = _entry(_arrays.memcpy_atoh, 0)
+cuMemcpyAtoD = _entry(_arrays.memcpy_atod, 0)
+cuMemcpyDtoA = _entry(_arrays.memcpy_dtoa, 0)
+cuMemcpyAtoA = _entry(_arrays.memcpy_atoa, 0)
+cuMemcpyHtoAAsync = _entry(_arrays.memcpy_htoa_async, 0)
+cuMemcpyAtoHAsync = _entry(_arrays.memcpy_atoh_async, 0)
+cuTexObjectCreate = _entry(_textures.tex_object_create, 1)
+cuTexObjectDestroy = _entry(_textures.tex_object_destroy, 0)
+cuTexObjectGetResourceDesc = _entry(_textures.tex_object_get_resource_desc, 1)
+cuTexObjectGetTextureDesc = _entry(_textures.tex_object_get_texture_desc, 1)
+cuTexObjectGetResourceViewDesc = _entry(_textures.tex_object_get_resource_view_desc, 1)
+cuSurfObjectCreate = _entry(_textures.surf_object_create, 1)
+cuSurfObjectDestroy = _entry(_textures.surf_object_destroy, 0)
+cuSurfObjectGetResourceDesc = _entry(_textures.surf_object_get_resource_desc, 1)
+cuModuleGetTexRef = _entry(_texrefs.module_get_tex_ref, 1)
+cuModuleGetSurfRef = _entry(_texrefs.module_get_surf_ref, 1)
+cuTexRefSetArray = _entry(_texrefs.tex_ref_set_array, 0)
+cuTexRefSetAddress = _entry(_texrefs.tex_ref_set_address, 1)
+cuTexRefSetAddress2D = _entry(_texrefs.tex_ref_set_address_2d, 0)
+cuTexRefSetFormat = _entry(_texrefs.tex_ref_set_format, 0)
+cuTexRefSetAddressMode = _entry(_texrefs.tex_ref_set_address_mode, 0)
+cuTexRefSetFilterMode = _entry(_texrefs.tex_ref_set_filter_mode, 0)
+cuTexRefSetFlags = _entry(_texrefs.tex_ref_set_flags, 0)
+cuTexRefSetBorderColor = _entry(_texrefs.tex_ref_set_border_color, 0)
+cuTexRefGetAddressMode = _entry(_texrefs.tex_ref_get_address_mode, 1)
+cuTexRefGetFilterMode = _entry(_texrefs.tex_ref_get_filter_mode, 1)
+cuTexRefGetFlags = _entry(_texrefs.tex_ref_get_flags, 1)
+cuTexRefGetFormat = _entry(_texrefs.tex_ref_get_format, 2)
+cuTexRefGetArray = _entry(_texrefs.tex_ref_get_array, 1)
+cuSurfRefSetArray = _entry(_texrefs.surf_ref_set_array, 0)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -394,4 +455,61 @@ __all__ = [
     "CUoccupancy_flags",
     "CUpointer_attribute",
     "CUlinkState",
+    "cuArrayCreate",
+    "cuArray3DCreate",
+    "cuArrayGetDescriptor",
+    "cuArray3DGetDescriptor",
+    "cuArrayDestroy",
+    "cuMipmappedArrayCreate",
+    "cuMemcpyHtoA",
+    "cuMemcpyAtoH",
+    "cuMemcpyAtoD",
+    "cuMemcpyDtoA",
+    "cuMemcpyAtoA",
+    "cuMemcpyHtoAAsync",
+    "cuMemcpyAtoHAsync",
+    "cuTexObjectCreate",
+    "cuTexObjectDestroy",
+    "cuTexObjectGetResourceDesc",
+    "cuTexObjectGetTextureDesc",
+    "cuTexObjectGetResourceViewDesc",
+    "cuSurfObjectCreate",
+    "cuSurfObjectDestroy",
+    "cuSurfObjectGetResourceDesc",
+    "CUarray",
+    "CUmipmappedArray",
+    "CUtexObject",
+    "CUsurfObject",
+    "CUarray_format",
+    "CUresourcetype",
+    "CUaddress_mode",
+    "CUfilter_mode",
+    "CUDA_ARRAY_DESCRIPTOR",
+    "CUDA_ARRAY3D_DESCRIPTOR",
+    "CUDA_RESOURCE_DESC",
+    "CUDA_TEXTURE_DESC",
+    "CUDA_RESOURCE_VIEW_DESC",
+    "CUDA_ARRAY3D_LAYERED",
+    "CUDA_ARRAY3D_SURFACE_LDST",
+    "CU_TRSF_NORMALIZED_COORDINATES",
+    "CU_TRSF_READ_AS_INTEGER",
+    "cuModuleGetTexRef",
+    "cuModuleGetSurfRef",
+    "cuTexRefSetArray",
+    "cuTexRefSetAddress",
+    "cuTexRefSetAddress2D",
+    "cuTexRefSetFormat",
+    "cuTexRefSetAddressMode",
+    "cuTexRefSetFilterMode",
+    "cuTexRefSetFlags",
+    "cuTexRefSetBorderColor",
+    "cuTexRefGetAddressMode",
+    "cuTexRefGetFilterMode",
+    "cuTexRefGetFlags",
+    "cuTexRefGetFormat",
+    "cuTexRefGetArray",
+    "cuSurfRefSetArray",
+    "CUtexref",
+    "CUsurfref",
+    "CU_TRSA_OVERRIDE_FORMAT",
 ]

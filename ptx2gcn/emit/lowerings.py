@@ -40,6 +40,7 @@ DEFERRED: dict[str, tuple[str, ...]] = {
     "ptx2gcn.emit.lower_cluster": ("mapa", "getctarank", "cvta_cluster"),
     "ptx2gcn.emit.lower_pack": ("cvt_pack",),
     "ptx2gcn.emit.lower_mbarrier": ("mbarrier", "mbarrier_pending_count"),
+    "ptx2gcn.emit.lower_texture": ("tex", "txq", "suld", "sust"),
     "ptx2gcn.emit.lower_matrix": ("mma", "mma_nan", "wmma_load", "wmma_store", "ldmatrix", "stmatrix", "movmatrix"),
 }
 """Lowering modules imported on first use → the op names their ``LOWERINGS`` define (importing the
@@ -64,7 +65,6 @@ _NOT_YET: dict[str, str] = {
                      "bar_red"),
                     "warp collectives, fences and CTA barriers are rewritten by the warp-mapping passes "
                     "(wave64-*, warp mode P), which did not run"),
-    **dict.fromkeys(("tex", "txq", "suld", "sust"), "textures and surfaces are not lowered yet"),
     **dict.fromkeys(("fence_proxy", "cp_async_bulk", "cp_async_bulk_group", "wgmma", "wgmma_mma"),
                     "the asynchronous proxy (TMA bulk copies, warpgroup MMA) has no gfx942 equivalent"),
 }

@@ -15,6 +15,7 @@ Invariant: data only; the emulator and HIP backends report these for their MI300
 from __future__ import annotations
 
 from ptx2gcn.runtime.driver.enums import CUdevice_attribute as A
+from ptx2gcn.runtime.driver.texture_limits import TEXTURE_ATTRIBUTES
 
 MI300X_ATTRIBUTES: dict[int, int] = {
     A.CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: 1,
@@ -24,4 +25,5 @@ MI300X_ATTRIBUTES: dict[int, int] = {
     A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: 4 << 20,
     A.CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: 1,
     A.CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: 1,
+    **TEXTURE_ATTRIBUTES,  # ptx2gcn's software textures: a documented stand-in (texture_limits.py)
 }

@@ -4,8 +4,9 @@
 The parameters come as an object with ``cuda.h``'s field names (a ``CUDA_MEMCPY2D``/``CUDA_MEMCPY3D``
 ctypes struct from the C ABI, or cuda-python's objects of the same names). A side is host memory
 (``CU_MEMORYTYPE_HOST``: ``*Host``), device memory (``CU_MEMORYTYPE_DEVICE``: ``*Device``) or a unified
-address (``CU_MEMORYTYPE_UNIFIED``: ``*Device``, placed by the pointer as ``cuMemcpy`` places it); CUDA
-arrays (``CU_MEMORYTYPE_ARRAY``) do not exist here: ``CUDA_ERROR_NOT_SUPPORTED``. Row ``y`` of slice
+address (``CU_MEMORYTYPE_UNIFIED``: ``*Device``, placed by the pointer as ``cuMemcpy`` places it) or a
+CUDA array (``CU_MEMORYTYPE_ARRAY``: ``*Array``, device memory with the array's own pitch and rows,
+``arrays.py``; the box must fit the array). Row ``y`` of slice
 ``z`` starts at ``base + (z * height + y) * pitch + x``, as ``cuda.h`` documents; each row is one copy.
 
 Invariant: every row of both sides is checked (device rows inside device memory of the context,
@@ -19,8 +20,8 @@ import ctypes
 from dataclasses import dataclass
 
 from ptx2gcn.runtime.driver.args import enum_member, integer, invalid
-from ptx2gcn.runtime.driver.enums import CUmemorytype, CUresult
-from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.arrays import array
+from ptx2gcn.runtime.driver.enums import CUmemorytype
 from ptx2gcn.runtime.driver.memory import _stream, backend_call, check_range, containing
 from ptx2gcn.runtime.driver.state import Context, driver
 
@@ -51,11 +52,11 @@ def _field(params: object, name: str) -> int:
 
 def _side(context: Context, params: object, prefix: str, width: int, height: int, depth: int) -> _Side:
     kind = enum_member(_field(params, f"{prefix}MemoryType"), CUmemorytype, f"{prefix}MemoryType")
-    if kind is M.CU_MEMORYTYPE_ARRAY:
-        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, f"{prefix}MemoryType: CUDA arrays are not supported")
     x, y, z = (_field(params, f"{prefix}{n}") for n in ("XInBytes", "Y", "Z"))
     if _field(params, f"{prefix}LOD"):
         raise invalid(f"{prefix}LOD must be 0")
+    if kind is M.CU_MEMORYTYPE_ARRAY:
+        return _array_side(params, prefix, width, height, depth, (x, y, z))
     pitch = _field(params, f"{prefix}Pitch") or width + x
     rows = _field(params, f"{prefix}Height") or height + y
     if pitch < width + x or pitch > MAX_PITCH:
@@ -69,6 +70,16 @@ def _side(context: Context, params: object, prefix: str, width: int, height: int
         kind is M.CU_MEMORYTYPE_UNIFIED and containing(context, base, 1) is not None
     )
     return _Side(device, base, x, y, z, pitch, rows)
+
+
+def _array_side(params: object, prefix: str, width: int, height: int, depth: int, at: tuple[int, int, int]) -> _Side:
+    """A CUDA array as pitched device memory (``arrays.py``: rows of ``pitch`` bytes, no padding)."""
+    record = array(getattr(params, f"{prefix}Array", None), f"{prefix}Array")
+    x, y, z = at
+    if x + width > record.pitch or y + height > record.rows or z + depth > record.slices:
+        raise invalid(f"the copy's box at ({x} bytes, {y}, {z}) of {width} bytes x {height} x {depth} does not fit "
+                      f"{prefix}Array ({record.pitch} bytes x {record.rows} x {record.slices})")
+    return _Side(True, record.address, x, y, z, record.pitch, record.rows)
 
 
 def _copy(params: object, three_d: bool) -> None:

@@ -491,3 +491,45 @@ class CUmoduleLoadingMode(IntEnum):
 
     CU_MODULE_EAGER_LOADING = 1
     CU_MODULE_LAZY_LOADING = 2
+
+
+class CUarray_format(IntEnum):
+    """The channel formats ptx2gcn's CUDA arrays and textures support (the others, e.g. the block
+    compressed and packed video formats, are ``CUDA_ERROR_NOT_SUPPORTED`` at array creation)."""
+
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0A
+    CU_AD_FORMAT_HALF = 0x10
+    CU_AD_FORMAT_FLOAT = 0x20
+
+
+class CUresourcetype(IntEnum):
+    CU_RESOURCE_TYPE_ARRAY = 0
+    CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1
+    CU_RESOURCE_TYPE_LINEAR = 2
+    CU_RESOURCE_TYPE_PITCH2D = 3
+
+
+class CUaddress_mode(IntEnum):
+    CU_TR_ADDRESS_MODE_WRAP = 0
+    CU_TR_ADDRESS_MODE_CLAMP = 1
+    CU_TR_ADDRESS_MODE_MIRROR = 2
+    CU_TR_ADDRESS_MODE_BORDER = 3
+
+
+class CUfilter_mode(IntEnum):
+    CU_TR_FILTER_MODE_POINT = 0
+    CU_TR_FILTER_MODE_LINEAR = 1
+
+
+CUDA_ARRAY3D_LAYERED = 0x01
+CUDA_ARRAY3D_SURFACE_LDST = 0x02
+CUDA_ARRAY3D_CUBEMAP = 0x04
+CUDA_ARRAY3D_TEXTURE_GATHER = 0x08
+CU_TRSF_READ_AS_INTEGER = 0x01
+CU_TRSF_NORMALIZED_COORDINATES = 0x02
+CU_TRSF_SRGB = 0x10

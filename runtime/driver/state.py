@@ -17,7 +17,7 @@ import ctypes
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ptx2gcn.options import CompileOptions
 from ptx2gcn.runtime.backends.messages import DeviceMessages
@@ -83,6 +83,12 @@ class Context:
     modules: set[int] = field(default_factory=set[int])
     streams: set[int] = field(default_factory=set[int])
     events: set[int] = field(default_factory=set[int])
+    arrays: dict[int, Any] = field(default_factory=lambda: {})
+    """CUDA arrays by handle (``runtime/driver/arrays.py``'s ``ArrayRecord``)."""
+    texture_objects: dict[int, Any] = field(default_factory=lambda: {})
+    """Texture and surface objects by handle (``runtime/driver/textures.py``'s ``TextureRecord``)."""
+    texture_references: dict[int, Any] = field(default_factory=lambda: {})
+    """``cuModuleGetTexRef``/``GetSurfRef`` handles (``runtime/driver/texrefs.py``'s ``ReferenceRecord``)."""
     retains: int = 0
     cache_config: int = 0
     """``cuCtxSetCacheConfig``'s preference (a ``CUfunc_cache`` value): recorded, no effect."""

@@ -250,6 +250,50 @@ EXPORTS: tuple[Export, ...] = (
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
 )
 
+TEXTURE_EXPORTS: tuple[Export, ...] = (
+    # CUDA arrays, texture and surface objects (runtime/driver/arrays.py, textures.py; handlers in
+    # runtime/libcuda/textures.py)
+    _export("cuArrayCreate_v2", "ptr pHandle, ptr pAllocateArray", 3020),
+    _export("cuArray3DCreate_v2", "ptr pHandle, ptr pAllocateArray", 3020),
+    _export("cuArrayGetDescriptor_v2", "ptr pArrayDescriptor, ptr hArray", 3020),
+    _export("cuArray3DGetDescriptor_v2", "ptr pArrayDescriptor, ptr hArray", 3020),
+    _export("cuArrayDestroy", "ptr hArray"),
+    _export("cuMipmappedArrayCreate", "ptr pHandle, ptr pMipmappedArrayDesc, u32 numMipmapLevels", 5000),
+    _export("cuMemcpyHtoA_v2", "ptr dstArray, u64 dstOffset, ptr srcHost, u64 ByteCount", 3020),
+    _export("cuMemcpyAtoH_v2", "ptr dstHost, ptr srcArray, u64 srcOffset, u64 ByteCount", 3020),
+    _export("cuMemcpyAtoD_v2", "u64 dstDevice, ptr srcArray, u64 srcOffset, u64 ByteCount", 3020),
+    _export("cuMemcpyDtoA_v2", "ptr dstArray, u64 dstOffset, u64 srcDevice, u64 ByteCount", 3020),
+    _export("cuMemcpyAtoA_v2", "ptr dstArray, u64 dstOffset, ptr srcArray, u64 srcOffset, u64 ByteCount", 3020),
+    _export("cuMemcpyHtoAAsync_v2", "ptr dstArray, u64 dstOffset, ptr srcHost, u64 ByteCount, ptr hStream", 3020),
+    _export("cuMemcpyAtoHAsync_v2", "ptr dstHost, ptr srcArray, u64 srcOffset, u64 ByteCount, ptr hStream", 3020),
+    _export("cuTexObjectCreate", "ptr pTexObject, ptr pResDesc, ptr pTexDesc, ptr pResViewDesc", 5000),
+    _export("cuTexObjectDestroy", "u64 texObject", 5000),
+    _export("cuTexObjectGetResourceDesc", "ptr pResDesc, u64 texObject", 5000),
+    _export("cuTexObjectGetTextureDesc", "ptr pTexDesc, u64 texObject", 5000),
+    _export("cuTexObjectGetResourceViewDesc", "ptr pResViewDesc, u64 texObject", 5000),
+    _export("cuSurfObjectCreate", "ptr pSurfObject, ptr pResDesc", 5000),
+    _export("cuSurfObjectDestroy", "u64 surfObject", 5000),
+    _export("cuSurfObjectGetResourceDesc", "ptr pResDesc, u64 surfObject", 5000),
+    # texture and surface references (runtime/driver/texrefs.py)
+    _export("cuModuleGetTexRef", "ptr pTexRef, ptr hmod, ptr name"),
+    _export("cuModuleGetSurfRef", "ptr pSurfRef, ptr hmod, ptr name", 3000),
+    _export("cuTexRefSetArray", "ptr hTexRef, ptr hArray, u32 Flags"),
+    _export("cuTexRefSetAddress_v2", "ptr ByteOffset, ptr hTexRef, u64 dptr, u64 bytes", 3020),
+    _export("cuTexRefSetAddress2D_v3", "ptr hTexRef, ptr desc, u64 dptr, u64 Pitch", 4010),
+    _export("cuTexRefSetFormat", "ptr hTexRef, i32 fmt, i32 NumPackedComponents"),
+    _export("cuTexRefSetAddressMode", "ptr hTexRef, i32 dim, i32 am"),
+    _export("cuTexRefSetFilterMode", "ptr hTexRef, i32 fm"),
+    _export("cuTexRefSetFlags", "ptr hTexRef, u32 Flags"),
+    _export("cuTexRefSetBorderColor", "ptr hTexRef, ptr pBorderColor", 8000),
+    _export("cuTexRefGetAddressMode", "ptr pam, ptr hTexRef, i32 dim"),
+    _export("cuTexRefGetFilterMode", "ptr pfm, ptr hTexRef"),
+    _export("cuTexRefGetFlags", "ptr pFlags, ptr hTexRef"),
+    _export("cuTexRefGetFormat", "ptr pFormat, ptr pNumChannels, ptr hTexRef"),
+    _export("cuTexRefGetArray", "ptr phArray, ptr hTexRef"),
+    _export("cuSurfRefSetArray", "ptr hSurfRef, ptr hArray, u32 Flags", 3000),
+)
+EXPORTS = EXPORTS + TEXTURE_EXPORTS
+
 _PER_THREAD = {
     "_ptds": (
         "cuMemcpy", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuMemsetD8_v2", "cuMemsetD16_v2",
@@ -268,6 +312,9 @@ _PER_THREAD["_ptsz"] += (  # of the group for real clients
     "cuMemcpy2DAsync_v2", "cuMemcpy3DAsync_v2",
 )  # fmt: skip
 _PER_THREAD["_ptds"] += ("cuMemcpy2D_v2", "cuMemcpy2DUnaligned_v2", "cuMemcpy3D_v2")  # of the group for real clients
+_PER_THREAD["_ptds"] += ("cuMemcpyHtoA_v2", "cuMemcpyAtoH_v2", "cuMemcpyAtoD_v2", "cuMemcpyDtoA_v2",
+                         "cuMemcpyAtoA_v2")  # of TEXTURE_EXPORTS
+_PER_THREAD["_ptsz"] += ("cuMemcpyHtoAAsync_v2", "cuMemcpyAtoHAsync_v2")  # of TEXTURE_EXPORTS
 
 
 def _per_thread(exports: tuple[Export, ...]) -> tuple[Export, ...]:

@@ -50,6 +50,7 @@ from ptx2gcn.runtime.libcuda.marshal import (
     _run,
 )
 from ptx2gcn.runtime.libcuda.structs import CUlaunchConfig
+from ptx2gcn.runtime.libcuda.textures import TEXTURE_HANDLERS
 
 # -- errors -----------------------------------------------------------------------------------------
 _STRINGS: dict[tuple[str, int], ctypes.Array[ctypes.c_char]] = {}
@@ -250,6 +251,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 HANDLERS.update(CLIENT_HANDLERS)
+HANDLERS.update(TEXTURE_HANDLERS)
 HANDLERS.update({e.symbol: HANDLERS[e.variant_of] for e in EXPORTS if e.variant_of})
 
 

@@ -72,5 +72,61 @@ class CUDA_MEMCPY3D(ctypes.Structure):
     ]  # fmt: skip
 
 
-SIZES = {"CUlaunchAttribute": 72, "CUlaunchConfig": 56, "CUDA_MEMCPY2D": 128, "CUDA_MEMCPY3D": 200}
+class CUDA_ARRAY_DESCRIPTOR(ctypes.Structure):
+    _fields_ = [("Width", ctypes.c_size_t), ("Height", ctypes.c_size_t), ("Format", ctypes.c_int),
+                ("NumChannels", ctypes.c_uint)]
+
+
+class CUDA_ARRAY3D_DESCRIPTOR(ctypes.Structure):
+    _fields_ = [("Width", ctypes.c_size_t), ("Height", ctypes.c_size_t), ("Depth", ctypes.c_size_t),
+                ("Format", ctypes.c_int), ("NumChannels", ctypes.c_uint), ("Flags", ctypes.c_uint)]
+
+
+class _ResourceArray(ctypes.Structure):
+    _fields_ = [("hArray", ctypes.c_void_p)]
+
+
+class _ResourceMipmap(ctypes.Structure):
+    _fields_ = [("hMipmappedArray", ctypes.c_void_p)]
+
+
+class _ResourceLinear(ctypes.Structure):
+    _fields_ = [("devPtr", ctypes.c_uint64), ("format", ctypes.c_int), ("numChannels", ctypes.c_uint),
+                ("sizeInBytes", ctypes.c_size_t)]
+
+
+class _ResourcePitch2D(ctypes.Structure):
+    _fields_ = [("devPtr", ctypes.c_uint64), ("format", ctypes.c_int), ("numChannels", ctypes.c_uint),
+                ("width", ctypes.c_size_t), ("height", ctypes.c_size_t), ("pitchInBytes", ctypes.c_size_t)]
+
+
+class _Resource(ctypes.Union):
+    _fields_ = [("array", _ResourceArray), ("mipmap", _ResourceMipmap), ("linear", _ResourceLinear),
+                ("pitch2D", _ResourcePitch2D), ("reserved", ctypes.c_int * 32)]
+
+
+class CUDA_RESOURCE_DESC(ctypes.Structure):
+    _fields_ = [("resType", ctypes.c_int), ("res", _Resource), ("flags", ctypes.c_uint)]
+
+
+class CUDA_TEXTURE_DESC(ctypes.Structure):
+    _fields_ = [
+        ("addressMode", ctypes.c_int * 3), ("filterMode", ctypes.c_int), ("flags", ctypes.c_uint),
+        ("maxAnisotropy", ctypes.c_uint), ("mipmapFilterMode", ctypes.c_int), ("mipmapLevelBias", ctypes.c_float),
+        ("minMipmapLevelClamp", ctypes.c_float), ("maxMipmapLevelClamp", ctypes.c_float),
+        ("borderColor", ctypes.c_float * 4), ("reserved", ctypes.c_int * 12),
+    ]  # fmt: skip
+
+
+class CUDA_RESOURCE_VIEW_DESC(ctypes.Structure):
+    _fields_ = [
+        ("format", ctypes.c_int), ("width", ctypes.c_size_t), ("height", ctypes.c_size_t), ("depth", ctypes.c_size_t),
+        ("firstMipmapLevel", ctypes.c_uint), ("lastMipmapLevel", ctypes.c_uint), ("firstLayer", ctypes.c_uint),
+        ("lastLayer", ctypes.c_uint), ("reserved", ctypes.c_uint * 16),
+    ]  # fmt: skip
+
+
+SIZES = {"CUlaunchAttribute": 72, "CUlaunchConfig": 56, "CUDA_MEMCPY2D": 128, "CUDA_MEMCPY3D": 200,
+         "CUDA_ARRAY_DESCRIPTOR": 24, "CUDA_ARRAY3D_DESCRIPTOR": 40, "CUDA_RESOURCE_DESC": 144,
+         "CUDA_TEXTURE_DESC": 104, "CUDA_RESOURCE_VIEW_DESC": 112}
 """``sizeof`` in C, for the layout test."""

@@ -69,3 +69,9 @@ def test_per_thread_default_stream_build_calls_ptds_and_ptsz_exports(
 def test_client_entry_points_through_the_c_abi(build_program: Callable[[str], Path], run_exec: RunExec) -> None:
     out = _ok(run_exec(str(build_program("clients"))))
     assert "clients: link, mapped memory, attributes, 2D copy, occupancy" in out and "callbacks correct" in out
+
+
+def test_arrays_and_texture_references(build_program: Callable[[str], Path], run_exec: RunExec) -> None:
+    texrefs = Path(__file__).resolve().parents[1] / "driver" / "data" / "texrefs.ptx"
+    out = _ok(run_exec(str(build_program("textures")), str(texrefs)))
+    assert "textures: 3 texture reference samples and 15 surface reference writes correct" in out

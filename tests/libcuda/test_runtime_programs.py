@@ -78,3 +78,11 @@ def test_runtime_grid_sync_cooperative_launch(build_cuda: Callable[[str], Path],
     # cudaErrorCooperativeLaunchTooLarge (the limit from the kernel's occupancy on 304 CUs).
     out = _ok(run_exec(str(build_cuda("grid_sync"))))
     assert "grid_sync: 576 values correct after 3 grid barriers" in out
+
+
+def test_runtime_textures_and_surfaces(build_cuda: Callable[[str], Path], run_exec: RunExec) -> None:
+    # cudaMallocArray (cuArray3DCreate), cudaMemcpy2DToArray/FromArray (cuMemcpy2D with array sides),
+    # cudaCreateTextureObject with linear filtering and normalised coordinates (tex2D), and
+    # cudaCreateSurfaceObject (surf2Dwrite): the program checks texels and writes against the host.
+    out = _ok(run_exec(str(build_cuda("textures"))))
+    assert "textures: 48 filtered texels and 48 surface writes correct" in out

@@ -114,4 +114,38 @@ CUresult cuEventRecord(CUevent event, CUstream stream);
 CUresult cuEventSynchronize(CUevent event);
 CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
 CUresult cuEventDestroy(CUevent event);
+
+/* CUDA arrays and texture/surface references (textures.c) */
+typedef struct CUarray_st *CUarray;
+typedef struct CUtexref_st *CUtexref;
+typedef struct CUsurfref_st *CUsurfref;
+typedef struct { size_t Width, Height; int Format; unsigned NumChannels; } CUDA_ARRAY_DESCRIPTOR;
+typedef struct { size_t Width, Height, Depth; int Format; unsigned NumChannels, Flags; } CUDA_ARRAY3D_DESCRIPTOR;
+#define CU_AD_FORMAT_SIGNED_INT32 0x0a
+#define CU_AD_FORMAT_FLOAT 0x20
+#define CUDA_ARRAY3D_SURFACE_LDST 0x02
+#define CU_TRSA_OVERRIDE_FORMAT 0x01
+#define CU_TR_ADDRESS_MODE_CLAMP 1
+#define CU_TR_ADDRESS_MODE_BORDER 3
+#define CU_TR_FILTER_MODE_LINEAR 1
+#define cuArrayCreate cuArrayCreate_v2
+#define cuArray3DCreate cuArray3DCreate_v2
+#define cuArrayGetDescriptor cuArrayGetDescriptor_v2
+#define cuMemcpyHtoA MINI_PTDS(cuMemcpyHtoA_v2)
+#define cuMemcpyAtoH MINI_PTDS(cuMemcpyAtoH_v2)
+CUresult cuModuleLoad(CUmodule *module, const char *fname);
+CUresult cuArrayCreate(CUarray *array, const CUDA_ARRAY_DESCRIPTOR *desc);
+CUresult cuArray3DCreate(CUarray *array, const CUDA_ARRAY3D_DESCRIPTOR *desc);
+CUresult cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR *desc, CUarray array);
+CUresult cuArrayDestroy(CUarray array);
+CUresult cuMemcpyHtoA(CUarray dst, size_t offset, const void *src, size_t bytes);
+CUresult cuMemcpyAtoH(void *dst, CUarray src, size_t offset, size_t bytes);
+CUresult cuModuleGetTexRef(CUtexref *ref, CUmodule module, const char *name);
+CUresult cuModuleGetSurfRef(CUsurfref *ref, CUmodule module, const char *name);
+CUresult cuTexRefSetArray(CUtexref ref, CUarray array, unsigned flags);
+CUresult cuTexRefSetAddressMode(CUtexref ref, int dim, int mode);
+CUresult cuTexRefSetFilterMode(CUtexref ref, int mode);
+CUresult cuTexRefSetBorderColor(CUtexref ref, float *colour);
+CUresult cuTexRefGetFormat(int *format, int *channels, CUtexref ref);
+CUresult cuSurfRefSetArray(CUsurfref ref, CUarray array, unsigned flags);
 #endif
