@@ -5,8 +5,9 @@
 - ``ptx2gcn.runtime`` reaches the compiler only through the public entry points
   ``ptx2gcn.compile`` and ``ptx2gcn.split_units`` (the package itself, for
   ``compile``/``CodeObject``/``split_units``), plus the shared formats it reads: code objects and
-  ELF (``ptx2gcn.link.elf``, ``ptx2gcn.link.codeobject``), diagnostics, the options value and the
-  version.
+  ELF (``ptx2gcn.link.elf``, ``ptx2gcn.link.codeobject``), the texture descriptor the driver writes
+  for the generated code (``ptx2gcn.emit.texture_descriptor``), diagnostics, the options value and
+  the version.
 - ``ptx2gcn.interp`` (the reference executor) imports only the front end, the reference model and
   diagnostics, and reaches nothing of the compiler or the runtime even indirectly: it is an oracle
   for what they produce, so it must not share their code.
@@ -26,6 +27,7 @@ RUNTIME_MAY_IMPORT = {
     "ptx2gcn.version",
     "ptx2gcn.link.elf",
     "ptx2gcn.link.codeobject",
+    "ptx2gcn.emit.texture_descriptor",
 }
 """Modules outside ``ptx2gcn.runtime`` that runtime modules may import (besides ``ptx2gcn`` itself)."""
 PUBLIC_NAMES = {"compile", "CodeObject", "split_units", "__version__"}
