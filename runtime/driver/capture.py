@@ -154,7 +154,7 @@ def end_capture(hStream: object) -> int:
             del tables.events[event]
     if capture.invalidated:
         _discard(capture.graph)
-        raise CudaError(CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated by an earlier call")
+        raise CudaError(CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "an earlier call invalidated the capture")
     if unjoined:
         _discard(capture.graph)
         raise CudaError(
@@ -261,7 +261,9 @@ def refuse_during_capture(hStream: object, what: str) -> None:
     key, _context, _blocking = _stream(hStream)
     capture = _tables().streams.get(key)
     if capture is not None:
-        raise _invalidate([capture], CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, f"{what} is not allowed on a capturing stream")
+        raise _invalidate(
+            [capture], CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, f"{what} is not allowed on a capturing stream"
+        )
 
 
 def unsafe(what: str) -> None:

@@ -22,6 +22,7 @@ from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.graph_model import GraphRecord, Node, NodeKind, tables, topological
 from ptx2gcn.runtime.driver.graph_params import CUgraphExecUpdateResultInfo
 from ptx2gcn.runtime.driver.graphs import _graph, _node, clone_graph
+from ptx2gcn.runtime.driver.launch import KernelLaunch
 from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.driver.types import CUgraphExec, CUgraphNode, CUstream
 
@@ -146,6 +147,23 @@ def exec_host_node_set_params(hGraphExec: object, hNode: object, nodeParams: obj
     copy.params = graph_nodes.host_params(nodeParams)
 
 
+def _difference(mine: Node, theirs: Node) -> int:
+    """Why ``theirs`` cannot update ``mine`` in place (``UPDATE_SUCCESS`` when it can)."""
+    if mine.kind is not theirs.kind:
+        return UPDATE_NODE_TYPE_CHANGED
+    if mine.kind is NodeKind.GRAPH:
+        assert isinstance(mine.params, GraphRecord) and isinstance(theirs.params, GraphRecord)
+        same = len(flatten(mine.params)) == len(flatten(theirs.params))
+        return UPDATE_SUCCESS if same else UPDATE_TOPOLOGY_CHANGED
+    if mine.kind in (NodeKind.MEM_ALLOC, NodeKind.MEM_FREE) and mine.params is not theirs.params:
+        return UPDATE_TOPOLOGY_CHANGED  # CUDA: memory nodes cannot be updated
+    if mine.kind is NodeKind.KERNEL:
+        assert isinstance(mine.params, KernelLaunch) and isinstance(theirs.params, KernelLaunch)
+        if mine.params.function.module.context is not theirs.params.function.module.context:
+            return UPDATE_FUNCTION_CHANGED
+    return UPDATE_SUCCESS
+
+
 def update_result(hGraphExec: object, hGraph: object) -> tuple[int, Node | None]:
     """(``CUgraphExecUpdateResult``, the node that differs) for updating ``hGraphExec`` from ``hGraph``;
     on success the executable now holds ``hGraph``'s parameters."""
@@ -156,16 +174,11 @@ def update_result(hGraphExec: object, hGraph: object) -> tuple[int, Node | None]
     index = {id(node): i for i, node in enumerate(graph.nodes)}
     old_index = {id(node): i for i, node in enumerate(old)}
     for mine, theirs in zip(old, graph.nodes):
-        if mine.kind is not theirs.kind:
-            return UPDATE_NODE_TYPE_CHANGED, theirs
         if sorted(old_index[id(d)] for d in mine.dependencies) != sorted(index[id(d)] for d in theirs.dependencies):
             return UPDATE_TOPOLOGY_CHANGED, theirs
-        if mine.kind in (NodeKind.GRAPH, NodeKind.MEM_ALLOC, NodeKind.MEM_FREE) and mine.params is not theirs.params:
-            if mine.kind is not NodeKind.GRAPH or len(flatten(mine.params)) != len(flatten(theirs.params)):  # type: ignore[arg-type]
-                return UPDATE_TOPOLOGY_CHANGED, theirs
-        if mine.kind is NodeKind.KERNEL:
-            if mine.params.function.module.context is not theirs.params.function.module.context:  # type: ignore[attr-defined]
-                return UPDATE_FUNCTION_CHANGED, theirs
+        problem = _difference(mine, theirs)
+        if problem != UPDATE_SUCCESS:
+            return problem, theirs
     for mine, theirs in zip(old, graph.nodes):
         if mine.kind is NodeKind.GRAPH:
             assert isinstance(theirs.params, GraphRecord)

@@ -197,7 +197,9 @@ def new_graph() -> GraphRecord:
 def graph_of(handle: int) -> GraphRecord:
     found = tables().graphs.get(handle)
     if found is None:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_VALUE, f"graph 0x{handle:x} does not exist (never created, or destroyed)")
+        raise CudaError(
+            CUresult.CUDA_ERROR_INVALID_VALUE, f"graph 0x{handle:x} does not exist (never created, or destroyed)"
+        )
     return found
 
 

@@ -15,10 +15,10 @@ from ptx2gcn.runtime.driver import copies, memory, mempool, stream
 from ptx2gcn.runtime.driver.args import handle, invalid
 from ptx2gcn.runtime.driver.graph_model import Node, NodeKind
 from ptx2gcn.runtime.driver.graph_params import (
-    MEMCPY3D_FIELDS,
     CUDA_HOST_NODE_PARAMS,
     CUDA_KERNEL_NODE_PARAMS,
     CUDA_MEMSET_NODE_PARAMS,
+    MEMCPY3D_FIELDS,
     Fields,
     HostParams,
     MemsetParams,

@@ -164,9 +164,9 @@ def _edge_lists(hGraph: object, from_: object, to: object, rest: tuple[object, .
     """``(hGraph, from, to, numDependencies)`` or CUDA 12.3's ``(hGraph, from, to, edgeData, num)``."""
     if len(rest) not in (1, 2):
         raise invalid("expected numDependencies, or edgeData and numDependencies")
-    if len(rest) == 2 and rest[0] is not None and rest[0] != 0:
-        if any(integer(getattr(e, "type", 0), "edgeData.type") for e in rest[0]):  # type: ignore[attr-defined]
-            raise invalid("only default edges (type 0) are supported")
+    data = rest[0] if len(rest) == 2 and rest[0] not in (None, 0) else []
+    if any(integer(getattr(e, "type", 0), "edgeData.type") for e in data):  # type: ignore[attr-defined]
+        raise invalid("only default edges (type 0) are supported")
     graph = _graph(hGraph)
     sources, targets = nodes_of(from_, rest[-1], "from"), nodes_of(to, rest[-1], "to")
     for node in sources + targets:
@@ -347,7 +347,7 @@ def _label(node: Node) -> str:
     elif isinstance(params, HostParams):
         label += f"\\nfn {params.fn!r}"
     elif node.kind is NodeKind.MEMCPY:
-        label += f"\\n{getattr(params, 'WidthInBytes')} x {getattr(params, 'Height')} x {getattr(params, 'Depth')} bytes"
+        label += f"\\n{params.WidthInBytes} x {params.Height} x {params.Depth} bytes"  # type: ignore[attr-defined]
     return label.replace('"', "'")
 
 

@@ -268,7 +268,8 @@ def mem_pool_destroy(pool: object) -> None:
     if record.default:
         raise invalid("a device's default pool cannot be destroyed")
     if record.allocations:
-        raise CudaError(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"the pool still has {len(record.allocations)} allocation(s)")
+        count = len(record.allocations)
+        raise CudaError(CUresult.CUDA_ERROR_ILLEGAL_STATE, f"the pool still has {count} allocation(s)")
     _trim(record, 0)
     del pools.pools[record.handle]
     for device, chosen in list(pools.current.items()):

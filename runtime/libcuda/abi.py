@@ -246,6 +246,113 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuProfilerStart", "", 4000),
     _export("cuProfilerStop", "", 4000),
     # -- end of the group for real clients
+    # -- graphs, stream capture and stream-ordered memory pools; handlers in libcuda/graph_handlers.py
+    _export("cuStreamBeginCapture", "ptr hStream", 10000),
+    _export("cuStreamBeginCapture_v2", "ptr hStream, i32 mode", 10010),
+    _export("cuStreamEndCapture", "ptr hStream, ptr phGraph", 10000),
+    _export("cuStreamIsCapturing", "ptr hStream, ptr captureStatus", 10000),
+    _export("cuStreamGetCaptureInfo", "ptr hStream, ptr captureStatus_out, ptr id_out", 10010),
+    _export(
+        "cuStreamGetCaptureInfo_v2",
+        "ptr hStream, ptr captureStatus_out, ptr id_out, ptr graph_out, ptr dependencies_out, ptr numDependencies_out",
+        11030,
+    ),
+    _export(
+        "cuStreamGetCaptureInfo_v3",
+        "ptr hStream, ptr captureStatus_out, ptr id_out, ptr graph_out, ptr dependencies_out, ptr edgeData_out, "
+        "ptr numDependencies_out",
+        12030,
+    ),
+    _export(
+        "cuStreamUpdateCaptureDependencies", "ptr hStream, ptr dependencies, u64 numDependencies, u32 flags", 11030
+    ),
+    _export(
+        "cuStreamUpdateCaptureDependencies_v2",
+        "ptr hStream, ptr dependencies, ptr dependencyData, u64 numDependencies, u32 flags",
+        12030,
+    ),
+    _export("cuThreadExchangeStreamCaptureMode", "ptr mode", 10010),
+    _export("cuGraphCreate", "ptr phGraph, u32 flags", 10000),
+    _export("cuGraphDestroy", "ptr hGraph", 10000),
+    _export("cuGraphClone", "ptr phGraphClone, ptr originalGraph", 10000),
+    _export("cuGraphNodeFindInClone", "ptr phNode, ptr hOriginalNode, ptr hClonedGraph", 10000),
+    _export("cuGraphAddKernelNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr nodeParams", 10000),
+    _export("cuGraphAddKernelNode_v2",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr nodeParams", 12000),
+    _export("cuGraphKernelNodeGetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphKernelNodeGetParams_v2", "ptr hNode, ptr nodeParams", 12000),
+    _export("cuGraphKernelNodeSetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphKernelNodeSetParams_v2", "ptr hNode, ptr nodeParams", 12000),
+    _export("cuGraphAddMemcpyNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr copyParams, ptr ctx", 10000),
+    _export("cuGraphMemcpyNodeGetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphMemcpyNodeSetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphAddMemsetNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr memsetParams, ptr ctx", 10000),
+    _export("cuGraphMemsetNodeGetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphMemsetNodeSetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphAddHostNode", "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr nodeParams",
+            10000),
+    _export("cuGraphHostNodeGetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphHostNodeSetParams", "ptr hNode, ptr nodeParams", 10000),
+    _export("cuGraphAddChildGraphNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr childGraph", 10000),
+    _export("cuGraphChildGraphNodeGetGraph", "ptr hNode, ptr phGraph", 10000),
+    _export("cuGraphAddEmptyNode", "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies", 10000),
+    _export("cuGraphAddEventRecordNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr event", 11010),
+    _export("cuGraphEventRecordNodeGetEvent", "ptr hNode, ptr event_out", 11010),
+    _export("cuGraphEventRecordNodeSetEvent", "ptr hNode, ptr event", 11010),
+    _export("cuGraphAddEventWaitNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr event", 11010),
+    _export("cuGraphEventWaitNodeGetEvent", "ptr hNode, ptr event_out", 11010),
+    _export("cuGraphEventWaitNodeSetEvent", "ptr hNode, ptr event", 11010),
+    _export("cuGraphNodeGetType", "ptr hNode, ptr type", 10000),
+    _export("cuGraphGetNodes", "ptr hGraph, ptr nodes, ptr numNodes", 10000),
+    _export("cuGraphGetRootNodes", "ptr hGraph, ptr rootNodes, ptr numRootNodes", 10000),
+    _export("cuGraphGetEdges", "ptr hGraph, ptr from_, ptr to, ptr numEdges", 10000),
+    _export("cuGraphGetEdges_v2", "ptr hGraph, ptr from_, ptr to, ptr edgeData, ptr numEdges", 12030),
+    _export("cuGraphNodeGetDependencies", "ptr hNode, ptr dependencies, ptr numDependencies", 10000),
+    _export("cuGraphNodeGetDependencies_v2", "ptr hNode, ptr dependencies, ptr edgeData, ptr numDependencies", 12030),
+    _export("cuGraphNodeGetDependentNodes", "ptr hNode, ptr dependentNodes, ptr numDependentNodes", 10000),
+    _export("cuGraphNodeGetDependentNodes_v2",
+            "ptr hNode, ptr dependentNodes, ptr edgeData, ptr numDependentNodes", 12030),
+    _export("cuGraphAddDependencies", "ptr hGraph, ptr from_, ptr to, u64 numDependencies", 10000),
+    _export("cuGraphAddDependencies_v2", "ptr hGraph, ptr from_, ptr to, ptr edgeData, u64 numDependencies", 12030),
+    _export("cuGraphRemoveDependencies", "ptr hGraph, ptr from_, ptr to, u64 numDependencies", 10000),
+    _export("cuGraphRemoveDependencies_v2", "ptr hGraph, ptr from_, ptr to, ptr edgeData, u64 numDependencies",
+            12030),
+    _export("cuGraphDestroyNode", "ptr hNode", 10000),
+    _export("cuGraphDebugDotPrint", "ptr hGraph, ptr path, u32 flags", 11030),
+    _export("cuGraphInstantiate", "ptr phGraphExec, ptr hGraph, ptr phErrorNode, ptr logBuffer, u64 bufferSize",
+            10000),
+    _export("cuGraphInstantiate_v2", "ptr phGraphExec, ptr hGraph, ptr phErrorNode, ptr logBuffer, u64 bufferSize",
+            11000),
+    _export("cuGraphInstantiateWithFlags", "ptr phGraphExec, ptr hGraph, u64 flags", 11040),
+    _export("cuGraphInstantiateWithParams", "ptr phGraphExec, ptr hGraph, ptr instantiateParams", 12000),
+    _export("cuGraphLaunch", "ptr hGraphExec, ptr hStream", 10000),
+    _export("cuGraphUpload", "ptr hGraphExec, ptr hStream", 11010),
+    _export("cuGraphExecDestroy", "ptr hGraphExec", 10000),
+    _export("cuGraphExecKernelNodeSetParams", "ptr hGraphExec, ptr hNode, ptr nodeParams", 10010),
+    _export("cuGraphExecKernelNodeSetParams_v2", "ptr hGraphExec, ptr hNode, ptr nodeParams", 12000),
+    _export("cuGraphExecMemcpyNodeSetParams", "ptr hGraphExec, ptr hNode, ptr copyParams, ptr ctx", 10020),
+    _export("cuGraphExecMemsetNodeSetParams", "ptr hGraphExec, ptr hNode, ptr memsetParams, ptr ctx", 10020),
+    _export("cuGraphExecHostNodeSetParams", "ptr hGraphExec, ptr hNode, ptr nodeParams", 10020),
+    _export("cuGraphExecUpdate", "ptr hGraphExec, ptr hGraph, ptr hErrorNode_out, ptr updateResult_out", 10020),
+    _export("cuGraphExecUpdate_v2", "ptr hGraphExec, ptr hGraph, ptr resultInfo", 12000),
+    _export("cuMemAllocAsync", "ptr dptr, u64 bytesize, ptr hStream", 11020),
+    _export("cuMemFreeAsync", "u64 dptr, ptr hStream", 11020),
+    _export("cuMemAllocFromPoolAsync", "ptr dptr, u64 bytesize, ptr pool, ptr hStream", 11020),
+    _export("cuDeviceGetDefaultMemPool", "ptr pool_out, i32 dev", 11020),
+    _export("cuDeviceGetMemPool", "ptr pool, i32 dev", 11020),
+    _export("cuDeviceSetMemPool", "i32 dev, ptr pool", 11020),
+    _export("cuMemPoolCreate", "ptr pool, ptr poolProps", 11020),
+    _export("cuMemPoolDestroy", "ptr pool", 11020),
+    _export("cuMemPoolSetAttribute", "ptr pool, i32 attr, ptr value", 11020),
+    _export("cuMemPoolGetAttribute", "ptr pool, i32 attr, ptr value", 11020),
+    _export("cuMemPoolTrimTo", "ptr pool, u64 minBytesToKeep", 11020),
+    # -- end of the group for graphs and memory pools
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
 )
@@ -268,6 +375,11 @@ _PER_THREAD["_ptsz"] += (  # of the group for real clients
     "cuMemcpy2DAsync_v2", "cuMemcpy3DAsync_v2",
 )  # fmt: skip
 _PER_THREAD["_ptds"] += ("cuMemcpy2D_v2", "cuMemcpy2DUnaligned_v2", "cuMemcpy3D_v2")  # of the group for real clients
+_PER_THREAD["_ptsz"] += (  # of the group for graphs and memory pools
+    "cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuStreamIsCapturing", "cuStreamGetCaptureInfo_v2",
+    "cuStreamGetCaptureInfo_v3", "cuStreamUpdateCaptureDependencies", "cuStreamUpdateCaptureDependencies_v2",
+    "cuGraphLaunch", "cuGraphUpload", "cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync",
+)  # fmt: skip
 
 
 def _per_thread(exports: tuple[Export, ...]) -> tuple[Export, ...]:
@@ -289,3 +401,7 @@ PROC_ONLY_IN_C: tuple[tuple[str, str, int], ...] = (
     ("cuGetExportTable", "cuGetExportTable", 3000),
 )
 """(proc name, C symbol, since) of the entry points the shim implements itself, without Python."""
+
+PROC_ALIASES: tuple[tuple[str, str, int], ...] = (("cuGraphInstantiate", "cuGraphInstantiateWithFlags", 12000),)
+"""(proc name, exported symbol, since) where ``cuGetProcAddress`` hands out an export under another
+name: from CUDA 12.0 ``cuGraphInstantiate`` is ``cuGraphInstantiateWithFlags`` (``cuda.h``'s macro)."""

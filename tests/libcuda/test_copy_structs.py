@@ -1,5 +1,5 @@
-"""The CUDA_MEMCPY2D/3D layouts the C ABI reads: every field's offset and the size equal the C
-compiler's for NVIDIA's cuda.h."""
+"""The C structs the C ABI reads (copies, graph nodes, memory pools): every field's offset and the size
+equal the C compiler's for NVIDIA's cuda.h."""
 
 from __future__ import annotations
 
@@ -16,7 +16,14 @@ CUDA_H = Path("/usr/local/cuda/include/cuda.h")
 
 
 @pytest.mark.skipif(not CUDA_H.exists() or shutil.which("cc") is None, reason="needs cuda.h and a C compiler")
-@pytest.mark.parametrize("struct", [structs.CUDA_MEMCPY2D, structs.CUDA_MEMCPY3D])
+@pytest.mark.parametrize(
+    "struct",
+    [
+        structs.CUDA_MEMCPY2D, structs.CUDA_MEMCPY3D, structs.CUDA_KERNEL_NODE_PARAMS_v1,
+        structs.CUDA_KERNEL_NODE_PARAMS_v2, structs.CUDA_MEMSET_NODE_PARAMS, structs.CUDA_HOST_NODE_PARAMS,
+        structs.CUmemPoolProps, structs.CUgraphExecUpdateResultInfo, structs.CUDA_GRAPH_INSTANTIATE_PARAMS,
+    ],
+)  # fmt: skip
 def test_copy_struct_layout_matches_cuda_h(tmp_path: Path, struct: type[ctypes.Structure]) -> None:
     name = struct.__name__
     fields = [field[0] for field in struct._fields_]

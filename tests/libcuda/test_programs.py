@@ -69,3 +69,13 @@ def test_per_thread_default_stream_build_calls_ptds_and_ptsz_exports(
 def test_client_entry_points_through_the_c_abi(build_program: Callable[[str], Path], run_exec: RunExec) -> None:
     out = _ok(run_exec(str(build_program("clients"))))
     assert "clients: link, mapped memory, attributes, 2D copy, occupancy" in out and "callbacks correct" in out
+
+
+def test_graphs_capture_and_memory_pools(
+    build_program: Callable[[str], Path], run_exec: RunExec, tmp_path: Path
+) -> None:
+    dot = tmp_path / "graph.dot"
+    out = _ok(run_exec(str(build_program("graphs")), str(dot)))
+    assert "graphs: hand-built graph, capture with fork/join and pool memory, errors correct" in out
+    text = dot.read_text()
+    assert text.startswith("digraph") and "scale" in text and text.count("->") == 2
