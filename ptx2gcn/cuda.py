@@ -34,6 +34,7 @@ from ptx2gcn.runtime.driver import occupancy as _occupancy
 from ptx2gcn.runtime.driver import peer as _peer
 from ptx2gcn.runtime.driver import stream as _stream
 from ptx2gcn.runtime.driver import unified as _unified
+from ptx2gcn.runtime.driver import user_objects as _user_objects
 from ptx2gcn.runtime.driver.args import enum_member as _enum_member
 from ptx2gcn.runtime.driver.enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
@@ -90,6 +91,7 @@ from ptx2gcn.runtime.driver.types import (
     CUmemoryPool,
     CUmodule,
     CUstream,
+    CUuserObject,
     CUuuid,
 )
 from ptx2gcn.runtime.libcuda.structs import CUDA_MEMCPY2D, CUDA_MEMCPY3D
@@ -308,6 +310,11 @@ cuMemPoolDestroy = _entry(_mempool.mem_pool_destroy, 0)
 cuMemPoolSetAttribute = _entry(_mempool.mem_pool_set_attribute, 0)
 cuMemPoolGetAttribute = _entry(_mempool.mem_pool_get_attribute, 1)
 cuMemPoolTrimTo = _entry(_mempool.mem_pool_trim_to, 0)
+cuUserObjectCreate = _entry(_user_objects.user_object_create, 1)
+cuUserObjectRetain = _entry(_user_objects.user_object_retain, 0)
+cuUserObjectRelease = _entry(_user_objects.user_object_release, 0)
+cuGraphRetainUserObject = _entry(_user_objects.graph_retain_user_object, 0)
+cuGraphReleaseUserObject = _entry(_user_objects.graph_release_user_object, 0)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -551,4 +558,10 @@ __all__ = [
     "CUgraphExec",
     "CUgraphNode",
     "CUmemoryPool",
+    "cuUserObjectCreate",
+    "cuUserObjectRetain",
+    "cuUserObjectRelease",
+    "cuGraphRetainUserObject",
+    "cuGraphReleaseUserObject",
+    "CUuserObject",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ptx2gcn.runtime.driver import capture, graph_nodes
+from ptx2gcn.runtime.driver import capture, graph_nodes, user_objects
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
@@ -93,6 +93,7 @@ def exec_destroy(hGraphExec: object) -> None:
     del tables().execs[record.handle]
     for block in record.graph.blocks:
         block.drop()
+    user_objects.drop_references(record.graph)
 
 
 def graph_launch(hGraphExec: object, hStream: object) -> None:

@@ -74,6 +74,8 @@ class GraphRecord:
     """For a clone: handle of a node of ``origin`` -> its copy here."""
     blocks: list[SharedBlock] = field(default_factory=lambda: [])
     """Memory its mem-alloc nodes own (``mempool.GraphBlock``), shared with clones and executables."""
+    references: dict[int, int] = field(default_factory=lambda: {})
+    """User object handle -> references the graph owns (``user_objects``)."""
 
     def add(self, node: Node, dependencies: list[Node]) -> Node:
         for dependency in dependencies:

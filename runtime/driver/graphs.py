@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ptx2gcn.runtime.driver import capture, graph_nodes
+from ptx2gcn.runtime.driver import capture, graph_nodes, user_objects
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.graph_model import (
     GraphRecord,
@@ -77,6 +77,7 @@ def graph_destroy(hGraph: object) -> None:
         found.nodes.pop(node.handle, None)
     for block in graph.blocks:
         block.drop()
+    user_objects.drop_references(graph)
 
 
 def clone_graph(original: GraphRecord, register: bool) -> GraphRecord:
@@ -102,6 +103,7 @@ def clone_graph(original: GraphRecord, register: bool) -> GraphRecord:
         target.blocks = list(source.blocks)
         for block in target.blocks:
             block.owners += 1
+    user_objects.copy_references(original, top)
     return top
 
 

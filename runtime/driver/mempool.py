@@ -108,10 +108,13 @@ def allocate(pool: PoolRecord, size: int) -> int:
     if size <= 0:
         raise invalid("bytesize must be greater than 0")
     rounded = -(-size // GRANULE) * GRANULE
-    cached = [entry for entry in pool.cache.get(rounded, []) if entry[1] is context]
-    if cached:
-        address = cached[0][0]
-        pool.cache[rounded].remove(cached[0])
+    fits = sorted(s for s, blocks in pool.cache.items() if rounded <= s <= 2 * rounded and any(
+        entry[1] is context for entry in blocks))  # fmt: skip
+    if fits:
+        rounded = fits[0]  # the smallest cached block that fits (wasting at most half of it)
+        entry = next(entry for entry in pool.cache[rounded] if entry[1] is context)
+        pool.cache[rounded].remove(entry)
+        address = entry[0]
     else:
         limit = pool.max_size or context.backend.properties.total_memory
         if pool.reserved + rounded > limit:

@@ -141,4 +141,8 @@ class CUmemoryPool(HandleBase):
     __slots__ = ()
 
 
-HANDLE_TYPES += (CUgraph, CUgraphNode, CUgraphExec, CUmemoryPool)
+class CUuserObject(HandleBase):
+    __slots__ = ()
+
+
+HANDLE_TYPES += (CUgraph, CUgraphNode, CUgraphExec, CUmemoryPool, CUuserObject)

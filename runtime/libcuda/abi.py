@@ -352,6 +352,11 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuMemPoolSetAttribute", "ptr pool, i32 attr, ptr value", 11020),
     _export("cuMemPoolGetAttribute", "ptr pool, i32 attr, ptr value", 11020),
     _export("cuMemPoolTrimTo", "ptr pool, u64 minBytesToKeep", 11020),
+    _export("cuUserObjectCreate", "ptr object_out, ptr ptr, ptr destroy, u32 initialRefcount, u32 flags", 11030),
+    _export("cuUserObjectRetain", "ptr object, u32 count", 11030),
+    _export("cuUserObjectRelease", "ptr object, u32 count", 11030),
+    _export("cuGraphRetainUserObject", "ptr graph, ptr object, u32 count, u32 flags", 11030),
+    _export("cuGraphReleaseUserObject", "ptr graph, ptr object, u32 count", 11030),
     # -- end of the group for graphs and memory pools
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),

@@ -22,6 +22,7 @@ from ptx2gcn.runtime.driver import capture as _capture
 from ptx2gcn.runtime.driver import graph_exec as _exec
 from ptx2gcn.runtime.driver import graphs as _graphs
 from ptx2gcn.runtime.driver import mempool as _mempool
+from ptx2gcn.runtime.driver import user_objects as _user_objects
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.libcuda import structs
 from ptx2gcn.runtime.libcuda.marshal import _I32, _U64, Handler, _bytes_at, _entry, _null, _run
@@ -329,4 +330,13 @@ GRAPH_HANDLERS: dict[str, Handler] = {
     "cuMemPoolSetAttribute": _pool_attribute(False),
     "cuMemPoolGetAttribute": _pool_attribute(True),
     "cuMemPoolTrimTo": lambda pool, keep: _run(_mempool.mem_pool_trim_to, [], pool, keep),
+    "cuUserObjectCreate": lambda out, p, fn, count, flags: _run(
+        _user_objects.user_object_create, [(out, _U64)], p, fn, count, flags
+    ),
+    "cuUserObjectRetain": lambda obj, count: _run(_user_objects.user_object_retain, [], obj, count),
+    "cuUserObjectRelease": lambda obj, count: _run(_user_objects.user_object_release, [], obj, count),
+    "cuGraphRetainUserObject": lambda g, obj, count, flags: _run(
+        _user_objects.graph_retain_user_object, [], g, obj, count, flags
+    ),
+    "cuGraphReleaseUserObject": lambda g, obj, count: _run(_user_objects.graph_release_user_object, [], g, obj, count),
 }

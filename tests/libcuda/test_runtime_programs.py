@@ -78,3 +78,9 @@ def test_runtime_grid_sync_cooperative_launch(build_cuda: Callable[[str], Path],
     # cudaErrorCooperativeLaunchTooLarge (the limit from the kernel's occupancy on 304 CUs).
     out = _ok(run_exec(str(build_cuda("grid_sync"))))
     assert "grid_sync: 576 values correct after 3 grid barriers" in out
+
+
+def test_runtime_graphs_capture_and_async_allocation(build_cuda: Callable[[str], Path], run_exec: RunExec) -> None:
+    assert "graphs_pools: captured fork/join with pool memory and hand-built graph correct" in _ok(
+        run_exec(str(build_cuda("graphs_pools")))
+    )
