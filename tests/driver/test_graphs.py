@@ -213,3 +213,22 @@ def test_child_graph_event_nodes_clone_and_update(module: cuda.CUmodule, tmp_pat
     ok(cuda.cuGraphDebugDotPrint(graph, str(path).encode(), 0))
     text = path.read_text()
     assert text.startswith("digraph") and "vector_add" in text and text.count("->") >= 4
+
+
+def test_user_objects_live_as_long_as_their_graphs(context: cuda.CUcontext) -> None:
+    destroyed: list[object] = []
+    thing = ok(cuda.cuUserObjectCreate("payload", destroyed.append, 1, 1))
+    ok(cuda.cuUserObjectRetain(thing, 2))
+    ok(cuda.cuUserObjectRelease(thing, 2))
+    graph = ok(cuda.cuGraphCreate(0))
+    ok(cuda.cuGraphAddEmptyNode(graph, None, 0))
+    ok(cuda.cuGraphRetainUserObject(graph, thing, 1, 1))  # CU_GRAPH_USER_OBJECT_MOVE: the caller's reference
+    executable = ok(cuda.cuGraphInstantiate(graph, 0))  # the executable owns a reference too
+    ok(cuda.cuGraphReleaseUserObject(graph, thing, 1))
+    ok(cuda.cuGraphDestroy(graph))
+    assert destroyed == []
+    ok(cuda.cuGraphLaunch(executable, 0))
+    ok(cuda.cuGraphExecDestroy(executable))
+    assert destroyed == ["payload"]
+    fails(cuda.cuUserObjectRetain(thing, 1), R.CUDA_ERROR_INVALID_VALUE, "released")
+    fails(cuda.cuUserObjectCreate(None, destroyed.append, 1, 0), R.CUDA_ERROR_INVALID_VALUE, "NO_DESTRUCTOR_SYNC")
