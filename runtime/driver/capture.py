@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.beside import PerDriver
 from ptx2gcn.runtime.driver.enums import CUresult, CUstream_flags
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.graph_model import GraphRecord, Node, NodeKind, ancestors, new_graph, new_node, tables
-from ptx2gcn.runtime.driver.state import Context, Driver, driver
+from ptx2gcn.runtime.driver.state import Context, driver
 from ptx2gcn.runtime.driver.types import CUstream
 
 GLOBAL, THREAD_LOCAL, RELAXED = 0, 1, 2
@@ -70,16 +70,7 @@ class _Tables:
     """Event handle -> (capture, frontier) of a ``cuEventRecord`` made on a capturing stream."""
 
 
-_by_driver: weakref.WeakKeyDictionary[Driver, _Tables] = weakref.WeakKeyDictionary()
-
-
-def _tables() -> _Tables:
-    state = driver()
-    with state.lock:
-        found = _by_driver.get(state)
-        if found is None:
-            found = _by_driver[state] = _Tables()
-        return found
+_tables = PerDriver(_Tables)
 
 
 def _key(value: int) -> StreamKey:

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import enum
 import itertools
-import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from ptx2gcn.runtime.driver.args import invalid
+from ptx2gcn.runtime.driver.beside import PerDriver
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
-from ptx2gcn.runtime.driver.state import Driver, driver
+from ptx2gcn.runtime.driver.state import driver
 
 
 class NodeKind(enum.IntEnum):
@@ -170,17 +170,8 @@ class GraphTables:
     """Handle -> ``graph_exec.ExecRecord``."""
 
 
-_TABLES: weakref.WeakKeyDictionary[Driver, GraphTables] = weakref.WeakKeyDictionary()
-
-
-def tables() -> GraphTables:
-    """The graph tables of the current ``driver()`` (a fresh set after ``state.reset``)."""
-    state = driver()
-    with state.lock:
-        found = _TABLES.get(state)
-        if found is None:
-            found = _TABLES[state] = GraphTables()
-        return found
+tables = PerDriver(GraphTables)
+"""The graph tables of the current ``driver()`` (a fresh set after ``state.reset``)."""
 
 
 def new_node(graph: GraphRecord, kind: NodeKind, params: object, dependencies: list[Node]) -> Node:

@@ -13,7 +13,7 @@ work list, not recursion).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ptx2gcn.runtime.driver import capture, graph_nodes, user_objects
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
@@ -235,44 +235,32 @@ def destroy_node(hNode: object) -> None:
 
 
 # -- node parameters -------------------------------------------------------------------------------------
-def kernel_node_get_params(hNode: object) -> object:
-    return graph_nodes.kernel_params_out(_node(hNode))
+def _getter(read: Callable[[Node], object]) -> Callable[[object], object]:
+    def get(hNode: object) -> object:
+        return read(_node(hNode))
+
+    return get
 
 
-def kernel_node_set_params(hNode: object, nodeParams: object) -> None:
-    node = _node(hNode)
-    graph_nodes.kernel_params_out(node)  # checks the kind
-    node.params = graph_nodes.kernel_params(nodeParams)
+def _setter(read: Callable[[Node], object], take: Callable[[object], object]) -> Callable[[object, object], None]:
+    """``cuGraph*NodeSetParams``: ``read`` checks the node's kind, ``take`` copies the new parameters."""
+
+    def set_params(hNode: object, nodeParams: object) -> None:
+        node = _node(hNode)
+        read(node)
+        node.params = take(nodeParams)
+
+    return set_params
 
 
-def memcpy_node_get_params(hNode: object) -> object:
-    return graph_nodes.memcpy_params_out(_node(hNode))
-
-
-def memcpy_node_set_params(hNode: object, nodeParams: object) -> None:
-    node = _node(hNode)
-    graph_nodes.memcpy_params_out(node)
-    node.params = graph_nodes.memcpy_params(nodeParams)
-
-
-def memset_node_get_params(hNode: object) -> object:
-    return graph_nodes.memset_params_out(_node(hNode))
-
-
-def memset_node_set_params(hNode: object, nodeParams: object) -> None:
-    node = _node(hNode)
-    graph_nodes.memset_params_out(node)
-    node.params = graph_nodes.memset_params(nodeParams)
-
-
-def host_node_get_params(hNode: object) -> object:
-    return graph_nodes.host_params_out(_node(hNode))
-
-
-def host_node_set_params(hNode: object, nodeParams: object) -> None:
-    node = _node(hNode)
-    graph_nodes.host_params_out(node)
-    node.params = graph_nodes.host_params(nodeParams)
+kernel_node_get_params = _getter(graph_nodes.kernel_params_out)
+kernel_node_set_params = _setter(graph_nodes.kernel_params_out, graph_nodes.kernel_params)
+memcpy_node_get_params = _getter(graph_nodes.memcpy_params_out)
+memcpy_node_set_params = _setter(graph_nodes.memcpy_params_out, graph_nodes.memcpy_params)
+memset_node_get_params = _getter(graph_nodes.memset_params_out)
+memset_node_set_params = _setter(graph_nodes.memset_params_out, graph_nodes.memset_params)
+host_node_get_params = _getter(graph_nodes.host_params_out)
+host_node_set_params = _setter(graph_nodes.host_params_out, graph_nodes.host_params)
 
 
 def child_graph_node_get_graph(hNode: object) -> CUgraph:

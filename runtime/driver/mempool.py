@@ -18,16 +18,16 @@ Invariant: ``reserved == used + cached`` bytes of every pool; a block is in at m
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 from ptx2gcn.runtime.driver import capture
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.beside import PerDriver
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.graph_model import NodeKind, tables
 from ptx2gcn.runtime.driver.memory import FREE_HOOKS, backend_call
-from ptx2gcn.runtime.driver.state import Context, Driver, driver
+from ptx2gcn.runtime.driver.state import Context, driver
 from ptx2gcn.runtime.driver.types import CUdevice, CUdeviceptr, CUmemoryPool
 
 GRANULE = 512
@@ -66,16 +66,7 @@ class _Pools:
     """Device ordinal -> the pool ``cuMemAllocAsync`` uses (``cuDeviceSetMemPool``)."""
 
 
-_by_driver: weakref.WeakKeyDictionary[Driver, _Pools] = weakref.WeakKeyDictionary()
-
-
-def _pools() -> _Pools:
-    state = driver()
-    with state.lock:
-        found = _by_driver.get(state)
-        if found is None:
-            found = _by_driver[state] = _Pools()
-        return found
+_pools = PerDriver(_Pools)
 
 
 def _pool(value: object) -> PoolRecord:

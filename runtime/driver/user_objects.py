@@ -14,12 +14,12 @@ the count reaches 0, after which its handle is ``CUDA_ERROR_INVALID_VALUE``.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
+from ptx2gcn.runtime.driver.beside import PerDriver
 from ptx2gcn.runtime.driver.graph_model import GraphRecord, graph_of
-from ptx2gcn.runtime.driver.state import Driver, driver
+from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.driver.stream import host_function
 from ptx2gcn.runtime.driver.types import CUgraph, CUuserObject
 
@@ -42,16 +42,11 @@ class _Objects:
     objects: dict[int, UserObject] = field(default_factory=lambda: {})
 
 
-_by_driver: weakref.WeakKeyDictionary[Driver, _Objects] = weakref.WeakKeyDictionary()
+_tables = PerDriver(_Objects)
 
 
 def _objects() -> dict[int, UserObject]:
-    state = driver()
-    with state.lock:
-        found = _by_driver.get(state)
-        if found is None:
-            found = _by_driver[state] = _Objects()
-        return found.objects
+    return _tables().objects
 
 
 def _object(value: object) -> UserObject:
