@@ -164,9 +164,11 @@ def _discard(graph: GraphRecord) -> None:
 
 
 def is_capturing(hStream: object) -> int:
-    key, _context, _blocking = _stream(hStream)
-    if key[0] in _LEGACY:
-        _implicit(driver().require_current())
+    key, context, _blocking = _stream(hStream)
+    if key[0] in _LEGACY and _blocking_captures(context):
+        raise CudaError(  # CUDA answers so, without invalidating the capture
+            CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "the legacy stream synchronises with a capturing stream"
+        )
     capture = _tables().streams.get(key)
     return NONE if capture is None else INVALIDATED if capture.invalidated else ACTIVE
 
@@ -216,9 +218,13 @@ def _active(key: StreamKey) -> Capture | None:
     return capture
 
 
+def _blocking_captures(context: Context) -> list[Capture]:
+    return [c for c in set(_tables().streams.values()) if c.context is context and c.blocking and not c.invalidated]
+
+
 def _implicit(context: Context) -> None:
     """Work on the legacy default stream waits for every blocking stream: refused during their capture."""
-    involved = [c for c in set(_tables().streams.values()) if c.context is context and c.blocking and not c.invalidated]
+    involved = _blocking_captures(context)
     if involved:
         raise _invalidate(
             involved, CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,

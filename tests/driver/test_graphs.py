@@ -167,6 +167,8 @@ def test_unjoined_fork_and_illegal_calls_during_capture(module: cuda.CUmodule) -
     # the legacy stream cannot be captured; a launch on it during a blocking stream's capture is implicit sync
     fails(cuda.cuStreamBeginCapture(0, 0), R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
     ok(cuda.cuStreamBeginCapture(origin, 1))
+    fails(cuda.cuStreamIsCapturing(0), R.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)  # an answer, not an invalidation
+    assert ok(cuda.cuStreamIsCapturing(origin)) == 1
     fails(cuda.cuMemsetD32Async(a, 1, N, 0), R.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
     fails(cuda.cuStreamEndCapture(origin), R.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
     # an event recorded in a capture cannot be queried
