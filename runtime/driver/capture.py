@@ -33,7 +33,7 @@ from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.beside import PerDriver
 from ptx2gcn.runtime.driver.enums import CUresult, CUstream_flags
 from ptx2gcn.runtime.driver.errors import CudaError
-from ptx2gcn.runtime.driver.graph_model import GraphRecord, Node, NodeKind, ancestors, new_graph, new_node, tables
+from ptx2gcn.runtime.driver.graph_model import GraphRecord, Node, NodeKind, ancestors, forget, new_graph, new_node
 from ptx2gcn.runtime.driver.state import Context, driver
 from ptx2gcn.runtime.driver.types import CUstream
 
@@ -144,23 +144,16 @@ def end_capture(hStream: object) -> int:
         if owner is capture:
             del tables.events[event]
     if capture.invalidated:
-        _discard(capture.graph)
+        forget(capture.graph)
         raise CudaError(CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "an earlier call invalidated the capture")
     if unjoined:
-        _discard(capture.graph)
+        forget(capture.graph)
         raise CudaError(
             CUresult.CUDA_ERROR_STREAM_CAPTURE_UNJOINED,
             f"{len(unjoined)} stream(s) forked into the capture were not joined back into the origin stream "
             "(record an event on each and wait for it on the origin stream)",
         )
     return capture.graph.handle
-
-
-def _discard(graph: GraphRecord) -> None:
-    found = tables()
-    found.graphs.pop(graph.handle, None)
-    for node in graph.nodes:
-        found.nodes.pop(node.handle, None)
 
 
 def is_capturing(hStream: object) -> int:

@@ -19,7 +19,7 @@ from ptx2gcn.runtime.driver import capture, graph_nodes, user_objects
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
-from ptx2gcn.runtime.driver.graph_model import GraphRecord, Node, NodeKind, tables, topological
+from ptx2gcn.runtime.driver.graph_model import GraphRecord, Node, NodeKind, has_memory_nodes, tables, topological
 from ptx2gcn.runtime.driver.graph_params import CUgraphExecUpdateResultInfo
 from ptx2gcn.runtime.driver.graphs import _graph, _node, clone_graph
 from ptx2gcn.runtime.driver.launch import KernelLaunch
@@ -100,6 +100,8 @@ def graph_launch(hGraphExec: object, hStream: object) -> None:
     record = _exec(hGraphExec)
     driver().require_current()
     handle(hStream, CUstream, "hStream")
+    if has_memory_nodes(record.graph) and capture.capture_of(hStream) is not None:
+        raise invalid("a graph with memory allocation or free nodes cannot be launched into a capture")
     if capture.record(hStream, NodeKind.GRAPH, lambda: clone_graph(record.graph, False)) is not None:
         return
     for node in record.steps:

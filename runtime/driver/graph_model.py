@@ -187,6 +187,21 @@ def new_graph() -> GraphRecord:
     return graph
 
 
+def forget(graph: GraphRecord) -> None:
+    """``graph`` is destroyed: its handles leave the tables, its memory blocks lose an owner."""
+    found = tables()
+    found.graphs.pop(graph.handle, None)
+    for node in graph.nodes:
+        found.nodes.pop(node.handle, None)
+    for block in graph.blocks:
+        block.drop()
+    graph.blocks = []
+
+
+def has_memory_nodes(graph: GraphRecord) -> bool:
+    return any(node.kind in (NodeKind.MEM_ALLOC, NodeKind.MEM_FREE) for node in graph.nodes)
+
+
 def graph_of(handle: int) -> GraphRecord:
     found = tables().graphs.get(handle)
     if found is None:

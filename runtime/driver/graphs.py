@@ -22,7 +22,9 @@ from ptx2gcn.runtime.driver.graph_model import (
     Node,
     NodeKind,
     add_edge,
+    forget,
     graph_of,
+    has_memory_nodes,
     new_graph,
     new_node,
     node_of,
@@ -71,12 +73,7 @@ def graph_create(flags: object) -> CUgraph:
 
 def graph_destroy(hGraph: object) -> None:
     graph = _graph(hGraph)
-    found = tables()
-    found.graphs.pop(graph.handle, None)
-    for node in graph.nodes:
-        found.nodes.pop(node.handle, None)
-    for block in graph.blocks:
-        block.drop()
+    forget(graph)
     user_objects.drop_references(graph)
 
 
@@ -100,9 +97,9 @@ def clone_graph(original: GraphRecord, register: bool) -> GraphRecord:
             target.clone_of[node.handle] = copy
             if register:
                 tables().nodes[copy.handle] = copy
-        target.blocks = list(source.blocks)
-        for block in target.blocks:
-            block.owners += 1
+    top.blocks = list(original.blocks)  # only a top-level graph has memory nodes (see add_child_graph_node)
+    for block in top.blocks:
+        block.owners += 1
     user_objects.copy_references(original, top)
     return top
 
@@ -158,6 +155,8 @@ def add_child_graph_node(hGraph: object, dependencies: object, numDependencies: 
     child = _graph(childGraph)
     if child is _graph(hGraph):
         raise invalid("a graph cannot be its own child")
+    if has_memory_nodes(child):
+        raise invalid("a child graph cannot hold memory allocation or free nodes (CUDA's rule)")
     return _add(hGraph, dependencies, numDependencies, NodeKind.GRAPH, clone_graph(child, False))
 
 

@@ -176,3 +176,23 @@ def test_capture_dependencies_can_be_replaced(context: cuda.CUcontext) -> None:
     graph = ok(cuda.cuStreamEndCapture(stream))
     nodes = ok(cuda.cuGraphGetNodes(graph, 3))[0]
     assert ok(cuda.cuGraphNodeGetDependentNodes(nodes[0], 2))[0] == [nodes[1], nodes[2]]
+
+
+def test_memory_nodes_stay_top_level_and_a_failed_capture_returns_its_memory(context: cuda.CUcontext) -> None:
+    stream = ok(cuda.cuStreamCreate(1))
+    pool = ok(cuda.cuDeviceGetMemPool(ok(cuda.cuDeviceGet(0))))
+    ok(cuda.cuStreamBeginCapture(stream, 0))
+    ok(cuda.cuMemAllocAsync(64, stream))
+    fails(cuda.cuStreamSynchronize(stream), R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+    fails(cuda.cuStreamEndCapture(stream), R.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+    assert _attribute(pool, USED) == 0  # the discarded graph's block went back to the pool
+    ok(cuda.cuStreamBeginCapture(stream, 0))
+    ok(cuda.cuMemAllocAsync(64, stream))
+    graph = ok(cuda.cuStreamEndCapture(stream))
+    parent = ok(cuda.cuGraphCreate(0))
+    fails(cuda.cuGraphAddChildGraphNode(parent, None, 0, graph), R.CUDA_ERROR_INVALID_VALUE, "child graph")
+    clone = ok(cuda.cuGraphClone(graph))
+    ok(cuda.cuGraphDestroy(graph))
+    assert _attribute(pool, USED) == 512  # the clone still owns the block
+    ok(cuda.cuGraphDestroy(clone))
+    assert _attribute(pool, USED) == 0
