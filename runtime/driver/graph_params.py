@@ -16,7 +16,6 @@ Invariant: a ``Fields`` never refers back to the object it was copied from.
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,12 +42,10 @@ class Fields:
 
 
 def _number(value: object) -> int:
-    value = getattr(value, "value", value) if not isinstance(value, int) else value
-    if value is None:
-        return 0
-    if hasattr(value, "getPtr") and not isinstance(value, int):
-        return int(value)  # type: ignore[call-overload]
-    return int(value)  # type: ignore[call-overload]
+    """An integer field as the caller gave it: an int, a ctypes cell or enum (``.value``), a handle."""
+    if not isinstance(value, int):
+        value = getattr(value, "value", value)
+    return 0 if value is None else int(value)  # type: ignore[call-overload]
 
 
 def snapshot(params: object, names: tuple[str, ...], what: str) -> Fields:
@@ -130,6 +127,3 @@ class CUmemPoolProps(_Params):  # noqa: N801
 class CUgraphExecUpdateResultInfo(_Params):  # noqa: N801
     _defaults = {"result": 0, "errorNode": None, "errorFromNode": None}
 
-
-def c_array_of_pointers(values: list[int]) -> ctypes.Array[ctypes.c_void_p]:
-    return (ctypes.c_void_p * max(1, len(values)))(*values)
