@@ -71,6 +71,7 @@ from ptx2gcn.runtime.driver.errors import last_error_message as _last_error_mess
 from ptx2gcn.runtime.driver.graph_params import (
     CUDA_HOST_NODE_PARAMS,
     CUDA_KERNEL_NODE_PARAMS,
+    CUDA_MEM_ALLOC_NODE_PARAMS,
     CUDA_MEMSET_NODE_PARAMS,
     CUgraphExecUpdateResultInfo,
     CUmemLocation,
@@ -315,6 +316,16 @@ cuUserObjectRetain = _entry(_user_objects.user_object_retain, 0)
 cuUserObjectRelease = _entry(_user_objects.user_object_release, 0)
 cuGraphRetainUserObject = _entry(_user_objects.graph_retain_user_object, 0)
 cuGraphReleaseUserObject = _entry(_user_objects.graph_release_user_object, 0)
+cuGraphAddMemAllocNode = _entry(_graphs.add_mem_alloc_node, 1)
+cuGraphAddMemFreeNode = _entry(_graphs.add_mem_free_node, 1)
+cuGraphMemAllocNodeGetParams = _entry(_graphs.mem_alloc_node_get_params, 1)
+cuGraphMemFreeNodeGetParams = _entry(_graphs.mem_free_node_get_params, 1)
+cuGraphExecEventRecordNodeSetEvent = _entry(_graph_exec.exec_event_record_node_set_event, 0)
+cuGraphExecEventWaitNodeSetEvent = _entry(_graph_exec.exec_event_wait_node_set_event, 0)
+cuGraphExecChildGraphNodeSetParams = _entry(_graph_exec.exec_child_graph_node_set_params, 0)
+cuGraphNodeSetEnabled = _entry(_graph_exec.node_set_enabled, 0)
+cuGraphNodeGetEnabled = _entry(_graph_exec.node_get_enabled, 1)
+cuGraphExecGetFlags = _entry(_graph_exec.exec_get_flags, 1)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -564,4 +575,15 @@ __all__ = [
     "cuGraphRetainUserObject",
     "cuGraphReleaseUserObject",
     "CUuserObject",
+    "cuGraphAddMemAllocNode",
+    "cuGraphAddMemFreeNode",
+    "cuGraphMemAllocNodeGetParams",
+    "cuGraphMemFreeNodeGetParams",
+    "cuGraphExecEventRecordNodeSetEvent",
+    "cuGraphExecEventWaitNodeSetEvent",
+    "cuGraphExecChildGraphNodeSetParams",
+    "cuGraphNodeSetEnabled",
+    "cuGraphNodeGetEnabled",
+    "cuGraphExecGetFlags",
+    "CUDA_MEM_ALLOC_NODE_PARAMS",
 ]

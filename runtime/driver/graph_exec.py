@@ -39,6 +39,8 @@ class ExecRecord:
     """The executable's own copy of the graph it was instantiated from."""
     source: GraphRecord
     steps: list[Node] = field(default_factory=lambda: [])
+    flags: int = 0
+    """The ``CUgraphInstantiate_flags`` it was instantiated with (``cuGraphExecGetFlags``)."""
 
 
 def flatten(graph: GraphRecord) -> list[Node]:
@@ -73,7 +75,7 @@ def instantiate_with_flags(hGraph: object, flags: object = 0) -> CUgraphExec:
     if bits & 0x4:
         raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "device-launchable graphs are not supported")
     copy = clone_graph(graph, False)
-    record = ExecRecord(driver().new_handle(), copy, graph, flatten(copy))
+    record = ExecRecord(driver().new_handle(), copy, graph, flatten(copy), bits)
     tables().execs[record.handle] = record
     return CUgraphExec(record.handle)
 
@@ -105,7 +107,8 @@ def graph_launch(hGraphExec: object, hStream: object) -> None:
     if capture.record(hStream, NodeKind.GRAPH, lambda: clone_graph(record.graph, False)) is not None:
         return
     for node in record.steps:
-        graph_nodes.run(node)
+        if node.enabled:
+            graph_nodes.run(node)
 
 
 def graph_upload(hGraphExec: object, hStream: object) -> None:
@@ -123,31 +126,19 @@ def _exec_node(record: ExecRecord, hNode: object) -> Node:
 
 
 def exec_kernel_node_set_params(hGraphExec: object, hNode: object, nodeParams: object) -> None:
-    copy = _exec_node(_exec(hGraphExec), hNode)
-    if copy.kind is not NodeKind.KERNEL:
-        raise invalid("hNode is not a kernel node")
-    copy.params = graph_nodes.kernel_params(nodeParams)
+    _exec_kind(hGraphExec, hNode, NodeKind.KERNEL).params = graph_nodes.kernel_params(nodeParams)
 
 
 def exec_memcpy_node_set_params(hGraphExec: object, hNode: object, copyParams: object, ctx: object = None) -> None:
-    copy = _exec_node(_exec(hGraphExec), hNode)
-    if copy.kind is not NodeKind.MEMCPY:
-        raise invalid("hNode is not a memcpy node")
-    copy.params = graph_nodes.memcpy_params(copyParams)
+    _exec_kind(hGraphExec, hNode, NodeKind.MEMCPY).params = graph_nodes.memcpy_params(copyParams)
 
 
 def exec_memset_node_set_params(hGraphExec: object, hNode: object, memsetParams: object, ctx: object = None) -> None:
-    copy = _exec_node(_exec(hGraphExec), hNode)
-    if copy.kind is not NodeKind.MEMSET:
-        raise invalid("hNode is not a memset node")
-    copy.params = graph_nodes.memset_params(memsetParams)
+    _exec_kind(hGraphExec, hNode, NodeKind.MEMSET).params = graph_nodes.memset_params(memsetParams)
 
 
 def exec_host_node_set_params(hGraphExec: object, hNode: object, nodeParams: object) -> None:
-    copy = _exec_node(_exec(hGraphExec), hNode)
-    if copy.kind is not NodeKind.HOST:
-        raise invalid("hNode is not a host node")
-    copy.params = graph_nodes.host_params(nodeParams)
+    _exec_kind(hGraphExec, hNode, NodeKind.HOST).params = graph_nodes.host_params(nodeParams)
 
 
 def _difference(mine: Node, theirs: Node) -> int:
@@ -165,6 +156,46 @@ def _difference(mine: Node, theirs: Node) -> int:
         if mine.params.function.module.context is not theirs.params.function.module.context:
             return UPDATE_FUNCTION_CHANGED
     return UPDATE_SUCCESS
+
+
+def exec_event_record_node_set_event(hGraphExec: object, hNode: object, event: object) -> None:
+    _exec_kind(hGraphExec, hNode, NodeKind.EVENT_RECORD).params = graph_nodes.event_param(event)
+
+
+def exec_event_wait_node_set_event(hGraphExec: object, hNode: object, event: object) -> None:
+    _exec_kind(hGraphExec, hNode, NodeKind.WAIT_EVENT).params = graph_nodes.event_param(event)
+
+
+def exec_child_graph_node_set_params(hGraphExec: object, hNode: object, childGraph: object) -> None:
+    """The child's nodes take ``childGraph``'s parameters; its topology must be the same."""
+    record = _exec(hGraphExec)
+    copy = _exec_kind(hGraphExec, hNode, NodeKind.GRAPH)
+    child = _graph(childGraph)
+    assert isinstance(copy.params, GraphRecord)
+    old = flatten(copy.params)
+    if len(old) != len(flatten(child)) or [n.kind for n in copy.params.nodes] != [n.kind for n in child.nodes]:
+        raise invalid("childGraph's topology differs from the child graph the executable holds")
+    copy.params = clone_graph(child, False)
+    record.steps = flatten(record.graph)
+
+
+def node_set_enabled(hGraphExec: object, hNode: object, isEnabled: object) -> None:
+    _exec_node(_exec(hGraphExec), hNode).enabled = integer(isEnabled, "isEnabled") != 0
+
+
+def node_get_enabled(hGraphExec: object, hNode: object) -> int:
+    return int(_exec_node(_exec(hGraphExec), hNode).enabled)
+
+
+def exec_get_flags(hGraphExec: object) -> int:
+    return _exec(hGraphExec).flags
+
+
+def _exec_kind(hGraphExec: object, hNode: object, kind: NodeKind) -> Node:
+    copy = _exec_node(_exec(hGraphExec), hNode)
+    if copy.kind is not kind:
+        raise invalid(f"hNode is a {copy.kind.name} node, not a {kind.name} node")
+    return copy
 
 
 def update_result(hGraphExec: object, hGraph: object) -> tuple[int, Node | None]:

@@ -62,6 +62,8 @@ class Node:
     """Creation order, unique in the process: ties in topological orders are broken by it."""
     keep: object = None
     """Memory handed out by ``Get`` calls (argument copies a C caller reads through pointers)."""
+    enabled: bool = True
+    """``cuGraphNodeSetEnabled`` on an executable's node: a disabled node does nothing when launched."""
 
 
 @dataclass(eq=False)

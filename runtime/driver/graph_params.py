@@ -124,6 +124,15 @@ class CUmemPoolProps(_Params):  # noqa: N801
             self.location = CUmemLocation()
 
 
+class CUDA_MEM_ALLOC_NODE_PARAMS(_Params):  # noqa: N801
+    _defaults = {"poolProps": None, "accessDescs": None, "accessDescCount": 0, "bytesize": 0, "dptr": 0}
+
+    def __init__(self, **values: object) -> None:
+        super().__init__(**values)
+        if self.poolProps is None:
+            self.poolProps = CUmemPoolProps()
+
+
 class CUgraphExecUpdateResultInfo(_Params):  # noqa: N801
     _defaults = {"result": 0, "errorNode": None, "errorFromNode": None}
 

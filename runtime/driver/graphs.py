@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ptx2gcn.runtime.driver import capture, graph_nodes, user_objects
+from ptx2gcn.runtime.driver import capture, graph_nodes, mempool, user_objects
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.graph_model import (
     GraphRecord,
@@ -31,9 +31,15 @@ from ptx2gcn.runtime.driver.graph_model import (
     remove_edge,
     tables,
 )
-from ptx2gcn.runtime.driver.graph_params import HostParams, MemsetParams
+from ptx2gcn.runtime.driver.graph_params import (
+    CUDA_MEM_ALLOC_NODE_PARAMS,
+    CUmemLocation,
+    CUmemPoolProps,
+    HostParams,
+    MemsetParams,
+)
 from ptx2gcn.runtime.driver.state import driver
-from ptx2gcn.runtime.driver.types import CUevent, CUgraph, CUgraphNode
+from ptx2gcn.runtime.driver.types import CUdeviceptr, CUevent, CUgraph, CUgraphNode
 
 
 def _graph(value: object) -> GraphRecord:
@@ -158,6 +164,38 @@ def add_child_graph_node(hGraph: object, dependencies: object, numDependencies: 
     if has_memory_nodes(child):
         raise invalid("a child graph cannot hold memory allocation or free nodes (CUDA's rule)")
     return _add(hGraph, dependencies, numDependencies, NodeKind.GRAPH, clone_graph(child, False))
+
+
+def add_mem_alloc_node(hGraph: object, dependencies: object, numDependencies: object,
+                       nodeParams: object) -> CUgraphNode:
+    graph = _graph(hGraph)
+    deps = nodes_of(dependencies, numDependencies)
+    block = mempool.graph_block(graph.blocks, nodeParams)
+    return CUgraphNode(new_node(graph, NodeKind.MEM_ALLOC, block, deps).handle)
+
+
+def add_mem_free_node(hGraph: object, dependencies: object, numDependencies: object, dptr: object) -> CUgraphNode:
+    address = handle(dptr, CUdeviceptr, "dptr")
+    if mempool.owner(address) is None:
+        raise invalid(f"dptr 0x{address:x} is not memory a graph or cuMemAllocAsync allocated")
+    return _add(hGraph, dependencies, numDependencies, NodeKind.MEM_FREE, address)
+
+
+def mem_alloc_node_get_params(hNode: object) -> CUDA_MEM_ALLOC_NODE_PARAMS:
+    node = _node(hNode)
+    if node.kind is not NodeKind.MEM_ALLOC:
+        raise invalid(f"node 0x{node.handle:x} is not a memory allocation node")
+    block = node.params
+    assert isinstance(block, mempool.GraphBlock)
+    props = CUmemPoolProps(location=CUmemLocation(type=1, id=block.pool.device))
+    return CUDA_MEM_ALLOC_NODE_PARAMS(poolProps=props, bytesize=block.size, dptr=CUdeviceptr(block.address))
+
+
+def mem_free_node_get_params(hNode: object) -> CUdeviceptr:
+    node = _node(hNode)
+    if node.kind is not NodeKind.MEM_FREE:
+        raise invalid(f"node 0x{node.handle:x} is not a memory free node")
+    return CUdeviceptr(int(node.params))  # type: ignore[call-overload]
 
 
 # -- edges and queries ------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ Invariant: ``reserved == used + cached`` bytes of every pool; a block is in at m
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass, field
 
 from ptx2gcn.runtime.driver import capture
@@ -201,6 +202,27 @@ class GraphBlock:
         self.owners -= 1
         if self.owners == 0 and self.address in self.pool.allocations:
             release(self.pool, self.address)
+
+
+def graph_block(graph_blocks: list[GraphBlock], nodeParams: object) -> GraphBlock:
+    """``cuGraphAddMemAllocNode``: a block of ``nodeParams.bytesize`` bytes on ``poolProps.location``'s
+    device, owned by the graph from now on; its address is written to ``nodeParams.dptr``."""
+    if nodeParams is None:
+        raise invalid("nodeParams is NULL")
+    props = getattr(nodeParams, "poolProps", None)
+    location = getattr(props, "location", None)
+    if integer(getattr(location, "type", 1), "poolProps.location.type") != 1:
+        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "graph allocations live on a device")
+    if integer(getattr(nodeParams, "accessDescCount", 0) or 0, "accessDescCount", 64):
+        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "peer access descriptors are not supported")
+    device = _device(integer(getattr(location, "id", 0), "poolProps.location.id", 32, signed=True))
+    size = integer(getattr(nodeParams, "bytesize", 0), "bytesize", 64)
+    block = GraphBlock(current_pool(device), 0, size, owners=1)
+    block.address = allocate(block.pool, size)
+    graph_blocks.append(block)
+    # an output field, as in CUDA: a C struct's integer, or a CUdeviceptr as cuda-python's object holds
+    nodeParams.dptr = block.address if isinstance(nodeParams, ctypes.Structure) else CUdeviceptr(block.address)  # type: ignore[attr-defined]
+    return block
 
 
 def free_node(address: int) -> None:

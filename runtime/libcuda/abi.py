@@ -357,6 +357,18 @@ EXPORTS: tuple[Export, ...] = (
     _export("cuUserObjectRelease", "ptr object, u32 count", 11030),
     _export("cuGraphRetainUserObject", "ptr graph, ptr object, u32 count, u32 flags", 11030),
     _export("cuGraphReleaseUserObject", "ptr graph, ptr object, u32 count", 11030),
+    _export("cuGraphAddMemAllocNode",
+            "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, ptr nodeParams", 11040),
+    _export("cuGraphMemAllocNodeGetParams", "ptr hNode, ptr params_out", 11040),
+    _export("cuGraphAddMemFreeNode", "ptr phGraphNode, ptr hGraph, ptr dependencies, u64 numDependencies, u64 dptr",
+            11040),
+    _export("cuGraphMemFreeNodeGetParams", "ptr hNode, ptr dptr_out", 11040),
+    _export("cuGraphExecEventRecordNodeSetEvent", "ptr hGraphExec, ptr hNode, ptr event", 11010),
+    _export("cuGraphExecEventWaitNodeSetEvent", "ptr hGraphExec, ptr hNode, ptr event", 11010),
+    _export("cuGraphExecChildGraphNodeSetParams", "ptr hGraphExec, ptr hNode, ptr childGraph", 11010),
+    _export("cuGraphNodeSetEnabled", "ptr hGraphExec, ptr hNode, u32 isEnabled", 11060),
+    _export("cuGraphNodeGetEnabled", "ptr hGraphExec, ptr hNode, ptr isEnabled", 11060),
+    _export("cuGraphExecGetFlags", "ptr hGraphExec, ptr flags", 12000),
     # -- end of the group for graphs and memory pools
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),

@@ -25,7 +25,7 @@ from ptx2gcn.runtime.driver import mempool as _mempool
 from ptx2gcn.runtime.driver import user_objects as _user_objects
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.libcuda import structs
-from ptx2gcn.runtime.libcuda.marshal import _I32, _U64, Handler, _bytes_at, _entry, _null, _run
+from ptx2gcn.runtime.libcuda.marshal import _I32, _U32, _U64, Handler, _bytes_at, _entry, _null, _run
 
 _kept = threading.local()
 
@@ -234,6 +234,19 @@ def _pool_attribute(get: bool) -> Handler:
     return handler
 
 
+def _mem_alloc_params(node: int, out: int) -> int:
+    if not out:
+        return int(_null("params_out")[0])
+    result = _entry(_graphs.mem_alloc_node_get_params, 1)(node)
+    if result[0] == CUresult.CUDA_SUCCESS:
+        params, target = result[1], structs.CUDA_MEM_ALLOC_NODE_PARAMS_v1.from_address(out)
+        target.bytesize, target.dptr = params.bytesize, int(params.dptr)
+        target.accessDescs, target.accessDescCount = None, 0
+        target.poolProps.allocType, target.poolProps.location.type = 1, 1
+        target.poolProps.location.id = params.poolProps.location.id
+    return int(result[0])
+
+
 def _kernel_in_exec(layout: type[ctypes.Structure]) -> Handler:
     return lambda e, n, p: _run(_exec.exec_kernel_node_set_params, [], e, n, _struct(layout, p))
 
@@ -339,4 +352,14 @@ GRAPH_HANDLERS: dict[str, Handler] = {
         _user_objects.graph_retain_user_object, [], g, obj, count, flags
     ),
     "cuGraphReleaseUserObject": lambda g, obj, count: _run(_user_objects.graph_release_user_object, [], g, obj, count),
+    "cuGraphAddMemAllocNode": _add(_graphs.add_mem_alloc_node, structs.CUDA_MEM_ALLOC_NODE_PARAMS_v1),
+    "cuGraphMemAllocNodeGetParams": _mem_alloc_params,
+    "cuGraphAddMemFreeNode": _add(_graphs.add_mem_free_node, None),
+    "cuGraphMemFreeNodeGetParams": lambda n, out: _run(_graphs.mem_free_node_get_params, [(out, _U64)], n),
+    "cuGraphExecEventRecordNodeSetEvent": lambda e, n, ev: _run(_exec.exec_event_record_node_set_event, [], e, n, ev),
+    "cuGraphExecEventWaitNodeSetEvent": lambda e, n, ev: _run(_exec.exec_event_wait_node_set_event, [], e, n, ev),
+    "cuGraphExecChildGraphNodeSetParams": lambda e, n, g: _run(_exec.exec_child_graph_node_set_params, [], e, n, g),
+    "cuGraphNodeSetEnabled": lambda e, n, on: _run(_exec.node_set_enabled, [], e, n, on),
+    "cuGraphNodeGetEnabled": lambda e, n, out: _run(_exec.node_get_enabled, [(out, _U32)], e, n),
+    "cuGraphExecGetFlags": lambda e, out: _run(_exec.exec_get_flags, [(out, _U64)], e),
 }

@@ -118,6 +118,13 @@ class CUmemPoolProps(ctypes.Structure):  # noqa: N801
     ]  # fmt: skip
 
 
+class CUDA_MEM_ALLOC_NODE_PARAMS_v1(ctypes.Structure):  # noqa: N801
+    _fields_ = [
+        ("poolProps", CUmemPoolProps), ("accessDescs", ctypes.c_void_p), ("accessDescCount", ctypes.c_size_t),
+        ("bytesize", ctypes.c_size_t), ("dptr", ctypes.c_uint64),
+    ]  # fmt: skip
+
+
 class CUgraphExecUpdateResultInfo(ctypes.Structure):  # noqa: N801
     _fields_ = [("result", ctypes.c_int), ("errorNode", ctypes.c_void_p), ("errorFromNode", ctypes.c_void_p)]
 
@@ -132,5 +139,5 @@ class CUDA_GRAPH_INSTANTIATE_PARAMS(ctypes.Structure):  # noqa: N801
 SIZES |= {
     "CUDA_KERNEL_NODE_PARAMS_v1": 56, "CUDA_KERNEL_NODE_PARAMS_v2": 72, "CUDA_MEMSET_NODE_PARAMS": 40,
     "CUDA_HOST_NODE_PARAMS": 16, "CUmemPoolProps": 88, "CUgraphExecUpdateResultInfo": 24,
-    "CUDA_GRAPH_INSTANTIATE_PARAMS": 32,
+    "CUDA_GRAPH_INSTANTIATE_PARAMS": 32, "CUDA_MEM_ALLOC_NODE_PARAMS_v1": 120,
 }  # fmt: skip

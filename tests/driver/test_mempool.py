@@ -196,3 +196,71 @@ def test_memory_nodes_stay_top_level_and_a_failed_capture_returns_its_memory(con
     assert _attribute(pool, USED) == 512  # the clone still owns the block
     ok(cuda.cuGraphDestroy(clone))
     assert _attribute(pool, USED) == 0
+
+
+def test_hand_built_memory_nodes_and_executable_switches(module: cuda.CUmodule) -> None:
+    poke = ok(cuda.cuModuleGetFunction(module, b"poke"))
+    pool = ok(cuda.cuDeviceGetMemPool(ok(cuda.cuDeviceGet(0))))
+    result = ok(cuda.cuMemAlloc(4 * N))
+    graph = ok(cuda.cuGraphCreate(0))
+    params = cuda.CUDA_MEM_ALLOC_NODE_PARAMS(bytesize=4 * N)
+    params.poolProps.location = cuda.CUmemLocation(type=1, id=0)
+    alloc = ok(cuda.cuGraphAddMemAllocNode(graph, None, 0, params))
+    scratch = int(params.dptr)  # written by the call, as CUDA writes nodeParams.dptr
+    assert int(ok(cuda.cuGraphMemAllocNodeGetParams(alloc)).dptr) == scratch != 0
+    fill = ok(cuda.cuGraphAddMemsetNode(
+        graph, [alloc], 1, cuda.CUDA_MEMSET_NODE_PARAMS(dst=scratch, value=4, elementSize=4, width=N, height=1), None
+    ))  # fmt: skip
+    kernel = ok(cuda.cuGraphAddKernelNode(graph, [fill], 1, cuda.CUDA_KERNEL_NODE_PARAMS(
+        func=poke, kernelParams=((scratch, 3), (ctypes.c_void_p, ctypes.c_longlong)))))
+    copy = cuda.CUDA_MEMCPY3D()
+    copy.srcMemoryType, copy.srcDevice = cuda.CUmemorytype.CU_MEMORYTYPE_DEVICE, scratch
+    copy.dstMemoryType, copy.dstDevice = cuda.CUmemorytype.CU_MEMORYTYPE_DEVICE, int(result)
+    copy.WidthInBytes, copy.Height, copy.Depth = 4 * N, 1, 1
+    move = ok(cuda.cuGraphAddMemcpyNode(graph, [kernel], 1, copy, None))
+    free = ok(cuda.cuGraphAddMemFreeNode(graph, [move], 1, scratch))
+    assert int(ok(cuda.cuGraphMemFreeNodeGetParams(free))) == scratch
+    event = ok(cuda.cuEventCreate(0))
+    record = ok(cuda.cuGraphAddEventRecordNode(graph, [free], 1, event))
+    executable = ok(cuda.cuGraphInstantiate(graph, 1))  # CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
+    assert ok(cuda.cuGraphExecGetFlags(executable)) == 1
+    expected = np.full(N, 4, np.int32)
+    expected[3] = 7
+    for enabled, want in ((1, expected), (0, np.full(N, 4, np.int32))):
+        ok(cuda.cuGraphNodeSetEnabled(executable, kernel, enabled))
+        assert ok(cuda.cuGraphNodeGetEnabled(executable, kernel)) == enabled
+        ok(cuda.cuGraphLaunch(executable, 0))
+        out = np.zeros(N, np.int32)
+        ok(cuda.cuMemcpyDtoH(out, result, 4 * N))
+        np.testing.assert_array_equal(out, want)
+    other = ok(cuda.cuEventCreate(0))
+    ok(cuda.cuGraphExecEventRecordNodeSetEvent(executable, record, other))
+    ok(cuda.cuGraphLaunch(executable, 0))
+    ok(cuda.cuEventSynchronize(other))
+    assert _attribute(pool, USED) == 4 * N
+    ok(cuda.cuGraphExecDestroy(executable))
+    ok(cuda.cuGraphDestroy(graph))
+    assert _attribute(pool, USED) == 0
+
+
+def test_child_graph_parameters_in_an_executable(context: cuda.CUcontext) -> None:
+    a = ok(cuda.cuMemAlloc(4 * N))
+    child, replacement = ok(cuda.cuGraphCreate(0)), ok(cuda.cuGraphCreate(0))
+    for graph, value in ((child, 1), (replacement, 2)):
+        ok(cuda.cuGraphAddMemsetNode(
+            graph, None, 0, cuda.CUDA_MEMSET_NODE_PARAMS(dst=a, value=value, elementSize=4, width=N, height=1), None
+        ))  # fmt: skip
+    parent = ok(cuda.cuGraphCreate(0))
+    node = ok(cuda.cuGraphAddChildGraphNode(parent, None, 0, child))
+    executable = ok(cuda.cuGraphInstantiate(parent, 0))
+    ok(cuda.cuGraphExecChildGraphNodeSetParams(executable, node, replacement))
+    ok(cuda.cuGraphLaunch(executable, 0))
+    out = np.zeros(N, np.uint32)
+    ok(cuda.cuMemcpyDtoH(out, a, 4 * N))
+    np.testing.assert_array_equal(out, np.full(N, 2, np.uint32))
+    ok(cuda.cuGraphAddEmptyNode(replacement, None, 0))
+    fails(cuda.cuGraphExecChildGraphNodeSetParams(executable, node, replacement), R.CUDA_ERROR_INVALID_VALUE)
+    wait = ok(cuda.cuGraphAddEventWaitNode(parent, None, 0, ok(cuda.cuEventCreate(0))))
+    executable = ok(cuda.cuGraphInstantiate(parent, 0))
+    ok(cuda.cuGraphExecEventWaitNodeSetEvent(executable, wait, ok(cuda.cuEventCreate(0))))
+    ok(cuda.cuGraphLaunch(executable, 0))

@@ -22,6 +22,7 @@ CUDA_H = Path("/usr/local/cuda/include/cuda.h")
         structs.CUDA_MEMCPY2D, structs.CUDA_MEMCPY3D, structs.CUDA_KERNEL_NODE_PARAMS_v1,
         structs.CUDA_KERNEL_NODE_PARAMS_v2, structs.CUDA_MEMSET_NODE_PARAMS, structs.CUDA_HOST_NODE_PARAMS,
         structs.CUmemPoolProps, structs.CUgraphExecUpdateResultInfo, structs.CUDA_GRAPH_INSTANTIATE_PARAMS,
+        structs.CUDA_MEM_ALLOC_NODE_PARAMS_v1,
     ],
 )  # fmt: skip
 def test_copy_struct_layout_matches_cuda_h(tmp_path: Path, struct: type[ctypes.Structure]) -> None:

@@ -62,6 +62,24 @@ CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev);
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, int attribute, void *value);
 CUresult cuMemPoolSetAttribute(CUmemoryPool pool, int attribute, void *value);
 CUresult cuGetErrorName(CUresult error, const char **name);
+typedef struct {
+    int allocType, handleTypes;
+    struct { int type, id; } location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+typedef struct {
+    CUmemPoolProps poolProps;
+    const void *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS;
+CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps, size_t count,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *params);
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode node, CUDA_MEM_ALLOC_NODE_PARAMS *params);
 
 #define N 1000
 #define CU_MEMPOOL_ATTR_RELEASE_THRESHOLD 4
@@ -192,6 +210,29 @@ int main(int argc, char **argv) {
     CHECK(cuGraphDestroy(graph));
     CHECK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
     EXPECT(used == 0);
+
+    /* a graph allocation by hand: its address is fixed when the node is added, and it outlives the
+       launch (no free node) until cuMemFree */
+    CHECK(cuGraphCreate(&graph, 0));
+    CUDA_MEM_ALLOC_NODE_PARAMS alloc_params;
+    memset(&alloc_params, 0, sizeof alloc_params);
+    alloc_params.poolProps.allocType = 1;
+    alloc_params.poolProps.location.type = 1;
+    alloc_params.bytesize = N * sizeof(int);
+    CUgraphNode alloc;
+    CHECK(cuGraphAddMemAllocNode(&alloc, graph, NULL, 0, &alloc_params));
+    EXPECT(alloc_params.dptr != 0);
+    CUDA_MEM_ALLOC_NODE_PARAMS alloc_read;
+    CHECK(cuGraphMemAllocNodeGetParams(alloc, &alloc_read));
+    EXPECT(alloc_read.dptr == alloc_params.dptr && alloc_read.bytesize == N * sizeof(int));
+    CUDA_MEMSET_NODE_PARAMS fill_graph_memory = {alloc_params.dptr, 0, 4, 4, N, 1};
+    CHECK(cuGraphAddMemsetNode(&fill, graph, &alloc, 1, &fill_graph_memory, context));
+    CHECK(cuGraphInstantiateWithFlags(&exec, graph, 0));
+    CHECK(cuGraphLaunch(exec, NULL));
+    expect_all(alloc_params.dptr, 4);
+    CHECK(cuMemFree(alloc_params.dptr));
+    CHECK(cuGraphExecDestroy(exec));
+    CHECK(cuGraphDestroy(graph));
 
     /* a synchronous copy during a global-mode capture is refused and invalidates the capture */
     CHECK(cuStreamBeginCapture_v2(origin, 0));
