@@ -14,7 +14,7 @@ import pytest
 
 KERNELS_PTX = Path(__file__).resolve().parent / "programs" / "kernels.ptx"
 
-SCRIPT = r"""
+PRELUDE = r"""
 import sys
 import numpy as np
 from cuda.bindings import driver as cu
@@ -25,6 +25,10 @@ dev.set_current()
 stream = dev.create_stream()
 kernel = ObjectCode.from_ptx(open(sys.argv[1], "rb").read()).get_kernel("vector_add")
 n = 256
+"""
+"""What both scripts start with: the device, a stream, data/kernels.ptx's vector_add."""
+
+SCRIPT = PRELUDE + r"""
 a = np.arange(n, dtype=np.float32)
 b = np.full(n, 0.5, dtype=np.float32)
 buffers = [dev.allocate(4 * n, stream=stream) for _ in range(3)]
@@ -46,18 +50,9 @@ def test_cuda_core_loads_and_launches(run_exec: Callable[..., subprocess.Complet
     assert "cuda.core: vector add ok on AMD Instinct MI300X" in done.stdout
 
 
-GRAPH_SCRIPT = r"""
-import sys
-import numpy as np
-from cuda.bindings import driver as cu
-from cuda.core import Device, LaunchConfig, ObjectCode, launch
+GRAPH_SCRIPT = PRELUDE + r"""
 from cuda.core.graph import GraphDefinition
 
-dev = Device(0)
-dev.set_current()
-stream = dev.create_stream()
-kernel = ObjectCode.from_ptx(open(sys.argv[1], "rb").read()).get_kernel("vector_add")
-n = 256
 a, b, c = (dev.allocate(4 * n, stream=stream) for _ in range(3))
 config = LaunchConfig(grid=n // 128, block=128)
 
