@@ -19,13 +19,17 @@ from __future__ import annotations
 
 from ptx2gcn.runtime.driver import arrays as _arrays
 from ptx2gcn.runtime.driver import attributes as _attributes
+from ptx2gcn.runtime.driver import capture as _capture
 from ptx2gcn.runtime.driver import copies as _copies
 from ptx2gcn.runtime.driver import device as _device
+from ptx2gcn.runtime.driver import graph_exec as _graph_exec
+from ptx2gcn.runtime.driver import graphs as _graphs
 from ptx2gcn.runtime.driver import launch as _launch
 from ptx2gcn.runtime.driver import library as _library
 from ptx2gcn.runtime.driver import limits as _limits
 from ptx2gcn.runtime.driver import linking as _linking
 from ptx2gcn.runtime.driver import memory as _memory
+from ptx2gcn.runtime.driver import mempool as _mempool
 from ptx2gcn.runtime.driver import module as _module
 from ptx2gcn.runtime.driver import occupancy as _occupancy
 from ptx2gcn.runtime.driver import peer as _peer
@@ -33,6 +37,7 @@ from ptx2gcn.runtime.driver import stream as _stream
 from ptx2gcn.runtime.driver import texrefs as _texrefs
 from ptx2gcn.runtime.driver import textures as _textures
 from ptx2gcn.runtime.driver import unified as _unified
+from ptx2gcn.runtime.driver import user_objects as _user_objects
 from ptx2gcn.runtime.driver.args import enum_member as _enum_member
 from ptx2gcn.runtime.driver.arrays import CUarray, CUmipmappedArray
 from ptx2gcn.runtime.driver.enums import (
@@ -75,6 +80,15 @@ from ptx2gcn.runtime.driver.enums import (
 )
 from ptx2gcn.runtime.driver.errors import entry as _entry
 from ptx2gcn.runtime.driver.errors import last_error_message as _last_error_message
+from ptx2gcn.runtime.driver.graph_params import (
+    CUDA_HOST_NODE_PARAMS,
+    CUDA_KERNEL_NODE_PARAMS,
+    CUDA_MEM_ALLOC_NODE_PARAMS,
+    CUDA_MEMSET_NODE_PARAMS,
+    CUgraphExecUpdateResultInfo,
+    CUmemLocation,
+    CUmemPoolProps,
+)
 from ptx2gcn.runtime.driver.linking import CUlinkState
 from ptx2gcn.runtime.driver.texrefs import CU_TRSA_OVERRIDE_FORMAT, CUsurfref, CUtexref
 from ptx2gcn.runtime.driver.textures import CUsurfObject, CUtexObject
@@ -84,10 +98,15 @@ from ptx2gcn.runtime.driver.types import (
     CUdeviceptr,
     CUevent,
     CUfunction,
+    CUgraph,
+    CUgraphExec,
+    CUgraphNode,
     CUkernel,
     CUlibrary,
+    CUmemoryPool,
     CUmodule,
     CUstream,
+    CUuserObject,
     CUuuid,
 )
 from ptx2gcn.runtime.libcuda.structs import (
@@ -287,6 +306,86 @@ cuTexRefGetFlags = _entry(_texrefs.tex_ref_get_flags, 1)
 cuTexRefGetFormat = _entry(_texrefs.tex_ref_get_format, 2)
 cuTexRefGetArray = _entry(_texrefs.tex_ref_get_array, 1)
 cuSurfRefSetArray = _entry(_texrefs.surf_ref_set_array, 0)
+# -- graphs, stream capture, stream-ordered memory pools -----------------------------------------------
+cuStreamBeginCapture = _entry(_capture.begin_capture, 0)
+cuStreamBeginCapture_v2 = cuStreamBeginCapture
+cuStreamEndCapture = _entry(_graphs.stream_end_capture, 1)
+cuStreamIsCapturing = _entry(_capture.is_capturing, 1)
+cuStreamGetCaptureInfo = _entry(_graphs.stream_get_capture_info, 6)
+cuStreamUpdateCaptureDependencies = _entry(_graphs.stream_update_capture_dependencies, 0)
+cuThreadExchangeStreamCaptureMode = _entry(_capture.exchange_mode, 1)
+cuGraphCreate = _entry(_graphs.graph_create, 1)
+cuGraphDestroy = _entry(_graphs.graph_destroy, 0)
+cuGraphClone = _entry(_graphs.graph_clone, 1)
+cuGraphNodeFindInClone = _entry(_graphs.graph_node_find_in_clone, 1)
+cuGraphAddKernelNode = _entry(_graphs.add_kernel_node, 1)
+cuGraphAddMemcpyNode = _entry(_graphs.add_memcpy_node, 1)
+cuGraphAddMemsetNode = _entry(_graphs.add_memset_node, 1)
+cuGraphAddHostNode = _entry(_graphs.add_host_node, 1)
+cuGraphAddEmptyNode = _entry(_graphs.add_empty_node, 1)
+cuGraphAddEventRecordNode = _entry(_graphs.add_event_record_node, 1)
+cuGraphAddEventWaitNode = _entry(_graphs.add_event_wait_node, 1)
+cuGraphAddChildGraphNode = _entry(_graphs.add_child_graph_node, 1)
+cuGraphAddDependencies = _entry(_graphs.add_dependencies, 0)
+cuGraphRemoveDependencies = _entry(_graphs.remove_dependencies, 0)
+cuGraphGetNodes = _entry(_graphs.graph_get_nodes, 2)
+cuGraphGetRootNodes = _entry(_graphs.graph_get_root_nodes, 2)
+cuGraphGetEdges = _entry(_graphs.graph_get_edges, 4)
+cuGraphNodeGetDependencies = _entry(_graphs.node_get_dependencies, 3)
+cuGraphNodeGetDependentNodes = _entry(_graphs.node_get_dependent_nodes, 3)
+cuGraphNodeGetType = _entry(_graphs.node_get_type, 1)
+cuGraphDestroyNode = _entry(_graphs.destroy_node, 0)
+cuGraphKernelNodeGetParams = _entry(_graphs.kernel_node_get_params, 1)
+cuGraphKernelNodeSetParams = _entry(_graphs.kernel_node_set_params, 0)
+cuGraphMemcpyNodeGetParams = _entry(_graphs.memcpy_node_get_params, 1)
+cuGraphMemcpyNodeSetParams = _entry(_graphs.memcpy_node_set_params, 0)
+cuGraphMemsetNodeGetParams = _entry(_graphs.memset_node_get_params, 1)
+cuGraphMemsetNodeSetParams = _entry(_graphs.memset_node_set_params, 0)
+cuGraphHostNodeGetParams = _entry(_graphs.host_node_get_params, 1)
+cuGraphHostNodeSetParams = _entry(_graphs.host_node_set_params, 0)
+cuGraphChildGraphNodeGetGraph = _entry(_graphs.child_graph_node_get_graph, 1)
+cuGraphEventRecordNodeGetEvent = _entry(_graphs.event_record_node_get_event, 1)
+cuGraphEventRecordNodeSetEvent = _entry(_graphs.event_record_node_set_event, 0)
+cuGraphEventWaitNodeGetEvent = _entry(_graphs.event_wait_node_get_event, 1)
+cuGraphEventWaitNodeSetEvent = _entry(_graphs.event_wait_node_set_event, 0)
+cuGraphDebugDotPrint = _entry(_graphs.graph_debug_dot_print, 0)
+cuGraphInstantiate = _entry(_graph_exec.instantiate_with_flags, 1)
+cuGraphInstantiateWithFlags = cuGraphInstantiate
+cuGraphInstantiateWithParams = _entry(_graph_exec.instantiate_with_params, 1)
+cuGraphLaunch = _entry(_graph_exec.graph_launch, 0)
+cuGraphUpload = _entry(_graph_exec.graph_upload, 0)
+cuGraphExecDestroy = _entry(_graph_exec.exec_destroy, 0)
+cuGraphExecKernelNodeSetParams = _entry(_graph_exec.exec_kernel_node_set_params, 0)
+cuGraphExecMemcpyNodeSetParams = _entry(_graph_exec.exec_memcpy_node_set_params, 0)
+cuGraphExecMemsetNodeSetParams = _entry(_graph_exec.exec_memset_node_set_params, 0)
+cuGraphExecHostNodeSetParams = _entry(_graph_exec.exec_host_node_set_params, 0)
+cuGraphExecUpdate = _entry(_graph_exec.exec_update, 1)
+cuMemAllocAsync = _entry(_mempool.mem_alloc_async, 1)
+cuMemFreeAsync = _entry(_mempool.mem_free_async, 0)
+cuMemAllocFromPoolAsync = _entry(_mempool.mem_alloc_from_pool_async, 1)
+cuDeviceGetDefaultMemPool = _entry(_mempool.device_get_default_mem_pool, 1)
+cuDeviceGetMemPool = _entry(_mempool.device_get_mem_pool, 1)
+cuDeviceSetMemPool = _entry(_mempool.device_set_mem_pool, 0)
+cuMemPoolCreate = _entry(_mempool.mem_pool_create, 1)
+cuMemPoolDestroy = _entry(_mempool.mem_pool_destroy, 0)
+cuMemPoolSetAttribute = _entry(_mempool.mem_pool_set_attribute, 0)
+cuMemPoolGetAttribute = _entry(_mempool.mem_pool_get_attribute, 1)
+cuMemPoolTrimTo = _entry(_mempool.mem_pool_trim_to, 0)
+cuUserObjectCreate = _entry(_user_objects.user_object_create, 1)
+cuUserObjectRetain = _entry(_user_objects.user_object_retain, 0)
+cuUserObjectRelease = _entry(_user_objects.user_object_release, 0)
+cuGraphRetainUserObject = _entry(_user_objects.graph_retain_user_object, 0)
+cuGraphReleaseUserObject = _entry(_user_objects.graph_release_user_object, 0)
+cuGraphAddMemAllocNode = _entry(_graphs.add_mem_alloc_node, 1)
+cuGraphAddMemFreeNode = _entry(_graphs.add_mem_free_node, 1)
+cuGraphMemAllocNodeGetParams = _entry(_graphs.mem_alloc_node_get_params, 1)
+cuGraphMemFreeNodeGetParams = _entry(_graphs.mem_free_node_get_params, 1)
+cuGraphExecEventRecordNodeSetEvent = _entry(_graph_exec.exec_event_record_node_set_event, 0)
+cuGraphExecEventWaitNodeSetEvent = _entry(_graph_exec.exec_event_wait_node_set_event, 0)
+cuGraphExecChildGraphNodeSetParams = _entry(_graph_exec.exec_child_graph_node_set_params, 0)
+cuGraphNodeSetEnabled = _entry(_graph_exec.node_set_enabled, 0)
+cuGraphNodeGetEnabled = _entry(_graph_exec.node_get_enabled, 1)
+cuGraphExecGetFlags = _entry(_graph_exec.exec_get_flags, 1)
 
 __all__ = [
     "CU_LAUNCH_PARAM_BUFFER_POINTER",
@@ -512,4 +611,96 @@ __all__ = [
     "CUtexref",
     "CUsurfref",
     "CU_TRSA_OVERRIDE_FORMAT",
+    "cuStreamBeginCapture",
+    "cuStreamBeginCapture_v2",
+    "cuStreamEndCapture",
+    "cuStreamIsCapturing",
+    "cuStreamGetCaptureInfo",
+    "cuStreamUpdateCaptureDependencies",
+    "cuThreadExchangeStreamCaptureMode",
+    "cuGraphCreate",
+    "cuGraphDestroy",
+    "cuGraphClone",
+    "cuGraphNodeFindInClone",
+    "cuGraphAddKernelNode",
+    "cuGraphAddMemcpyNode",
+    "cuGraphAddMemsetNode",
+    "cuGraphAddHostNode",
+    "cuGraphAddEmptyNode",
+    "cuGraphAddEventRecordNode",
+    "cuGraphAddEventWaitNode",
+    "cuGraphAddChildGraphNode",
+    "cuGraphAddDependencies",
+    "cuGraphRemoveDependencies",
+    "cuGraphGetNodes",
+    "cuGraphGetRootNodes",
+    "cuGraphGetEdges",
+    "cuGraphNodeGetDependencies",
+    "cuGraphNodeGetDependentNodes",
+    "cuGraphNodeGetType",
+    "cuGraphDestroyNode",
+    "cuGraphKernelNodeGetParams",
+    "cuGraphKernelNodeSetParams",
+    "cuGraphMemcpyNodeGetParams",
+    "cuGraphMemcpyNodeSetParams",
+    "cuGraphMemsetNodeGetParams",
+    "cuGraphMemsetNodeSetParams",
+    "cuGraphHostNodeGetParams",
+    "cuGraphHostNodeSetParams",
+    "cuGraphChildGraphNodeGetGraph",
+    "cuGraphEventRecordNodeGetEvent",
+    "cuGraphEventRecordNodeSetEvent",
+    "cuGraphEventWaitNodeGetEvent",
+    "cuGraphEventWaitNodeSetEvent",
+    "cuGraphDebugDotPrint",
+    "cuGraphInstantiate",
+    "cuGraphInstantiateWithFlags",
+    "cuGraphInstantiateWithParams",
+    "cuGraphLaunch",
+    "cuGraphUpload",
+    "cuGraphExecDestroy",
+    "cuGraphExecKernelNodeSetParams",
+    "cuGraphExecMemcpyNodeSetParams",
+    "cuGraphExecMemsetNodeSetParams",
+    "cuGraphExecHostNodeSetParams",
+    "cuGraphExecUpdate",
+    "cuMemAllocAsync",
+    "cuMemFreeAsync",
+    "cuMemAllocFromPoolAsync",
+    "cuDeviceGetDefaultMemPool",
+    "cuDeviceGetMemPool",
+    "cuDeviceSetMemPool",
+    "cuMemPoolCreate",
+    "cuMemPoolDestroy",
+    "cuMemPoolSetAttribute",
+    "cuMemPoolGetAttribute",
+    "cuMemPoolTrimTo",
+    "__all__",
+    "CUDA_HOST_NODE_PARAMS",
+    "CUDA_KERNEL_NODE_PARAMS",
+    "CUDA_MEMSET_NODE_PARAMS",
+    "CUgraphExecUpdateResultInfo",
+    "CUmemLocation",
+    "CUmemPoolProps",
+    "CUgraph",
+    "CUgraphExec",
+    "CUgraphNode",
+    "CUmemoryPool",
+    "cuUserObjectCreate",
+    "cuUserObjectRetain",
+    "cuUserObjectRelease",
+    "cuGraphRetainUserObject",
+    "cuGraphReleaseUserObject",
+    "CUuserObject",
+    "cuGraphAddMemAllocNode",
+    "cuGraphAddMemFreeNode",
+    "cuGraphMemAllocNodeGetParams",
+    "cuGraphMemFreeNodeGetParams",
+    "cuGraphExecEventRecordNodeSetEvent",
+    "cuGraphExecEventWaitNodeSetEvent",
+    "cuGraphExecChildGraphNodeSetParams",
+    "cuGraphNodeSetEnabled",
+    "cuGraphNodeGetEnabled",
+    "cuGraphExecGetFlags",
+    "CUDA_MEM_ALLOC_NODE_PARAMS",
 ]

@@ -19,9 +19,12 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 
+from ptx2gcn.runtime.driver import capture
 from ptx2gcn.runtime.driver.args import enum_member, integer, invalid
 from ptx2gcn.runtime.driver.arrays import array
 from ptx2gcn.runtime.driver.enums import CUmemorytype
+from ptx2gcn.runtime.driver.graph_model import NodeKind
+from ptx2gcn.runtime.driver.graph_params import MEMCPY3D_FIELDS, Fields, snapshot
 from ptx2gcn.runtime.driver.memory import _stream, backend_call, check_range, containing
 from ptx2gcn.runtime.driver.state import Context, driver
 
@@ -72,17 +75,17 @@ def _side(context: Context, params: object, prefix: str, width: int, height: int
     return _Side(device, base, x, y, z, pitch, rows)
 
 
-def _array_side(params: object, prefix: str, width: int, height: int, depth: int, at: tuple[int, int, int]) -> _Side:
-    """A CUDA array as pitched device memory (``arrays.py``: rows of ``pitch`` bytes, no padding)."""
-    record = array(getattr(params, f"{prefix}Array", None), f"{prefix}Array")
-    x, y, z = at
-    if x + width > record.pitch or y + height > record.rows or z + depth > record.slices:
-        raise invalid(f"the copy's box at ({x} bytes, {y}, {z}) of {width} bytes x {height} x {depth} does not fit "
-                      f"{prefix}Array ({record.pitch} bytes x {record.rows} x {record.slices})")
-    return _Side(True, record.address, x, y, z, record.pitch, record.rows)
+@dataclass(frozen=True)
+class _Plan:
+    context: Context
+    source: _Side
+    target: _Side
+    width: int
+    rows: list[tuple[int, int]]
 
 
-def _copy(params: object, three_d: bool) -> None:
+def _plan(params: object, three_d: bool) -> _Plan:
+    """Every row of the copy, checked (nothing moves)."""
     context = driver().require_current()
     if params is None:
         raise invalid("pCopy is NULL")
@@ -95,8 +98,45 @@ def _copy(params: object, three_d: bool) -> None:
         if side.device:
             for y, z in rows:
                 check_range(context, side.row(y, z), width, f"{what} row {y} of slice {z}")
-    for y, z in rows:
-        _move(context, source, target, source.row(y, z), target.row(y, z), width)
+    return _Plan(context, source, target, width, rows)
+
+
+def _array_side(params: object, prefix: str, width: int, height: int, depth: int, at: tuple[int, int, int]) -> _Side:
+    """A CUDA array as pitched device memory (``arrays.py``: rows of ``pitch`` bytes, no padding)."""
+    record = array(getattr(params, f"{prefix}Array", None), f"{prefix}Array")
+    x, y, z = at
+    if x + width > record.pitch or y + height > record.rows or z + depth > record.slices:
+        raise invalid(f"the copy's box at ({x} bytes, {y}, {z}) of {width} bytes x {height} x {depth} does not fit "
+                      f"{prefix}Array ({record.pitch} bytes x {record.rows} x {record.slices})")
+    return _Side(True, record.address, x, y, z, record.pitch, record.rows)
+
+
+def _copy(params: object, three_d: bool) -> None:
+    plan = _plan(params, three_d)
+    for y, z in plan.rows:
+        _move(plan.context, plan.source, plan.target, plan.source.row(y, z), plan.target.row(y, z), plan.width)
+
+
+def copy_3d(params: object) -> None:
+    """Run a checked copy described by ``CUDA_MEMCPY3D`` fields (a memcpy node's parameters)."""
+    _copy(params, True)
+
+
+def check_3d(params: object) -> Fields:
+    """A copy of ``CUDA_MEMCPY3D`` fields, checked as ``cuMemcpy3D`` checks them (for memcpy nodes)."""
+    fields = snapshot(params, MEMCPY3D_FIELDS, "copyParams")
+    _plan(fields, True)
+    return fields
+
+
+def _captured(params: object, three_d: bool, hStream: object) -> bool:
+    if capture.capture_of(hStream) is None:
+        return False
+    fields = snapshot(params, MEMCPY3D_FIELDS, "pCopy")
+    if not three_d:
+        fields.Depth = 1  # a 2D copy is one slice of a 3D one
+    _plan(fields, True)
+    return capture.record(hStream, NodeKind.MEMCPY, lambda: fields) is not None
 
 
 def _move(context: Context, source: _Side, target: _Side, src: int, dst: int, width: int) -> None:
@@ -113,18 +153,22 @@ def _move(context: Context, source: _Side, target: _Side, src: int, dst: int, wi
 
 
 def memcpy_2d(pCopy: object) -> None:
+    capture.legacy_work("cuMemcpy2D")
     _copy(pCopy, False)
 
 
 def memcpy_2d_async(pCopy: object, hStream: object) -> None:
     _stream(hStream)
-    _copy(pCopy, False)
+    if not _captured(pCopy, False, hStream):
+        _copy(pCopy, False)
 
 
 def memcpy_3d(pCopy: object) -> None:
+    capture.legacy_work("cuMemcpy3D")
     _copy(pCopy, True)
 
 
 def memcpy_3d_async(pCopy: object, hStream: object) -> None:
     _stream(hStream)
-    _copy(pCopy, True)
+    if not _captured(pCopy, True, hStream):
+        _copy(pCopy, True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import uuid
 
 from ptx2gcn.runtime.backends.protocol import Backend, BackendError, BackendUnavailable, DeviceProperties
+from ptx2gcn.runtime.driver import capture
 from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUctx_flags, CUdevice_attribute, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
@@ -47,6 +48,7 @@ def _attributes(p: DeviceProperties) -> dict[A, int]:
         A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: 2048,
         A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: p.compute_capability[0],
         A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: p.compute_capability[1],
+        A.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: 1,  # the driver's own pools (mempool.py), on any backend
         **{A(number): value for number, value in p.extra.items()},
     }
 
@@ -166,6 +168,7 @@ def ctx_destroy(ctx: object) -> None:
 
 def ctx_synchronize() -> None:
     backend = driver().require_current().backend
+    capture.unsafe("cuCtxSynchronize")
     try:
         backend.synchronize()
     except BackendError as error:

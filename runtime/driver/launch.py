@@ -41,6 +41,7 @@ import numpy as np
 
 from ptx2gcn.runtime.backends.messages import launch_with_messages
 from ptx2gcn.runtime.backends.protocol import DeviceProperties, Dim3, KernelInfo
+from ptx2gcn.runtime.driver import capture
 from ptx2gcn.runtime.driver.args import CTYPES_INTEGERS, buffer_of, handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import (
     CU_LAUNCH_PARAM_BUFFER_POINTER,
@@ -49,10 +50,11 @@ from ptx2gcn.runtime.driver.enums import (
     CUresult,
 )
 from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.graph_model import NodeKind
 from ptx2gcn.runtime.driver.library import function_record
 from ptx2gcn.runtime.driver.memory import backend_call
 from ptx2gcn.runtime.driver.occupancy import resident_blocks
-from ptx2gcn.runtime.driver.state import FunctionRecord, driver
+from ptx2gcn.runtime.driver.state import FunctionRecord, driver, usable
 from ptx2gcn.runtime.driver.types import CUstream, HandleBase
 from ptx2gcn.runtime.kernargs import ArgumentError, ParamSlot, pack_parameters
 
@@ -405,33 +407,58 @@ def _check_coresident(function: FunctionRecord, shape: LaunchShape, units: int) 
         )
 
 
-def _launch(f: object, dims: Sequence[object], hStream: object, kernelParams: object, extra: object,
-            cooperative: bool) -> None:
-    state = driver()
-    context = state.require_current()
+@dataclass(frozen=True, slots=True)
+class KernelLaunch:
+    """A checked launch: the kernel, its shape and its packed parameter buffer (a copy of the
+    argument values, as a captured or graph kernel node holds them)."""
+
+    function: FunctionRecord
+    shape: LaunchShape
+    parameters: bytes
+    cooperative: bool = False
+
+
+def prepare_launch(f: object, dims: Sequence[object], kernelParams: object, extra: object,
+                   cooperative: bool) -> KernelLaunch:
+    """Check a launch of ``f`` in the current context and pack its arguments (nothing runs)."""
+    context = driver().require_current()
     function = function_record(f)
     if function.module.context is not context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_CONTEXT, "f belongs to a module of another context")
-    stream = state.stream(handle(hStream, CUstream, "hStream"))
-    if stream is not None and stream.context is not context:
-        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hStream belongs to another context")
     info = function.info
     shape = _launch_shape(info, context.backend.properties, dims)
     if cooperative:
         _check_coresident(function, shape, context.backend.properties.multiprocessors)
-    parameters = parameter_buffer(info, kernelParams, extra)
-    loaded = function.loaded
+    return KernelLaunch(function, shape, parameter_buffer(info, kernelParams, extra), cooperative)
+
+
+def run_launch(launch: KernelLaunch) -> None:
+    """Run a prepared launch on its context's backend; a sticky fault ruins the context."""
+    function, shape = launch.function, launch.shape
+    context = usable(function.module.context)
     try:
         backend_call(
             lambda: launch_with_messages(
-                context.backend, loaded, info.name, shape.grid, shape.block, shape.shared_bytes, parameters,
-                context.messages, cooperative=cooperative,
+                context.backend, function.loaded, function.info.name, shape.grid, shape.block,
+                shape.shared_bytes, launch.parameters, context.messages, cooperative=launch.cooperative,
             )
         )
     except CudaError as error:
         if error.result in STICKY:
             context.fault = error
         raise
+
+
+def _launch(f: object, dims: Sequence[object], hStream: object, kernelParams: object, extra: object,
+            cooperative: bool) -> None:
+    state = driver()
+    context = state.require_current()
+    stream = state.stream(handle(hStream, CUstream, "hStream"))
+    if stream is not None and stream.context is not context:
+        raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hStream belongs to another context")
+    launch = prepare_launch(f, dims, kernelParams, extra, cooperative)
+    if capture.record(hStream, NodeKind.KERNEL, lambda: launch) is None:
+        run_launch(launch)
 
 
 # -- cuLaunchKernelEx ---------------------------------------------------------------------------------

@@ -13,19 +13,26 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import functools
 import mmap
 from collections.abc import Callable
 from typing import TypeVar
 
 from ptx2gcn.runtime.backends.protocol import BackendError
+from ptx2gcn.runtime.driver import capture
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, from_backend, plain
+from ptx2gcn.runtime.driver.graph_model import NodeKind
+from ptx2gcn.runtime.driver.graph_params import Fields, MemsetParams, host_address
 from ptx2gcn.runtime.driver.host import readable, writable
 from ptx2gcn.runtime.driver.state import Context, MappedBlock, driver
 from ptx2gcn.runtime.driver.types import CUdeviceptr, CUstream
 
 T = TypeVar("T")
+FREE_HOOKS: list[Callable[[Context, int], bool]] = []
+"""Owners of device blocks other than ``cuMemAlloc`` (memory pools): each says whether it took a
+``cuMemFree`` of the address (and freed it)."""
 
 
 def backend_call(action: Callable[[], T]) -> T:
@@ -81,6 +88,7 @@ def mem_get_info() -> tuple[int, int]:
 # -- allocation -------------------------------------------------------------------------------------
 def mem_alloc(bytesize: object) -> CUdeviceptr:
     context = driver().require_current()
+    capture.unsafe("cuMemAlloc")
     size = _count(bytesize, "bytesize")
     if size == 0:
         raise invalid("bytesize must be greater than 0")
@@ -96,10 +104,13 @@ def mem_alloc(bytesize: object) -> CUdeviceptr:
 
 def mem_free(dptr: object) -> None:
     context = driver().require_current()
+    capture.unsafe("cuMemFree")
     address = handle(dptr, CUdeviceptr, "dptr")
     managed = context.mapped.get(address)
     if managed is not None and managed.kind == "managed":
         unmap_host(context, address)
+        return
+    if any(hook(context, address) for hook in FREE_HOOKS):
         return
     if address not in context.allocations:
         raise invalid(
@@ -180,76 +191,143 @@ def _device_range(context: Context, pointer: object, size: int, what: str) -> in
     return address
 
 
-def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
+def _htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     if size == 0:
         return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     source = readable(srcHost, size, "srcHost")
     destination = _device_range(context, dstDevice, size, "dstDevice")
-    if size:
-        backend_call(lambda: context.backend.write(destination, source))
+    backend_call(lambda: context.backend.write(destination, source))
 
 
-def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
+def _dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     if size == 0:
         return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     destination = writable(dstHost, size, "dstHost")
     source = _device_range(context, srcDevice, size, "srcDevice")
-    if size:
-        destination[:] = backend_call(lambda: context.backend.read(source, size))
+    destination[:] = backend_call(lambda: context.backend.read(source, size))
 
 
-def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
+def _dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     if size == 0:
         return  # nothing to copy: CUDA checks neither pointer then (numba copies 0-sized arrays)
     destination = _device_range(context, dstDevice, size, "dstDevice")
     source = _device_range(context, srcDevice, size, "srcDevice")
-    if size:
-        backend_call(lambda: context.backend.copy(destination, source, size))
+    backend_call(lambda: context.backend.copy(destination, source, size))
+
+
+def memcpy_htod(dstDevice: object, srcHost: object, ByteCount: object) -> None:
+    capture.legacy_work("cuMemcpyHtoD")
+    _htod(dstDevice, srcHost, ByteCount)
+
+
+def memcpy_dtoh(dstHost: object, srcDevice: object, ByteCount: object) -> None:
+    capture.legacy_work("cuMemcpyDtoH")
+    _dtoh(dstHost, srcDevice, ByteCount)
+
+
+def memcpy_dtod(dstDevice: object, srcDevice: object, ByteCount: object) -> None:
+    capture.legacy_work("cuMemcpyDtoD")
+    _dtod(dstDevice, srcDevice, ByteCount)
+
+
+_HOST, _DEVICE, _UNIFIED = 1, 2, 4  # CUmemorytype
+
+
+def _side_fields(prefix: str, kind: int, value: object, size: int, write: bool) -> dict[str, object]:
+    if kind != _HOST:
+        return {f"{prefix}MemoryType": kind, f"{prefix}Device": handle(value, CUdeviceptr, prefix)}
+    view = (writable if write else readable)(value, size, f"{prefix}Host")
+    return {f"{prefix}MemoryType": kind, f"{prefix}Host": host_address(view), f"{prefix}Keep": view}
+
+
+def _captured_copy(hStream: object, dst: tuple[int, object], src: tuple[int, object], ByteCount: object) -> bool:
+    """On a capturing stream: a memcpy node for a 1D copy (its ``CUDA_MEMCPY3D`` parameters); True then."""
+    if capture.capture_of(hStream) is None:
+        return False
+    size = _count(ByteCount, "ByteCount")
+    values = {"WidthInBytes": size, "Height": 1, "Depth": 1}
+    values |= _side_fields("dst", dst[0], dst[1], size, True) | _side_fields("src", src[0], src[1], size, False)
+    context = driver().require_current()
+    for prefix, (kind, _value) in (("dst", dst), ("src", src)):
+        if kind == _DEVICE and size:
+            check_range(context, int(values[f"{prefix}Device"]), size, f"{prefix}Device")  # type: ignore[call-overload]
+    fields = Fields(**values)  # type: ignore[arg-type]
+    return capture.record(hStream, NodeKind.MEMCPY, lambda: fields) is not None
 
 
 def memcpy_htod_async(dstDevice: object, srcHost: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
-    memcpy_htod(dstDevice, srcHost, ByteCount)
+    if not _captured_copy(hStream, (_DEVICE, dstDevice), (_HOST, srcHost), ByteCount):
+        _htod(dstDevice, srcHost, ByteCount)
 
 
 def memcpy_dtoh_async(dstHost: object, srcDevice: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
-    memcpy_dtoh(dstHost, srcDevice, ByteCount)
+    if not _captured_copy(hStream, (_HOST, dstHost), (_DEVICE, srcDevice), ByteCount):
+        _dtoh(dstHost, srcDevice, ByteCount)
 
 
 def memcpy_dtod_async(dstDevice: object, srcDevice: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
-    memcpy_dtod(dstDevice, srcDevice, ByteCount)
+    if not _captured_copy(hStream, (_DEVICE, dstDevice), (_DEVICE, srcDevice), ByteCount):
+        _dtod(dstDevice, srcDevice, ByteCount)
 
 
 # -- fills ------------------------------------------------------------------------------------------
-def _fill(dstDevice: object, pattern: bytes, N: object) -> None:
+def memset_params(dst: object, value: object, element_size: object, width: object, height: object = 1,
+                  pitch: object = 0) -> MemsetParams:
+    """A fill of ``height`` rows of ``width`` elements, checked against the current context's memory."""
     context = driver().require_current()
-    count = _count(N, "N")
-    destination = handle(dstDevice, CUdeviceptr, "dstDevice")
-    if destination % len(pattern):
-        raise invalid(f"dstDevice 0x{destination:x} is not {len(pattern)}-byte aligned")
-    if count:
-        check_range(context, destination, count * len(pattern), "dstDevice")
-        backend_call(lambda: context.backend.fill(destination, pattern, count))
+    size = integer(element_size, "elementSize")
+    if size not in (1, 2, 4):
+        raise invalid(f"elementSize = {size}: a fill writes 1-, 2- or 4-byte elements")
+    params = MemsetParams(handle(dst, CUdeviceptr, "dstDevice"), _count(pitch, "pitch"),
+                          integer(value, "value", 8 * size), size, _count(width, "width"), _count(height, "height"))
+    if params.dst % size:
+        raise invalid(f"dstDevice 0x{params.dst:x} is not {size}-byte aligned")
+    if params.height > 1 and params.pitch < params.width * size:
+        raise invalid(f"pitch = {params.pitch} is less than width x elementSize = {params.width * size}")
+    if params.width:
+        for row in range(params.height):
+            check_range(context, params.dst + row * params.pitch, params.width * size, f"dstDevice row {row}")
+    return params
+
+
+def run_memset(params: MemsetParams) -> None:
+    """Write a checked fill (``memset_params``)."""
+    context = driver().require_current()
+    pattern = params.value.to_bytes(params.elementSize, "little")
+    for row in range(params.height if params.width else 0):
+        address = params.dst + row * params.pitch
+        backend_call(functools.partial(context.backend.fill, address, pattern, params.width))
+
+
+def _fill(params: MemsetParams, hStream: object, synchronous: bool) -> None:
+    if synchronous:
+        capture.legacy_work("cuMemset")
+    else:
+        _stream(hStream)
+        if capture.record(hStream, NodeKind.MEMSET, lambda: params) is not None:
+            return
+    run_memset(params)
 
 
 def memset_d8(dstDevice: object, uc: object, N: object) -> None:
-    _fill(dstDevice, integer(uc, "uc", 8).to_bytes(1, "little"), N)
+    _fill(memset_params(dstDevice, integer(uc, "uc", 8), 1, N), 0, True)
 
 
 def memset_d16(dstDevice: object, us: object, N: object) -> None:
-    _fill(dstDevice, integer(us, "us", 16).to_bytes(2, "little"), N)
+    _fill(memset_params(dstDevice, integer(us, "us", 16), 2, N), 0, True)
 
 
 def memset_d32(dstDevice: object, ui: object, N: object) -> None:
-    _fill(dstDevice, integer(ui, "ui", 32).to_bytes(4, "little"), N)
+    _fill(memset_params(dstDevice, integer(ui, "ui", 32), 4, N), 0, True)
 
 
 # -- unified copies -----------------------------------------------------------------------------------
@@ -261,42 +339,45 @@ def _is_device(context: Context, address: int, size: int) -> bool:
     return True
 
 
-def memcpy(dst: object, src: object, ByteCount: object) -> None:
-    """``cuMemcpy``: with unified addressing the pointers say where they point. Device memory is
-    what ``check_range`` finds in the current context; any other address is host memory, trusted
-    as C trusts it (a host-to-host copy is a ``memmove``)."""
+def _unified(dst: object, src: object, ByteCount: object) -> None:
     context = driver().require_current()
     size = _count(ByteCount, "ByteCount")
     target = handle(dst, CUdeviceptr, "dst")
     source = handle(src, CUdeviceptr, "src")
     on_device = (_is_device(context, target, size), _is_device(context, source, size))
     if on_device == (True, True):
-        memcpy_dtod(target, source, size)
+        _dtod(target, source, size)
     elif on_device == (True, False):
-        memcpy_htod(target, source, size)
+        _htod(target, source, size)
     elif on_device == (False, True):
-        memcpy_dtoh(target, source, size)
+        _dtoh(target, source, size)
     elif size:
         if not target or not source:
             raise invalid("dst or src is a null pointer")
         ctypes.memmove(target, source, size)
 
 
+def memcpy(dst: object, src: object, ByteCount: object) -> None:
+    """``cuMemcpy``: with unified addressing the pointers say where they point. Device memory is
+    what ``check_range`` finds in the current context; any other address is host memory, trusted
+    as C trusts it (a host-to-host copy is a ``memmove``)."""
+    capture.legacy_work("cuMemcpy")
+    _unified(dst, src, ByteCount)
+
+
 def memcpy_async(dst: object, src: object, ByteCount: object, hStream: object) -> None:
     _stream(hStream)
-    memcpy(dst, src, ByteCount)
+    if not _captured_copy(hStream, (_UNIFIED, dst), (_UNIFIED, src), ByteCount):
+        _unified(dst, src, ByteCount)
 
 
 def memset_d8_async(dstDevice: object, uc: object, N: object, hStream: object) -> None:
-    _stream(hStream)
-    memset_d8(dstDevice, uc, N)
+    _fill(memset_params(dstDevice, integer(uc, "uc", 8), 1, N), hStream, False)
 
 
 def memset_d16_async(dstDevice: object, us: object, N: object, hStream: object) -> None:
-    _stream(hStream)
-    memset_d16(dstDevice, us, N)
+    _fill(memset_params(dstDevice, integer(us, "us", 16), 2, N), hStream, False)
 
 
 def memset_d32_async(dstDevice: object, ui: object, N: object, hStream: object) -> None:
-    _stream(hStream)
-    memset_d32(dstDevice, ui, N)
+    _fill(memset_params(dstDevice, integer(ui, "ui", 32), 4, N), hStream, False)

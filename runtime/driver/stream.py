@@ -19,9 +19,12 @@ import ctypes
 import time
 from collections.abc import Callable
 
+from ptx2gcn.runtime.driver import capture
 from ptx2gcn.runtime.driver.args import handle, integer, invalid
 from ptx2gcn.runtime.driver.enums import CUevent_flags, CUresult, CUstream_flags
 from ptx2gcn.runtime.driver.errors import CudaError
+from ptx2gcn.runtime.driver.graph_model import NodeKind
+from ptx2gcn.runtime.driver.graph_params import HostParams
 from ptx2gcn.runtime.driver.memory import backend_call
 from ptx2gcn.runtime.driver.state import EventRecord, StreamRecord, driver, usable
 from ptx2gcn.runtime.driver.types import CUcontext, CUevent, CUstream
@@ -57,6 +60,9 @@ def stream_synchronize(hStream: object) -> None:
     state = driver()
     context = state.require_current()
     record = state.stream(handle(hStream, CUstream, "hStream"))
+    capture.refuse_during_capture(hStream, "cuStreamSynchronize")
+    if record is None:
+        capture.legacy_work("cuStreamSynchronize of the default stream")
     backend_call((record.context if record is not None else context).backend.synchronize)
 
 
@@ -65,6 +71,7 @@ def stream_query(hStream: object) -> None:
     state = driver()
     state.require_current()
     state.stream(handle(hStream, CUstream, "hStream"))
+    capture.refuse_during_capture(hStream, "cuStreamQuery")
 
 
 def stream_destroy(hStream: object) -> None:
@@ -77,6 +84,7 @@ def stream_destroy(hStream: object) -> None:
     with state.lock:
         state.streams.pop(value, None)
         record.context.streams.discard(value)
+    capture.forget_stream(value)
 
 
 def event_create(Flags: object) -> CUevent:
@@ -92,13 +100,20 @@ def event_create(Flags: object) -> CUevent:
     return CUevent(record.handle)
 
 
-def event_record(hEvent: object, hStream: object) -> None:
+def event_record(hEvent: object, hStream: object, external: bool = False) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
     stream = state.stream(handle(hStream, CUstream, "hStream"))
     if stream is not None and stream.context is not event.context:
         raise CudaError(CUresult.CUDA_ERROR_INVALID_HANDLE, "hEvent and hStream belong to different contexts")
+    if capture.record_event(event.handle, hStream, external):
+        return
+    mark_event(event)
+
+
+def mark_event(event: EventRecord) -> None:
+    """The event's work is complete: it takes the time now (an event record, or its graph node)."""
     backend_call(usable(event.context).backend.synchronize)
     event.time = time.perf_counter()
 
@@ -107,14 +122,22 @@ def event_synchronize(hEvent: object) -> None:
     state = driver()
     state.initialised()
     event = state.event(handle(hEvent, CUevent, "hEvent"))
+    _not_captured(event)
     backend_call(usable(event.context).backend.synchronize)
+
+
+def _not_captured(event: EventRecord) -> None:
+    if capture.captured_event(event.handle):
+        raise CudaError(CUresult.CUDA_ERROR_CAPTURED_EVENT, "the event was last recorded in a stream capture")
 
 
 def event_query(hEvent: object) -> None:
     """Recorded work is always complete: CUDA_SUCCESS for any valid event."""
     state = driver()
     state.initialised()
-    usable(state.event(handle(hEvent, CUevent, "hEvent")).context)
+    event = state.event(handle(hEvent, CUevent, "hEvent"))
+    usable(event.context)
+    _not_captured(event)
 
 
 def event_elapsed_time(hStart: object, hEnd: object) -> float:
@@ -184,17 +207,20 @@ def stream_wait_event(hStream: object, hEvent: object, Flags: object) -> None:
     state = driver()
     stream = _stream_record(hStream)
     event = state.event(handle(hEvent, CUevent, "hEvent"))
-    if integer(Flags, "Flags") & ~0x1:  # CU_EVENT_WAIT_DEFAULT 0, CU_EVENT_WAIT_EXTERNAL 1
+    wait_flags = integer(Flags, "Flags")
+    if wait_flags & ~0x1:  # CU_EVENT_WAIT_DEFAULT 0, CU_EVENT_WAIT_EXTERNAL 1
         raise invalid(f"Flags = {Flags} is not a CUevent_wait_flags value")
     usable(event.context)
     if stream is not None:
         usable(stream.context)
+    capture.wait_event(hStream, event.handle, bool(wait_flags))
 
 
 def event_record_with_flags(hEvent: object, hStream: object, flags: object) -> None:
-    if integer(flags, "flags") & ~0x1:  # CU_EVENT_RECORD_DEFAULT 0, CU_EVENT_RECORD_EXTERNAL 1
+    record_flags = integer(flags, "flags")
+    if record_flags & ~0x1:  # CU_EVENT_RECORD_DEFAULT 0, CU_EVENT_RECORD_EXTERNAL 1
         raise invalid(f"flags = {flags} is not a CUevent_record_flags value")
-    event_record(hEvent, hStream)
+    event_record(hEvent, hStream, bool(record_flags))
 
 
 # -- host work on a stream ----------------------------------------------------------------------------
@@ -228,6 +254,7 @@ def stream_add_callback(hStream: object, callback: object, userData: object, fla
         raise invalid("flags must be 0")
     state = driver()
     stream = _stream_record(hStream)
+    capture.refuse_during_capture(hStream, "cuStreamAddCallback (use cuLaunchHostFunc)")
     context = stream.context if stream is not None else state.current()
     status = int(context.fault.result) if context is not None and context.fault is not None else 0
     stream_value = handle(hStream, CUstream, "hStream")
@@ -242,4 +269,11 @@ def launch_host_func(hStream: object, fn: object, userData: object) -> None:
     stream = _stream_record(hStream)
     if stream is not None:
         usable(stream.context)
-    _host_call(fn, (userData,) if callable(fn) else (_user_data(userData),), _HOST_FN)()
+    call = host_function(fn, userData)
+    if capture.record(hStream, NodeKind.HOST, lambda: HostParams(fn, userData)) is None:
+        call()
+
+
+def host_function(fn: object, userData: object) -> HostCall:
+    """``fn(userData)`` as a callable: ``fn`` a Python callable or a C function's address."""
+    return _host_call(fn, (userData,) if callable(fn) else (_user_data(userData),), _HOST_FN)

@@ -122,3 +122,27 @@ class CUuuid:
 
 
 HANDLE_TYPES = (CUdevice, CUdeviceptr, CUcontext, CUmodule, CUfunction, CUstream, CUevent, CUlibrary, CUkernel)
+
+
+# -- graphs and memory pools (runtime/driver/graphs.py, mempool.py) ------------------------------------
+class CUgraph(HandleBase):
+    __slots__ = ()
+
+
+class CUgraphNode(HandleBase):
+    __slots__ = ()
+
+
+class CUgraphExec(HandleBase):
+    __slots__ = ()
+
+
+class CUmemoryPool(HandleBase):
+    __slots__ = ()
+
+
+class CUuserObject(HandleBase):
+    __slots__ = ()
+
+
+HANDLE_TYPES += (CUgraph, CUgraphNode, CUgraphExec, CUmemoryPool, CUuserObject)

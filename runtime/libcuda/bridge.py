@@ -36,6 +36,7 @@ from ptx2gcn.runtime.driver.errors import entry, last_error_message
 from ptx2gcn.runtime.libcuda import dark as _dark
 from ptx2gcn.runtime.libcuda.abi import EXPORTS
 from ptx2gcn.runtime.libcuda.clients import CLIENT_HANDLERS
+from ptx2gcn.runtime.libcuda.graph_handlers import GRAPH_HANDLERS
 from ptx2gcn.runtime.libcuda.marshal import (
     _F32,
     _I32,
@@ -252,6 +253,7 @@ HANDLERS: dict[str, Handler] = {
 
 HANDLERS.update(CLIENT_HANDLERS)
 HANDLERS.update(TEXTURE_HANDLERS)
+HANDLERS.update(GRAPH_HANDLERS)
 HANDLERS.update({e.symbol: HANDLERS[e.variant_of] for e in EXPORTS if e.variant_of})
 
 

@@ -28,7 +28,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from ptx2gcn.runtime.libcuda.abi import EXPORTS, KINDS, PROC_ONLY_IN_C
+from ptx2gcn.runtime.libcuda.abi import EXPORTS, KINDS, PROC_ALIASES, PROC_ONLY_IN_C
 from ptx2gcn.runtime.libcuda.export_tables import DARK_SLOTS, RETURNS, TABLES, Table
 
 _PROLOGUE = r"""
@@ -301,7 +301,7 @@ def c_source(libpython: str) -> str:
         parts.append(_trampoline(index, export.symbol, export.c_parameters(), arguments))
     parts.append(_export_tables())
     rows = [f'    {{"{e.proc}", {e.since}, (void *){e.symbol}}},' for e in EXPORTS if not e.variant_of]
-    rows += [f'    {{"{proc}", {since}, (void *){symbol}}},' for proc, symbol, since in PROC_ONLY_IN_C]
+    rows += [f'    {{"{proc}", {since}, (void *){symbol}}},' for proc, symbol, since in PROC_ONLY_IN_C + PROC_ALIASES]
     # The two cuGetProcAddress symbols are defined after the table: declare them first.
     declarations = (
         "CUresult cuGetProcAddress_v2(const char *, void **, int, unsigned long long, int *);\n"

@@ -130,3 +130,70 @@ SIZES = {"CUlaunchAttribute": 72, "CUlaunchConfig": 56, "CUDA_MEMCPY2D": 128, "C
          "CUDA_ARRAY_DESCRIPTOR": 24, "CUDA_ARRAY3D_DESCRIPTOR": 40, "CUDA_RESOURCE_DESC": 144,
          "CUDA_TEXTURE_DESC": 104, "CUDA_RESOURCE_VIEW_DESC": 112}
 """``sizeof`` in C, for the layout test."""
+
+
+# -- graphs and memory pools (runtime/libcuda/graph_handlers.py) -------------------------------------
+_KERNEL_NODE = [
+    ("func", ctypes.c_void_p),
+    ("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
+    ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+    ("sharedMemBytes", ctypes.c_uint), ("kernelParams", ctypes.c_void_p), ("extra", ctypes.c_void_p),
+]  # fmt: skip
+
+
+class CUDA_KERNEL_NODE_PARAMS_v1(ctypes.Structure):  # noqa: N801 - cuda.h's names
+    _fields_ = _KERNEL_NODE
+
+
+class CUDA_KERNEL_NODE_PARAMS_v2(ctypes.Structure):  # noqa: N801
+    """Also ``_v3``'s layout (CUDA 12.x: ``kern`` may name a ``CUkernel`` instead of ``func``)."""
+
+    _fields_ = [*_KERNEL_NODE, ("kern", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
+
+
+class CUDA_MEMSET_NODE_PARAMS(ctypes.Structure):  # noqa: N801
+    _fields_ = [
+        ("dst", ctypes.c_uint64), ("pitch", ctypes.c_size_t), ("value", ctypes.c_uint), ("elementSize", ctypes.c_uint),
+        ("width", ctypes.c_size_t), ("height", ctypes.c_size_t),
+    ]  # fmt: skip
+
+
+class CUDA_HOST_NODE_PARAMS(ctypes.Structure):  # noqa: N801
+    _fields_ = [("fn", ctypes.c_void_p), ("userData", ctypes.c_void_p)]
+
+
+class CUmemLocation(ctypes.Structure):  # noqa: N801
+    _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
+
+
+class CUmemPoolProps(ctypes.Structure):  # noqa: N801
+    _fields_ = [
+        ("allocType", ctypes.c_int), ("handleTypes", ctypes.c_int), ("location", CUmemLocation),
+        ("win32SecurityAttributes", ctypes.c_void_p), ("maxSize", ctypes.c_size_t), ("usage", ctypes.c_ushort),
+        ("reserved", ctypes.c_ubyte * 54),
+    ]  # fmt: skip
+
+
+class CUDA_MEM_ALLOC_NODE_PARAMS_v1(ctypes.Structure):  # noqa: N801
+    _fields_ = [
+        ("poolProps", CUmemPoolProps), ("accessDescs", ctypes.c_void_p), ("accessDescCount", ctypes.c_size_t),
+        ("bytesize", ctypes.c_size_t), ("dptr", ctypes.c_uint64),
+    ]  # fmt: skip
+
+
+class CUgraphExecUpdateResultInfo(ctypes.Structure):  # noqa: N801
+    _fields_ = [("result", ctypes.c_int), ("errorNode", ctypes.c_void_p), ("errorFromNode", ctypes.c_void_p)]
+
+
+class CUDA_GRAPH_INSTANTIATE_PARAMS(ctypes.Structure):  # noqa: N801
+    _fields_ = [
+        ("flags", ctypes.c_uint64), ("hUploadStream", ctypes.c_void_p), ("hErrNode_out", ctypes.c_void_p),
+        ("result_out", ctypes.c_int),
+    ]  # fmt: skip
+
+
+SIZES |= {
+    "CUDA_KERNEL_NODE_PARAMS_v1": 56, "CUDA_KERNEL_NODE_PARAMS_v2": 72, "CUDA_MEMSET_NODE_PARAMS": 40,
+    "CUDA_HOST_NODE_PARAMS": 16, "CUmemPoolProps": 88, "CUgraphExecUpdateResultInfo": 24,
+    "CUDA_GRAPH_INSTANTIATE_PARAMS": 32, "CUDA_MEM_ALLOC_NODE_PARAMS_v1": 120,
+}  # fmt: skip

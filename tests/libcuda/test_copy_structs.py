@@ -1,5 +1,6 @@
-"""The struct layouts the C ABI reads (CUDA_MEMCPY2D/3D, the array descriptors, the texture
-object descriptions): every field's offset and the size equal the C compiler's for NVIDIA's cuda.h."""
+"""The C structs the C ABI reads (copies, the array descriptors, the texture object descriptions,
+graph nodes, memory pools): every field's offset and the size equal the C compiler's for NVIDIA's
+cuda.h."""
 
 from __future__ import annotations
 
@@ -16,10 +17,16 @@ CUDA_H = Path("/usr/local/cuda/include/cuda.h")
 
 
 @pytest.mark.skipif(not CUDA_H.exists() or shutil.which("cc") is None, reason="needs cuda.h and a C compiler")
-@pytest.mark.parametrize("struct", [
-    structs.CUDA_MEMCPY2D, structs.CUDA_MEMCPY3D, structs.CUDA_ARRAY_DESCRIPTOR, structs.CUDA_ARRAY3D_DESCRIPTOR,
-    structs.CUDA_RESOURCE_DESC, structs.CUDA_TEXTURE_DESC, structs.CUDA_RESOURCE_VIEW_DESC,
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "struct",
+    [
+        structs.CUDA_MEMCPY2D, structs.CUDA_MEMCPY3D, structs.CUDA_ARRAY_DESCRIPTOR, structs.CUDA_ARRAY3D_DESCRIPTOR,
+        structs.CUDA_RESOURCE_DESC, structs.CUDA_TEXTURE_DESC, structs.CUDA_RESOURCE_VIEW_DESC,
+        structs.CUDA_KERNEL_NODE_PARAMS_v1, structs.CUDA_KERNEL_NODE_PARAMS_v2, structs.CUDA_MEMSET_NODE_PARAMS,
+        structs.CUDA_HOST_NODE_PARAMS, structs.CUmemPoolProps, structs.CUgraphExecUpdateResultInfo,
+        structs.CUDA_GRAPH_INSTANTIATE_PARAMS, structs.CUDA_MEM_ALLOC_NODE_PARAMS_v1,
+    ],
+)  # fmt: skip
 def test_copy_struct_layout_matches_cuda_h(tmp_path: Path, struct: type[ctypes.Structure]) -> None:
     name = struct.__name__
     fields = _paths(struct)

@@ -14,7 +14,7 @@ import pytest
 
 KERNELS_PTX = Path(__file__).resolve().parent / "programs" / "kernels.ptx"
 
-SCRIPT = r"""
+PRELUDE = r"""
 import sys
 import numpy as np
 from cuda.bindings import driver as cu
@@ -25,6 +25,10 @@ dev.set_current()
 stream = dev.create_stream()
 kernel = ObjectCode.from_ptx(open(sys.argv[1], "rb").read()).get_kernel("vector_add")
 n = 256
+"""
+"""What both scripts start with: the device, a stream, data/kernels.ptx's vector_add."""
+
+SCRIPT = PRELUDE + r"""
 a = np.arange(n, dtype=np.float32)
 b = np.full(n, 0.5, dtype=np.float32)
 buffers = [dev.allocate(4 * n, stream=stream) for _ in range(3)]
@@ -44,3 +48,45 @@ def test_cuda_core_loads_and_launches(run_exec: Callable[..., subprocess.Complet
     done = run_exec(sys.executable, "-c", SCRIPT, str(KERNELS_PTX))
     assert done.returncode == 0, done.stderr
     assert "cuda.core: vector add ok on AMD Instinct MI300X" in done.stdout
+
+
+GRAPH_SCRIPT = PRELUDE + r"""
+from cuda.core.graph import GraphDefinition
+
+a, b, c = (dev.allocate(4 * n, stream=stream) for _ in range(3))
+config = LaunchConfig(grid=n // 128, block=128)
+
+def read(buffer):
+    out = np.zeros(n, dtype=np.float32)
+    assert cu.cuMemcpyDtoH(out, int(buffer.handle), 4 * n)[0] == cu.CUresult.CUDA_SUCCESS
+    return out
+
+# explicit nodes: two fills joined, the kernel, a host callback
+definition = GraphDefinition()
+calls = []
+fills = definition.memset(a, np.float32(1.5), n), definition.memset(b, np.float32(2.0), n)
+definition.join(*fills).launch(config, kernel, a, b, c, np.int32(n)).callback(lambda: calls.append(1))
+assert (len(definition.nodes()), len(definition.edges())) == (5, 4)
+graph = definition.instantiate()
+graph.launch(stream)
+stream.sync()
+assert (read(c) == 3.5).all() and calls == [1], (read(c)[:4], calls)
+
+# stream capture through the graph builder, replayed twice (c = c + c each time)
+builder = dev.create_graph_builder()
+builder.begin_building()
+launch(builder, config, kernel, c, c, c, np.int32(n))
+captured = builder.end_building().complete()
+captured.launch(stream)
+captured.launch(stream)
+stream.sync()
+assert (read(c) == 14.0).all(), read(c)[:4]
+print("cuda.core graphs: definition and capture ok")
+"""
+
+
+def test_cuda_core_graphs(run_exec: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    pytest.importorskip("cuda.core", reason="cuda.core is not installed (pip install cuda-core cuda-bindings)")
+    done = run_exec(sys.executable, "-c", GRAPH_SCRIPT, str(KERNELS_PTX))
+    assert done.returncode == 0, done.stderr
+    assert "cuda.core graphs: definition and capture ok" in done.stdout

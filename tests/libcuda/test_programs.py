@@ -75,3 +75,13 @@ def test_arrays_and_texture_references(build_program: Callable[[str], Path], run
     texrefs = Path(__file__).resolve().parents[1] / "driver" / "data" / "texrefs.ptx"
     out = _ok(run_exec(str(build_program("textures")), str(texrefs)))
     assert "textures: 3 texture reference samples and 15 surface reference writes correct" in out
+
+
+def test_graphs_capture_and_memory_pools(
+    build_program: Callable[[str], Path], run_exec: RunExec, tmp_path: Path
+) -> None:
+    dot = tmp_path / "graph.dot"
+    out = _ok(run_exec(str(build_program("graphs")), str(dot)))
+    assert "graphs: hand-built graph, capture with fork/join and pool memory, errors correct" in out
+    text = dot.read_text()
+    assert text.startswith("digraph") and "scale" in text and text.count("->") == 2

@@ -86,3 +86,9 @@ def test_runtime_textures_and_surfaces(build_cuda: Callable[[str], Path], run_ex
     # cudaCreateSurfaceObject (surf2Dwrite): the program checks texels and writes against the host.
     out = _ok(run_exec(str(build_cuda("textures"))))
     assert "textures: 48 filtered texels and 48 surface writes correct" in out
+
+
+def test_runtime_graphs_capture_and_async_allocation(build_cuda: Callable[[str], Path], run_exec: RunExec) -> None:
+    assert "graphs_pools: captured fork/join with pool memory and hand-built graph correct" in _ok(
+        run_exec(str(build_cuda("graphs_pools")))
+    )

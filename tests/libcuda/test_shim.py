@@ -47,6 +47,7 @@ def test_parameter_counts_match_cuda_h() -> None:
         # cuda.h declares the versioned ABI symbol under the base name (#define base base_vN) or as is.
         symbol = export.variant_of or export.symbol
         names = {symbol, re.sub(r"_v[0-9]+$", "", symbol)}
+        names |= {proc for proc, aliased, _since in abi.PROC_ALIASES if aliased == symbol}  # #define proc symbol
         counts = set()
         for name in names:
             for match in re.finditer(rf"CUresult CUDAAPI\s+{name}\(([^)]*)\)", text):
