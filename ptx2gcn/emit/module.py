@@ -162,7 +162,7 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
             patches.args[f"{fn.name}\0p{index}"] = byref_attribute(param)
     if kernel:
         llfn.calling_convention = "amdgpu_kernel"
-        patches.attrs[fn.name] = " ".join(f'"{k}"="{v}"' for k, v in kernel_attributes(fn).items())
+        patches.attrs[fn.name] = " ".join(f'"{k}"="{v}"' for k, v in kernel_attributes(fn, mc.max_registers).items())
     elif not fn.is_declaration and fn.linkage not in ("visible", "weak"):
         llfn.linkage = "internal"
     mc.functions[fn.name] = llfn
@@ -232,13 +232,14 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
 
     ``options.locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
     ``options.mma``: ``--mma`` (``ptx2gcn.emit.lower_mma_mfma``).
+    ``options.max_registers``: every kernel's register ceiling (``ptx2gcn.emit.kernel_abi``).
     """
     options = options or CompileOptions()
     arch, kernels, locations = options.arch, options.kernels, options.locations
     check_block_sizes(module)
     check_loop_depth(module)
     wanted = set(kernels) if kernels is not None else None
-    mc = ModuleContext(ir.Module(name=module.source), arch, options.mma)
+    mc = ModuleContext(ir.Module(name=module.source), arch, options.mma, max_registers=options.max_registers)
     mc.module.triple = TRIPLE
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None

@@ -17,7 +17,9 @@ the input, is what cannot be done, and clients report a failing ``cuLinkComplete
 that is not PTX, an unknown input type, a missing file) fails ``cuLinkAddData`` itself.
 
 JIT options are those of ``cuModuleLoadDataEx``: the log buffers given to ``cuLinkCreate`` are
-filled by ``cuLinkAddData`` and ``cuLinkComplete`` (error log on failure, info log on success).
+filled by ``cuLinkAddData`` and ``cuLinkComplete`` (error log on failure, info log on success);
+``CU_JIT_MAX_REGISTERS`` becomes ``.maxnreg`` on every kernel of the linked PTX (its loader is not
+given the link's options; a cubin, likewise, records each kernel's registers).
 
 Invariant: a link state is valid from ``cuLinkCreate`` until ``cuLinkDestroy``; the buffer
 ``cuLinkComplete`` returns stays valid (and unchanged) until then.
@@ -35,7 +37,7 @@ from ptx2gcn.runtime.driver.enums import CUjitInputType, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, plain
 from ptx2gcn.runtime.driver.host import readable
 from ptx2gcn.runtime.driver.module import JitRequest, jit_request
-from ptx2gcn.runtime.driver.ptx_link import PtxLinkError, link_ptx
+from ptx2gcn.runtime.driver.ptx_link import PtxLinkError, cap_registers, link_ptx
 from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.driver.types import HandleBase
 from ptx2gcn.runtime.fatbin import FatbinError
@@ -180,6 +182,9 @@ def link_complete(state: object) -> tuple[int, int]:
         raise record.refused[0]
     try:
         text = link_ptx(record.units)
+        ceiling = record.request.options.max_registers
+        if ceiling is not None:  # the loader of the result gets no JIT options: the PTX carries it
+            text = cap_registers(text, ceiling)
     except PtxLinkError as error:
         record.request.failed(str(error))
         raise CudaError(CUresult.CUDA_ERROR_INVALID_PTX, f"cuLinkComplete: {error}") from None

@@ -18,6 +18,10 @@ Linking rules (those of the PTX ISA's linking directives, section 11.6):
 - ``malloc``/``free`` declared ``.extern`` and defined by no unit (CUDA's device-runtime built-ins)
   come from ptx2gcn's device-heap unit (``DEVICE_MALLOC``: an 8 MiB bump allocator).
 
+``cap_registers`` carries a link's ``CU_JIT_MAX_REGISTERS`` into its output, whose loader gets no
+JIT options of the link: every kernel gets ``.maxnreg`` (the lower of its own and the link's), as a
+cubin records each kernel's register count.
+
 Invariant: the output is a PTX module whose statements are the units' statements, unchanged except
 for the ``.extern`` keyword of resolved function declarations and the dropped duplicates; one unit
 links to itself, unchanged. Other top-level directives (``.file``, ``.section``) are kept once
@@ -267,3 +271,59 @@ def link_ptx(units: list[tuple[str, str]]) -> str:
             continue
         (variables if statement.kind == "variable" else bodies).append(statement.text)
     return _header(units) + "\n".join(s.strip("\n") for s in others + variables + prototypes + bodies) + "\n"
+
+
+
+_MAXNREG = re.compile(r"\.maxnreg\s+(\d+)")
+_ENTRY = re.compile(r"(?<![\w$.])\.entry\b")
+
+
+def _next_code(text: str, index: int, wanted: str) -> int:
+    """The index of the first character of ``wanted`` at or after ``index`` outside comments and
+    strings (``len(text)`` if none)."""
+    while index < len(text):
+        after = _skip(text, index)
+        if after != index:
+            index = after
+        elif text[index] in wanted:
+            return index
+        else:
+            index += 1
+    return index
+
+
+def cap_registers(text: str, ceiling: int) -> str:
+    """``text`` with every kernel (``.entry`` with a body) limited to ``ceiling`` registers per thread
+    (``.maxnreg``; a kernel's own lower ``.maxnreg`` stays)."""
+    out: list[str] = []
+    done, index = 0, 0
+    while index < len(text):
+        index = _next_code(text, index, "{.")
+        if index >= len(text):
+            break
+        if text[index] == "{":  # a body (or an initializer): skip to its matching "}"
+            depth = 0
+            while index < len(text):
+                index = _next_code(text, index, "{}")
+                if index < len(text):
+                    depth += 1 if text[index] == "{" else -1
+                    index += 1
+                    if depth == 0:
+                        break
+            continue
+        if not _ENTRY.match(text, index) or (index > 0 and (text[index - 1].isalnum() or text[index - 1] in "_$")):
+            index += 1
+            continue
+        body = _next_code(text, index, "{;")
+        if body >= len(text) or text[body] == ";":
+            index = body
+            continue
+        head = text[index:body]
+        found = _MAXNREG.search(_code(head))
+        if found is None:
+            head = f"{head.rstrip()}\n.maxnreg {ceiling}\n"
+        else:
+            head = _MAXNREG.sub(f".maxnreg {min(int(found.group(1)), ceiling)}", head, count=1)
+        out.append(text[done:index] + head)
+        done = index = body
+    return "".join(out) + text[done:]
