@@ -15,6 +15,8 @@ Linking rules (those of the PTX ISA's linking directives, section 11.6):
 - ``.weak`` definitions of one name: the first is kept, later ones dropped; a ``.visible`` definition
   replaces ``.weak`` ones;
 - two ``.visible`` definitions of one name are an error (``duplicate definition``), as with nvlink;
+- so is a declaration whose results or parameters differ in number from the definition it resolves
+  to (nvlink: "Prototype doesn't match");
 - ``malloc``/``free`` declared ``.extern`` and defined by no unit (CUDA's device-runtime built-ins)
   come from ptx2gcn's device-heap unit (``DEVICE_MALLOC``: an 8 MiB bump allocator).
 
@@ -149,6 +151,32 @@ def _header(units: list[tuple[str, str]]) -> str:
     return f".version {major}.{minor}\n.target {max(targets)[1]}\n.address_size 64\n"
 
 
+def _arity(statement: Statement) -> tuple[int, int]:
+    """(results, parameters) of a function's header: its ``.param``/``.reg`` declarations before and
+    after the name."""
+    head = _code(statement.text).split("{", 1)[0]
+    after = _FUNCTION.split(head, maxsplit=1)[1]
+    found = re.search(rf"(?<![\w$%]){re.escape(statement.name)}\s*\(", after)
+    if found is None:
+        return (len(re.findall(r"\.(?:param|reg)\b", after)), 0)
+    count = lambda text: len(re.findall(r"\.(?:param|reg)\b", text))  # noqa: E731
+    return count(after[: found.start()]), count(after[found.end() :])
+
+
+def _check_prototype(declaration: Statement, definition: Statement) -> None:
+    """A declaration and the definition it resolves to take and return as many values (nvlink:
+    "Prototype doesn't match"; ptxas, in one module: "Inconsistent prototypes")."""
+    declared, defined = _arity(declaration), _arity(definition)
+    if declared != defined:
+        def what(arity: tuple[int, int]) -> str:
+            return f"{arity[0]} result(s), {arity[1]} parameter(s)"
+
+        raise PtxLinkError(
+            f"prototype of {declaration.name!r} in {declaration.unit} ({what(declared)}) does not match its "
+            f"definition in {definition.unit} ({what(defined)})"
+        )
+
+
 def _prototype(declaration: Statement, linkage: str) -> str:
     return re.sub(r"(^|\s)\.extern\b", lambda m: f"{m.group(1)}.{linkage}", declaration.text, count=1)
 
@@ -267,6 +295,7 @@ def link_ptx(units: list[tuple[str, str]]) -> str:
             continue  # a .weak duplicate, or a .weak overridden by a .visible definition
         if statement.linkage == "extern" and defined is not None:
             if statement.kind == "function":
+                _check_prototype(statement, defined)
                 prototypes.append(_prototype(statement, defined.linkage))
             continue
         (variables if statement.kind == "variable" else bodies).append(statement.text)
