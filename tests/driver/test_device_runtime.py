@@ -197,6 +197,7 @@ def test_device_runtime_archive_links_as_grid_functions(
 
     image, size, state = _link(add)
     _check(_run(image, size, (3, 2), (32, 2)), (3, 2), (32, 2))
+    _check(_run(image, size, (3, 1), (96, 2)), (3, 1), (96, 2))  # three waves per block
     result = _run(image, size, (2, 1), (64, 1), cooperative=False)
     fails(result, R.CUDA_ERROR_LAUNCH_FAILED)  # no workspace outside a cooperative launch: the barrier traps
     ok(cuda.cuLinkDestroy(state))
