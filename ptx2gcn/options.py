@@ -54,6 +54,9 @@ class CompileOptions:
     bytes are the same)."""
     mma: str = "auto"
     """Tensor-core ``mma`` lowering, one of ``MMA_MODES`` (``--mma``)."""
+    max_registers: int | None = None
+    """Per-thread register ceiling of every kernel (CUDA's ``CU_JIT_MAX_REGISTERS``, ptxas's
+    ``-maxrregcount``): a kernel's 32-bit VGPRs (``ptx2gcn.emit.kernel_abi``); None: no ceiling."""
     passes: tuple[str, ...] | None = None
     """IR passes to run, in order; None means the default pipeline (``ptx2gcn.pipeline.PIPELINE``)."""
     verify_each: bool = False
@@ -73,6 +76,8 @@ class CompileOptions:
             raise ValueError(f"optimisation level must be 0..3, got {self.opt}")
         if self.mma not in MMA_MODES:
             raise ValueError(f"--mma must be one of {', '.join(MMA_MODES)}, got {self.mma!r}")
+        if self.max_registers is not None and (not isinstance(self.max_registers, int) or self.max_registers <= 0):
+            raise ValueError(f"max_registers must be a positive integer or None, got {self.max_registers!r}")
         if self.kernels is not None and not isinstance(self.kernels, tuple):
             object.__setattr__(self, "kernels", tuple(self.kernels))
         if self.passes is not None and not isinstance(self.passes, tuple):

@@ -64,6 +64,8 @@ class ModuleContext:
     arch: str
     mma: str = "auto"
     """``--mma``: auto, exact or mfma (``lower_mma_mfma``)."""
+    max_registers: int | None = None
+    """Every kernel's register ceiling (``CompileOptions.max_registers``, ``kernel_abi``)."""
     globals: dict[str, ir.GlobalVariable] = field(default_factory=lambda: {})
     functions: dict[str, ir.Function] = field(default_factory=lambda: {})
     defined: set[str] = field(default_factory=lambda: set[str]())

@@ -12,7 +12,12 @@ whole (every use a plain ``ld`` of its full size at offset 0) is instead LLVM ar
 then loads all such arguments at the kernel's entry, merged into wide ``s_load``s, as it does for
 clang's kernels, instead of wherever LLVM sank each load (``value_params``).
 ``.maxntid``/``.reqntid`` → ``amdgpu-flat-work-group-size``; ``.minnctapersm`` (with a known block
-size) → ``amdgpu-waves-per-eu``; ``.maxnreg`` is ignored (register allocation is LLVM's).
+size) → ``amdgpu-waves-per-eu``; ``.maxnreg`` and the ``max_registers`` option (CUDA's
+``CU_JIT_MAX_REGISTERS``; the lower of the two) → ``amdgpu-num-vgpr``. A CUDA register and a gfx942
+VGPR are both 32 bits per thread, so the ceiling is a VGPR count; LLVM counts that attribute in
+pairs on targets with a unified VGPR/AGPR file (every ``SUPPORTED_ARCHS`` target: it doubles the
+value), so the attribute is half the ceiling, and ceilings below ``MIN_REGISTERS`` act as that floor
+(LLVM cannot allocate some kernels in fewer; ptxas too raises tiny limits to what it needs).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from ptx2gcn.ir.types import FloatType, IntType, PtrType
 WAVE_SIZE = 64
 EUS_PER_CU = 4
 MAX_WAVES_PER_EU = 8
+MIN_REGISTERS = 32
+"""The lowest register ceiling applied (smaller ``.maxnreg``/``max_registers`` act as this)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +77,20 @@ def _block_size(fn: Function) -> int | None:
     return None
 
 
-def kernel_attributes(fn: Function) -> dict[str, str]:
-    """LLVM string attributes for kernel ``fn`` from its performance directives."""
+def register_ceiling(fn: Function, max_registers: int | None) -> int | None:
+    """The VGPR ceiling of kernel ``fn``: the lower of ``.maxnreg`` and ``max_registers``, at least
+    ``MIN_REGISTERS``; None when neither is given."""
+    limits = [n for n in (*fn.directives.get("maxnreg", ()), max_registers) if n]
+    return max(min(limits), MIN_REGISTERS) if limits else None
+
+
+def kernel_attributes(fn: Function, max_registers: int | None = None) -> dict[str, str]:
+    """LLVM string attributes for kernel ``fn`` from its performance directives and the
+    ``max_registers`` option."""
     attrs = {"uniform-work-group-size": "true"}
+    ceiling = register_ceiling(fn, max_registers)
+    if ceiling is not None:
+        attrs["amdgpu-num-vgpr"] = str(ceiling // 2)  # LLVM doubles it (unified VGPR/AGPR file)
     block = _block_size(fn)
     if block is not None:
         low = block if "reqntid" in fn.directives else 1

@@ -5,7 +5,10 @@ Invariant: the text is complete LLVM IR (LLVM verifies it before code generation
   ``.const`` variables ``addrspace(4)`` constants, both exported whatever their PTX linkage
   (protected, ``externally_initialized``: the host reads and writes them, as CUDA's
   ``cuModuleGetGlobal`` allows; ``.extern`` ones are a located error), static ``.shared`` variables ``addrspace(3)``
-  (undef-initialised: LDS cannot be initialised), and ``extern .shared`` arrays zero-sized
+  (undef-initialised: LDS cannot be initialised; those an instruction names are in
+  ``llvm.compiler.used``, so a kernel is allocated every ``.shared`` variable it references, as
+  ptxas allocates them: LLVM would otherwise delete one that is stored to and never loaded, and
+  ``CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`` would differ from CUDA's), and ``extern .shared`` arrays zero-sized
   external ``addrspace(3)`` arrays, which the AMDGPU back end places as dynamic LDS after all
   static LDS (AMDGPUUsage "Dynamic LDS");
 - kernels are ``amdgpu_kernel`` functions with the ABI of ``ptx2gcn.emit.kernel_abi``; device
@@ -163,7 +166,7 @@ def _declare_function(mc: ModuleContext, fn: Function, patches: _Patches) -> Non
             patches.args[f"{fn.name}\0p{index}"] = byref_attribute(param)
     if kernel:
         llfn.calling_convention = "amdgpu_kernel"
-        patches.attrs[fn.name] = " ".join(f'"{k}"="{v}"' for k, v in kernel_attributes(fn).items())
+        patches.attrs[fn.name] = " ".join(f'"{k}"="{v}"' for k, v in kernel_attributes(fn, mc.max_registers).items())
     elif not fn.is_declaration and fn.linkage not in ("visible", "weak"):
         llfn.linkage = "internal"
     mc.functions[fn.name] = llfn
@@ -233,6 +236,7 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
 
     ``options.locations``: attach each op's PTX location as ``!dbg`` (``ptx2gcn.emit.debug_locations``).
     ``options.mma``: ``--mma`` (``ptx2gcn.emit.lower_mma_mfma``).
+    ``options.max_registers``: every kernel's register ceiling (``ptx2gcn.emit.kernel_abi``).
     """
     options = options or CompileOptions()
     arch, kernels, locations = options.arch, options.kernels, options.locations
@@ -240,7 +244,7 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
     check_loop_depth(module)
     wanted = set(kernels) if kernels is not None else None
     check_static_shared(module, wanted)
-    mc = ModuleContext(ir.Module(name=module.source), arch, options.mma)
+    mc = ModuleContext(ir.Module(name=module.source), arch, options.mma, max_registers=options.max_registers)
     mc.module.triple = TRIPLE
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None
@@ -265,9 +269,24 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
     for fn in chosen:
         if not fn.is_declaration:
             _lower_function(mc, fn, debug)
+    _keep_shared(mc, module, referenced)
     text = patches.apply(str(mc.module))
     _dispose(mc.module)
     return text + module_flags_text() if debug is not None else text
+
+
+def _keep_shared(mc: ModuleContext, module: Module, referenced: set[str]) -> None:
+    """``llvm.compiler.used`` holds the static ``.shared`` variables an instruction names (the AMDGPU
+    back end still allocates each to the kernels that reach it, and drops it from the list)."""
+    kept = [mc.globals[var.name] for var in module.globals
+            if var.space is AddrSpace.SHARED and var.count >= 0 and var.name in referenced and var.name in mc.globals]
+    if not kept:
+        return
+    array = ir.ArrayType(pointer(ADDRSPACE[AddrSpace.SHARED]), len(kept))
+    used = ir.GlobalVariable(mc.module, array, "llvm.compiler.used")
+    used.linkage = "appending"
+    used.section = "llvm.metadata"
+    used.initializer = ir.Constant(array, kept)
 
 
 def _dispose(module: ir.Module) -> None:

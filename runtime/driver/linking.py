@@ -6,8 +6,10 @@ recompiles PTX, so its linker gathers PTX units (PTX itself; the PTX a fatbin or
 fatbin holds) and links them into one PTX module (``ptx_link.link_ptx``). ``cuLinkComplete``
 returns that PTX text, NUL-terminated, as the "cubin": every loader of this driver
 (``cuModuleLoadData``, ``cuLibraryLoadData``) takes it, so clients that link and then load the
-result (numba-cuda, cuda.core's driver-linker path) work unchanged. A well-formed input that holds no
-PTX (a cubin, LTO-IR, a library of cubins such as cudadevrt) is accepted by ``cuLinkAddData`` (with the
+result (numba-cuda, cuda.core's driver-linker path) work unchanged. CUDA's device runtime library
+(``libcudadevrt.a``, cubins only) links as ptx2gcn's PTX of the functions compiled code calls in it
+(``device_runtime.py``: the cooperative-groups grid barrier). Any other well-formed input that holds no
+PTX (a cubin, LTO-IR, another library of cubins) is accepted by ``cuLinkAddData`` (with the
 reason in the error log) and makes ``cuLinkComplete`` fail with ``CUDA_ERROR_NO_BINARY_FOR_GPU`` (or
 ``CUDA_ERROR_NOT_SUPPORTED`` for LTO-IR) and a message naming the flag that embeds PTX: the link, not
 the input, is what cannot be done, and clients report a failing ``cuLinkComplete`` with its log
@@ -15,7 +17,9 @@ the input, is what cannot be done, and clients report a failing ``cuLinkComplete
 that is not PTX, an unknown input type, a missing file) fails ``cuLinkAddData`` itself.
 
 JIT options are those of ``cuModuleLoadDataEx``: the log buffers given to ``cuLinkCreate`` are
-filled by ``cuLinkAddData`` and ``cuLinkComplete`` (error log on failure, info log on success).
+filled by ``cuLinkAddData`` and ``cuLinkComplete`` (error log on failure, info log on success);
+``CU_JIT_MAX_REGISTERS`` becomes ``.maxnreg`` on every kernel of the linked PTX (its loader is not
+given the link's options; a cubin, likewise, records each kernel's registers).
 
 Invariant: a link state is valid from ``cuLinkCreate`` until ``cuLinkDestroy``; the buffer
 ``cuLinkComplete`` returns stays valid (and unchanged) until then.
@@ -28,11 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ptx2gcn.runtime.driver.args import enum_member, handle, integer, invalid, name
+from ptx2gcn.runtime.driver.device_runtime import DEVICE_RUNTIME_PTX, is_device_runtime
 from ptx2gcn.runtime.driver.enums import CUjitInputType, CUresult
 from ptx2gcn.runtime.driver.errors import CudaError, plain
 from ptx2gcn.runtime.driver.host import readable
 from ptx2gcn.runtime.driver.module import JitRequest, jit_request
-from ptx2gcn.runtime.driver.ptx_link import PtxLinkError, link_ptx
+from ptx2gcn.runtime.driver.ptx_link import PtxLinkError, cap_registers, link_ptx
 from ptx2gcn.runtime.driver.state import driver
 from ptx2gcn.runtime.driver.types import HandleBase
 from ptx2gcn.runtime.fatbin import FatbinError
@@ -106,6 +111,8 @@ def _units(kind: CUjitInputType, data: bytes, what: str) -> list[str]:
         ImageKind.FATBIN, ImageKind.ELF_HOST,
     ):  # fmt: skip
         return _ptx_of_container(data, what)
+    if sniffed is ImageKind.ARCHIVE and is_device_runtime(data):
+        return [DEVICE_RUNTIME_PTX]  # CUDA's cubin-only libcudadevrt: ptx2gcn's PTX of its grid functions
     if kind is CUjitInputType.CU_JIT_INPUT_NVVM:
         raise CudaError(
             CUresult.CUDA_ERROR_NOT_SUPPORTED,
@@ -175,6 +182,9 @@ def link_complete(state: object) -> tuple[int, int]:
         raise record.refused[0]
     try:
         text = link_ptx(record.units)
+        ceiling = record.request.options.max_registers
+        if ceiling is not None:  # the loader of the result gets no JIT options: the PTX carries it
+            text = cap_registers(text, ceiling)
     except PtxLinkError as error:
         record.request.failed(str(error))
         raise CudaError(CUresult.CUDA_ERROR_INVALID_PTX, f"cuLinkComplete: {error}") from None

@@ -15,8 +15,14 @@ Linking rules (those of the PTX ISA's linking directives, section 11.6):
 - ``.weak`` definitions of one name: the first is kept, later ones dropped; a ``.visible`` definition
   replaces ``.weak`` ones;
 - two ``.visible`` definitions of one name are an error (``duplicate definition``), as with nvlink;
+- so is a declaration whose results or parameters differ in number from the definition it resolves
+  to (nvlink: "Prototype doesn't match");
 - ``malloc``/``free`` declared ``.extern`` and defined by no unit (CUDA's device-runtime built-ins)
   come from ptx2gcn's device-heap unit (``DEVICE_MALLOC``: an 8 MiB bump allocator).
+
+``cap_registers`` carries a link's ``CU_JIT_MAX_REGISTERS`` into its output, whose loader gets no
+JIT options of the link: every kernel gets ``.maxnreg`` (the lower of its own and the link's), as a
+cubin records each kernel's register count.
 
 Invariant: the output is a PTX module whose statements are the units' statements, unchanged except
 for the ``.extern`` keyword of resolved function declarations and the dropped duplicates; one unit
@@ -145,6 +151,32 @@ def _header(units: list[tuple[str, str]]) -> str:
     return f".version {major}.{minor}\n.target {max(targets)[1]}\n.address_size 64\n"
 
 
+def _arity(statement: Statement) -> tuple[int, int]:
+    """(results, parameters) of a function's header: its ``.param``/``.reg`` declarations before and
+    after the name."""
+    head = _code(statement.text).split("{", 1)[0]
+    after = _FUNCTION.split(head, maxsplit=1)[1]
+    found = re.search(rf"(?<![\w$%]){re.escape(statement.name)}\s*\(", after)
+    if found is None:
+        return (len(re.findall(r"\.(?:param|reg)\b", after)), 0)
+    count = lambda text: len(re.findall(r"\.(?:param|reg)\b", text))  # noqa: E731
+    return count(after[: found.start()]), count(after[found.end() :])
+
+
+def _check_prototype(declaration: Statement, definition: Statement) -> None:
+    """A declaration and the definition it resolves to take and return as many values (nvlink:
+    "Prototype doesn't match"; ptxas, in one module: "Inconsistent prototypes")."""
+    declared, defined = _arity(declaration), _arity(definition)
+    if declared != defined:
+        def what(arity: tuple[int, int]) -> str:
+            return f"{arity[0]} result(s), {arity[1]} parameter(s)"
+
+        raise PtxLinkError(
+            f"prototype of {declaration.name!r} in {declaration.unit} ({what(declared)}) does not match its "
+            f"definition in {definition.unit} ({what(defined)})"
+        )
+
+
 def _prototype(declaration: Statement, linkage: str) -> str:
     return re.sub(r"(^|\s)\.extern\b", lambda m: f"{m.group(1)}.{linkage}", declaration.text, count=1)
 
@@ -263,7 +295,64 @@ def link_ptx(units: list[tuple[str, str]]) -> str:
             continue  # a .weak duplicate, or a .weak overridden by a .visible definition
         if statement.linkage == "extern" and defined is not None:
             if statement.kind == "function":
+                _check_prototype(statement, defined)
                 prototypes.append(_prototype(statement, defined.linkage))
             continue
         (variables if statement.kind == "variable" else bodies).append(statement.text)
     return _header(units) + "\n".join(s.strip("\n") for s in others + variables + prototypes + bodies) + "\n"
+
+
+
+_MAXNREG = re.compile(r"\.maxnreg\s+(\d+)")
+_ENTRY = re.compile(r"(?<![\w$.])\.entry\b")
+
+
+def _next_code(text: str, index: int, wanted: str) -> int:
+    """The index of the first character of ``wanted`` at or after ``index`` outside comments and
+    strings (``len(text)`` if none)."""
+    while index < len(text):
+        after = _skip(text, index)
+        if after != index:
+            index = after
+        elif text[index] in wanted:
+            return index
+        else:
+            index += 1
+    return index
+
+
+def cap_registers(text: str, ceiling: int) -> str:
+    """``text`` with every kernel (``.entry`` with a body) limited to ``ceiling`` registers per thread
+    (``.maxnreg``; a kernel's own lower ``.maxnreg`` stays)."""
+    out: list[str] = []
+    done, index = 0, 0
+    while index < len(text):
+        index = _next_code(text, index, "{.")
+        if index >= len(text):
+            break
+        if text[index] == "{":  # a body (or an initializer): skip to its matching "}"
+            depth = 0
+            while index < len(text):
+                index = _next_code(text, index, "{}")
+                if index < len(text):
+                    depth += 1 if text[index] == "{" else -1
+                    index += 1
+                    if depth == 0:
+                        break
+            continue
+        if not _ENTRY.match(text, index) or (index > 0 and (text[index - 1].isalnum() or text[index - 1] in "_$")):
+            index += 1
+            continue
+        body = _next_code(text, index, "{;")
+        if body >= len(text) or text[body] == ";":
+            index = body
+            continue
+        head = text[index:body]
+        found = _MAXNREG.search(_code(head))
+        if found is None:
+            head = f"{head.rstrip()}\n.maxnreg {ceiling}\n"
+        else:
+            head = _MAXNREG.sub(f".maxnreg {min(int(found.group(1)), ceiling)}", head, count=1)
+        out.append(text[done:index] + head)
+        done = index = body
+    return "".join(out) + text[done:]

@@ -36,8 +36,15 @@ def test_options_without_meaning_for_ptx_leave_the_value_alone() -> None:
     """CU_JIT_FTZ/PREC_DIV/PREC_SQRT/FMA apply only to LTO-IR in CUDA (cuda.h 13.0)."""
     base = CompileOptions(arch="gfx90a", opt=2)
     table = {J.CU_JIT_FTZ: 1, J.CU_JIT_PREC_DIV: 0, J.CU_JIT_PREC_SQRT: 0, J.CU_JIT_FMA: 0,
-             J.CU_JIT_MAX_REGISTERS: 32, J.CU_JIT_TARGET: 90}
+             J.CU_JIT_TARGET: 90}
     assert compile_options(table, base) is base
+
+
+def test_max_registers_sets_the_register_ceiling() -> None:
+    assert compile_options({J.CU_JIT_MAX_REGISTERS: 40}, BASE) == CompileOptions(max_registers=40)
+    assert compile_options({J.CU_JIT_MAX_REGISTERS: 0}, CompileOptions(max_registers=40)).max_registers is None
+    with pytest.raises(ValueError, match="max_registers"):
+        CompileOptions(max_registers=-1)
 
 
 def test_a_non_integer_level_is_an_invalid_value() -> None:
@@ -51,7 +58,7 @@ def _differing(field: dataclasses.Field[object]) -> object:
     """A valid value of ``field`` other than the default."""
     other = {"arch": "gfx90a", "opt": 1, "kernels": ("k",), "locations": True, "mma": "exact",
              "passes": ("dce",), "verify_each": True, "print_after": frozenset({"cse"}), "print_locs": True,
-             "dump_dir": "/tmp/dump"}
+             "dump_dir": "/tmp/dump", "max_registers": 40}
     return other[field.name]
 
 

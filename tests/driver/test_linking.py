@@ -104,6 +104,12 @@ def test_link_rules() -> None:
         link_ptx([("a", HELPER_UNIT), ("b", HELPER_UNIT)])
     assert link_ptx([("only", KERNEL_UNIT)]) == KERNEL_UNIT  # one unit links to itself
     assert ".extern .func" in link_ptx([("k", KERNEL_UNIT), ("other", KERNELS_PTX.read_text())])
+    # a declaration that returns a value its definition does not (numba-cuda 0.30.4's void C-ABI
+    # declarations): nvlink rejects the pair ("Prototype doesn't match"), and so does this link
+    void = HELPER_UNIT.replace("(.param .b32 r) add_seven", "add_seven").replace("st.param.b32 [r], %x2;", "")
+    with pytest.raises(PtxLinkError, match=r"prototype of 'add_seven' in k \(1 result\(s\), 1 parameter\(s\)\) "
+                                           r"does not match its definition in v \(0 result\(s\), 1 parameter"):
+        link_ptx([("k", KERNEL_UNIT), ("v", void)])
 
 
 def test_inputs_without_ptx_fail_the_link_with_the_flag_that_embeds_ptx(context: cuda.CUcontext) -> None:
