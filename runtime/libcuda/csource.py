@@ -24,6 +24,7 @@ it without the rest of ptx2gcn.
 from __future__ import annotations
 
 import ctypes.util
+import re
 import sys
 import sysconfig
 from pathlib import Path
@@ -255,11 +256,23 @@ def _export_tables() -> str:
     return "\n".join(parts)
 
 
+RELEASES = re.compile(
+    r"cu(?:\w*Destroy\w*|MemFree\w*|MemHostUnregister|ModuleUnload|LibraryUnload|DevicePrimaryCtxRelease\w*"
+    r"|IpcCloseMemHandle|MemRelease|MemUnmap|MemAddressFree|UserObjectRelease|GraphReleaseUserObject)"
+    r"(?:_v\d+)?(?:_pt[ds][sz])?")
+"""Exports that only give something back. Once the host's interpreter is finalizing they succeed
+without entering Python: the process is ending and takes everything with it, and NVIDIA's driver,
+whose teardown comes after the host's, still answers them (cuda.core's C++ handles free their pool
+memory during finalization and warn on any failure)."""
+
+
 def _trampoline(index: int, symbol: str, parameters: str, arguments: str) -> str:
+    refused = ("refused == CUDA_ERROR_DEINITIALIZED ? 0 : refused"
+               if RELEASES.fullmatch(symbol) else "refused")
     return (
         f"EXPORT CUresult {symbol}({parameters}) {{\n"
         f"    int refused = p2g_enter();\n"
-        f"    if (refused) return refused;\n"
+        f"    if (refused) return {refused};\n"
         f"    return ((CUresult(*)({parameters}))p2g_slots[{index}])({arguments});\n"
         f"}}\n"
     )

@@ -92,3 +92,38 @@ def test_python_threads_each_keep_their_current_context(
     done = run_exec(sys.executable, "-c", THREADS_SCRIPT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "python threads: ok"
+
+
+FINALIZING_SCRIPT = r"""
+import ctypes
+import os
+
+lib = ctypes.CDLL("libcuda.so.1")
+assert lib.cuInit(0) == 0
+device, ctx = ctypes.c_int(), ctypes.c_void_p()
+assert lib.cuDeviceGet(ctypes.byref(device), 0) == 0
+assert lib.cuCtxCreate_v2(ctypes.byref(ctx), 0, device) == 0
+pointer = ctypes.c_uint64()
+assert lib.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(64)) == 0
+
+
+class Holder:
+    # Freed while the interpreter finalizes (module globals are cleared then), as cuda.core's C++
+    # handles free their memory: releases succeed, anything else is CUDA_ERROR_DEINITIALIZED (4).
+    def __del__(self, free=lib.cuMemFree_v2, alloc=lib.cuMemAlloc_v2, write=os.write, sys_module=__import__("sys")):
+        out = ctypes.c_uint64()
+        codes = (free(pointer), alloc(ctypes.byref(out), ctypes.c_size_t(64)), sys_module.is_finalizing())
+        write(1, f"at exit: {codes}\n".encode())
+
+
+holder = Holder()
+print("python-host: allocated", flush=True)
+"""
+
+
+def test_release_calls_succeed_while_the_interpreter_finalizes(
+    run_exec: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    done = run_exec(sys.executable, "-c", FINALIZING_SCRIPT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["python-host: allocated", "at exit: (0, 4, True)"], done.stdout
