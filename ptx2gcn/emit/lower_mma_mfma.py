@@ -156,17 +156,57 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[i
     return out
 
 
-def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                   ) -> list[ir.Value]:
-    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring)."""
+def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                   stacked: bool = False) -> list[ir.Value]:
+    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring).
+    ``stacked``: C and D are in the stacked MFMA layout (``acc = mfma``, pass ``mma-mfma-layout``)."""
     bld = cx.builder
     lanes = _Lanes(cx)
-    b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
+    b_op = _b_operand(cx, lanes, b)
+    c_op = vector(cx, [cx.coerce(r, FLOAT) for r in c], V4FLOAT) if stacked else _c_operand(cx, lanes, c)
     zero = cx.i32(0)
     d = [cx.call(_MFMA, V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
          for w in (0, 1)]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
+    if stacked:  # merged is the stacked layout: the useful columns of MFMA w are the lanes c >= 8 iff w = 1
+        elements = [bld.extract_element(merged, cx.i32(i)) for i in range(4)]
+        return [bld.bitcast(e, I32) if raw_nan(cx) else canonical(cx, e) for e in elements]
     return _d_registers(cx, lanes, merged, raw_nan(cx))
+
+
+def stacked_layout(cx: FnContext) -> bool:
+    """Whether ``acc = mfma`` and ``mma_acc`` mean the stacked MFMA layout: exactly where the m16n8k16
+    ``.f32.f16.f16.f32`` form takes the MFMA path (``use_mfma``); elsewhere they mean the PTX layout."""
+    return cx.mod.mma != "exact" and cx.mod.arch in F16_MFMA_ARCHS
+
+
+def to_stacked(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
+    """PTX C/D registers (both warps) -> the stacked MFMA layout (``_c_operand``); EXEC must be full."""
+    vec = _c_operand(cx, _Lanes(cx), regs)
+    return [cx.builder.bitcast(cx.builder.extract_element(vec, cx.i32(i)), I32) for i in range(4)]
+
+
+def from_stacked(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
+    """The stacked MFMA layout -> PTX D registers, NaN bits kept (``_d_registers``); EXEC must be full."""
+    return _d_registers(cx, _Lanes(cx), vector(cx, [cx.coerce(r, FLOAT) for r in regs], V4FLOAT), True)
+
+
+def lower_mma_acc(cx: FnContext, op: Op) -> None:
+    """``mma_acc``: four accumulator registers into (``to = mfma``) or out of (``to = ptx``) the stacked
+    layout; a copy where ``stacked_layout`` is false."""
+    regs = [cx.operand(op, i) for i in range(4)]
+    if stacked_layout(cx):
+        regs = (to_stacked if op.attrs.get("to") == "mfma" else from_stacked)(cx, regs)
+    cx.define(op, *regs)
+
+
+def _exact_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                     stacked: bool) -> list[ir.Value]:
+    """The exact path's D; with ``stacked`` C and D converted from and to the stacked layout (only under
+    a full EXEC: the mma is ``wave = whole``, so this branch is reached only on a data condition)."""
+    if not stacked:
+        return mma_registers(cx, form, a, b, c)
+    return to_stacked(cx, mma_registers(cx, form, a, b, from_stacked(cx, c)))
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
@@ -252,8 +292,10 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Regis
     if not use_mfma(cx, form):
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
     if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
-        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
-                     lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+        stacked = cx.op is not None and cx.op.attrs.get("acc") == "mfma"  # pass mma-mfma-layout
+        assert not stacked or cx.op.attrs.get("wave") == "whole"
+        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
+                     lambda: [_exact_registers(cx, form, a, b, c, stacked) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
     return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
                  lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],
