@@ -1,0 +1,153 @@
+"""Accumulators kept in the stacked MFMA layout across a K loop (pass ``mma-mfma-layout``, lowering in
+``ptx2gcn.emit.lower_mma_mfma``), on the emulator against the reference model's chain
+(``chain_expected``; small-integer data, so bit exact).
+
+The kernel (``.reqntid 64``: both warps of the wave reach the loop's mma together, ``wave = whole``)
+runs ``n`` steps ``D = A_i B_i + D`` from a zero or a loaded accumulator and stores D after the loop;
+variants store D inside the loop too (a use of the stacked value mid-loop) and add a second mma that
+only warp 0 executes (a warp-dependent branch: that mma has no whole-wave verdict, so the web stays
+in the PTX layout). ``n = 0`` takes the zero-trip edge. Each variant also runs under ``--mma exact``
+(no stacked layout) with the same expectations, and the IR is checked for what the pass did."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from ptx2gcn.compiler import compile, to_ir
+from ptx2gcn.conformance.matrix_kernel import matrix_data
+from ptx2gcn.ir.printer import print_module
+from ptx2gcn.reference.mma import WARP, chain_expected, element_format, from_matrix, mma_form, to_matrix
+from ptx2gcn.runtime.emulator.launch import launch
+from ptx2gcn.runtime.emulator.loader import load
+from ptx2gcn.runtime.emulator.memory import DeviceMemory
+
+SPELLING = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+MAX_STEPS = 3
+STEP_WORDS = 6  # A: 4 registers, B: 2
+IN_WORDS = 4 + MAX_STEPS * STEP_WORDS  # C, then each step's A and B
+OUT_WORDS = 4 + MAX_STEPS * 4  # D after the loop, then D after each step (escape variant)
+
+
+def _kernel(init: str, escape: bool, mixed: bool) -> str:
+    regs = "{%f0, %f1, %f2, %f3}"
+    if init == "zero":
+        start = "\n".join(f"\tmov.f32 %f{i}, 0f00000000;" for i in range(4))
+    else:
+        start = "\n".join(f"\tld.global.f32 %f{i}, [%rd4+{4 * i}];" for i in range(4))
+    mma = f"\t{SPELLING} {regs}, {{%r10, %r11, %r12, %r13}}, {{%r14, %r15}}, {regs};"
+    mid = "\n".join(f"\tst.global.f32 [%rd8+{4 * i}], %f{i};" for i in range(4)) + "\n\tadd.u64 %rd8, %rd8, 16;"
+    extra = f"\tsetp.lt.u32 %p2, %r2, 32;\n\t@!%p2 bra SKIP;\n{mma}\nSKIP:"
+    loads = "\n".join(f"\tld.global.b32 %r{10 + i}, [%rd7+{4 * i}];" for i in range(STEP_WORDS))
+    stores = "\n".join(f"\tst.global.f32 [%rd6+{4 * i}], %f{i};" for i in range(4))
+    return f"""
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u64 out, .param .u64 in, .param .u32 n) .reqntid 64
+{{
+\t.reg .b32 %r<20>;
+\t.reg .f32 %f<4>;
+\t.reg .b64 %rd<10>;
+\t.reg .pred %p<4>;
+\tld.param.u64 %rd1, [out];
+\tld.param.u64 %rd2, [in];
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, %tid.x;
+\tmov.u32 %r3, %ctaid.x;
+\tmad.lo.u32 %r4, %r3, 64, %r2;
+\tmul.wide.u32 %rd3, %r4, {4 * IN_WORDS};
+\tadd.u64 %rd4, %rd2, %rd3;
+\tmul.wide.u32 %rd5, %r4, {4 * OUT_WORDS};
+\tadd.u64 %rd6, %rd1, %rd5;
+{start}
+\tadd.u64 %rd7, %rd4, 16;
+\tadd.u64 %rd8, %rd6, 16;
+\tmov.u32 %r5, 0;
+\tsetp.eq.u32 %p1, %r1, 0;
+\t@%p1 bra DONE;
+LOOP:
+{loads}
+{mma}
+{mid if escape else ""}
+{extra if mixed else ""}
+\tadd.u64 %rd7, %rd7, {4 * STEP_WORDS};
+\tadd.u32 %r5, %r5, 1;
+\tsetp.lt.u32 %p3, %r5, %r1;
+\t@%p3 bra LOOP;
+DONE:
+{stores}
+\tret;
+}}
+"""
+
+
+VARIANTS = [("zero", False, False), ("loaded", False, False), ("loaded", True, False), ("zero", True, False),
+            ("loaded", False, True)]
+
+
+def _ir(ptx: str) -> str:
+    return print_module(to_ir(ptx, "k.ptx"))
+
+
+@pytest.mark.parametrize(("init", "escape", "mixed"), VARIANTS)
+def test_stacked_accumulators_in_a_loop(init: str, escape: bool, mixed: bool, rng: np.random.Generator) -> None:
+    form = mma_form(SPELLING)
+    s, fc = form.shape, form.c_frag
+    ptx = _kernel(init, escape, mixed)
+    ir_text = _ir(ptx)
+    assert ("acc = mfma" in ir_text) is not mixed  # a web with a non-whole mma stays in the PTX layout
+    assert ("mma_acc" in ir_text) is not mixed
+    waves = 2
+    warps = 2 * waves
+    data = []
+    for _ in range(warps):
+        steps = [(matrix_data("f16", (s.a.rows, s.a.cols), True, rng),
+                  matrix_data("f16", (s.b.rows, s.b.cols), True, rng)) for _ in range(MAX_STEPS)]
+        c = matrix_data("f32", (fc.rows, fc.cols), True, rng, accumulator=True)
+        if init == "zero":
+            c = np.zeros_like(c)
+        data.append((steps, c))
+    words = np.zeros((warps * WARP, IN_WORDS), dtype=np.uint32)
+    for w, (steps, c) in enumerate(data):
+        lanes = slice(w * WARP, (w + 1) * WARP)
+        words[lanes, :4] = from_matrix(fc, c.tolist())
+        for i, (a, b) in enumerate(steps):
+            base = 4 + i * STEP_WORDS
+            words[lanes, base:base + 4] = from_matrix(s.a, a.tolist())
+            words[lanes, base + 4:base + 6] = from_matrix(s.b, b.tolist())
+    for mma in ("auto", "exact"):
+        program = load(compile(ptx, mma=mma).data, "k.hsaco")
+        for n in (0, MAX_STEPS):
+            memory = DeviceMemory()
+            out = memory.alloc(4 * OUT_WORDS * warps * WARP)
+            memory.write(out, bytes(4 * OUT_WORDS * warps * WARP))
+            inp = memory.alloc(words.nbytes)
+            memory.write(inp, words.tobytes())
+            stats = launch(program, "k", grid=(waves, 1, 1), block=(64, 1, 1),
+                           kernarg=struct.pack("<QQI", out, inp, n), memory=memory)
+            got = np.frombuffer(memory.read(out, 4 * OUT_WORDS * warps * WARP), dtype=np.uint32)
+            got = got.reshape(warps * WARP, OUT_WORDS)
+            per_step = 2 if mixed else 1  # warp 0 of each wave runs the step's mma twice (mixed)
+            mfmas = waves * n * (2 if mma == "auto" and not mixed else 0)
+            assert stats.mfma_instructions >= mfmas
+            for w, (steps, c) in enumerate(data):
+                lanes = got[w * WARP:(w + 1) * WARP]
+                ran = [(a.tolist(), b.tolist()) for a, b in steps[:n]
+                       for _ in range(per_step if w % 2 == 0 else 1)]
+                _check(to_matrix(fc, lanes[:, :4].tolist()), chain_expected(SPELLING, ran, c.tolist()),
+                       f"{mma} n={n} warp {w}: D")
+                if escape:
+                    for i in range(n):
+                        mid = to_matrix(fc, lanes[:, 4 + 4 * i:8 + 4 * i].tolist())
+                        _check(mid, chain_expected(SPELLING, ran[:i + 1], c.tolist()),
+                               f"{mma} n={n} warp {w}: D after step {i}")
+
+
+def _check(got: list[list[int]], expected: list, what: str) -> None:
+    fmt = element_format("f32")
+    wrong = [(r, c) for r, row in enumerate(expected) for c, e in enumerate(row) if not e.accepts(fmt, got[r][c])]
+    assert not wrong, f"{what}: {len(wrong)} wrong, e.g. {wrong[:3]}"
