@@ -1,18 +1,20 @@
-"""mma-mfma-layout: accumulators of whole-wave m16n8k16 f16 mmas stay in the MFMA layout between mmas.
+"""mma-mfma-layout: f32 accumulators of whole-wave mmas stay in the MFMA layout between mmas.
 
 On the MFMA fast path (``ptx2gcn/emit/lower_mma_mfma.py``) an m16n8k16 ``.f32.f16.f16.f32`` mma moves
 its PTX C fragment into the MFMA C layout and the MFMA result back into the PTX D fragment (16
-``ds_bpermute_b32`` per mma pair of the wave). The two MFMAs of the wave (one per CUDA warp) read the
-same C, the *stacked* layout: lane (c = lane % 16, q = lane / 16) element i holds
-``C_{c >= 8}[rho(4q + i)][c % 8]``; the useful columns of MFMA w's result are the lanes with
-``c >= 8`` exactly when w = 1, so ``select(c >= 8, D_1, D_0)`` is again the stacked layout and can be
-the C of the next mma as it is. This pass marks where that happens and inserts the conversions:
+``ds_bpermute_b32`` per mma pair of the wave); so do the other ``pair`` plans with f32 C and D
+(``lower_mfma_forms``: m16n8k16/m16n8k8 ``.bf16``, m16n8k8 ``.f16``, m16n8k8/m16n8k4 ``.tf32``).
+The two MFMAs (chains) of the wave, one per CUDA warp, read the same C, the *stacked* layout:
+lane (c = lane % 16, q = lane / 16) element i holds ``C_{c >= 8}[rho(4q + i)][c % 8]``. The useful
+columns of MFMA w's result are the lanes with ``c >= 8`` exactly when w = 1, so
+``select(c >= 8, D_1, D_0)`` is again the stacked layout and can be the C of the next mma as it is.
+This pass marks where that happens and inserts the conversions:
 
 * an accumulator *tuple* is four values in order: the D results of an mma, or four arguments of one
   block that receive tuples (the C operands of an mma, or where a tuple is passed on); tuples are
   linked (an mma to its D and C tuples, a block-argument tuple to the tuples its edges pass) into
   *webs*;
-* a web is stacked when every mma in it is m16n8k16 ``.f32.f16.f16.f32`` row/col with ``wave = whole``
+* a web is stacked when every mma in it is one of those forms (``_SHAPES``) with ``wave = whole``
   (pass ``wave64-mma-uniformity``), no block argument belongs to two tuples, and every conversion it
   needs sits in a block both warps of every wave execute together (EXEC full: the conversions are
   full-wave lane permutes). Its mmas get ``acc = mfma`` (C read and D written in the stacked layout);
@@ -32,6 +34,9 @@ Requires: a verified module (phase ``ssa``), after ``wave64-mma-uniformity`` (re
 ``mma_nan`` at a chain's exit then reads the ``to = ptx`` conversion).
 Ensures: every op other than a stacked mma, a branch between stacked tuples and the conversions reads
 the values it read before (in the PTX layout); the module verifies.
+Not handled: ``.f16`` accumulators (two elements per register), the ``diag`` (m8n8) and integer plans,
+mmas without a whole-wave verdict (their run-time test may take the exact path with part of the wave),
+wmma (its own layouts), and accumulators passed between functions.
 """
 
 from __future__ import annotations
@@ -43,14 +48,19 @@ from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.passes.wave64_mma_uniformity import whole_wave_blocks
 
 Tuple = tuple[Value, Value, Value, Value]
-_FORM = {"shape": "m16n8k16", "atype": "f16", "btype": "f16", "ctype": "f32", "dtype": "f32",
-         "alayout": "row", "blayout": "col", "a": 4, "b": 2, "c": 4}
+_FORM = {"ctype": "f32", "dtype": "f32", "alayout": "row", "blayout": "col", "c": 4}
+_SHAPES = frozenset({("m16n8k16", "f16"), ("m16n8k16", "bf16"), ("m16n8k8", "f16"), ("m16n8k8", "bf16"),
+                     ("m16n8k8", "tf32"), ("m16n8k4", "tf32")})
+"""(shape, A/B type) of the forms whose MFMA plan stacks the two warps' accumulators this way
+(``lower_mma_mfma.mfma_form``, ``lower_mfma_forms.stackable``; the emitter asserts the agreement)."""
 
 
 def _stackable(op: Op) -> bool:
     """An mma whose accumulator can be stacked (module docstring)."""
-    return all(op.attrs.get(key) == value for key, value in _FORM.items()) and \
-        op.attrs.get("wave") == "whole" and not op.attrs.get("wmma")
+    attrs = op.attrs
+    return op.name == "mma" and all(attrs.get(key) == value for key, value in _FORM.items()) and \
+        (attrs.get("shape"), attrs.get("atype")) in _SHAPES and attrs.get("atype") == attrs.get("btype") and \
+        attrs.get("wave") == "whole" and not attrs.get("wmma")
 
 
 def _accumulator_mma(op: Op) -> bool:

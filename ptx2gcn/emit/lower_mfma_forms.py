@@ -22,6 +22,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
+from ptx2gcn.emit.half_wave import lane64
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I32, I64
 from ptx2gcn.emit.lower_mma import MmaForm, _finish, _pack
 from ptx2gcn.emit.mfma_forms import SLOWER_THAN_EXACT, MfmaOp, Plan, Table, plan_for
@@ -179,11 +180,36 @@ def _result_dwords(cx: FnContext, op: MfmaOp, acc: ir.Value) -> list[ir.Value]:
     return out
 
 
-def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                    ) -> list[ir.Value]:
-    """D's registers of ``form`` (it has a plan) through its MFMAs; EXEC must be full."""
+def stackable(form: MmaForm) -> bool:
+    """Whether ``form``'s plan (if any) is the ``pair`` stacking with an f32 C and D, so that its C and D
+    can stay in the stacked MFMA layout (pass ``mma-mfma-layout``: lane (c, q) element i holds
+    ``C_{c >= 8}[rho(4q + i)][c % 8]``, the C every chain reads)."""
+    return (form.ctype, form.dtype, form.alayout, form.blayout) == ("f32", "f32", "row", "col") and \
+        (form.shape, form.atype, form.btype) in _STACKABLE
+
+
+_STACKABLE = frozenset({("m16n8k16", "bf16", "bf16"), ("m16n8k8", "bf16", "bf16"), ("m16n8k8", "f16", "f16"),
+                        ("m16n8k8", "tf32", "tf32"), ("m16n8k4", "tf32", "tf32")})
+"""The ``pair`` plans with f32 accumulators besides m16n8k16 f16 (``lower_mma_mfma.mfma_form``); the pass's
+list of stackable forms is the union of the two."""
+
+
+def _stacked_result(cx: FnContext, form: MmaForm, finals: list[ir.Value]) -> list[ir.Value]:
+    """The stacked D from the two chains' results (chain w's useful columns are the lanes c >= 8 iff
+    w = 1), NaN canonical as ``_finish`` makes it."""
+    bld = cx.builder
+    upper = bld.icmp_unsigned(">=", bld.and_(lane64(cx), cx.i32(15)), cx.i32(8))
+    return [_finish(cx, form, bld.bitcast(bld.select(upper, finals[4 + i], finals[i]), FLOAT), cx.i32(0))
+            for i in range(4)]
+
+
+def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                    stacked: bool = False) -> list[ir.Value]:
+    """D's registers of ``form`` (it has a plan) through its MFMAs; EXEC must be full. ``stacked``
+    (``stackable`` forms): C and D are in the stacked MFMA layout (``acc = mfma``)."""
     plan = plan_of(form, cx.mod.arch)
     assert plan is not None, form
+    assert not stacked or (stackable(form) and len(plan.chains) == 2 and plan.c is not None), form
     op = plan.op
     mover = WaveMover(cx)
     c_dwords = _f32_accumulator(cx, form, c)
@@ -193,6 +219,8 @@ def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.
     for chain in plan.chains:
         if plan.c is None:
             acc: ir.Value = ir.Constant(ir.VectorType(_ACC[op.acc], 4), None)
+        elif stacked:
+            acc = _accumulator(cx, op, c_dwords)
         else:
             acc = _accumulator(cx, op, [mover.move(sources["c"], table) for table in plan.c])
         for step in chain.steps:
@@ -204,6 +232,8 @@ def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.
         if chain.negate:
             acc = _negate(cx, op, acc)
         finals += _result_dwords(cx, op, acc)
+    if stacked:
+        return _stacked_result(cx, form, finals)
     d_dwords = [mover.move(finals, table) for table in plan.d]
     return _finish_all(cx, form, op, d_dwords, c_dwords)
 

@@ -177,7 +177,7 @@ def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.V
 def stacked_layout(cx: FnContext) -> bool:
     """Whether ``acc = mfma`` and ``mma_acc`` mean the stacked MFMA layout: exactly where the m16n8k16
     ``.f32.f16.f16.f32`` form takes the MFMA path (``use_mfma``); elsewhere they mean the PTX layout."""
-    return cx.mod.mma != "exact" and cx.mod.arch in F16_MFMA_ARCHS
+    return cx.mod.mma != "exact" and cx.mod.arch in F16_MFMA_ARCHS  # = where every stackable form has a plan
 
 
 def to_stacked(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
@@ -285,20 +285,29 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     return results
 
 
+def _stacked(cx: FnContext) -> bool:
+    """Whether the mma being lowered reads and writes the stacked layout (``acc = mfma``, pass
+    ``mma-mfma-layout``; only on whole-wave mmas, so both branches of ``gated`` have EXEC full)."""
+    stacked = cx.op is not None and cx.op.attrs.get("acc") == "mfma"
+    assert not stacked or (cx.op is not None and cx.op.attrs.get("wave") == "whole" and stacked_layout(cx))
+    return stacked
+
+
 def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
     """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
     (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
     operand moves)."""
     if not use_mfma(cx, form):
+        assert not (cx.op is not None and cx.op.attrs.get("acc") == "mfma" and stacked_layout(cx)), form
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
     if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
-        stacked = cx.op is not None and cx.op.attrs.get("acc") == "mfma"  # pass mma-mfma-layout
-        assert not stacked or cx.op.attrs.get("wave") == "whole"
+        stacked = _stacked(cx)
         return gated(cx, lambda: [mfma_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
                      lambda: [_exact_registers(cx, form, a, b, c, stacked) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
-    return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
-                 lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],
+    stacked = _stacked(cx)
+    return gated(cx, lambda: [forms_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
+                 lambda: [_exact_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
                  operands_normal(cx, form, problems), ir.IntType(form.acc_out.reg_bits))
 
 
