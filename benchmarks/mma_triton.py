@@ -1,11 +1,13 @@
 """PTX-layout ``mma`` (Triton) on the MFMA path, on the emulator (issue #14, docs/tensor-cores.md).
 
-Usage: ``.venv/bin/python benchmarks/mma_triton.py [--mma auto] [--no-compile-time]``
+Usage: ``.venv/bin/python benchmarks/mma_triton.py [--cases matmul_fp16_leaky_relu,...] [--mma auto]
+[--no-compile-time]``
 
-Runs the Triton fp16 matmul launch case (``corpora/cases/triton/matmul_fp16_leaky_relu``) on the
-emulator with a trace, checks its output against the case's expected memory, and prints the dynamic
-wave-instructions, MFMAs and ``ds_bpermute_b32`` executed (wave-instructions, from the trace), then
-the CPU seconds ``ptx2gcn compile()`` takes for Triton attention (``attention_fwd_kernel``, -O3).
+Runs Triton launch cases (``corpora/cases/triton/<case>``) on the emulator with a trace, checks each
+output against the case's expected memory, and prints the dynamic wave-instructions, MFMAs and
+``ds_bpermute_b32`` executed (wave-instructions), twice: with the default pipeline and without the
+pass ``mma-mfma-layout`` (accumulators moved into and out of the MFMA layout by every mma, as before
+that pass). Then the seconds ``ptx2gcn compile()`` takes for Triton attention (-O3, default pipeline).
 """
 
 from __future__ import annotations
@@ -17,39 +19,42 @@ from pathlib import Path
 
 from ptx2gcn.compiler import compile as compile_ptx
 from ptx2gcn.options import CompileOptions
+from ptx2gcn.pipeline import PIPELINE
 from ptx2gcn.runtime.cache.jit_cache import CacheConfig, JitCache
 from ptx2gcn.runtime.cases.case import load_case
 from ptx2gcn.runtime.cases.run import run_case
 from ptx2gcn.runtime.driver.state import Compiler
 
 ROOT = Path(__file__).resolve().parent.parent
-MATMUL = ROOT / "corpora" / "cases" / "triton" / "matmul_fp16_leaky_relu" / "case.toml"
+CASES = ROOT / "corpora" / "cases" / "triton"
 ATTENTION = ROOT / "corpora" / "triton" / "sm_80" / "attention_fwd_kernel.ptx"
+COUNTED = ("ds_bpermute_b32", "v_mfma")
+WITHOUT = tuple(name for name in PIPELINE if name != "mma-mfma-layout")
 
 
-def _compiler(mma: str) -> Compiler:
+def _compiler(mma: str, passes: tuple[str, ...] | None) -> Compiler:
     def build(ptx: str, name: str, options: CompileOptions) -> bytes:
-        return compile_ptx(ptx, options, name=name, mma=mma).data
+        return compile_ptx(ptx, options, name=name, mma=mma, passes=passes).data
 
     return build
 
 
-def matmul_counts(mma: str) -> dict[str, int]:
-    """Dynamic counts of one launch of the matmul case (its output checked)."""
-    counts = {"ds_bpermute_b32": 0, "v_mfma": 0}
+def case_counts(case: str, mma: str, passes: tuple[str, ...] | None = None) -> dict[str, int]:
+    """Dynamic counts of one launch of ``case`` (its output checked)."""
+    counts = dict.fromkeys(COUNTED, 0)
 
     def sink(line: str) -> None:
         if line.startswith("wg("):
             text = line.split(": ", 1)[1]
-            for key in counts:
+            for key in COUNTED:
                 if text.startswith(key):
                     counts[key] += 1
 
-    done = run_case(load_case(MATMUL), "emulator", trace=sink, compiler=_compiler(mma),
+    done = run_case(load_case(CASES / case / "case.toml"), "emulator", trace=sink, compiler=_compiler(mma, passes),
                     cache=JitCache(CacheConfig(enabled=False)))
     report = done.check()
     if not report.ok:
-        raise SystemExit(f"matmul: wrong result:\n{report.render()}")
+        raise SystemExit(f"{case}: wrong result:\n{report.render()}")
     return {"wave-instructions": done.launch.wave_instructions or 0, **counts}
 
 
@@ -63,13 +68,17 @@ def attention_seconds(mma: str) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default="matmul_fp16_leaky_relu,matmul_bf16,matmul_tf32,attention_fwd_kernel")
     parser.add_argument("--mma", default="auto", choices=("auto", "exact", "mfma"))
     parser.add_argument("--no-compile-time", action="store_true", help="skip the attention compile")
     args = parser.parse_args(argv)
-    counts = matmul_counts(args.mma)
-    print(f"Triton matmul fp16 (M=100 N=60 K=40, 256 threads), --mma {args.mma}; output matches")
-    for key, value in counts.items():
-        print(f"  {key:<18} {value:>9}")
+    print(f"Triton launch cases on the emulator, --mma {args.mma}; every output matches its expected memory")
+    print(f"{'case':<24} {'pipeline':<24} {'wave-instr':>11} {'ds_bpermute':>12} {'MFMA':>7}")
+    for case in args.cases.split(","):
+        for label, passes in (("without mma-mfma-layout", WITHOUT), ("default", None)):
+            counts = case_counts(case, args.mma, passes)
+            print(f"{case:<24} {label:<24} {counts['wave-instructions']:>11} {counts['ds_bpermute_b32']:>12} "
+                  f"{counts['v_mfma']:>7}")
     if not args.no_compile_time:
         wall, cpu = attention_seconds(args.mma)
         print(f"Triton attention compile(): {wall:.1f} s wall, {cpu:.1f} s CPU of this process")
