@@ -34,6 +34,7 @@ from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
+from ptx2gcn.emit.mfma_operands import a_to_ptx, b_to_ptx
 from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
@@ -157,16 +158,17 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[i
 
 
 def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
-                   stacked: bool = False) -> list[ir.Value]:
+                   stacked: bool = False, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
     """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring).
-    ``stacked``: C and D are in the stacked MFMA layout (``acc = mfma``, pass ``mma-mfma-layout``)."""
+    ``stacked``: C and D are in the stacked MFMA layout (``acc = mfma``, pass ``mma-mfma-layout``);
+    ``operands``: A, B already hold the MFMA operands (``aop``/``bop``, pass ``ldmatrix-mfma-layout``)."""
     bld = cx.builder
     lanes = _Lanes(cx)
-    b_op = _b_operand(cx, lanes, b)
+    b_op = halves(cx, b) if operands[1] else _b_operand(cx, lanes, b)
     c_op = vector(cx, [cx.coerce(r, FLOAT) for r in c], V4FLOAT) if stacked else _c_operand(cx, lanes, c)
     zero = cx.i32(0)
-    d = [cx.call(_MFMA, V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
-         for w in (0, 1)]
+    a_ops = [halves(cx, a[2 * w:2 * w + 2]) if operands[0] else _a_operand(cx, lanes, a, w) for w in (0, 1)]
+    d = [cx.call(_MFMA, V4FLOAT, [a_op, b_op, c_op, zero, zero, zero], ["convergent"]) for a_op in a_ops]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
     if stacked:  # merged is the stacked layout: the useful columns of MFMA w are the lanes c >= 8 iff w = 1
         elements = [bld.extract_element(merged, cx.i32(i)) for i in range(4)]
@@ -201,9 +203,12 @@ def lower_mma_acc(cx: FnContext, op: Op) -> None:
 
 
 def _exact_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
-                     stacked: bool) -> list[ir.Value]:
-    """The exact path's D; with ``stacked`` C and D converted from and to the stacked layout (only under
-    a full EXEC: the mma is ``wave = whole``, so this branch is reached only on a data condition)."""
+                     stacked: bool, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
+    """The exact path's D; with ``stacked`` C and D converted from and to the stacked layout, A and B
+    from the MFMA operand layout per ``operands`` (only under a full EXEC: the mma is ``wave = whole``,
+    so this branch is reached only on a data condition)."""
+    a = a_to_ptx(cx, a) if operands[0] else a
+    b = b_to_ptx(cx, b) if operands[1] else b
     if not stacked:
         return mma_registers(cx, form, a, b, c)
     return to_stacked(cx, mma_registers(cx, form, a, b, from_stacked(cx, c)))
@@ -285,12 +290,17 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     return results
 
 
+def _marked(cx: FnContext, attr: str) -> bool:
+    """Whether the mma being lowered has ``attr = mfma`` (``acc``: pass ``mma-mfma-layout``; ``aop``,
+    ``bop``: pass ``ldmatrix-mfma-layout``): only whole-wave mmas, so both branches of ``gated`` have
+    EXEC full."""
+    marked = cx.op is not None and cx.op.attrs.get(attr) == "mfma"
+    assert not marked or (cx.op is not None and cx.op.attrs.get("wave") == "whole" and stacked_layout(cx))
+    return marked
+
+
 def _stacked(cx: FnContext) -> bool:
-    """Whether the mma being lowered reads and writes the stacked layout (``acc = mfma``, pass
-    ``mma-mfma-layout``; only on whole-wave mmas, so both branches of ``gated`` have EXEC full)."""
-    stacked = cx.op is not None and cx.op.attrs.get("acc") == "mfma"
-    assert not stacked or (cx.op is not None and cx.op.attrs.get("wave") == "whole" and stacked_layout(cx))
-    return stacked
+    return _marked(cx, "acc")
 
 
 def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
@@ -298,12 +308,14 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Regis
     (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
     operand moves)."""
     if not use_mfma(cx, form):
-        assert not (cx.op is not None and cx.op.attrs.get("acc") == "mfma" and stacked_layout(cx)), form
+        assert not (cx.op is not None and stacked_layout(cx) and
+                    any(cx.op.attrs.get(attr) == "mfma" for attr in ("acc", "aop", "bop"))), form
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
     if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
         stacked = _stacked(cx)
-        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
-                     lambda: [_exact_registers(cx, form, a, b, c, stacked) for a, b, c in problems])
+        ops = (_marked(cx, "aop"), _marked(cx, "bop"))
+        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
+                     lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
     stacked = _stacked(cx)
     return gated(cx, lambda: [forms_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
