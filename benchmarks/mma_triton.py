@@ -5,9 +5,11 @@ Usage: ``.venv/bin/python benchmarks/mma_triton.py [--cases matmul_fp16_leaky_re
 
 Runs Triton launch cases (``corpora/cases/triton/<case>``) on the emulator with a trace, checks each
 output against the case's expected memory, and prints the dynamic wave-instructions, MFMAs and
-``ds_bpermute_b32`` executed (wave-instructions), twice: with the default pipeline and without the
-pass ``mma-mfma-layout`` (accumulators moved into and out of the MFMA layout by every mma, as before
-that pass). Then the seconds ``ptx2gcn compile()`` takes for Triton attention (-O3, default pipeline).
+``ds_bpermute_b32`` executed (wave-instructions) three times: without the passes ``mma-mfma-layout``
+and ``ldmatrix-mfma-layout`` (every mma moves C in, D out and its A/B operands with lane permutes, as
+before them), with the first (accumulators stay in the stacked MFMA layout), and with both (the
+default pipeline: ldmatrix also loads the MFMA operands). Then the seconds ``ptx2gcn compile()``
+takes for Triton attention (-O3) without the two passes and with them.
 """
 
 from __future__ import annotations
@@ -29,7 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "corpora" / "cases" / "triton"
 ATTENTION = ROOT / "corpora" / "triton" / "sm_80" / "attention_fwd_kernel.ptx"
 COUNTED = ("ds_bpermute_b32", "v_mfma")
-WITHOUT = tuple(name for name in PIPELINE if name != "mma-mfma-layout")
+NEW = ("mma-mfma-layout", "ldmatrix-mfma-layout")
+CONFIGS: dict[str, tuple[str, ...] | None] = {
+    "before": tuple(name for name in PIPELINE if name not in NEW),
+    "+ mma-mfma-layout": tuple(name for name in PIPELINE if name != NEW[1]),
+    "+ ldmatrix (default)": None,
+}
 
 
 def _compiler(mma: str, passes: tuple[str, ...] | None) -> Compiler:
@@ -58,11 +65,11 @@ def case_counts(case: str, mma: str, passes: tuple[str, ...] | None = None) -> d
     return {"wave-instructions": done.launch.wave_instructions or 0, **counts}
 
 
-def attention_seconds(mma: str) -> tuple[float, float]:
+def attention_seconds(mma: str, passes: tuple[str, ...] | None) -> tuple[float, float]:
     """(wall, CPU of this process) seconds of ``compile()`` of Triton attention at -O3."""
     source = ATTENTION.read_text(encoding="utf-8")
     wall, cpu = time.perf_counter(), time.process_time()
-    compile_ptx(source, CompileOptions(), name=ATTENTION.name, mma=mma)
+    compile_ptx(source, CompileOptions(), name=ATTENTION.name, mma=mma, passes=passes)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -75,13 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Triton launch cases on the emulator, --mma {args.mma}; every output matches its expected memory")
     print(f"{'case':<24} {'pipeline':<24} {'wave-instr':>11} {'ds_bpermute':>12} {'MFMA':>7}")
     for case in args.cases.split(","):
-        for label, passes in (("without mma-mfma-layout", WITHOUT), ("default", None)):
+        for label, passes in CONFIGS.items():
             counts = case_counts(case, args.mma, passes)
             print(f"{case:<24} {label:<24} {counts['wave-instructions']:>11} {counts['ds_bpermute_b32']:>12} "
                   f"{counts['v_mfma']:>7}")
     if not args.no_compile_time:
-        wall, cpu = attention_seconds(args.mma)
-        print(f"Triton attention compile(): {wall:.1f} s wall, {cpu:.1f} s CPU of this process")
+        for label in ("before", "+ ldmatrix (default)", "before", "+ ldmatrix (default)"):
+            wall, cpu = attention_seconds(args.mma, CONFIGS[label])
+            print(f"Triton attention compile(), {label}: {wall:.1f} s wall, {cpu:.1f} s CPU of this process")
     return 0
 
 
