@@ -18,7 +18,9 @@ import numpy.typing as npt
 import pytest
 
 from ptx2gcn.compiler import compile, to_ir
+from ptx2gcn.conformance import matrix_kernel
 from ptx2gcn.conformance.matrix_kernel import matrix_data
+from ptx2gcn.conformance.matrix_table import OK, REJECTED, Unit, run_unit, units
 from ptx2gcn.ir.printer import print_module
 from ptx2gcn.reference.mma import WARP, chain_expected, element_format, from_matrix, mma_form, to_matrix
 from ptx2gcn.runtime.emulator.launch import launch
@@ -188,3 +190,22 @@ def _check(got: list[list[int]], expected: list, what: str) -> None:
     fmt = element_format("f32")
     wrong = [(r, c) for r, row in enumerate(expected) for c, e in enumerate(row) if not e.accepts(fmt, got[r][c])]
     assert not wrong, f"{what}: {len(wrong)} wrong, e.g. {wrong[:3]}"
+
+
+_MMA_UNITS = [u for u in units() if u.name.startswith("mma.")]
+_STACKABLE = {"m16n8k16.row.col.f32.f16.f16.f32", "m16n8k8.row.col.f32.f16.f16.f32",
+              "m16n8k16.row.col.f32.bf16.bf16.f32", "m16n8k8.row.col.f32.bf16.bf16.f32",
+              "m16n8k8.row.col.f32.tf32.tf32.f32", "m16n8k4.row.col.f32.tf32.tf32.f32"}
+
+
+@pytest.mark.parametrize("unit", [pytest.param(u, id=u.name, marks=[] if u.name.removeprefix("mma.sync.aligned.")
+                                               in _STACKABLE else [pytest.mark.slow]) for u in _MMA_UNITS])
+def test_conformance_mma_units_on_whole_waves(unit: Unit, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warp-matrix conformance units of ``mma`` (two warps, one wave) with ``.reqntid 64``: every mma
+    gets the whole-wave verdict, the stackable forms a stacked accumulator with conversions at both ends
+    (C loaded, D stored); the results must still match the model. Default suite: the stackable forms."""
+    monkeypatch.setattr(matrix_kernel, "_HEAD", matrix_kernel._HEAD.replace(".param .u64 pin)\n",
+                                                                            ".param .u64 pin) .reqntid 64\n"))
+    assert ".reqntid 64" in matrix_kernel._HEAD
+    outcome = run_unit(unit, 20261)
+    assert outcome.kind in (OK, REJECTED), "\n".join(outcome.details)
