@@ -1,8 +1,9 @@
 """ldmatrix-mfma-layout: an ``ldmatrix`` whose registers only feed MFMA-path mmas loads the MFMA operands.
 
-On the MFMA fast path an m16n8k16 ``.f32.f16.f16.f32`` mma (``ptx2gcn/emit/lower_mma_mfma.py``) builds
-its MFMA A and B operands from the PTX fragments with ``ds_bpermute_b32`` (8 for A, 2 for B per
-mma pair of the wave). ``ldmatrix`` already fetches, per lane, the row address a fragment element
+On the MFMA fast path an m16n8k16 ``.f32.f16.f16.f32`` mma (``ptx2gcn/emit/lower_mma_mfma.py``; and
+``.bf16``, whose ``mfma_forms`` plan moves A and B the same way) builds its MFMA A and B operands
+from the PTX fragments with ``ds_bpermute_b32`` (8 for A, 2 for B per mma pair of the wave).
+``ldmatrix`` already fetches, per lane, the row address a fragment element
 comes from; loading in the operand layout instead costs the same and the operand permutes go away:
 
 * ``layout = mfma_b`` (any ``.x1/.x2/.x4``, ``.trans`` or not): register m of lane L holds what
@@ -16,7 +17,8 @@ and the mmas reading them get ``aop = mfma`` / ``bop = mfma``. An ldmatrix quali
 block both warps of every wave execute together (its loads then read other lanes' row addresses over
 the whole wave) and every use of its registers is such an mma operand: for ``mfma_a`` register j as A
 operand j, all four A operands of the mma from the one ldmatrix; for ``mfma_b`` both B operands of the
-mma from qualifying ldmatrices. The mmas: m16n8k16 ``.f32.f16.f16.f32`` row/col, ``wave = whole``.
+mma from qualifying ldmatrices. The mmas: m16n8k16 ``.f32.f16.f16.f32`` or ``.f32.bf16.bf16.f32``
+row/col, ``wave = whole``.
 
 Whether the layout is real is the emitter's choice with the rule of the mma's path
 (``lower_mma_mfma.stacked_layout``); elsewhere both attributes mean the PTX layout.
@@ -25,7 +27,7 @@ Requires: a verified module (phase ``ssa``), after ``wave64-mma-uniformity`` (re
 Ensures: only ``layout`` attributes of ``ldmatrix`` and ``aop``/``bop`` attributes of ``mma`` change; the
 module verifies.
 Not handled: ldmatrix registers with any other use (a copy, a ``movmatrix``, an mma on the exact
-path), the other mma forms (their MFMA plans read operands through ``mfma_forms`` tables), wmma.
+path), the other mma forms (their MFMA plans take other operand layouts), wmma.
 """
 
 from __future__ import annotations
@@ -36,12 +38,14 @@ from ptx2gcn.ir.core import Function, Module, Op, OpResult, Use
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.passes.wave64_mma_uniformity import whole_wave_blocks
 
-_FORM = {"shape": "m16n8k16", "atype": "f16", "btype": "f16", "ctype": "f32", "dtype": "f32",
-         "alayout": "row", "blayout": "col", "a": 4, "b": 2, "c": 4}
+_FORM = {"shape": "m16n8k16", "ctype": "f32", "dtype": "f32", "alayout": "row", "blayout": "col", "a": 4, "b": 2,
+         "c": 4}
 
 
 def _mfma_mma(op: Op) -> bool:
+    """m16n8k16 ``.f32.f16.f16.f32`` or ``.f32.bf16.bf16.f32`` (whose plan moves A and B the same way)."""
     return op.name == "mma" and all(op.attrs.get(key) == value for key, value in _FORM.items()) and \
+        op.attrs.get("atype") in ("f16", "bf16") and op.attrs.get("btype") == op.attrs.get("atype") and \
         op.attrs.get("wave") == "whole" and not op.attrs.get("wmma")
 
 

@@ -149,6 +149,14 @@ def _operand(cx: FnContext, mover: WaveMover, op: MfmaOp, sources: dict[str, lis
     return bld.bitcast(vector, _OPERAND[op.operand])
 
 
+def _words_operand(cx: FnContext, op: MfmaOp, regs: list[ir.Value]) -> ir.Value:
+    """An MFMA operand from registers that already hold its dwords."""
+    vector: ir.Value = ir.Constant(ir.VectorType(I32, len(regs)), None)
+    for i, reg in enumerate(regs):
+        vector = cx.builder.insert_element(vector, cx.coerce(reg, I32), cx.i32(i))
+    return cx.builder.bitcast(vector, _OPERAND[op.operand])
+
+
 def _accumulator(cx: FnContext, op: MfmaOp, dwords: list[ir.Value]) -> ir.Value:
     bld = cx.builder
     element = _ACC[op.acc]
@@ -204,19 +212,23 @@ def _stacked_result(cx: FnContext, form: MmaForm, finals: list[ir.Value]) -> lis
 
 
 def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
-                    stacked: bool = False) -> list[ir.Value]:
+                    stacked: bool = False, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
     """D's registers of ``form`` (it has a plan) through its MFMAs; EXEC must be full. ``stacked``
-    (``stackable`` forms): C and D are in the stacked MFMA layout (``acc = mfma``)."""
+    (``stackable`` forms): C and D are in the stacked MFMA layout (``acc = mfma``); ``operands``
+    (m16n8k16 ``.bf16`` only, whose plan moves A and B exactly as the ``.f16`` one): A and B already
+    hold the MFMA operands (``aop``/``bop``, ``mfma_operands``): chain w's A is registers 2w, 2w + 1."""
     plan = plan_of(form, cx.mod.arch)
     assert plan is not None, form
     assert not stacked or (stackable(form) and len(plan.chains) == 2 and plan.c is not None), form
+    assert operands == (False, False) or ((form.shape, form.atype, form.btype) == ("m16n8k16", "bf16", "bf16")
+                                          and all(len(chain.steps) == 1 for chain in plan.chains)), form
     op = plan.op
     mover = WaveMover(cx)
     c_dwords = _f32_accumulator(cx, form, c)
     sources = {"a": _dwords(cx, a), "b": _dwords(cx, b), "c": c_dwords}
     zero = cx.i32(0)
     finals: list[ir.Value] = []
-    for chain in plan.chains:
+    for w, chain in enumerate(plan.chains):
         if plan.c is None:
             acc: ir.Value = ir.Constant(ir.VectorType(_ACC[op.acc], 4), None)
         elif stacked:
@@ -226,8 +238,9 @@ def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.
         for step in chain.steps:
             if step.negate:
                 acc = _negate(cx, op, acc)
-            a_op = _operand(cx, mover, op, sources, step.a, step.a_part)
-            b_op = _operand(cx, mover, op, sources, step.b, step.b_part)
+            a_op = _words_operand(cx, op, a[2 * w:2 * w + 2]) if operands[0] else \
+                _operand(cx, mover, op, sources, step.a, step.a_part)
+            b_op = _words_operand(cx, op, b) if operands[1] else _operand(cx, mover, op, sources, step.b, step.b_part)
             acc = cx.call(op.intrinsic, acc.type, [a_op, b_op, acc, zero, zero, zero], ["convergent"])
         if chain.negate:
             acc = _negate(cx, op, acc)

@@ -318,8 +318,9 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Regis
                      lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
     stacked = _stacked(cx)
-    return gated(cx, lambda: [forms_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
-                 lambda: [_exact_registers(cx, form, a, b, c, stacked) for a, b, c in problems],
+    ops = (_marked(cx, "aop"), _marked(cx, "bop"))
+    return gated(cx, lambda: [forms_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
+                 lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
                  operands_normal(cx, form, problems), ir.IntType(form.acc_out.reg_bits))
 
 

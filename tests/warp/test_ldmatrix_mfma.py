@@ -14,6 +14,7 @@ import struct
 from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from llvmlite import ir
 
@@ -27,19 +28,20 @@ from ptx2gcn.runtime.emulator.launch import launch
 from ptx2gcn.runtime.emulator.loader import load
 from ptx2gcn.runtime.emulator.memory import DeviceMemory
 
-SPELLING = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+SPELLINGS = {"f16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+             "bf16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"}
 STEPS = 3
 STEP_BYTES = 1024  # A and B, 16x16 f16 each
 TILE_WORDS = STEPS * STEP_BYTES // 4 // WARP  # words each lane copies to shared memory
 
 
-def _kernel(tiles: int, escape: bool, mixed: bool) -> str:
+def _kernel(spelling: str, tiles: int, escape: bool, mixed: bool) -> str:
     num = "x4" if tiles == 2 else "x2"
     b_regs = ["{%b0, %b1}", "{%b2, %b3}"][:tiles]
     acc = [f"{{%d{4 * t}, %d{4 * t + 1}, %d{4 * t + 2}, %d{4 * t + 3}}}" for t in range(tiles)]
-    mmas = "\n".join(f"\t{SPELLING} {acc[t]}, {{%a0, %a1, %a2, %a3}}, {b_regs[t]}, {acc[t]};" for t in range(tiles))
+    mmas = "\n".join(f"\t{spelling} {acc[t]}, {{%a0, %a1, %a2, %a3}}, {b_regs[t]}, {acc[t]};" for t in range(tiles))
     if mixed:  # warp 0 adds its first n-tile product once more
-        mmas += f"\n\tsetp.lt.u32 %p2, %r2, 32;\n\t@!%p2 bra SKIP;\n\t{SPELLING} {acc[0]}, {{%a0, %a1, %a2, %a3}}, " \
+        mmas += f"\n\tsetp.lt.u32 %p2, %r2, 32;\n\t@!%p2 bra SKIP;\n\t{spelling} {acc[0]}, {{%a0, %a1, %a2, %a3}}, " \
                 f"{b_regs[0]}, {acc[0]};\nSKIP:"
     store_a = "\n".join(f"\tst.global.b32 [%rd9+{4 * (8 + j)}], %a{j};" for j in range(4)) if escape else ""
     zero = "\n".join(f"\tmov.f32 %d{i}, 0f00000000;" for i in range(4 * tiles))
@@ -109,16 +111,19 @@ DONE:
 """
 
 
-VARIANTS = [(2, False, False), (1, False, False), (2, True, False), (2, False, True)]
+VARIANTS = [("f16", 2, False, False), ("f16", 1, False, False), ("f16", 2, True, False), ("f16", 2, False, True),
+            ("bf16", 2, False, False), ("bf16", 1, True, False)]
 
 
-@pytest.mark.parametrize(("tiles", "escape", "mixed"), VARIANTS,
-                         ids=[f"tiles{t}{'-escape' * e}{'-mixed' * m}" for t, e, m in VARIANTS])
-def test_ldmatrix_into_mfma_operands(tiles: int, escape: bool, mixed: bool, rng: np.random.Generator) -> None:
-    _run(tiles, escape, mixed, rng)
+@pytest.mark.parametrize(("atype", "tiles", "escape", "mixed"), VARIANTS,
+                         ids=[f"{a}-tiles{t}{'-escape' * e}{'-mixed' * m}" for a, t, e, m in VARIANTS])
+def test_ldmatrix_into_mfma_operands(atype: str, tiles: int, escape: bool, mixed: bool,
+                                     rng: np.random.Generator) -> None:
+    _run(atype, tiles, escape, mixed, rng)
 
 
-def test_exact_branch_converts_operands_and_accumulators(monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("atype", ["f16", "bf16"])
+def test_exact_branch_converts_operands_and_accumulators(atype: str, monkeypatch: pytest.MonkeyPatch,
                                                          rng: np.random.Generator) -> None:
     """The exact branch ``gated`` keeps for guarded forms, forced for every mma: with ``aop``/``bop``/``acc``
     it converts A and B out of the MFMA operand layout (``mfma_operands.a_to_ptx``/``b_to_ptx``) and C/D
@@ -128,21 +133,29 @@ def test_exact_branch_converts_operands_and_accumulators(monkeypatch: pytest.Mon
         return [[cx.coerce(v, reg_type) for v in problem] for problem in slow()]  # type: ignore[attr-defined]
 
     monkeypatch.setattr(lower_mma_mfma, "gated", slow_only)
-    _run(2, False, False, rng, modes=("auto",), mfmas=False)
+    _run(atype, 2, False, False, rng, modes=("auto",), mfmas=False)
 
 
-def _run(tiles: int, escape: bool, mixed: bool, rng: np.random.Generator, modes: tuple[str, ...] = ("auto", "exact"),
-         mfmas: bool = True) -> None:
-    ptx = _kernel(tiles, escape, mixed)
+def _bits(values: npt.NDArray[np.int64], atype: str) -> npt.NDArray[np.uint16]:
+    """Small integers as f16 or bf16 bits."""
+    if atype == "f16":
+        return values.astype(np.float16).view(np.uint16)
+    return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def _run(atype: str, tiles: int, escape: bool, mixed: bool, rng: np.random.Generator,
+         modes: tuple[str, ...] = ("auto", "exact"), mfmas: bool = True) -> None:
+    spelling = SPELLINGS[atype]
+    ptx = _kernel(spelling, tiles, escape, mixed)
     ir_text = print_module(to_ir(ptx, "k.ptx"))
     assert ("layout = mfma_a" in ir_text) is not (escape or mixed)  # A has another use / a non-whole mma
     assert ("layout = mfma_b" in ir_text) is not mixed
     waves = 2
     warps = 2 * waves
-    a = rng.integers(-4, 5, (warps, STEPS, 16, 16)).astype(np.float16)
-    b = rng.integers(-4, 5, (warps, STEPS, 16, 16)).astype(np.float16)
-    data = np.concatenate([a, b], axis=2)  # per warp and step: A rows, then B rows
-    fc = mma_form(SPELLING).c_frag
+    a = rng.integers(-4, 5, (warps, STEPS, 16, 16))
+    b = rng.integers(-4, 5, (warps, STEPS, 16, 16))
+    data = np.concatenate([_bits(a, atype), _bits(b, atype)], axis=2)  # per warp and step: A rows, then B rows
+    fc = mma_form(spelling).c_frag
     for mma in modes:
         program = load(compile(ptx, mma=mma).data, "k.hsaco")
         for n in (0, STEPS):
