@@ -11,7 +11,9 @@ from ptx2gcn.passes.constant_fold import ConstantFold
 from ptx2gcn.passes.cse import CommonSubexpressionElimination
 from ptx2gcn.passes.dce import DeadCodeElimination
 from ptx2gcn.passes.infer_address_spaces import InferAddressSpaces
+from ptx2gcn.passes.ldmatrix_mfma_layout import LdmatrixMfmaLayout
 from ptx2gcn.passes.mma_accumulators import MmaAccumulators
+from ptx2gcn.passes.mma_mfma_layout import MmaMfmaLayout
 from ptx2gcn.passes.wave64_barrier_check import Wave64BarrierCheck
 from ptx2gcn.passes.wave64_cta_barrier import Wave64CtaBarrier
 from ptx2gcn.passes.wave64_fences import Wave64Fences
@@ -27,7 +29,8 @@ PASSES: dict[str, type[Pass]] = {
     cls.name: cls
     for cls in (DeadCodeElimination, ConstantFold, CommonSubexpressionElimination, InferAddressSpaces,
                 Wave64BarrierCheck, Wave64Lanes, Wave64Shuffle, Wave64Vote, Wave64Match, Wave64WarpBarrier,
-                Wave64CtaBarrier, Wave64NamedBarrier, Wave64Fences, Wave64MmaUniformity, MmaAccumulators)
+                Wave64CtaBarrier, Wave64NamedBarrier, Wave64Fences, Wave64MmaUniformity, MmaAccumulators,
+                MmaMfmaLayout, LdmatrixMfmaLayout)
 }
 
 __all__ = ["PASSES", "Pass"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from ptx2gcn.ir.core import Function, Module
+from ptx2gcn.ir.core import Block, Function, Module
 from ptx2gcn.ir.passbase import Pass
 from ptx2gcn.passes.wave64_barrier_check import Level, control_levels
 
@@ -47,6 +47,15 @@ def _whole_waves(fn: Function) -> bool | None:
     return False if threads <= WARP else None
 
 
+def whole_wave_blocks(fn: Function) -> frozenset[Block] | None:
+    """The blocks of ``fn`` that every wave executes with both warps together (EXEC full), or None
+    when the kernel's waves are not known to be whole or a call may exit threads (module docstring)."""
+    if _whole_waves(fn) is not True or any(op.name in _MAY_EXIT for op in fn.ops()):
+        return None
+    control = control_levels(fn)
+    return frozenset(block for block in fn.blocks if control.get(block, Level.VARYING) <= Level.PAIR)
+
+
 @dataclass(frozen=True)
 class Wave64MmaUniformity(Pass):
     name = "wave64-mma-uniformity"
@@ -57,13 +66,10 @@ class Wave64MmaUniformity(Pass):
             mmas = [op for op in fn.ops() if op.name == "mma"]
             if not mmas or fn.kind != "kernel":
                 continue
-            whole = _whole_waves(fn)
-            if whole is False:
+            if _whole_waves(fn) is False:
                 verdicts = dict.fromkeys(mmas, "split")
-            elif whole and not any(op.name in _MAY_EXIT for op in fn.ops()):
-                control = control_levels(fn)
-                verdicts = {op: "whole" for op in mmas
-                            if op.parent is not None and control.get(op.parent, Level.VARYING) <= Level.PAIR}
+            elif (blocks := whole_wave_blocks(fn)) is not None:
+                verdicts = {op: "whole" for op in mmas if op.parent in blocks}
             else:
                 continue
             for op, verdict in verdicts.items():

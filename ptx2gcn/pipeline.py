@@ -19,8 +19,9 @@ from ptx2gcn.options import CompileOptions
 from ptx2gcn.passes import PASSES
 
 WARP_MAPPINGS: dict[str, tuple[str, ...]] = {
-    "P": ("wave64-barrier-check", "wave64-mma-uniformity", "wave64-lanes", "wave64-shuffle", "wave64-vote",
-          "wave64-match", "wave64-warp-barrier", "wave64-cta-barrier", "wave64-named-barrier", "wave64-fences"),
+    "P": ("wave64-barrier-check", "wave64-mma-uniformity", "mma-mfma-layout", "ldmatrix-mfma-layout",
+          "wave64-lanes", "wave64-shuffle", "wave64-vote", "wave64-match", "wave64-warp-barrier", "wave64-cta-barrier",
+          "wave64-named-barrier", "wave64-fences"),
 }
 """Warp mapping → the passes that rewrite PTX's warp and CTA collectives for it (Mode P: two CUDA
 warps per wave64, docs/mode-p.md; the only mapping that exists). A mapping is a choice of passes: a

@@ -9,6 +9,8 @@ stores its own elements with plain LDS accesses: one ``ds_read_b32``/``ds_write_
 without ``.trans`` (the two elements are adjacent), two 16-bit accesses with it. ``movmatrix`` reads
 the transposed element from its holder with one ``ds_bpermute`` per register half.
 The 8-bit ``.m16n16``/``.m8n16`` forms (sm_100) and ``.b8`` are reported as unsupported.
+An ldmatrix with ``layout = mfma_a``/``mfma_b`` (pass ``ldmatrix-mfma-layout``) loads MFMA operands
+instead where the mma takes the MFMA path (``mfma_operands``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I8, I16, I32
+from ptx2gcn.emit.lower_mma_mfma import stacked_layout
 from ptx2gcn.emit.matrix_gather import FragmentReader, LaneTable, gather_lane, lane_constant
 from ptx2gcn.emit.matrix_layouts import MATRIX_8X8
+from ptx2gcn.emit.mfma_operands import lower_ldmatrix_mfma
 from ptx2gcn.ir.core import Op
 
 _WARP = range(32)
@@ -65,6 +69,9 @@ def _adjacent(trans: bool) -> bool:
 def lower_ldmatrix(cx: FnContext, op: Op) -> None:
     num = _check(cx, op, "ldmatrix")
     trans = cx.flag(op, "trans")
+    if op.attrs.get("layout") and stacked_layout(cx):  # pass ldmatrix-mfma-layout
+        cx.define(op, *lower_ldmatrix_mfma(cx, op, num, trans))
+        return
     rows, bld = _Rows(cx, cx.operand(op, 0)), cx.builder
     results: list[ir.Value] = []
     for m in range(num):

@@ -21,6 +21,7 @@ def lower_mma_op(cx: FnContext, op: Op) -> None:
 LOWERINGS: dict[str, Lowering] = {
     "mma": lower_mma_op,
     "mma_nan": lower_mma_mfma.lower_mma_nan,
+    "mma_acc": lower_mma_mfma.lower_mma_acc,
     "wmma_load": lower_wmma.lower_wmma_load,
     "wmma_store": lower_wmma.lower_wmma_store,
     "ldmatrix": lower_ldmatrix.lower_ldmatrix,

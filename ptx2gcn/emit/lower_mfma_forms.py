@@ -22,6 +22,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ptx2gcn.emit.context import FnContext
+from ptx2gcn.emit.half_wave import lane64
 from ptx2gcn.emit.llvm_types import DOUBLE, FLOAT, HALF, I32, I64
 from ptx2gcn.emit.lower_mma import MmaForm, _finish, _pack
 from ptx2gcn.emit.mfma_forms import SLOWER_THAN_EXACT, MfmaOp, Plan, Table, plan_for
@@ -148,6 +149,14 @@ def _operand(cx: FnContext, mover: WaveMover, op: MfmaOp, sources: dict[str, lis
     return bld.bitcast(vector, _OPERAND[op.operand])
 
 
+def _words_operand(cx: FnContext, op: MfmaOp, regs: list[ir.Value]) -> ir.Value:
+    """An MFMA operand from registers that already hold its dwords."""
+    vector: ir.Value = ir.Constant(ir.VectorType(I32, len(regs)), None)
+    for i, reg in enumerate(regs):
+        vector = cx.builder.insert_element(vector, cx.coerce(reg, I32), cx.i32(i))
+    return cx.builder.bitcast(vector, _OPERAND[op.operand])
+
+
 def _accumulator(cx: FnContext, op: MfmaOp, dwords: list[ir.Value]) -> ir.Value:
     bld = cx.builder
     element = _ACC[op.acc]
@@ -179,31 +188,65 @@ def _result_dwords(cx: FnContext, op: MfmaOp, acc: ir.Value) -> list[ir.Value]:
     return out
 
 
-def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                    ) -> list[ir.Value]:
-    """D's registers of ``form`` (it has a plan) through its MFMAs; EXEC must be full."""
+def stackable(form: MmaForm) -> bool:
+    """Whether ``form``'s plan (if any) is the ``pair`` stacking with an f32 C and D, so that its C and D
+    can stay in the stacked MFMA layout (pass ``mma-mfma-layout``: lane (c, q) element i holds
+    ``C_{c >= 8}[rho(4q + i)][c % 8]``, the C every chain reads)."""
+    return (form.ctype, form.dtype, form.alayout, form.blayout) == ("f32", "f32", "row", "col") and \
+        (form.shape, form.atype, form.btype) in _STACKABLE
+
+
+_STACKABLE = frozenset({("m16n8k16", "bf16", "bf16"), ("m16n8k8", "bf16", "bf16"), ("m16n8k8", "f16", "f16"),
+                        ("m16n8k8", "tf32", "tf32"), ("m16n8k4", "tf32", "tf32")})
+"""The ``pair`` plans with f32 accumulators besides m16n8k16 f16 (``lower_mma_mfma.mfma_form``); the pass's
+list of stackable forms is the union of the two."""
+
+
+def _stacked_result(cx: FnContext, form: MmaForm, finals: list[ir.Value]) -> list[ir.Value]:
+    """The stacked D from the two chains' results (chain w's useful columns are the lanes c >= 8 iff
+    w = 1), NaN canonical as ``_finish`` makes it."""
+    bld = cx.builder
+    upper = bld.icmp_unsigned(">=", bld.and_(lane64(cx), cx.i32(15)), cx.i32(8))
+    return [_finish(cx, form, bld.bitcast(bld.select(upper, finals[4 + i], finals[i]), FLOAT), cx.i32(0))
+            for i in range(4)]
+
+
+def forms_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                    stacked: bool = False, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
+    """D's registers of ``form`` (it has a plan) through its MFMAs; EXEC must be full. ``stacked``
+    (``stackable`` forms): C and D are in the stacked MFMA layout (``acc = mfma``); ``operands``
+    (m16n8k16 ``.bf16`` only, whose plan moves A and B exactly as the ``.f16`` one): A and B already
+    hold the MFMA operands (``aop``/``bop``, ``mfma_operands``): chain w's A is registers 2w, 2w + 1."""
     plan = plan_of(form, cx.mod.arch)
     assert plan is not None, form
+    assert not stacked or (stackable(form) and len(plan.chains) == 2 and plan.c is not None), form
+    assert operands == (False, False) or ((form.shape, form.atype, form.btype) == ("m16n8k16", "bf16", "bf16")
+                                          and all(len(chain.steps) == 1 for chain in plan.chains)), form
     op = plan.op
     mover = WaveMover(cx)
     c_dwords = _f32_accumulator(cx, form, c)
     sources = {"a": _dwords(cx, a), "b": _dwords(cx, b), "c": c_dwords}
     zero = cx.i32(0)
     finals: list[ir.Value] = []
-    for chain in plan.chains:
+    for w, chain in enumerate(plan.chains):
         if plan.c is None:
             acc: ir.Value = ir.Constant(ir.VectorType(_ACC[op.acc], 4), None)
+        elif stacked:
+            acc = _accumulator(cx, op, c_dwords)
         else:
             acc = _accumulator(cx, op, [mover.move(sources["c"], table) for table in plan.c])
         for step in chain.steps:
             if step.negate:
                 acc = _negate(cx, op, acc)
-            a_op = _operand(cx, mover, op, sources, step.a, step.a_part)
-            b_op = _operand(cx, mover, op, sources, step.b, step.b_part)
+            a_op = _words_operand(cx, op, a[2 * w:2 * w + 2]) if operands[0] else \
+                _operand(cx, mover, op, sources, step.a, step.a_part)
+            b_op = _words_operand(cx, op, b) if operands[1] else _operand(cx, mover, op, sources, step.b, step.b_part)
             acc = cx.call(op.intrinsic, acc.type, [a_op, b_op, acc, zero, zero, zero], ["convergent"])
         if chain.negate:
             acc = _negate(cx, op, acc)
         finals += _result_dwords(cx, op, acc)
+    if stacked:
+        return _stacked_result(cx, form, finals)
     d_dwords = [mover.move(finals, table) for table in plan.d]
     return _finish_all(cx, form, op, d_dwords, c_dwords)
 

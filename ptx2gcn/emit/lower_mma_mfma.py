@@ -34,6 +34,7 @@ from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
+from ptx2gcn.emit.mfma_operands import a_to_ptx, b_to_ptx
 from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
@@ -156,17 +157,61 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[i
     return out
 
 
-def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                   ) -> list[ir.Value]:
-    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring)."""
+def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                   stacked: bool = False, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
+    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring).
+    ``stacked``: C and D are in the stacked MFMA layout (``acc = mfma``, pass ``mma-mfma-layout``);
+    ``operands``: A, B already hold the MFMA operands (``aop``/``bop``, pass ``ldmatrix-mfma-layout``)."""
     bld = cx.builder
     lanes = _Lanes(cx)
-    b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
+    b_op = halves(cx, b) if operands[1] else _b_operand(cx, lanes, b)
+    c_op = vector(cx, [cx.coerce(r, FLOAT) for r in c], V4FLOAT) if stacked else _c_operand(cx, lanes, c)
     zero = cx.i32(0)
-    d = [cx.call(_MFMA, V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
-         for w in (0, 1)]
+    a_ops = [halves(cx, a[2 * w:2 * w + 2]) if operands[0] else _a_operand(cx, lanes, a, w) for w in (0, 1)]
+    d = [cx.call(_MFMA, V4FLOAT, [a_op, b_op, c_op, zero, zero, zero], ["convergent"]) for a_op in a_ops]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
+    if stacked:  # merged is the stacked layout: the useful columns of MFMA w are the lanes c >= 8 iff w = 1
+        elements = [bld.extract_element(merged, cx.i32(i)) for i in range(4)]
+        return [bld.bitcast(e, I32) if raw_nan(cx) else canonical(cx, e) for e in elements]
     return _d_registers(cx, lanes, merged, raw_nan(cx))
+
+
+def stacked_layout(cx: FnContext) -> bool:
+    """Whether ``acc = mfma`` and ``mma_acc`` mean the stacked MFMA layout: exactly where the m16n8k16
+    ``.f32.f16.f16.f32`` form takes the MFMA path (``use_mfma``); elsewhere they mean the PTX layout."""
+    return cx.mod.mma != "exact" and cx.mod.arch in F16_MFMA_ARCHS  # = where every stackable form has a plan
+
+
+def to_stacked(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
+    """PTX C/D registers (both warps) -> the stacked MFMA layout (``_c_operand``); EXEC must be full."""
+    vec = _c_operand(cx, _Lanes(cx), regs)
+    return [cx.builder.bitcast(cx.builder.extract_element(vec, cx.i32(i)), I32) for i in range(4)]
+
+
+def from_stacked(cx: FnContext, regs: list[ir.Value]) -> list[ir.Value]:
+    """The stacked MFMA layout -> PTX D registers, NaN bits kept (``_d_registers``); EXEC must be full."""
+    return _d_registers(cx, _Lanes(cx), vector(cx, [cx.coerce(r, FLOAT) for r in regs], V4FLOAT), True)
+
+
+def lower_mma_acc(cx: FnContext, op: Op) -> None:
+    """``mma_acc``: four accumulator registers into (``to = mfma``) or out of (``to = ptx``) the stacked
+    layout; a copy where ``stacked_layout`` is false."""
+    regs = [cx.operand(op, i) for i in range(4)]
+    if stacked_layout(cx):
+        regs = (to_stacked if op.attrs.get("to") == "mfma" else from_stacked)(cx, regs)
+    cx.define(op, *regs)
+
+
+def _exact_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                     stacked: bool, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
+    """The exact path's D; with ``stacked`` C and D converted from and to the stacked layout, A and B
+    from the MFMA operand layout per ``operands`` (only under a full EXEC: the mma is ``wave = whole``,
+    so this branch is reached only on a data condition)."""
+    a = a_to_ptx(cx, a) if operands[0] else a
+    b = b_to_ptx(cx, b) if operands[1] else b
+    if not stacked:
+        return mma_registers(cx, form, a, b, c)
+    return to_stacked(cx, mma_registers(cx, form, a, b, from_stacked(cx, c)))
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
@@ -245,18 +290,37 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     return results
 
 
+def _marked(cx: FnContext, attr: str) -> bool:
+    """Whether the mma being lowered has ``attr = mfma`` (``acc``: pass ``mma-mfma-layout``; ``aop``,
+    ``bop``: pass ``ldmatrix-mfma-layout``): only whole-wave mmas, so both branches of ``gated`` have
+    EXEC full."""
+    marked = cx.op is not None and cx.op.attrs.get(attr) == "mfma"
+    assert not marked or (cx.op is not None and cx.op.attrs.get("wave") == "whole" and stacked_layout(cx))
+    return marked
+
+
+def _stacked(cx: FnContext) -> bool:
+    return _marked(cx, "acc")
+
+
 def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
     """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
     (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
     operand moves)."""
     if not use_mfma(cx, form):
+        assert not (cx.op is not None and stacked_layout(cx) and
+                    any(cx.op.attrs.get(attr) == "mfma" for attr in ("acc", "aop", "bop"))), form
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
     if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
-        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
-                     lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+        stacked = _stacked(cx)
+        ops = (_marked(cx, "aop"), _marked(cx, "bop"))
+        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
+                     lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
-    return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
-                 lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],
+    stacked = _stacked(cx)
+    ops = (_marked(cx, "aop"), _marked(cx, "bop"))
+    return gated(cx, lambda: [forms_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
+                 lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
                  operands_normal(cx, form, problems), ir.IntType(form.acc_out.reg_bits))
 
 

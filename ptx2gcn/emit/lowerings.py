@@ -41,7 +41,8 @@ DEFERRED: dict[str, tuple[str, ...]] = {
     "ptx2gcn.emit.lower_pack": ("cvt_pack",),
     "ptx2gcn.emit.lower_mbarrier": ("mbarrier", "mbarrier_pending_count"),
     "ptx2gcn.emit.lower_texture": ("tex", "txq", "suld", "sust"),
-    "ptx2gcn.emit.lower_matrix": ("mma", "mma_nan", "wmma_load", "wmma_store", "ldmatrix", "stmatrix", "movmatrix"),
+    "ptx2gcn.emit.lower_matrix": ("mma", "mma_nan", "mma_acc", "wmma_load", "wmma_store", "ldmatrix", "stmatrix",
+                                  "movmatrix"),
 }
 """Lowering modules imported on first use → the op names their ``LOWERINGS`` define (importing the
 video, cluster and pack lowerings, with the warp lowerings that are now IR passes, took a small

@@ -270,12 +270,14 @@ _SHAPE = _words("m8n8k4 m16n8k8 m16n8k16 m16n8k32 m16n8k4 m8n8k16 m8n8k32 m16n8k
 _op("mma", "*", "*", {"shape": _SHAPE, "alayout": _words("row col"), "blayout": _words("row col"),
                       "dtype": _MMA_TYPES, "atype": _MMA_TYPES, "btype": _MMA_TYPES, "ctype": _MMA_TYPES,
                       "satfinite": FLAG, "a": INT, "b": INT, "c": INT, "wmma": FLAG, "rnd": ROUNDING,
-                      "bitop": _words("and xor"), "wave": _words("whole split"), "rawnan": FLAG},
+                      "bitop": _words("and xor"), "wave": _words("whole split"), "rawnan": FLAG,
+                      "acc": _words("mfma"), "aop": _words("mfma"), "bop": _words("mfma")},
     "shape alayout blayout dtype ctype a b c", "convergent", f"{_SYNC}-mma")
 _op("mma_nan", "*", "*", {}, "", "", f"{_SYNC}-mma")
+_op("mma_acc", "*", "*", {"to": _words("mfma ptx")}, "to", "convergent", f"{_SYNC}-mma")
 _op("ldmatrix", "ptr", "*", {"shape": _words("m8n8 m16n16 m8n16"), "num": _words("x1 x2 x4"),
-                             "trans": FLAG, "type": _words("b16 b8")}, "shape num type",
-    "convergent reads_memory", f"{_SYNC}-ldmatrix")
+                             "trans": FLAG, "type": _words("b16 b8"), "layout": _words("mfma_a mfma_b")},
+    "shape num type", "convergent reads_memory", f"{_SYNC}-ldmatrix")
 _op("stmatrix", "ptr *", "", {"shape": _words("m8n8 m16n8"), "num": _words("x1 x2 x4"), "trans": FLAG,
                               "type": _words("b16 b8")}, "shape num type", "convergent side_effects",
     f"{_SYNC}-stmatrix")
@@ -555,10 +557,16 @@ SEMANTICS: dict[str, str] = {
            "PTX names, bits as they are; wmma marks wmma.mma (fragment layout of the wmma API); wave "
            "(pass wave64-mma-uniformity): whole = both warps of the wave execute it together, split = "
            "one warp per wave, absent = unknown; rawnan (pass mma-accumulators): a NaN in D need not be "
-           "canonical (the mma_nan where the value leaves the mma chain makes it so)",
+           "canonical (the mma_nan where the value leaves the mma chain makes it so); acc = mfma (pass "
+           "mma-mfma-layout): C and D in the stacked MFMA layout where the mma takes the MFMA path; aop/bop = "
+           "mfma (pass ldmatrix-mfma-layout): A/B registers hold the MFMA operands",
+    "mma_acc": "(4 accumulator registers) -> the same accumulator in the stacked MFMA layout (to = mfma) or "
+               "in the PTX fragment layout (to = ptx), a copy where the mma takes no MFMA path (pass "
+               "mma-mfma-layout)",
     "mma_nan": "(x) -> x with a NaN replaced by NVIDIA's canonical 0x7fffffff: an f32 mma accumulator "
                "leaving its chain of rawnan mmas (pass mma-accumulators)",
-    "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix",
+    "ldmatrix": "(ptr<shared>) -> the destination registers of ldmatrix; layout mfma_a/mfma_b (pass "
+                "ldmatrix-mfma-layout): loaded in the MFMA A/B operand layout where the mma takes the MFMA path",
     "stmatrix": "(ptr<shared>, source registers...)",
     "wmma_load": "(ptr[, stride]) -> fragment registers",
     "wmma_store": "(ptr, n fragment registers[, stride])",
