@@ -223,6 +223,14 @@ class Program:
     inputs: bytes = field(repr=False)
     """``THREADS`` slots per register, register-major, ``SLOT`` bytes each (little endian)."""
 
+    @property
+    def fixed_block(self) -> bool:
+        """Whether the kernel declares ``.reqntid BLOCK``: for half the programs, chosen by a bit of the
+        inputs (not drawn, so a seed's program and the shrinker's steps keep their choice). With it
+        the compiler knows both warps of every wave run the whole kernel, so warp-matrix statements
+        take the whole-wave MFMA plans and the layout passes (without it the run-time gate)."""
+        return bool(self.inputs[0] & 1) if self.inputs else False
+
     def input_bits(self) -> dict[tuple[str, int], Bits]:
         words = np.frombuffer(self.inputs, dtype="<u8").reshape(len(all_registers()), THREADS)
         out: dict[tuple[str, int], Bits] = {}

@@ -293,7 +293,8 @@ def ptx_text(program: Program) -> str:
     lines = [".version 8.7", ".target sm_90", ".address_size 64", "", *MODULE_VARIABLES, ""]
     for number, op in enumerate(functions):
         lines += _func_text(op, number) + [""]
-    lines += [".visible .entry fuzz(.param .u64 pin, .param .u64 pout)", "{"]
+    reqntid = f" .reqntid {BLOCK}" if program.fixed_block else ""
+    lines += [f".visible .entry fuzz(.param .u64 pin, .param .u64 pout){reqntid}", "{"]
     for prefix, decl, _ in CLASSES.values():
         lines.append(f".reg .{decl} {prefix}<{REGS}>;")
     lines += PROLOGUE
