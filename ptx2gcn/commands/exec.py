@@ -63,9 +63,26 @@ def driver_environment(backend: str | None, environ: dict[str, str]) -> dict[str
         "PTX2GCN_LIBPYTHON": libpython_path(),
         "PTX2GCN_SYS_PATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
     }
+    nvrtc = _nvrtc_interposer(environ)
+    if nvrtc:
+        preload = environ.get("LD_PRELOAD", "")
+        settings["LD_PRELOAD"] = nvrtc + (" " + preload if preload else "")
     if backend:
         settings["PTX2GCN_BACKEND"] = backend
     return settings
+
+
+def _nvrtc_interposer(environ: dict[str, str]) -> str:
+    """The path of ptx2gcn's ``libnvrtc.so.13`` (nvrtcGetCUBIN answers with PTX: docs/libcuda.md,
+    "Staying on PTX: NVRTC"), built on first use; '' when no C compiler exists (a wheel's prebuilt
+    libcuda needs none): NVRTC is then NVIDIA's own, and a cubin it returns is refused at load with
+    the message naming the flag that embeds PTX."""
+    import shutil
+
+    from ptx2gcn.runtime.libcuda.nvrtc_shim import interposer_library
+
+    compiler = shutil.which((environ.get("CC") or "cc").split()[0])
+    return str(interposer_library(compiler, environ)) if compiler else ""
 
 
 def _exec(args: argparse.Namespace) -> int:

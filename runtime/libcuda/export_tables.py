@@ -83,6 +83,7 @@ TABLES: tuple[Table, ...] = (
     Table("INTEGRITY_CHECK", _uuid("D4082055-BDE6-704B-8D34-BA123C66E1F2"), 3, True, (
         _slot(1, "integrity_check", "u32 version, u64 unix_seconds, ptr result"),
     )),
+    Table("CONTEXT_IDENTITY", _uuid("21318C60-9714-3248-8CA6-41FF7324C8F2"), 40, True, ()),
 )  # fmt: skip
 
 DARK_SLOTS: tuple[tuple[Table, Slot], ...] = tuple((table, slot) for table in TABLES for slot in table.slots)
