@@ -59,6 +59,10 @@ runpy.run_path(example, run_name="__main__")
 """
 """Runs in the client's interpreter: ``BOOT HELPERS_FOLDER EXAMPLE ARGS...``."""
 
+EARLY_EXITS = ("requires compute capability",)
+"""Text an example prints when it exits 0 without running anything (tma_tensor_map.py on a device
+below 9.0): such a run is ``skipped``, not ``ok``."""
+
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 
 
@@ -96,7 +100,8 @@ def classify(status: int | None, log: str) -> tuple[str, str]:
     if status is None:
         return "timeout", _last_line(log)
     if status == 0:
-        return "ok", ""
+        early = next((line for line in log.splitlines() if any(text in line for text in EARLY_EXITS)), None)
+        return ("skipped", early.strip()) if early else ("ok", "")
     missing = _MISSING.search(log)
     if missing:
         return "skipped", f"needs {missing.group(1).split('.')[0]}"
