@@ -21,8 +21,8 @@ the reason it printed. An example that needs a Python package the client lacks i
 (``needs <package>``).
 
 Exit status: 0 when every example that failed (or timed out) is pinned, 1 otherwise, 2 on usage
-errors. Skips are listed with their reasons and fail nothing; pinned examples that no longer fail are
-listed (remove them from the table).
+errors. Skips are listed with their reasons and fail nothing; pinned examples that now pass are listed
+(remove them from the table).
 
 Invariant: an example counts as passed only when its process exited 0; skips are never passes; a
 timeout or a crash is a failure.
@@ -63,7 +63,9 @@ EARLY_EXITS = ("requires compute capability",)
 """Text an example prints when it exits 0 without running anything (tma_tensor_map.py on a device
 below 9.0): such a run is ``skipped``, not ``ok``."""
 
-_MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+_MISSING = re.compile(
+    r"ModuleNotFoundError: No module named '([\w.]+)'|(\w+) is not installed, this example requires|pip install (\w+)"
+)
 
 
 @dataclass
@@ -104,7 +106,8 @@ def classify(status: int | None, log: str) -> tuple[str, str]:
         return ("skipped", early.strip()) if early else ("ok", "")
     missing = _MISSING.search(log)
     if missing:
-        return "skipped", f"needs {missing.group(1).split('.')[0]}"
+        package = next(group for group in missing.groups() if group)
+        return "skipped", f"needs {package.split('.')[0]}"
     if status == SKIP_STATUS:
         return "skipped", _last_line(log)
     return "FAIL", f"exit status {status}: {_last_line(log)}"
@@ -166,10 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         counts[run.outcome] = counts.get(run.outcome, 0) + 1
     failed = [n for n, r in results.items() if r.outcome in ("FAIL", "timeout")]
     unpinned = [f"{n}: {results[n].outcome} ({results[n].detail})" for n in failed if n not in expected]
-    fixed = [n for n, r in results.items() if r.outcome != "FAIL" and r.outcome != "timeout" and n in expected]
+    fixed = [n for n, r in results.items() if r.outcome == "ok" and n in expected]
     skipped = [f"{n}: {r.detail}" for n, r in results.items() if r.outcome == "skipped"]
     print(f"\ntotals: {counts} of {len(results)} examples")
-    for title, items in (("skipped", skipped), ("not pinned", unpinned), ("pinned but not failing now", fixed)):
+    for title, items in (("skipped", skipped), ("not pinned", unpinned), ("pinned but passing now", fixed)):
         if items:
             print(f"\n{title} ({len(items)}):")
             print("\n".join("  " + item for item in items))

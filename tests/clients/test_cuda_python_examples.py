@@ -42,6 +42,8 @@ def test_classify_reads_exit_status_and_missing_packages() -> None:
     assert runner.classify(100, "P2P needs two devices\n") == ("skipped", "P2P needs two devices")
     missing = "Traceback ...\nModuleNotFoundError: No module named 'cupy.cuda'\n"
     assert runner.classify(1, missing) == ("skipped", "needs cupy")
+    assert runner.classify(1, "cffi is not installed, this example requires cffi\n") == ("skipped", "needs cffi")
+    assert runner.classify(1, "Install it with:  pip install pyglet\n") == ("skipped", "needs pyglet")
     assert runner.classify(1, "x\nRuntimeError: boom\n") == ("FAIL", "exit status 1: RuntimeError: boom")
     assert runner.classify(-11, "") == ("FAIL", "exit status -11: ")
 
