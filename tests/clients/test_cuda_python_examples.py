@@ -11,7 +11,6 @@ reading of outcomes, in the default suite."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -21,16 +20,13 @@ from types import ModuleType
 
 import pytest
 
+from tests.clients.runner_loader import load_runner
+
 RUNNER = Path(__file__).resolve().parents[2] / "benchmarks" / "clients" / "cuda_python_examples.py"
 
 
 def _runner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cuda_python_examples", RUNNER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cuda_python_examples"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_runner(RUNNER)
 
 
 def test_classify_reads_exit_status_and_missing_packages() -> None:
