@@ -4,8 +4,9 @@ The program (and every process it starts) finds ptx2gcn's ``libcuda.so.1``/``lib
 ``LD_LIBRARY_PATH``; that shim runs the driver API in Python (``ptx2gcn.runtime.libcuda``,
 ``docs/libcuda.md``). Exported for the shim: ``PTX2GCN_LIBPYTHON`` (the interpreter to start in a
 program that is not Python), ``PTX2GCN_SYS_PATH`` (where that interpreter finds ptx2gcn and its
-dependencies), ``PTX2GCN_BACKEND`` with ``--backend``. ``--print-env`` prints those settings as shell
-assignments instead of running anything.
+dependencies), ``PTX2GCN_BACKEND`` with ``--backend``, and ``LD_PRELOAD`` gains ptx2gcn's NVRTC
+interposer (``nvrtcGetCUBIN`` answers with PTX: ``runtime/libcuda/nvrtc_shim.py``) when a C compiler
+can build it. ``--print-env`` prints those settings as shell assignments instead of running anything.
 
 Invariant: the command replaces this process (``execvp``), so its exit status and signals are the
 program's own; ptx2gcn's own failures (no shim, no such program) exit 1 with one line saying why,
