@@ -75,13 +75,15 @@ def driver_environment(backend: str | None, environ: dict[str, str]) -> dict[str
 
 def _nvrtc_interposer(environ: dict[str, str]) -> str:
     """The path of ptx2gcn's ``libnvrtc.so.13`` (nvrtcGetCUBIN answers with PTX: docs/libcuda.md,
-    "Staying on PTX: NVRTC"), built on first use; '' when no C compiler exists (a wheel's prebuilt
-    libcuda needs none): NVRTC is then NVIDIA's own, and a cubin it returns is refused at load with
-    the message naming the flag that embeds PTX."""
+    "Staying on PTX: NVRTC"): the wheel's prebuilt copy, else built on first use; '' when neither
+    exists (no C compiler): NVRTC is then NVIDIA's own, and a cubin it returns is refused at load
+    with the message naming the flag that embeds PTX."""
     import shutil
 
-    from ptx2gcn.runtime.libcuda.nvrtc_shim import interposer_library
+    from ptx2gcn.runtime.libcuda.nvrtc_shim import PACKAGED, interposer_library
 
+    if PACKAGED.is_file():
+        return str(PACKAGED)
     compiler = shutil.which((environ.get("CC") or "cc").split()[0])
     return str(interposer_library(compiler, environ)) if compiler else ""
 

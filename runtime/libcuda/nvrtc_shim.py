@@ -34,10 +34,10 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from ptx2gcn.diagnostics import Ptx2GcnError
-from ptx2gcn.runtime.cache.jit_cache import default_cache_dir
-
 SONAME = "libnvrtc.so.13"
+PACKAGED = Path(__file__).resolve().parent / "lib" / SONAME
+"""Where a wheel built with a C compiler carries the interposer (``setup.py``, which loads this
+module without the rest of ptx2gcn: hence the imports inside ``interposer_library``)."""
 
 _C_TYPES = {"ptr": "void *", "i32": "int", "u32": "unsigned int", "size": "size_t"}
 
@@ -176,6 +176,9 @@ def compile_command(compiler: str, c_file: str, out: str) -> list[str]:
 def interposer_library(compiler: str, environ: Mapping[str, str] | None = None) -> Path:
     """The path of a built ``libnvrtc.so.13`` interposer: ``<cache dir>/libcuda/nvrtc-<hash of the C
     text>/``, compiled there on first use with ``compiler`` (built under a temporary name, then renamed)."""
+    from ptx2gcn.diagnostics import Ptx2GcnError
+    from ptx2gcn.runtime.cache.jit_cache import default_cache_dir
+
     env = os.environ if environ is None else environ
     root = (Path(env["PTX2GCN_CACHE_DIR"]) if env.get("PTX2GCN_CACHE_DIR") else default_cache_dir(env)) / "libcuda"
     source = c_source()
