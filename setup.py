@@ -8,7 +8,8 @@ shim is compiled on first use instead (a C compiler is then needed at run time f
 Editable installs do not run this step; they use the first-use path.
 
 The C text comes from ``runtime/libcuda/csource.py`` and ``abi.py``, loaded here without importing the
-rest of ptx2gcn (their only imports are each other and the standard library).
+rest of ptx2gcn (their only imports are each other and the standard library); the NVRTC interposer's
+(``lib/libnvrtc.so.13``, preloaded by ``ptx2gcn exec``) from ``runtime/libcuda/nvrtc_shim.py``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ ROOT = Path(__file__).resolve().parent
 COMPILER = shutil.which(os.environ.get("CC") or "cc")
 
 
-def _shim_modules() -> types.ModuleType:
-    """``ptx2gcn.runtime.libcuda.csource`` loaded from the source tree, parents as empty stubs."""
+def _shim_modules(module: str = "csource") -> types.ModuleType:
+    """``ptx2gcn.runtime.libcuda.<module>`` loaded from the source tree, parents as empty stubs."""
     saved = {name: sys.modules.get(name) for name in ("ptx2gcn", "ptx2gcn.runtime", "ptx2gcn.runtime.libcuda")}
     paths = {"ptx2gcn": ROOT / "ptx2gcn", "ptx2gcn.runtime": ROOT / "runtime"}
     paths["ptx2gcn.runtime.libcuda"] = ROOT / "runtime" / "libcuda"
@@ -40,13 +41,13 @@ def _shim_modules() -> types.ModuleType:
             stub = types.ModuleType(name)
             stub.__path__ = [str(path)]
             sys.modules[name] = stub
-        return importlib.import_module("ptx2gcn.runtime.libcuda.csource")
+        return importlib.import_module(f"ptx2gcn.runtime.libcuda.{module}")
     finally:
-        for name, module in saved.items():
-            if module is None:
+        for name, previous in saved.items():
+            if previous is None:
                 sys.modules.pop(name, None)
             else:
-                sys.modules[name] = module
+                sys.modules[name] = previous
 
 
 class BuildPyWithShim(build_py):
@@ -62,6 +63,10 @@ class BuildPyWithShim(build_py):
             c_file.write_text(csource.c_source(csource.libpython_path()))
             command = csource.compile_command(COMPILER, str(c_file), str(target / csource.SONAME))
             subprocess.run(command, check=True)
+            nvrtc = _shim_modules("nvrtc_shim")  # the NVRTC interposer ``exec`` preloads (docs/libcuda.md)
+            c_file = Path(scratch) / "nvrtc_interposer.c"
+            c_file.write_text(nvrtc.c_source())
+            subprocess.run(nvrtc.compile_command(COMPILER, str(c_file), str(target / nvrtc.SONAME)), check=True)
 
 
 class ShimDistribution(Distribution):

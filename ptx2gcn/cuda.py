@@ -158,6 +158,7 @@ cuDevicePrimaryCtxRetain = _entry(_device.device_primary_ctx_retain, 1)
 cuDevicePrimaryCtxRelease = _entry(_device.device_primary_ctx_release, 0)
 cuDevicePrimaryCtxReset = _entry(_device.device_primary_ctx_reset, 0)
 cuDevicePrimaryCtxGetState = _entry(_device.device_primary_ctx_get_state, 2)
+cuDevicePrimaryCtxSetFlags = _entry(_device.device_primary_ctx_set_flags, 0)
 
 # -- modules and functions --------------------------------------------------------------------------
 cuModuleLoad = _entry(_module.module_load, 1)
@@ -425,6 +426,7 @@ __all__ = [
     "cuDevicePrimaryCtxGetState",
     "cuDevicePrimaryCtxReset",
     "cuDevicePrimaryCtxRetain",
+    "cuDevicePrimaryCtxSetFlags",
     "cuDeviceTotalMem",
     "cuDriverGetVersion",
     "cuEventCreate",

@@ -4,8 +4,9 @@ The program (and every process it starts) finds ptx2gcn's ``libcuda.so.1``/``lib
 ``LD_LIBRARY_PATH``; that shim runs the driver API in Python (``ptx2gcn.runtime.libcuda``,
 ``docs/libcuda.md``). Exported for the shim: ``PTX2GCN_LIBPYTHON`` (the interpreter to start in a
 program that is not Python), ``PTX2GCN_SYS_PATH`` (where that interpreter finds ptx2gcn and its
-dependencies), ``PTX2GCN_BACKEND`` with ``--backend``. ``--print-env`` prints those settings as shell
-assignments instead of running anything.
+dependencies), ``PTX2GCN_BACKEND`` with ``--backend``, and ``LD_PRELOAD`` gains ptx2gcn's NVRTC
+interposer (``nvrtcGetCUBIN`` answers with PTX: ``runtime/libcuda/nvrtc_shim.py``) when a C compiler
+can build it. ``--print-env`` prints those settings as shell assignments instead of running anything.
 
 Invariant: the command replaces this process (``execvp``), so its exit status and signals are the
 program's own; ptx2gcn's own failures (no shim, no such program) exit 1 with one line saying why,
@@ -63,9 +64,28 @@ def driver_environment(backend: str | None, environ: dict[str, str]) -> dict[str
         "PTX2GCN_LIBPYTHON": libpython_path(),
         "PTX2GCN_SYS_PATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
     }
+    nvrtc = _nvrtc_interposer(environ)
+    if nvrtc:
+        preload = environ.get("LD_PRELOAD", "")
+        settings["LD_PRELOAD"] = nvrtc + (" " + preload if preload else "")
     if backend:
         settings["PTX2GCN_BACKEND"] = backend
     return settings
+
+
+def _nvrtc_interposer(environ: dict[str, str]) -> str:
+    """The path of ptx2gcn's ``libnvrtc.so.13`` (nvrtcGetCUBIN answers with PTX: docs/libcuda.md,
+    "Staying on PTX: NVRTC"): the wheel's prebuilt copy, else built on first use; '' when neither
+    exists (no C compiler): NVRTC is then NVIDIA's own, and a cubin it returns is refused at load
+    with the message naming the flag that embeds PTX."""
+    import shutil
+
+    from ptx2gcn.runtime.libcuda.nvrtc_shim import PACKAGED, interposer_library
+
+    if PACKAGED.is_file():
+        return str(PACKAGED)
+    compiler = shutil.which((environ.get("CC") or "cc").split()[0])
+    return str(interposer_library(compiler, environ)) if compiler else ""
 
 
 def _exec(args: argparse.Namespace) -> int:

@@ -212,7 +212,7 @@ def device_primary_ctx_retain(dev: object) -> CUcontext:
         if existing is not None and existing in state.contexts:
             context = state.contexts[existing]
         else:
-            context = Context(state.new_handle(), ordinal, 0, _open(ordinal))
+            context = Context(state.new_handle(), ordinal, state.primary_flags.get(ordinal, 0), _open(ordinal))
             state.contexts[context.handle] = context
             state.primary[ordinal] = context.handle
         context.retains += 1
@@ -253,13 +253,33 @@ def device_primary_ctx_reset(dev: object) -> None:
     _shut(old.backend)
 
 
+PRIMARY_CTX_FLAGS = 0x07 | 0x08 | 0x10
+"""What ``cuDevicePrimaryCtxSetFlags`` accepts: a scheduling mode (``CU_CTX_SCHED_*``, 0-4),
+``CU_CTX_MAP_HOST`` (host memory is always mappable here) and ``CU_CTX_LMEM_RESIZE_TO_MAX``."""
+
+
+def device_primary_ctx_set_flags(dev: object, flags: object) -> None:
+    """The flags of the device's primary context, now and when it is next created (CUDA 11+ allows
+    this while the context is active). Scheduling modes change nothing here: every call is synchronous."""
+    state = driver()
+    ordinal = state.check_device(handle(dev, CUdevice, "dev"))
+    value = integer(flags, "flags", 32)
+    if value & ~PRIMARY_CTX_FLAGS or value & 0x07 not in (0, 1, 2, 4):
+        raise invalid(f"flags 0x{value:x}: not a scheduling mode with CU_CTX_MAP_HOST/CU_CTX_LMEM_RESIZE_TO_MAX")
+    with state.lock:
+        state.primary_flags[ordinal] = value
+        existing = state.primary.get(ordinal)
+        if existing is not None and existing in state.contexts:
+            state.contexts[existing].flags = value
+
+
 def device_primary_ctx_get_state(dev: object) -> tuple[int, int]:
     """(flags, active): a primary context is active while it is retained."""
     state = driver()
     ordinal = state.check_device(handle(dev, CUdevice, "dev"))
     existing = state.primary.get(ordinal)
     context = state.contexts.get(existing) if existing is not None else None
-    return (context.flags if context is not None else 0, int(context is not None))
+    return (context.flags if context is not None else state.primary_flags.get(ordinal, 0), int(context is not None))
 
 
 def ctx_push_current(ctx: object) -> None:

@@ -106,6 +106,8 @@ def mem_free(dptr: object) -> None:
     context = driver().require_current()
     capture.unsafe("cuMemFree")
     address = handle(dptr, CUdeviceptr, "dptr")
+    if address == 0:
+        return  # free(NULL) semantics, as NVIDIA's driver (cudaFree(0) forwards here)
     managed = context.mapped.get(address)
     if managed is not None and managed.kind == "managed":
         unmap_host(context, address)
@@ -174,6 +176,8 @@ def mem_alloc_host(bytesize: object) -> int:
 def mem_free_host(p: object) -> None:
     context = driver().require_current()
     address = integer(p.value or 0 if isinstance(p, ctypes.c_void_p) else p, "p", 64)
+    if address == 0:
+        return  # free(NULL) semantics, as NVIDIA's driver (cudaFreeHost forwards NULL here)
     block = context.mapped.get(address)
     if block is not None and block.kind == "host":
         unmap_host(context, address)

@@ -182,6 +182,8 @@ class Driver:
         """Device ordinal -> its properties, once a device query had to open it without a context."""
         self.primary: dict[int, int] = {}
         """Device ordinal -> handle of its retained primary context."""
+        self.primary_flags: dict[int, int] = {}
+        """Device ordinal -> the flags ``cuDevicePrimaryCtxSetFlags`` gave its primary context."""
         self.lock = threading.RLock()
         self.pid = os.getpid()
         """The process that called ``cuInit`` (checked on every call: see ``_same_process``)."""

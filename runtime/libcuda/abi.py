@@ -372,6 +372,8 @@ EXPORTS: tuple[Export, ...] = (
     # -- end of the group for graphs and memory pools
     # ptx2gcn's extension: the sentence explaining this thread's last failed call
     _export("ptx2gcnGetLastErrorMessage", "ptr buffer, u64 size"),
+    # -- for cuda-python's examples (handlers in libcuda/clients.py)
+    _export("cuDevicePrimaryCtxSetFlags_v2", "i32 dev, u32 flags", 11000),
 )
 
 TEXTURE_EXPORTS: tuple[Export, ...] = (

@@ -165,4 +165,6 @@ CLIENT_HANDLERS: dict[str, Handler] = {
     "cuIpcGetEventHandle": _ipc_handle(_peer.ipc_get_event_handle),
     "cuProfilerStart": lambda: _run(_device.profiler_start, []),
     "cuProfilerStop": lambda: _run(_device.profiler_stop, []),
+    # for cuda-python's examples
+    "cuDevicePrimaryCtxSetFlags_v2": lambda dev, flags: _run(_device.device_primary_ctx_set_flags, [], dev, flags),
 }

@@ -83,6 +83,11 @@ TABLES: tuple[Table, ...] = (
     Table("INTEGRITY_CHECK", _uuid("D4082055-BDE6-704B-8D34-BA123C66E1F2"), 3, True, (
         _slot(1, "integrity_check", "u32 version, u64 unix_seconds, ptr result"),
     )),
+    # Asked for by CUDA 13.5's runtime (cuda-bindings 13.5) in cudaSetDevice, which fails with
+    # cudaErrorInvalidValue without it; no slot of it was seen called (examples of cuda-python).
+    # Public notes on the driver's tables (found by its UUID) put a device getter at slot 3 and a
+    # context-id getter at slot 4; 40 slots reach the highest index they mention (byte 0x138).
+    Table("CONTEXT_IDENTITY", _uuid("21318C60-9714-3248-8CA6-41FF7324C8F2"), 40, True, ()),
 )  # fmt: skip
 
 DARK_SLOTS: tuple[tuple[Table, Slot], ...] = tuple((table, slot) for table in TABLES for slot in table.slots)

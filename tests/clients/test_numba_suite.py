@@ -9,7 +9,6 @@ of unittest's output, in the default suite."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,16 +18,13 @@ from types import ModuleType
 
 import pytest
 
+from tests.clients.runner_loader import load_runner
+
 RUNNER = Path(__file__).resolve().parents[2] / "benchmarks" / "clients" / "numba_suite.py"
 
 
 def _runner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("numba_suite", RUNNER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["numba_suite"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_runner(RUNNER)
 
 
 def _numba_python() -> str:

@@ -172,6 +172,22 @@ def test_primary_context_and_push_pop(driver: None) -> None:
     fails(cuda.cuCtxPushCurrent(cuda.CUcontext(0x77)), R.CUDA_ERROR_INVALID_CONTEXT)
 
 
+def test_primary_context_flags(driver: None) -> None:
+    ok(cuda.cuInit(0))
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0, 0)
+    ok(cuda.cuDevicePrimaryCtxSetFlags(0, 0x08 | 0x04))  # CU_CTX_MAP_HOST | CU_CTX_SCHED_BLOCKING_SYNC
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0x0C, 0)  # kept for the context not created yet
+    primary = ok(cuda.cuDevicePrimaryCtxRetain(0))
+    ok(cuda.cuCtxSetCurrent(primary))
+    assert ok(cuda.cuCtxGetFlags()) == 0x0C
+    ok(cuda.cuDevicePrimaryCtxSetFlags(0, 0x01))  # allowed while active (CUDA 11 and later)
+    assert ok(cuda.cuDevicePrimaryCtxGetState(0)) == (0x01, 1)
+    fails(cuda.cuDevicePrimaryCtxSetFlags(0, 0x03), R.CUDA_ERROR_INVALID_VALUE, "scheduling mode")
+    fails(cuda.cuDevicePrimaryCtxSetFlags(0, 0x20), R.CUDA_ERROR_INVALID_VALUE)
+    fails(cuda.cuDevicePrimaryCtxSetFlags(3, 0), R.CUDA_ERROR_INVALID_DEVICE)
+    ok(cuda.cuDevicePrimaryCtxRelease(0))
+
+
 def test_backend_selection() -> None:
     from ptx2gcn.runtime.backends.protocol import BackendUnavailable, select_backend
 

@@ -65,6 +65,8 @@ def test_allocation_errors(context: cuda.CUcontext) -> None:
     fails(cuda.cuMemFree(int(d) + 4), R.CUDA_ERROR_INVALID_VALUE, "not the start")
     ok(cuda.cuMemFree(d))
     fails(cuda.cuMemFree(d), R.CUDA_ERROR_INVALID_VALUE, "freed already")
+    ok(cuda.cuMemFree(0))  # free(NULL) semantics, as NVIDIA's driver: cudaFree(0) forwards here
+    ok(cuda.cuMemFreeHost(0))
     fails(cuda.cuMemcpyHtoD(d, b"1234", 4), R.CUDA_ERROR_INVALID_VALUE, "not inside device memory")
 
 

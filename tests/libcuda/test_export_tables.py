@@ -78,6 +78,9 @@ assert lib.cuCtxSetCurrent(ctx) == 0
 assert get(ctypes.addressof(value), None, 0x1234) == 0 and value.value == 0xBEEF
 assert delete(None, 0x1234) == 0
 assert get(ctypes.addressof(value), ctx.value, 0x1234) == 400
+identity = uuid.UUID("21318C60-9714-3248-8CA6-41FF7324C8F2").bytes  # CUDA 13.5's runtime asks in cudaSetDevice
+assert lib.cuGetExportTable(ctypes.byref(table), identity) == 0
+assert (ctypes.c_void_p * 40).from_address(table.value)[0] == 40 * 8
 print("export-tables: ok")
 """
 

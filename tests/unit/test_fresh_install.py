@@ -242,6 +242,7 @@ def test_wheel_carries_the_libcuda_shim_when_a_compiler_exists(fresh: Fresh) -> 
         assert LIBCUDA not in names
         return
     assert LIBCUDA in names
+    assert "ptx2gcn/runtime/libcuda/lib/libnvrtc.so.13" in names  # the NVRTC interposer exec preloads
     assert "-py3-none-linux_" in fresh.wheel.name
 
 
