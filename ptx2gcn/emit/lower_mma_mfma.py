@@ -34,6 +34,7 @@ from ptx2gcn.emit.half_wave import ballot64, bpermute, lane64
 from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
+from ptx2gcn.emit.mfma_widen import f16_mfma
 from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
@@ -156,15 +157,14 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[i
     return out
 
 
-def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]
-                   ) -> list[ir.Value]:
-    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring)."""
+def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
+                   widen: bool = False) -> list[ir.Value]:
+    """D's registers of ``form`` (``mfma_form``) through two MFMAs (``widen``: their f32 twins,
+    ``mfma_widen``); EXEC must be full (module docstring)."""
     bld = cx.builder
     lanes = _Lanes(cx)
     b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
-    zero = cx.i32(0)
-    d = [cx.call(_MFMA, V4FLOAT, [_a_operand(cx, lanes, a, w), b_op, c_op, zero, zero, zero], ["convergent"])
-         for w in (0, 1)]
+    d = [f16_mfma(cx, _MFMA, _a_operand(cx, lanes, a, w), b_op, c_op, widen=widen) for w in (0, 1)]
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
     return _d_registers(cx, lanes, merged, raw_nan(cx))
 
@@ -215,20 +215,27 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     """``fast()`` (MFMA code, needs EXEC full) when the whole wave executes this mma, else ``slow()``
     (the exact path). The mma's ``wave`` attribute (pass ``wave64-mma-uniformity``) decides
     statically where it can (``whole``: fast alone, ``split``: slow alone); otherwise both are
-    emitted behind one scalar branch on ``ballot(ready) == ~0`` and the results (``reg_type``
-    registers: i64 for f64 D) join in phis. ``ready`` (None: true) is a per-lane condition the fast
-    path also needs (``lower_mfma_forms.operands_normal``); a ``whole`` mma with one keeps the branch."""
+    emitted behind one scalar branch on ``ballot(ready) == ~0`` (``wave_branch``). ``ready`` (None:
+    true) is a per-lane condition the fast path also needs (``lower_mfma_forms.operands_normal``); a
+    ``whole`` mma with one keeps the branch."""
     wave = cx.op.attrs.get("wave") if cx.op is not None else None
     if wave == "split" or (wave == "whole" and ready is None):
         return [[cx.coerce(v, reg_type) for v in problem] for problem in (fast() if wave == "whole" else slow())]
+    return wave_branch(cx, ready if ready is not None else ir.Constant(I1, 1), fast, slow, reg_type)
+
+
+def wave_branch(cx: FnContext, condition: ir.Value, then: Callable[[], Registers], other: Callable[[], Registers],
+                reg_type: ir.IntType = I32, names: tuple[str, str] = ("mma.mfma", "mma.exact")) -> Registers:
+    """``then()`` if ``condition`` holds in every lane of the wave (one scalar branch on
+    ``ballot(condition) == ~0``), else ``other()``; the results (``reg_type`` registers: i64 for f64
+    D) join in phis."""
     bld = cx.builder
-    condition = ready if ready is not None else ir.Constant(I1, 1)
     whole = bld.icmp_signed("==", ballot64(cx, condition), ir.Constant(I64, -1))
-    blocks = [cx.llfn.append_basic_block(name) for name in ("mma.mfma", "mma.exact")]
+    blocks = [cx.llfn.append_basic_block(name) for name in names]
     join = cx.llfn.append_basic_block("mma.join")
     bld.cbranch(whole, *blocks)
     ends: list[tuple[ir.Block, Registers]] = []
-    for block, lowering in zip(blocks, (fast, slow), strict=True):
+    for block, lowering in zip(blocks, (then, other), strict=True):
         bld.position_at_end(block)
         regs = [[cx.coerce(v, reg_type) for v in problem] for problem in lowering()]
         ends.append((bld.block, regs))
@@ -245,15 +252,36 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     return results
 
 
+def f16_gated(cx: FnContext, form: MmaForm, checked: list[Problem], mfma: Callable[[bool], Registers],
+              exact: Callable[[], Registers]) -> Registers:
+    """The f16 MFMA paths (``mfma_registers``, ``wmma_mfma``) behind their gate: ``mfma(False)`` (f16
+    MFMAs) when the whole wave is here and no lane holds a subnormal A/B element of ``checked``
+    (``operands_normal``), ``mfma(True)`` (the same code on f32 MFMAs, ``mfma_widen``: CDNA3's f16
+    MFMAs misalign a subnormal's products) when the whole wave is here with one, else ``exact()``.
+    The static ``wave`` verdict drops what cannot run (``whole``: no exact path, so no exact code to
+    compile; ``split``: exact only); otherwise one ballot of the normality test decides the common
+    case and a second one, taken only with a subnormal or a partial wave, the rest."""
+    wave = cx.op.attrs.get("wave") if cx.op is not None else None
+    if wave == "split":
+        return exact()
+    normal = operands_normal(cx, form, checked)
+    names = ("mma.f16", "mma.other")
+    if wave == "whole":
+        return wave_branch(cx, normal, lambda: mfma(False), lambda: mfma(True), names=names)
+    return wave_branch(cx, normal, lambda: mfma(False),
+                       lambda: wave_branch(cx, ir.Constant(I1, 1), lambda: mfma(True), exact), names=names)
+
+
 def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
     """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
     (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
     operand moves)."""
     if not use_mfma(cx, form):
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
-    if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
-        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c) for a, b, c in problems],
-                     lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+    if mfma_form(form):  # f16 m16n8k16 -> f32: subnormal A/B elements take f32 MFMAs (f16_gated)
+        return f16_gated(cx, form, problems,
+                         lambda widen: [mfma_registers(cx, form, a, b, c, widen) for a, b, c in problems],
+                         lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
     return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
                  lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],

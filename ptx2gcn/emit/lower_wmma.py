@@ -34,7 +34,7 @@ from ptx2gcn.emit import wmma_mfma
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I8, I32, I64, POINTER_BITS
 from ptx2gcn.emit.lower_mma import MmaForm, Operands, mma_registers
-from ptx2gcn.emit.lower_mma_mfma import Registers, canonical, gated, mma_dispatch, raw_nan, use_mfma
+from ptx2gcn.emit.lower_mma_mfma import Registers, canonical, f16_gated, mma_dispatch, raw_nan, use_mfma
 from ptx2gcn.emit.matrix_gather import lane_constant
 from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout
 from ptx2gcn.ir.core import Op
@@ -296,7 +296,7 @@ def _whole(cx: FnContext, form: MmaForm, frags: tuple[WmmaFragment, ...], a: lis
 
     raw = raw_nan(cx)
 
-    def fast() -> Registers:
-        d = wmma_mfma.mfma_registers(cx, a, b, c)
+    def fast(widen: bool) -> Registers:
+        d = wmma_mfma.mfma_registers(cx, a, b, c, widen)
         return [[cx.builder.bitcast(v, I32) for v in d] if raw else [canonical(cx, v) for v in d]]
-    return gated(cx, fast, slow)[0]
+    return f16_gated(cx, form, [(a, wmma_mfma.checked_b(b), [])], fast, slow)[0]

@@ -36,6 +36,7 @@ from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import FLOAT, I32
 from ptx2gcn.emit.lower_mma_mfma import V4FLOAT, halves, vector
 from ptx2gcn.emit.matrix_layouts import Layout
+from ptx2gcn.emit.mfma_widen import f16_mfma
 
 
 def _a_home(row: int, col: int) -> tuple[int, int]:
@@ -90,18 +91,32 @@ def mirror(cx: FnContext, word: ir.Value) -> ir.Value:
     return cx.call("llvm.amdgcn.ds.swizzle", I32, [cx.coerce(word, I32), cx.i32(MIRROR_LANES << 10 | 0x1F)],
                    ["convergent"])
 
+
+def checked_b(b: list[ir.Value]) -> list[ir.Value]:
+    """The registers of B fragment ``b`` whose elements a test over the whole wave must look at:
+    register r + 4 is left out where it is ``mirror(b[r])`` (``wmma.load``'s swizzle, seen in the
+    LLVM values), because lane ^ 16 holds the same elements in its register r."""
+    def mirrors(word: ir.Value, source: ir.Value) -> bool:
+        return (isinstance(word, ir.CallInstr) and getattr(word.callee, "name", "") == "llvm.amdgcn.ds.swizzle"
+                and word.args[0] is source and isinstance(word.args[1], ir.Constant)
+                and word.args[1].constant == MIRROR_LANES << 10 | 0x1F)
+    half = len(b) // 2
+    return b[:half] + [word for word, source in zip(b[half:], b[:half], strict=True) if not mirrors(word, source)]
+
+
 _MFMA = "llvm.amdgcn.mfma.f32.4x4x4f16"
 
 
-def mfma_registers(cx: FnContext, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value]) -> list[ir.Value]:
-    """D's 8 f32 registers (as f32 values, NaN not yet canonical) from A, B, C in the layouts above."""
+def mfma_registers(cx: FnContext, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value], widen: bool = False
+                   ) -> list[ir.Value]:
+    """D's 8 f32 registers (as f32 values, NaN not yet canonical) from A, B, C in the layouts above;
+    ``widen``: through ``v_mfma_f32_4x4x1_16b_f32`` (``mfma_widen``, for subnormal elements)."""
     bld = cx.builder
     out: list[ir.Value] = []
-    zero = cx.i32(0)
-    for h in (0, 1):
+    for h in (0, 1):  # chain after chain: the first chain's result is read long after its last MFMA
         acc = vector(cx, [bld.bitcast(cx.coerce(v, I32), FLOAT) for v in c[4 * h:4 * h + 4]], V4FLOAT)
         for q in range(4):
-            acc = cx.call(_MFMA, V4FLOAT, [halves(cx, a[2 * q:2 * q + 2]), halves(cx, b[2 * q:2 * q + 2]), acc,
-                                            cx.i32(1), cx.i32(h), zero], ["convergent"])
+            acc = f16_mfma(cx, _MFMA, halves(cx, a[2 * q:2 * q + 2]), halves(cx, b[2 * q:2 * q + 2]), acc,
+                           cbsz=1, abid=h, widen=widen)
         out.extend(bld.extract_element(acc, cx.i32(i)) for i in range(4))
     return out
