@@ -158,15 +158,33 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[i
 
 
 def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
-                   widen: bool = False) -> list[ir.Value]:
-    """D's registers of ``form`` (``mfma_form``) through two MFMAs (``widen``: their f32 twins,
-    ``mfma_widen``); EXEC must be full (module docstring)."""
+                   normal: ir.Value | None = None) -> list[ir.Value]:
+    """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring).
+    With ``normal`` (``operands_normal``), only the two MFMAs are behind a branch on it: the f16 MFMAs
+    where it holds in every lane, else their f32 twins (``_products``); the moves are shared."""
     bld = cx.builder
     lanes = _Lanes(cx)
     b_op, c_op = _b_operand(cx, lanes, b), _c_operand(cx, lanes, c)
-    d = [f16_mfma(cx, _MFMA, _a_operand(cx, lanes, a, w), b_op, c_op, widen=widen) for w in (0, 1)]
+    a_ops = [_a_operand(cx, lanes, a, w) for w in (0, 1)]
+    if normal is None:
+        d = [f16_mfma(cx, _MFMA, a_op, b_op, c_op) for a_op in a_ops]
+    else:
+        d = _products(cx, a_ops, b_op, c_op, normal)
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
     return _d_registers(cx, lanes, merged, raw_nan(cx))
+
+
+def _products(cx: FnContext, a_ops: list[ir.Value], b_op: ir.Value, c_op: ir.Value, normal: ir.Value
+              ) -> list[ir.Value]:
+    """The MFMA results for each A operand: f16 MFMAs when ``normal`` holds in every lane, else the
+    f32 MFMAs of ``mfma_widen`` (CDNA3's f16 MFMAs misalign a subnormal's products)."""
+    bld = cx.builder
+
+    def run(widen: bool) -> Registers:
+        return [[bld.bitcast(bld.extract_element(f16_mfma(cx, _MFMA, a_op, b_op, c_op, widen=widen), cx.i32(i)), I32)
+                 for i in range(4)] for a_op in a_ops]
+    regs = wave_branch(cx, normal, lambda: run(False), lambda: run(True), names=("mma.f16", "mma.f32"))
+    return [vector(cx, [bld.bitcast(r, FLOAT) for r in words], V4FLOAT) for words in regs]
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
@@ -254,7 +272,7 @@ def wave_branch(cx: FnContext, condition: ir.Value, then: Callable[[], Registers
 
 def f16_gated(cx: FnContext, form: MmaForm, checked: list[Problem], mfma: Callable[[bool], Registers],
               exact: Callable[[], Registers]) -> Registers:
-    """The f16 MFMA paths (``mfma_registers``, ``wmma_mfma``) behind their gate: ``mfma(False)`` (f16
+    """The f16 wmma MFMA path (``wmma_mfma``: no data movement to share) behind its gate: ``mfma(False)`` (f16
     MFMAs) when the whole wave is here and no lane holds a subnormal A/B element of ``checked``
     (``operands_normal``), ``mfma(True)`` (the same code on f32 MFMAs, ``mfma_widen``: CDNA3's f16
     MFMAs misalign a subnormal's products) when the whole wave is here with one, else ``exact()``.
@@ -278,10 +296,11 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Regis
     operand moves)."""
     if not use_mfma(cx, form):
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
-    if mfma_form(form):  # f16 m16n8k16 -> f32: subnormal A/B elements take f32 MFMAs (f16_gated)
-        return f16_gated(cx, form, problems,
-                         lambda widen: [mfma_registers(cx, form, a, b, c, widen) for a, b, c in problems],
-                         lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
+    if mfma_form(form):  # f16 m16n8k16 -> f32: subnormal A/B elements take f32 MFMAs (mfma_registers)
+        def fast() -> Registers:
+            normal = operands_normal(cx, form, problems)
+            return [mfma_registers(cx, form, a, b, c, normal) for a, b, c in problems]
+        return gated(cx, fast, lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
     return gated(cx, lambda: [forms_registers(cx, form, a, b, c) for a, b, c in problems],
                  lambda: [mma_registers(cx, form, a, b, c) for a, b, c in problems],
