@@ -16,7 +16,7 @@ emulator's ``mfma_arith.f32_chain``); f16 values, subnormals included, are norma
 product of two is exact in f32, so every step rounds once: within the model's bound, as the exact
 path's FMA chain.
 
-Hazards: the widened product ends with one f16 MFMA of zero operands (its products are 0, so the
+Hazards: a chain of widened products ends with one f16 MFMA of zero operands (its products are 0, so the
 accumulator passes unchanged, except that a zero result is +0 as every f16 MFMA zero is). Both
 branches of ``lower_mma_mfma.f16_gated`` then leave their results written by the same MFMA kind:
 LLVM 22's hazard recognizer, at a block reached from both, takes the wait states of the MFMA on the
@@ -38,9 +38,10 @@ WIDE = {"llvm.amdgcn.mfma.f32.16x16x16f16": "llvm.amdgcn.mfma.f32.16x16x4f32",
 
 
 def f16_mfma(cx: FnContext, intrinsic: str, a: ir.Value, b: ir.Value, acc: ir.Value, cbsz: int = 0,
-             abid: int = 0, widen: bool = False) -> ir.Value:
+             abid: int = 0, widen: bool = False, last: bool = True) -> ir.Value:
     """``intrinsic(a, b, acc)`` with ``cbsz``/``abid`` (blgp 0), or with ``widen`` its f32 twin in four
-    steps (module docstring). EXEC must be full."""
+    steps (module docstring), followed where ``last`` (the end of a chain of them) by the zero f16
+    MFMA ("Hazards"). EXEC must be full."""
     bld = cx.builder
     if not widen:
         return cx.call(intrinsic, V4FLOAT, [a, b, acc, cx.i32(cbsz), cx.i32(abid), cx.i32(0)], ["convergent"])
@@ -48,6 +49,8 @@ def f16_mfma(cx: FnContext, intrinsic: str, a: ir.Value, b: ir.Value, acc: ir.Va
         a_s, b_s = (bld.fpext(bld.extract_element(v, cx.i32(step)), FLOAT) for v in (a, b))
         acc = cx.call(WIDE[intrinsic], V4FLOAT, [a_s, b_s, acc, cx.i32(cbsz), cx.i32(abid), cx.i32(0)],
                       ["convergent"])
+    if not last:
+        return acc
     # the result last written by the f16 MFMA itself (zero products: acc unchanged, a zero becomes +0);
     # see the module docstring, "Hazards"
     zero = ir.Constant(a.type, None)

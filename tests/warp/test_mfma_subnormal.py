@@ -4,7 +4,7 @@ one), which can cost the group's other products more than the reference model's 
 data below (``ptx2gcn fuzz``'s case: small A and B values, one A element -2^-24 times a B element
 12944 in every row and column) is first shown to break the bound under the emulator's model of the
 f16 MFMAs, then run through the compiled m16n8k16 mma and m16n16k16 wmma: the wave must take the f32
-MFMAs (four per f16 MFMA, same layouts, then one f16 MFMA of zeros: ``mfma_widen``) and land
+MFMAs (four per f16 MFMA, same layouts, each chain closed by an f16 MFMA of zeros: ``mfma_widen``) and land
 within the bound."""
 
 from __future__ import annotations
@@ -107,34 +107,102 @@ def test_the_f32_mfmas_are_emitted() -> None:
 WMMA = Combo("m16n16k16", "f16", "f32", "f32")
 
 
+def _run_wmma(operands: list[tuple[npt.NDArray[np.float16], npt.NDArray[np.float16], npt.NDArray[np.float32]]],
+              combo: Combo = WMMA) -> tuple[int, list[npt.NDArray[np.float32]]]:
+    """Both warps' wmma m16n16k16 -> f32 (A row-major, B column-major; f16 A/B, or bf16 bits as
+    int64 for ``combo`` bf16): MFMA count and each D."""
+    memory = DeviceMemory()
+    addresses = []
+    for which in range(4):
+        blob = b"".join(_store(m[2].view(np.uint32).astype(np.int64) if which >= 2 else
+                               _bits(m[which]) if m[which].dtype == np.float16 else m[which],
+                               "col" if which == 1 else "row", _stride(combo, "abcd"[which]),
+                               (combo.atype, combo.atype, "f32", "f32")[which]) for m in operands)
+        addresses.append(memory.alloc(len(blob)))
+        memory.write(addresses[-1], blob)
+    skip = memory.alloc(8)
+    memory.write(skip, struct.pack("<II", 0, 0))
+    program = load(compiled(_wmma_kernel(combo)), "wmma.hsaco")
+    stats = launch(program, "k", grid=(1, 1, 1), block=(64, 1, 1), kernarg=struct.pack("<5Q", *addresses, skip),
+                   memory=memory, step_budget=5_000_000)
+    size = 16 * _stride(WMMA, "d") * 4
+    results = []
+    for w in range(2):
+        got = _load(memory.read(addresses[3] + w * size, size), 16, 16, "row", _stride(WMMA, "d"), "f32")
+        results.append(np.array(got.astype(np.int64), dtype=np.uint32).view(np.float32))
+    return stats.mfma_instructions, results
+
+
 @pytest.mark.parametrize("subnormal", [False, True], ids=["normal", "subnormal"])
 def test_subnormal_wmma_takes_f32_mfmas(subnormal: bool, rng: np.random.Generator) -> None:
     """wmma m16n16k16 f16 -> f32 (``wmma_mfma``'s 4x4x4 layout): 8 ``v_mfma_f32_4x4x4_16b_f16`` on
-    normal data, 32 ``v_mfma_f32_4x4x1_16b_f32`` and 8 zero f16 ones with the trigger in warp 0; within
+    normal data, 32 ``v_mfma_f32_4x4x1_16b_f32`` and 2 zero f16 ones with the trigger in warp 0; within
     the bound."""
-    memory = DeviceMemory()
     operands = []
     for w in range(2):
         a, b = _trigger(rng, 16, 16)
         if not (subnormal and w == 0):
             a[:, 15], b[15, :] = 0.5, 0.25
-        c = rng.uniform(-0.01, 0.01, (16, 16)).astype(np.float32)
-        operands.append((a, b, c))
-    addresses = []
-    for which in range(4):
-        blob = b"".join(_store(_bits(m[which]) if which < 2 else m[2].view(np.uint32).astype(np.int64),
-                               "col" if which == 1 else "row", _stride(WMMA, "abcd"[which]),
-                               ("f16", "f16", "f32", "f32")[which]) for m in operands)
-        addresses.append(memory.alloc(len(blob)))
-        memory.write(addresses[-1], blob)
-    skip = memory.alloc(8)
-    memory.write(skip, struct.pack("<II", 0, 0))
-    program = load(compiled(_wmma_kernel(WMMA)), "wmma.hsaco")
-    stats = launch(program, "k", grid=(1, 1, 1), block=(64, 1, 1), kernarg=struct.pack("<5Q", *addresses, skip),
-                   memory=memory, step_budget=5_000_000)
-    assert stats.mfma_instructions == (32 + 8 if subnormal else 8)
-    size = 16 * _stride(WMMA, "d") * 4
-    for w, (a, b, c) in enumerate(operands):
-        got = _load(memory.read(addresses[3] + w * size, size), 16, 16, "row", _stride(WMMA, "d"), "f32")
-        d = np.array(got.astype(np.int64), dtype=np.uint32).view(np.float32)
+        operands.append((a, b, rng.uniform(-0.01, 0.01, (16, 16)).astype(np.float32)))
+    mfmas, results = _run_wmma(operands)
+    assert mfmas == (32 + 2 if subnormal else 8)
+    for w, ((a, b, c), d) in enumerate(zip(operands, results, strict=True)):
         assert _outside(a, b, c, d) == 0, f"warp {w}"
+
+
+@pytest.mark.parametrize(("warp", "which", "row", "col"), [(0, "a", 0, 0), (1, "a", 5, 15), (0, "a", 13, 8),
+                                                          (1, "a", 10, 3), (0, "b", 15, 3), (1, "b", 7, 12)])
+def test_one_subnormal_element_is_seen(warp: int, which: str, row: int, col: int, rng: np.random.Generator) -> None:
+    """A single subnormal A or B element anywhere (the test reads half of A's registers per lane and
+    B's registers 0-3, ``wmma_mfma.checked_a``/``checked_b``) sends the wave to the f32 MFMAs."""
+    operands = []
+    for w in range(2):
+        a = rng.integers(-3, 4, (16, 16)).astype(np.float16)
+        b = rng.integers(-3, 4, (16, 16)).astype(np.float16)
+        if w == warp:
+            (a if which == "a" else b)[row, col] = np.float16(-(2.0 ** -20))
+        operands.append((a, b, np.zeros((16, 16), dtype=np.float32)))
+    mfmas, results = _run_wmma(operands)
+    assert mfmas == 32 + 2
+    for (a, b, c), d in zip(operands, results, strict=True):
+        assert _outside(a, b, c, d) == 0
+
+
+BF16 = Combo("m16n16k16", "bf16", "f32", "f32")
+_BF16_ONE, _BF16_TINY, _BF16_HUGE = 0x3F80, 0x8001, 0x5F80  # 1.0, -2^-133, 2^64
+
+
+@pytest.mark.parametrize(("special", "mfmas"), [(None, 8), (_BF16_TINY, 0), (_BF16_HUGE, 0)],
+                         ids=["normal", "subnormal", "huge"])
+def test_bf16_wmma_takes_4x4x4_bf16_mfmas(special: int | None, mfmas: int, rng: np.random.Generator) -> None:
+    """wmma m16n16k16 bf16 -> f32 (``wmma_mfma.A_BF16``/``B_BF16``, the other K half fetched by
+    ``ds_swizzle``): 8 ``v_mfma_f32_4x4x4_16b_bf16`` for both warps on normal data; a subnormal or a
+    finite |x| >= 2^60 element (the guards of the other bf16 MFMA forms, ``operands_normal``) sends
+    the wave to the exact path; the model accepts every result (warp 0 small integers: bit exact)."""
+    operands = []
+    for w in range(2):
+        small = w == 0
+        a, b = ((rng.integers(-8, 9, shape) if small else rng.standard_normal(shape)).astype(np.float32)
+                for shape in ((16, 16), (16, 16)))
+        a16, b16 = ((x.view(np.uint32) >> 16).astype(np.int64) for x in (a, b))  # truncated to bf16
+        if special is not None and w == 1:
+            a16[3, 9] = special
+            b16[9, 2] = _BF16_ONE
+        operands.append((a16, b16, rng.integers(-64, 65, (16, 16)).astype(np.float32)))
+    got, results = _run_wmma(operands, BF16)
+    assert got == mfmas
+    for w, ((a16, b16, c), d) in enumerate(zip(operands, results, strict=True)):
+        expected = matrix_expected(BF16.base_spelling, a16.tolist(), b16.tolist(),
+                                   c.view(np.uint32).astype(np.int64).tolist())
+        bits = d.view(np.uint32)
+        wrong = [(r, n) for r in range(16) for n in range(16)
+                 if not expected[r][n].accepts(element_format("f32"), int(bits[r, n]))]
+        assert not wrong, f"warp {w}: {wrong[:3]}"
+
+
+@pytest.mark.parametrize("layouts", [("row", "col"), ("col", "row")])
+def test_bf16_wmma_opcode(layouts: tuple[str, str]) -> None:
+    code = compile_assembly(_wmma_kernel(Combo("m16n16k16", "bf16", "f32", "f32", *layouts)), mma="auto")
+    assert code.count("v_mfma_f32_4x4x4_16b_bf16") == 8
+    assert "v_mfma_f32_4x4x4_16b_bf16" not in compile_assembly(
+        _wmma_kernel(Combo("m16n16k16", "bf16", "f32", "f32", *layouts)), mma="exact")
