@@ -20,7 +20,9 @@ are the only places that look it up).
 
 Numerics: CDNA3 MFMA products and sums in f32 (not the exact path's FMA chain): bit exact on
 small integers, inside the reference model's ``(K+2) * 2^-23`` bound otherwise; a NaN D element
-becomes NVIDIA's canonical NaN, as on the exact path.
+becomes NVIDIA's canonical NaN, as on the exact path. A wave with a subnormal f16 A/B element
+(``operands_normal``) runs the same code on f32-input MFMAs instead (``mfma_widen``): CDNA3's f16
+MFMAs count a subnormal with f16's smallest normal exponent, beyond that bound.
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.V
 def _products(cx: FnContext, a_ops: list[ir.Value], b_op: ir.Value, c_op: ir.Value, normal: ir.Value
               ) -> list[ir.Value]:
     """The MFMA results for each A operand: f16 MFMAs when ``normal`` holds in every lane, else the
-    f32 MFMAs of ``mfma_widen`` (CDNA3's f16 MFMAs misalign a subnormal's products)."""
+    xf32 MFMAs of ``mfma_widen`` (CDNA3's f16 MFMAs misalign a subnormal's products)."""
     bld = cx.builder
 
     def run(widen: bool) -> Registers:

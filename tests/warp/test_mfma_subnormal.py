@@ -3,9 +3,9 @@ CDNA3's f16 MFMAs align a group's products to a subnormal's nominal exponent (f1
 one), which can cost the group's other products more than the reference model's bound allows. The
 data below (``ptx2gcn fuzz``'s case: small A and B values, one A element -2^-24 times a B element
 12944 in every row and column) is first shown to break the bound under the emulator's model of the
-f16 MFMAs, then run through the compiled m16n8k16 mma and m16n16k16 wmma: the wave must take the f32
-MFMAs (four per f16 MFMA, same layouts, each chain closed by an f16 MFMA of zeros: ``mfma_widen``) and land
-within the bound."""
+f16 MFMAs, then run through the compiled m16n8k16 mma and m16n16k16 wmma: the wave must take the
+f32-input MFMAs of the same layouts (``mfma_widen``: two xf32 per 16x16x16 f16 MFMA; four f32 per
+4x4x4 one, each chain closed by an f16 MFMA of zeros) and land within the bound."""
 
 from __future__ import annotations
 
@@ -59,27 +59,28 @@ def _outside(a: npt.NDArray[np.float16], b: npt.NDArray[np.float16], c: npt.NDAr
 @pytest.mark.parametrize("group", [8, 4], ids=["16x16x16", "4x4x4"])
 def test_the_data_breaks_the_bound_on_f16_mfmas_only(group: int, rng: np.random.Generator) -> None:
     """The emulator's CDNA3 model: the f16 MFMA (groups of 8 products for 16x16x16, 4 for the 4x4x4
-    form of wmma) misses the model's bound on this data; the f32 MFMA chain of the same products
-    (what the fallback computes) does not."""
+    form of wmma) misses the model's bound on this data; the f32 MFMA chain and the xf32 MFMA of the
+    same products (what the fallbacks compute) do not."""
     a, b = _trigger(rng, 16, 16)
     c = np.zeros((16, 16), dtype=np.float32)
     a64, b64 = a.astype(np.float64)[None], b.astype(np.float64)[None]
     f16 = fused_dot(a64, b64, c[None], "f16", "f16", group)[0]
     f32 = f32_chain(a64, b64, c[None])[0]
+    xf32 = fused_dot(a64, b64, c[None], "xf32", "xf32", 4)[0]
     assert _outside(a, b, c, f16) > 16
     assert _outside(a, b, c, f32) == 0
+    assert _outside(a, b, c, xf32) == 0
 
 
 @pytest.mark.parametrize("mma", ["mfma", "auto"])
 def test_subnormal_mma_takes_f32_mfmas(mma: str, rng: np.random.Generator) -> None:
     """m16n8k16 f16 -> f32 on a whole wave: normal data take the two f16 MFMAs; with the trigger in
-    warp 1's operands the whole wave takes eight ``v_mfma_f32_16x16x4_f32`` and two zero f16 MFMAs (no exact
-    path) and both
+    warp 1's operands the whole wave takes four ``v_mfma_f32_16x16x8_xf32`` (no exact path) and both
     warps' results are within the bound."""
     form = mma_form(SPELLING)
     s, fc = form.shape, form.c_frag
     ptx, n_in, n_out = _kernel(SPELLING)
-    for subnormal, mfmas in ((False, 2), (True, 2 * 5)):
+    for subnormal, mfmas in ((False, 2), (True, 2 * 2)):
         warps = []
         for w in range(2):
             a, b = _trigger(rng, 16, 8)
@@ -100,8 +101,8 @@ def test_subnormal_mma_takes_f32_mfmas(mma: str, rng: np.random.Generator) -> No
 def test_the_f32_mfmas_are_emitted() -> None:
     ptx, _, _ = _kernel(SPELLING)
     code = compile_assembly(ptx, mma="mfma")
-    assert code.count("v_mfma_f32_16x16x16_f16") == 2 + 2
-    assert code.count("v_mfma_f32_16x16x4_f32") == 8
+    assert code.count("v_mfma_f32_16x16x16_f16") == 2
+    assert code.count("v_mfma_f32_16x16x8_xf32") == 4
 
 
 WMMA = Combo("m16n16k16", "f16", "f32", "f32")
