@@ -45,8 +45,10 @@ def plan_of(form: MmaForm, arch: str, mode: str = "mfma") -> Plan | None:
     return plan_for(form.shape, form.atype, form.btype, arch)
 
 
-_SUBNORMAL_MANTISSA = {"f16": 0x3FF, "bf16": 0x7F}
-"""16-bit types: a magnitude m = bits & 0x7fff is subnormal iff 0 < m <= this (m - 1 < it, wrapping)."""
+_SUBNORMAL_KEY = {"f16": 0x10000 - 2 * 0x3FF, "bf16": 0x10000 - 2 * 0x7F}
+"""16-bit types: the key ``-2 * bits mod 2^16`` of an element depends only on its magnitude m = bits &
+0x7fff (2^16 - 2m, 0 for m = 0), and m is subnormal (0 < m <= 0x3ff for f16, 0x7f for bf16) iff the key
+is at least this: one multiply per register and an unsigned maximum over all halves."""
 _BIG_EXPONENT = 127 + 60
 """bf16/tf32 (f32's exponent range): a finite A or B element with |x| >= 2^60 (biased exponent >= this)
 takes the exact path. The MFMA's f32 products of such elements can overflow to +-inf and meet one of
@@ -88,13 +90,19 @@ def operands_normal(cx: FnContext, form: MmaForm, problems: list[tuple[list[ir.V
         return bld.not_(found)
     count = 2 * len(words)
     halves = ir.VectorType(ir.IntType(16), count)
+    pair = ir.VectorType(ir.IntType(16), 2)
+    # -2 through an empty asm: LLVM would turn a constant multiplier into a shift and a negation
+    minus_two = bld.bitcast(bld.call(ir.InlineAsm(ir.FunctionType(I32, [I32]), "", "=v,0"), [cx.i32(-0x10002)],
+                                     attrs=("nounwind", "readnone")),
+                            pair)
+    keys: ir.Value = ir.Constant(ir.VectorType(I32, len(words)), None)
     vector: ir.Value = ir.Constant(ir.VectorType(I32, len(words)), None)
     for i, word in enumerate(words.values()):
+        key = bld.mul(bld.bitcast(word, pair), minus_two)
+        keys = bld.insert_element(keys, bld.bitcast(key, I32), cx.i32(i))
         vector = bld.insert_element(vector, bld.and_(word, cx.i32(0x7FFF7FFF)), cx.i32(i))
-    ones = ir.Constant(halves, [ir.Constant(ir.IntType(16), 1)] * count)
-    magnitude_less_one = bld.sub(bld.bitcast(vector, halves), ones)
-    smallest = cx.call(f"llvm.vector.reduce.umin.v{count}i16", ir.IntType(16), [magnitude_less_one])
-    normal = bld.icmp_unsigned(">=", smallest, ir.Constant(ir.IntType(16), _SUBNORMAL_MANTISSA[form.atype]))
+    largest = cx.call(f"llvm.vector.reduce.umax.v{count}i16", ir.IntType(16), [bld.bitcast(keys, halves)])
+    normal = bld.icmp_unsigned("<", largest, ir.Constant(ir.IntType(16), _SUBNORMAL_KEY[form.atype]))
     if form.atype != "bf16":
         return normal
     # bf16 has f32's exponent range: no finite element with |x| >= 2^60 either (see _BIG_EXPONENT)

@@ -20,7 +20,9 @@ are the only places that look it up).
 
 Numerics: CDNA3 MFMA products and sums in f32 (not the exact path's FMA chain): bit exact on
 small integers, inside the reference model's ``(K+2) * 2^-23`` bound otherwise; a NaN D element
-becomes NVIDIA's canonical NaN, as on the exact path.
+becomes NVIDIA's canonical NaN, as on the exact path. A wave with a subnormal f16 A/B element
+(``operands_normal``) runs the same code on f32-input MFMAs instead (``mfma_widen``): CDNA3's f16
+MFMAs count a subnormal with f16's smallest normal exponent, beyond that bound.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ptx2gcn.emit.llvm_types import FLOAT, HALF, I1, I32, I64
 from ptx2gcn.emit.lower_mfma_forms import forms_registers, operands_normal, plan_of
 from ptx2gcn.emit.lower_mma import MmaForm, mma_operands, mma_registers
 from ptx2gcn.emit.mfma_operands import a_to_ptx, b_to_ptx
+from ptx2gcn.emit.mfma_widen import f16_mfma
 from ptx2gcn.ir.core import Op
 
 MFMA_ARCHS = frozenset({"gfx90a", "gfx942", "gfx950"})
@@ -158,17 +161,22 @@ def _d_registers(cx: FnContext, lanes: _Lanes, d: ir.Value, raw: bool) -> list[i
 
 
 def mfma_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir.Value], c: list[ir.Value],
-                   stacked: bool = False, operands: tuple[bool, bool] = (False, False)) -> list[ir.Value]:
+                   stacked: bool = False, operands: tuple[bool, bool] = (False, False),
+                   normal: ir.Value | None = None) -> list[ir.Value]:
     """D's registers of ``form`` (``mfma_form``) through two MFMAs; EXEC must be full (module docstring).
     ``stacked``: C and D are in the stacked MFMA layout (``acc = mfma``, pass ``mma-mfma-layout``);
-    ``operands``: A, B already hold the MFMA operands (``aop``/``bop``, pass ``ldmatrix-mfma-layout``)."""
+    ``operands``: A, B already hold the MFMA operands (``aop``/``bop``, pass ``ldmatrix-mfma-layout``).
+    With ``normal`` (``operands_normal``), only the two MFMAs are behind a branch on it: the f16 MFMAs
+    where it holds in every lane, else their f32 twins (``_products``); the moves are shared."""
     bld = cx.builder
     lanes = _Lanes(cx)
     b_op = halves(cx, b) if operands[1] else _b_operand(cx, lanes, b)
     c_op = vector(cx, [cx.coerce(r, FLOAT) for r in c], V4FLOAT) if stacked else _c_operand(cx, lanes, c)
-    zero = cx.i32(0)
     a_ops = [halves(cx, a[2 * w:2 * w + 2]) if operands[0] else _a_operand(cx, lanes, a, w) for w in (0, 1)]
-    d = [cx.call(_MFMA, V4FLOAT, [a_op, b_op, c_op, zero, zero, zero], ["convergent"]) for a_op in a_ops]
+    if normal is None:
+        d = [f16_mfma(cx, _MFMA, a_op, b_op, c_op) for a_op in a_ops]
+    else:
+        d = _products(cx, a_ops, b_op, c_op, normal)
     merged = bld.select(_splat(cx, lanes.upper_col), d[1], d[0])
     if stacked:  # merged is the stacked layout: the useful columns of MFMA w are the lanes c >= 8 iff w = 1
         elements = [bld.extract_element(merged, cx.i32(i)) for i in range(4)]
@@ -212,6 +220,19 @@ def _exact_registers(cx: FnContext, form: MmaForm, a: list[ir.Value], b: list[ir
     if not stacked:
         return mma_registers(cx, form, a, b, c)
     return to_stacked(cx, mma_registers(cx, form, a, b, from_stacked(cx, c)))
+
+
+def _products(cx: FnContext, a_ops: list[ir.Value], b_op: ir.Value, c_op: ir.Value, normal: ir.Value
+              ) -> list[ir.Value]:
+    """The MFMA results for each A operand: f16 MFMAs when ``normal`` holds in every lane, else the
+    xf32 MFMAs of ``mfma_widen`` (CDNA3's f16 MFMAs misalign a subnormal's products)."""
+    bld = cx.builder
+
+    def run(widen: bool) -> Registers:
+        return [[bld.bitcast(bld.extract_element(f16_mfma(cx, _MFMA, a_op, b_op, c_op, widen=widen), cx.i32(i)), I32)
+                 for i in range(4)] for a_op in a_ops]
+    regs = wave_branch(cx, normal, lambda: run(False), lambda: run(True), names=("mma.f16", "mma.f32"))
+    return [vector(cx, [bld.bitcast(r, FLOAT) for r in words], V4FLOAT) for words in regs]
 
 
 def _splat(cx: FnContext, flag: ir.Value) -> ir.Value:
@@ -260,20 +281,27 @@ def gated(cx: FnContext, fast: Callable[[], Registers], slow: Callable[[], Regis
     """``fast()`` (MFMA code, needs EXEC full) when the whole wave executes this mma, else ``slow()``
     (the exact path). The mma's ``wave`` attribute (pass ``wave64-mma-uniformity``) decides
     statically where it can (``whole``: fast alone, ``split``: slow alone); otherwise both are
-    emitted behind one scalar branch on ``ballot(ready) == ~0`` and the results (``reg_type``
-    registers: i64 for f64 D) join in phis. ``ready`` (None: true) is a per-lane condition the fast
-    path also needs (``lower_mfma_forms.operands_normal``); a ``whole`` mma with one keeps the branch."""
+    emitted behind one scalar branch on ``ballot(ready) == ~0`` (``wave_branch``). ``ready`` (None:
+    true) is a per-lane condition the fast path also needs (``lower_mfma_forms.operands_normal``); a
+    ``whole`` mma with one keeps the branch."""
     wave = cx.op.attrs.get("wave") if cx.op is not None else None
     if wave == "split" or (wave == "whole" and ready is None):
         return [[cx.coerce(v, reg_type) for v in problem] for problem in (fast() if wave == "whole" else slow())]
+    return wave_branch(cx, ready if ready is not None else ir.Constant(I1, 1), fast, slow, reg_type)
+
+
+def wave_branch(cx: FnContext, condition: ir.Value, then: Callable[[], Registers], other: Callable[[], Registers],
+                reg_type: ir.IntType = I32, names: tuple[str, str] = ("mma.mfma", "mma.exact")) -> Registers:
+    """``then()`` if ``condition`` holds in every lane of the wave (one scalar branch on
+    ``ballot(condition) == ~0``), else ``other()``; the results (``reg_type`` registers: i64 for f64
+    D) join in phis."""
     bld = cx.builder
-    condition = ready if ready is not None else ir.Constant(I1, 1)
     whole = bld.icmp_signed("==", ballot64(cx, condition), ir.Constant(I64, -1))
-    blocks = [cx.llfn.append_basic_block(name) for name in ("mma.mfma", "mma.exact")]
+    blocks = [cx.llfn.append_basic_block(name) for name in names]
     join = cx.llfn.append_basic_block("mma.join")
     bld.cbranch(whole, *blocks)
     ends: list[tuple[ir.Block, Registers]] = []
-    for block, lowering in zip(blocks, (fast, slow), strict=True):
+    for block, lowering in zip(blocks, (then, other), strict=True):
         bld.position_at_end(block)
         regs = [[cx.coerce(v, reg_type) for v in problem] for problem in lowering()]
         ends.append((bld.block, regs))
@@ -303,6 +331,26 @@ def _stacked(cx: FnContext) -> bool:
     return _marked(cx, "acc")
 
 
+def f16_gated(cx: FnContext, form: MmaForm, checked: list[Problem], mfma: Callable[[bool], Registers],
+              exact: Callable[[], Registers]) -> Registers:
+    """The f16 wmma MFMA path (``wmma_mfma``: no data movement to share) behind its gate: ``mfma(False)`` (f16
+    MFMAs) when the whole wave is here and no lane holds a subnormal A/B element of ``checked``
+    (``operands_normal``), ``mfma(True)`` (the same code on f32 MFMAs, ``mfma_widen``: CDNA3's f16
+    MFMAs misalign a subnormal's products) when the whole wave is here with one, else ``exact()``.
+    The static ``wave`` verdict drops what cannot run (``whole``: no exact path, so no exact code to
+    compile; ``split``: exact only); otherwise one ballot of the normality test decides the common
+    case and a second one, taken only with a subnormal or a partial wave, the rest."""
+    wave = cx.op.attrs.get("wave") if cx.op is not None else None
+    if wave == "split":
+        return exact()
+    normal = operands_normal(cx, form, checked)
+    names = ("mma.f16", "mma.other")
+    if wave == "whole":
+        return wave_branch(cx, normal, lambda: mfma(False), lambda: mfma(True), names=names)
+    return wave_branch(cx, normal, lambda: mfma(False),
+                       lambda: wave_branch(cx, ir.Constant(I1, 1), lambda: mfma(True), exact), names=names)
+
+
 def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Registers:
     """D's registers of each problem: the MFMA path when the whole wave is here, else the exact path
     (module docstring). The problems share one branch (wmma's tiles: LLVM then shares their common
@@ -311,11 +359,14 @@ def mma_dispatch(cx: FnContext, form: MmaForm, problems: list[Problem]) -> Regis
         assert not (cx.op is not None and stacked_layout(cx) and
                     any(cx.op.attrs.get(attr) == "mfma" for attr in ("acc", "aop", "bop"))), form
         return [mma_registers(cx, form, a, b, c) for a, b, c in problems]
-    if mfma_form(form):  # f16 m16n8k16 -> f32 (docs/tensor-cores.md: subnormal inputs, no guard)
+    if mfma_form(form):  # f16 m16n8k16 -> f32: subnormal A/B elements take f32 MFMAs (mfma_registers)
         stacked = _stacked(cx)
         ops = (_marked(cx, "aop"), _marked(cx, "bop"))
-        return gated(cx, lambda: [mfma_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems],
-                     lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems])
+
+        def fast() -> Registers:
+            normal = operands_normal(cx, form, problems)
+            return [mfma_registers(cx, form, a, b, c, stacked, ops, normal) for a, b, c in problems]
+        return gated(cx, fast, lambda: [_exact_registers(cx, form, a, b, c, stacked, ops) for a, b, c in problems])
     # the other forms also need normal A/B elements in every lane (lower_mfma_forms.operands_normal)
     stacked = _stacked(cx)
     ops = (_marked(cx, "aop"), _marked(cx, "bop"))

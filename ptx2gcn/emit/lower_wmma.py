@@ -33,8 +33,9 @@ from llvmlite import ir
 from ptx2gcn.emit import wmma_mfma
 from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import I8, I32, I64, POINTER_BITS
+from ptx2gcn.emit.lower_mfma_forms import operands_normal
 from ptx2gcn.emit.lower_mma import MmaForm, Operands, mma_registers
-from ptx2gcn.emit.lower_mma_mfma import Registers, canonical, gated, mma_dispatch, raw_nan, use_mfma
+from ptx2gcn.emit.lower_mma_mfma import Registers, canonical, f16_gated, gated, mma_dispatch, raw_nan, use_mfma
 from ptx2gcn.emit.matrix_gather import lane_constant
 from ptx2gcn.emit.matrix_layouts import ACC_F16, KIND, MMA, Layout
 from ptx2gcn.ir.core import Op
@@ -42,8 +43,8 @@ from ptx2gcn.ir.core import Op
 _BASE = {("f16", 16): "m16n8k16", ("i8", 16): "m16n8k16", ("tf32", 8): "m16n8k8", ("f64", 4): "m8n8k4",
          ("i4", 32): "m8n8k32", ("b1", 128): "m8n8k128"}
 """(element kind, K) -> the mma shape whose fragments tile a wmma fragment."""
-_OWN = {("a", "f16"): wmma_mfma.A, ("b", "f16"): wmma_mfma.B, ("c", "f32"): wmma_mfma.ACC,
-        ("d", "f32"): wmma_mfma.ACC}
+_OWN = {("a", "f16"): wmma_mfma.A, ("b", "f16"): wmma_mfma.B, ("a", "bf16"): wmma_mfma.A_BF16,
+        ("b", "bf16"): wmma_mfma.B_BF16, ("c", "f32"): wmma_mfma.ACC, ("d", "f32"): wmma_mfma.ACC}
 """m16n16k16 fragments in ptx2gcn's MFMA layouts (``wmma_mfma``) instead of tiles of mma fragments."""
 _ACC_KIND = {("s32", 16): "i8", ("s32", 32): "i4", ("s32", 128): "b1", ("f64", 4): "f64", ("f32", 8): "tf32"}
 """(C/D type, K) -> the element kind of the base mma whose accumulator layout C/D use (else .f16's)."""
@@ -200,7 +201,8 @@ def lower_wmma_load(cx: FnContext, op: Op) -> None:
         for sub in range(per_reg):
             element = bld.load(addresses.of(frag.positions(slot, sub)), typ=ir.IntType(bits), align=bits // 8)
             vec = bld.insert_element(vec, element, cx.i32(sub))
-        regs.append(bld.bitcast(vec, reg_type) if per_reg > 1 else bld.extract_element(vec, cx.i32(0)))
+        regs.append(bld.bitcast(vec, reg_type, name=wmma_mfma.tag(frag.tile)) if per_reg > 1
+                    else bld.extract_element(vec, cx.i32(0)))
     regs.extend(wmma_mfma.mirror(cx, word) for word in regs[:len(frag.slots) - len(regs)])
     padding = [ir.Constant(reg_type, 0)] * (len(op.results) - len(regs))
     cx.define(op, *regs, *padding)
@@ -296,7 +298,10 @@ def _whole(cx: FnContext, form: MmaForm, frags: tuple[WmmaFragment, ...], a: lis
 
     raw = raw_nan(cx)
 
-    def fast() -> Registers:
-        d = wmma_mfma.mfma_registers(cx, a, b, c)
+    def finished(d: list[ir.Value]) -> Registers:
         return [[cx.builder.bitcast(v, I32) for v in d] if raw else [canonical(cx, v) for v in d]]
-    return gated(cx, fast, slow)[0]
+    if form.atype == "bf16":  # the bf16 guards of the other forms (subnormal, |x| >= 2^60): else exact
+        return gated(cx, lambda: finished(wmma_mfma.bf16_registers(cx, a, b, c)), slow,
+                     operands_normal(cx, form, [(a, b, [])]))[0]
+    return f16_gated(cx, form, [(wmma_mfma.checked_a(cx, a), wmma_mfma.checked_b(b), [])],
+                     lambda widen: finished(wmma_mfma.mfma_registers(cx, a, b, c, widen)), slow)[0]

@@ -208,8 +208,7 @@ def test_targets_of_each_type() -> None:
 
 
 _WMMA = [combo for combo in WMMA_COMBOS if combo.atype != "f16"
-         # m16n16k16 .f32 accumulators live in ptx2gcn's own 4x4x4 layout (wmma_mfma), which the base
-         # mma's MFMA plans do not read: bf16 -> f32 m16n16k16 wmma takes the exact path for now
+         # m16n16k16 bf16 -> f32 has its own 4x4x4 layout (tests/warp/test_mfma_subnormal.py)
          and not (combo.shape == "m16n16k16" and combo.atype == "bf16" and combo.dtype == "f32")][::2]
 
 
