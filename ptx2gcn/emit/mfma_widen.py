@@ -20,13 +20,16 @@ rounds once, as the exact path's FMA chain. The xf32 MFMA aligns groups of 4 pro
 one, but with every input normal nominal and actual exponents agree: the arithmetic the f16 MFMA
 has on normal data (and the tf32 plans of ``mfma_forms``), within the model's bound.
 
-Hazards: where the wide MFMA is not of the f16 one's unit (the f32 4x4x1 is not XDL, the f16 4x4x4
-and xf32 16x16x8 are), a chain of widened products ends with one f16 MFMA of zero operands (its
-products are 0, so the accumulator passes unchanged, except that a zero result is +0 as every f16
-MFMA zero is). Both branches of the subnormal test then leave their results written by the same
-MFMA kind: LLVM 22's hazard recognizer, at a block reached from both, takes the wait states of the
-MFMA on the last predecessor it searched for every path (an f32 4x4x1 needs 4 before a VALU read,
-the f16 4x4x4 5: the emulator faulted on a read 4 after the f16 one).
+Hazards: a chain of widened products ends with ``SETTLE`` wait states (``s_nop 7`` behind a
+``sched_barrier`` that keeps the chain's MFMAs before it). LLVM 22's hazard recognizer, at a block
+reached from both branches of the subnormal test, takes the wait states of the MFMA on the last
+predecessor it searched for every path. Measured on the emulator: an f32 4x4x1 needs 4 before a
+VALU read where the f16 4x4x4 of the other branch needs 5 (a read 4 after the f16 one faulted), and
+in Triton's attention, with the accumulators in MFMA layout across the loop, a VALU overwrote the
+dead destination of an xf32 16x16x8 5 wait states after it where 7 are needed. ``SETTLE`` is the
+most any CDNA3 rule asks after an MFMA of at most 4 passes, so nothing the chain wrote is in
+flight at the join, whichever predecessor LLVM looked at; it costs 8 wait states on the rare
+subnormal path only.
 """
 
 from __future__ import annotations
@@ -39,20 +42,21 @@ from ptx2gcn.emit.context import FnContext
 from ptx2gcn.emit.llvm_types import FLOAT
 
 V4FLOAT = ir.VectorType(FLOAT, 4)
+SETTLE = 8
+"""Wait states (one ``s_nop 7``) after a widened chain: the most any CDNA3 rule asks after an MFMA of
+at most 4 passes (an XDL result read or overwritten by a VALU: passes + 3 = 7)."""
 
 
 @dataclass(frozen=True)
 class Wide:
-    """The f32-input MFMA standing in for an f16 one: its intrinsic, K elements per lane and step,
-    and whether it is of the f16 MFMA's unit (XDL; else the chain closes with a zero f16 MFMA)."""
+    """The f32-input MFMA standing in for an f16 one: its intrinsic and K elements per lane and step."""
 
     intrinsic: str
     per_step: int
-    same_unit: bool
 
 
-WIDE = {"llvm.amdgcn.mfma.f32.16x16x16f16": Wide("llvm.amdgcn.mfma.f32.16x16x8.xf32", 2, True),
-        "llvm.amdgcn.mfma.f32.4x4x4f16": Wide("llvm.amdgcn.mfma.f32.4x4x1f32", 1, False)}
+WIDE = {"llvm.amdgcn.mfma.f32.16x16x16f16": Wide("llvm.amdgcn.mfma.f32.16x16x8.xf32", 2),
+        "llvm.amdgcn.mfma.f32.4x4x4f16": Wide("llvm.amdgcn.mfma.f32.4x4x1f32", 1)}
 """f16 MFMA (K = 4 elements per lane) -> the MFMA of its block layout on f32 (xf32) elements
 (``v_mfma_f32_16x16x8_xf32``, ``v_mfma_f32_4x4x1_16b_f32``; there is no 4x4 xf32 MFMA)."""
 
@@ -60,8 +64,8 @@ WIDE = {"llvm.amdgcn.mfma.f32.16x16x16f16": Wide("llvm.amdgcn.mfma.f32.16x16x8.x
 def f16_mfma(cx: FnContext, intrinsic: str, a: ir.Value, b: ir.Value, acc: ir.Value, cbsz: int = 0,
              abid: int = 0, widen: bool = False, last: bool = True) -> ir.Value:
     """``intrinsic(a, b, acc)`` with ``cbsz``/``abid`` (blgp 0), or with ``widen`` its ``Wide`` twin
-    (module docstring), followed where ``last`` (the end of a chain of them) and needed by the zero
-    f16 MFMA ("Hazards"). EXEC must be full."""
+    (module docstring), followed where ``last`` (the end of a chain of them) by ``SETTLE`` wait
+    states ("Hazards"). EXEC must be full."""
     bld = cx.builder
     if not widen:
         return cx.call(intrinsic, V4FLOAT, [a, b, acc, cx.i32(cbsz), cx.i32(abid), cx.i32(0)], ["convergent"])
@@ -80,9 +84,9 @@ def f16_mfma(cx: FnContext, intrinsic: str, a: ir.Value, b: ir.Value, acc: ir.Va
             operands.append(pair)
         acc = cx.call(wide.intrinsic, V4FLOAT, [*operands, acc, cx.i32(cbsz), cx.i32(abid), cx.i32(0)],
                       ["convergent"])
-    if not last or wide.same_unit:
+    if not last:
         return acc
-    # the result last written by the f16 MFMA itself (zero products: acc unchanged, a zero becomes +0);
-    # see the module docstring, "Hazards"
-    zero = ir.Constant(a.type, None)
-    return cx.call(intrinsic, V4FLOAT, [zero, zero, acc, cx.i32(cbsz), cx.i32(abid), cx.i32(0)], ["convergent"])
+    # every MFMA of the chain settled before the branch joins; see the module docstring, "Hazards"
+    cx.call("llvm.amdgcn.sched.barrier", ir.VoidType(), [cx.i32(0)], ["convergent"])
+    cx.call("llvm.amdgcn.s.nop", ir.VoidType(), [ir.Constant(ir.IntType(16), SETTLE - 1)])
+    return acc
