@@ -285,11 +285,8 @@ class _FunctionParser:
                          len(tok.text))
         placeholder = self.forward.pop(name, None)
         if placeholder is not None:
-            if placeholder[0].type != value.type:
-                ptok = placeholder[1]
-                raise located_error(self.parser.source, ptok.line, ptok.col,
-                             f"%{name} is used as {placeholder[0].type} but defined as {value.type}",
-                             len(ptok.text))
+            # The placeholder's type was a stand-in (a use does not say its operand's type): the
+            # verifier checks what the uses expect of the real value.
             placeholder[0].replace_all_uses_with(value)
         self.values[name] = value
 
@@ -302,7 +299,7 @@ class _FunctionParser:
         if placeholder is None:
             from ptx2gcn.ir.types import PRED
 
-            # The real type is unknown until the definition; _define checks it.
+            # The real type is unknown until the definition, which replaces the placeholder.
             placeholder = (Value(PRED, name), tok)
             self.forward[name] = placeholder
         return placeholder[0]

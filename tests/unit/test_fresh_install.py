@@ -136,7 +136,7 @@ def test_wheel_holds_every_module_and_the_package_data(fresh: Fresh) -> None:
     assert "ptx2gcn/grammar/ptx.lark" in expected and "ptx2gcn/runtime/emulator/__init__.py" in expected
     assert sorted(expected - names) == [], "source files missing from the wheel"
     packaged = {n for n in names if not n.startswith("ptx2gcn-") and ".dist-info/" not in n}
-    assert sorted(packaged - expected - {LIBCUDA}) == [], "files in the wheel that no source folder holds"
+    assert sorted(packaged - expected - {LIBCUDA, LIBNVRTC}) == [], "files in the wheel that no source folder holds"
     tops = {n.split("/")[0] for n in names}
     assert all(t == "ptx2gcn" or t.startswith("ptx2gcn-") for t in tops), tops
 
@@ -233,16 +233,18 @@ def test_driver_api_example(fresh: Fresh) -> None:
 LIBCUDA = "ptx2gcn/runtime/libcuda/lib/libcuda.so.1"
 """The C shim ``setup.py`` compiles into the wheel where the build machine has a C compiler
 (docs/libcuda.md), so that ``ptx2gcn exec`` needs no compiler at run time."""
+LIBNVRTC = "ptx2gcn/runtime/libcuda/lib/libnvrtc.so.13"
+"""The NVRTC interposer ``setup.py`` compiles beside it (``runtime/libcuda/nvrtc_shim.py``)."""
 
 
 def test_wheel_carries_the_libcuda_shim_when_a_compiler_exists(fresh: Fresh) -> None:
     names = zipfile.ZipFile(fresh.wheel).namelist()
     if shutil.which("cc") is None:
         assert fresh.wheel.name.endswith("-py3-none-any.whl")
-        assert LIBCUDA not in names
+        assert LIBCUDA not in names and LIBNVRTC not in names
         return
     assert LIBCUDA in names
-    assert "ptx2gcn/runtime/libcuda/lib/libnvrtc.so.13" in names  # the NVRTC interposer exec preloads
+    assert LIBNVRTC in names  # the NVRTC interposer exec preloads
     assert "-py3-none-linux_" in fresh.wheel.name
 
 
