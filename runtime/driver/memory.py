@@ -108,11 +108,11 @@ def mem_free(dptr: object) -> None:
     address = handle(dptr, CUdeviceptr, "dptr")
     if address == 0:
         return  # free(NULL) semantics, as NVIDIA's driver (cudaFree(0) forwards here)
+    if any(hook(context, address) for hook in FREE_HOOKS):  # pool blocks first: a managed pool's too
+        return
     managed = context.mapped.get(address)
     if managed is not None and managed.kind == "managed":
         unmap_host(context, address)
-        return
-    if any(hook(context, address) for hook in FREE_HOOKS):
         return
     if address not in context.allocations:
         raise invalid(

@@ -27,7 +27,7 @@ from ptx2gcn.runtime.driver.beside import PerDriver
 from ptx2gcn.runtime.driver.enums import CUresult
 from ptx2gcn.runtime.driver.errors import CudaError
 from ptx2gcn.runtime.driver.graph_model import NodeKind, tables
-from ptx2gcn.runtime.driver.memory import FREE_HOOKS, backend_call
+from ptx2gcn.runtime.driver.memory import FREE_HOOKS, backend_call, host_alloc, unmap_host
 from ptx2gcn.runtime.driver.state import Context, driver
 from ptx2gcn.runtime.driver.types import CUdevice, CUdeviceptr, CUmemoryPool
 
@@ -38,6 +38,12 @@ FOLLOW_EVENTS, OPPORTUNISTIC, INTERNAL_DEPENDENCIES = 1, 2, 3
 RELEASE_THRESHOLD, RESERVED_CURRENT, RESERVED_HIGH, USED_CURRENT, USED_HIGH = 4, 5, 6, 7, 8
 """``CUmemPool_attribute`` values."""
 _FLAG_ATTRIBUTES = (FOLLOW_EVENTS, OPPORTUNISTIC, INTERNAL_DEPENDENCIES)
+ALLOCATION_PINNED, ALLOCATION_MANAGED = 1, 2
+"""``CUmemAllocationType`` values (``MANAGED``: CUDA 13)."""
+LOCATION_NONE, LOCATION_DEVICE = 0, 1
+LOCATIONS_HOST = (2, 3, 4)
+"""``CUmemLocationType``: ``HOST``, ``HOST_NUMA``, ``HOST_NUMA_CURRENT``."""
+CU_MEMHOSTALLOC_DEVICEMAP, CU_MEM_ATTACH_GLOBAL = 2, 1
 
 
 @dataclass(eq=False)
@@ -57,6 +63,10 @@ class PoolRecord:
     reserved_high: int = 0
     used_high: int = 0
     default: bool = False
+    kind: str = "device"
+    """Where its memory lives: ``device``; ``host`` (pinned host memory, ``CU_MEM_LOCATION_TYPE_HOST*``);
+    ``managed`` (``CU_MEM_ALLOCATION_TYPE_MANAGED``). The last two are host memory mapped at its own
+    address, as ``cuMemHostAlloc``/``cuMemAllocManaged`` give, and serve any device (``device`` -1)."""
 
 
 @dataclass(eq=False)
@@ -95,7 +105,7 @@ def _device(dev: object) -> int:
 def allocate(pool: PoolRecord, size: int) -> int:
     """A block of at least ``size`` bytes from ``pool``, in the current context."""
     context = driver().require_current()
-    if pool.device != context.device:
+    if pool.kind == "device" and pool.device != context.device:
         raise invalid(f"the pool belongs to device {pool.device}; the current context is on device {context.device}")
     if size <= 0:
         raise invalid("bytesize must be greater than 0")
@@ -111,14 +121,32 @@ def allocate(pool: PoolRecord, size: int) -> int:
         limit = pool.max_size or context.backend.properties.total_memory
         if pool.reserved + rounded > limit:
             raise CudaError(CUresult.CUDA_ERROR_OUT_OF_MEMORY, f"{size} bytes requested; the pool allows {limit}")
-        address = backend_call(lambda: context.backend.malloc(rounded))
+        address = _new_block(pool, context, rounded)
         pool.reserved += rounded
         pool.reserved_high = max(pool.reserved_high, pool.reserved)
     pool.allocations[address] = (rounded, context)
-    context.allocations[address] = rounded
+    if pool.kind == "device":
+        context.allocations[address] = rounded  # host and managed blocks are the context's mapped memory
     pool.used += rounded
     pool.used_high = max(pool.used_high, pool.used)
     return address
+
+
+def _new_block(pool: PoolRecord, context: Context, rounded: int) -> int:
+    if pool.kind == "host":
+        return host_alloc(rounded, CU_MEMHOSTALLOC_DEVICEMAP)
+    if pool.kind == "managed":
+        return host_alloc(rounded, CU_MEM_ATTACH_GLOBAL, "managed")
+    return int(backend_call(lambda: context.backend.malloc(rounded)))
+
+
+def _drop_block(pool: PoolRecord, context: Context, address: int) -> None:
+    if pool.kind == "device":
+        backend_call(lambda: context.backend.free(address))
+    elif address in context.mapped:
+        unmap_host(context, address)
+    else:
+        context.host_blocks.pop(address, None)
 
 
 def release(pool: PoolRecord, address: int) -> None:
@@ -136,7 +164,7 @@ def _trim(pool: PoolRecord, keep: int) -> None:
         while blocks and pool.reserved > keep:
             address, context = blocks.pop()
             if context.handle in driver().contexts:
-                backend_call(lambda: context.backend.free(address))  # noqa: B023 - called at once
+                _drop_block(pool, context, address)
             pool.reserved -= rounded
 
 
@@ -262,18 +290,29 @@ def device_set_mem_pool(dev: object, pool: object) -> None:
 
 
 def mem_pool_create(poolProps: object) -> CUmemoryPool:
+    """A device pool (``CU_MEM_ALLOCATION_TYPE_PINNED`` on ``CU_MEM_LOCATION_TYPE_DEVICE``), a pinned
+    host pool (the same type on a ``HOST``/``HOST_NUMA``/``HOST_NUMA_CURRENT`` location) or a managed
+    pool (``CU_MEM_ALLOCATION_TYPE_MANAGED``, CUDA 13; any location is a preference only)."""
     if poolProps is None:
         raise invalid("poolProps is NULL")
     alloc_type = integer(getattr(poolProps, "allocType", 0), "poolProps.allocType")
-    if alloc_type != 1:  # CU_MEM_ALLOCATION_TYPE_PINNED
-        raise invalid(f"poolProps.allocType = {alloc_type}: only CU_MEM_ALLOCATION_TYPE_PINNED (1) exists")
+    if alloc_type not in (ALLOCATION_PINNED, ALLOCATION_MANAGED):
+        raise invalid(f"poolProps.allocType = {alloc_type}: CU_MEM_ALLOCATION_TYPE_PINNED (1) or _MANAGED (2)")
     if integer(getattr(poolProps, "handleTypes", 0), "poolProps.handleTypes"):
         raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "exportable pools (handleTypes) are not supported")
     location = getattr(poolProps, "location", None)
-    if integer(getattr(location, "type", 0), "poolProps.location.type") != 1:  # CU_MEM_LOCATION_TYPE_DEVICE
-        raise CudaError(CUresult.CUDA_ERROR_NOT_SUPPORTED, "only device pools (CU_MEM_LOCATION_TYPE_DEVICE) exist")
-    device = _device(integer(getattr(location, "id", 0), "poolProps.location.id", 32, signed=True))
-    pool = PoolRecord(driver().new_handle(), device, integer(getattr(poolProps, "maxSize", 0), "maxSize", 64))
+    where = integer(getattr(location, "type", 0), "poolProps.location.type")
+    if where not in (LOCATION_NONE, LOCATION_DEVICE, *LOCATIONS_HOST):
+        raise invalid(f"poolProps.location.type = {where} is not a CUmemLocationType")
+    max_size = integer(getattr(poolProps, "maxSize", 0), "maxSize", 64)
+    if alloc_type == ALLOCATION_MANAGED or where in LOCATIONS_HOST:
+        kind = "managed" if alloc_type == ALLOCATION_MANAGED else "host"
+        pool = PoolRecord(driver().new_handle(), -1, max_size, kind=kind)
+    elif where == LOCATION_DEVICE:
+        device = _device(integer(getattr(location, "id", 0), "poolProps.location.id", 32, signed=True))
+        pool = PoolRecord(driver().new_handle(), device, max_size)
+    else:
+        raise invalid("a pinned pool needs a location: CU_MEM_LOCATION_TYPE_DEVICE or a host location")
     _pools().pools[pool.handle] = pool
     return CUmemoryPool(pool.handle)
 

@@ -264,3 +264,38 @@ def test_child_graph_parameters_in_an_executable(context: cuda.CUcontext) -> Non
     executable = ok(cuda.cuGraphInstantiate(parent, 0))
     ok(cuda.cuGraphExecEventWaitNodeSetEvent(executable, wait, ok(cuda.cuEventCreate(0))))
     ok(cuda.cuGraphLaunch(executable, 0))
+
+
+def test_managed_and_pinned_host_pools(module: cuda.CUmodule) -> None:
+    """CUDA 13's managed pools (``CU_MEM_ALLOCATION_TYPE_MANAGED``) and pinned host pools (a host
+    location): their blocks are host memory at the device address (the host reads what a kernel
+    wrote, through the pointer itself), counted, reused and released like a device pool's."""
+    add = ok(cuda.cuModuleGetFunction(module, b"vector_add"))
+    stream = ok(cuda.cuStreamCreate(0))
+    managed = ok(cuda.cuMemPoolCreate(cuda.CUmemPoolProps(allocType=2, location=cuda.CUmemLocation(type=0, id=0))))
+    host = ok(cuda.cuMemPoolCreate(cuda.CUmemPoolProps(allocType=1, location=cuda.CUmemLocation(type=2, id=0))))
+    x = np.arange(N, dtype=np.float32)
+    y = 2 * x  # kept alive: memmove reads it
+    for pool in (managed, host):
+        ok(cuda.cuMemPoolSetAttribute(pool, THRESHOLD, 1 << 20))
+        a, b, c = (ok(cuda.cuMemAllocFromPoolAsync(4 * N, pool, stream)) for _ in range(3))
+        assert _attribute(pool, USED) == _attribute(pool, RESERVED) == 3 * 4 * N
+        ctypes.memmove(int(a), x.ctypes.data, 4 * N)  # host stores straight into the block
+        ctypes.memmove(int(b), y.ctypes.data, 4 * N)
+        ok(cuda.cuLaunchKernel(add, 2, 1, 1, 128, 1, 1, 0, stream, ((a, b, c, N), (None, None, None, ctypes.c_int)), 0))
+        ok(cuda.cuStreamSynchronize(stream))
+        out = np.frombuffer((ctypes.c_float * N).from_address(int(c)), dtype=np.float32).copy()
+        np.testing.assert_array_equal(out, 3 * x)
+        ok(cuda.cuMemFreeAsync(c, stream))
+        assert (_attribute(pool, USED), _attribute(pool, RESERVED)) == (2 * 4 * N, 3 * 4 * N)
+        assert ok(cuda.cuMemAllocFromPoolAsync(4 * N, pool, stream)) == c  # reused
+        ok(cuda.cuMemFree(c))  # cuMemFree returns a pool block to its pool, managed ones too
+        for block in (a, b):
+            ok(cuda.cuMemFreeAsync(block, stream))
+        ok(cuda.cuMemPoolTrimTo(pool, 0))
+        assert _attribute(pool, RESERVED) == 0
+        ok(cuda.cuMemPoolDestroy(pool))
+    fails(cuda.cuMemPoolCreate(cuda.CUmemPoolProps(allocType=3, location=cuda.CUmemLocation(type=1, id=0))),
+          R.CUDA_ERROR_INVALID_VALUE, "allocType")
+    fails(cuda.cuMemPoolCreate(cuda.CUmemPoolProps(allocType=1, location=cuda.CUmemLocation(type=0, id=0))),
+          R.CUDA_ERROR_INVALID_VALUE, "location")
