@@ -243,13 +243,13 @@ def emit_llvm(module: Module, options: CompileOptions | None = None) -> str:
     check_block_sizes(module)
     check_loop_depth(module)
     wanted = set(kernels) if kernels is not None else None
-    check_static_shared(module, wanted)
     mc = ModuleContext(ir.Module(name=module.source), arch, options.mma, max_registers=options.max_registers)
     mc.module.triple = TRIPLE
     patches = _Patches()
     debug = DebugLocations(mc.module, module.source) if locations else None
     pending: list[tuple[ir.GlobalVariable, Global, ir.Type]] = []
     referenced = referenced_symbols(module)
+    check_static_shared(module, wanted, referenced)
     mc.exit_flagged, mc.indirect_exit_flag = thread_exit_abi(module, referenced)
     for var in module.globals:
         _declare_global(mc, var, pending, referenced)

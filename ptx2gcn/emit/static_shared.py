@@ -6,9 +6,9 @@ alignment, take more than ``STATIC_SHARED_LIMIT`` bytes; it does nothing else.
 
 A kernel's static shared data is every non-``extern`` ``.shared`` variable whose address the kernel
 or a function it can call takes (``addr_of``); an indirect call may reach every function whose
-address is taken anywhere. ptxas 13 rejects such a kernel on every target ("Entry function 'k'
-uses too much shared data (0xc007 bytes, 0xc000 max)"; measured with ``a[1]`` then ``.align 8
-b[49151]``: 1 + 7 padding + 49151 = 0xc007), whatever the device's shared memory size: more than
+address is taken anywhere (``lower_control.referenced_symbols``). ptxas 13 rejects a kernel over
+the limit on every target ("Entry function 'k' uses too much shared data (0xc007 bytes, 0xc000
+max)"; measured with ``a[1]`` then ``.align 8 b[49151]``: 1 + 7 padding + 49151 = 0xc007), whatever the device's shared memory size: more than
 48 KiB must be dynamic shared memory, which a launch sizes. gfx942's LDS is 64 KiB per work-group,
 so without this check a kernel between 48 and 64 KiB would compile here and be rejected by CUDA,
 and one above 64 KiB would reach LLVM, whose error names no PTX line.
@@ -26,18 +26,18 @@ STATIC_SHARED_LIMIT = 0xC000
 """ptxas's limit on static ``.shared`` bytes per kernel, the same for sm_75 … sm_120."""
 
 
-def check_static_shared(module: Module, kernels: Collection[str] | None = None) -> None:
-    """Reject the first kernel (all kernels, or those named in ``kernels``) over the limit."""
+def check_static_shared(module: Module, kernels: Collection[str] | None, referenced: set[str]) -> None:
+    """Reject the first kernel (all kernels, or those named in ``kernels``) over the limit;
+    ``referenced`` is ``lower_control.referenced_symbols(module)`` (what an indirect call may reach)."""
     shared = {var.name: var for var in module.globals if var.space is AddrSpace.SHARED and var.count >= 0}
     if not shared:
         return
-    functions = {fn.name: fn for fn in module.functions}
-    address_taken = {str(op.attrs.get("sym")) for fn in module.functions for op in fn.ops()
-                     if op.name == "addr_of"} & functions.keys()
+    reach = {fn.name: _direct_uses(fn, shared) for fn in module.functions}  # one pass over the ops
+    indirect_targets = referenced & reach.keys()
     for fn in module.functions:
         if fn.kind != "kernel" or fn.is_declaration or (kernels is not None and fn.name not in kernels):
             continue
-        used = _shared_used(fn, functions, address_taken, shared)
+        used = _shared_used(fn.name, reach, indirect_targets)
         size = _layout_size(var for var in module.globals if var.name in used)
         if size > STATIC_SHARED_LIMIT:
             raise Ptx2GcnError(Diagnostic(
@@ -48,30 +48,36 @@ def check_static_shared(module: Module, kernels: Collection[str] | None = None) 
                 "its size at launch (dynamic shared memory)"))
 
 
-def _shared_used(kernel: Function, functions: dict[str, Function], address_taken: set[str],
-                 shared: dict[str, Global]) -> set[str]:
-    """Names of the ``.shared`` variables ``kernel`` and its callees take the address of (a
-    work-list over the call graph, no recursion)."""
-    seen = {kernel.name}
+def _direct_uses(fn: Function, shared: dict[str, Global]) -> tuple[set[str], set[str], bool]:
+    """(``.shared`` variables ``fn`` takes the address of, functions it calls, whether it calls
+    through a pointer)."""
+    variables: set[str] = set()
+    callees: set[str] = set()
+    indirect = False
+    for op in fn.ops():
+        if op.name == "addr_of" and str(op.attrs.get("sym")) in shared:
+            variables.add(str(op.attrs.get("sym")))
+        elif op.name == "call":
+            callees.add(str(op.attrs.get("callee")))
+        elif op.name == "call_indirect":
+            indirect = True
+    return variables, callees, indirect
+
+
+def _shared_used(kernel: str, reach: dict[str, tuple[set[str], set[str], bool]],
+                 indirect_targets: set[str]) -> set[str]:
+    """Names of the ``.shared`` variables ``kernel`` and the functions it can call take the address
+    of (a work-list over the call graph, no recursion)."""
+    seen = {kernel}
     work = [kernel]
     used: set[str] = set()
     while work:
-        fn = work.pop()
-        for op in fn.ops():
-            callees: Collection[str] = ()
-            if op.name == "addr_of":
-                sym = str(op.attrs.get("sym"))
-                if sym in shared:
-                    used.add(sym)
-            elif op.name == "call":
-                callees = (str(op.attrs.get("callee")),)
-            elif op.name == "call_indirect":
-                callees = address_taken
-            for name in callees:
-                callee = functions.get(name)
-                if callee is not None and name not in seen:
-                    seen.add(name)
-                    work.append(callee)
+        variables, callees, indirect = reach[work.pop()]
+        used |= variables
+        for name in (callees | indirect_targets) if indirect else callees:
+            if name in reach and name not in seen:
+                seen.add(name)
+                work.append(name)
     return used
 
 
