@@ -8,8 +8,9 @@ A kernel's static shared data is every non-``extern`` ``.shared`` variable whose
 or a function it can call takes (``addr_of``); an indirect call may reach every function whose
 address is taken anywhere (``lower_control.referenced_symbols``). ptxas 13 rejects a kernel over
 the limit on every target ("Entry function 'k' uses too much shared data (0xc007 bytes, 0xc000
-max)"; measured with ``a[1]`` then ``.align 8 b[49151]``: 1 + 7 padding + 49151 = 0xc007), whatever the device's shared memory size: more than
-48 KiB must be dynamic shared memory, which a launch sizes. gfx942's LDS is 64 KiB per work-group,
+max)"; measured with ``a[1]`` then ``.align 8 b[49151]``: 1 + 7 padding + 49151 = 0xc007),
+whatever the device's shared memory size: more than 48 KiB must be dynamic shared memory, which a
+launch sizes. gfx942's LDS is 64 KiB per work-group,
 so without this check a kernel between 48 and 64 KiB would compile here and be rejected by CUDA,
 and one above 64 KiB would reach LLVM, whose error names no PTX line.
 """
