@@ -117,9 +117,9 @@ class FnContext:
     exit_block: ir.Block | None = None
     """Where a thread that executed ``exit`` (here or in a callee) leaves this function; made on
     first use."""
-    loaded_a: set[tuple[int, ...]] = field(default_factory=lambda: set())
-    """The ``id``s of the eight registers of each wmma A fragment in ``wmma_mfma``'s layout, in order,
-    exactly as one ``wmma.load`` produced them (``wmma_mfma.checked_a``)."""
+    loaded_a: set[int] = field(default_factory=lambda: set())
+    """The ``id``s of the registers ``wmma.load`` produced for wmma A fragments in ``wmma_mfma``'s
+    layout (``wmma_mfma.checked_a``)."""
 
     def get(self, value: Value) -> ir.Value:
         return self.values[value]

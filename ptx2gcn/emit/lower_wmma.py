@@ -204,7 +204,7 @@ def lower_wmma_load(cx: FnContext, op: Op) -> None:
         regs.append(bld.bitcast(vec, reg_type) if per_reg > 1 else bld.extract_element(vec, cx.i32(0)))
     regs.extend(wmma_mfma.mirror(cx, word) for word in regs[:len(frag.slots) - len(regs)])
     if frag.tile is wmma_mfma.A:
-        cx.loaded_a.add(tuple(id(reg) for reg in regs))
+        cx.loaded_a.update(id(reg) for reg in regs)
     padding = [ir.Constant(reg_type, 0)] * (len(op.results) - len(regs))
     cx.define(op, *regs, *padding)
 

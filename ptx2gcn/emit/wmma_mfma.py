@@ -130,10 +130,10 @@ def mirror(cx: FnContext, word: ir.Value) -> ir.Value:
 def checked_a(cx: FnContext, a: list[ir.Value]) -> list[ir.Value]:
     """The registers of A fragment ``a`` whose elements a test over the whole wave must look at: lanes
     l and l ^ 8 (blocks b and b ^ 2) hold the same row with the same K order, so when every register
-    is one ``wmma.load``'s, in its order (``FnContext.loaded_a``: both lanes loaded the same
-    elements) lane l tests registers 0-3 and lane l ^ 8 registers 4-7 (one select each); otherwise
-    (registers of several loads, or computed ones) all eight."""
-    if len(a) != 8 or tuple(id(reg) for reg in a) not in cx.loaded_a:
+    is a ``wmma.load`` result (``FnContext.loaded_a``: in each of its registers both lanes loaded the
+    same elements, whichever load it came from) lane l tests registers 0-3 and lane l ^ 8 registers
+    4-7 (one select each); otherwise (a computed register) all eight."""
+    if len(a) != 8 or not all(id(reg) in cx.loaded_a for reg in a):
         return a
     bld = cx.builder
     upper = bld.icmp_unsigned("!=", bld.and_(lane64(cx), cx.i32(8)), cx.i32(0))
